@@ -1,0 +1,231 @@
+"""The RoleScope CLI: ``python -m analysis <command>``.
+
+Contract (ARCHITECTURE.md): ``--json`` prints one JSON document on stdout and nothing else; errors
+are one line on stderr naming the file/field/reason, exit 2 for bad input, 1 for runtime failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from analysis.errors import InputError, RoleScopeError
+from analysis.llm.keys import redact
+
+DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
+
+
+def _csv(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _add_store(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--store", type=Path, default=DEFAULT_STORE, help="SQLite store file (default: %(default)s)")
+
+
+def _add_exec(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--concurrency", type=int, default=8, help="max requests in flight (default 8)")
+    p.add_argument("--max-attempts", type=int, default=6, help="attempts per call before it is stored as failed")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m analysis", description="RoleScope: how faithfully LLMs play personas.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a method against a model")
+    run_sub = run.add_subparsers(dest="method", required=True)
+    values = run_sub.add_parser("values", help="value questionnaires (Stick to Your Role!)")
+    values.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
+    values.add_argument("--population", default="default", help="'default' or a personas.json path / hf:// path")
+    values.add_argument("--contexts", type=_csv, default=["no_conv"], help="comma list: no_conv, topics_a, chess, ..., chunk .jsonl paths")
+    values.add_argument("--instrument", default="pvq", help="pvq (bundled) | svs | PATH (json or data_pvq/data_svs folder) | hf://datasets/...")
+    values.add_argument("--limit-personas", type=int)
+    values.add_argument("--limit-items", type=int)
+    values.add_argument("--messages", type=int, default=3, help="conversation length incl. the opening (default 3)")
+    values.add_argument("--answer-mode", choices=["logprob", "text"], default="logprob")
+    values.add_argument("--samples", type=int, default=1)
+    values.add_argument("--seed", type=int, default=0)
+    values.add_argument("--temperature", type=float)
+    values.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
+    values.add_argument("--run-id")
+    _add_store(values)
+    _add_exec(values)
+
+    resume = sub.add_parser("resume", help="make exactly the calls a run has not stored yet")
+    resume.add_argument("run_id")
+    _add_store(resume)
+    _add_exec(resume)
+
+    runs = sub.add_parser("runs", help="list the runs of a store")
+    _add_store(runs)
+    runs.add_argument("--json", action="store_true")
+
+    sub.add_parser("models", help="list model specs and named configs").add_argument("--json", action="store_true")
+
+    export = sub.add_parser("export", help="write every table to files")
+    _add_store(export)
+    export.add_argument("--format", choices=["csv", "json", "parquet"], required=True)
+    export.add_argument("--out", type=Path, required=True)
+    return parser
+
+
+def _progress_bar(quiet: bool):  # -> ProgressTracker
+    from analysis.runs.progress import ProgressTracker
+
+    tracker = ProgressTracker()
+    if quiet or not sys.stderr.isatty() and os.environ.get("ROLESCOPE_PROGRESS") != "1":
+        return tracker, None
+    from tqdm import tqdm
+
+    bar = tqdm(total=0, unit="call", file=sys.stderr, dynamic_ncols=True)
+    lock = threading.Lock()
+
+    def on_event(ev) -> None:
+        with lock:
+            bar.total = ev.total
+            bar.n = ev.done
+            bar.set_postfix(cached=ev.cached, failed=ev.failed, tok_in=ev.tokens_in, tok_out=ev.tokens_out, refresh=False)
+            bar.refresh()
+
+    tracker.subscribe(on_event)
+    return tracker, bar
+
+
+def _execute(store, run_id: str, args: argparse.Namespace) -> int:
+    from analysis.runs.executor import RetryPolicy
+    from analysis.runs.runner import execute_run
+
+    tracker, bar = _progress_bar(args.quiet)
+    cancel = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum, frame) -> None:  # first Ctrl-C: graceful cancel; second: default
+        cancel.set()
+        signal.signal(signal.SIGINT, previous)
+
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        summary = execute_run(store, run_id, concurrency=args.concurrency,
+                              retry=RetryPolicy(max_attempts=args.max_attempts), progress=tracker, cancel=cancel)
+    finally:
+        if bar is not None:
+            bar.close()
+    print(
+        f"run {summary.run_id}: {summary.status}; {summary.done}/{summary.total} calls "
+        f"({summary.cached} cached, {summary.failed} failed), {summary.tokens_in} tokens in, "
+        f"{summary.tokens_out} out, {summary.seconds:.1f}s",
+        file=sys.stderr,
+    )
+    if summary.status == "cancelled":
+        print(f"resume with: python -m analysis resume {run_id} --store {store.path}", file=sys.stderr)
+        return 130
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from analysis.llm.specs import parse_model_spec
+    from analysis.runs.runner import create_run
+    from analysis.runs.store import Store
+
+    spec = parse_model_spec(args.model)
+    if args.method == "values":
+        from analysis.values.method import build_values_plan
+
+        plan = build_values_plan(
+            spec, population=args.population, contexts=args.contexts, instrument=args.instrument,
+            limit_personas=args.limit_personas, limit_items=args.limit_items, messages=args.messages,
+            answer_mode=args.answer_mode, samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse,
+            params={"temperature": args.temperature} if args.temperature is not None else None,
+        )
+    else:  # pragma: no cover - argparse restricts choices
+        raise InputError(f"method '{args.method}' is not available yet")
+    with Store(args.store) as store:
+        run_id = create_run(store, args.method, spec, plan.model_dump(), args.run_id)
+        print(f"run {run_id} created in {args.store}", file=sys.stderr)
+        return _execute(store, run_id, args)
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    from analysis.runs.store import Store
+
+    if not args.store.exists():
+        raise InputError(f"store {args.store}: file not found")
+    with Store(args.store) as store:
+        store.get_run(args.run_id)
+        return _execute(store, args.run_id, args)
+
+
+def cmd_runs(args: argparse.Namespace) -> int:
+    from analysis.runs.store import Store
+
+    if not args.store.exists():
+        raise InputError(f"store {args.store}: file not found")
+    with Store(args.store, read_only=True) as store:
+        df = store.runs()
+    if args.json:
+        print(df.to_json(orient="records"))
+    else:
+        print(df.to_string(index=False) if len(df) else "no runs")
+    return 0
+
+
+def cmd_models(args: argparse.Namespace) -> int:
+    from analysis.llm.specs import load_named_models
+
+    named = {name: spec.public_dict() for name, spec in load_named_models().items()}
+    forms = {
+        "embedded": "SmolLM2-135M-Instruct in-process (offline; a tiny model: answers are near chance)",
+        "openai:<model>": "api.openai.com, key from OPENAI_API_KEY",
+        "hf:<model>": "Hugging Face router, key from HF_TOKEN",
+        "<model>@<base_url>": "any OpenAI-compatible server (vLLM, Ollama, llama.cpp); key from ROLESCOPE_API_KEY if set",
+    }
+    if args.json:
+        print(json.dumps({"forms": forms, "named": named}, indent=1))
+    else:
+        for form, what in forms.items():
+            print(f"{form:24} {what}")
+        for name, spec in named.items():
+            print(f"{name:24} {spec['backend']}:{spec['model']} {spec['base_url'] or ''} params={spec['params']}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from analysis.runs.export import export_store
+    from analysis.runs.store import Store
+
+    if not args.store.exists():
+        raise InputError(f"store {args.store}: file not found")
+    with Store(args.store, read_only=True) as store:
+        paths = export_store(store, args.out, args.format)
+    for p in paths:
+        print(p, file=sys.stderr)
+    return 0
+
+
+COMMANDS = {"run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except RoleScopeError as exc:
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # last resort: still one line, still key-free
+        print(f"error: {type(exc).__name__}: {redact(str(exc))}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

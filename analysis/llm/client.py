@@ -1,0 +1,188 @@
+"""The single LLM path: every backend is an OpenAI-compatible chat endpoint via ``openai.AsyncOpenAI``.
+
+``LLMClient.complete`` makes exactly one attempt and raises ``CallError`` telling whether a retry
+may help; retries, caching and persistence live in ``analysis.runs.executor``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import openai
+
+from analysis.llm.embedded import embedded_base_url
+from analysis.llm.keys import redact, resolve_api_key
+from analysis.llm.specs import ModelSpec
+
+# Generation parameters that are part of the request (and therefore of the cache key).
+REQUEST_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "logprobs", "top_logprobs", "stop", "presence_penalty", "frequency_penalty")
+# Server-specific knobs sent in the body as extra fields (llama.cpp: cache_prompt = prefix reuse).
+EXTRA_PARAMS = ("cache_prompt",)
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat completion request. ``sample`` distinguishes repeated samples of one prompt."""
+
+    messages: tuple[tuple[str, str], ...]
+    params: tuple[tuple[str, Any], ...] = ()
+    sample: int = 0
+
+    @classmethod
+    def build(cls, messages: list[dict[str, str]], params: dict[str, Any] | None = None, sample: int = 0) -> ChatRequest:
+        params = {k: v for k, v in (params or {}).items() if v is not None}
+        unknown = set(params) - set(REQUEST_PARAMS) - set(EXTRA_PARAMS)
+        if unknown:
+            raise ValueError(f"unknown generation params: {sorted(unknown)}")
+        msgs = tuple((m["role"], m["content"]) for m in messages)
+        return cls(msgs, tuple(sorted((k, _freeze(v)) for k, v in params.items())), sample)
+
+    @property
+    def message_dicts(self) -> list[dict[str, str]]:
+        return [{"role": r, "content": c} for r, c in self.messages]
+
+    @property
+    def param_dict(self) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.params}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"messages": self.message_dicts, "params": self.param_dict, "sample": self.sample}
+
+    def cache_key(self, model_identity: str) -> str:
+        """sha256 of model identity + params + messages + sample index (canonical JSON)."""
+        doc = json.dumps({"model": model_identity, **self.to_json()}, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(doc.encode("utf-8")).hexdigest()
+
+
+def _freeze(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+@dataclass
+class ChatReply:
+    """What one successful call returned, plus its accounting."""
+
+    text: str
+    finish_reason: str | None
+    top_logprobs: list[dict[str, float]] | None = None  # per generated token: token -> logprob
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cached_tokens: int = 0
+    latency_s: float = 0.0
+    cost: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class CallError(Exception):
+    """One failed attempt. ``retryable`` for 429/5xx/timeouts/connection/malformed replies."""
+
+    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None, status: int | None = None):
+        super().__init__(redact(message))
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.status = status
+
+
+def _retry_after_seconds(headers: httpx.Headers | None) -> float | None:
+    """Parse Retry-After (seconds or HTTP date) and retry-after-ms; None if absent/unparseable."""
+    if headers is None:
+        return None
+    if ms := headers.get("retry-after-ms"):
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+
+def classify_error(exc: Exception) -> CallError:
+    """Map an openai/httpx exception to a CallError with a one-line, key-free message."""
+    if isinstance(exc, CallError):
+        return exc
+    if isinstance(exc, openai.APITimeoutError):
+        return CallError("timeout waiting for the endpoint", retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        return CallError(f"connection error: {exc.__cause__ or exc}", retryable=True)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        retryable = status in (408, 409, 429) or status >= 500
+        body = exc.response.text[:200] if exc.response is not None else ""
+        return CallError(
+            f"HTTP {status}: {body}".strip(),
+            retryable=retryable,
+            retry_after=_retry_after_seconds(exc.response.headers if exc.response is not None else None),
+            status=status,
+        )
+    if isinstance(exc, (json.JSONDecodeError, openai.APIResponseValidationError)):
+        return CallError(f"malformed reply: {exc}", retryable=True)
+    return CallError(f"{type(exc).__name__}: {exc}", retryable=False)
+
+
+class LLMClient:
+    """An AsyncOpenAI client for one ModelSpec. One attempt per ``complete`` call."""
+
+    def __init__(self, spec: ModelSpec, api_key: str | None = None, max_connections: int = 256):
+        self.spec = spec
+        base_url = embedded_base_url() if spec.backend == "embedded" else spec.base_url
+        key = resolve_api_key(spec, api_key) or "not-needed"
+        self._http = httpx.AsyncClient(
+            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
+            timeout=httpx.Timeout(spec.timeout_s, connect=10.0),
+        )
+        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, http_client=self._http)
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def complete(self, request: ChatRequest) -> ChatReply:
+        params = request.param_dict
+        extra = {k: params.pop(k) for k in EXTRA_PARAMS if k in params}
+        if params.get("top_logprobs"):
+            params["top_logprobs"] = min(int(params["top_logprobs"]), self.spec.max_top_logprobs)
+            params["logprobs"] = True
+        started = time.perf_counter()
+        try:
+            resp = await self._client.chat.completions.create(
+                model=self.spec.model, messages=request.message_dicts, extra_body=extra or None, **params
+            )
+        except Exception as exc:
+            raise classify_error(exc) from None
+        latency = time.perf_counter() - started
+        if not getattr(resp, "choices", None):
+            raise CallError("malformed reply: no choices", retryable=True)
+        choice = resp.choices[0]
+        text = (choice.message.content if choice.message else None) or ""
+        top = None
+        if choice.logprobs is not None and choice.logprobs.content:
+            top = [{t.token: t.logprob for t in (tok.top_logprobs or [])} or {tok.token: tok.logprob} for tok in choice.logprobs.content]
+        usage = resp.usage
+        tokens_in = usage.prompt_tokens if usage else 0
+        tokens_out = usage.completion_tokens if usage else 0
+        details = getattr(usage, "prompt_tokens_details", None) if usage else None
+        cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+        return ChatReply(
+            text=text,
+            finish_reason=choice.finish_reason,
+            top_logprobs=top,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            cached_tokens=cached,
+            latency_s=latency,
+            cost=self.spec.cost(tokens_in, tokens_out),
+        )

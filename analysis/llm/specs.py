@@ -1,0 +1,143 @@
+"""Model specs: how a user names a model, resolved into one endpoint description.
+
+Accepted forms (ARCHITECTURE.md, "One LLM path"):
+
+- ``embedded``                 SmolLM2-135M-Instruct served in-process by xllamacpp
+- ``openai:<model>``           api.openai.com, key from ``OPENAI_API_KEY``
+- ``hf:<model>``               Hugging Face's OpenAI-compatible router, key from ``HF_TOKEN``
+- ``<model>@<base_url>``       any OpenAI-compatible server (vLLM, Ollama, llama.cpp, ...),
+                               key from ``ROLESCOPE_API_KEY`` if set (local servers need none)
+- ``<name>``                   a named config in ``models.toml`` (repo root) or ``--models-file``
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from analysis.errors import InputError
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_MODELS_FILE = REPO_ROOT / "models.toml"
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+HF_ROUTER_BASE_URL = "https://router.huggingface.co/v1"
+EMBEDDED_MODEL = "SmolLM2-135M-Instruct"
+
+Backend = Literal["embedded", "openai", "hf", "custom"]
+
+
+class ModelSpec(BaseModel):
+    """One model endpoint. Holds the *name* of the key's environment variable, never the key."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="Display name used in tables and leaderboards.")
+    backend: Backend
+    model: str = Field(description="Model id sent in the request body.")
+    base_url: str | None = Field(default=None, description="None for embedded (port chosen at start).")
+    api_key_env: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict, description="Default generation params.")
+    price_input_per_mtok: float | None = None
+    price_output_per_mtok: float | None = None
+    max_top_logprobs: int = Field(default=20, description="Largest top_logprobs the endpoint accepts.")
+    timeout_s: float = 120.0
+
+    @property
+    def identity(self) -> str:
+        """What a reply depends on besides the request: the model and where it is served."""
+        return f"{self.backend}|{self.model}|{self.base_url or ''}"
+
+    def cost(self, tokens_in: int, tokens_out: int) -> float | None:
+        """Cost in the price's currency, or None when no price is configured."""
+        if self.price_input_per_mtok is None and self.price_output_per_mtok is None:
+            return None
+        return (tokens_in * (self.price_input_per_mtok or 0.0) + tokens_out * (self.price_output_per_mtok or 0.0)) / 1e6
+
+    def public_dict(self) -> dict[str, Any]:
+        """The spec as stored with a run: no secret can be in it (keys live only in env/secrets)."""
+        data = self.model_dump()
+        data["base_url"] = strip_url_credentials(self.base_url)
+        return data
+
+
+def strip_url_credentials(url: str | None) -> str | None:
+    """Drop ``user:password@`` and the query string from a URL before it is stored or shown."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _embedded_spec() -> ModelSpec:
+    return ModelSpec(name="embedded", backend="embedded", model=EMBEDDED_MODEL, max_top_logprobs=1000, timeout_s=600.0)
+
+
+def load_named_models(path: Path | None = None) -> dict[str, ModelSpec]:
+    """Read named configs from a TOML file: ``[models.<name>]`` tables of ModelSpec fields.
+
+    ``spec = "..."`` inside a table starts from a spec string and overrides its fields.
+    """
+    path = path or DEFAULT_MODELS_FILE
+    if not path.exists():
+        return {}
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML ({exc})") from None
+    specs: dict[str, ModelSpec] = {}
+    for name, table in (doc.get("models") or {}).items():
+        if not isinstance(table, dict):
+            raise InputError(f"{path}: [models.{name}] must be a table")
+        table = dict(table)
+        base = parse_model_spec(table.pop("spec"), models_file=None) if "spec" in table else None
+        fields = (base.model_dump() if base else {}) | {"name": name} | table
+        if base is not None and "params" in table:
+            fields["params"] = base.params | table["params"]
+        try:
+            specs[name] = ModelSpec(**fields)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(p) for p in first["loc"])
+            raise InputError(f"{path}: [models.{name}] field '{loc}': {first['msg']}") from None
+    return specs
+
+
+def parse_model_spec(spec: str, models_file: Path | None = DEFAULT_MODELS_FILE) -> ModelSpec:
+    """Turn a user's model string into a ModelSpec (see module docstring for the forms)."""
+    spec = spec.strip()
+    if not spec:
+        raise InputError("model spec is empty; try 'embedded', 'openai:gpt-4o-mini' or 'llama3@http://localhost:11434/v1'")
+    if spec == "embedded":
+        return _embedded_spec()
+    if models_file is not None:
+        named = load_named_models(models_file)
+        if spec in named:
+            return named[spec]
+    if spec.startswith("openai:"):
+        model = spec.removeprefix("openai:")
+        if model:
+            return ModelSpec(name=spec, backend="openai", model=model, base_url=OPENAI_BASE_URL, api_key_env="OPENAI_API_KEY")
+    elif spec.startswith("hf:"):
+        model = spec.removeprefix("hf:")
+        if model:
+            return ModelSpec(name=spec, backend="hf", model=model, base_url=HF_ROUTER_BASE_URL, api_key_env="HF_TOKEN")
+    elif "@" in spec:
+        model, _, base_url = spec.rpartition("@")
+        parts = urlsplit(base_url)
+        if model and parts.scheme in ("http", "https") and parts.hostname:
+            if parts.username or parts.password or parts.query:
+                raise InputError("model spec: put credentials in ROLESCOPE_API_KEY, not in the URL")
+            name = f"{model}@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+            return ModelSpec(name=name, backend="custom", model=model, base_url=base_url.rstrip("/"), api_key_env="ROLESCOPE_API_KEY")
+    raise InputError(
+        f"model spec '{spec}' not understood: use 'embedded', 'openai:<model>', 'hf:<model>', "
+        "'<model>@<http(s)://host:port/v1>' or a name from models.toml"
+    )

@@ -1,0 +1,105 @@
+"""Executes LLM calls for a run: cache first, bounded concurrency, retries, one commit per call.
+
+Method code is plain async Python that awaits ``Executor.call`` for every request, so the
+dependency structure (a conversation turn needs the previous one; items fan out after it) reads
+as written. Because every call goes through the content-addressed cache, re-executing a plan
+(``resume``) pays only for the calls that are not stored yet.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+
+from analysis.llm.client import CallError, ChatReply, ChatRequest, LLMClient
+from analysis.llm.keys import redact
+from analysis.runs.progress import ProgressTracker
+from analysis.runs.store import Store
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with jitter; a server's Retry-After (capped) replaces it when sent.
+
+    delay_k = min(retry_after, max_retry_after)  if the server sent Retry-After
+            = U(0.5, 1) * min(max_delay, base * 2**k)  otherwise
+    """
+
+    max_attempts: int = 6
+    base_delay_s: float = 0.5
+    max_delay_s: float = 30.0
+    max_retry_after_s: float = 120.0
+
+    def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.max_retry_after_s)
+        return min(self.max_delay_s, self.base_delay_s * 2**attempt) * rng.uniform(0.5, 1.0)
+
+
+@dataclass
+class CallOutcome:
+    """The result of one unit: a reply, or the error it failed with after all attempts."""
+
+    unit: str
+    cache_key: str
+    reply: ChatReply | None
+    error: str | None = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.reply is not None
+
+
+class Executor:
+    """Runs the calls of one run against one model and persists each as it finishes."""
+
+    def __init__(
+        self,
+        store: Store,
+        run_id: str,
+        client: LLMClient,
+        *,
+        concurrency: int = 8,
+        retry: RetryPolicy | None = None,
+        progress: ProgressTracker | None = None,
+        seed: int = 0,
+    ):
+        self.store = store
+        self.run_id = run_id
+        self.client = client
+        self.retry = retry or RetryPolicy()
+        self.progress = progress or ProgressTracker()
+        self._semaphore = asyncio.Semaphore(max(1, concurrency))
+        self._rng = random.Random(seed)
+        self._identity = client.spec.identity
+
+    async def call(self, unit: str, request: ChatRequest) -> CallOutcome:
+        """The reply for ``request`` (from cache or endpoint), persisted under ``unit``."""
+        key = request.cache_key(self._identity)
+        cached = self.store.cached_reply(key)
+        if cached is not None:
+            self.store.link_cached_call(self.run_id, unit, key)
+            self.progress.update(done=1, cached=1)
+            return CallOutcome(unit, key, cached, cached=True)
+        async with self._semaphore:
+            reply, error, attempts = await self._attempt(request)
+        if reply is not None:
+            self.store.record_call(self.run_id, unit, key, self.client.spec.name, request, reply)
+            self.progress.update(done=1, tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, cost=reply.cost or 0.0)
+            return CallOutcome(unit, key, reply)
+        self.store.record_failure(self.run_id, unit, key, error or "unknown error", attempts)
+        self.progress.update(done=1, failed=1)
+        return CallOutcome(unit, key, None, error)
+
+    async def _attempt(self, request: ChatRequest) -> tuple[ChatReply | None, str | None, int]:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await self.client.complete(request), None, attempt
+            except CallError as exc:
+                if not exc.retryable or attempt >= self.retry.max_attempts:
+                    return None, redact(str(exc)), attempt
+                await asyncio.sleep(self.retry.delay(attempt - 1, exc.retry_after, self._rng))

@@ -1,0 +1,131 @@
+"""Run lifecycle: create a run from a plan, execute it, resume it, cancel it.
+
+A method registers ``build_session(plan_dict, executor, store, run_id, spec)`` returning an object
+with ``async run()`` and the plan's call count. ``execute_run`` re-executes the stored plan; the
+call cache makes that pay only for the calls not stored yet, which is what ``resume`` means.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from analysis.errors import InputError, RunFailure
+from analysis.llm.client import LLMClient
+from analysis.llm.keys import redact
+from analysis.llm.specs import ModelSpec
+from analysis.runs.executor import Executor, RetryPolicy
+from analysis.runs.progress import ProgressTracker
+from analysis.runs.store import Store
+
+
+class Session(Protocol):
+    async def run(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class MethodRunner:
+    name: str
+    n_calls: Callable[[dict[str, Any]], int]
+    build_session: Callable[[dict[str, Any], Executor, Store, str, ModelSpec], Session]
+
+
+_METHODS: dict[str, MethodRunner] = {}
+
+
+def register_method(method: MethodRunner) -> None:
+    _METHODS[method.name] = method
+
+
+def method_runner(name: str) -> MethodRunner:
+    if not _METHODS:
+        import analysis.values.method  # noqa: F401  (registers itself)
+    if name not in _METHODS:
+        raise InputError(f"method '{name}' is not available; known: {sorted(_METHODS)}")
+    return _METHODS[name]
+
+
+def new_run_id(method: str) -> str:
+    return f"{method}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+def create_run(store: Store, method: str, spec: ModelSpec, plan: dict[str, Any], run_id: str | None = None) -> str:
+    runner = method_runner(method)
+    run_id = run_id or new_run_id(method)
+    store.create_run(run_id, method, spec.name, spec.public_dict(), plan)
+    store.set_run_status(run_id, "created", n_units=runner.n_calls(plan))
+    return run_id
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_id: str
+    status: str
+    total: int
+    done: int
+    cached: int
+    failed: int
+    tokens_in: int
+    tokens_out: int
+    seconds: float
+
+
+async def execute_run_async(
+    store: Store,
+    run_id: str,
+    *,
+    api_key: str | None = None,
+    concurrency: int = 8,
+    retry: RetryPolicy | None = None,
+    progress: ProgressTracker | None = None,
+    cancel: threading.Event | None = None,
+) -> RunSummary:
+    """Execute (or resume) a stored run. Cancellation (event or task cancel) marks it 'cancelled'."""
+    run = store.get_run(run_id)
+    runner = method_runner(run["method"])
+    spec = ModelSpec.model_validate(run["model_spec"])
+    progress = progress or ProgressTracker()
+    progress.update(total=runner.n_calls(run["plan"]), status="running")
+    started = time.time()
+    store.set_run_status(run_id, "running")
+    client = LLMClient(spec, api_key=api_key)
+    executor = Executor(store, run_id, client, concurrency=concurrency, retry=retry, progress=progress)
+    session = runner.build_session(run["plan"], executor, store, run_id, spec)
+    work = asyncio.ensure_future(session.run())
+    watcher = asyncio.ensure_future(_watch_cancel(cancel, work)) if cancel else None
+    status, error = "completed", None
+    try:
+        await work
+    except asyncio.CancelledError:
+        status = "cancelled"
+    except Exception as exc:
+        status, error = "failed", redact(f"{type(exc).__name__}: {exc}")
+    finally:
+        if watcher:
+            watcher.cancel()
+        await client.aclose()
+    snap = progress.snapshot()
+    if status == "completed" and snap.failed:
+        status = "completed_with_failures"
+    store.set_run_status(run_id, status, error=error)
+    progress.update(status=status)
+    if status == "failed":
+        raise RunFailure(f"run {run_id} failed: {error}")
+    return RunSummary(run_id, status, snap.total, snap.done, snap.cached, snap.failed, snap.tokens_in, snap.tokens_out,
+                      time.time() - started)
+
+
+async def _watch_cancel(cancel: threading.Event, work: asyncio.Future) -> None:
+    while not cancel.is_set():
+        await asyncio.sleep(0.1)
+    work.cancel()
+
+
+def execute_run(store: Store, run_id: str, **kwargs: Any) -> RunSummary:
+    """Synchronous wrapper (CLI, worker threads): runs its own event loop."""
+    return asyncio.run(execute_run_async(store, run_id, **kwargs))

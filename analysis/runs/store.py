@@ -1,0 +1,263 @@
+"""The results store: one SQLite file (WAL) holding runs, LLM calls and method answers.
+
+Every finished call and every parsed answer is committed on its own, so a crash loses nothing
+that finished. Several processes may write one store at once (WAL + busy timeout; each write is
+one short transaction). A read-only store (the bundled demo) is opened with ``read_only=True``.
+
+Tables
+------
+meta            key/value; ``schema_version``
+runs            run_id, method, model (display name), model_spec (JSON, no secrets), plan (JSON),
+                status, n_units, created_at, updated_at, finished_at, error
+calls           the content-addressed call cache: cache_key -> request, reply, logprobs, tokens,
+                latency, cost (successful calls only)
+call_failures   failed units: run_id, unit, cache_key, error, attempts (kept as history)
+run_calls       which cache entries a run used: run_id, unit, cache_key, cached (1 = cache hit)
+<method>_*      parsed answers, declared by each method (``register_table``)
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.errors import InputError, RunFailure
+from analysis.llm.client import ChatReply, ChatRequest
+
+SCHEMA_VERSION = 1
+
+_CORE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY, method TEXT NOT NULL, model TEXT NOT NULL, model_spec TEXT NOT NULL,
+    plan TEXT NOT NULL, status TEXT NOT NULL, n_units INTEGER,
+    created_at REAL NOT NULL, updated_at REAL NOT NULL, finished_at REAL, error TEXT
+);
+CREATE TABLE IF NOT EXISTS calls (
+    cache_key TEXT PRIMARY KEY, model TEXT NOT NULL, request TEXT NOT NULL, reply TEXT NOT NULL,
+    finish_reason TEXT, logprobs TEXT, tokens_in INTEGER, tokens_out INTEGER, cached_tokens INTEGER,
+    latency_s REAL, cost REAL, run_id TEXT, created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS call_failures (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, unit TEXT NOT NULL,
+    cache_key TEXT NOT NULL, error TEXT NOT NULL, attempts INTEGER NOT NULL, created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_calls (
+    run_id TEXT NOT NULL, unit TEXT NOT NULL, cache_key TEXT NOT NULL, cached INTEGER NOT NULL,
+    created_at REAL NOT NULL, PRIMARY KEY (run_id, unit)
+);
+CREATE INDEX IF NOT EXISTS call_failures_run ON call_failures(run_id);
+"""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A method's answer table: name, columns with SQL types, primary key columns."""
+
+    name: str
+    columns: tuple[tuple[str, str], ...]
+    key: tuple[str, ...]
+
+    def ddl(self) -> str:
+        cols = ", ".join(f'"{c}" {t}' for c, t in self.columns)
+        return f'CREATE TABLE IF NOT EXISTS "{self.name}" ({cols}, PRIMARY KEY ({", ".join(self.key)}))'
+
+
+_TABLES: dict[str, Table] = {}
+
+
+def register_table(table: Table) -> Table:
+    """Declare a method table; every store creates it on open."""
+    _TABLES[table.name] = table
+    return table
+
+
+class Store:
+    """A connection to one store file. Thread-safe (one lock around one connection)."""
+
+    def __init__(self, path: str | Path, read_only: bool = False):
+        self.path = Path(path)
+        self.read_only = read_only
+        self._lock = threading.RLock()
+        if read_only:
+            if not self.path.exists():
+                raise InputError(f"store {self.path}: file not found")
+            uri = f"file:{self.path.resolve()}?mode=ro&immutable=1"
+            self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self._check_version()
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False, isolation_level=None)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.execute("PRAGMA busy_timeout=60000")
+            with self._tx():
+                for stmt in _CORE_SCHEMA.strip().split(";"):
+                    if stmt.strip():
+                        self._conn.execute(stmt)
+                for table in _TABLES.values():
+                    self._conn.execute(table.ddl())
+                self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"store {self.path}: not a RoleScope store ({exc})") from None
+        self._check_version()
+
+    def _check_version(self) -> None:
+        try:
+            row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"store {self.path}: not a RoleScope store ({exc})") from None
+        if row is None or int(row[0]) != SCHEMA_VERSION:
+            raise InputError(f"store {self.path}: schema version {row[0] if row else 'missing'}, this RoleScope reads {SCHEMA_VERSION}")
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken with BEGIN IMMEDIATE so concurrent writers queue, not fail."""
+        if self.read_only:
+            raise RunFailure(f"store {self.path} is read-only (the bundled demo); write to a user store with --store")
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- runs ---------------------------------------------------------------------------------
+    def create_run(self, run_id: str, method: str, model: str, model_spec: dict[str, Any], plan: dict[str, Any]) -> None:
+        now = time.time()
+        with self._tx() as c:
+            if c.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
+                raise InputError(f"run id '{run_id}' already exists in {self.path}; use 'resume {run_id}' or another --run-id")
+            c.execute(
+                "INSERT INTO runs (run_id, method, model, model_spec, plan, status, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?)",
+                (run_id, method, model, json.dumps(model_spec, sort_keys=True), json.dumps(plan, sort_keys=True), "created", now, now),
+            )
+
+    def set_run_status(self, run_id: str, status: str, *, n_units: int | None = None, error: str | None = None) -> None:
+        now = time.time()
+        finished = now if status in ("completed", "failed", "cancelled") else None
+        with self._tx() as c:
+            c.execute(
+                "UPDATE runs SET status=?, updated_at=?, finished_at=?, error=?, n_units=COALESCE(?, n_units) WHERE run_id=?",
+                (status, now, finished, error, n_units, run_id),
+            )
+
+    def get_run(self, run_id: str) -> dict[str, Any]:
+        row = self.query_one("SELECT * FROM runs WHERE run_id=?", (run_id,))
+        if row is None:
+            raise InputError(f"run '{run_id}' not found in {self.path}")
+        row["plan"] = json.loads(row["plan"])
+        row["model_spec"] = json.loads(row["model_spec"])
+        return row
+
+    def runs(self) -> pd.DataFrame:
+        """All runs with their call/failure counts, newest first."""
+        return self.frame(
+            """SELECT r.run_id, r.method, r.model, r.status, r.n_units, r.created_at, r.finished_at, r.error,
+                      (SELECT COUNT(*) FROM run_calls rc WHERE rc.run_id = r.run_id) AS n_calls,
+                      (SELECT COUNT(DISTINCT unit) FROM call_failures f WHERE f.run_id = r.run_id
+                          AND NOT EXISTS (SELECT 1 FROM run_calls rc2 WHERE rc2.run_id=f.run_id AND rc2.unit=f.unit)) AS n_failed
+               FROM runs r ORDER BY r.created_at DESC"""
+        )
+
+    # -- calls --------------------------------------------------------------------------------
+    def cached_reply(self, cache_key: str) -> ChatReply | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT reply, finish_reason, logprobs, tokens_in, tokens_out, cached_tokens, latency_s, cost FROM calls WHERE cache_key=?",
+                (cache_key,),
+            ).fetchone()
+        if row is None:
+            return None
+        return ChatReply(row[0], row[1], json.loads(row[2]) if row[2] else None, row[3], row[4], row[5] or 0, row[6], row[7])
+
+    def record_call(self, run_id: str, unit: str, cache_key: str, model: str, request: ChatRequest, reply: ChatReply) -> None:
+        """Persist a successful call and link it to the run, in one transaction."""
+        now = time.time()
+        with self._tx() as c:
+            c.execute(
+                "INSERT OR IGNORE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    cache_key, model, json.dumps(request.to_json(), ensure_ascii=False), reply.text, reply.finish_reason,
+                    json.dumps(reply.top_logprobs) if reply.top_logprobs is not None else None,
+                    reply.tokens_in, reply.tokens_out, reply.cached_tokens, reply.latency_s, reply.cost, run_id, now,
+                ),
+            )
+            c.execute("INSERT OR REPLACE INTO run_calls VALUES (?,?,?,0,?)", (run_id, unit, cache_key, now))
+
+    def link_cached_call(self, run_id: str, unit: str, cache_key: str) -> None:
+        with self._tx() as c:
+            c.execute("INSERT OR IGNORE INTO run_calls VALUES (?,?,?,1,?)", (run_id, unit, cache_key, time.time()))
+
+    def record_failure(self, run_id: str, unit: str, cache_key: str, error: str, attempts: int) -> None:
+        with self._tx() as c:
+            c.execute(
+                "INSERT INTO call_failures (run_id, unit, cache_key, error, attempts, created_at) VALUES (?,?,?,?,?,?)",
+                (run_id, unit, cache_key, error, attempts, time.time()),
+            )
+
+    # -- method tables ------------------------------------------------------------------------
+    def upsert(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
+        """Insert or replace rows of a registered method table, in one transaction."""
+        if not rows:
+            return
+        spec = _TABLES[table]
+        cols = [c for c, _ in spec.columns]
+        sql = f'INSERT OR REPLACE INTO "{table}" ({", ".join(cols)}) VALUES ({", ".join("?" * len(cols))})'
+        values = [tuple(_sql_value(r.get(c)) for c in cols) for r in rows]
+        with self._tx() as c:
+            c.executemany(sql, values)
+
+    # -- reading ------------------------------------------------------------------------------
+    def frame(self, sql: str, params: Iterable[Any] = ()) -> pd.DataFrame:
+        with self._lock:
+            return pd.read_sql_query(sql, self._conn, params=tuple(params))
+
+    def query_one(self, sql: str, params: Iterable[Any] = ()) -> dict[str, Any] | None:
+        with self._lock:
+            cur = self._conn.execute(sql, tuple(params))
+            row = cur.fetchone()
+            return dict(zip([d[0] for d in cur.description], row)) if row else None
+
+    def table(self, name: str, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
+        """A whole table (optionally only some runs); empty frame with columns if missing."""
+        if name not in self.table_names():
+            cols = [c for c, _ in _TABLES[name].columns] if name in _TABLES else []
+            return pd.DataFrame(columns=cols)
+        if run_ids is None:
+            return self.frame(f'SELECT * FROM "{name}"')
+        marks = ",".join("?" * len(run_ids))
+        return self.frame(f'SELECT * FROM "{name}" WHERE run_id IN ({marks})', run_ids)
+
+    def table_names(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+
+
+def _sql_value(value: Any) -> Any:
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False)
+    return value

@@ -1,0 +1,67 @@
+"""Simulated populations: lists of personas ``{name, description, gender}``.
+
+``default`` is the project-authored population in ``data/values/personas.json``; any file in the
+same format (the reference ``personas/<population>/personas.json``) or a folder holding one can be
+given instead, locally or as ``hf://datasets/<owner>/<name>/<path>``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ValidationError, field_validator
+
+from analysis.errors import InputError
+from analysis.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
+
+BUNDLED = {"default": DATA_DIR / "values/personas.json"}
+_GENDERS = {"f": "female", "female": "female", "w": "female", "m": "male", "male": "male"}
+
+
+class Persona(BaseModel):
+    id: int
+    name: str
+    description: str
+    gender: Literal["female", "male"]
+
+    @field_validator("gender", mode="before")
+    @classmethod
+    def _gender(cls, value: object) -> str:
+        norm = _GENDERS.get(str(value).strip().lower())
+        if norm is None:
+            raise ValueError(f"gender {value!r} is not F/M")
+        return norm
+
+
+def load_population(source: str | Path) -> list[Persona]:
+    source = str(source)
+    if source in BUNDLED:
+        path = BUNDLED[source]
+    elif is_hub_path(source):
+        repo_id, file = split_hub_path(source)
+        path = hub_file(repo_id, file if file.endswith(".json") else f"{file}/personas.json".lstrip("/"))
+    else:
+        path = existing_path(source, "population")
+        if path.is_dir():
+            path = existing_path(path / "personas.json", "population")
+    return parse_personas(path)
+
+
+def parse_personas(path: Path) -> list[Persona]:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError(f"population {path}: invalid JSON at line {exc.lineno} ({exc.msg})") from None
+    if not isinstance(raw, list) or not raw:
+        raise InputError(f"population {path}: expected a non-empty list of {{name, description, gender}}")
+    personas = []
+    for i, entry in enumerate(raw):
+        try:
+            personas.append(Persona(id=i, **entry))
+        except (ValidationError, TypeError) as exc:
+            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            field = ".".join(map(str, exc.errors()[0]["loc"])) if isinstance(exc, ValidationError) else "entry"
+            raise InputError(f"population {path}: persona {i} field '{field}': {reason}") from None
+    return personas

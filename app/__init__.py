@@ -1,0 +1,1 @@
+"""UI helpers shared by the Streamlit pages (widgets, figure builders, URL state)."""
