@@ -8,6 +8,7 @@ call cache makes that pay only for the calls not stored yet, which is what ``res
 from __future__ import annotations
 
 import asyncio
+import importlib
 import secrets
 import threading
 import time
@@ -36,6 +37,13 @@ class MethodRunner:
 
 
 _METHODS: dict[str, MethodRunner] = {}
+# Where each method's runner lives; imported on first use (each module calls register_method).
+METHOD_MODULES = {
+    "values": "analysis.values.method",
+    "mbti": "analysis.mbti.method",
+    "trust": "analysis.trust.method",
+    "personagym": "analysis.personagym.method",
+}
 
 
 def register_method(method: MethodRunner) -> None:
@@ -43,10 +51,14 @@ def register_method(method: MethodRunner) -> None:
 
 
 def method_runner(name: str) -> MethodRunner:
-    if not _METHODS:
-        import analysis.values.method  # noqa: F401  (registers itself)
+    if name not in _METHODS and name in METHOD_MODULES:
+        try:
+            importlib.import_module(METHOD_MODULES[name])
+        except ModuleNotFoundError as exc:
+            if exc.name != METHOD_MODULES[name]:
+                raise
     if name not in _METHODS:
-        raise InputError(f"method '{name}' is not available; known: {sorted(_METHODS)}")
+        raise InputError(f"method '{name}' is not available; known: {sorted(_METHODS) or sorted(METHOD_MODULES)}")
     return _METHODS[name]
 
 

@@ -107,7 +107,10 @@ class ValuesSession:
         await asyncio.gather(*(self._persona_context(p, c) for c in self.plan.contexts for p in self.plan.personas))
 
     async def _persona_context(self, persona: Persona, ctx: Context) -> None:
-        history = await self._conversation(persona, ctx)
+        history, failure = await self._conversation(persona, ctx)
+        if failure is not None:
+            self._skip_items(persona, ctx, failure)
+            return
         base = [{"role": "system", "content": prompts.persona_system(persona)}, *history]
         for sample in range(self.plan.samples):
             if self.plan.instrument.kind == "svs":
@@ -116,11 +119,26 @@ class ValuesSession:
             else:
                 await asyncio.gather(*(self._ask(persona, ctx, base, item, sample, "item") for item in self.plan.instrument.items))
 
-    async def _conversation(self, persona: Persona, ctx: Context) -> list[dict[str, str]]:
-        """Messages from the persona's point of view (interlocutor = user, persona = assistant)."""
+    def _skip_items(self, persona: Persona, ctx: Context, failure: str) -> None:
+        """A conversation turn failed: its items are stored as not asked (resume will ask them)."""
+        inst = self.plan.instrument
+        rows = [
+            {"run_id": self.run_id, "model": self.spec.name, "persona_id": persona.id, "persona": persona.name,
+             "gender": persona.gender, "context": ctx.label, "instrument": inst.name, "item_id": item.id,
+             "value": item.value, "list_no": item.list_no, "stage": "item", "sample": sample, "mode": self.plan.answer_mode,
+             "valid": 0, "reason": f"not asked: {failure}"}
+            for sample in range(self.plan.samples) for item in inst.items
+        ]
+        self.store.upsert(ANSWERS.name, rows)
+        picks = 2 * len({i.list_no for i in inst.items}) if inst.kind == "svs" else 0
+        self.ex.progress.update(done=(len(inst.items) + picks) * self.plan.samples)
+
+    async def _conversation(self, persona: Persona, ctx: Context) -> tuple[list[dict[str, str]], str | None]:
+        """Messages from the persona's point of view (interlocutor = user, persona = assistant),
+        or the failure that stopped the conversation."""
         opening = ctx.opening_for(persona.id)
         if opening is None:
-            return []
+            return [], None
         turns: list[tuple[str, str]] = [("interlocutor", opening)]
         rows = [self._turn_row(persona, ctx, 0, "interlocutor", opening, True, None)]
         if ctx.interlocutor == "persona":
@@ -140,11 +158,16 @@ class ValuesSession:
             ]
             out = await self.ex.call(f"{ctx.label}/p{persona.id}/turn{t}",
                                      ChatRequest.build(msgs, self._params(max_tokens=max_tokens)))
-            text = (out.reply.text.strip() if out.ok else "") or "..."
+            if not out.ok:
+                rows.append(self._turn_row(persona, ctx, t, speaker, "", False, out.cache_key))
+                self.store.upsert(CONVERSATIONS.name, rows)
+                return [], f"conversation turn {t} failed: {out.error}"
+            # an empty turn stays in the conversation as "..." (flagged invalid) rather than breaking alternation
+            text = out.reply.text.strip() or "..."
             turns.append((speaker, text))
-            rows.append(self._turn_row(persona, ctx, t, speaker, text, out.ok and bool(out.reply.text.strip()), out.cache_key))
+            rows.append(self._turn_row(persona, ctx, t, speaker, text, bool(out.reply.text.strip()), out.cache_key))
         self.store.upsert(CONVERSATIONS.name, rows)
-        return [{"role": "assistant" if who == "persona" else "user", "content": text} for who, text in turns]
+        return [{"role": "assistant" if who == "persona" else "user", "content": text} for who, text in turns], None
 
     def _turn_row(self, persona: Persona, ctx: Context, turn: int, speaker: str, content: str, valid: bool, key: str | None) -> dict[str, Any]:
         return {"run_id": self.run_id, "persona_id": persona.id, "context": ctx.label, "turn": turn, "speaker": speaker,
@@ -222,20 +245,35 @@ class ValuesSession:
 
 
 def parse_svs_pick(text: str | None, items: list[Item], exclude: set[str] = frozenset()) -> tuple[Item | None, str | None]:
-    """The list item a reply names: by its NAME (the part before the parenthesis) or its number."""
+    """The list item a reply names: by its NAME (the part before the parenthesis) or its number.
+
+    Names written as displayed (upper case) are looked for first, so ordinary words in the prose
+    ("to be honest", "healthy") are not a second value when the answer is spelled "FREEDOM"; then
+    names in any case; then a leading number ("5", "5. ...") or "number 5" / "#5". A name found only
+    inside a longer matched name ("POWER" in "SOCIAL POWER") is not a second value. Already rated
+    items (``exclude``) are ignored. Two values named -> invalid.
+    """
     if not text or not text.strip():
         return None, "empty reply"
-    names = {it.id: it.wording("any").split("(")[0].strip().lower() for it in items}
-    lowered = text.lower()
-    named = [it for it in items if names[it.id] and re.search(rf"(?<![a-z]){re.escape(names[it.id])}(?![a-z])", lowered)]
-    if named:
-        # "SOCIAL POWER" contains "POWER"-like names: keep the longest non-nested matches
-        named = [it for it in named if not any(names[it.id] != names[o.id] and names[it.id] in names[o.id] for o in named)]
-    else:
-        m = re.match(r"^\s*(\d{1,2})\b", text)
-        if m and 1 <= int(m.group(1)) <= len(items):
-            named = [items[int(m.group(1)) - 1]]
-    named = [it for it in named if it.id not in exclude]
+    names = {it.id: it.wording("any").split("(")[0].strip() for it in items}
+    named: list[Item] = []
+    for haystack, case in ((text, str.upper), (text.lower(), str.lower)):
+        spans = {it.id: [m.span() for m in re.finditer(rf"(?<![A-Za-z]){re.escape(case(names[it.id]))}(?![A-Za-z])", haystack)]
+                 for it in items if names[it.id]}
+        spans = {k: v for k, v in spans.items() if v}
+        named = [it for it in items if it.id in spans and it.id not in exclude and not _all_nested(spans[it.id], spans, it.id)]
+        if named:
+            break
+    if not named:
+        numbers = {int(next(g for g in m.groups() if g)) for m in re.finditer(
+            r"\A\s*(\d{1,2})\b|\b(?:number|no\.)\s*(\d{1,2})\b|#\s*(\d{1,2})\b", text, re.IGNORECASE)}
+        named = [it for n, it in enumerate(items, 1) if n in numbers and it.id not in exclude]
     if len(named) == 1:
         return named[0], None
     return None, "no value of the list named" if not named else "several values named"
+
+
+def _all_nested(own: list[tuple[int, int]], spans: dict[str, list[tuple[int, int]]], own_id: str) -> bool:
+    """Every occurrence lies inside a longer occurrence of another name."""
+    return all(any(other != own_id and a <= s and e <= b and b - a > e - s for other, found in spans.items() for a, b in found)
+               for s, e in own)
