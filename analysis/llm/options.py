@@ -6,8 +6,11 @@ Two modes, recorded with every answer:
   letter (after stripping spaces/punctuation: "A", " A", "(A" all count for A; the best variant's
   logprob is the letter's), choose the argmax. No letter among the top-k -> invalid.
 - ``text``: free generation parsed by ``parse_option_text``: an explicit letter first
-  ("B", "(B)", "B.", "Answer: B"), else the longest option label quoted in the reply.
-  Nothing found, or two different options named -> invalid. Never a random fill-in.
+  ("B", "(B)", "**B**", "B.", "Answer: B", "B) label", "I'd say B"), else the longest option label
+  quoted in the reply. "A"/"I" starting a sentence ("A person like me", "I think") are words, not
+  letters, and so is the first word of a spelled-out label ("A little like me"). A label preceded
+  by a negation ("not at all like me") is not that option. Nothing found, two different options
+  named, or a negated label -> invalid. Never a random fill-in.
 """
 
 from __future__ import annotations
@@ -47,10 +50,22 @@ def option_from_logprobs(top: dict[str, float] | None, n_options: int) -> Parsed
     return ParsedOption(letters.index(letter), logprob=best[letter])
 
 
-_LETTER_PATTERNS = (
-    r"^\s*\(?([A-Z])\)?(?:[.):\s]|$)",  # "B", "(B)", "B.", "B) text"
-    r"\b(?:answer|option|choice)\s*(?:is|:)?\s*\(?([A-Z])\)?(?![A-Za-z])",  # "Answer: B", "option (B)"
+# Where a reply states a letter, strongest evidence first. Each tier is searched on its own:
+# one distinct letter -> that option; two or more -> invalid; none -> next tier.
+_LETTER_TIERS = (
+    # the whole reply is a letter: "C", "c", "(C)", "C.", "'D'", "D!", "[D]"
+    re.compile(r"\A\s*[(\[\"']?([A-Za-z])[)\]\"']?\s*[.!:]?\s*\Z"),
+    # named as the answer: "Answer: D", "My answer is B", "option (E)", "The answer would be C."
+    re.compile(r"\b(?:answer|option|choice|letter)\b\s*(?:is|would be|will be|=|:|-)?\s*[(\[\"']?([A-Za-z])(?![A-Za-z'’])",
+               re.IGNORECASE),
+    # a line starting with the letter: "B) Not like me", "A. Somewhat like me", "D - Like me", "C Somewhat like me"
+    re.compile(r"^[ \t>#-]*[(\[]?([A-Za-z])(?=[)\].:]|[ \t]|$)", re.MULTILINE),
+    # chosen with a verb: "I'd say B.", "I choose A.", "I'm going with F"
+    re.compile(r"\b(?:choose|chose|pick|picked|select|selected|go with|going with|say|opt for)\s+"
+               r"(?:option\s+|letter\s+)?[(\[\"']?([A-Za-z])(?![A-Za-z'’])", re.IGNORECASE),
 )
+_MARKUP = str.maketrans("", "", "*`")  # markdown emphasis around letters ("**B**")
+_NEGATION = re.compile(r"\b(?:not|never|no|hardly)\b|n[’']t\b")
 
 
 def parse_option_text(text: str, labels: list[str]) -> ParsedOption:
@@ -58,15 +73,32 @@ def parse_option_text(text: str, labels: list[str]) -> ParsedOption:
     if not text or not text.strip():
         return ParsedOption(None, "empty reply")
     letters = LETTERS[: len(labels)]
-    for pattern in _LETTER_PATTERNS:
-        found = {m.group(1) for m in re.finditer(pattern, text, flags=re.IGNORECASE | re.MULTILINE)}
-        found = {f.upper() for f in found if f.upper() in letters}
-        # "I" / "A" are also English words: only accept a single unambiguous letter
+    clean = text.translate(_MARKUP)
+    for pattern in _LETTER_TIERS:
+        found = {m.group(1).upper() for m in pattern.finditer(clean)
+                 if m.group(1).upper() in letters and _is_letter(clean, m.start(1), labels)}
         if len(found) == 1:
-            letter = found.pop()
-            if not (letter in "AI" and re.match(rf"^\s*{letter}\s+[a-z]", text)):
-                return ParsedOption(letters.index(letter))
-    lowered = text.lower()
+            return ParsedOption(letters.index(found.pop()))
+        if found:
+            return ParsedOption(None, f"several option letters named ({', '.join(sorted(found))})")
+    return _option_from_labels(clean.lower(), labels)
+
+
+def _is_letter(text: str, pos: int, labels: list[str]) -> bool:
+    """False when the letter at ``pos`` is an English word or the first word of a spelled-out label."""
+    char, rest = text[pos], text[pos + 1:]
+    if char in "AI" and re.match(r"\s+[a-z]", rest):  # "A person like me", "I think"
+        return False
+    if char in "ai" and re.match(r"\s+[A-Za-z]", rest):  # "a little like me, honestly"
+        return False
+    if re.match(r"\.[A-Za-z]", rest):  # "e.g.", "i.e."
+        return False
+    lowered = text[pos:].lower()  # "A Little Like Me" is the label, not letter A
+    return not any(label.lower().startswith(char.lower() + " ") and lowered.startswith(label.lower()) for label in labels)
+
+
+def _option_from_labels(lowered: str, labels: list[str]) -> ParsedOption:
+    """The longest option label quoted in the reply; nested shorter labels don't count as a second answer."""
     hits = [(len(label), i) for i, label in enumerate(labels) if label.strip() and _contains_label(lowered, label.lower())]
     if not hits:
         return ParsedOption(None, "no option letter or label found")
@@ -77,8 +109,20 @@ def parse_option_text(text: str, labels: list[str]) -> ParsedOption:
     others = {i for n, i in hits if n < longest and not any(labels[i].lower() in labels[j].lower() for j in chosen)}
     if len(chosen) > 1 or others:
         return ParsedOption(None, "several options named")
-    return ParsedOption(chosen.pop())
+    index = chosen.pop()
+    if _negated(lowered, labels[index].lower()):  # "this is not at all like me" is not "Like me"
+        return ParsedOption(None, f"option label '{labels[index]}' is negated")
+    return ParsedOption(index)
 
 
 def _contains_label(text: str, label: str) -> bool:
     return re.search(rf"(?<![a-z0-9]){re.escape(label)}(?![a-z0-9])", text) is not None
+
+
+def _negated(text: str, label: str) -> bool:
+    """A negation among the three words before any occurrence of the label, in the same clause."""
+    for m in re.finditer(rf"(?<![a-z0-9]){re.escape(label)}(?![a-z0-9])", text):
+        clause = re.split(r"[.;:!?,\n]", text[: m.start()])[-1]
+        if _NEGATION.search(" ".join(clause.split()[-3:])):
+            return True
+    return False

@@ -55,7 +55,7 @@ def method_runner(name: str) -> MethodRunner:
         try:
             importlib.import_module(METHOD_MODULES[name])
         except ModuleNotFoundError as exc:
-            if exc.name != METHOD_MODULES[name]:
+            if not (exc.name and METHOD_MODULES[name].startswith(exc.name)):
                 raise
     if name not in _METHODS:
         raise InputError(f"method '{name}' is not available; known: {sorted(_METHODS) or sorted(METHOD_MODULES)}")

@@ -224,12 +224,31 @@ class Store:
         """Insert or replace rows of a registered method table, in one transaction."""
         if not rows:
             return
-        spec = _TABLES[table]
-        cols = [c for c, _ in spec.columns]
-        sql = f'INSERT OR REPLACE INTO "{table}" ({", ".join(cols)}) VALUES ({", ".join("?" * len(cols))})'
-        values = [tuple(_sql_value(r.get(c)) for c in cols) for r in rows]
+        sql, values = _upsert_statement(table, rows)
         with self._tx() as c:
             c.executemany(sql, values)
+
+    def import_run(self, run_id: str, method: str, model: str, model_spec: dict[str, Any], plan: dict[str, Any],
+                   tables: dict[str, Sequence[dict[str, Any]]], *, status: str = "imported") -> bool:
+        """Create a finished run together with its method-table rows in ONE transaction (all or nothing).
+
+        For importers: returns False and writes nothing when ``run_id`` exists already.
+        """
+        now = time.time()
+        statements = [(_TABLES[name].ddl(), *_upsert_statement(name, rows)) for name, rows in tables.items() if rows]
+        with self._tx() as c:
+            if c.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
+                return False
+            c.execute(
+                "INSERT INTO runs (run_id, method, model, model_spec, plan, status, n_units, created_at, updated_at, finished_at) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (run_id, method, model, json.dumps(model_spec, sort_keys=True), json.dumps(plan, sort_keys=True), status,
+                 sum(len(rows) for rows in tables.values()), now, now, now),
+            )
+            for ddl, sql, values in statements:
+                c.execute(ddl)  # the table may be registered after this store was opened
+                c.executemany(sql, values)
+        return True
 
     # -- reading ------------------------------------------------------------------------------
     def frame(self, sql: str, params: Iterable[Any] = ()) -> pd.DataFrame:
@@ -255,6 +274,12 @@ class Store:
     def table_names(self) -> list[str]:
         with self._lock:
             return [r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+
+
+def _upsert_statement(table: str, rows: Sequence[dict[str, Any]]) -> tuple[str, list[tuple[Any, ...]]]:
+    cols = [c for c, _ in _TABLES[table].columns]
+    sql = f'INSERT OR REPLACE INTO "{table}" ({", ".join(cols)}) VALUES ({", ".join("?" * len(cols))})'
+    return sql, [tuple(_sql_value(r.get(c)) for c in cols) for r in rows]
 
 
 def _sql_value(value: Any) -> Any:
