@@ -12,6 +12,7 @@ Accepted forms (ARCHITECTURE.md, "One LLM path"):
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -130,14 +131,17 @@ def parse_model_spec(spec: str, models_file: Path | None = DEFAULT_MODELS_FILE) 
         if model:
             return ModelSpec(name=spec, backend="hf", model=model, base_url=HF_ROUTER_BASE_URL, api_key_env="HF_TOKEN")
     elif "@" in spec:
-        model, _, base_url = spec.rpartition("@")
+        # split before the URL, not at the last '@': "m@http://user:pw@host/v1" must reach the credentials check
+        at = re.search(r"@(?=https?://)", spec, flags=re.IGNORECASE)
+        model, base_url = (spec[: at.start()], spec[at.end():]) if at else spec.rpartition("@")[::2]
         parts = urlsplit(base_url)
         if model and parts.scheme in ("http", "https") and parts.hostname:
             if parts.username or parts.password or parts.query:
                 raise InputError("model spec: put credentials in ROLESCOPE_API_KEY, not in the URL")
             name = f"{model}@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
             return ModelSpec(name=name, backend="custom", model=model, base_url=base_url.rstrip("/"), api_key_env="ROLESCOPE_API_KEY")
+    shown = re.sub(r"://[^/@\s]*@", "://***@", spec)  # never echo URL credentials
     raise InputError(
-        f"model spec '{spec}' not understood: use 'embedded', 'openai:<model>', 'hf:<model>', "
+        f"model spec '{shown}' not understood: use 'embedded', 'openai:<model>', 'hf:<model>', "
         "'<model>@<http(s)://host:port/v1>' or a name from models.toml"
     )
