@@ -19,6 +19,7 @@ from analysis.errors import InputError, RoleScopeError
 from analysis.llm.keys import redact
 
 DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
+IMPORT_KINDS = ("value-stability", "chatgpt-mbti", "personagym", "genagents")
 
 
 def _csv(value: str) -> list[str]:
@@ -73,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(export)
     export.add_argument("--format", choices=["csv", "json", "parquet"], required=True)
     export.add_argument("--out", type=Path, required=True)
+
+    imp = sub.add_parser("import", help="import a reference project's result files as runs")
+    imp.add_argument("kind", choices=IMPORT_KINDS, help="value-stability: Stick to Your Role! results.json files")
+    imp.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="result files, or folders searched for them")
+    _add_store(imp)
+    imp.add_argument("--json", action="store_true", help="print the per-file reports as JSON on stdout")
     return parser
 
 
@@ -209,7 +216,24 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export}
+def cmd_import(args: argparse.Namespace) -> int:
+    """One line per file on stderr (errors name the file and key); exit 2 if any file failed."""
+    if args.kind != "value-stability":
+        raise InputError(f"import {args.kind}: not implemented yet")
+    from analysis.importers.value_stability import import_value_stability
+    from analysis.runs.store import Store
+
+    with Store(args.store) as store:
+        reports = import_value_stability(store, args.paths)
+    for report in reports:
+        print(redact(report.line()), file=sys.stderr)
+    if args.json:
+        print(json.dumps([r.as_dict() for r in reports], indent=1))
+    return 2 if any(r.status == "failed" for r in reports) else 0
+
+
+COMMANDS = {"run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
+            "import": cmd_import}
 
 
 def main(argv: list[str] | None = None) -> int:

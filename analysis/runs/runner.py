@@ -99,6 +99,8 @@ async def execute_run_async(
 ) -> RunSummary:
     """Execute (or resume) a stored run. Cancellation (event or task cancel) marks it 'cancelled'."""
     run = store.get_run(run_id)
+    if run["status"] == "imported":
+        raise InputError(f"run {run_id} was imported from {run['plan'].get('path', 'a file')}; there is nothing to resume")
     runner = method_runner(run["method"])
     spec = ModelSpec.model_validate(run["model_spec"])
     progress = progress or ProgressTracker()
