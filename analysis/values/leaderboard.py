@@ -1,0 +1,308 @@
+"""The Stick to Your Role! leaderboard over any set of models: columns, Cardinal, Ordinal, diversity, sensitivity.
+
+Columns (reference ``Leaderboard/data_analysis/rank_models.py``): per model, the pairwise
+rank-order stability of every context pair (``RO:a|b``) and per context ``1-Stress:ctx``,
+``CFI:ctx``, ``1-SRMR:ctx``, ``1-RMSEA:ctx`` (higher is better everywhere).
+
+- Cardinal score = mean of the model's columns.
+- Ordinal win rate = mean over columns of #(models strictly lower in the column)/(M − 1)
+  (reference ``compute_win_rates``).
+- Diversity = 1 − Kendall's W of the columns' model rankings (columns are the raters,
+  models the items; ``analysis.stats.kendall_w``, with the tie correction). benchbench's
+  ``utils.metric.get_kendall_w`` (which already returns 1 − W) casts average ranks to int and
+  has no tie correction; both agree when no column has ties. Per-column win rates are a
+  strictly monotone transform of the column, so the ordinal ranking has the same diversity.
+- Sensitivity = max rank change (MRC; Zhang & Hardt 2024, "Inherent Trade-Offs between
+  Diversity and Stability in Multi-Task Benchmarks", package ``benchbench`` 1.0.1). benchbench
+  installs (pip) but pulls torch + CUDA wheels, wandb and ``zarth_utils``, so it is not a
+  dependency; its two definitions are re-implemented here (see each function).
+
+Missing values (a model without some column): Cardinal and Ordinal use the columns the model
+has (``n_columns`` tells how many); a column's win rates are computed among the models that
+have it, over (M_col − 1). Diversity and sensitivity use the complete columns only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.stats import kendalltau
+
+from analysis import stats
+
+VALIDITY = (("stress", "1-Stress", True), ("cfi", "CFI", False), ("srmr", "1-SRMR", True), ("rmsea", "1-RMSEA", True))
+RO = "RO"
+MAX_EXHAUSTIVE = 16  # ordinal sensitivity: all subsets up to 2**16 of the irrelevant models
+
+
+def canonical_pair(key: str) -> str:
+    """``"b|a"`` and ``"a|b"`` name the same pair: sort the two context names."""
+    a, sep, b = key.partition("|")
+    if not sep:
+        raise ValueError(f"context pair '{key}' is not 'ctxA|ctxB'")
+    return "|".join(sorted((a, b)))
+
+
+def _num(x: Any) -> float:
+    return float("nan") if x is None else float(x)
+
+
+def column_table(models: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
+    """Models × columns from per-model dicts shaped like ``metrics values --json``.
+
+    ``{model: {"pairwise_rank_order": {"a|b": rho}, "contexts": {ctx: {"stress", "cfi", "srmr", "rmsea"}}}}``.
+    Columns: ``RO:a|b`` (pairs sorted), then ``1-Stress:``, ``CFI:``, ``1-SRMR:``, ``1-RMSEA:`` per context
+    (contexts sorted). A value absent (or None) for a model is NaN.
+    """
+    data: dict[str, dict[str, float]] = {}
+    for name, m in models.items():
+        row: dict[str, float] = {}
+        for key, rho in (m.get("pairwise_rank_order") or {}).items():
+            row[f"{RO}:{canonical_pair(key)}"] = _num(rho)
+        for ctx, metrics in (m.get("contexts") or {}).items():
+            for key, label, invert in VALIDITY:
+                if metrics.get(key) is not None:
+                    row[f"{label}:{ctx}"] = 1.0 - float(metrics[key]) if invert else float(metrics[key])
+        data[name] = row
+    cols = sorted({c for row in data.values() for c in row})
+    order = {label: i for i, (_, label, _) in enumerate(VALIDITY, start=1)} | {RO: 0}
+    cols.sort(key=lambda c: (order[c.split(":", 1)[0]], c.split(":", 1)[1]))
+    return pd.DataFrame.from_dict(data, orient="index").reindex(columns=cols).astype(float)
+
+
+# -- scores -----------------------------------------------------------------------------------------
+def cardinal_scores(table: pd.DataFrame) -> pd.Series:
+    """Cardinal score: mean of each model's (available) columns."""
+    return table.mean(axis=1, skipna=True).rename("cardinal")
+
+
+def win_rates(table: pd.DataFrame) -> pd.DataFrame:
+    """Per column: #(models with a strictly lower value)/(M_col − 1) among the M_col models that have it."""
+    x = table.to_numpy(dtype=float)
+    have = np.isfinite(x)
+    lower = (x[None, :, :] < x[:, None, :]) & have[None, :, :]  # [i, j, col]: j strictly below i
+    m_col = have.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = lower.sum(axis=1) / (m_col - 1)
+    rates = np.where(have & (m_col >= 2), rates, np.nan)
+    return pd.DataFrame(rates, index=table.index, columns=table.columns)
+
+
+def ordinal_scores(table: pd.DataFrame) -> pd.Series:
+    """Ordinal score: mean over columns of the model's win rate."""
+    return win_rates(table).mean(axis=1, skipna=True).rename("ordinal")
+
+
+def _complete(table: pd.DataFrame) -> pd.DataFrame:
+    return table.loc[:, table.notna().all(axis=0)]
+
+
+def kendall_w_columns(table: pd.DataFrame) -> float:
+    """Kendall's W (tie-corrected) of the complete columns' rankings of the models (rank 1 = best)."""
+    full = _complete(table)
+    if full.shape[0] < 2 or full.shape[1] < 1:
+        return float("nan")
+    ranks = stats.average_ranks(full.to_numpy(dtype=float).T, descending=True)
+    return stats.kendall_w(ranks)
+
+
+def diversity(table: pd.DataFrame) -> float:
+    """Diversity = 1 − Kendall's W of the columns' model rankings."""
+    return 1.0 - kendall_w_columns(table)
+
+
+# -- sensitivity (benchbench definitions) ---------------------------------------------------------
+def _bb_rank(scores: np.ndarray) -> np.ndarray:
+    """benchbench ``utils.base.rankdata(-scores)``: rank 1 = best, ties within 1e-8."""
+    return stats.average_ranks(scores, descending=True, tol=1e-8)
+
+
+def rank_change(new_rank: np.ndarray, old_rank: np.ndarray) -> tuple[float, float]:
+    """benchbench ``utils.metric.get_rank_diff``: ((1 − Kendall tau-b)/2, max |Δrank|/(n − 1)); (0, 0) if equal."""
+    new_rank, old_rank = np.asarray(new_rank, float), np.asarray(old_rank, float)
+    if np.sum(np.abs(new_rank - old_rank)) <= 1e-8:
+        return 0.0, 0.0
+    tau = (1.0 - float(kendalltau(new_rank, old_rank).statistic)) / 2.0
+    return tau, float(np.max(np.abs(new_rank - old_rank)) / (len(new_rank) - 1))
+
+
+def _cardinal_run(orig: np.ndarray, weighted: bool, min_value: float = 0.01, lr: float = 1.0,
+                  num_steps: int = 1000, stop_threshold: float = 1e-5) -> tuple[float, float]:
+    """One ``benchbench.measures.cardinal.get_sensitivity`` run (given loss), in numpy.
+
+    Columns are z-scored; weights ``nw = normalize(softmax(w))`` (each ≥ min_value/k after
+    renormalising) are trained by SGD (float32 weights, like torch's) to minimise
+    Σ_{j ranked above i} c_ij · max(s_j − s_i, 0) with s = mean(z · nw) and c_ij = 1 or the
+    rank gap (``weighted``); the final weights (divided by the column std, scaled to max 1)
+    re-score the raw columns, and the rank change against the plain mean is returned.
+    """
+    m, k = orig.shape
+    z = (orig - orig.mean(axis=0)) / orig.std(axis=0, ddof=1)
+    old_rank = _bb_rank(orig.mean(axis=1))
+    ii, jj = np.nonzero(old_rank[None, :] < old_rank[:, None])  # pairs (i, j) with j ranked above i
+    coef = (old_rank[ii] - old_rank[jj]) if weighted else np.ones(ii.size)
+    shift = np.float32(min_value / (1 - min_value))
+    w = np.ones(k, dtype=np.float32)
+
+    def normalize(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.float32]:
+        e = np.exp(v - v.max())
+        w1 = e / e.sum()
+        w2 = w1 + shift
+        total = w2.sum()
+        return w2 / total, w1, total
+
+    last = float(0x3F3F3F3F)
+    for _ in range(num_steps):
+        nw, w1, total = normalize(w)
+        score = (z * nw.astype(np.float64)).mean(axis=1)
+        diff = score[jj] - score[ii]
+        active = diff >= 0  # torch's max(d, 0.0) keeps d (with its gradient) unless 0.0 > d
+        loss = float(np.sum(coef[active] * diff[active]))
+        if loss <= 1e-8:
+            break
+        g_score = np.zeros(m)
+        np.add.at(g_score, jj[active], coef[active])
+        np.add.at(g_score, ii[active], -coef[active])
+        g_nw = (z.T @ g_score / k).astype(np.float32)
+        g_w2 = (g_nw - np.sum(g_nw * nw)) / total  # through nw = w2 / Σw2
+        g_w = w1 * (g_w2 - np.sum(g_w2 * w1))  # through softmax
+        w = (w - np.float32(lr) * g_w).astype(np.float32)
+        if abs(loss - last) < stop_threshold:
+            break
+        last = loss
+    nw = normalize(w)[0].astype(np.float64) / orig.std(axis=0, ddof=1)
+    nw = nw / nw.max()
+    return rank_change(_bb_rank((orig * nw).mean(axis=1)), old_rank)
+
+
+def cardinal_sensitivity(table: pd.DataFrame) -> tuple[float, float]:
+    """(tau, MRC) under re-weighting of the columns: ``benchbench.measures.cardinal.get_sensitivity`` defaults.
+
+    Mirrors that function with ``use_weighted_loss=None``: both losses are run and the larger
+    (tau, MRC) tuple is kept. Constant columns are dropped (std ≤ 1e-8), as there; only
+    complete columns are used. NaN when fewer than 2 models or no informative column.
+    """
+    x = _complete(table).to_numpy(dtype=float)
+    if x.shape[0] < 2 or x.shape[1] == 0:
+        return float("nan"), float("nan")
+    x = x[:, x.std(axis=0, ddof=1) > 1e-8]
+    if x.shape[1] == 0:
+        return float("nan"), float("nan")
+    a, b = _cardinal_run(x, weighted=True), _cardinal_run(x, weighted=False)
+    return b if b > a else a
+
+
+def pairwise_win_matrix(table: pd.DataFrame) -> np.ndarray:
+    """benchbench ``WinningRate``: [i, j] = share of the columns both have where i is strictly above j."""
+    x = table.to_numpy(dtype=float)
+    both = np.isfinite(x)[:, None, :] & np.isfinite(x)[None, :, :]
+    wins = ((x[:, None, :] > x[None, :, :]) & both).sum(axis=2)
+    total = both.sum(axis=2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(total > 0, wins / np.maximum(total, 1), 0.0)
+    np.fill_diagonal(rate, 0.0)
+    return rate
+
+
+def _tau_b_rows(new: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """Kendall tau-b of each row of ``new`` against ``old`` (vectorised; NaN if either is constant)."""
+    i, j = np.triu_indices(old.size, 1)
+    sn, so = np.sign(new[:, i] - new[:, j]), np.sign(old[i] - old[j])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (sn * so).sum(axis=1) / np.sqrt(np.abs(sn).sum(axis=1) * np.abs(so).sum())
+
+
+def ordinal_sensitivity(table: pd.DataFrame, relevant: Sequence[str] | None = None, *,
+                        max_exhaustive: int = MAX_EXHAUSTIVE, seed: int = 0) -> tuple[float, float]:
+    """(tau, MRC) of the relevant models' win-rate ranking when irrelevant models are added.
+
+    ``benchbench.measures.ordinal.get_sensitivity``: the relevant models L (default: the first
+    M//5 rows, benchbench's default) are ranked by their mean pairwise win rate (diagonal 0)
+    among L; adding any subset T of the other models re-ranks L by the mean over L ∪ T; the
+    result is the rank change (``rank_change``) of the subset with the largest tau (then MRC).
+    benchbench searches subsets with a stochastic relaxation (Bernoulli mask, Adam, torch
+    seed 0) and keeps the best subset it saw, a lower bound of this maximum; here all subsets
+    are enumerated when there are at most ``max_exhaustive`` other models, else 2**max_exhaustive
+    random subsets (seeded) are tried. NaN when fewer than 2 relevant models.
+    """
+    full = _complete(table)
+    names = list(full.index)
+    rel = list(relevant) if relevant is not None else names[: len(names) // 5]
+    unknown = set(rel) - set(names)
+    if unknown:
+        raise ValueError(f"relevant models not in the table: {sorted(unknown)}")
+    if len(rel) < 2 or full.shape[1] == 0:
+        return float("nan"), float("nan")
+    rate = pairwise_win_matrix(full)
+    li = np.array([names.index(n) for n in rel])
+    others = np.array([i for i in range(len(names)) if i not in set(li)], dtype=int)
+    old_rank = _bb_rank(rate[np.ix_(li, li)].mean(axis=1))
+    r = others.size
+    if r <= max_exhaustive:
+        masks = ((np.arange(2 ** r)[:, None] >> np.arange(r)) & 1).astype(float)
+    else:
+        masks = np.random.default_rng(seed).integers(0, 2, size=(2 ** max_exhaustive, r)).astype(float)
+    sel = np.zeros((masks.shape[0], len(names)))
+    sel[:, li] = 1.0
+    sel[:, others] = masks
+    new_rate = (sel @ rate[li].T) / sel.sum(axis=1, keepdims=True)  # (subsets, |L|)
+    new_rank = _bb_rank(new_rate)
+    moved = np.abs(new_rank - old_rank).sum(axis=1) > 1e-8
+    tau = np.where(moved, (1.0 - _tau_b_rows(new_rank, old_rank)) / 2.0, 0.0)
+    mrc = np.where(moved, np.abs(new_rank - old_rank).max(axis=1) / (len(rel) - 1), 0.0)
+    best = np.lexsort((mrc, np.nan_to_num(tau, nan=-1.0)))[-1]
+    return float(tau[best]), float(mrc[best])
+
+
+# -- the leaderboard ------------------------------------------------------------------------------
+def aggregate_metrics(table: pd.DataFrame) -> pd.DataFrame:
+    """Per model, the mean of each column group in its natural direction: rank_order, stress, cfi, srmr, rmsea."""
+    out = {}
+    groups = [(RO, "rank_order", False)] + [(label, key, invert) for key, label, invert in VALIDITY]
+    for prefix, name, invert in groups:
+        cols = [c for c in table.columns if c.split(":", 1)[0] == prefix]
+        mean = table[cols].mean(axis=1, skipna=True) if cols else pd.Series(np.nan, index=table.index)
+        out[name] = 1.0 - mean if invert else mean
+    return pd.DataFrame(out, index=table.index)
+
+
+@dataclass
+class Leaderboard:
+    """Rows per model plus the benchmark-level diversity and sensitivity."""
+
+    table: pd.DataFrame
+    rows: pd.DataFrame
+    kendall_w: float
+    diversity: float
+    sensitivity: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (NaN -> None), rows ordered by Cardinal score."""
+        def clean(v: Any) -> Any:
+            return None if isinstance(v, float) and not np.isfinite(v) else v
+        rows = [{"model": str(name), **{k: clean(float(v)) if k != "n_columns" else int(v) for k, v in row.items()}}
+                for name, row in self.rows.iterrows()]
+        return {"rows": rows, "columns": list(self.table.columns), "kendall_w": clean(self.kendall_w),
+                "diversity": clean(self.diversity),
+                "sensitivity": {k: {kk: clean(vv) for kk, vv in v.items()} for k, v in self.sensitivity.items()}}
+
+
+def leaderboard(table: pd.DataFrame, *, relevant: Sequence[str] | None = None) -> Leaderboard:
+    """Cardinal, Ordinal, column coverage and group means per model (sorted by Cardinal), diversity, sensitivity."""
+    rows = pd.concat([cardinal_scores(table), ordinal_scores(table),
+                      table.notna().sum(axis=1).rename("n_columns"), aggregate_metrics(table)], axis=1)
+    rows = rows.sort_values("cardinal", ascending=False, kind="stable")
+    w = kendall_w_columns(table)
+    ct, cm = cardinal_sensitivity(table)
+    ot, om = ordinal_sensitivity(table, relevant)
+    return Leaderboard(table, rows, w, 1.0 - w, {"cardinal": {"tau": ct, "mrc": cm}, "ordinal": {"tau": ot, "mrc": om}})
+
+
+def pair_columns(contexts: Sequence[str]) -> list[str]:
+    """The RO column names for a set of contexts (every unordered pair)."""
+    return [f"{RO}:{canonical_pair(f'{a}|{b}')}" for a, b in combinations(contexts, 2)]
