@@ -80,7 +80,26 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="result files, or folders searched for them")
     _add_store(imp)
     imp.add_argument("--json", action="store_true", help="print the per-file reports as JSON on stdout")
+
+    metrics = sub.add_parser("metrics", help="a method's metrics per model")
+    metrics.add_argument("method", choices=["values", "mbti", "trust", "personagym"])
+    _add_store(metrics)
+    metrics.add_argument("--model", help="only this model (display name)")
+    metrics.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    metrics.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for CIs (default 1000)")
+
+    board = sub.add_parser("leaderboard", help="the values leaderboard over every model in the store")
+    _add_store(board)
+    board.add_argument("--json", action="store_true", help="one JSON document on stdout")
     return parser
+
+
+def _read_store(path: Path):  # -> Store
+    from analysis.runs.store import Store
+
+    if not path.exists():
+        raise InputError(f"store {path}: file not found")
+    return Store(path, read_only=True)
 
 
 def _progress_bar(quiet: bool):  # -> ProgressTracker
@@ -232,7 +251,36 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 2 if any(r.status == "failed" for r in reports) else 0
 
 
-COMMANDS = {"run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
+def cmd_metrics(args: argparse.Namespace) -> int:
+    if args.method != "values":
+        raise InputError(f"metrics {args.method}: not implemented yet")
+    from analysis.values.metrics import values_metrics
+
+    with _read_store(args.store) as store:
+        doc = values_metrics(store, args.model, n_boot=args.n_boot)
+    if args.model and args.model not in doc["models"]:
+        raise InputError(f"model '{args.model}' has no values answers in {args.store}")
+    print(json.dumps(doc, indent=None if args.json else 1, allow_nan=False))
+    return 0
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    from analysis.values.metrics import values_leaderboard, values_metrics
+
+    with _read_store(args.store) as store:
+        board = values_leaderboard(values_metrics(store))
+    if args.json:
+        print(json.dumps(board, allow_nan=False))
+        return 0
+    import pandas as pd
+
+    rows = pd.DataFrame(board["rows"])
+    print(rows.to_string(index=False) if len(rows) else "no values results in this store")
+    print(f"diversity (1 - Kendall's W): {board['diversity']}; sensitivity: {board['sensitivity']}")
+    return 0
+
+
+COMMANDS = {"metrics": cmd_metrics, "leaderboard": cmd_leaderboard, "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
             "import": cmd_import}
 
 

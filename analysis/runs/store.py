@@ -91,7 +91,8 @@ class Store:
         if read_only:
             if not self.path.exists():
                 raise InputError(f"store {self.path}: file not found")
-            uri = f"file:{self.path.resolve()}?mode=ro&immutable=1"
+            # mode=ro (not immutable): a WAL store being written by a run stays readable and current
+            uri = f"file:{self.path.resolve()}?mode=ro"
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             self._check_version()
             return
