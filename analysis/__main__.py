@@ -59,6 +59,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(values)
     _add_exec(values)
 
+    from analysis.mbti import cli as mbti_cli
+
+    mbti = run_sub.add_parser("mbti", help="MBTI assessment of subjects (ChatGPT-MBTI)")
+    mbti.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
+    mbti.add_argument("--run-id")
+    mbti_cli.add_run_arguments(mbti)
+    _add_store(mbti)
+    _add_exec(mbti)
+
     resume = sub.add_parser("resume", help="make exactly the calls a run has not stored yet")
     resume.add_argument("run_id")
     _add_store(resume)
@@ -170,10 +179,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             answer_mode=args.answer_mode, samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse,
             params={"temperature": args.temperature} if args.temperature is not None else None,
         )
+        plan = plan.model_dump()
+    elif args.method == "mbti":
+        from analysis.mbti.cli import plan_from_args
+
+        plan = plan_from_args(args, spec)
     else:  # pragma: no cover - argparse restricts choices
         raise InputError(f"method '{args.method}' is not available yet")
     with Store(args.store) as store:
-        run_id = create_run(store, args.method, spec, plan.model_dump(), args.run_id)
+        run_id = create_run(store, args.method, spec, plan, args.run_id)
         print(f"run {run_id} created in {args.store}", file=sys.stderr)
         return _execute(store, run_id, args)
 
@@ -237,10 +251,21 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """One line per file on stderr (errors name the file and key); exit 2 if any file failed."""
+    from analysis.runs.store import Store
+
+    if args.kind == "chatgpt-mbti":
+        from analysis.mbti.cli import import_files
+
+        with Store(args.store) as store:
+            run_ids = import_files(store, args.paths)
+        for run_id in run_ids:
+            print(f"imported {run_id}", file=sys.stderr)
+        if args.json:
+            print(json.dumps({"run_ids": run_ids}))
+        return 0
     if args.kind != "value-stability":
         raise InputError(f"import {args.kind}: not implemented yet")
     from analysis.importers.value_stability import import_value_stability
-    from analysis.runs.store import Store
 
     with Store(args.store) as store:
         reports = import_value_stability(store, args.paths)
@@ -252,14 +277,19 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    if args.method != "values":
-        raise InputError(f"metrics {args.method}: not implemented yet")
-    from analysis.values.metrics import values_metrics
-
     with _read_store(args.store) as store:
-        doc = values_metrics(store, args.model, n_boot=args.n_boot)
+        if args.method == "values":
+            from analysis.values.metrics import values_metrics
+
+            doc = values_metrics(store, args.model, n_boot=args.n_boot)
+        elif args.method == "mbti":
+            from analysis.mbti.cli import metrics_json
+
+            doc = metrics_json(store, args.model)
+        else:
+            raise InputError(f"metrics {args.method}: not implemented yet")
     if args.model and args.model not in doc["models"]:
-        raise InputError(f"model '{args.model}' has no values answers in {args.store}")
+        raise InputError(f"model '{args.model}' has no {args.method} answers in {args.store}")
     print(json.dumps(doc, indent=None if args.json else 1, allow_nan=False))
     return 0
 
@@ -280,8 +310,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"metrics": cmd_metrics, "leaderboard": cmd_leaderboard, "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
-            "import": cmd_import}
+COMMANDS = {
+    "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
+    "import": cmd_import, "metrics": cmd_metrics, "leaderboard": cmd_leaderboard,
+}
 
 
 def main(argv: list[str] | None = None) -> int:

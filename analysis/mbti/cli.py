@@ -1,0 +1,128 @@
+"""CLI glue for ``python -m analysis run|metrics|import`` (wired in ``analysis/__main__.py``).
+
+- ``add_run_arguments(parser)``: the ``run mbti`` options (``--model`` and ``--run-id`` only when
+  the parser lacks them; ``--store`` and execution options are the caller's).
+- ``plan_from_args(args, spec)``: the plan dict for ``create_run``.
+- ``metrics_json(store, model)``: the ``metrics mbti --json`` document::
+
+    {"models": {NAME: {"subjects": {SUBJ: {"scores": {"E": x, "N": x, "T": x, "J": x, "A": x},
+                                           "type": "ENTJ-T", "consistency": x, "n_testings": n,
+                                           "invalid": n}},
+                       "robustness": {SUBJ: x},
+                       "fairness": {"Men|Women": x, "Boys|Girls": x}}}}
+
+  A subject's scores, type and consistency come from its permuted-order testings (the paper's
+  unbiased prompts), or from its fixed-order ones when it has no permuted testing; ``invalid``
+  counts the invalid answers of those testings. ``robustness`` lists the subjects that have both
+  orders. A fairness pair is null unless both of its subjects are present (names matched
+  case-insensitively). Numbers that cannot be computed are null.
+- ``import_files(store, paths)``: ``import chatgpt-mbti PATH...`` (see ``analysis.mbti.importer``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+import pandas as pd
+
+from analysis.errors import InputError
+from analysis.llm.specs import ModelSpec
+from analysis.mbti import DIMENSIONS
+from analysis.mbti.importer import import_files
+from analysis.mbti.metrics import consistency, fairness, robustness
+from analysis.mbti.scoring import mean_scores, scores_by_testing, type_code
+from analysis.mbti.session import ANSWERS
+from analysis.mbti.subjects import DEFAULT_SUBJECTS, FAIRNESS_PAIRS
+from analysis.runs.store import Store
+
+__all__ = ["add_run_arguments", "plan_from_args", "metrics_json", "import_files"]
+
+
+def _csv_list(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``run mbti``."""
+    existing = parser._option_string_actions  # noqa: SLF001 - only to avoid adding --model/--run-id twice
+    if "--model" not in existing:
+        parser.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
+    parser.add_argument("--subjects", type=_csv_list, default=list(DEFAULT_SUBJECTS),
+                        help="comma list of plural groups (default: %(default)s), e.g. Doctors,'Low-income people'")
+    parser.add_argument("--testings", type=int, default=15, help="independent testings per subject and order (default 15)")
+    parser.add_argument("--order", choices=["permuted", "fixed", "both"], default="permuted",
+                        help="option order: permuted per question (seeded), fixed Correct..Wrong, or both (robustness)")
+    parser.add_argument("--statements", default="default", help="'default' (bundled) or a statements .json/.csv/.txt file")
+    parser.add_argument("--key", help="key for the statements: chatgpt-mbti (the original 60) or a key .json/.csv file")
+    parser.add_argument("--limit-statements", type=int, help="ask only the first N statements")
+    parser.add_argument("--answer-mode", choices=["text", "logprob"], default="text",
+                        help="text: free reply to the options in words (default); logprob: one letter A-G")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the option permutations")
+    parser.add_argument("--temperature", type=float)
+    parser.add_argument("--max-tokens", type=int, default=120, help="text mode: reply length limit (default 120)")
+    parser.add_argument("--history", type=int,
+                        help="keep only the last N exchanges in each conversation (default: all; embedded: 10)")
+    parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
+    if "--run-id" not in existing:
+        parser.add_argument("--run-id")
+
+
+def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
+    """The resolved plan (a dict for ``create_run``) from parsed ``run mbti`` options."""
+    from analysis.mbti.method import build_mbti_plan
+
+    plan = build_mbti_plan(
+        spec, subjects=args.subjects, testings=args.testings, order=args.order, statements=args.statements,
+        key=args.key, limit_statements=args.limit_statements, answer_mode=args.answer_mode, seed=args.seed,
+        history=args.history, text_max_tokens=args.max_tokens, prefix_reuse=args.prefix_reuse,
+        params={"temperature": args.temperature} if args.temperature is not None else None,
+    )
+    return plan.model_dump()
+
+
+def _num(value: float) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else round(float(value), 6)
+
+
+def _matrix(testings: pd.DataFrame) -> pd.DataFrame:
+    return testings[list(DIMENSIONS)].astype(float)
+
+
+def model_metrics(testings: pd.DataFrame) -> dict[str, Any]:
+    """The per-model part of the metrics document from one model's ``scores_by_testing`` rows."""
+    subjects: dict[str, Any] = {}
+    robust: dict[str, float | None] = {}
+    chosen_by_subject: dict[str, pd.DataFrame] = {}
+    for subject in dict.fromkeys(testings["subject"]):
+        mine = testings[testings["subject"] == subject]
+        permuted, fixed = mine[mine["order_mode"] == "permuted"], mine[mine["order_mode"] == "fixed"]
+        chosen = permuted if len(permuted) else fixed
+        chosen_by_subject[subject.lower()] = chosen
+        scores = mean_scores(chosen)
+        subjects[subject] = {
+            "scores": {d: _num(scores[d]) for d in DIMENSIONS},
+            "type": type_code(scores),
+            "consistency": _num(consistency(_matrix(chosen))),
+            "n_testings": int(len(chosen)),
+            "invalid": int(chosen["n_invalid"].sum()),
+        }
+        if len(permuted) and len(fixed):
+            robust[subject] = _num(robustness(_matrix(fixed), _matrix(permuted)))
+    fair: dict[str, float | None] = {}
+    for male, female in FAIRNESS_PAIRS:
+        m, f = chosen_by_subject.get(male.lower()), chosen_by_subject.get(female.lower())
+        fair[f"{male}|{female}"] = _num(fairness(_matrix(m), _matrix(f))) if m is not None and f is not None else None
+    return {"subjects": subjects, "robustness": robust, "fairness": fair}
+
+
+def metrics_json(store: Store, model: str | None = None) -> dict[str, Any]:
+    """The ``metrics mbti --json`` document for every model in the store (or only ``model``)."""
+    answers = store.table(ANSWERS.name)
+    if model is not None:
+        answers = answers[answers["model"] == model]
+        if answers.empty:
+            raise InputError(f"no MBTI answers for model '{model}' in {store.path}")
+    scores = scores_by_testing(answers)
+    return {"models": {name: model_metrics(scores[scores["model"] == name]) for name in dict.fromkeys(scores["model"])}}
