@@ -134,51 +134,90 @@ def classify_error(exc: Exception) -> CallError:
     return CallError(f"{type(exc).__name__}: {exc}", retryable=False)
 
 
+# httpcore's connection pool does O(connections^2) bookkeeping on every request; at 64 requests in
+# flight one pool costs more CPU than the rest of a call. LLMClient therefore spreads requests over
+# small pools (one AsyncOpenAI + httpx client each, created as concurrency grows).
+POOL_SHARD_SIZE = 8
+
+
 class LLMClient:
     """An AsyncOpenAI client for one ModelSpec. One attempt per ``complete`` call."""
 
     def __init__(self, spec: ModelSpec, api_key: str | None = None, max_connections: int = 256):
         self.spec = spec
-        base_url = embedded_base_url() if spec.backend == "embedded" else spec.base_url
-        key = resolve_api_key(spec, api_key) or "not-needed"
-        self._http = httpx.AsyncClient(
-            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
-            timeout=httpx.Timeout(spec.timeout_s, connect=10.0),
+        self._base_url = embedded_base_url() if spec.backend == "embedded" else spec.base_url
+        self._key = resolve_api_key(spec, api_key) or "not-needed"
+        self._per_shard = max(1, min(POOL_SHARD_SIZE, max_connections))
+        self._max_shards = -(-max(1, max_connections) // self._per_shard)
+        self._ssl = httpx.create_ssl_context()  # httpx's default context, loaded once for all pools (~80 ms each)
+        self._shards: list[openai.AsyncOpenAI] = []
+        self._busy: list[int] = []
+        self._add_shard()
+
+    def _add_shard(self) -> None:
+        http = httpx.AsyncClient(
+            verify=self._ssl,
+            limits=httpx.Limits(max_connections=self._per_shard, max_keepalive_connections=self._per_shard),
+            timeout=httpx.Timeout(self.spec.timeout_s, connect=10.0),
         )
-        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, http_client=self._http)
+        self._shards.append(openai.AsyncOpenAI(base_url=self._base_url, api_key=self._key, max_retries=0, http_client=http))
+        self._busy.append(0)
+
+    def _pick_shard(self) -> int:
+        """The least busy pool; a new one when all are full (up to max_connections in total)."""
+        busy = min(self._busy)
+        if busy >= self._per_shard and len(self._shards) < self._max_shards:
+            self._add_shard()
+            return len(self._shards) - 1
+        return self._busy.index(busy)
 
     async def aclose(self) -> None:
-        await self._client.close()
+        for shard in self._shards:
+            await shard.close()
 
     async def complete(self, request: ChatRequest) -> ChatReply:
         params = request.param_dict
-        extra = {k: params.pop(k) for k in EXTRA_PARAMS if k in params}
         if params.get("top_logprobs"):
             params["top_logprobs"] = min(int(params["top_logprobs"]), self.spec.max_top_logprobs)
             params["logprobs"] = True
+        # the body chat.completions.create would send (extra params such as cache_prompt included), posted
+        # directly: create()'s per-call type transform and response model cost more CPU than the HTTP call
+        body = {"model": self.spec.model, "messages": request.message_dicts, **params}
+        shard = self._pick_shard()
+        self._busy[shard] += 1
         started = time.perf_counter()
         try:
-            resp = await self._client.chat.completions.create(
-                model=self.spec.model, messages=request.message_dicts, extra_body=extra or None, **params
-            )
+            raw = await self._shards[shard].post("/chat/completions", body=body, cast_to=bytes)
+            latency = time.perf_counter() - started
+            doc = json.loads(raw)
         except Exception as exc:
             raise classify_error(exc) from None
-        latency = time.perf_counter() - started
-        if not getattr(resp, "choices", None):
+        finally:
+            self._busy[shard] -= 1
+        try:
+            return self._reply(doc, latency)
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise CallError(f"malformed reply: {type(exc).__name__}: {exc}", retryable=True) from None
+
+    def _reply(self, doc: Any, latency: float) -> ChatReply:
+        """A ChatReply from a chat.completion document; a document without choices is malformed (retryable)."""
+        choices = doc.get("choices") if isinstance(doc, dict) else None
+        if not choices or not isinstance(choices[0], dict):
             raise CallError("malformed reply: no choices", retryable=True)
-        choice = resp.choices[0]
-        text = (choice.message.content if choice.message else None) or ""
+        choice = choices[0]
+        text = ((choice.get("message") or {}).get("content")) or ""
         top = None
-        if choice.logprobs is not None and choice.logprobs.content:
-            top = [{t.token: t.logprob for t in (tok.top_logprobs or [])} or {tok.token: tok.logprob} for tok in choice.logprobs.content]
-        usage = resp.usage
-        tokens_in = usage.prompt_tokens if usage else 0
-        tokens_out = usage.completion_tokens if usage else 0
-        details = getattr(usage, "prompt_tokens_details", None) if usage else None
-        cached = (getattr(details, "cached_tokens", 0) or 0) if details else 0
+        content = (choice.get("logprobs") or {}).get("content")
+        if content:
+            top = [{t["token"]: t["logprob"] for t in (tok.get("top_logprobs") or [])} or {tok["token"]: tok["logprob"]}
+                   for tok in content]
+        usage = doc.get("usage") or {}
+        tokens_in = usage.get("prompt_tokens") or 0
+        tokens_out = usage.get("completion_tokens") or 0
+        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
         return ChatReply(
             text=text,
-            finish_reason=choice.finish_reason,
+            finish_reason=choice.get("finish_reason"),
             top_logprobs=top,
             tokens_in=tokens_in,
             tokens_out=tokens_out,

@@ -226,8 +226,15 @@ class Store:
         if not rows:
             return
         sql, values = _upsert_statement(table, rows)
-        with self._tx() as c:
-            c.executemany(sql, values)
+        try:
+            with self._tx() as c:
+                c.executemany(sql, values)
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            with self._tx() as c:  # registered after this store was opened (the runner imports methods lazily)
+                c.execute(_TABLES[table].ddl())
+                c.executemany(sql, values)
 
     def import_run(self, run_id: str, method: str, model: str, model_spec: dict[str, Any], plan: dict[str, Any],
                    tables: dict[str, Sequence[dict[str, Any]]], *, status: str = "imported") -> bool:

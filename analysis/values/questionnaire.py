@@ -159,6 +159,7 @@ class ValuesSession:
             out = await self.ex.call(f"{ctx.label}/p{persona.id}/turn{t}",
                                      ChatRequest.build(msgs, self._params(max_tokens=max_tokens)))
             if not out.ok:
+                self.ex.progress.update(done=self.plan.messages - 1 - t)  # the turns that will not be taken
                 rows.append(self._turn_row(persona, ctx, t, speaker, "", False, out.cache_key))
                 self.store.upsert(CONVERSATIONS.name, rows)
                 return [], f"conversation turn {t} failed: {out.error}"

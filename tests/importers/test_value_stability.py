@@ -367,11 +367,8 @@ def test_cli_imports_good_files_and_exits_2_for_bad_ones(tmp_path: Path, capsys:
     assert [r["status"] for r in json.loads(out.out)] == ["already imported"]
 
 
-def test_cli_other_import_kinds_are_not_implemented(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """chatgpt-mbti / personagym / genagents: exit 2 with 'not implemented yet'; unknown kinds rejected by argparse."""
-    for kind in ("chatgpt-mbti", "personagym", "genagents"):
-        assert main(["import", kind, str(tmp_path), "--store", str(tmp_path / "s.db")]) == 2
-        assert capsys.readouterr().err.strip() == f"error: import {kind}: not implemented yet"
+def test_cli_unknown_import_kind_is_rejected(tmp_path: Path) -> None:
+    """An import kind outside the contract's list is rejected by argparse (exit 2)."""
     with pytest.raises(SystemExit) as exc:
         main(["import", "nonsense", str(tmp_path)])
     assert exc.value.code == 2

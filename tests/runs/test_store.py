@@ -1,0 +1,112 @@
+"""Store basics: schema version, WAL, read-only refusal, non-SQLite input, cache links, idempotent upserts."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import analysis.values.questionnaire  # noqa: F401  (registers values_answers)
+from analysis.errors import InputError, RunFailure
+from analysis.llm.client import ChatRequest, LLMClient
+from analysis.llm.specs import parse_model_spec
+from analysis.runs.executor import CallOutcome, Executor
+from analysis.runs.store import SCHEMA_VERSION, Store
+from tests.stub_server import StubServer
+
+
+def _answer(letter: str) -> dict[str, object]:
+    return {"run_id": "r", "model": "m", "persona_id": 0, "context": "no_conv", "item_id": "1", "sample": 0,
+            "letter": letter, "valid": 1, "option_order": [3, 1, 2]}
+
+
+def test_new_store_has_schema_version_and_wal(tmp_path: Path) -> None:
+    """A new store records the schema version and runs in WAL mode."""
+    with Store(tmp_path / "s.db") as store:
+        assert store.query_one("SELECT value FROM meta WHERE key='schema_version'") == {"value": str(SCHEMA_VERSION)}
+        assert store.query_one("PRAGMA journal_mode") == {"journal_mode": "wal"}
+        assert {"runs", "calls", "call_failures", "run_calls", "values_answers"} <= set(store.table_names())
+
+
+def test_other_schema_version_is_refused(tmp_path: Path) -> None:
+    """A store written by another schema version is refused with an InputError naming the version."""
+    path = tmp_path / "s.db"
+    Store(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
+    with pytest.raises(InputError, match="schema version 99"):
+        Store(path)
+
+
+def test_read_only_store_refuses_writes(tmp_path: Path) -> None:
+    """Writes to a read-only store raise RunFailure saying it is read-only; reads still work."""
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        store.upsert("values_answers", [_answer("A")])
+    with Store(path, read_only=True) as ro:
+        assert len(ro.table("values_answers")) == 1
+        with pytest.raises(RunFailure, match="read-only"):
+            ro.upsert("values_answers", [_answer("B")])
+        with pytest.raises(RunFailure, match="read-only"):
+            ro.create_run("x", "values", "m", {}, {})
+    with Store(path, read_only=True) as ro:
+        assert ro.table("values_answers")["letter"].tolist() == ["A"]
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_non_sqlite_file_is_input_error_naming_path(tmp_path: Path, read_only: bool) -> None:
+    """Opening a file that is not SQLite raises InputError whose message names the file."""
+    path = tmp_path / "notes.db"
+    path.write_text("this is not a database\n" * 200)
+    with pytest.raises(InputError) as info:
+        Store(path, read_only=read_only)
+    assert str(path) in str(info.value)
+    assert path.read_text() == "this is not a database\n" * 200
+
+
+def test_missing_read_only_store_is_input_error(tmp_path: Path) -> None:
+    """A read-only open of a missing file raises InputError naming the path (and creates nothing)."""
+    path = tmp_path / "missing.db"
+    with pytest.raises(InputError, match="missing.db"):
+        Store(path, read_only=True)
+    assert not path.exists()
+
+
+def test_cache_hit_links_without_new_call(stub_server: StubServer, tmp_path: Path) -> None:
+    """The same request under a second unit is linked from the cache (cached=1) and the endpoint sees one call."""
+    spec = parse_model_spec("stub-model@" + stub_server.url)
+    request = ChatRequest.build([{"role": "user", "content": "Hello there"}], {"max_tokens": 20})
+
+    async def two_calls(store: Store) -> tuple[CallOutcome, CallOutcome]:
+        client = LLMClient(spec)
+        executor = Executor(store, "r", client)
+        try:
+            return await executor.call("u1", request), await executor.call("u2", request)
+        finally:
+            await client.aclose()
+
+    with Store(tmp_path / "s.db") as store:
+        store.create_run("r", "values", spec.name, spec.public_dict(), {})
+        first, second = asyncio.run(two_calls(store))
+        links = store.frame("SELECT unit, cache_key, cached FROM run_calls ORDER BY unit")
+        n_cached = store.query_one("SELECT COUNT(*) AS n FROM calls")
+    assert (first.cached, second.cached) == (False, True)
+    assert first.reply is not None and second.reply is not None and second.reply.text == first.reply.text
+    assert first.reply.text.startswith("Stub reply")
+    assert len(stub_server.calls()) == 1
+    assert links.to_dict("records") == [{"unit": "u1", "cache_key": first.cache_key, "cached": 0},
+                                        {"unit": "u2", "cache_key": first.cache_key, "cached": 1}]
+    assert n_cached == {"n": 1}
+
+
+def test_upsert_is_idempotent(tmp_path: Path) -> None:
+    """Upserting the same row twice keeps one row; a new value under the same key replaces it."""
+    with Store(tmp_path / "s.db") as store:
+        store.upsert("values_answers", [_answer("A")])
+        store.upsert("values_answers", [_answer("A")])
+        assert len(store.table("values_answers")) == 1
+        store.upsert("values_answers", [_answer("C")])
+        df = store.table("values_answers")
+    assert df["letter"].tolist() == ["C"] and df["option_order"].tolist() == ["[3, 1, 2]"]
