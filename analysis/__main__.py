@@ -97,6 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     metrics.add_argument("--json", action="store_true", help="one JSON document on stdout")
     metrics.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for CIs (default 1000)")
 
+    demo = sub.add_parser("demo", help="the bundled demo store")
+    demo_sub = demo.add_subparsers(dest="demo_command", required=True)
+    build = demo_sub.add_parser("build", help="(re)build data/demo from the embedded model; resumes if interrupted")
+    build.add_argument("--store", type=Path, help="default: data/demo/rolescope-demo.db")
+    build.add_argument("--size", choices=["full", "reduced"], default="full", help="reduced: the small CI campaign")
+    build.add_argument("--methods", type=_csv, help="comma list (default: every method)")
+    build.add_argument("--concurrency", type=int, default=2)
+
     board = sub.add_parser("leaderboard", help="the values leaderboard over every model in the store")
     _add_store(board)
     board.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -310,9 +318,16 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_demo(args: argparse.Namespace) -> int:
+    from analysis.demo import DEMO_STORE, build_demo
+
+    build_demo(args.store or DEMO_STORE, args.size, args.methods, args.concurrency)
+    return 0
+
+
 COMMANDS = {
     "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
-    "import": cmd_import, "metrics": cmd_metrics, "leaderboard": cmd_leaderboard,
+    "import": cmd_import, "metrics": cmd_metrics, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
 }
 
 
