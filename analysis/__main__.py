@@ -68,6 +68,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(mbti)
     _add_exec(mbti)
 
+    from analysis.personagym import cli as personagym_cli
+
+    pg = run_sub.add_parser("personagym", help="PersonaGym: environments, questions, rubric grading, PersonaScore")
+    pg.add_argument("--model", required=True, help="the persona agent: embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
+    pg.add_argument("--run-id")
+    personagym_cli.add_run_arguments(pg)
+    _add_store(pg)
+    _add_exec(pg)
+
     resume = sub.add_parser("resume", help="make exactly the calls a run has not stored yet")
     resume.add_argument("run_id")
     _add_store(resume)
@@ -192,6 +201,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         from analysis.mbti.cli import plan_from_args
 
         plan = plan_from_args(args, spec)
+    elif args.method == "personagym":
+        from analysis.personagym.cli import plan_from_args
+
+        plan = plan_from_args(args, spec)
     else:  # pragma: no cover - argparse restricts choices
         raise InputError(f"method '{args.method}' is not available yet")
     with Store(args.store) as store:
@@ -271,6 +284,19 @@ def cmd_import(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"run_ids": run_ids}))
         return 0
+    if args.kind == "personagym":
+        from analysis.personagym.cli import import_files as import_personagym
+
+        notes: list[str] = []
+        with Store(args.store) as store:
+            run_ids = import_personagym(store, args.paths, notes)
+        for run_id in run_ids:
+            print(f"imported {run_id}", file=sys.stderr)
+        for note in notes:
+            print(f"warning: {note}", file=sys.stderr)
+        if args.json:
+            print(json.dumps({"run_ids": run_ids, "warnings": notes}))
+        return 0
     if args.kind != "value-stability":
         raise InputError(f"import {args.kind}: not implemented yet")
     from analysis.importers.value_stability import import_value_stability
@@ -294,9 +320,13 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             from analysis.mbti.cli import metrics_json
 
             doc = metrics_json(store, args.model)
+        elif args.method == "personagym":
+            from analysis.personagym.cli import metrics_json as personagym_metrics
+
+            doc = personagym_metrics(store, args.model)
         else:
             raise InputError(f"metrics {args.method}: not implemented yet")
-    if args.model and args.model not in doc["models"]:
+    if args.model and args.model not in doc["models"] and args.model not in doc.get("published", {}):
         raise InputError(f"model '{args.model}' has no {args.method} answers in {args.store}")
     print(json.dumps(doc, indent=None if args.json else 1, allow_nan=False))
     return 0

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from analysis.llm.client import CallError, ChatReply, ChatRequest, LLMClient
 from analysis.llm.keys import redact
+from analysis.llm.specs import ModelSpec
 from analysis.runs.progress import ProgressTracker
 from analysis.runs.store import Store
 
@@ -65,15 +67,37 @@ class Executor:
         retry: RetryPolicy | None = None,
         progress: ProgressTracker | None = None,
         seed: int = 0,
+        client_factory: Callable[[ModelSpec], LLMClient] | None = None,
     ):
         self.store = store
         self.run_id = run_id
         self.client = client
         self.retry = retry or RetryPolicy()
         self.progress = progress or ProgressTracker()
-        self._semaphore = asyncio.Semaphore(max(1, concurrency))
+        self._concurrency = max(1, concurrency)
+        self._semaphore = asyncio.Semaphore(self._concurrency)
         self._rng = random.Random(seed)
         self._identity = client.spec.identity
+        self._client_factory = client_factory or LLMClient
+        self._others: dict[str, Executor] = {}
+
+    def for_model(self, spec: ModelSpec) -> Executor:
+        """An Executor for another model of the same run (e.g. an evaluator): same store, run id, progress,
+        retry policy and concurrency bound (its own semaphore: another endpoint). One per spec, built with
+        ``client_factory``; ``close_others`` closes their clients. The run's own spec returns ``self``."""
+        if spec == self.client.spec:
+            return self
+        key = spec.model_dump_json()
+        if key not in self._others:
+            self._others[key] = Executor(self.store, self.run_id, self._client_factory(spec), concurrency=self._concurrency,
+                                         retry=self.retry, progress=self.progress)
+        return self._others[key]
+
+    async def close_others(self) -> None:
+        """Close the clients of the executors made by ``for_model``."""
+        others, self._others = list(self._others.values()), {}
+        for other in others:
+            await other.client.aclose()
 
     async def call(self, unit: str, request: ChatRequest) -> CallOutcome:
         """The reply for ``request`` (from cache or endpoint), persisted under ``unit``."""

@@ -108,7 +108,13 @@ async def execute_run_async(
     started = time.time()
     store.set_run_status(run_id, "running")
     client = LLMClient(spec, api_key=api_key)
-    executor = Executor(store, run_id, client, concurrency=concurrency, retry=retry, progress=progress)
+
+    def other_client(other: ModelSpec) -> LLMClient:  # e.g. evaluators: the caller's key only for the same endpoint
+        same = (other.api_key_env, other.base_url) == (spec.api_key_env, spec.base_url)
+        return LLMClient(other, api_key=api_key if same else None)
+
+    executor = Executor(store, run_id, client, concurrency=concurrency, retry=retry, progress=progress,
+                        client_factory=other_client)
     session = runner.build_session(run["plan"], executor, store, run_id, spec)
     work = asyncio.ensure_future(session.run())
     watcher = asyncio.ensure_future(_watch_cancel(cancel, work)) if cancel else None
@@ -122,6 +128,7 @@ async def execute_run_async(
     finally:
         if watcher:
             watcher.cancel()
+        await executor.close_others()
         await client.aclose()
     snap = progress.snapshot()
     if status == "completed" and snap.failed:

@@ -1,0 +1,186 @@
+"""CLI glue for ``python -m analysis run|metrics|import personagym`` (wired in ``analysis/__main__.py``).
+
+- ``add_run_arguments(parser)``: the ``run personagym`` options (``--model`` and ``--run-id`` only
+  when the parser lacks them; ``--store`` and execution options are the caller's).
+- ``plan_from_args(args, spec)``: the plan dict for ``create_run``.
+- ``metrics_json(store, model)``: the ``metrics personagym --json`` document::
+
+    {"models": {NAME: {"tasks": {TASK: x}, "persona_score": x, "n_graded": n, "invalid": n, "refusals": n,
+                       "n_answers": n, "not_graded": n, "n_grades": n, "shortfall": n, "spread": {TASK: sd},
+                       "evaluators": [EVAL], "by_evaluator": {EVAL: {"tasks": {TASK: x}, "persona_score": x}},
+                       "personas": {PERSONA: {"id": s, "tasks": {TASK: x}, "persona_score": x, "n_graded": n,
+                                              "invalid": n, "refusals": n}}}},
+     "published": {NAME: {"tasks": {TASK: x}, "persona_score": x, "mean_of_tasks": x, "consistent": bool,
+                          "note": s, "date": "YYYYMMDD", "run_id": s}}}
+
+  NAME is the agent model (the run's model). ``n_graded`` = answers with at least one valid grade
+  (they make the scores); ``invalid`` = evaluator replies without a usable score; ``refusals`` =
+  answers flagged as refusing the persona; ``not_graded`` = answers with no valid grade;
+  ``shortfall`` = question slots that could not be filled (shortfall or not asked). Scores are
+  defined in ``analysis.personagym.metrics``; a score that cannot be computed is null.
+  ``published`` holds imported reference scores (``import personagym``), never mixed with ours.
+- ``import_files(store, paths, notes=None)``: ``import personagym PATH...`` (see ``importer``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analysis.errors import InputError
+from analysis.llm.specs import ModelSpec
+from analysis.personagym import TASKS
+from analysis.personagym.importer import import_files
+from analysis.personagym.metrics import (
+    model_task_scores,
+    persona_score,
+    persona_task_scores,
+    question_scores,
+    task_spread,
+)
+from analysis.personagym.tables import ANSWERS, GRADES, PUBLISHED, QUESTIONS
+from analysis.runs.store import Store
+
+__all__ = ["add_run_arguments", "plan_from_args", "metrics_json", "import_files"]
+
+
+def _csv_list(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``run personagym``."""
+    existing = parser._option_string_actions  # noqa: SLF001 - only to avoid adding --model/--run-id twice
+    if "--model" not in existing:
+        parser.add_argument("--model", required=True, help="the persona agent: embedded | openai:<m> | hf:<m> | <m>@<url> | name")
+    parser.add_argument("--personas", default="all",
+                        help="all (the 60 bundled), N (a seeded sample of them) or a personas file (.json list / .txt)")
+    parser.add_argument("--questions", type=Path,
+                        help="question file or folder (<persona>.json = {task: [questions]}): fixed questions, no generation")
+    parser.add_argument("--questions-per-task", type=int, default=10, help="questions per task and persona (default 10)")
+    parser.add_argument("--evaluators", type=_csv_list, default=[],
+                        help="comma list of grading model specs (default: the --model itself)")
+    parser.add_argument("--generator", help="model that picks environments, writes questions and score examples "
+                                            "(default: the first evaluator)")
+    parser.add_argument("--environments-per-persona", type=int, default=3, help="environments picked per persona (default 3)")
+    parser.add_argument("--environments", default="default", help="'default' (bundled list) or a .json/.txt file of names")
+    parser.add_argument("--max-retries", type=int, default=3,
+                        help="extra generator attempts when a reply gives too few valid items (default 3)")
+    parser.add_argument("--grade-without-examples", action="store_true",
+                        help="grade questions whose score examples stayed incomplete (with the examples that parsed)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the persona sample and of the generator's sampling")
+    parser.add_argument("--temperature", type=float, help="the persona agent's temperature (default: the model's)")
+    parser.add_argument("--max-tokens", type=int, default=400, help="length limit of the agent's answers (default 400)")
+    if "--run-id" not in existing:
+        parser.add_argument("--run-id")
+
+
+def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
+    """The resolved plan (a dict for ``create_run``) from parsed ``run personagym`` options."""
+    from analysis.personagym.method import build_personagym_plan
+    from analysis.personagym.session import plan_json
+
+    plan = build_personagym_plan(
+        spec, personas=args.personas, questions=args.questions, questions_per_task=args.questions_per_task,
+        evaluators=args.evaluators, generator=args.generator, environments_per_persona=args.environments_per_persona,
+        environments=args.environments, seed=args.seed, max_retries=args.max_retries, answer_max_tokens=args.max_tokens,
+        grade_without_examples=args.grade_without_examples,
+        params={"temperature": args.temperature} if args.temperature is not None else None,
+    )
+    return plan_json(plan)
+
+
+def _num(value: float | None) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else round(float(value), 6)
+
+
+def _tasks(by_persona: pd.DataFrame) -> tuple[dict[str, float | None], float | None]:
+    tasks = model_task_scores(by_persona)
+    return {t: _num(tasks[t]) for t in TASKS}, _num(persona_score(tasks))
+
+
+def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int) -> dict[str, Any]:
+    """The per-model part of the metrics document from one agent model's grades and answers."""
+    scores = question_scores(grades)
+    by_persona = persona_task_scores(scores)
+    tasks, ps = _tasks(by_persona)
+    given = answers[answers["status"] == "ok"]
+    refused = pd.to_numeric(given["refusal"], errors="coerce").fillna(0).astype(int)
+    by_evaluator = {}
+    for ev in dict.fromkeys(grades["evaluator"]):
+        ev_tasks, ev_ps = _tasks(persona_task_scores(question_scores(grades[grades["evaluator"] == ev])))
+        by_evaluator[ev] = {"tasks": ev_tasks, "persona_score": ev_ps}
+    personas: dict[str, Any] = {}
+    for persona in dict.fromkeys(list(given["persona"]) + list(grades["persona"])):
+        mine = by_persona[by_persona["persona"] == persona]
+        p_tasks = {t: float(mine.loc[mine["task"] == t, "score"].iloc[0]) if (mine["task"] == t).any() else math.nan
+                   for t in TASKS}
+        p_grades = grades[grades["persona"] == persona]
+        ids = list(dict.fromkeys(list(given.loc[given["persona"] == persona, "persona_id"]) + list(p_grades["persona_id"])))
+        personas[persona] = {
+            "id": ids[0] if len(ids) == 1 else ids,
+            "tasks": {t: _num(v) for t, v in p_tasks.items()},
+            "persona_score": _num(persona_score(p_tasks)),
+            "n_graded": int((scores.loc[scores["persona"] == persona, "n_valid"] > 0).sum()),
+            "invalid": int((p_grades["status"] == "invalid").sum()),
+            "refusals": int(refused[given["persona"] == persona].sum()),
+        }
+    spread = task_spread(by_persona)
+    return {
+        "tasks": tasks, "persona_score": ps,
+        "n_graded": int((scores["n_valid"] > 0).sum()),
+        "invalid": int((grades["status"] == "invalid").sum()),
+        "refusals": int(refused.sum()),
+        "n_answers": int(len(given)),
+        "not_graded": int(len(given) - (scores["n_valid"] > 0).sum()),
+        "n_grades": int((grades["status"] == "ok").sum()),
+        "shortfall": int(shortfall),
+        "spread": {t: _num(spread[t]) for t in TASKS},
+        "evaluators": list(by_evaluator),
+        "by_evaluator": by_evaluator,
+        "personas": personas,
+    }
+
+
+def published_json(published: pd.DataFrame) -> dict[str, Any]:
+    """Imported reference scores per model (the last imported file wins for a model imported twice)."""
+    out: dict[str, Any] = {}
+    for run_id, rows in published.groupby("run_id", sort=True):
+        by_task = {r.task: r for r in rows.itertuples()}
+        ps = by_task.get("PersonaScore")
+        model = rows["model"].iloc[0]
+        out[model] = {
+            "tasks": {t: _num(by_task[t].score) if t in by_task else None for t in TASKS},
+            "persona_score": _num(ps.score) if ps is not None else None,
+            "mean_of_tasks": _num(ps.mean_of_tasks) if ps is not None else None,
+            "consistent": bool(ps.consistent) if ps is not None and not pd.isna(ps.consistent) else None,
+            "note": ps.note if ps is not None and isinstance(ps.note, str) else None,
+            "date": rows["date"].iloc[0] if isinstance(rows["date"].iloc[0], str) else None,
+            "run_id": run_id,
+        }
+    return out
+
+
+def metrics_json(store: Store, model: str | None = None) -> dict[str, Any]:
+    """The ``metrics personagym --json`` document for every agent model in the store (or only ``model``)."""
+    grades, answers = store.table(GRADES.name), store.table(ANSWERS.name)
+    questions, published = store.table(QUESTIONS.name), store.table(PUBLISHED.name)
+    if model is not None:
+        grades, answers = grades[grades["model"] == model], answers[answers["model"] == model]
+        published = published[published["model"] == model]
+        if answers.empty and grades.empty and published.empty:
+            raise InputError(f"no PersonaGym results for model '{model}' in {store.path}")
+    runs = store.runs()
+    agent_of = dict(zip(runs["run_id"], runs["model"])) if len(runs) else {}
+    missing = questions[questions["status"].isin(["shortfall", "not_asked"])]
+    shortfall = missing["run_id"].map(agent_of).value_counts()
+    models: dict[str, Any] = {}
+    for name in dict.fromkeys(list(answers["model"]) + list(grades["model"])):
+        models[name] = model_metrics(grades[grades["model"] == name], answers[answers["model"] == name],
+                                     int(shortfall.get(name, 0)))
+    return {"models": models, "published": published_json(published)}
+

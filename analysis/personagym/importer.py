@@ -1,0 +1,184 @@
+"""Import the reference PersonaGym files (github vsamuel2003/PersonaGym): question sets and published scores.
+
+- Question file ``<persona description>.json`` = ``{task: [questions]}`` (tasks as in ``TASKS``;
+  "Toxicity" means Toxicity Control). One run per file (model ``questions:<folder>``), one
+  ``personagym_questions`` row per question (status ok, source ``import:<folder>``). A folder of
+  such files can also be run directly: ``run personagym --questions FOLDER``.
+- Published scores ``<date>_<model>/scores.json`` = ``{task: score, ..., "PersonaScore": x}``.
+  One run per file (model = the folder name after the date), one ``personagym_published`` row per
+  task plus a "PersonaScore" row that also holds the mean of the five task scores and whether the
+  published PersonaScore matches it (``consistent``; tolerance ``PUBLISHED_TOLERANCE``). These are
+  an external reference leaderboard: they never mix with scores computed from grades. A file
+  without "PersonaScore" gets the mean of its tasks, with a note saying so.
+
+Folders are searched recursively for ``*.json``; files whose top level is not an object (such as
+``environments.json`` and ``personas.json``) are skipped there, but a file named explicitly must be
+a question or scores file. Every file is parsed before anything is written: a bad file raises
+InputError naming the file and field, and nothing is imported. Each file is then stored in its own
+transaction; run ids hash the file's bytes, so importing a file twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from analysis.errors import InputError
+from analysis.personagym import TASKS, canonical_task
+from analysis.personagym.data import persona_key, read_question_file
+from analysis.personagym.metrics import published_consistency
+from analysis.personagym.tables import PUBLISHED, QUESTIONS
+from analysis.runs.store import Store
+
+SOURCE = "vsamuel2003/PersonaGym"
+_DATED = re.compile(r"^(\d{8})_(.+)$")
+
+
+@dataclass
+class ParsedFile:
+    path: Path
+    run_id: str
+    model: str
+    plan: dict[str, Any]
+    table: str
+    rows: list[dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def model_spec(self) -> dict[str, Any]:
+        return {"name": self.model, "backend": "imported", "model": self.model, "base_url": None, "params": {}, "source": SOURCE}
+
+
+def _slug(text: str, n: int = 40) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")[:n].strip("-") or "x"
+
+
+def parse_question_file(path: Path, content: bytes) -> ParsedFile:
+    """A question file -> one imported run of question rows."""
+    persona, questions = read_question_file(path, content)
+    digest = hashlib.sha256(content).hexdigest()
+    folder = path.resolve().parent.name or "questions"
+    model = f"questions:{folder}"
+    run_id = f"personagym-questions-{_slug(persona)}-{digest[:10]}"
+    pid = persona_key(persona)
+    rows = [{"run_id": run_id, "model": model, "persona_id": pid, "persona": persona, "task": task, "q_index": i,
+             "question": q, "environments": None, "status": "ok", "source": f"import:{folder}"}
+            for task, qs in questions.items() for i, q in enumerate(qs)]
+    plan = {"method": "personagym", "imported": True, "kind": "questions", "source": SOURCE, "path": str(path.resolve()),
+            "sha256": digest, "persona": persona, "tasks": {t: len(q) for t, q in questions.items()}}
+    return ParsedFile(path, run_id, model, plan, QUESTIONS.name, rows)
+
+
+def _number(value: Any, path: Path, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InputError(f"{path}: field '{key}': expected a number, got {json.dumps(value)}")
+    if not 1 <= value <= 5:
+        raise InputError(f"{path}: field '{key}': {value} is outside the score range 1-5")
+    return float(value)
+
+
+def parse_scores_file(path: Path, doc: dict[str, Any], digest: str) -> ParsedFile:
+    """A published scores.json -> one imported run of ``personagym_published`` rows."""
+    folder = path.resolve().parent.name
+    m = _DATED.match(folder)
+    date, model = (m.group(1), m.group(2)) if m else (None, folder or path.stem)
+    tasks: dict[str, float] = {}
+    published: float | None = None
+    for key, value in doc.items():
+        if re.sub(r"[\s_-]", "", key).lower() == "personascore":
+            published = _number(value, path, key)
+            continue
+        task = canonical_task(key)
+        if task is None:
+            raise InputError(f"{path}: field '{key}': unknown task; tasks: {', '.join(TASKS)} and PersonaScore")
+        if task in tasks:
+            raise InputError(f"{path}: field '{key}': task {task} given twice")
+        tasks[task] = _number(value, path, key)
+    missing = [t for t in TASKS if t not in tasks]
+    if missing:
+        raise InputError(f"{path}: no score for {', '.join(missing)}")
+    notes: list[str] = []
+    mean, consistent = published_consistency(tasks, published if published is not None else math.nan)
+    if published is None:
+        published, consistent = mean, True
+        note = "no PersonaScore in the file: the mean of the task scores is shown"
+    elif not consistent:
+        note = f"published PersonaScore {published:.2f} is not the mean of its five task scores ({mean:.2f})"
+        notes.append(f"{path}: {model}: {note}")
+    else:
+        note = None
+    run_id = f"personagym-scores-{_slug(model)}-{digest[:10]}"
+    rows = [{"run_id": run_id, "model": model, "date": date, "task": t, "score": tasks[t], "source": str(path.resolve())}
+            for t in TASKS]
+    rows.append({"run_id": run_id, "model": model, "date": date, "task": "PersonaScore", "score": published,
+                 "mean_of_tasks": mean, "consistent": int(consistent), "note": note, "source": str(path.resolve())})
+    plan = {"method": "personagym", "imported": True, "kind": "published_scores", "source": SOURCE,
+            "path": str(path.resolve()), "sha256": digest, "date": date, "consistent": consistent, "note": note}
+    return ParsedFile(path, run_id, model, plan, PUBLISHED.name, rows, notes)
+
+
+def parse_file(path: Path, content: bytes) -> ParsedFile:
+    """A question file or a scores file, told apart by a 'PersonaScore' field or the name scores.json."""
+    try:
+        doc = json.loads(content.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{path}: expected a question file {{task: [questions]}} or a scores file {{task: score}}")
+    scores = path.name.lower() == "scores.json" or any(re.sub(r"[\s_-]", "", k).lower() == "personascore" for k in doc)
+    if scores:
+        return parse_scores_file(path, doc, hashlib.sha256(content).hexdigest())
+    return parse_question_file(path, content)
+
+
+def _is_object_file(path: Path) -> bool:
+    try:
+        return isinstance(json.loads(path.read_bytes().decode("utf-8-sig")), dict)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return True  # let parse_file report it
+
+
+def _expand(paths: Sequence[str | Path]) -> list[Path]:
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if path.is_dir():
+            found = [p for p in sorted(path.rglob("*.json")) if p.is_file() and _is_object_file(p)]
+            if not found:
+                raise InputError(f"{path}: no PersonaGym question or scores file (*.json) in this folder")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise InputError(f"{path}: file not found")
+    unique: dict[Path, Path] = {}
+    for f in files:
+        unique.setdefault(f.resolve(), f)
+    return list(unique.values())
+
+
+def import_files(store: Store, paths: Sequence[str | Path], notes: list[str] | None = None) -> list[str]:
+    """Import question and scores files (or folders of them); one run id per file (already imported ones included).
+
+    Every file is parsed first (any bad file: InputError, nothing written); then each file is stored
+    in its own transaction. ``notes``, when given, receives one line per flagged file (a published
+    PersonaScore that is not the mean of its tasks).
+    """
+    parsed = []
+    for path in _expand(paths):
+        try:
+            content = path.read_bytes()
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        parsed.append(parse_file(path, content))
+    for p in parsed:
+        store.import_run(p.run_id, "personagym", p.model, p.model_spec, p.plan, {p.table: p.rows})
+        if notes is not None:
+            notes.extend(p.notes)
+    return [p.run_id for p in parsed]

@@ -1,0 +1,96 @@
+"""The PersonaGym method as a runnable: plan building from user options, and registration as 'personagym'."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from analysis.errors import InputError
+from analysis.llm.specs import ModelSpec, parse_model_spec
+from analysis.personagym.data import load_environments, load_personas, load_rubrics, sample_personas
+from analysis.personagym.session import PersonaGymPlan, PersonaGymSession
+from analysis.runs.executor import Executor
+from analysis.runs.runner import MethodRunner, register_method
+from analysis.runs.store import Store
+
+
+def _spec(value: str | ModelSpec, what: str) -> ModelSpec:
+    if isinstance(value, ModelSpec):
+        return value
+    try:
+        return parse_model_spec(value)
+    except InputError as exc:
+        raise InputError(f"{what}: {exc}") from None
+
+
+def build_personagym_plan(
+    spec: ModelSpec,
+    *,
+    personas: str | int | Path = "all",
+    questions: str | Path | None = None,
+    questions_per_task: int = 10,
+    evaluators: list[str | ModelSpec] | None = None,
+    generator: str | ModelSpec | None = None,
+    environments_per_persona: int = 3,
+    environments: str | Path = "default",
+    rubrics: str | Path = "default",
+    seed: int = 0,
+    max_retries: int = 3,
+    answer_max_tokens: int = 400,
+    grade_without_examples: bool = False,
+    params: dict[str, Any] | None = None,
+    **limits: int,
+) -> PersonaGymPlan:
+    """Resolve every source now, so the stored plan is self-contained.
+
+    ``personas``: all | N | PATH (see ``analysis.personagym.data``). ``questions``: a question file or
+    folder; its personas come with fixed questions (``personas`` N then samples N of them).
+    ``evaluators``: model specs (default: the run's model). ``generator``: the model that picks
+    environments and writes questions and score examples (default: the first evaluator).
+    ``limits``: selection/question/examples/grade ``*_max_tokens`` overrides.
+    """
+    if questions_per_task < 1:
+        raise InputError("--questions-per-task must be >= 1")
+    if environments_per_persona < 1:
+        raise InputError("--environments-per-persona must be >= 1")
+    if max_retries < 0:
+        raise InputError("--max-retries must be >= 0")
+    if answer_max_tokens < 1:
+        raise InputError("--max-tokens must be >= 1")
+    if questions is not None:
+        text = str(personas).strip()
+        n = int(text) if text.isdigit() else None
+        if n is None and text not in ("all", "default", "bundled"):
+            raise InputError("--personas: give a number (a sample of the question files' personas) with --questions, not a file")
+        chosen = sample_personas(load_personas(questions, seed), n, seed)
+    else:
+        chosen = load_personas(personas, seed)
+    envs = load_environments(environments)
+    if environments_per_persona > len(envs):
+        raise InputError(f"--environments-per-persona {environments_per_persona}: the list has only {len(envs)} environments")
+    evaluator_specs = [_spec(e, "--evaluators") for e in (evaluators or [])]
+    names = [e.name for e in evaluator_specs]
+    if len(set(names)) != len(names):
+        raise InputError(f"--evaluators lists a model twice: {names}")
+    generator_spec = _spec(generator, "--generator") if generator else (evaluator_specs[0] if evaluator_specs else None)
+    unknown = set(limits) - {"selection_max_tokens", "question_max_tokens", "examples_max_tokens", "grade_max_tokens"}
+    if unknown:
+        raise InputError(f"unknown plan options: {sorted(unknown)}")
+    return PersonaGymPlan(
+        personas=chosen, environments=envs, rubrics=load_rubrics(rubrics), questions_per_task=questions_per_task,
+        environments_per_persona=environments_per_persona, max_retries=max_retries, seed=seed,
+        generator=generator_spec.public_dict() if generator_spec and generator_spec != spec else None,
+        evaluators=[e.public_dict() for e in evaluator_specs], agent_params=params or {},
+        answer_max_tokens=answer_max_tokens, grade_without_examples=grade_without_examples, **limits,
+    )
+
+
+def _n_calls(plan: dict[str, Any]) -> int:
+    return PersonaGymPlan.model_validate(plan).n_calls()
+
+
+def _session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str, spec: ModelSpec) -> PersonaGymSession:
+    return PersonaGymSession(PersonaGymPlan.model_validate(plan), executor, store, run_id, spec)
+
+
+register_method(MethodRunner("personagym", _n_calls, _session))
