@@ -68,6 +68,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(mbti)
     _add_exec(mbti)
 
+    from analysis.trust import cli as trust_cli
+
+    trust = run_sub.add_parser("trust", help="trust game: belief-behaviour consistency")
+    trust.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
+    trust.add_argument("--run-id")
+    trust_cli.add_run_arguments(trust)
+    _add_store(trust)
+    _add_exec(trust)
+
     from analysis.personagym import cli as personagym_cli
 
     pg = run_sub.add_parser("personagym", help="PersonaGym: environments, questions, rubric grading, PersonaScore")
@@ -201,6 +210,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         from analysis.mbti.cli import plan_from_args
 
         plan = plan_from_args(args, spec)
+    elif args.method == "trust":
+        from analysis.trust.cli import plan_from_args as trust_plan
+
+        plan = trust_plan(args, spec)
     elif args.method == "personagym":
         from analysis.personagym.cli import plan_from_args
 
@@ -320,6 +333,10 @@ def cmd_metrics(args: argparse.Namespace) -> int:
             from analysis.mbti.cli import metrics_json
 
             doc = metrics_json(store, args.model)
+        elif args.method == "trust":
+            from analysis.trust.cli import metrics_json as trust_metrics
+
+            doc = trust_metrics(store, args.model, n_boot=args.n_boot)
         elif args.method == "personagym":
             from analysis.personagym.cli import metrics_json as personagym_metrics
 

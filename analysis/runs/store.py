@@ -26,12 +26,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from analysis.errors import InputError, RunFailure
-from analysis.llm.client import ChatReply, ChatRequest
+
+if TYPE_CHECKING:  # imported lazily: openai costs ~1 s, and reading a store (the app, `runs`, `export`) needs none of it
+    from analysis.llm.client import ChatReply, ChatRequest
 
 SCHEMA_VERSION = 1
 
@@ -193,6 +195,8 @@ class Store:
             ).fetchone()
         if row is None:
             return None
+        from analysis.llm.client import ChatReply
+
         return ChatReply(row[0], row[1], json.loads(row[2]) if row[2] else None, row[3], row[4], row[5] or 0, row[6], row[7])
 
     def record_call(self, run_id: str, unit: str, cache_key: str, model: str, request: ChatRequest, reply: ChatReply) -> None:

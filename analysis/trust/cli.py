@@ -1,0 +1,201 @@
+"""CLI glue for ``python -m analysis run trust`` and ``metrics trust`` (wired in ``analysis/__main__.py``).
+
+- ``add_run_arguments(parser)``: the ``run trust`` options (``--model`` and ``--run-id`` only when the
+  parser lacks them; ``--store`` and execution options are the caller's).
+- ``plan_from_args(args, spec)``: the plan dict for ``create_run``.
+- ``metrics_json(store, model, n_boot=1000)``: the ``metrics trust --json`` document::
+
+    {"models": {NAME: {
+        "population": {STRATEGY: {"attributes": {ATTR: {"spearman": x, "eta2_belief": x, "eta2_behaviour": x,
+                                                        "abs_diff": x, ...CIs and rankings}},
+                                  "median_spearman": x, "median_abs_diff": x, ...CIs, "n_personas": n}},
+        "conditioning": {COND: {"attributes": {ATTR: {"spearman_imposed": x, "spearman_original": x, ...}},
+                                "median_spearman_imposed": x, "median_spearman_original": x, "strategy": S, ...}},
+        "individual": {"archetypes": {K: {"mae_by_round": [..], "mae": x, "mae_ci": [lo, hi], ...}}},
+        "endowment": E, "endowments": {E: {STRATEGY: {"median_spearman": x, "median_abs_diff": x}}},
+        "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n}}}}
+
+  Which rows count: population and conditioning use one endowment per model (10 when present, else
+  the most frequent); ``endowments`` lists the medians at every endowment (the ablation). Beliefs:
+  per strategy and attribute the latest run's valid belief. Behaviour: the unconditioned valid
+  transfers, one per persona (latest run). Conditioning: 'none' is the unconditioned behaviour
+  against the conditioning strategy's own beliefs; 'self'/'weak'/'strong' come from the latest run
+  of that conditioning (its stored priors and its transfers). Numbers that cannot be computed are
+  null. Ctx+$ belief η² assumes groups of ``assumed_group_size`` (10) per level.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import pandas as pd
+
+from analysis.errors import InputError
+from analysis.llm.specs import ModelSpec
+from analysis.runs.store import Store
+from analysis.trust import CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES
+from analysis.trust.consistency import Belief, belief_from_row, conditioning_consistency, population_consistency
+from analysis.trust.effects import ASSUMED_GROUP_SIZE
+from analysis.trust.forecasting import individual_consistency
+from analysis.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
+
+__all__ = ["add_run_arguments", "plan_from_args", "metrics_json"]
+
+
+def _csv_list(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _int_list(value: str) -> list[int]:
+    try:
+        return [int(v) for v in _csv_list(value)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{value}': give whole numbers separated by commas, e.g. 1,3,5") from None
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``run trust``."""
+    existing = parser._option_string_actions  # noqa: SLF001 - only to avoid adding --model/--run-id twice
+    if "--model" not in existing:
+        parser.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
+    parser.add_argument("--level", choices=["population", "individual"], default="population",
+                        help="population: beliefs per attribute + one game per persona; individual: forecast + multi-round play")
+    parser.add_argument("--strategies", type=_csv_list, default=list(STRATEGIES),
+                        help="comma list of NoCtx+Tr, Ctx+Tr, Ctx+$ (aliases noctx-tr, ctx-tr, ctx-usd); default all three")
+    parser.add_argument("--conditioning", choices=list(CONDITIONINGS), default="none",
+                        help="role prompt carries no beliefs, the model's own (self), or priors perturbed to Spearman 0.8 "
+                             "(weak) / 0.2 (strong)")
+    parser.add_argument("--condition-on", default="Ctx+Tr",
+                        help="strategy whose beliefs condition the role prompt (default Ctx+Tr)")
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
+                        help=f"individual level: rounds per game (default {DEFAULT_ROUNDS})")
+    parser.add_argument("--archetypes", type=_int_list, default=list(DEFAULT_ARCHETYPES),
+                        help="individual level: Trustee archetypes k (returns min(k, 3*sent)); default 1,3,5")
+    parser.add_argument("--endowment", type=int, default=DEFAULT_ENDOWMENT,
+                        help="dollars per round (default 10; ablation 44, 100)")
+    parser.add_argument("--personas", default="250",
+                        help="N: a generated bank of N personas (default 250, test split = 50); or a GenAgents .jsonl file "
+                             "or folder of <id>/scratch.json")
+    parser.add_argument("--split", choices=["train", "validation", "test", "all"], default="test",
+                        help="persona split to run (default test, as in the paper)")
+    parser.add_argument("--limit-personas", type=int, help="run only the first N personas of the split")
+    parser.add_argument("--attributes", type=_csv_list, help="population level: attributes to elicit (default all 15)")
+    parser.add_argument("--seed", type=int, default=0, help="bank generation, Big Five augmentation and prior perturbation seed")
+    parser.add_argument("--temperature", type=float, help="default 0.05 (the paper), unless the model spec sets one")
+    parser.add_argument("--max-tokens", type=int, help="reply length limit for every call (defaults: beliefs 600, "
+                                                       "game 300, forecast 600, round 300)")
+    parser.add_argument("--play-knows-archetype", action="store_true",
+                        help="individual level: describe the archetype in every round prompt too")
+    parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
+    if "--run-id" not in existing:
+        parser.add_argument("--run-id")
+
+
+def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
+    """The resolved plan (a dict for ``create_run``) from parsed ``run trust`` options."""
+    from analysis.trust.method import build_trust_plan
+
+    tokens = {k: args.max_tokens for k in ("belief", "action", "forecast", "round")} if args.max_tokens is not None else None
+    plan = build_trust_plan(
+        spec, level=args.level, strategies=args.strategies, conditioning=args.conditioning, condition_on=args.condition_on,
+        rounds=args.rounds, archetypes=args.archetypes, endowment=args.endowment, personas=args.personas, split=args.split,
+        limit_personas=args.limit_personas, attributes=args.attributes, seed=args.seed,
+        play_knows_archetype=args.play_knows_archetype, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
+        params={"temperature": args.temperature} if args.temperature is not None else None,
+    )
+    return plan.model_dump()
+
+
+# -- metrics --------------------------------------------------------------------------------------
+def _with_order(df: pd.DataFrame, order: dict[str, float]) -> pd.DataFrame:
+    df = df.copy()
+    df["_order"] = [(order.get(r, 0.0), r) for r in df["run_id"]] if len(df) else []
+    return df
+
+
+def _latest_beliefs(beliefs: pd.DataFrame, strategy: str, assumed_group_size: int) -> dict[str, Belief]:
+    rows = beliefs[(beliefs["strategy"] == strategy) & (beliefs["valid"] == 1)].sort_values("_order")
+    rows = rows.drop_duplicates("attribute", keep="last")
+    return {r["attribute"]: belief_from_row(r, assumed_group_size) for r in rows.to_dict("records")}
+
+
+def _main_endowment(*frames: pd.DataFrame) -> int | None:
+    present = [f["endowment"].dropna() for f in frames if len(f)]
+    values = pd.concat(present, ignore_index=True) if present else pd.Series(dtype=float)
+    if values.empty:
+        return None
+    if (values == DEFAULT_ENDOWMENT).any():
+        return DEFAULT_ENDOWMENT
+    return int(values.value_counts().index[0])
+
+
+def _conditioning(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.DataFrame, *, n_boot: int, seed: int,
+                  assumed_group_size: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    strategy = str(priors["strategy"].iloc[0]) if len(priors) else "Ctx+Tr"
+    plain = transfers[transfers["conditioning"] == "none"]
+    own = _latest_beliefs(beliefs, strategy, assumed_group_size)
+    if len(plain) and own:
+        baseline = pd.DataFrame([{"attribute": a, "original": list(b.ranking), "imposed": list(b.ranking), "achieved": 1.0,
+                                  "target": None} for a, b in own.items()])
+        out["none"] = {"strategy": strategy, **conditioning_consistency(baseline, plain, n_boot=n_boot, seed=seed)}
+    for cond in CONDITIONINGS[1:]:
+        mine = transfers[transfers["conditioning"] == cond]
+        if mine.empty:
+            continue
+        run_id = mine.sort_values("_order")["run_id"].iloc[-1]
+        run_priors = priors[priors["run_id"] == run_id]
+        doc = conditioning_consistency(run_priors, mine[mine["run_id"] == run_id], n_boot=n_boot, seed=seed)
+        out[cond] = {"strategy": str(run_priors["strategy"].iloc[0]) if len(run_priors) else strategy, "run_id": run_id, **doc}
+    return out
+
+
+def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.DataFrame, rounds: pd.DataFrame,
+                  forecasts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
+                  assumed_group_size: int = ASSUMED_GROUP_SIZE) -> dict[str, Any]:
+    """The per-model part of the metrics document from that model's rows (each with an ``_order`` column)."""
+    endowment = _main_endowment(beliefs, transfers)
+    population: dict[str, Any] = {}
+    endowments: dict[str, Any] = {}
+    for e in sorted({int(v) for v in pd.concat([beliefs["endowment"], transfers["endowment"]]).dropna()}):
+        b_e = beliefs[beliefs["endowment"] == e]
+        t_e = transfers[(transfers["endowment"] == e) & (transfers["conditioning"] == "none")]
+        for strategy in STRATEGIES:
+            mine = _latest_beliefs(b_e, strategy, assumed_group_size)
+            if not mine or t_e.empty:
+                continue
+            boot = n_boot if e == endowment else 0
+            doc = population_consistency(mine, t_e, n_boot=boot, seed=seed)
+            endowments.setdefault(str(e), {})[strategy] = {"median_spearman": doc["median_spearman"],
+                                                           "median_abs_diff": doc["median_abs_diff"]}
+            if e == endowment:
+                population[strategy] = doc
+    conditioning: dict[str, Any] = {}
+    if endowment is not None:
+        conditioning = _conditioning(beliefs[beliefs["endowment"] == endowment], transfers[transfers["endowment"] == endowment],
+                                     priors[priors["endowment"] == endowment], n_boot=n_boot, seed=seed,
+                                     assumed_group_size=assumed_group_size)
+    individual = individual_consistency(rounds, n_boot=n_boot, seed=seed) if len(rounds) else {"archetypes": {}}
+    invalid = {name: int((df["valid"] == 0).sum()) for name, df in
+               (("beliefs", beliefs), ("transfers", transfers), ("forecasts", forecasts), ("rounds", rounds))}
+    return {"population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
+            "endowments": endowments, "invalid": invalid}
+
+
+def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, seed: int = 0,
+                 assumed_group_size: int = ASSUMED_GROUP_SIZE) -> dict[str, Any]:
+    """The ``metrics trust --json`` document for every model in the store (or only ``model``)."""
+    order = {r["run_id"]: float(r["created_at"]) for r in store.frame("SELECT run_id, created_at FROM runs").to_dict("records")}
+    frames = {t.name: _with_order(store.table(t.name), order) for t in (BELIEFS, TRANSFERS, PRIORS, ROUNDS, FORECASTS)}
+    names = list(dict.fromkeys(m for df in frames.values() for m in df["model"].dropna()))
+    if model is not None:
+        if model not in names:
+            raise InputError(f"no trust results for model '{model}' in {store.path}")
+        names = [model]
+    models = {}
+    for name in names:
+        mine = {k: df[df["model"] == name] for k, df in frames.items()}
+        models[name] = model_metrics(mine[BELIEFS.name], mine[TRANSFERS.name], mine[PRIORS.name], mine[ROUNDS.name],
+                                     mine[FORECASTS.name], n_boot=n_boot, seed=seed, assumed_group_size=assumed_group_size)
+    return {"models": models}

@@ -1,0 +1,58 @@
+"""Individual-level self-consistency (paper Sec. 5.2): forecast vs enacted sends, on DataFrames.
+
+For persona i against archetype T_k with forecasts f_{i,h} (made before play) and actions a_{i,h}
+in rounds h = 1..R:
+    MAE_h = mean_i |f_{i,h} − a_{i,h}|          (per horizon h, over personas with both valid)
+    MAE   = mean over all valid (i, h) pairs of |f_{i,h} − a_{i,h}|
+Rounds that were not played (an earlier round failed or was invalid) and invalid forecasts have
+no pair. When several runs hold the same (persona, archetype, round), the latest run's row counts.
+The CI of MAE resamples personas (``analysis.stats`` bootstrap helpers): replicate =
+Σ_i w_i S_i / Σ_i w_i C_i with S_i, C_i the persona's sum of absolute errors and pair count.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import stats
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or not np.isfinite(x) else round(float(x), 6)
+
+
+def forecast_pairs(rounds: pd.DataFrame) -> pd.DataFrame:
+    """Valid (forecast, action) pairs with their absolute error, one per (persona, archetype, round)."""
+    df = rounds.copy()
+    if "_order" in df:
+        df = df.sort_values("_order")
+    df = df.drop_duplicates(["persona_id", "archetype", "round"], keep="last")
+    df = df[(df["valid"] == 1) & df["forecast"].notna() & df["sent"].notna()].copy()
+    df["abs_error"] = (df["forecast"].astype(float) - df["sent"].astype(float)).abs()
+    return df.reset_index(drop=True)
+
+
+def archetype_mae(pairs: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> dict[str, Any]:
+    """MAE by horizon and overall (with a persona-bootstrap CI) for the pairs of one archetype."""
+    if pairs.empty:
+        return {"mae_by_round": [], "mae": None, "mae_ci": [None, None], "n_personas": 0, "n_pairs": 0}
+    horizon = int(pairs["round"].max())
+    by_round = pairs.groupby("round")["abs_error"].mean()
+    per = pairs.groupby("persona_id")["abs_error"].agg(["sum", "count"])
+    s, c = per["sum"].to_numpy(float), per["count"].to_numpy(float)
+    mae = float(s.sum() / c.sum())
+    w = stats.counts_from_indices(stats.resample_indices(len(per), n_boot, seed), len(per)) if n_boot else np.zeros((0, len(per)))
+    ci = stats.percentile_ci(mae, (w @ s) / (w @ c), level)
+    return {"mae_by_round": [_num(by_round.get(h, np.nan)) for h in range(1, horizon + 1)], "mae": _num(mae),
+            "mae_ci": [_num(ci.lo), _num(ci.hi)], "n_personas": int(len(per)), "n_pairs": int(len(pairs))}
+
+
+def individual_consistency(rounds: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> dict[str, Any]:
+    """``{"archetypes": {k: archetype_mae(...)}}`` for every archetype in ``rounds`` (keys are str(k))."""
+    pairs = forecast_pairs(rounds)
+    ks = sorted({int(k) for k in rounds["archetype"].dropna()})
+    return {"archetypes": {str(k): archetype_mae(pairs[pairs["archetype"] == k], n_boot=n_boot, seed=seed, level=level)
+                           for k in ks}}

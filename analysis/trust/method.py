@@ -1,0 +1,129 @@
+"""The trust method as a runnable: plan building from user options, and registration as 'trust'."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from analysis.errors import InputError
+from analysis.llm.specs import ModelSpec
+from analysis.runs.executor import Executor
+from analysis.runs.runner import MethodRunner, register_method
+from analysis.runs.store import Store
+from analysis.trust import (
+    CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES, STRATEGY_ALIASES,
+)
+from analysis.trust.genagents import load_genagents
+from analysis.trust.individual import IndividualSession
+from analysis.trust.personas import ATTRIBUTE_KEYS, Persona, generate_bank, select
+from analysis.trust.plan import DEFAULT_MAX_TOKENS, TrustPlan
+from analysis.trust.population import PopulationSession
+
+# A generated bank of 250 has a test split of 50 personas: the paper's N = 50 (Sec. 4).
+DEFAULT_BANK_SIZE = 250
+# The paper's decoding (App. E): temperature 0.05; the model spec and --temperature override it.
+DEFAULT_PARAMS: dict[str, Any] = {"temperature": 0.05}
+
+
+def parse_strategy(name: str) -> str:
+    """A strategy's paper name from any accepted spelling (NoCtx+Tr, ctx-tr, ctx-usd, ...)."""
+    key = name.strip()
+    if key in STRATEGIES:
+        return key
+    if key.lower() in STRATEGY_ALIASES:
+        return STRATEGY_ALIASES[key.lower()]
+    raise InputError(f"--strategies: unknown strategy '{name}'; use {', '.join(STRATEGIES)} (or noctx-tr, ctx-tr, ctx-usd)")
+
+
+def resolve_personas(personas: int | str | Path, *, seed: int, split: str,
+                     limit: int | None) -> tuple[list[Persona], dict[str, Any]]:
+    """``personas`` = N (a generated bank of N) or a GenAgents .jsonl / folder path; then one split, at most ``limit``."""
+    if isinstance(personas, str) and personas.strip().isdigit():
+        personas = int(personas.strip())
+    if isinstance(personas, int):
+        bank = generate_bank(personas, seed)
+        info: dict[str, Any] = {"source": "generated", "size": personas, "seed": seed}
+    else:
+        bank = load_genagents(personas, seed)
+        info = {"source": "genagents", "path": str(personas), "size": len(bank), "seed": seed}
+    chosen = select(bank, split, limit)
+    return chosen, info | {"split": split, "limit": limit, "n": len(chosen)}
+
+
+def build_trust_plan(
+    spec: ModelSpec,
+    *,
+    level: str = "population",
+    strategies: Sequence[str] | None = None,
+    conditioning: str = "none",
+    condition_on: str = "Ctx+Tr",
+    rounds: int = DEFAULT_ROUNDS,
+    archetypes: Sequence[int] = DEFAULT_ARCHETYPES,
+    endowment: int = DEFAULT_ENDOWMENT,
+    personas: int | str | Path = DEFAULT_BANK_SIZE,
+    split: str = "test",
+    limit_personas: int | None = None,
+    attributes: Sequence[str] | None = None,
+    seed: int = 0,
+    play_knows_archetype: bool = False,
+    max_tokens: dict[str, int] | None = None,
+    params: dict[str, Any] | None = None,
+    prefix_reuse: bool = False,
+) -> TrustPlan:
+    """Resolve every option now (personas included), so the stored plan is self-contained."""
+    if level not in ("population", "individual"):
+        raise InputError(f"--level '{level}': use population or individual")
+    if conditioning not in CONDITIONINGS:
+        raise InputError(f"--conditioning '{conditioning}': use {', '.join(CONDITIONINGS)}")
+    if level == "individual" and conditioning != "none":
+        raise InputError("--conditioning applies to --level population only")
+    if endowment < 1:
+        raise InputError("--endowment must be >= 1")
+    if rounds < 1:
+        raise InputError("--rounds must be >= 1")
+    ks = [int(k) for k in archetypes]
+    if not ks or any(k < 0 for k in ks) or len(set(ks)) != len(ks):
+        raise InputError(f"--archetypes {ks}: give distinct whole dollars >= 0, e.g. 1,3,5")
+    chosen = [parse_strategy(s) for s in (strategies if strategies is not None else STRATEGIES)]
+    if level == "population" and not chosen:
+        raise InputError("--strategies: give at least one of " + ", ".join(STRATEGIES))
+    if len(set(chosen)) != len(chosen):
+        raise InputError(f"--strategies lists a strategy twice: {chosen}")
+    attrs = list(attributes) if attributes is not None else list(ATTRIBUTE_KEYS)
+    unknown = [a for a in attrs if a not in ATTRIBUTE_KEYS]
+    if unknown or not attrs or len(set(attrs)) != len(attrs):
+        raise InputError(f"--attributes {attrs}: give distinct names from {', '.join(ATTRIBUTE_KEYS)}")
+    tokens = dict(DEFAULT_MAX_TOKENS) | (max_tokens or {})
+    if any(v < 1 for v in tokens.values()):
+        raise InputError("--max-tokens must be >= 1")
+    people, bank = resolve_personas(personas, seed=seed, split=split, limit=limit_personas)
+    return TrustPlan(
+        level=level, endowment=endowment, personas=people, bank=bank,
+        attributes=attrs if level == "population" else [], strategies=chosen if level == "population" else [],
+        conditioning=conditioning, condition_on=parse_strategy(condition_on), rounds=rounds, archetypes=ks,
+        play_knows_archetype=play_knows_archetype, seed=seed, params=DEFAULT_PARAMS | spec.params | (params or {}),
+        max_tokens=tokens, prefix_reuse=prefix_reuse,
+    )
+
+
+class TrustSession:
+    """Runs a stored trust plan at its level."""
+
+    def __init__(self, plan: TrustPlan, executor: Executor, store: Store, run_id: str, spec: ModelSpec):
+        cls = PopulationSession if plan.level == "population" else IndividualSession
+        self.inner = cls(plan, executor, store, run_id, spec)
+
+    async def run(self) -> None:
+        await self.inner.run()
+
+
+def _n_calls(plan: dict[str, Any]) -> int:
+    return TrustPlan.model_validate(plan).n_calls()
+
+
+def _session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str, spec: ModelSpec) -> TrustSession:
+    return TrustSession(TrustPlan.model_validate(plan), executor, store, run_id, spec)
+
+
+register_method(MethodRunner("trust", _n_calls, _session))

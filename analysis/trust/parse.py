@@ -1,0 +1,324 @@
+"""Free text -> structured answers (the paper's App. E: regex for scalars, pydantic for structures).
+
+Amounts (``extract_amount``): the reply is asked to reason and end with the amount, so the
+*last* match wins, searched in this order: an explicit marker ("Amount: $4", "ACTION: Send $4",
+"Final answer: 4"), then a send phrase ("I send $4", "sending $4"), then the last number in the
+reply (percentages excluded). The number is then validated against [0, E]: a negative, a
+fraction ("$4.50") or more than E ("$12" with E = 10) is invalid. The paper's regex ``\\$?(\\d+)``
+took the first number; its replies were bare amounts, ours carry reasoning first.
+
+Structures (``extract_json`` + pydantic): the first JSON object in the reply, looked for in
+```code fences``` first, then anywhere (prose around it is ignored; trailing commas are
+forgiven). Beliefs name attribute levels; a level matches after normalising case, dashes,
+apostrophes and spacing, or as the only level containing (or contained in) the text.
+Whatever fails is invalid with a reason; nothing is ever filled in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+
+from analysis.trust import DOLLAR_STRATEGY
+
+# -- amounts ----------------------------------------------------------------------------------
+_NUM = r"(?P<neg>-\s*)?\$?\s*(?P<num>\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*%)"
+_MARKER = re.compile(r"\b(?:amount(?:\s+(?:sent|to\s+send))?|action|final\s+answer|decision)\s*[:=]\s*(?:send\s*)?" + _NUM,
+                     re.IGNORECASE)
+_SEND = re.compile(r"\bsend(?:ing)?\s+(?:only\s+|just\s+|back\s+)?" + _NUM.replace(r"\$?", r"\$"), re.IGNORECASE)
+_NUMBER = re.compile(r"(?<![\w.])" + _NUM + r"(?!\w)")  # not inside tokens such as '28ab3f' or '5th'
+
+
+
+@dataclass(frozen=True)
+class ParsedAmount:
+    """A validated whole-dollar amount, or None with the reason; ``how`` names the rule that found it."""
+
+    amount: int | None
+    reason: str | None = None
+    how: str | None = None
+    text: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.amount is not None
+
+
+def extract_amount(reply: str, endowment: int) -> ParsedAmount:
+    """The amount sent, found by regex (marker > send phrase > last number) and validated against [0, endowment]."""
+    text = reply.replace("*", "").replace("`", "")
+    for how, pattern in (("marker", _MARKER), ("send phrase", _SEND), ("last number", _NUMBER)):
+        matches = list(pattern.finditer(text))
+        if matches:
+            return _validated(matches[-1], how, endowment)
+    return ParsedAmount(None, "no amount found")
+
+
+def _validated(match: re.Match[str], how: str, endowment: int) -> ParsedAmount:
+    raw = match.group("num").replace(",", "")
+    found = f"{'-' if match.group('neg') else ''}${match.group('num')}"
+    if match.group("neg"):
+        return ParsedAmount(None, f"negative amount '{found}'", how, found)
+    value = float(raw)
+    if value != int(value):
+        return ParsedAmount(None, f"'{found}' is not a whole-dollar amount", how, found)
+    amount = int(value)
+    if amount > endowment:
+        return ParsedAmount(None, f"'{found}' is outside [0, {endowment}]", how, found)
+    return ParsedAmount(amount, None, how, found)
+
+
+# -- JSON -------------------------------------------------------------------------------------
+_FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
+_TRAILING_COMMA = re.compile(r",\s*([}\]])")
+
+
+def _first_object(text: str) -> dict[str, Any] | None:
+    decoder = json.JSONDecoder()
+    for candidate in (text, _TRAILING_COMMA.sub(r"\1", text)):
+        for i, ch in enumerate(candidate):
+            if ch != "{":
+                continue
+            try:
+                obj, _ = decoder.raw_decode(candidate, i)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(obj, dict):
+                return obj
+    return None
+
+
+def extract_json(reply: str) -> dict[str, Any] | None:
+    """The first JSON object in the reply: inside code fences first, else anywhere in the text."""
+    for block in _FENCE.findall(reply):
+        if (obj := _first_object(block)) is not None:
+            return obj
+    return _first_object(reply)
+
+
+# -- levels -----------------------------------------------------------------------------------
+def normalise(text: str) -> str:
+    """Case-folded, NFKC, unified dashes/apostrophes, no spaces around '-', collapsed spaces, no trailing '.'."""
+    t = unicodedata.normalize("NFKC", str(text)).casefold()
+    t = re.sub(r"[\u2010-\u2015\u2212]", "-", t).replace("\u2019", "'").replace("\u2018", "'")
+    t = re.sub(r"\s*-\s*", "-", t)
+    t = re.sub(r"\s+", " ", t)
+    return t.strip(" .;:")
+
+
+def match_level(text: str, levels: tuple[str, ...] | list[str]) -> str | None:
+    """The level ``text`` names: normalised equality, else the only level containing or contained in it."""
+    t = normalise(text)
+    norm = {normalise(level): level for level in levels}
+    if t in norm:
+        return norm[t]
+    hits = [level for n, level in norm.items() if t and (t in n or n in t)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def canonical_ranking(names: list[str], levels: tuple[str, ...] | list[str]) -> list[str]:
+    """The ranking as canonical level names; ValueError unless it lists every level exactly once."""
+    out: list[str] = []
+    for name in names:
+        level = match_level(name, levels)
+        if level is None:
+            raise ValueError(f"'{name}' is not one of the levels")
+        if level in out:
+            raise ValueError(f"'{level}' is listed twice")
+        out.append(level)
+    missing = [level for level in levels if level not in out]
+    if missing:
+        raise ValueError(f"missing levels: {missing}")
+    return out
+
+
+def _text(value: Any) -> Any:
+    return value if isinstance(value, str) or value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _context(info: ValidationInfo, key: str) -> Any:
+    if not info.context or key not in info.context:
+        raise ValueError(f"validation context needs '{key}'")
+    return info.context[key]
+
+
+# -- schemas ----------------------------------------------------------------------------------
+class TrustBelief(BaseModel):
+    """NoCtx+Tr / Ctx+Tr reply: every level ranked from most to least trusting, the stated η², an explanation."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    ranking: list[str]
+    effect_size: float = Field(ge=0.0, le=1.0, validation_alias=AliasChoices("effect_size", "eta_squared", "eta2"))
+    explanation: str = ""
+
+    _explanation_text = field_validator("explanation", mode="before")(_text)
+
+    @field_validator("ranking")
+    @classmethod
+    def _all_levels(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        return canonical_ranking(value, _context(info, "levels"))
+
+
+class GroupEstimate(BaseModel):
+    """Ctx+$: predicted mean and SD of dollars sent by one level."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    level: str
+    mean: float
+    sd: float = Field(ge=0.0)
+
+
+class DollarBelief(BaseModel):
+    """Ctx+$ reply: a mean and SD for every level (means within [0, E]), an explanation."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    groups: list[GroupEstimate]
+    explanation: str = ""
+
+    _explanation_text = field_validator("explanation", mode="before")(_text)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mapping_form(cls, data: Any) -> Any:
+        """Accept ``{"groups": {LEVEL: {"mean": m, "sd": s}}}`` as well as the list form."""
+        if isinstance(data, dict) and isinstance(data.get("groups"), dict):
+            groups = [{"level": k, **v} if isinstance(v, dict) else {"level": k, "mean": v}
+                      for k, v in data["groups"].items()]
+            data = {**data, "groups": groups}
+        return data
+
+    @model_validator(mode="after")
+    def _all_levels(self, info: ValidationInfo) -> DollarBelief:
+        levels, endowment = _context(info, "levels"), _context(info, "endowment")
+        names = canonical_ranking([g.level for g in self.groups], levels)
+        for group, name in zip(self.groups, names):
+            if not 0 <= group.mean <= endowment:
+                raise ValueError(f"mean {group.mean} for '{name}' is outside [0, {endowment}]")
+            group.level = name
+        return self
+
+
+def _send(value: Any) -> Any:
+    return value.strip().lstrip("$").strip() if isinstance(value, str) else value
+
+
+class RoundForecast(BaseModel):
+    """One forecast round: the round number (1-based), the whole dollars to send, why."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    round: int = Field(ge=1)
+    send: int
+    explanation: str = ""
+
+    _send_text = field_validator("send", mode="before")(_send)
+    _explanation_text = field_validator("explanation", mode="before")(_text)
+
+
+class ForecastSet(BaseModel):
+    """The forecast for every round 1..R, each a whole amount in [0, E] (a bare list of amounts is accepted)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    forecasts: list[RoundForecast]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_amounts(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("forecasts"), list):
+            items = data["forecasts"]
+            if items and all(not isinstance(v, dict) for v in items):
+                data = {**data, "forecasts": [{"round": i, "send": v} for i, v in enumerate(items, 1)]}
+        return data
+
+    @model_validator(mode="after")
+    def _every_round(self, info: ValidationInfo) -> ForecastSet:
+        rounds, endowment = _context(info, "rounds"), _context(info, "endowment")
+        got = sorted(f.round for f in self.forecasts)
+        if got != list(range(1, rounds + 1)):
+            raise ValueError(f"rounds {got}: expected each of 1..{rounds} once")
+        for f in self.forecasts:
+            if not 0 <= f.send <= endowment:
+                raise ValueError(f"round {f.round}: ${f.send} is outside [0, {endowment}]")
+        self.forecasts.sort(key=lambda f: f.round)
+        return self
+
+
+def _reason(exc: ValidationError) -> str:
+    errors = exc.errors()
+    first = errors[0]
+    loc = ".".join(str(p) for p in first["loc"])
+    msg = str(first["msg"]).removeprefix("Value error, ")
+    more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"schema: {loc + ': ' if loc else ''}{msg}{more}"
+
+
+# -- parsed results ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ParsedBelief:
+    """A validated belief (ranking most -> least, stated η² or per-level means/SDs) or the reason it is invalid."""
+
+    valid: bool
+    reason: str | None = None
+    ranking: list[str] | None = None
+    effect_size: float | None = None
+    groups: dict[str, tuple[float, float]] = field(default_factory=dict)
+    explanation: str | None = None
+
+
+def parse_belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endowment: int) -> ParsedBelief:
+    """Validate a belief reply for ``strategy``; a Ctx+$ ranking orders levels by predicted mean (descending, stable)."""
+    obj = extract_json(reply)
+    if obj is None:
+        return ParsedBelief(False, "no JSON object in the reply")
+    context = {"levels": tuple(levels), "endowment": endowment}
+    try:
+        if strategy == DOLLAR_STRATEGY:
+            belief = DollarBelief.model_validate(obj, context=context)
+        else:
+            tr = TrustBelief.model_validate(obj, context=context)
+            return ParsedBelief(True, ranking=tr.ranking, effect_size=tr.effect_size, explanation=tr.explanation)
+    except ValidationError as exc:
+        return ParsedBelief(False, _reason(exc))
+    groups = {g.level: (g.mean, g.sd) for g in belief.groups}
+    ranking = sorted(levels, key=lambda lv: -groups[lv][0])
+    return ParsedBelief(True, ranking=ranking, groups=groups, explanation=belief.explanation)
+
+
+@dataclass(frozen=True)
+class ParsedForecast:
+    """Forecast sends for rounds 1..R (index r-1), or the reason the reply is invalid."""
+
+    valid: bool
+    reason: str | None = None
+    sends: list[int] | None = None
+    explanations: list[str] | None = None
+
+
+def parse_forecast(reply: str, rounds: int, endowment: int) -> ParsedForecast:
+    """Validate a forecast reply: every round 1..``rounds`` once, whole amounts in [0, endowment]."""
+    obj = extract_json(reply)
+    if obj is None:
+        return ParsedForecast(False, "no JSON object in the reply")
+    try:
+        got = ForecastSet.model_validate(obj, context={"rounds": rounds, "endowment": endowment})
+    except ValidationError as exc:
+        return ParsedForecast(False, _reason(exc))
+    return ParsedForecast(True, sends=[f.send for f in got.forecasts], explanations=[f.explanation for f in got.forecasts])
+
+
+_THOUGHT = re.compile(r"THOUGHT\s*:\s*(.*?)(?=\n\s*ACTION\s*:|\Z)", re.IGNORECASE | re.DOTALL)
+
+
+def thought_of(reply: str) -> str | None:
+    """The THOUGHT part of a ReAct round reply, if it has one."""
+    m = _THOUGHT.search(reply.replace("*", ""))
+    return m.group(1).strip() if m else None

@@ -1,0 +1,46 @@
+"""The resolved plan of a trust run (stored as JSON with the run, so ``resume`` repeats it exactly)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from analysis.trust import DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, Conditioning, Level, Strategy
+from analysis.trust.personas import Persona
+
+DEFAULT_MAX_TOKENS: dict[str, int] = {"belief": 600, "action": 300, "forecast": 600, "round": 300}
+
+
+class TrustPlan(BaseModel):
+    """Everything a trust run needs, personas included."""
+
+    method: str = "trust"
+    level: Level = "population"
+    endowment: int = Field(DEFAULT_ENDOWMENT, ge=1)
+    personas: list[Persona]
+    bank: dict[str, Any] = Field(default_factory=dict, description="Persona provenance: source, size/path, seed, split.")
+    attributes: list[str] = Field(default_factory=list, description="Attributes whose beliefs are elicited (population).")
+    strategies: list[Strategy] = Field(default_factory=list)
+    conditioning: Conditioning = "none"
+    condition_on: Strategy = Field("Ctx+Tr", description="Whose beliefs condition the role prompt (the paper: Ctx+Tr).")
+    rounds: int = Field(DEFAULT_ROUNDS, ge=1)
+    archetypes: list[int] = Field(default_factory=lambda: list(DEFAULT_ARCHETYPES))
+    play_knows_archetype: bool = Field(False, description="Also describe the archetype in every round prompt.")
+    seed: int = 0
+    params: dict[str, Any] = Field(default_factory=dict, description="Generation params (defaults + model + overrides).")
+    max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
+    prefix_reuse: bool = False
+
+    @property
+    def elicited(self) -> list[str]:
+        """The strategies whose beliefs the run elicits: the chosen ones, plus the conditioning source if needed."""
+        out = list(self.strategies)
+        if self.conditioning != "none" and self.condition_on not in out:
+            out.append(self.condition_on)
+        return out
+
+    def n_calls(self) -> int:
+        if self.level == "population":
+            return len(self.elicited) * len(self.attributes) + len(self.personas)
+        return len(self.personas) * len(self.archetypes) * (1 + self.rounds)

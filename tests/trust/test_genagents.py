@@ -1,0 +1,128 @@
+"""GenAgents loader on the public bank (../shared/anchors/genagents, Park et al. 2024, MIT): mapping, Big Five, folders."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from analysis.errors import InputError
+from analysis.trust.genagents import FIELD_MAPS, big_five_seed, load_genagents, read_agents
+from analysis.trust.personas import ATTRIBUTE_KEYS, BIG_FIVE, BY_KEY, age_band
+
+ANCHORS = Path(__file__).resolve().parents[3] / "shared" / "anchors"
+GSS = ANCHORS / "genagents" / "gss_agents.jsonl"
+
+pytestmark = pytest.mark.skipif(not GSS.exists(), reason="reference data ../shared/anchors not present")
+
+
+@pytest.fixture(scope="module")
+def bank():
+    return load_genagents(GSS, seed=7)
+
+
+@pytest.fixture(scope="module")
+def raw() -> dict[str, dict]:
+    return {doc["agent_id"]: doc for _, doc in read_agents(GSS)}
+
+
+def test_every_agent_loads_with_all_attributes(bank, raw) -> None:
+    """3,505 agents, each with a valid level for all 15 attributes; splits 2103/701/701; ids carry the seed."""
+    assert len(bank) == len(raw) == 3505
+    for p in bank:
+        assert set(p.attributes) == set(ATTRIBUTE_KEYS)
+        assert all(p.attributes[k] in BY_KEY[k].levels for k in ATTRIBUTE_KEYS)
+        assert p.id == f"ga7-{p.details['agent_id']}" and p.source == "genagents"
+    assert Counter(p.split for p in bank) == {"train": 2103, "validation": 701, "test": 701}
+
+
+def test_mapping_follows_the_raw_answers(bank, raw) -> None:
+    """Age band from the exact age; each mapped field equals the map of the raw GSS answer; the first agent by hand."""
+    for p in bank:
+        doc = raw[p.details["agent_id"]]
+        assert p.attributes["age"] == age_band(doc["age"]) and p.details["age"] == doc["age"]
+        for key, (field, mapping) in FIELD_MAPS.items():
+            assert p.attributes[key] == mapping[doc[field]]
+    first = next(p for p in bank if p.details["agent_id"] == "0023952f-142e-434b-82e2-7a7451b7c55f")
+    assert {k: first.attributes[k] for k in ATTRIBUTE_KEYS[:10]} == {
+        "age": "18-29", "sex": "Male", "education": "High school", "political_views": "Slightly liberal",
+        "religion": "Catholic", "work_status": "Temporarily not working", "wealth": "Less than $20,000",
+        "citizenship": "U.S. citizen", "family_at_16": "Both parents", "residence_since_16": "Different state"}
+    levels = Counter(p.attributes["wealth"] for p in bank)
+    assert set(levels) == set(BY_KEY["wealth"].levels)  # all six merged bands occur in the bank
+
+
+def test_descriptions_state_every_attribute(bank, raw) -> None:
+    """Each description: name, exact age, place, and the sentence of the persona's level for all other 14 attributes."""
+    for p in bank:
+        doc = raw[p.details["agent_id"]]
+        text = p.description
+        assert text.startswith(f"My name is {doc['first_name']} {doc['last_name']}. I am {doc['age']} years old.")
+        assert f"I live in {doc['city']}, {doc['state']}." in text
+        for key in ATTRIBUTE_KEYS[1:]:
+            assert BY_KEY[key].phrase(p.attributes[key]) in text, (p.id, key)
+
+
+def test_big_five_is_seeded_recorded_and_uniform(bank) -> None:
+    """Big Five come from the recorded per-agent seed: reloading reproduces them, another seed changes them;
+    each trait's levels are near uniform (within 0.03 of 1/3 over 3,505 agents)."""
+    again = {p.details["agent_id"]: p for p in load_genagents(GSS, seed=7)}
+    other = {p.details["agent_id"]: p for p in load_genagents(GSS, seed=8)}
+    changed = 0
+    for p in bank:
+        aid = p.details["agent_id"]
+        assert p.details["big_five_seed"] == big_five_seed(7, aid)
+        assert {k: p.attributes[k] for k in BIG_FIVE} == {k: again[aid].attributes[k] for k in BIG_FIVE}
+        changed += any(p.attributes[k] != other[aid].attributes[k] for k in BIG_FIVE)
+        assert {k: p.attributes[k] for k in ATTRIBUTE_KEYS[:10]} == {k: other[aid].attributes[k] for k in ATTRIBUTE_KEYS[:10]}
+    assert changed > 0.9 * len(bank)  # P(all five equal) = 3^-5
+    for trait in BIG_FIVE:
+        shares = Counter(p.attributes[trait] for p in bank)
+        assert all(abs(n / len(bank) - 1 / 3) < 0.03 for n in shares.values()) and len(shares) == 3
+
+
+def test_scratch_folders_load_like_the_jsonl(tmp_path: Path, bank, raw) -> None:
+    """``<id>/scratch.json`` folders (agent_id from the folder name when absent) give the same personas as the jsonl."""
+    ids = sorted(raw)[:6]
+    for aid in ids:
+        doc = dict(raw[aid])
+        if aid == ids[0]:
+            doc.pop("agent_id")
+        (tmp_path / "gss_agents" / aid).mkdir(parents=True)
+        (tmp_path / "gss_agents" / aid / "scratch.json").write_text(json.dumps(doc), encoding="utf-8")
+    folder = {p.details["agent_id"]: p for p in load_genagents(tmp_path, seed=7)}
+    by_id = {p.details["agent_id"]: p for p in bank}
+    assert sorted(folder) == ids
+    for aid in ids:
+        assert folder[aid].attributes == by_id[aid].attributes and folder[aid].description == by_id[aid].description
+    single = load_genagents(tmp_path / "gss_agents" / ids[1], seed=7)
+    assert len(single) == 1 and single[0].attributes == by_id[ids[1]].attributes
+
+
+def test_bad_input_names_file_and_field(tmp_path: Path, raw) -> None:
+    """Unknown values, missing fields, bad JSON, duplicates and empty folders are InputErrors naming the place."""
+    doc = dict(next(iter(raw.values())))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(doc) + "\n" + json.dumps(doc | {"agent_id": "x", "religion": "Pastafarian"}) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl line 2: field 'religion': unknown value 'Pastafarian'"):
+        load_genagents(bad)
+    missing = {k: v for k, v in doc.items() if k != "total_wealth"}
+    bad.write_text(json.dumps(missing) + "\n")
+    with pytest.raises(InputError, match=r"line 1: field 'total_wealth' is missing"):
+        load_genagents(bad)
+    bad.write_text(json.dumps(doc | {"age": 12}) + "\n")
+    with pytest.raises(InputError, match="field 'age': age 12 is below 18"):
+        load_genagents(bad)
+    bad.write_text("{not json\n")
+    with pytest.raises(InputError, match="line 1: not JSON"):
+        load_genagents(bad)
+    bad.write_text(json.dumps(doc) + "\n" + json.dumps(doc) + "\n")
+    with pytest.raises(InputError, match="appears twice"):
+        load_genagents(bad)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="no <id>/scratch.json"):
+        load_genagents(tmp_path / "empty")
+    with pytest.raises(InputError, match="not found"):
+        load_genagents(tmp_path / "nope.jsonl")
