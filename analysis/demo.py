@@ -49,9 +49,11 @@ CONFIGS = (
 SIZES: dict[str, dict[str, Any]] = {
     "full": {"values_personas": 20, "values_items": None, "values_contexts": ["no_conv", "topics_a", "topics_b", "chess"],
              "mbti_subjects": ["People", "Men", "Women", "Boys", "Girls", "Doctors", "Teachers", "Software engineers"],
-             "mbti_testings": 5, "mbti_statements": 20},
+             "mbti_testings": 5, "mbti_statements": 20, "trust_personas": 30, "trust_individual_personas": 2,
+             "pg_personas": 5, "pg_questions": 2},
     "reduced": {"values_personas": 3, "values_items": 10, "values_contexts": ["no_conv", "topics_b"],
-                "mbti_subjects": ["Men", "Women"], "mbti_testings": 2, "mbti_statements": 5},
+                "mbti_subjects": ["Men", "Women"], "mbti_testings": 2, "mbti_statements": 5, "trust_personas": 4,
+                "trust_individual_personas": 1, "pg_personas": 1, "pg_questions": 1},
 }
 
 
@@ -73,10 +75,35 @@ def _mbti_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
     ).model_dump()
 
 
+def _trust_population_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
+    from analysis.trust.method import build_trust_plan
+
+    return build_trust_plan(config.spec(), level="population", conditioning="self",
+                            limit_personas=size["trust_personas"], seed=0).model_dump()
+
+
+def _trust_individual_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
+    from analysis.trust.method import build_trust_plan
+
+    return build_trust_plan(config.spec(), level="individual", rounds=6, archetypes=(1, 3, 5),
+                            limit_personas=size["trust_individual_personas"], seed=0).model_dump()
+
+
+def _personagym_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
+    from analysis.personagym.method import build_personagym_plan
+
+    return build_personagym_plan(config.spec(), personas=size["pg_personas"], questions_per_task=size["pg_questions"],
+                                 evaluators=[parse_model_spec("embedded")], grade_without_examples=True, seed=0).model_dump()
+
+
 PLANNERS: dict[str, Callable[[DemoConfig, dict[str, Any]], dict[str, Any]]] = {
     "values": _values_plan,
     "mbti": _mbti_plan,
+    "trust-population": _trust_population_plan,
+    "trust-individual": _trust_individual_plan,
+    "personagym": _personagym_plan,
 }
+METHOD_OF = {"trust-population": "trust", "trust-individual": "trust"}
 
 
 def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list[str] | None = None,
@@ -88,7 +115,7 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
             for config in CONFIGS:
                 run_id = f"demo-{method}-{config.name}"
                 if store.query_one("SELECT status FROM runs WHERE run_id=?", (run_id,)) is None:
-                    create_run(store, method, config.spec(), PLANNERS[method](config, SIZES[size]), run_id)
+                    create_run(store, METHOD_OF.get(method, method), config.spec(), PLANNERS[method](config, SIZES[size]), run_id)
                 elif store.get_run(run_id)["status"] == "completed":
                     log(f"{run_id}: already complete")
                     run_ids.append(run_id)
