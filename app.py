@@ -4,5 +4,9 @@ import streamlit as st
 
 st.set_page_config(page_title="RoleScope", page_icon="🎭", layout="wide")
 
-pages = [st.Page("pages/overview.py", title="Overview", icon="🏠", default=True)]
-st.navigation(pages).run()
+from app.nav import navigation  # noqa: E402  (set_page_config first)
+from app.ui import sidebar  # noqa: E402
+
+page = navigation()
+sidebar()
+page.run()

@@ -1,19 +1,83 @@
-"""Overview: what is in the selected store."""
+"""Overview: what the selected store holds, who produced it, each method's headline per model, links."""
 
+import json
+
+import pandas as pd
 import streamlit as st
 
-from app.stores import selected_store
+from analysis.views import HEADLINES
+from app import data, ui
+from app.nav import visible_pages
 
-store = selected_store()
-st.title("RoleScope")
-st.caption("How faithfully do LLMs play personas? Value stability, MBTI assessment, trust-game consistency, PersonaGym.")
-st.info(
-    "The embedded model is SmolLM2-135M-Instruct, a 135M-parameter model: its answers are near chance. "
-    "Use it to try the pipeline offline; point a run at a real endpoint for meaningful numbers."
-)
-runs = store.runs()
-st.subheader(f"Runs in {store.path.name}")
+ctx = ui.context()
+ref = ctx.ref
+ui.header("RoleScope", "How faithfully do LLMs play personas? Four published methods — value stability "
+          "(Stick to Your Role!), MBTI assessment (ChatGPT-MBTI), trust-game belief vs behaviour, PersonaGym — "
+          "on one engine, one results store and one dashboard.")
+st.info(ui.TINY_MODEL_NOTE, icon="ℹ️")
+
+runs = data.runs(ref)
 if runs.empty:
-    st.write("No runs yet. Start one with `python -m analysis run values --model embedded --store " f"{store.path}`.")
-else:
-    st.dataframe(runs, hide_index=True, use_container_width=True)
+    ui.empty(f"**{ref.name}** has no runs yet.",
+             "Start a small run on the **Run** page (the embedded model needs no key), import published results on the "
+             "**Data** page, or from a shell: `python -m analysis run values --model embedded --limit-personas 2 "
+             f"--limit-items 10 --store {ref.path}`.")
+    st.page_link("pages/run.py", label="Start a run", icon=":material/play_circle:")
+    st.page_link("pages/data.py", label="Import results", icon=":material/upload_file:")
+    st.stop()
+
+specs = data.model_specs(ref)
+sizes = data.table_sizes(ref)
+ANSWER_TABLES = ("values_answers", "mbti_answers", "personagym_answers", "personagym_grades", "trust_beliefs",
+                 "trust_transfers", "trust_forecasts", "trust_rounds")
+answers = sum(sizes.get(name, 0) for name in ANSWER_TABLES)
+cols = st.columns(5)
+cols[0].metric("Runs", len(runs))
+cols[1].metric("Models", runs["model"].nunique())
+cols[2].metric("Methods", runs["method"].nunique())
+cols[3].metric("LLM calls stored", f"{sizes.get('calls', 0):,}")
+cols[4].metric("Answers", f"{answers:,}")
+
+# -- who produced the data ------------------------------------------------------------------------
+st.subheader("Models in this store")
+rows = []
+for model, group in runs.groupby("model", sort=True):
+    spec = specs.get(model) or {}
+    backend = spec.get("backend", "imported")
+    size = "135M parameters — near chance" if backend == "embedded" else ""
+    rows.append({"model": model, "backend": backend, "model id": spec.get("model", ""),
+                 "generation params": json.dumps(spec.get("params") or {}, sort_keys=True),
+                 "methods": ", ".join(dict.fromkeys(group["method"])), "runs": len(group), "note": size})
+models = pd.DataFrame(rows)
+st.dataframe(models, hide_index=True, width="stretch")
+embedded = models.loc[models["backend"] == "embedded", "model"].tolist()
+if embedded:
+    st.caption(f"{', '.join(embedded)}: produced by the embedded SmolLM2-135M-Instruct (135M parameters) with the "
+               "generation parameters shown. Its answers are near chance: read these numbers as a pipeline check, "
+               "not as a finding about LLMs.")
+
+# -- the cross-method view ------------------------------------------------------------------------
+st.subheader("Each method's headline, per model")
+st.caption("One number per method and model (higher is better). Cardinal = mean of the leaderboard columns "
+           "(Kovač et al. 2024); rank-order stability = Spearman across personas between contexts, averaged "
+           "(Kovač et al. 2024); MBTI consistency s_c = 100/(100 + mean distance of testings to their mean) "
+           "(Rao et al. 2023); trust = median Spearman of belief vs behaviour rankings over attributes; "
+           "PersonaScore = mean of the five task scores (Samuel et al. 2024).")
+with st.spinner("Computing the metrics of every method (cached afterwards)…"):
+    table = data.headline(ref)
+table = table[table["model"].isin(ctx.models)]
+shown = [c for c in table.columns if c == "model" or table[c].notna().any()]
+config = {key: st.column_config.NumberColumn(label, format="%.3f") for key, label in HEADLINES.items()}
+st.dataframe(table[shown], hide_index=True, width="stretch", column_config=config)
+
+# -- where to go ----------------------------------------------------------------------------------
+st.subheader("Explore")
+pages = [p for p in visible_pages() if p.url != "overview"]
+grid = st.columns(3)
+for k, page in enumerate(pages):
+    with grid[k % 3].container(border=True):
+        st.page_link(page.path, label=page.title, icon=page.icon)
+        st.caption(page.blurb)
+
+with st.expander(f"All {len(runs)} runs in {ref.name}"):
+    st.dataframe(runs, hide_index=True, width="stretch")

@@ -1,32 +1,69 @@
-"""AppTest: the dashboard opens and the overview lists the runs of the selected store."""
+"""AppTest: the Overview says what is loaded, who produced it (a 135M model), and each method's headline per model."""
 
-from pathlib import Path
+from __future__ import annotations
 
-from streamlit.testing.v1 import AppTest
+import math
 
-from analysis.llm.specs import parse_model_spec
-from analysis.runs.runner import create_run
+import pytest
+
+from analysis.mbti.cli import metrics_json
+from analysis.personagym.cli import metrics_json as personagym_metrics
 from analysis.runs.store import Store
-from analysis.values.method import build_values_plan
+from analysis.trust.cli import metrics_json as trust_metrics
+from analysis.values.metrics import values_leaderboard, values_metrics
+from tests.app.fixture_store import MODELS
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
-
-def test_overview_lists_runs_of_user_store(tmp_path, monkeypatch):
-    """A run created in the user store shows up in the overview table with its method and status."""
-    db = tmp_path / "user.db"
-    spec = parse_model_spec("embedded")
-    with Store(db) as store:
-        run_id = create_run(store, "values", spec, build_values_plan(spec, limit_personas=1, limit_items=2).model_dump(), "r-overview")
-    monkeypatch.setenv("ROLESCOPE_STORE", str(db))
-    import app.stores as stores
-
-    monkeypatch.setattr(stores, "USER_STORE", db)
-    monkeypatch.setattr(stores, "DEMO_STORE", tmp_path / "missing.db")
-    at = AppTest.from_file(APP, default_timeout=30).run()
+def test_overview_states_the_tiny_model_and_lists_models(app_on_fixture):
+    """The info box names the 135M embedded model and near-chance answers; the models table shows both configs."""
+    at = app_on_fixture()
     assert not at.exception
     assert at.title[0].value == "RoleScope"
-    table = at.dataframe[0].value
-    assert list(table["run_id"]) == [run_id]
-    assert table["method"].iloc[0] == "values"
-    assert "near chance" in at.info[0].value
+    info = at.info[0].value
+    assert "135M" in info and "near chance" in info and "SmolLM2-135M-Instruct" in info
+    models = at.dataframe[0].value.set_index("model")
+    assert list(models.index) == sorted(MODELS)
+    assert set(models["backend"]) == {"embedded"}
+    assert models.loc["smollm2-t07", "generation params"] == '{"temperature": 0.7}'
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Runs"] == "12" and metrics["Models"] == "2" and metrics["Methods"] == "4"
+
+
+def test_cross_method_table_matches_the_method_documents(app_on_fixture, fixture_store):
+    """Per model, the headline table's values Cardinal / rank-order and MBTI consistency equal the analysis documents."""
+    at = app_on_fixture()
+    table = at.dataframe[1].value.set_index("model")
+    with Store(fixture_store, read_only=True) as store:
+        doc = values_metrics(store, n_boot=50)
+        board = {r["model"]: r for r in values_leaderboard(doc)["rows"]}
+        mbti = metrics_json(store)
+        trust = trust_metrics(store, n_boot=0)
+        gym = personagym_metrics(store)
+    for model in MODELS:
+        assert table.loc[model, "values_cardinal"] == pytest.approx(board[model]["cardinal"], abs=1e-9)
+        assert table.loc[model, "values_rank_order"] == pytest.approx(doc["models"][model]["rank_order"], abs=1e-9)
+        subjects = mbti["models"][model]["subjects"].values()
+        expected = sum(s["consistency"] for s in subjects) / len(subjects)
+        assert table.loc[model, "mbti_consistency"] == pytest.approx(expected, abs=1e-6)
+        ctx_tr = trust["models"][model]["population"]["Ctx+Tr"]
+        assert table.loc[model, "trust_spearman"] == pytest.approx(ctx_tr["median_spearman"])
+        assert table.loc[model, "personagym_score"] == pytest.approx(gym["models"][model]["persona_score"])
+    assert not any(math.isnan(v) for v in table["values_cardinal"])
+
+
+def test_cross_method_table_leaves_out_methods_without_data(app_on_fixture, tmp_path, monkeypatch):
+    """A store with values and MBTI only shows no trust or PersonaGym column."""
+    import app.stores as stores
+    from tests.app.fixture_store import build_fixture_store
+
+    monkeypatch.setattr(stores, "DEMO_STORE", build_fixture_store(tmp_path / "two.db", methods=("values", "mbti")))
+    at = app_on_fixture()
+    columns = set(at.dataframe[1].value.columns)
+    assert {"values_cardinal", "mbti_consistency"} <= columns and not {"trust_spearman", "personagym_score"} & columns
+
+
+def test_links_into_every_page(app_on_fixture):
+    """The Explore grid links to every other page of the navigation."""
+    at = app_on_fixture()
+    links = {link.proto.page for link in at.get("page_link")}
+    assert links == {"leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare", "run", "data"}

@@ -1,0 +1,76 @@
+"""A small on-disk cache of JSON documents (metric documents), so a restarted app paints at once.
+
+Key = kind + store path + store signature + a fingerprint of the ``analysis`` sources the kind
+depends on (a code change there invalidates it). Files go to ``ROLESCOPE_CACHE_DIR`` (default ``.cache/app`` at
+the repository root); when that folder is not writable the cache is skipped silently. Only the
+newest few entries per kind and store are kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+KEEP_PER_STORE = 4
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("ROLESCOPE_CACHE_DIR", REPO_ROOT / ".cache/app"))
+
+
+#: Sources each document depends on (a change there invalidates that kind only).
+SOURCES = {
+    "values": ("analysis/values", "analysis/stats.py"),
+    "board": ("analysis/values", "analysis/stats.py"),
+    "columns": ("analysis/values", "analysis/stats.py"),
+    "mbti": ("analysis/mbti",),
+    "trust": ("analysis/trust", "analysis/stats.py"),
+    "personagym": ("analysis/personagym",),
+}
+
+
+@lru_cache(maxsize=None)
+def code_fingerprint(kind: str) -> str:
+    """Hash of the contents of the analysis sources a document kind depends on (all of analysis/ if unknown)."""
+    digest = hashlib.sha256()
+    roots = [REPO_ROOT / r for r in SOURCES.get(kind, ("analysis",))]
+    files = sorted(p for r in roots for p in ([r] if r.is_file() else r.rglob("*.py")))
+    for path in files:
+        digest.update(str(path.relative_to(REPO_ROOT)).encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def _prefix(kind: str, store_path: str, extra: str) -> str:
+    where = hashlib.sha256(f"{Path(store_path).resolve()}|{extra}".encode()).hexdigest()[:16]
+    return f"{kind}-{where}-"
+
+
+def cached_json(kind: str, store_path: str, signature: str, compute: Callable[[], Any], extra: str = "") -> Any:
+    """``compute()`` unless a document for this kind/store/signature/code is on disk."""
+    folder = cache_dir()
+    prefix = _prefix(kind, store_path, extra)
+    key = hashlib.sha256(f"{signature}|{code_fingerprint(kind)}".encode()).hexdigest()[:20]
+    path = folder / f"{prefix}{key}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    doc = compute()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(doc, allow_nan=False), encoding="utf-8")
+        tmp.replace(path)
+        old = sorted(folder.glob(f"{prefix}*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_PER_STORE:]
+        for stale in old:
+            stale.unlink(missing_ok=True)
+    except (OSError, ValueError):
+        pass
+    return doc

@@ -1,0 +1,135 @@
+"""Figures built once per store state and selection, then reused (plotly's object construction and
+validation cost more than the rest of a page rerun). Each function takes hashable arguments (a
+``StoreRef`` and selections), reads through ``app.data`` and draws with ``app.figures``. The cached
+figure objects are shared: callers must not mutate them."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from app import data, figures
+from app.palette import PAIR, model_colors
+from app.stores import StoreRef
+
+_memo = st.cache_resource(show_spinner=False, max_entries=256)
+
+
+@_memo
+def leaderboard_bars(ref: StoreRef, models: tuple[str, ...], score: str, with_ci: bool) -> go.Figure:
+    rows = data.leaderboard_rows(ref)
+    rows = rows[rows["model"].isin(models)]
+    colors = model_colors(data.models_in(ref))
+    if with_ci:
+        return figures.score_bars(rows, score, colors, label="rank-order stability", lo=f"{score}_lo", hi=f"{score}_hi")
+    return figures.score_bars(rows, score, colors, label=score)
+
+
+@_memo
+def circumplex(ref: StoreRef, model: str, key: str) -> go.Figure:
+    result = data.structure(ref, model, key)
+    return figures.circumplex(result["layout"], result["centroids"], data.item_texts(result["instrument"]))
+
+
+@_memo
+def rank_order_heatmap(ref: StoreRef, model: str) -> go.Figure:
+    return figures.correlation_heatmap(data.stability(ref, model)["matrix"])
+
+
+@_memo
+def rank_order_by_value(ref: StoreRef, model: str) -> go.Figure:
+    return figures.value_bars(data.stability(ref, model)["by_value"], "rank_order", label="rank-order stability",
+                              lo="lo", hi="hi", reference=0.0)
+
+
+@_memo
+def persona_profiles(ref: StoreRef, model: str, personas: tuple[int, ...]) -> go.Figure:
+    people = data.personas_of(ref, model)
+    return figures.persona_profiles(data.values_scores(ref, model), list(personas), persona_names(people))
+
+
+def persona_names(people: pd.DataFrame) -> dict[int, str]:
+    names = dict(zip(people["persona_id"], people["persona"])) if "persona" in people else {}
+    return {int(p): (names.get(p) if isinstance(names.get(p), str) and names.get(p) else f"persona {p}")
+            for p in people["persona_id"]}
+
+
+@_memo
+def ipsative_bars(ref: StoreRef, model: str, highlight: tuple[int, ...]) -> go.Figure:
+    ips = data.stability(ref, model)["ipsative"]
+    names = persona_names(data.personas_of(ref, model))
+    return figures.persona_bars([names.get(int(p), str(p)) for p in ips["persona_id"]], ips["ipsative"],
+                                [p in highlight for p in ips["persona_id"]], label="ipsative stability")
+
+
+@_memo
+def mbti_subject(ref: StoreRef, model: str, subject: str) -> go.Figure:
+    sdoc = data.mbti_doc(ref)["models"][model]["subjects"][subject]
+    color = model_colors(data.models_in(ref)).get(model)
+    return figures.mbti_dimensions({subject: sdoc["scores"]}, {subject: data.mbti_spread(ref, model).get(subject, {})},
+                                   {subject: color})
+
+
+@_memo
+def mbti_subjects(ref: StoreRef, model: str) -> go.Figure:
+    subjects = data.mbti_doc(ref)["models"][model]["subjects"]
+    return figures.mbti_dimensions({s: d["scores"] for s, d in subjects.items()})
+
+
+@_memo
+def mbti_distribution(ref: StoreRef, model: str, subject: str, order: str) -> go.Figure:
+    return figures.answer_distribution(data.mbti_distribution(ref, model, subject, order))
+
+
+@_memo
+def difference_forest(ref: StoreRef, a: str, b: str) -> go.Figure:
+    return figures.difference_forest(data.compare(ref, a, b), a, b)
+
+
+@_memo
+def mean_profiles_pair(ref: StoreRef, a: str, b: str, context: str) -> go.Figure:
+    means = pd.concat([data.value_means(ref, a).assign(model=a), data.value_means(ref, b).assign(model=b)])
+    return figures.mean_profiles(means[means["context"] == context], "model", dict(zip((a, b), PAIR)),
+                                 label="mean ipsatised score")
+
+
+@_memo
+def stability_pair(ref: StoreRef, a: str, b: str) -> go.Figure:
+    return figures.value_stability_pair(data.stability(ref, a)["by_value"], data.stability(ref, b)["by_value"], (a, b))
+
+
+@_memo
+def mbti_pair(ref: StoreRef, a: str, b: str, subject: str) -> go.Figure:
+    docs = data.mbti_doc(ref)["models"]
+    return figures.mbti_dimensions({a: docs[a]["subjects"][subject]["scores"], b: docs[b]["subjects"][subject]["scores"]},
+                                   {a: data.mbti_spread(ref, a).get(subject, {}), b: data.mbti_spread(ref, b).get(subject, {})},
+                                   dict(zip((a, b), PAIR)))
+
+
+@_memo
+def trust_attributes(ref: StoreRef, model: str, strategy: str) -> go.Figure:
+    return figures.trust_attributes(data.trust_doc(ref)["models"][model]["population"][strategy]["attributes"])
+
+
+@_memo
+def trust_conditioning(ref: StoreRef, model: str) -> go.Figure:
+    return figures.trust_conditioning(data.trust_doc(ref)["models"][model]["conditioning"])
+
+
+@_memo
+def forecast_mae(ref: StoreRef, model: str) -> go.Figure:
+    return figures.forecast_mae(data.trust_doc(ref)["models"][model]["individual"]["archetypes"])
+
+
+@_memo
+def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[str, ...]) -> go.Figure:
+    from analysis.personagym import TASKS
+
+    doc = data.personagym_doc(ref)
+    colors = model_colors(data.models_in(ref))
+    series = {m: doc["models"][m]["tasks"] for m in models}
+    for k, name in enumerate(published):
+        series[f"{name} (published)"] = doc.get("published", {}).get(name, {}).get("tasks", {})
+        colors[f"{name} (published)"] = ("#bab0ac", "#9d755d", "#eeca3b", "#72b7b2")[k % 4]
+    return figures.task_scores(series, colors, TASKS)

@@ -1,0 +1,419 @@
+"""Cached reads of a store and the ``analysis`` computations the pages draw.
+
+Every function takes a ``StoreRef`` (path, read-only flag, content signature) so results are
+recomputed exactly when the store changes (a finished run, an import). Expensive metric
+documents are also kept on disk (``app.cache``) so a restarted server paints at once.
+Nothing here computes a metric itself: it calls ``analysis`` and reshapes for display.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from app.cache import cached_json
+from app.stores import StoreRef, open_store
+
+N_BOOT = int(os.environ.get("ROLESCOPE_N_BOOT", "1000"))
+CACHE = {"show_spinner": False, "max_entries": 64}
+
+
+def _store(ref: StoreRef):
+    return open_store(ref.path, ref.read_only)
+
+
+def method_available(method: str) -> bool:
+    """Whether ``analysis.<method>`` ships its metrics (``cli.metrics_json``)."""
+    try:
+        return importlib.util.find_spec(f"analysis.{method}.cli") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+# -- runs and tables ------------------------------------------------------------------------------
+@st.cache_data(**CACHE)
+def runs(ref: StoreRef) -> pd.DataFrame:
+    frame = _store(ref).runs()
+    for col in ("created_at", "finished_at"):
+        frame[col] = pd.to_datetime(frame[col], unit="s", utc=True).dt.tz_convert(None).dt.floor("s")
+    return frame
+
+
+@st.cache_data(**CACHE)
+def run_record(ref: StoreRef, run_id: str) -> dict[str, Any]:
+    """One run with its parsed model spec and plan (``Store.get_run``)."""
+    return _store(ref).get_run(run_id)
+
+
+@st.cache_data(**CACHE)
+def table_sizes(ref: StoreRef) -> dict[str, int]:
+    store = _store(ref)
+    return {name: int(store.query_one(f'SELECT COUNT(*) AS n FROM "{name}"')["n"]) for name in sorted(store.table_names())}
+
+
+@st.cache_data(**CACHE)
+def table(ref: StoreRef, name: str) -> pd.DataFrame:
+    return _store(ref).table(name)
+
+
+@st.cache_data(**CACHE)
+def call_record(ref: StoreRef, cache_key: str) -> dict[str, Any] | None:
+    """The stored call (request JSON parsed, reply, logprobs, tokens, latency, cost) for a cache key."""
+    row = _store(ref).query_one("SELECT * FROM calls WHERE cache_key=?", (cache_key,))
+    if row is None:
+        return None
+    row["request"] = json.loads(row["request"])
+    row["logprobs"] = json.loads(row["logprobs"]) if row.get("logprobs") else None
+    return row
+
+
+@st.cache_data(**CACHE)
+def failures(ref: StoreRef, run_id: str) -> pd.DataFrame:
+    return _store(ref).frame("SELECT unit, error, attempts, created_at FROM call_failures WHERE run_id=? ORDER BY id", (run_id,))
+
+
+def models_in(ref: StoreRef) -> list[str]:
+    frame = runs(ref)
+    return sorted(frame["model"].dropna().unique()) if len(frame) else []
+
+
+def methods_in(ref: StoreRef) -> list[str]:
+    frame = runs(ref)
+    return list(dict.fromkeys(frame["method"])) if len(frame) else []
+
+
+# -- values ---------------------------------------------------------------------------------------
+@st.cache_data(**CACHE)
+def values_doc(ref: StoreRef) -> dict[str, Any]:
+    """``metrics values`` document (structure, CFA, stability with bootstrap CIs) for every model."""
+    def compute() -> dict[str, Any]:
+        from analysis.values.metrics import values_metrics  # scipy, sklearn, semopy: only on a cache miss
+
+        return values_metrics(_store(ref), n_boot=N_BOOT)
+
+    return cached_json("values", ref.path, ref.signature, compute, f"n_boot={N_BOOT}")
+
+
+@st.cache_data(**CACHE)
+def values_board(ref: StoreRef) -> dict[str, Any]:
+    """Leaderboard document (Cardinal, Ordinal, group means, diversity, sensitivity)."""
+    def compute() -> dict[str, Any]:
+        from analysis.values.metrics import values_leaderboard
+
+        return values_leaderboard(values_doc(ref))
+
+    return cached_json("board", ref.path, ref.signature, compute, f"n_boot={N_BOOT}")
+
+
+@st.cache_data(**CACHE)
+def values_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
+    from analysis.values.metrics import latest_answers
+
+    return latest_answers(_store(ref), model)
+
+
+def values_models(ref: StoreRef) -> list[str]:
+    answers = values_answers(ref)
+    return sorted(answers["model"].unique()) if len(answers) else []
+
+
+@st.cache_data(**CACHE)
+def context_keys(ref: StoreRef, model: str) -> dict[str, tuple[str, str]]:
+    """Display key (as in the metrics document) -> (context, instrument) for one model's answers."""
+    from analysis.values.metrics import _context_keys
+
+    answers = values_answers(ref, model)
+    return {key: pair for pair, key in _context_keys(answers).items()} if len(answers) else {}
+
+
+@st.cache_data(**CACHE)
+def values_scores(ref: StoreRef, model: str) -> pd.DataFrame:
+    """One model's value scores (long table) with contexts named by their display keys."""
+    from analysis.values.metrics import _context_keys
+    from analysis.values.scores import value_scores
+
+    answers = values_answers(ref, model)
+    if answers.empty:
+        return pd.DataFrame(columns=["model", "context", "instrument", "persona_id", "value", "score", "ipsatised"])
+    keys = _context_keys(answers)
+    scores = value_scores(answers)
+    scores["context"] = [keys[(c, i)] for c, i in zip(scores["context"], scores["instrument"])]
+    return scores
+
+
+@st.cache_data(**CACHE)
+def structure(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
+    """Circumplex layout and centroids, Stress, CFA fits and loadings, separability of one model x context."""
+    from analysis.values import cfa
+    from analysis.values.metrics import context_structure
+
+    context, instrument = context_keys(ref, model)[key]
+    result = context_structure(values_answers(ref, model), context, instrument)
+    circ = result.circumplex
+    return {
+        "context": context,
+        "instrument": instrument,
+        "error": result.error,
+        "stress": circ.stress if circ else None,
+        "layout": circ.layout if circ else None,
+        "centroids": circ.centroids if circ else None,
+        "rank_distance": circ.rank_distance if circ else None,
+        "observed_order": list(circ.observed_order) if circ else [],
+        "cfa": cfa.cfa_table(result.cfa_results),
+        "loadings": cfa.cfa_loadings(result.cfa_results),
+        "separability": result.separability,
+    }
+
+
+@st.cache_data(**CACHE)
+def item_texts(instrument: str) -> dict[str, str]:
+    """item_id -> wording for an instrument the app can load (the bundled pvq-rs); empty otherwise."""
+    from analysis.values.instruments import load_instrument
+
+    names = {"pvq-rs": "pvq", "pvq": "pvq"}
+    if instrument not in names:
+        return {}
+    try:
+        inst = load_instrument(names[instrument])
+    except Exception:  # noqa: BLE001 - a missing instrument only means no hover text
+        return {}
+    return {i.id: i.wording("male") for i in inst.items}
+
+
+@st.cache_data(**CACHE)
+def stability(ref: StoreRef, model: str) -> dict[str, Any]:
+    """Context x context rank-order matrix, per-value stability with CIs, ipsative per persona."""
+    from analysis import views
+    from analysis.values import stability as stab
+
+    scores = values_scores(ref, model)
+    contexts = list(dict.fromkeys(scores["context"]))
+    if len(contexts) < 2:
+        return {"contexts": contexts, "matrix": None, "by_value": None, "ipsative": None}
+    return {
+        "contexts": contexts,
+        "matrix": stab.rank_order_matrix(scores),
+        "by_value": views.rank_order_by_value_ci(scores, n_boot=N_BOOT),
+        "ipsative": views.ipsative_by_persona(scores),
+    }
+
+
+@st.cache_data(**CACHE)
+def personas_of(ref: StoreRef, model: str) -> pd.DataFrame:
+    answers = values_answers(ref, model)
+    if answers.empty:
+        return pd.DataFrame(columns=["persona_id", "persona", "gender"])
+    cols = [c for c in ("persona_id", "persona", "gender") if c in answers]
+    return answers[cols].drop_duplicates("persona_id").sort_values("persona_id").reset_index(drop=True)
+
+
+# -- MBTI -----------------------------------------------------------------------------------------
+@st.cache_data(**CACHE)
+def mbti_doc(ref: StoreRef) -> dict[str, Any]:
+    def compute() -> dict[str, Any]:
+        from analysis.mbti.cli import metrics_json
+
+        return metrics_json(_store(ref))
+
+    return cached_json("mbti", ref.path, ref.signature, compute)
+
+
+@st.cache_data(**CACHE)
+def mbti_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
+    from analysis.mbti.session import ANSWERS
+
+    answers = _store(ref).table(ANSWERS.name)
+    return answers[answers["model"] == model].reset_index(drop=True) if model is not None else answers
+
+
+@st.cache_data(**CACHE)
+def mbti_testings(ref: StoreRef, model: str) -> pd.DataFrame:
+    from analysis.mbti.scoring import scores_by_testing
+
+    return scores_by_testing(mbti_answers(ref, model))
+
+
+@st.cache_data(**CACHE)
+def mbti_distribution(ref: StoreRef, model: str, subject: str, order_mode: str) -> pd.DataFrame:
+    from analysis.mbti.metrics import answer_distribution
+
+    answers = mbti_answers(ref, model)
+    mine = answers[(answers["subject"] == subject) & (answers["order_mode"] == order_mode)]
+    dist = answer_distribution(mine)
+    text = mine.drop_duplicates("statement_id").set_index("statement_id")
+    dist["statement"] = dist["statement_id"].map(text["statement"]) if len(text) else None
+    dist["dimension"] = dist["statement_id"].map(text["dimension"]) if len(text) else None
+    return dist
+
+
+# -- trust and PersonaGym (when their packages are present) --------------------------------------
+@st.cache_data(**CACHE)
+def trust_doc(ref: StoreRef) -> dict[str, Any]:
+    if not method_available("trust"):
+        return {"models": {}}
+    def compute() -> dict[str, Any]:
+        from analysis.trust.cli import metrics_json
+
+        return metrics_json(_store(ref), n_boot=N_BOOT)
+
+    return cached_json("trust", ref.path, ref.signature, compute, f"n_boot={N_BOOT}")
+
+
+@st.cache_data(**CACHE)
+def personagym_doc(ref: StoreRef) -> dict[str, Any]:
+    if not method_available("personagym"):
+        return {"models": {}}
+    def compute() -> dict[str, Any]:
+        from analysis.personagym.cli import metrics_json
+
+        return metrics_json(_store(ref))
+
+    return cached_json("personagym", ref.path, ref.signature, compute)
+
+
+# -- across methods -------------------------------------------------------------------------------
+def has_rows(ref: StoreRef, table_name: str) -> bool:
+    return table_sizes(ref).get(table_name, 0) > 0
+
+
+@st.cache_data(**CACHE)
+def headline(ref: StoreRef) -> pd.DataFrame:
+    """Per model, each method's headline number (``analysis.views.headline_table``)."""
+    from analysis import views
+
+    values = values_doc(ref) if has_rows(ref, "values_answers") else None
+    board = values_board(ref) if values else None
+    mbti = mbti_doc(ref) if has_rows(ref, "mbti_answers") else None
+    trust = trust_doc(ref) if any(has_rows(ref, t) for t in ("trust_transfers", "trust_beliefs")) else None
+    pg = personagym_doc(ref) if any(has_rows(ref, t) for t in ("personagym_grades", "personagym_answers")) else None
+    return views.headline_table(values, board, mbti, trust, pg)
+
+
+@st.cache_data(**CACHE)
+def compare(ref: StoreRef, a: str, b: str) -> pd.DataFrame:
+    """Every method's headlines for models a and b with paired bootstrap CIs of a − b where defined."""
+    from analysis import views
+
+    diffs: list[views.Difference] = []
+    if has_rows(ref, "values_answers"):
+        doc = values_doc(ref)["models"]
+        if a in doc and b in doc:
+            board = {r["model"]: r for r in values_board(ref)["rows"]}
+            diffs += views.compare_values(doc[a], doc[b], values_scores(ref, a), values_scores(ref, b), board, (a, b),
+                                          n_boot=N_BOOT)
+    if has_rows(ref, "mbti_answers"):
+        doc = mbti_doc(ref)["models"]
+        if a in doc and b in doc:
+            diffs += views.compare_mbti(doc[a], doc[b], mbti_testings(ref, a), mbti_testings(ref, b), n_boot=N_BOOT)
+    trust = trust_doc(ref)["models"] if method_available("trust") else {}
+    if a in trust and b in trust:
+        diffs += views.compare_trust(trust[a], trust[b])
+    pg = personagym_doc(ref)["models"] if method_available("personagym") else {}
+    if a in pg and b in pg:
+        diffs += views.compare_personagym(pg[a], pg[b], n_boot=N_BOOT)
+    return views.differences_frame(diffs)
+
+
+@st.cache_data(**CACHE)
+def values_columns(ref: StoreRef) -> pd.DataFrame:
+    """Models x leaderboard columns (RO:a|b, 1-Stress:ctx, CFI:ctx, 1-SRMR:ctx, 1-RMSEA:ctx)."""
+    def compute() -> dict[str, Any]:
+        from analysis.values.leaderboard import column_table  # scipy: only on a cache miss
+
+        models = values_doc(ref)["models"]
+        table = column_table(models) if models else pd.DataFrame()
+        return json.loads(table.to_json(orient="split"))
+
+    doc = cached_json("columns", ref.path, ref.signature, compute, f"n_boot={N_BOOT}")
+    return pd.DataFrame(doc["data"], index=doc["index"], columns=doc["columns"], dtype=float)
+
+
+@st.cache_data(**CACHE)
+def model_specs(ref: StoreRef) -> dict[str, dict[str, Any]]:
+    """Model name -> the public model spec of its newest run (plans are not read: they can be large)."""
+    frame = _store(ref).frame("SELECT model, model_spec FROM runs ORDER BY created_at")
+    return {m: json.loads(s) for m, s in zip(frame["model"], frame["model_spec"])}
+
+
+def mbti_models(ref: StoreRef) -> list[str]:
+    return sorted(mbti_doc(ref)["models"]) if has_rows(ref, "mbti_answers") else []
+
+
+@st.cache_data(**CACHE)
+def mbti_spread(ref: StoreRef, model: str) -> dict[str, dict[str, float]]:
+    from analysis import views
+
+    return views.mbti_subject_spread(mbti_testings(ref, model))
+
+
+@st.cache_data(**CACHE)
+def gaps(ref: StoreRef, a: str, b: str) -> dict[str, pd.DataFrame]:
+    """Where models a and b differ most: values items and personas, MBTI statements."""
+    from analysis import views
+
+    out: dict[str, pd.DataFrame] = {}
+    values = set(values_models(ref)) if has_rows(ref, "values_answers") else set()
+    if {a, b} <= values:
+        out["items"] = views.item_gaps(values_answers(ref, a), values_answers(ref, b))
+        out["personas"] = views.persona_gaps(values_scores(ref, a), values_scores(ref, b))
+    if {a, b} <= set(mbti_models(ref)):
+        out["statements"] = views.statement_gaps(mbti_answers(ref, a), mbti_answers(ref, b))
+    return out
+
+
+@st.cache_data(**CACHE)
+def value_means(ref: StoreRef, model: str) -> pd.DataFrame:
+    from analysis import views
+
+    return views.value_means(values_scores(ref, model))
+
+
+@st.cache_data(**CACHE)
+def leaderboard_rows(ref: StoreRef) -> pd.DataFrame:
+    """Leaderboard rows of every model joined with its stability CIs, invalid share and persona count."""
+    doc, board = values_doc(ref)["models"], values_board(ref)
+    rows = pd.DataFrame(board["rows"])
+    if rows.empty:
+        return rows
+    for key in ("rank_order", "ipsative"):
+        ci = {m: (doc[m].get("ci") or {}).get(key) or {} for m in rows["model"]}
+        rows[key] = [doc[m].get(key) for m in rows["model"]]
+        rows[f"{key}_lo"] = [ci[m].get("lo") for m in rows["model"]]
+        rows[f"{key}_hi"] = [ci[m].get("hi") for m in rows["model"]]
+    rows["invalid_share"] = [doc[m]["invalid"] / max(1, doc[m]["n_answers"]) for m in rows["model"]]
+    rows["personas"] = [doc[m]["n_personas"] for m in rows["model"]]
+    numeric = [c for c in rows.columns if c not in ("model", "n_columns", "personas")]
+    return rows.astype({c: float for c in numeric})
+
+
+def trust_models(ref: StoreRef) -> list[str]:
+    tables = ("trust_transfers", "trust_beliefs", "trust_rounds")
+    return sorted(trust_doc(ref)["models"]) if any(has_rows(ref, t) for t in tables) else []
+
+
+def personagym_models(ref: StoreRef) -> list[str]:
+    tables = ("personagym_answers", "personagym_grades", "personagym_published")
+    return sorted(personagym_doc(ref)["models"]) if any(has_rows(ref, t) for t in tables) else []
+
+
+@st.cache_data(**CACHE)
+def personagym_persona(ref: StoreRef, model: str, persona: str) -> pd.DataFrame:
+    """One persona's questions, answers and grades (one row per task x question x evaluator)."""
+    answers = table(ref, "personagym_answers")
+    grades = table(ref, "personagym_grades")
+    a = answers[(answers["model"] == model) & (answers["persona"] == persona)]
+    g = grades[(grades["model"] == model) & (grades["persona"] == persona)]
+    keys = ["run_id", "task", "q_index"]
+    cols = [*keys, "question", "answer", "status", "refusal", "reason", "cache_key"]
+    out = a[[c for c in cols if c in a]].merge(
+        g[[*keys, "evaluator", "score", "status", "raw"]].rename(columns={"status": "grade_status", "raw": "grader_reply"}),
+        on=keys, how="left")
+    from analysis.personagym import TASKS
+
+    order = {t: i for i, t in enumerate(TASKS)}
+    return out.sort_values(["task", "q_index"], key=lambda s: s.map(order) if s.name == "task" else s).reset_index(drop=True)

@@ -1,0 +1,112 @@
+"""Uploaded files -> the analysis importers (size-limited, validated, one clear line per problem)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from analysis.errors import InputError, RoleScopeError
+from analysis.runs.store import Store
+
+MAX_FILE_MB = 20
+
+
+@dataclass(frozen=True)
+class ImportKind:
+    key: str
+    label: str
+    extensions: tuple[str, ...]
+    folder_hint: str  # what the folder name means to the importer (context label / model name)
+
+
+KINDS = {
+    "value-stability": ImportKind("value-stability", "Stick to Your Role! results.json", ("json",), "Context label"),
+    "chatgpt-mbti": ImportKind("chatgpt-mbti", "ChatGPT-MBTI answer CSV", ("csv",), "Model name"),
+    "personagym": ImportKind("personagym", "PersonaGym questions / scores JSON", ("json",), "Model name"),
+}
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    ok: bool
+    lines: list[str]
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "upload"
+
+
+def check_size(name: str, size: int, limit_mb: int = MAX_FILE_MB) -> None:
+    if size > limit_mb * 1024 * 1024:
+        raise InputError(f"{name}: {size / 1e6:.1f} MB is over the {limit_mb} MB limit; "
+                         "use the CLI (python -m analysis import) for large files")
+    if size == 0:
+        raise InputError(f"{name}: the file is empty")
+
+
+def import_uploads(store: Store, kind: str, files: list[tuple[str, bytes]], folder: str) -> ImportOutcome:
+    """Write the uploads to a temporary ``<folder>/`` (the importers read the context label or model
+    name from the folder) and import them into ``store``. Never raises for bad input."""
+    spec = KINDS.get(kind)
+    if spec is None:
+        return ImportOutcome(False, [f"unknown import kind '{kind}'"])
+    if not files:
+        return ImportOutcome(False, ["choose at least one file"])
+    if not folder.strip():
+        return ImportOutcome(False, [f"{spec.folder_hint} is empty"])
+    try:
+        for name, content in files:
+            check_size(name, len(content))
+            if not name.lower().endswith(spec.extensions):
+                raise InputError(f"{name}: expected a .{' / .'.join(spec.extensions)} file for {spec.label}")
+    except InputError as exc:
+        return ImportOutcome(False, [str(exc)])
+    with tempfile.TemporaryDirectory(prefix="rolescope-import-") as tmp:
+        base = Path(tmp) / _safe(folder.strip())
+        base.mkdir()
+        paths = []
+        for k, (name, content) in enumerate(files):
+            target = base / ("results.json" if kind == "value-stability" and len(files) == 1 else _safe(name))
+            if kind == "value-stability" and len(files) > 1:  # one folder per file: the label is the folder
+                target = Path(tmp) / f"{_safe(folder.strip())}-{k}" / "results.json"
+                target.parent.mkdir(exist_ok=True)
+            target.write_bytes(content)
+            paths.append(target)
+        try:
+            if kind == "value-stability":
+                from analysis.importers.value_stability import import_value_stability
+
+                reports = import_value_stability(store, paths)
+                lines = [r.line().replace(str(Path(tmp)), "") for r in reports]
+                return ImportOutcome(all(r.status != "failed" for r in reports), lines)
+            if kind == "chatgpt-mbti":
+                from analysis.mbti.importer import import_files
+
+                run_ids = import_files(store, paths)
+            else:
+                from analysis.personagym.importer import import_files as pg_import
+
+                notes: list[str] = []
+                run_ids = pg_import(store, paths, notes)
+                return ImportOutcome(True, [f"imported run {r}" for r in run_ids] + notes)
+            return ImportOutcome(True, [f"imported run {r}" for r in run_ids])
+        except RoleScopeError as exc:
+            return ImportOutcome(False, [str(exc).replace(str(Path(tmp)) + "/", "")])
+
+
+def save_store_upload(content: bytes, name: str, folder: Path) -> Path:
+    """Validate an uploaded store file (opens read-only, checks the schema) and keep it under ``folder``."""
+    check_size(name, len(content), limit_mb=200)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{Path(_safe(name)).stem}-{hashlib.sha256(content).hexdigest()[:10]}.db"
+    if not path.exists():
+        path.write_bytes(content)
+    try:
+        Store(path, read_only=True).close()
+    except RoleScopeError:
+        path.unlink(missing_ok=True)
+        raise
+    return path

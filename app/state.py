@@ -1,0 +1,109 @@
+"""Selections that survive page switches and live in the URL (``st.query_params``).
+
+Each bound widget has a key that is also its query parameter. On the first render of a
+session the widget starts from the URL (if the value is valid), else from the value kept
+earlier in this session, else from the default; after rendering, the current value is written
+back to the URL, so any view can be bookmarked or shared and restored as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+_KEEP = "_url_keep"
+
+
+def _kept() -> dict[str, Any]:
+    if _KEEP not in st.session_state:
+        st.session_state[_KEEP] = {}
+    return st.session_state[_KEEP]
+
+
+def _initial(key: str, valid: Callable[[Any], bool], parse: Callable[[Any], Any], default: Any) -> Any:
+    if key in st.query_params:
+        raw = st.query_params.get_all(key)
+        try:
+            value = parse(raw)
+        except (ValueError, TypeError):
+            value = None
+        if value is not None and valid(value):
+            return value
+    kept = _kept().get(key)
+    if kept is not None and valid(kept):
+        return kept
+    return default
+
+
+def _prepare(key: str, valid: Callable[[Any], bool], parse: Callable[[Any], Any], default: Any) -> None:
+    """Set the widget's session value before it is drawn: its current value when valid, else the URL /
+    kept / default one. Always assigned, so a widget of another page that shares the key (same selection,
+    other options) starts from the shared value instead of its first option."""
+    current = st.session_state.get(key)
+    st.session_state[key] = current if current is not None and valid(current) else _initial(key, valid, parse, default)
+
+
+def _publish(key: str, value: Any, to_url: Callable[[Any], str | list[str]]) -> None:
+    _kept()[key] = value
+    encoded = to_url(value)
+    if st.query_params.get_all(key) != (encoded if isinstance(encoded, list) else [encoded]):
+        st.query_params[key] = encoded
+
+
+def selectbox(label: str, options: Sequence[Any], *, key: str, default: Any = None, container: Any = None,
+              format_func: Callable[[Any], str] = str, help: str | None = None) -> Any:
+    """A selectbox bound to query parameter ``key`` (options compared as strings in the URL)."""
+    options = list(options)
+    if not options:
+        return None
+    by_text = {str(o): o for o in options}
+    default = default if default in options else options[0]
+    _prepare(key, lambda v: v in options, lambda raw: by_text.get(raw[-1]), default)
+    value = (container or st).selectbox(label, options, key=key, format_func=format_func, help=help)
+    _publish(key, value, str)
+    return value
+
+
+def segmented(label: str, options: Sequence[str], *, key: str, default: str | None = None, container: Any = None,
+              format_func: Callable[[Any], str] = str, help: str | None = None) -> str | None:
+    """A single-choice segmented control bound to ``key`` (never empty: falls back to the default)."""
+    options = list(options)
+    if not options:
+        return None
+    default = default if default in options else options[0]
+    _prepare(key, lambda v: v in options, lambda raw: raw[-1] if raw[-1] in options else None, default)
+    value = (container or st).segmented_control(label, options, key=key, format_func=format_func, help=help,
+                                                selection_mode="single")
+    if value is None:  # the user clicked the selected segment again
+        value = default
+    _publish(key, value, str)
+    return value
+
+
+def multiselect(label: str, options: Sequence[Any], *, key: str, default: Sequence[Any] | None = None,
+                container: Any = None, format_func: Callable[[Any], str] = str, help: str | None = None,
+                max_selections: int | None = None) -> list[Any]:
+    """A multiselect bound to ``key`` (repeated query parameter)."""
+    options = list(options)
+    by_text = {str(o): o for o in options}
+    default = [d for d in (options if default is None else default) if d in options]
+
+    def parse(raw: list[str]) -> list[Any] | None:
+        chosen = [by_text[r] for r in raw if r in by_text]
+        return chosen or None
+
+    _prepare(key, lambda v: isinstance(v, list) and all(x in options for x in v), parse, default)
+    value = (container or st).multiselect(label, options, key=key, format_func=format_func, help=help,
+                                          max_selections=max_selections)
+    _publish(key, value, lambda v: [str(x) for x in v])
+    return value
+
+
+def toggle(label: str, *, key: str, default: bool = False, container: Any = None, help: str | None = None) -> bool:
+    """A toggle bound to ``key`` ('1' / '0' in the URL)."""
+    _prepare(key, lambda v: isinstance(v, bool), lambda raw: {"1": True, "0": False}.get(raw[-1]), default)
+    value = (container or st).toggle(label, key=key, help=help)
+    _publish(key, value, lambda v: "1" if v else "0")
+    return value

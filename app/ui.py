@@ -1,0 +1,137 @@
+"""Shared page furniture: the sidebar (store and models), page headers, empty states, chart display."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+
+from analysis.errors import RoleScopeError
+from app import state
+from app.palette import model_colors
+from app.stores import DEMO_LABEL, USER_LABEL, StoreRef, ref_for, store_choices
+
+_CTX = "_page_context"
+PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+
+
+@dataclass(frozen=True)
+class PageContext:
+    """What every page reads: the selected store and the models picked in the sidebar."""
+
+    ref: StoreRef
+    label: str
+    models: list[str]
+    all_models: list[str] = field(default_factory=list)
+
+    @property
+    def colors(self) -> dict[str, str]:
+        return model_colors(self.all_models)
+
+    def pick(self, available: list[str]) -> list[str]:
+        """The sidebar's models that have data for a method (keeps the sidebar's order)."""
+        return [m for m in self.models if m in set(available)]
+
+
+def _store_ids() -> dict[str, tuple[str, str, bool]]:
+    ids: dict[str, tuple[str, str, bool]] = {}
+    for label, (path, read_only) in store_choices().items():
+        key = "demo" if label == DEMO_LABEL else "user" if label == USER_LABEL else f"file-{label}"
+        ids[key] = (label, str(path), read_only)
+    return ids
+
+
+def sidebar() -> PageContext | None:
+    """Draw the shared sidebar; returns the page context (None when the store cannot be opened)."""
+    from app import data
+
+    ids = _store_ids()
+    side = st.sidebar
+    key = state.selectbox("Store", list(ids), key="store", default="demo" if "demo" in ids else "user", container=side,
+                          format_func=lambda k: ids[k][0],
+                          help="The bundled demo is read-only; your runs and imports go to your store.")
+    label, path, read_only = ids[key]
+    try:
+        ref = ref_for(path, read_only)
+    except RoleScopeError as exc:
+        st.error(str(exc))
+        st.session_state.pop(_CTX, None)
+        return None
+    side.caption(f"`{path}`" + (" · read-only" if read_only else ""))
+    all_models = data.models_in(ref)
+    models = state.multiselect("Models", all_models, key="models", container=side,
+                               help="Models shown on every page (all by default).") if all_models else []
+    if all_models and not models:
+        side.warning("No model selected: showing all.")
+        models = all_models
+    ctx = PageContext(ref, label, models, all_models)
+    st.session_state[_CTX] = ctx
+    return ctx
+
+
+def _leave_pages_folder_mode() -> None:
+    """Streamlit runs a deep-linked page file directly when a ``pages/`` folder exists and no session has run
+    ``app.py`` (and so ``st.navigation``) yet since the server started. Switch that legacy mode off and rerun:
+    ``app.py`` then runs and picks the same page (our URL paths equal the file names, so the page hash matches)."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def context() -> PageContext:
+    """The page context set by the sidebar in this script run (stops the page when there is none)."""
+    _leave_pages_folder_mode()
+    ctx = st.session_state.get(_CTX)
+    if ctx is None:
+        st.stop()
+    return ctx
+
+
+def header(title: str, caption: str) -> None:
+    st.title(title)
+    st.caption(caption)
+
+
+def empty(message: str, hint: str | None = None) -> None:
+    """A friendly empty state: what is missing and how to get it."""
+    st.info(message + (f"\n\n{hint}" if hint else ""), icon="ℹ️")
+
+
+def plot(fig: Any, key: str | None = None) -> None:
+    st.plotly_chart(fig, width="stretch", config=PLOT_CONFIG, key=key)
+
+
+def fmt(x: Any, digits: int = 3) -> str:
+    """A number for prose and metrics: fixed digits, '—' when missing."""
+    if x is None:
+        return "—"
+    try:
+        value = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    return "—" if not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def ci_text(est: Any, lo: Any, hi: Any, digits: int = 2) -> str:
+    """'0.94 [0.88, 0.95]' (or only the interval when ``est`` is None; only the estimate without bounds)."""
+    if lo is None or hi is None or not all(map(math.isfinite, (float(lo), float(hi)))):
+        return fmt(est, digits)
+    interval = f"[{fmt(lo, digits)}, {fmt(hi, digits)}]"
+    return interval if est is None else f"{fmt(est, digits)} {interval}"
+
+
+TINY_MODEL_NOTE = (
+    "The embedded model is **SmolLM2-135M-Instruct**, a 135M-parameter model: its answers are near chance, "
+    "so its numbers only show that the pipeline works. Point a run at a real endpoint for meaningful results."
+)
+
+
+def tiny_model_note(models: list[str], specs: dict[str, dict[str, Any]] | None = None) -> None:
+    """Warn when any shown model is the embedded 135M model."""
+    specs = specs or {}
+    if any(m == "embedded" or (specs.get(m) or {}).get("backend") == "embedded" for m in models):
+        st.warning(TINY_MODEL_NOTE, icon="⚠️")

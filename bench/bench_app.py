@@ -1,0 +1,138 @@
+"""Dashboard speed measured in a real browser (Debian Chromium via Playwright).
+
+1. Time to first paint of the leaderboard after server start: from launching ``streamlit run app.py``
+   until the leaderboard table is visible in the browser at ``/leaderboard``: with an empty metric
+   cache (first ever start), then after a restart with the on-disk metric cache warm, once in a new
+   browser profile (Streamlit's ~5 MB of scripts downloaded and compiled again) and once in the
+   profile of the first visit (the usual restart: the browser has the scripts cached).
+2. Warm page switches: clicking through the sidebar (every page twice); the second round is
+   reported, from the click until the new page's title is shown and its script run has finished.
+
+Targets: first paint <= 3 s (warm cache), page switch <= 0.5 s. The store is the bundled demo when
+it exists, else the test fixture store (``--store`` picks another). Prints the 1-minute load average.
+Run: ``.venv/bin/python bench/bench_app.py``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.browser.harness import CHROMIUM, AppServer, browser_context, wait_idle  # noqa: E402
+
+PAGES = [("leaderboard", "Values leaderboard"), ("structure", "Value structure"), ("stability", "Stability"),
+         ("mbti", "MBTI assessment"), ("compare", "Compare two models"), ("data", "Data"), ("run", "Run"),
+         ("overview", "RoleScope")]
+
+
+BASELINE = """import pandas as pd
+import streamlit as st
+
+st.title("Baseline")
+st.dataframe(pd.DataFrame({"model": ["a", "b"], "score": [0.5, 0.4]}))
+"""
+
+
+def first_paint(store: Path, cache: Path, out: Path, profile: Path | None = None, script: str = "app.py",
+                path: str = "leaderboard") -> tuple[float, float]:
+    """(seconds until the server answers, seconds from launch until the leaderboard table is visible).
+    ``profile``: a browser profile kept between calls (its cache holds Streamlit's scripts); None = a new one."""
+    env = {"ROLESCOPE_DEMO_STORE": str(store), "ROLESCOPE_STORE": str(out / "user.db"), "ROLESCOPE_CACHE_DIR": str(cache)}
+    server = AppServer(env, out / "server.log", script=script)
+    with browser_context(profile=profile) as context:
+        page = context.new_page()
+        try:
+            ready = server.start()
+            page.goto(f"{server.url}/{path}", wait_until="commit")
+            page.wait_for_selector('[data-testid="stDataFrame"]', state="visible", timeout=300_000)
+            painted = time.perf_counter() - server.started_at
+        finally:
+            server.stop()
+    return ready, painted
+
+
+def page_switches(store: Path, cache: Path, out: Path, rounds: int = 2) -> list[list[tuple[str, float]]]:
+    env = {"ROLESCOPE_DEMO_STORE": str(store), "ROLESCOPE_STORE": str(out / "user.db"), "ROLESCOPE_CACHE_DIR": str(cache)}
+    server = AppServer(env, out / "server.log")
+    server.start()
+    results = []
+    try:
+        with browser_context() as context:
+            page = context.new_page()
+            page.goto(f"{server.url}/", wait_until="domcontentloaded")
+            wait_idle(page, 300_000)
+            for _ in range(rounds):
+                times = []
+                for url, title in PAGES:
+                    href = f"{server.url}/" + ("" if url == "overview" else url)  # the default page lives at /
+                    link = page.locator(f'[data-testid="stSidebarNav"] a[href="{href}"]')
+                    t0 = time.perf_counter()
+                    link.click()
+                    page.wait_for_function(
+                        """(title) => { const h = document.querySelector('h1');
+                                        const app = document.querySelector('[data-testid="stApp"]');
+                                        return h && h.innerText.trim().startsWith(title)
+                                               && app.getAttribute('data-test-script-state') === 'notRunning'; }""",
+                        arg=title, timeout=300_000, polling=10)
+                    times.append((url, time.perf_counter() - t0))
+                    wait_idle(page, 300_000)
+                results.append(times)
+    finally:
+        server.stop()
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", type=Path, help="store to open (default: the bundled demo, else the fixture store)")
+    args = parser.parse_args()
+    if not Path(CHROMIUM).exists():
+        print(f"{CHROMIUM} is missing: apt-get install -y chromium")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="rolescope-bench-") as tmp:
+        out = Path(tmp)
+        store = args.store or REPO / "data/demo/rolescope-demo.db"
+        if args.store is None and not store.exists():
+            from tests.app.fixture_store import build_fixture_store
+
+            store = build_fixture_store(out / "fixture.db")
+        cache = out / "cache"
+        print(f"store: {store} ({store.stat().st_size / 1e6:.1f} MB); load average (1 min): {os.getloadavg()[0]:.1f}")
+        profile = out / "browser-profile"
+        ready, cold = first_paint(store, cache, out, profile)
+        print(f"first paint of the leaderboard, empty metric cache, new browser profile:  {cold:.2f} s "
+              f"(server answering after {ready:.2f} s)")
+        ready, fresh = first_paint(store, cache, out)
+        print(f"first paint of the leaderboard, warm metric cache, new browser profile:   {fresh:.2f} s "
+              f"(server answering after {ready:.2f} s)")
+        ready, warm = first_paint(store, cache, out, profile)
+        verdict = "OK" if warm <= 3.0 else "MISSED"
+        print(f"first paint of the leaderboard, warm metric cache, browser seen the app:  {warm:.2f} s "
+              f"(server answering after {ready:.2f} s)   target <= 3 s -> {verdict}")
+        baseline = out / "baseline.py"
+        baseline.write_text(BASELINE, encoding="utf-8")
+        first_paint(store, cache, out, out / "baseline-profile", script=str(baseline), path="")
+        ready, floor = first_paint(store, cache, out, out / "baseline-profile", script=str(baseline), path="")
+        print(f"for scale, a bare Streamlit app showing one 2-row table, same measure:   {floor:.2f} s "
+              f"(server answering after {ready:.2f} s)")
+        rounds = page_switches(store, cache, out)
+        for k, times in enumerate(rounds, 1):
+            label = "cold" if k == 1 else "warm"
+            print(f"page switches, round {k} ({label}): " + ", ".join(f"{u} {t:.2f}" for u, t in times))
+        warm_times = [t for _, t in rounds[-1]]
+        print(f"warm page switch: median {statistics.median(warm_times):.2f} s, max {max(warm_times):.2f} s   target <= 0.5 s -> "
+              f"{'OK' if max(warm_times) <= 0.5 else 'MISSED'}")
+        print(f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
+        return 0 if warm <= 3.0 and max(warm_times) <= 0.5 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

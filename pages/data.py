@@ -1,0 +1,234 @@
+"""Data: runs, every sample (messages, raw reply, parsed answer, validity), personas, contexts, instruments; import, export."""
+
+from __future__ import annotations
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from analysis.errors import RoleScopeError
+from app import data, state, ui
+from app.importing import KINDS, MAX_FILE_MB, import_uploads, save_store_upload
+from app.stores import UPLOAD_DIR, USER_LABEL, add_opened_store, user_ref
+
+ctx = ui.context()
+ref = ctx.ref
+ui.header("Data", f"Everything behind the numbers in **{ref.name}**: each run's plan, each sample's full prompt and raw "
+          "reply, the answer parsed from it and whether it was valid — plus the bundled inputs, imports and exports.")
+
+SAMPLE_TABLES = {"values_answers": "Values answers", "mbti_answers": "MBTI answers", "personagym_answers": "PersonaGym answers",
+                 "personagym_grades": "PersonaGym grades", "trust_transfers": "Trust transfers", "trust_beliefs": "Trust beliefs",
+                 "trust_forecasts": "Trust forecasts", "trust_rounds": "Trust rounds"}
+FILTERS = {"values_answers": ["persona_id", "context"], "mbti_answers": ["subject", "order_mode", "testing"],
+           "personagym_answers": ["persona", "task"], "personagym_grades": ["persona", "task", "evaluator"],
+           "trust_transfers": ["conditioning", "endowment"], "trust_beliefs": ["strategy", "endowment"],
+           "trust_forecasts": ["archetype"], "trust_rounds": ["archetype", "persona_id"]}
+PARSED = ("letter", "option_label", "option", "score", "option_index", "weight", "value", "sent", "forecast", "received",
+          "returned", "earnings", "ranking", "effect_size", "sends", "refusal", "valid", "status", "reason", "mode", "stage")
+
+view = state.segmented("Show", ["samples", "runs", "inputs", "import", "export"], key="view",
+                       format_func=lambda v: {"samples": "Samples", "runs": "Runs", "inputs": "Personas, contexts, instruments",
+                                              "import": "Import", "export": "Export"}[v])
+
+
+def _show_call(cache_key: str | None, raw: str | None) -> None:
+    """The stored LLM call: every message sent, the reply, its top logprobs and accounting."""
+    call = data.call_record(ref, cache_key) if isinstance(cache_key, str) and cache_key else None
+    if call is None:
+        st.caption("No stored call for this sample (imported results keep the reply only).")
+        if raw:
+            st.text_area("Raw reply", raw, height=120, disabled=True)
+        return
+    request = call["request"]
+    st.caption(f"Call `{cache_key[:16]}…` · {call.get('tokens_in') or 0} tokens in, {call.get('tokens_out') or 0} out · "
+               f"{(call.get('latency_s') or 0):.2f} s · params {request.get('params')}")
+    for msg in request.get("messages", []):
+        with st.chat_message("assistant" if msg["role"] == "assistant" else "user" if msg["role"] == "user" else "ai",
+                             avatar=":material/settings:" if msg["role"] == "system" else None):
+            st.caption(msg["role"])
+            st.text(msg["content"])
+    with st.chat_message("assistant", avatar=":material/smart_toy:"):
+        st.caption("reply (raw)")
+        st.text(call["reply"] or "(empty)")
+    if call.get("logprobs"):
+        first = call["logprobs"][0] if isinstance(call["logprobs"], list) and call["logprobs"] else {}
+        top = sorted(first.items(), key=lambda kv: -kv[1])[:10] if isinstance(first, dict) else []
+        if top:
+            st.caption("Top logprobs of the first token: " + " · ".join(f"`{t!r}` {lp:.2f}" for t, lp in top))
+
+
+def samples() -> None:
+    present = [t for t in SAMPLE_TABLES if data.has_rows(ref, t)]
+    if not present:
+        ui.empty(f"No samples in **{ref.name}** yet.", "Start a run on the **Run** page or import results below.")
+        return
+    c = st.columns([1, 2])
+    name = state.selectbox("Table", present, key="table", container=c[0], format_func=SAMPLE_TABLES.get)
+    frame = data.table(ref, name)
+    runs = list(dict.fromkeys(frame["run_id"]))
+    run_id = state.selectbox("Run", runs, key="run", container=c[1])
+    rows = frame[frame["run_id"] == run_id]
+    cols = st.columns(max(1, len(FILTERS.get(name, []))))
+    for k, col in enumerate([f for f in FILTERS.get(name, []) if f in rows]):
+        options = list(dict.fromkeys(rows[col].dropna().tolist()))
+        if not options:
+            continue
+        if col == "persona_id" and "persona" in rows:
+            names = dict(zip(rows["persona_id"], rows["persona"]))
+            chosen = state.selectbox("Persona", options, key=f"f_{col}", container=cols[k],
+                                     format_func=lambda p, names=names: f"{names.get(p) or 'persona'} (#{p})")
+        else:
+            chosen = state.selectbox(col.replace("_", " ").capitalize(), options, key=f"f_{col}", container=cols[k])
+        rows = rows[rows[col] == chosen]
+    if "valid" in rows:
+        n_bad = int((pd.to_numeric(rows["valid"], errors="coerce") == 0).sum())
+    else:
+        n_bad = int((rows["status"] != "ok").sum()) if "status" in rows else 0
+    st.caption(f"{len(rows)} rows · {n_bad} invalid. "
+               "Invalid replies are kept with their raw text and the reason; they are counted, never replaced.")
+    shown = rows.drop(columns=[c for c in ("run_id", "cache_key") if c in rows]).dropna(axis=1, how="all")
+    st.dataframe(shown, hide_index=True, width="stretch", height=260)
+    if rows.empty:
+        return
+    label_cols = [c for c in ("item_id", "statement_id", "value", "dimension", "question_id", "task", "round", "attribute",
+                              "level") if c in rows][:2]
+    labels = {i: " · ".join(f"{c.replace('_id', '')} {rows.at[i, c]}" for c in label_cols) or f"row {i}" for i in rows.index}
+    if "valid" in rows:
+        labels = {i: label + ("" if str(rows.at[i, "valid"]) in ("1", "1.0", "True") else " · invalid")
+                  for i, label in labels.items()}
+    pick = state.selectbox("Sample", list(rows.index), key="sample", format_func=labels.get)
+    row = rows.loc[pick]
+    st.markdown("#### Sample")
+    left, right = st.columns([1, 2])
+    with left:
+        parsed = {k: row[k] for k in PARSED
+                  if k in row and row[k] is not None and not (isinstance(row[k], float) and pd.isna(row[k]))}
+        st.markdown("**Parsed answer**")
+        st.json({k: (v.item() if hasattr(v, "item") else v) for k, v in parsed.items()}, expanded=True)
+        if ("valid" in row and str(row["valid"]) not in ("1", "1.0", "True")) or row.get("status") not in (None, "ok"):
+            st.error(f"Invalid: {row.get('reason') or row.get('status') or 'no reason recorded'}")
+    with right:
+        st.markdown("**The call**")
+        _show_call(row.get("cache_key"), row.get("raw") if "raw" in row else row.get("answer"))
+    if name == "values_answers" and data.has_rows(ref, "values_conversations"):
+        conv = data.table(ref, "values_conversations")
+        conv = conv[(conv["run_id"] == run_id) & (conv["persona_id"] == row["persona_id"]) & (conv["context"] == row["context"])]
+        if len(conv):
+            with st.expander(f"The simulated conversation before the questions ({len(conv)} turns)"):
+                for turn in conv.sort_values("turn").itertuples():
+                    with st.chat_message("user" if turn.speaker == "interlocutor" else "assistant"):
+                        st.caption(turn.speaker)
+                        st.text(turn.content)
+
+
+def runs() -> None:
+    frame = data.runs(ref)
+    if frame.empty:
+        ui.empty(f"No runs in **{ref.name}**.")
+        return
+    st.dataframe(frame, hide_index=True, width="stretch")
+    run_id = state.selectbox("Run", list(frame["run_id"]), key="run")
+    details = data.run_record(ref, run_id)
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Model spec** (as stored: no key can be in it)")
+        st.json(details["model_spec"], expanded=True)
+    with right:
+        st.markdown("**Plan** (everything needed to re-execute it)")
+        st.json(details["plan"], expanded=False)
+    fails = data.failures(ref, run_id)
+    if len(fails):
+        st.markdown(f"**{len(fails)} failed attempts**")
+        st.dataframe(fails, hide_index=True, width="stretch")
+
+
+def inputs() -> None:
+    from analysis.mbti.statements import load_statements
+    from analysis.values.contexts import available_contexts, load_context
+    from analysis.values.instruments import load_instrument
+    from analysis.values.populations import load_population
+
+    tabs = st.tabs(["Personas", "Contexts", "Value instrument", "MBTI statements"])
+    with tabs[0]:
+        st.caption("The bundled population (written for RoleScope): persona i takes context line i.")
+        people = pd.DataFrame([p.model_dump() for p in load_population("default")])
+        st.dataframe(people, hide_index=True, width="stretch")
+    with tabs[1]:
+        rows = []
+        for label in available_contexts():
+            context = load_context(label, 1)
+            rows.append({"context": label, "kind": context.kind, "interlocutor": context.interlocutor,
+                         "first opening": context.opening_for(0) or "(questions asked directly)"})
+        st.caption("Conversation contexts: the opening message persona 0 receives (topic chunks give each persona its own line).")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    with tabs[2]:
+        inst = load_instrument("pvq")
+        st.caption(f"{inst.title or inst.name}: {len(inst.items)} items; options "
+                   + ", ".join(f"{o.label} ({o.score:g})" for o in inst.options))
+        items = [{"item": i.id, "value": i.value, "text (male wording)": i.wording("male")} for i in inst.items]
+        st.dataframe(pd.DataFrame(items), hide_index=True, width="stretch")
+    with tabs[3]:
+        stset = load_statements("default")
+        st.caption(f"{len(stset.statements)} statements; direction +1 = agreeing points to the first pole (E, N, T, J, A).")
+        st.dataframe(pd.DataFrame([s.model_dump() for s in stset.statements]), hide_index=True, width="stretch")
+
+
+def importer() -> None:
+    target = user_ref()
+    st.caption(f"Imports go to **{USER_LABEL}** (`{target.path}`), one run per file, each file all or nothing; "
+               f"files up to {MAX_FILE_MB} MB (use `python -m analysis import` for more).")
+    kinds = [k for k in KINDS if k != "personagym" or data.method_available("personagym")]
+    kind = st.selectbox("Format", kinds, key="import_kind", format_func=lambda k: KINDS[k].label)
+    spec = KINDS[kind]
+    folder = st.text_input(spec.folder_hint, key="import_folder",
+                           help="Stick to Your Role!: the context label (e.g. chunk_0, chunk_no_conv); "
+                                "ChatGPT-MBTI / PersonaGym: the model the file belongs to.")
+    files = st.file_uploader("Files", type=list(spec.extensions), accept_multiple_files=True, key="import_files")
+    if st.button("Import", icon=":material/upload_file:", disabled=not files, key="import_go"):
+        outcome = import_uploads(target.store, kind, [(f.name, f.getvalue()) for f in files or []], folder)
+        (st.success if outcome.ok else st.error)("\n\n".join(outcome.lines))
+    st.divider()
+    st.markdown("**Open a store file** (read-only, this session)")
+    upload = st.file_uploader("RoleScope store (.db)", type=["db", "sqlite"], key="store_upload")
+    if upload is not None and st.button("Open", key="store_open"):
+        try:
+            path = save_store_upload(upload.getvalue(), upload.name, UPLOAD_DIR)
+        except RoleScopeError as exc:
+            st.error(str(exc))
+        else:
+            add_opened_store(upload.name, path)
+            st.session_state["store"] = f"file-{upload.name}"
+            st.rerun()
+
+
+def exporter() -> None:
+    from analysis.runs.export import export_store
+
+    sizes = data.table_sizes(ref)
+    st.caption("Every table of the selected store, one file per table (text passed through the key scrubber).")
+    fmt = st.segmented_control("Format", ["csv", "json"], default="csv", key="export_fmt") or "csv"
+    one = st.selectbox("Quick download of one table", list(sizes), key="export_table",
+                       format_func=lambda t: f"{t} ({sizes[t]:,} rows)")
+    frame = data.table(ref, one)
+    payload = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records", force_ascii=False, indent=1)
+    st.download_button(f"Download {one}.{fmt}", payload, file_name=f"{one}.{fmt}", key="export_one",
+                       mime="text/csv" if fmt == "csv" else "application/json")
+    if st.button("Prepare a zip of all tables", key="export_zip"):
+        with tempfile.TemporaryDirectory() as tmp:
+            written = export_store(ref.store, tmp, fmt)
+            buf = io.BytesIO()
+            with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+                for path in written:
+                    zf.write(path, Path(path).name)
+        st.session_state["export_zip_bytes"] = (f"{Path(ref.path).stem}-{fmt}.zip", buf.getvalue())
+    if "export_zip_bytes" in st.session_state:
+        name, blob = st.session_state["export_zip_bytes"]
+        st.download_button(f"Download {name} ({len(blob) / 1e6:.1f} MB)", blob, file_name=name, mime="application/zip",
+                           key="export_zip_dl")
+
+
+{"samples": samples, "runs": runs, "inputs": inputs, "import": importer, "export": exporter}[view]()

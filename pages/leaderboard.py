@@ -1,0 +1,96 @@
+"""Values leaderboard: Cardinal / Ordinal ranking, metric columns with CIs, diversity and sensitivity."""
+
+import streamlit as st
+
+from app import charts, data, state, ui
+
+ctx = ui.context()
+ref = ctx.ref
+ui.header("Values leaderboard", "Stick to Your Role! (Kovač et al. 2024): how well each model keeps a simulated "
+          "persona's values stable across conversation contexts, and how valid their structure is.")
+
+if not data.has_rows(ref, "values_answers"):
+    ui.empty(f"No value questionnaire answers in **{ref.name}**.",
+             "Run the values method on the **Run** page, or import Stick to Your Role! `results.json` files on the "
+             "**Data** page.")
+    st.stop()
+
+with st.spinner("Computing structure, CFA and stability for every model (cached afterwards)…"):
+    doc = data.values_doc(ref)
+    board = data.values_board(ref)
+models = ctx.pick(list(doc["models"]))
+if not models:
+    ui.empty("None of the models picked in the sidebar has values answers.")
+    st.stop()
+ui.tiny_model_note(models, data.model_specs(ref))
+
+score = state.segmented("Rank by", ["cardinal", "ordinal"], key="score", format_func=str.capitalize,
+                        help="Cardinal = mean of the columns; Ordinal = mean win rate over the columns.")
+rows = data.leaderboard_rows(ref)
+rows = rows[rows["model"].isin(models)].copy()
+for key in ("rank_order", "ipsative"):
+    rows[f"{key}_ci"] = [ui.ci_text(None, lo, hi) for lo, hi in zip(rows[f"{key}_lo"], rows[f"{key}_hi"])]
+rows = rows.sort_values(score, ascending=False, kind="stable").reset_index(drop=True)
+rows.insert(0, "rank", range(1, len(rows) + 1))
+
+n_all = len(board["rows"])
+meaning = ("Cardinal score: the mean of the model’s columns" if score == "cardinal" else
+           "Ordinal score: the mean over columns of the share of other models it beats")
+st.caption(f"{meaning} "
+           f"(reference `rank_models.py`). Scores are computed over all {n_all} models of the store; "
+           "click a column header to sort. 95% CIs: percentile bootstrap over personas.")
+num = lambda label, help, fmt="%.3f": st.column_config.NumberColumn(label, help=help, format=fmt)  # noqa: E731
+config = {
+    "rank": st.column_config.NumberColumn("#", width="small"),
+    "model": st.column_config.TextColumn("model"),
+    "cardinal": st.column_config.ProgressColumn("Cardinal", help="Mean of the model's leaderboard columns", min_value=0.0,
+                                                max_value=1.0, format="%.3f"),
+    "ordinal": st.column_config.ProgressColumn("Ordinal",
+                                               help="Mean win rate over the columns (#models strictly lower / (M−1))",
+                                               min_value=0.0, max_value=1.0, format="%.3f"),
+    "rank_order": num("Rank-order", "Spearman across personas of ipsatised value scores between two contexts; "
+                                    "mean over pairs and values"),
+    "rank_order_ci": st.column_config.TextColumn("95% CI", help="Percentile bootstrap over personas (1000 resamples)"),
+    "ipsative": num("Ipsative", "Per persona, Spearman over the 10 values between two contexts; mean over personas and pairs"),
+    "ipsative_ci": st.column_config.TextColumn("95% CI ", help="Percentile bootstrap over personas (1000 resamples)"),
+    "stress": num("Stress", "Stress-1 of the theory-initialised MDS of item correlations (lower is better); mean over contexts"),
+    "cfi": num("CFI", "Comparative fit index of the magnifying-glass CFA (failed fit = 0); mean over contexts"),
+    "srmr": num("SRMR", "Standardised root mean square residual (lower is better; failed fit = 1)"),
+    "rmsea": num("RMSEA", "Root mean square error of approximation (lower is better; failed fit = 1)"),
+    "n_columns": st.column_config.NumberColumn("columns", help="Leaderboard columns the model has"),
+    "personas": st.column_config.NumberColumn("personas"),
+    "invalid_share": st.column_config.NumberColumn("invalid", help="Share of answers that could not be parsed", format="percent"),
+}
+order = ["rank", "model", "cardinal", "ordinal", "rank_order", "rank_order_ci", "ipsative", "ipsative_ci", "stress", "cfi",
+         "srmr", "rmsea", "n_columns", "personas", "invalid_share"]
+st.dataframe(rows[[c for c in order if c in rows]], hide_index=True, width="stretch", column_config=config, key="board")
+
+left, right = st.columns(2)
+with left:
+    st.markdown(f"**{score.capitalize()} score**")
+    ui.plot(charts.leaderboard_bars(ref, tuple(models), score, False), key="score_bars")
+with right:
+    st.markdown("**Rank-order stability with 95% CI**")
+    ui.plot(charts.leaderboard_bars(ref, tuple(models), "rank_order", True), key="ro_bars")
+
+st.subheader("Is the benchmark's ranking robust?")
+st.caption("Zhang & Hardt 2024 (benchbench): diversity = 1 − Kendall's W of the columns' rankings (0 = all columns agree); "
+           "sensitivity = how far a model can move when columns are re-weighted (cardinal) or irrelevant models are added "
+           "(ordinal): τ = (1 − Kendall τ)/2, MRC = max rank change / (M − 1).")
+sens = board.get("sensitivity") or {}
+m = st.columns(6)
+m[0].metric("Kendall's W", ui.fmt(board.get("kendall_w"), 2))
+m[1].metric("Diversity", ui.fmt(board.get("diversity"), 2))
+for k, kind in enumerate(("cardinal", "ordinal")):
+    s = sens.get(kind) or {}
+    m[2 + 2 * k].metric(f"{kind.capitalize()} sensitivity τ", ui.fmt(s.get("tau"), 2))
+    m[3 + 2 * k].metric(f"{kind.capitalize()} MRC", ui.fmt(s.get("mrc"), 2))
+if n_all < 3:
+    st.caption("With fewer than 3 models, diversity and sensitivity say little (they are undefined for one model).")
+
+with st.expander("All leaderboard columns (higher is better in every column)"):
+    columns = data.values_columns(ref)
+    columns = columns.loc[[m for m in rows["model"] if m in columns.index]]
+    st.caption("`RO:a|b` = rank-order stability between contexts a and b; per context `1-Stress`, `CFI`, `1-SRMR`, `1-RMSEA`.")
+    st.dataframe(columns, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in columns.columns})

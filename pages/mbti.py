@@ -1,0 +1,72 @@
+"""MBTI: per model and subject — dimension scores, type, consistency / robustness / fairness, answer distribution."""
+
+import pandas as pd
+import streamlit as st
+
+from analysis.mbti import DIMENSIONS, OPTIONS
+from app import charts, data, state, ui
+
+ctx = ui.context()
+ref = ctx.ref
+ui.header("MBTI assessment", "Can a model assess people of a subject group through MBTI statements? Each statement is "
+          "rated Correct … Wrong for the subject (\"Men\", \"Doctors\"…); scores per dimension, consistency over "
+          "independent testings, robustness to option order and fairness between genders (Rao et al. 2023).")
+
+models = ctx.pick(data.mbti_models(ref))
+if not models:
+    ui.empty(f"No MBTI answers in **{ref.name}**" + (" for the models picked in the sidebar." if data.mbti_models(ref) else "."),
+             "Run the MBTI method on the **Run** page, or import ChatGPT-MBTI answer CSVs on the **Data** page.")
+    st.stop()
+
+left, right = st.columns(2)
+model = state.selectbox("Model", models, key="model", container=left)
+mdoc = data.mbti_doc(ref)["models"][model]
+subjects = list(mdoc["subjects"])
+subject = state.selectbox("Subject", subjects, key="subject", container=right, default="People")
+ui.tiny_model_note([model], data.model_specs(ref))
+sdoc = mdoc["subjects"][subject]
+
+fair_pairs = {pair: v for pair, v in (mdoc.get("fairness") or {}).items() if subject.lower() in pair.lower().split("|")}
+m = st.columns(5)
+m[0].metric("Type", sdoc.get("type") or "—",
+            help="Per dimension the pole the mean score leans to (X = exactly 50 or no answer).")
+m[1].metric("Consistency s_c", ui.fmt(sdoc.get("consistency")),
+            help="100 / (100 + mean distance of the testings' score vectors to their mean); 1 = identical testings.")
+m[2].metric("Robustness s_r", ui.fmt((mdoc.get("robustness") or {}).get(subject)),
+            help="100 / (100 + distance between the fixed-order and permuted-order mean scores); needs both orders.")
+m[3].metric("Fairness s_f", ", ".join(ui.fmt(v) for v in fair_pairs.values()) or "—",
+            help="For (Men, Women) and (Boys, Girls): 100·s_c(M)·s_c(F) / (100 + distance of their mean scores).")
+m[4].metric("Testings · invalid answers", f"{sdoc.get('n_testings', 0)} · {sdoc.get('invalid', 0)}")
+
+st.subheader(f"Dimension scores — {subject}")
+st.caption("Score X ∈ [0, 100] per dimension: 50 + 50·Σ(direction × option weight)/(3n) over the valid answers "
+           "(Correct +3 … Wrong −3); bars start at 50 and point to the pole the subject leans to; "
+           "whiskers = ±1 SD over testings.")
+ui.plot(charts.mbti_subject(ref, model, subject), key="dims")
+
+with st.expander(f"All {len(subjects)} subjects of this model"):
+    table = pd.DataFrame([{"subject": s, "type": d.get("type"), **{k: d["scores"].get(k) for k in DIMENSIONS},
+                           "consistency": d.get("consistency"), "robustness": (mdoc.get("robustness") or {}).get(s),
+                           "testings": d.get("n_testings"), "invalid": d.get("invalid")} for s, d in mdoc["subjects"].items()])
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.2f")
+                                for c in [*DIMENSIONS, "consistency", "robustness"]})
+    if len(subjects) > 1:
+        ui.plot(charts.mbti_subjects(ref, model), key="dims_all")
+    fairness = mdoc.get("fairness") or {}
+    if fairness:
+        pairs = "; ".join(f"{k.replace('|', ' vs ')} = {ui.fmt(v)}" for k, v in fairness.items())
+        st.caption(f"Fairness per gender pair: {pairs}")
+
+st.subheader("Answers per statement")
+answers = data.mbti_answers(ref, model)
+orders = [o for o in ("permuted", "fixed") if ((answers["subject"] == subject) & (answers["order_mode"] == o)).any()]
+order = state.segmented("Option order", orders, key="order",
+                        help="Permuted per question (the paper's unbiased prompts) or fixed Correct … Wrong.")
+dist = data.mbti_distribution(ref, model, subject, order)
+st.caption("How often each option was chosen over the testings (the paper's Figure 3); hatched = unparseable replies, "
+           "kept and counted, never replaced.")
+ui.plot(charts.mbti_distribution(ref, model, subject, order), key="dist")
+with st.expander("Table: most frequent option per statement"):
+    st.dataframe(dist[["statement_id", "dimension", "statement", *OPTIONS, "invalid", "mode", "mode_count"]], hide_index=True,
+                 width="stretch")

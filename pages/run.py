@@ -1,0 +1,235 @@
+"""Run: configure a values or MBTI run, see its cost before starting, watch it live, cancel and resume it."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from analysis.errors import RoleScopeError
+from analysis.llm.keys import resolve_api_key
+from analysis.llm.specs import ModelSpec, load_named_models, parse_model_spec
+from analysis.runs.runner import create_run, new_run_id
+from analysis.views import estimate_run
+from app import data, state, ui
+from app.jobs import RunJob, registry
+from app.stores import USER_LABEL, user_ref
+
+ui.context()
+ui.header("Run", "Start a small evaluation against any model: it runs in the background, writes every finished call to "
+          "your store at once (so nothing is lost on a crash) and can be cancelled and resumed.")
+ref = user_ref()
+jobs = registry()
+st.caption(f"Runs write to **{USER_LABEL}**: `{ref.path}`. API keys are never written to the store, logs or exports.")
+
+
+def _show_user_store() -> None:
+    st.session_state["store"] = "user"
+
+
+# -- live progress -----------------------------------------------------------------------------------
+def _eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "estimating…"
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def progress_panel(job: RunJob) -> None:
+    """Progress bar, counts, ETA, failures; a cancel button while it runs (drawn by a polling fragment)."""
+    snap = job.tracker.snapshot()
+    status = job.status
+    st.markdown(f"**Run `{job.run_id}`** · {status}")
+    if snap.total == 0 and job.running:
+        st.progress(0.0, text="Starting (the embedded model loads on its first run)…")
+    else:
+        st.progress(min(1.0, snap.fraction), text=f"{snap.done} of {snap.total} calls")
+    cols = st.columns(5)
+    cols[0].metric("Done", snap.done)
+    cols[1].metric("From cache", snap.cached)
+    cols[2].metric("Failed", snap.failed)
+    cols[3].metric("Tokens in / out", f"{snap.tokens_in:,} / {snap.tokens_out:,}")
+    cols[4].metric("ETA" if job.running else "Took", _eta(snap.eta_s if snap.total else None) if job.running else
+                   f"{(job.finished_at or time.time()) - job.started_at:.0f} s")
+    if job.running:
+        if st.button("Cancel run", key=f"cancel-{job.run_id}", icon=":material/stop_circle:", disabled=job.cancel.is_set()):
+            job.cancel.set()
+            st.toast("Cancelling: calls in flight finish, nothing else starts.")
+        st.session_state["_job_live"] = job.run_id
+        return
+    if job.error:
+        st.error(f"Run failed: {job.error}")
+    elif status.startswith("completed"):
+        st.success(f"Run {status.replace('_', ' ')}: {snap.done} calls ({snap.cached} from cache, {snap.failed} failed). "
+                   "Its results are on every page of your store.")
+    elif status == "cancelled":
+        st.warning("Run cancelled. Everything that finished is stored; resume it below to make only the missing calls.")
+    if snap.failed:
+        failures = data.failures(user_ref(), job.run_id)
+        with st.expander(f"{snap.failed} failed calls"):
+            st.dataframe(failures, hide_index=True, width="stretch")
+    if st.session_state.get("_job_live") == job.run_id:  # it just finished: refresh the whole page once
+        st.session_state["_job_live"] = None
+        st.rerun()
+
+
+job = jobs.get(st.session_state.get("run_job")) or next(iter(jobs.active()), None)
+if job is not None:
+    st.subheader("Current run")
+
+    @st.fragment(run_every=1.0 if job.running else None)
+    def _live() -> None:
+        progress_panel(job)
+
+    _live()
+    if not job.running:
+        method = data.runs(user_ref()).set_index("run_id")["method"].get(job.run_id, "values")
+        target = {"values": "pages/leaderboard.py", "mbti": "pages/mbti.py"}.get(method, "pages/overview.py")
+        if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store):
+            st.switch_page(target)
+
+
+# -- model and key ------------------------------------------------------------------------------------
+def _spec_picker() -> ModelSpec | None:
+    named = load_named_models()
+    options = ["embedded", *named, "other"]
+    labels = {"embedded": "embedded — SmolLM2-135M (offline, no key; near-chance answers)", "other": "Other model spec…"}
+    choice = st.selectbox("Model", options, key="run_model", format_func=lambda o: labels.get(o, f"{o} (models.toml)"))
+    text = choice
+    if choice == "other":
+        text = st.text_input("Model spec", key="run_spec",
+                             placeholder="openai:gpt-4o-mini · hf:<model> · <model>@http://host:port/v1")
+        if not text:
+            return None
+    try:
+        return parse_model_spec(text)
+    except RoleScopeError as exc:
+        st.error(str(exc))
+        return None
+
+
+def _api_key(spec: ModelSpec, key: str = "run_api_key") -> tuple[bool, str | None]:
+    """(usable, key): the key from the environment / secrets, or one typed into a session-only password field."""
+    if spec.backend == "embedded":
+        st.caption("No key needed: the embedded model runs inside this app.")
+        return True, None
+    found = resolve_api_key(spec)
+    if found:
+        st.caption(f"Key found in `{spec.api_key_env}` (environment or `.streamlit/secrets.toml`).")
+        return True, found
+    typed = st.text_input(f"API key ({spec.api_key_env or 'none needed for a local server'})", type="password",
+                          key=key, help="Kept in this browser session only; never stored or logged.")
+    if typed:
+        return True, resolve_api_key(spec, typed)
+    if spec.backend == "custom":
+        return True, None  # local servers usually need none
+    st.warning(f"Set `{spec.api_key_env}` in the environment or `.streamlit/secrets.toml`, or type the key above.")
+    return False, None
+
+
+# -- plans --------------------------------------------------------------------------------------------
+def _values_plan(spec: ModelSpec):
+    from analysis.values.contexts import available_contexts
+    from analysis.values.method import build_values_plan
+
+    c = st.columns(3)
+    personas = c[0].number_input("Personas", 1, 200, 2, key="run_personas", help="The first N of the bundled population.")
+    items = c[1].number_input("Items (0 = all)", 0, 100, 10, key="run_items")
+    messages = c[2].number_input("Conversation messages", 1, 20, 3, key="run_messages",
+                                 help="Length of the simulated conversation before the questions (no_conv: none).")
+    contexts = st.multiselect("Contexts", available_contexts(), default=["no_conv"], key="run_contexts",
+                              help="Stability needs at least two.")
+    c = st.columns(3)
+    instrument = c[0].text_input("Instrument", "pvq", key="run_instrument",
+                                 help="'pvq' (bundled) or a path to a reference data_pvq / data_svs folder.")
+    mode = c[1].selectbox("Answer mode", ["logprob", "text"], key="run_mode",
+                          help="logprob: the option letter with the highest probability; text: a parsed free reply.")
+    samples = c[2].number_input("Samples per item", 1, 10, 1, key="run_samples")
+    if not contexts:
+        st.warning("Pick at least one context.")
+        return None
+    return build_values_plan(spec, contexts=contexts, instrument=instrument, limit_personas=int(personas),
+                             limit_items=int(items) or None, messages=int(messages), answer_mode=mode, samples=int(samples))
+
+
+def _mbti_plan(spec: ModelSpec):
+    from analysis.mbti.method import build_mbti_plan
+    from analysis.mbti.subjects import DEFAULT_SUBJECTS
+
+    subjects = st.multiselect("Subjects", [*DEFAULT_SUBJECTS, "Doctors", "Teachers", "Engineers"], default=["People"],
+                              key="run_subjects", accept_new_options=True, help="Plural groups; type to add your own.")
+    c = st.columns(4)
+    testings = c[0].number_input("Testings", 1, 30, 2, key="run_testings",
+                                 help="Independent testings per subject (15 in the paper).")
+    statements = c[1].number_input("Statements (0 = all 60)", 0, 60, 10, key="run_statements")
+    order = c[2].selectbox("Option order", ["permuted", "fixed", "both"], key="run_order",
+                           help="'both' gives the robustness score.")
+    mode = c[3].selectbox("Answer mode", ["text", "logprob"], key="run_mbti_mode")
+    if not subjects:
+        st.warning("Pick at least one subject.")
+        return None
+    return build_mbti_plan(spec, subjects=subjects, testings=int(testings), order=order,
+                           limit_statements=int(statements) or None, answer_mode=mode)
+
+
+st.subheader("New run")
+method = state.segmented("Method", ["values", "mbti"], key="method",
+                         format_func=lambda m: {"values": "Values (Stick to Your Role!)", "mbti": "MBTI"}[m])
+spec = _spec_picker()
+plan = None
+key_ok, api_key = False, None
+if spec is not None:
+    key_ok, api_key = _api_key(spec)
+    try:
+        plan = _values_plan(spec) if method == "values" else _mbti_plan(spec)
+    except RoleScopeError as exc:
+        st.error(str(exc))
+concurrency = st.number_input("Concurrent requests", 1, 256, 2 if spec is not None and spec.backend == "embedded" else 8,
+                              key="run_concurrency", help="Requests in flight at once (the embedded model serves one at a time).")
+
+if plan is not None and spec is not None:
+    est = estimate_run(plan, spec)
+    cols = st.columns(4)
+    cols[0].metric("LLM calls", f"{est.n_calls:,}")
+    cols[1].metric("Tokens in / out (est.)", f"{est.tokens_in:,} / {est.tokens_out:,}")
+    cols[2].metric("Cost (est.)", "free" if spec.backend == "embedded" else
+                   (f"${est.cost:.4f}" if est.cost is not None else "no price set"))
+    if spec.backend == "embedded":
+        cols[3].metric("Time on the embedded model (est.)", _eta(est.embedded_seconds))
+    st.caption("Estimate before starting: calls from the plan; tokens from prompt lengths (characters/4) with replies at "
+               "60% of their limit; cost from the model's prices in models.toml. Calls already in the cache are free.")
+    busy = job is not None and job.running
+    if st.button("Start run", type="primary", icon=":material/play_arrow:", disabled=busy or not key_ok, key="run_start"):
+        run_id = new_run_id(method)
+        try:
+            create_run(ref.store, method, spec, plan.model_dump(), run_id)
+            st.session_state["run_job"] = jobs.start(ref.path, run_id, api_key=api_key, concurrency=int(concurrency)).run_id
+        except (RoleScopeError, RuntimeError) as exc:
+            st.error(str(exc))
+        else:
+            st.rerun()
+    if busy:
+        st.caption("A run is executing; start the next one when it has finished or been cancelled.")
+
+# -- resume -------------------------------------------------------------------------------------------
+st.subheader("Resume")
+runs = data.runs(user_ref())
+unfinished = runs[~runs["status"].isin(["completed", "imported"])] if len(runs) else runs
+if len(unfinished):  # a run executing in this server is not resumable
+    unfinished = unfinished[[jobs.get(r) is None or not jobs.get(r).running for r in unfinished["run_id"]]]
+if unfinished.empty:
+    st.caption("No unfinished run in your store. A cancelled, failed or interrupted run shows up here.")
+else:
+    st.caption("Resuming re-executes the stored plan: finished calls come from the cache, only the missing ones are made.")
+    st.dataframe(unfinished[["run_id", "method", "model", "status", "n_units", "n_calls", "n_failed", "created_at"]],
+                 hide_index=True, width="stretch")
+    run_id = st.selectbox("Run to resume", list(unfinished["run_id"]), key="resume_id")
+    rspec = ModelSpec.model_validate(data.run_record(user_ref(), run_id)["model_spec"])
+    ok, rkey = _api_key(rspec, key="resume_api_key") if rspec.backend != "embedded" else (True, None)
+    busy = job is not None and job.running
+    if st.button("Resume run", icon=":material/replay:", disabled=busy or not ok, key="resume_start"):
+        try:
+            st.session_state["run_job"] = jobs.start(ref.path, run_id, api_key=rkey, concurrency=int(concurrency)).run_id
+        except RuntimeError as exc:
+            st.error(str(exc))
+        else:
+            st.rerun()

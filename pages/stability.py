@@ -1,0 +1,70 @@
+"""Stability: rank-order stability between contexts and per value (with CIs), persona profiles, ipsative stability."""
+
+import streamlit as st
+
+from app import charts, data, state, ui
+
+ctx = ui.context()
+ref = ctx.ref
+ui.header("Stability", "Does a simulated persona keep its values when the conversation changes? Rank-order stability "
+          "compares personas' value scores between contexts; ipsative stability compares each persona's own value "
+          "profile (Kovač et al. 2024).")
+
+if not data.has_rows(ref, "values_answers"):
+    ui.empty(f"No value questionnaire answers in **{ref.name}**.",
+             "Run the values method with at least two contexts on the **Run** page.")
+    st.stop()
+models = ctx.pick(data.values_models(ref))
+if not models:
+    ui.empty("None of the models picked in the sidebar has values answers.")
+    st.stop()
+
+model = state.selectbox("Model", models, key="model")
+ui.tiny_model_note([model], data.model_specs(ref))
+with st.spinner("Computing stability with bootstrap CIs…"):
+    stab = data.stability(ref, model)
+    doc = data.values_doc(ref)["models"].get(model, {})
+if stab["matrix"] is None:
+    ui.empty(f"{model} has answers in one context only ({', '.join(stab['contexts']) or 'none'}).",
+             "Stability needs at least two contexts: add one on the **Run** page (e.g. no_conv and topics_a).")
+    st.stop()
+
+ci = doc.get("ci") or {}
+m = st.columns(3)
+m[0].metric("Rank-order stability", ui.ci_text(doc.get("rank_order"), (ci.get("rank_order") or {}).get("lo"),
+                                                (ci.get("rank_order") or {}).get("hi")),
+            help="Mean over context pairs and values of Spearman across personas of ipsatised value scores; "
+                 "95% bootstrap CI over personas.")
+m[1].metric("Ipsative stability", ui.ci_text(doc.get("ipsative"), (ci.get("ipsative") or {}).get("lo"),
+                                              (ci.get("ipsative") or {}).get("hi")),
+            help="Mean over personas and context pairs of Spearman over the 10 values; 95% bootstrap CI over personas.")
+m[2].metric("Personas × contexts", f"{doc.get('n_personas', 0)} × {len(stab['contexts'])}")
+
+left, right = st.columns(2)
+with left:
+    st.subheader("Between contexts")
+    st.caption("Rank-order stability of each context pair: Spearman across personas of ipsatised value scores, mean over "
+               "the 10 values (reference `compute_rank_order_stability`). 1 = personas keep their order.")
+    ui.plot(charts.rank_order_heatmap(ref, model), key="ro_heatmap")
+with right:
+    st.subheader("Per value")
+    st.caption("Rank-order stability of each value, mean over context pairs, with 95% percentile bootstrap CIs over personas.")
+    ui.plot(charts.rank_order_by_value(ref, model), key="ro_values")
+
+st.subheader("Persona value profiles across contexts")
+st.caption("Ipsatised value scores (value mean − the persona's mean over all items) of selected personas, one line per "
+           "context. Stable personas draw the same shape in every context.")
+names = charts.persona_names(data.personas_of(ref, model))
+ids = list(names)
+ips = stab["ipsative"]
+default = list(ips["persona_id"].head(2)) + list(ips["persona_id"].tail(1)) if len(ips) >= 3 else ids[:3]
+chosen = state.multiselect("Personas", ids, key="personas", default=[int(p) for p in default], max_selections=6,
+                           format_func=lambda p: names.get(p, str(p)),
+                           help="Defaults: the two least and the most ipsatively stable personas.")
+if chosen:
+    ui.plot(charts.persona_profiles(ref, model, tuple(chosen)), key="profiles")
+
+st.subheader("Ipsative stability per persona")
+st.caption("Per persona: Spearman over the 10 values between two contexts, mean over context pairs "
+           "(reference `compute_ipsative_stability`). Low bars: personas whose value hierarchy changes with the context.")
+ui.plot(charts.ipsative_bars(ref, model, tuple(chosen)), key="ipsative")

@@ -1,0 +1,95 @@
+"""Trust game: stated beliefs vs played behaviour per attribute, conditioning, forecasts vs play per round."""
+
+import pandas as pd
+import streamlit as st
+
+from app import charts, data, state, ui
+
+ctx = ui.context()
+ref = ctx.ref
+ui.header("Trust game", "Do role-playing agents practise what they preach? A persona states how much people like it "
+          "would send in a trust game (beliefs), then plays the game (behaviour); the two should agree "
+          "(Mannekote et al. 2025). The Trustor gets an endowment, sends part of it, the amount is tripled.")
+
+models = ctx.pick(data.trust_models(ref))
+if not models:
+    ui.empty(f"No trust-game results in **{ref.name}**"
+             + (" for the models picked in the sidebar." if data.trust_models(ref) else "."),
+             "Run it from a shell: `python -m analysis run trust --model embedded --limit-personas 10 --store "
+             f"{ref.path}` (population level) or add `--level individual`.")
+    st.stop()
+
+model = state.selectbox("Model", models, key="model")
+ui.tiny_model_note([model], data.model_specs(ref))
+mdoc = data.trust_doc(ref)["models"][model]
+invalid = mdoc.get("invalid") or {}
+st.caption(f"Endowment ${mdoc.get('endowment')}; unparseable replies kept and counted: "
+           + ", ".join(f"{n} {k}" for k, n in invalid.items()) + ".")
+
+tabs = st.tabs(["Population", "Conditioning", "Individual", "Endowment ablation"])
+with tabs[0]:
+    population = mdoc.get("population") or {}
+    if not population:
+        ui.empty("No population-level results (beliefs and one game per persona) for this model.")
+    else:
+        strategies = list(population)
+        strategy = state.segmented("Belief elicitation", strategies, key="strategy",
+                                   default="Ctx+Tr" if "Ctx+Tr" in strategies else None,
+                                   help="NoCtx+Tr: trust ranking without the game; Ctx+Tr: with the game described; "
+                                        "Ctx+$: expected dollars sent per level.")
+        pop = population[strategy]
+        m = st.columns(3)
+        m[0].metric("Median Spearman", ui.ci_text(pop.get("median_spearman"), *(pop.get("median_spearman_ci") or [None, None])),
+                    help="Median over attributes of Spearman between the belief ranking of the levels and the ranking by mean "
+                         "transfer in play; 95% bootstrap CI over personas.")
+        m[1].metric("Median |η² belief − η² behaviour|",
+                    ui.ci_text(pop.get("median_abs_diff"), *(pop.get("median_abs_diff_ci") or [None, None])),
+                    help="How far the stated effect size of an attribute is from the effect size in play (one-way ANOVA η²).")
+        m[2].metric("Personas who played", pop.get("n_personas", 0))
+        st.caption("Per attribute: do the levels the persona believes send more actually send more (left), and is the "
+                   "attribute's stated effect as strong as its effect in play (right)?")
+        ui.plot(charts.trust_attributes(ref, model, strategy), key="attributes")
+        rows = [{"attribute": a, "belief ranking": " > ".join(d.get("belief_ranking") or []),
+                 "behaviour ranking": " > ".join(d.get("behaviour_ranking") or []), "Spearman": d.get("spearman"),
+                 "η² belief": d.get("eta2_belief"), "η² behaviour": d.get("eta2_behaviour"), "|Δη²|": d.get("abs_diff"),
+                 "levels compared": d.get("n_levels_compared")} for a, d in pop["attributes"].items()]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(c, format="%.2f")
+                                    for c in ("Spearman", "η² belief", "η² behaviour", "|Δη²|")})
+with tabs[1]:
+    conditioning = mdoc.get("conditioning") or {}
+    if len(conditioning) < 1:
+        ui.empty("No conditioning runs for this model.",
+                 "Run `python -m analysis run trust --conditioning self|weak|strong` to put beliefs into the role prompt.")
+    else:
+        st.caption("The role prompt carries no beliefs (none), the model's own (self), or priors perturbed to Spearman 0.8 "
+                   "(weak) / 0.2 (strong) with the original. If behaviour follows the prompt, the blue bar is high; if it "
+                   "follows the model's own beliefs regardless, the orange one is.")
+        ui.plot(charts.trust_conditioning(ref, model), key="conditioning")
+        st.dataframe(pd.DataFrame([{"conditioning": c, "strategy": d.get("strategy"),
+                                    "median ρ with prompt prior": d.get("median_spearman_imposed"),
+                                    "median ρ with original beliefs": d.get("median_spearman_original"),
+                                    "personas": d.get("n_personas")} for c, d in conditioning.items()]),
+                     hide_index=True, width="stretch")
+with tabs[2]:
+    archetypes = (mdoc.get("individual") or {}).get("archetypes") or {}
+    if not archetypes:
+        ui.empty("No individual-level games for this model.", "Run `python -m analysis run trust --level individual`.")
+    else:
+        st.caption("Before playing 6 rounds against a Trustee who returns min($k, 3 × sent), the persona forecasts its send "
+                   "per round; MAE = mean |forecast − actual send| over personas, by round and overall (95% CI over personas).")
+        ui.plot(charts.forecast_mae(ref, model), key="mae")
+        st.dataframe(pd.DataFrame([{"archetype k": int(k), "MAE": d.get("mae"),
+                                    "95% CI": ui.ci_text(None, *(d.get("mae_ci") or [None, None])),
+                                    "personas": d.get("n_personas"), "pairs": d.get("n_pairs")}
+                                   for k, d in sorted(archetypes.items(), key=lambda kv: int(kv[0]))]),
+                     hide_index=True, width="stretch", column_config={"MAE": st.column_config.NumberColumn("MAE", format="%.2f")})
+with tabs[3]:
+    endowments = mdoc.get("endowments") or {}
+    if len(endowments) < 2:
+        st.caption(f"One endowment in the store (${mdoc.get('endowment')}). The ablation runs the population level at "
+                   "$10, $44 and $100 (`--endowment`).")
+    rows = [{"endowment": f"${e}", "strategy": s, "median Spearman": d.get("median_spearman"),
+             "median |Δη²|": d.get("median_abs_diff")} for e, by in endowments.items() for s, d in by.items()]
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

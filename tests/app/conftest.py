@@ -1,0 +1,88 @@
+"""AppTest fixtures: the synthetic fixture store, an empty store, and an app bound to either."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+# Fewer bootstrap resamples keep the app tests quick (read by app.data at import).
+os.environ.setdefault("ROLESCOPE_N_BOOT", "200")
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from tests.app.fixture_store import build_fixture_store  # noqa: E402
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAGES = ("overview", "leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare", "run", "data")
+
+
+@pytest.fixture(scope="session")
+def fixture_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The synthetic two-model store (values in 3 contexts, MBTI for 3 subjects), built once per session."""
+    return build_fixture_store(tmp_path_factory.mktemp("app-store") / "fixture.db")
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("app-cache")
+
+
+@pytest.fixture(autouse=True)
+def _server_like_navigation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep Streamlit's pages-folder flag between AppTest runs, as a real server process does.
+
+    AppTest resets ``PagesManager.uses_pages_directory`` before every run, so each run would start in
+    the legacy ``pages/`` mode and ``app.ui`` would rerun once to leave it, dropping button clicks.
+    The subclass takes that reset; the flag the script runner reads stays as ``st.navigation`` set it.
+    """
+    import streamlit.testing.v1.app_test as app_test_module
+    from streamlit.runtime.pages_manager import PagesManager
+
+    class ServerLikePagesManager(PagesManager):
+        pass
+
+    monkeypatch.setattr(app_test_module, "PagesManager", ServerLikePagesManager)
+
+
+def _bind(monkeypatch: pytest.MonkeyPatch, demo: Path, user: Path, cache: Path) -> None:
+    import app.stores as stores
+
+    monkeypatch.setattr(stores, "DEMO_STORE", demo)
+    monkeypatch.setattr(stores, "USER_STORE", user)
+    monkeypatch.setattr(stores, "UPLOAD_DIR", user.parent / "uploads")
+    monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(cache))
+
+
+@pytest.fixture
+def app_on_fixture(fixture_store: Path, cache_dir: Path, tmp_path: Path,
+                   monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
+    """An AppTest whose demo store is the fixture store and whose user store is a new file."""
+    _bind(monkeypatch, fixture_store, tmp_path / "user.db", cache_dir)
+
+    def make(page: str | None = None, **query: str | list[str]) -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=300)
+        for key, value in query.items():
+            at.query_params[key] = value
+        at.run()
+        if page and page != "overview":
+            at.switch_page(f"pages/{page}.py").run()
+        return at
+
+    return make
+
+
+@pytest.fixture
+def app_on_empty(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
+    """An AppTest with no demo store and an empty user store."""
+    _bind(monkeypatch, tmp_path / "no-demo.db", tmp_path / "empty.db", cache_dir)
+
+    def make(page: str | None = None) -> AppTest:
+        at = AppTest.from_file(APP, default_timeout=300).run()
+        if page and page != "overview":
+            at.switch_page(f"pages/{page}.py").run()
+        return at
+
+    return make

@@ -1,0 +1,119 @@
+"""AppTest: the Data page's per-sample drill-down, runs, inputs and export; the upload importer's checks."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+
+import pytest
+
+from analysis.errors import InputError
+from analysis.runs.store import Store
+from app.importing import MAX_FILE_MB, import_uploads, save_store_upload
+from tests.app.fixture_store import DRILL_RUN
+from tests.mbti.test_importer import three_subject_rows, write_csv
+
+
+def _text(at) -> list[str]:
+    return [t.value for t in at.text]
+
+
+def test_sample_drill_down_shows_messages_reply_and_parsed_answer(app_on_fixture):
+    """The first sample of the drill-down run shows every message sent, the raw reply and the parsed, valid answer."""
+    at = app_on_fixture("data", run=DRILL_RUN)
+    assert not at.exception
+    assert at.selectbox(key="f_context").value == "no_conv" and at.selectbox(key="f_persona_id").value == 0
+    texts = _text(at)
+    assert "You are Amara Okafor." in texts  # the system message
+    assert "Item 1: how much is this person like you?" in texts  # the question
+    assert "B" in texts  # the raw reply
+    parsed = json.loads(at.json[0].value)
+    assert parsed["letter"] == "B" and parsed["valid"] == 1 and parsed["value"] == "Self-Direction"
+    assert not at.error
+
+
+def test_invalid_sample_is_flagged_with_its_reason(app_on_fixture, fixture_store):
+    """An invalid answer opened from the URL shows its raw text and the reason it was not parsed."""
+    with Store(fixture_store, read_only=True) as store:
+        answers = store.table("values_answers")
+    bad = answers[(answers["valid"] == 0) & (answers["run_id"] == "values-smollm2-t07")].iloc[0]
+    at = app_on_fixture("data", run="values-smollm2-t07", f_persona_id=str(bad["persona_id"]), f_context=bad["context"],
+                        sample=str(bad.name))
+    assert not at.exception
+    assert at.error[0].value == "Invalid: no option letter in the top logprobs"
+    assert at.text_area[0].value == "I am not sure."
+
+
+def test_runs_view_shows_spec_and_plan(app_on_fixture):
+    """The runs view lists the 12 runs and shows the stored model spec (no key in it) of the selected run."""
+    at = app_on_fixture("data", view="runs", run="mbti-smollm2-t07")
+    assert len(at.dataframe[0].value) == 12
+    spec = json.loads(at.json[0].value)
+    assert spec["backend"] == "embedded" and spec["params"] == {"temperature": 0.7}
+
+
+def test_inputs_view_lists_bundled_data(app_on_fixture):
+    """Personas (40), contexts (no_conv first), the 40-item instrument and the 60 MBTI statements are browsable."""
+    at = app_on_fixture("data", view="inputs")
+    frames = [d.value for d in at.dataframe]
+    assert len(frames[0]) == 40 and frames[1]["context"].iloc[0] == "no_conv"
+    assert len(frames[2]) == 40 and len(frames[3]) == 60
+
+
+def test_export_zip_holds_every_table(app_on_fixture):
+    """'Prepare a zip' exports every table as CSV; the answers file has all rows."""
+    at = app_on_fixture("data", view="export")
+    at.button(key="export_zip").click().run()
+    name, blob = at.session_state["export_zip_bytes"]
+    with zipfile.ZipFile(io.BytesIO(blob)) as zf:
+        names = set(zf.namelist())
+        assert {"runs.csv", "calls.csv", "values_answers.csv", "mbti_answers.csv"} <= names
+        rows = zf.read("values_answers.csv").decode().strip().splitlines()
+    assert len(rows) == 1 + 2 * 3 * 12 * 40 and name.endswith("-csv.zip")
+
+
+def test_import_rejects_bad_files_with_one_clear_line(tmp_path):
+    """Too large, wrong extension, malformed content: one error naming the file each, nothing imported."""
+    with Store(tmp_path / "s.db") as store:
+        big = import_uploads(store, "chatgpt-mbti", [("big.csv", b"x" * (MAX_FILE_MB * 1024 * 1024 + 1))], "ChatGPT")
+        assert not big.ok and big.lines[0].startswith("big.csv: 21.0 MB is over the 20 MB limit")
+        ext = import_uploads(store, "value-stability", [("results.txt", b"{}")], "chunk_0")
+        assert not ext.ok and ext.lines == ["results.txt: expected a .json file for Stick to Your Role! results.json"]
+        bad = import_uploads(store, "value-stability", [("results.json", b"{not json")], "chunk_0")
+        assert not bad.ok and len(bad.lines) == 1 and "results.json" in bad.lines[0] and "/tmp" not in bad.lines[0]
+        empty = import_uploads(store, "chatgpt-mbti", [], "ChatGPT")
+        assert not empty.ok and empty.lines == ["choose at least one file"]
+        assert store.runs().empty
+
+
+def test_import_mbti_csv_creates_one_run_named_by_the_model(tmp_path):
+    """A valid ChatGPT-MBTI answer file becomes one imported run of the model typed in; importing twice changes nothing."""
+    path = write_csv(tmp_path / "src" / "answers.csv", ["people", "men", "women"], three_subject_rows())
+    with Store(tmp_path / "s.db") as store:
+        first = import_uploads(store, "chatgpt-mbti", [("answers.csv", path.read_bytes())], "GPT4")
+        again = import_uploads(store, "chatgpt-mbti", [("answers.csv", path.read_bytes())], "GPT4")
+        runs = store.runs()
+    assert first.ok and again.ok and len(runs) == 1
+    assert runs["model"].iloc[0] == "GPT4" and runs["status"].iloc[0] == "imported"
+
+
+def test_open_store_file_validates_it(tmp_path, fixture_store):
+    """An uploaded store is kept when it opens read-only; a file that is not a store is refused and removed."""
+    kept = save_store_upload(fixture_store.read_bytes(), "shared.db", tmp_path / "uploads")
+    assert kept.exists() and kept.suffix == ".db"
+    with pytest.raises(InputError, match="not a RoleScope store"):
+        save_store_upload(b"hello, not sqlite" * 100, "bad.db", tmp_path / "uploads")
+    assert [p.name for p in (tmp_path / "uploads").glob("*.db")] == [kept.name]
+
+
+def test_other_methods_samples_are_browsable(app_on_fixture):
+    """PersonaGym answers and trust rounds open in the drill-down with their parsed fields, without an exception."""
+    at = app_on_fixture("data", table="personagym_answers")
+    assert not at.exception
+    assert json.loads(at.json[0].value)["status"] == "ok"
+    assert "I would think it over (0)." in [t.value for t in at.text_area] + [t.value for t in at.text]
+    at = app_on_fixture("data", table="trust_rounds")
+    assert not at.exception
+    parsed = json.loads(at.json[0].value)
+    assert {"sent", "forecast", "valid"} <= set(parsed) and 0 <= parsed["sent"] <= 10

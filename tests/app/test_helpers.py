@@ -1,0 +1,57 @@
+"""The app's helpers: on-disk metric cache, one colour per value, figure builders' invariants."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.values import VALUES
+from app import figures
+from app.cache import cached_json
+from app.palette import VALUE_COLORS, model_colors
+
+
+def test_disk_cache_reuses_until_the_store_changes(tmp_path, monkeypatch):
+    """The same kind/store/signature computes once; a new signature (a finished run) computes again."""
+    monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    calls = []
+
+    def compute(n: int):
+        calls.append(n)
+        return {"n": n}
+
+    assert cached_json("values", "/x/store.db", "sig-1", lambda: compute(1)) == {"n": 1}
+    assert cached_json("values", "/x/store.db", "sig-1", lambda: compute(2)) == {"n": 1}
+    assert cached_json("values", "/x/store.db", "sig-2", lambda: compute(3)) == {"n": 3}
+    assert cached_json("values", "/y/other.db", "sig-1", lambda: compute(4)) == {"n": 4}
+    assert calls == [1, 3, 4]
+
+
+def test_disk_cache_skips_documents_it_cannot_store(tmp_path, monkeypatch):
+    """A document with NaN is returned but not written (JSON has no NaN), so nothing stale is read back."""
+    monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    assert cached_json("mbti", "/x.db", "s", lambda: {"x": float("nan")})["x"] != 0
+    assert not list((tmp_path / "cache").glob("mbti-*.json"))
+
+
+def test_palette_covers_values_and_is_stable_per_model():
+    """Every value has its own colour; a model keeps its colour whatever other models are shown."""
+    assert set(VALUE_COLORS) == set(VALUES) and len(set(VALUE_COLORS.values())) == len(VALUES)
+    assert model_colors(["b", "a"])["a"] == model_colors(["a", "b", "c"])["a"]
+
+
+def test_circumplex_draws_sectors_and_items():
+    """Items keep their coordinates and value colour; axes are equal; each value is labelled once."""
+    layout = pd.DataFrame({"item_id": ["1", "2"], "value": ["Power", "Universalism"], "x": [0.0, 0.3], "y": [-1.0, 0.9]})
+    fig = figures.circumplex(layout, None, {"1": "Likes to be in charge."})
+    power = next(t for t in fig.data if t.name == "Power")
+    assert list(power.y) == [-1.0] and power.marker.color == VALUE_COLORS["Power"]
+    assert "Likes to be in charge." in power.hovertext[0]
+    assert fig.layout.yaxis.scaleanchor == "x"
+    assert sorted(a.text for a in fig.layout.annotations) == sorted(VALUES)
+
+
+def test_difference_forest_whiskers_follow_the_ci():
+    """The forest plot's asymmetric whiskers reach the CI bounds; rows without a CI have none."""
+    diffs = pd.DataFrame({"method": ["V", "M"], "metric": ["x", "y"], "diff": [0.2, -0.1], "lo": [0.1, None], "hi": [0.5, None]})
+    trace = figures.difference_forest(diffs, "a", "b").data[0]
+    assert list(trace.error_x.array) == [0.3, 0.0] and list(trace.error_x.arrayminus) == [0.1, 0.0]

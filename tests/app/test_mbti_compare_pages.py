@@ -1,0 +1,76 @@
+"""AppTest: the MBTI page (scores, type, consistency, answer distribution) and the Compare page (paired CIs, gaps)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from analysis.mbti.cli import metrics_json
+from analysis.runs.store import Store
+from tests.app.fixture_store import N_TESTINGS
+
+
+@pytest.fixture(scope="module")
+def mbti(fixture_store):
+    with Store(fixture_store, read_only=True) as store:
+        return metrics_json(store)
+
+
+def test_mbti_page_shows_type_and_scores(app_on_fixture, mbti):
+    """Type, consistency, robustness and the testings count equal the metrics document for the subject in the URL."""
+    at = app_on_fixture("mbti", model="smollm2-t07", subject="Women")
+    assert not at.exception
+    doc = mbti["models"]["smollm2-t07"]
+    subject = doc["subjects"]["Women"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Type"] == subject["type"]
+    assert metrics["Consistency s_c"] == f"{subject['consistency']:.3f}"
+    assert metrics["Robustness s_r"] == f"{doc['robustness']['Women']:.3f}"
+    assert metrics["Fairness s_f"] == f"{doc['fairness']['Men|Women']:.3f}"
+    assert metrics["Testings · invalid answers"] == f"{N_TESTINGS} · {subject['invalid']}"
+    dims = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert dims["base"] == 50
+    assert [round(50 + d, 6) for d in dims["x"]] == [round(subject["scores"][k], 6) for k in "ENTJA"]
+
+
+def test_answer_distribution_counts_every_testing(app_on_fixture):
+    """Per statement the option counts plus invalid add up to the number of testings, in both option orders."""
+    at = app_on_fixture("mbti", model="smollm2-greedy", subject="People")
+    for order in ("permuted", "fixed"):
+        at.segmented_control(key="order").set_value(order).run()
+        table = at.dataframe[-1].value
+        counts = table[["Correct", "Generally correct", "Partially correct", "Neither correct nor wrong", "Partially wrong",
+                        "Generally wrong", "Wrong", "invalid"]].sum(axis=1)
+        assert len(table) == 60 and set(counts) == {N_TESTINGS}
+
+
+def test_default_subject_is_people(app_on_fixture):
+    """Without a URL selection the MBTI page opens on the 'People' subject."""
+    at = app_on_fixture("mbti")
+    assert at.selectbox(key="subject").value == "People"
+
+
+def test_compare_page_paired_differences(app_on_fixture):
+    """The stable model's rank-order stability exceeds the noisy one's with a paired CI above 0; A − B = A minus B."""
+    at = app_on_fixture("compare", a="smollm2-greedy", b="smollm2-t07")
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("metric")
+    ro = table.loc["Rank-order stability"]
+    assert ro["smollm2-greedy"] > ro["smollm2-t07"] + 0.3
+    lo, hi = (float(x) for x in ro["95% CI of A − B"].strip("[]").split(","))
+    assert 0 < lo <= ro["A − B"] <= hi
+    for _, row in table.iterrows():
+        assert row["A − B"] == pytest.approx(row["smollm2-greedy"] - row["smollm2-t07"], abs=2e-3)
+    assert any(m.startswith("Consistency, mean over 3 subjects") for m in table.index)
+    items = at.dataframe[1].value
+    gaps = (items["smollm2-greedy"] - items["smollm2-t07"]).abs().tolist()
+    assert gaps == sorted(gaps, reverse=True) and items["text"].notna().all()
+    assert len(at.get("plotly_chart")) >= 3
+
+
+def test_compare_needs_two_models(app_on_fixture):
+    """With one model picked in the sidebar the Compare page explains what it needs instead of failing."""
+    at = app_on_fixture("compare", models="smollm2-t07")
+    assert not at.exception
+    assert "Comparing needs two models" in at.info[0].value

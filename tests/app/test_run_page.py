@@ -1,0 +1,103 @@
+"""AppTest: the Run page estimates a plan, runs it in a background worker against a stub endpoint, cancels and resumes."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from analysis.runs.store import Store
+from app.jobs import registry
+from tests.stub_server import messages_hash
+
+
+def _wait_for_job(run_id: str, timeout: float = 120.0) -> None:
+    job = registry().get(run_id)
+    deadline = time.monotonic() + timeout
+    while job.running and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not job.running, f"run {run_id} still running after {timeout:.0f} s"
+
+
+def _configure(at, stub_url: str, personas: int, items: int):
+    at.selectbox(key="run_model").set_value("other").run()
+    at.text_input(key="run_spec").input(f"stub-model@{stub_url}").run()
+    at.number_input(key="run_personas").set_value(personas).run()
+    at.number_input(key="run_items").set_value(items).run()
+    at.number_input(key="run_concurrency").set_value(1).run()
+    return at
+
+
+def test_estimate_before_starting(app_on_fixture):
+    """The default embedded plan (2 personas x 10 items, no_conv) shows its 20 calls and no cost."""
+    at = app_on_fixture("run")
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["LLM calls"] == "20"
+    assert metrics["Cost (est.)"] == "free"
+    tokens_in, tokens_out = (int(x.replace(",", "")) for x in metrics["Tokens in / out (est.)"].split(" / "))
+    assert tokens_out == 20 and 20 * 150 < tokens_in < 20 * 600  # one token per logprob answer; prompts of ~150-600 tokens
+
+
+def test_run_completes_in_background_and_shows_results(app_on_fixture, stub_server, tmp_path):
+    """A 1-persona x 3-item run against the stub finishes in the worker; the page reports it and the store holds 3 answers."""
+    at = _configure(app_on_fixture("run"), stub_server.url, personas=1, items=3)
+    assert {m.label: m.value for m in at.metric}["LLM calls"] == "3"
+    at.button(key="run_start").click().run()
+    assert not at.error, [e.value for e in at.error]
+    run_id = at.session_state["run_job"]
+    _wait_for_job(run_id)
+    at.run()
+    assert not at.exception
+    assert any("Run completed" in s.value for s in at.success), [s.value for s in at.success]
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        answers = store.table("values_answers", [run_id])
+        assert len(answers) == 3 and answers["valid"].sum() == 3
+        assert store.get_run(run_id)["status"] == "completed"
+    assert len(stub_server.calls()) == 3
+    at.button[[b.label for b in at.button].index("Show the results")].click().run()
+    assert not at.exception
+    assert at.session_state["store"] == "user" and at.title[0].value == "Values leaderboard"
+    assert at.dataframe[0].value["model"].tolist() == ["stub-model@127.0.0.1:" + stub_server.url.split(":")[-1].split("/")[0]]
+
+
+def test_cancel_then_resume_makes_only_missing_calls(app_on_fixture, stub_server, tmp_path):
+    """Cancelling stops the worker with part of the calls stored; resuming finishes the plan without repeating any call."""
+    stub_server.configure(latency_s=0.3)
+    at = _configure(app_on_fixture("run"), stub_server.url, personas=2, items=10)
+    at.button(key="run_start").click().run()
+    assert not at.error, [e.value for e in at.error]
+    run_id = at.session_state["run_job"]
+    deadline = time.monotonic() + 60
+    while registry().get(run_id).tracker.snapshot().done < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    at.run()
+    at.button(key=f"cancel-{run_id}").click().run()
+    _wait_for_job(run_id)
+    at.run()
+    assert registry().get(run_id).status == "cancelled"
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        first = len(store.table("values_answers", [run_id]))
+        stored = store.frame("SELECT c.request FROM run_calls r JOIN calls c USING (cache_key) WHERE r.run_id=?", [run_id])
+    stored_hashes = {messages_hash(json.loads(r)["messages"]) for r in stored["request"]}
+    assert 0 < first < 20 and len(stored_hashes) == first
+    stub_server.configure(latency_s=0.0)
+    before = len(stub_server.calls())
+    assert at.selectbox(key="resume_id").value == run_id
+    at.button(key="resume_start").click().run()
+    _wait_for_job(run_id)
+    at.run()
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        assert len(store.table("values_answers", [run_id])) == 20
+        assert store.get_run(run_id)["status"] == "completed"
+    resumed = [c["hash"] for c in stub_server.calls()[before:]]
+    assert len(resumed) == 20 - first and not set(resumed) & stored_hashes  # only the missing calls were made
+
+
+@pytest.mark.parametrize("method", ["mbti"])
+def test_mbti_plan_estimate(app_on_fixture, method):
+    """The MBTI form: People x 2 testings x 10 statements, permuted = 20 calls."""
+    at = app_on_fixture("run", method=method)
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["LLM calls"] == "20"

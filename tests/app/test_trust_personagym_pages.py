@@ -1,0 +1,69 @@
+"""AppTest: the trust-game page (population, conditioning, individual) and the PersonaGym page (tasks, drill-down)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from analysis.personagym import TASKS
+from analysis.personagym.cli import metrics_json as personagym_metrics
+from analysis.runs.store import Store
+from analysis.trust.cli import metrics_json as trust_metrics
+from tests.app.fixture_store import N_TRUST_PERSONAS, PG_PERSONAS
+
+
+@pytest.fixture(scope="module")
+def docs(fixture_store):
+    with Store(fixture_store, read_only=True) as store:
+        return trust_metrics(store, n_boot=200), personagym_metrics(store)
+
+
+def test_trust_population_matches_document(app_on_fixture, docs):
+    """Median Spearman with its CI, personas, and per-attribute Spearman / η² equal the trust metrics document."""
+    at = app_on_fixture("trust", model="smollm2-greedy", strategy="Ctx+Tr")
+    assert not at.exception
+    pop = docs[0]["models"]["smollm2-greedy"]["population"]["Ctx+Tr"]
+    metrics = {m.label: m.value for m in at.metric}
+    lo, hi = pop["median_spearman_ci"]
+    assert metrics["Median Spearman"] == f"{pop['median_spearman']:.2f} [{lo:.2f}, {hi:.2f}]"
+    assert metrics["Personas who played"] == str(N_TRUST_PERSONAS)
+    table = at.dataframe[0].value.set_index("attribute")
+    for attribute, row in pop["attributes"].items():
+        assert table.loc[attribute, "Spearman"] == pytest.approx(row["spearman"])
+        assert table.loc[attribute, "η² behaviour"] == pytest.approx(row["eta2_behaviour"])
+        assert table.loc[attribute, "belief ranking"] == " > ".join(row["belief_ranking"])
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert [t["name"] for t in spec["data"]] == ["Spearman", "η² belief (stated)", "η² behaviour (played)"]
+
+
+def test_trust_conditioning_and_individual(app_on_fixture, docs):
+    """The conditioning table lists none and weak; the MAE table has archetypes 1, 3, 5 with the document's MAE."""
+    at = app_on_fixture("trust", model="smollm2-t07")
+    doc = docs[0]["models"]["smollm2-t07"]
+    frames = [d.value for d in at.dataframe]
+    cond = frames[1].set_index("conditioning")
+    assert list(cond.index) == ["none", "weak"]
+    weak = doc["conditioning"]["weak"]["median_spearman_imposed"]
+    assert cond.loc["weak", "median ρ with prompt prior"] == pytest.approx(weak)
+    mae = frames[2].set_index("archetype k")
+    assert list(mae.index) == [1, 3, 5]
+    assert mae.loc[3, "MAE"] == pytest.approx(doc["individual"]["archetypes"]["3"]["mae"])
+
+
+def test_personagym_tasks_and_persona_drill_down(app_on_fixture, docs):
+    """Task table equals the document; a persona's questions show its answer and each evaluator's grade."""
+    persona = PG_PERSONAS[1]
+    at = app_on_fixture("personagym", model="smollm2-greedy", persona=persona)
+    assert not at.exception
+    doc = docs[1]["models"]
+    table = at.dataframe[0].value.set_index("model")
+    for model in doc:
+        assert table.loc[model, "PersonaScore"] == pytest.approx(doc[model]["persona_score"])
+        for task in TASKS:
+            assert table.loc[model, task] == pytest.approx(doc[model]["tasks"][task])
+    pdoc = doc["smollm2-greedy"]["personas"][persona]
+    assert {m.label: m.value for m in at.metric}["PersonaScore"] == f"{pdoc['persona_score']:.2f}"
+    assert len(at.expander) == 5
+    assert "I would think it over (0)." in [t.value for t in at.text]
+    assert any(c.value.startswith("embedded: ") for c in at.caption)

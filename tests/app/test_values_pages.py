@@ -1,0 +1,88 @@
+"""AppTest: values leaderboard, value structure and stability pages on the fixture store (numbers and URL state)."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.runs.store import Store
+from analysis.values.metrics import values_leaderboard, values_metrics
+
+
+@pytest.fixture(scope="module")
+def doc(fixture_store):
+    with Store(fixture_store, read_only=True) as store:
+        metrics = values_metrics(store, n_boot=200)
+    return metrics, values_leaderboard(metrics)
+
+
+def test_leaderboard_ranks_by_cardinal_then_ordinal(app_on_fixture, doc):
+    """Rows follow the chosen score; the table's Cardinal / Ordinal / rank-order equal the leaderboard document."""
+    at = app_on_fixture("leaderboard")
+    assert not at.exception
+    assert at.segmented_control(key="score").value == "cardinal"
+    table = at.dataframe[0].value
+    rows = {r["model"]: r for r in doc[1]["rows"]}
+    assert list(table["model"]) == [r["model"] for r in sorted(rows.values(), key=lambda r: -r["cardinal"])]
+    for row in table.to_dict("records"):
+        assert row["cardinal"] == pytest.approx(rows[row["model"]]["cardinal"], abs=1e-9)
+        assert row["ordinal"] == pytest.approx(rows[row["model"]]["ordinal"], abs=1e-9)
+        assert row["rank_order"] == pytest.approx(doc[0]["models"][row["model"]]["rank_order"], abs=1e-9)
+        assert row["rank_order_ci"].startswith("[") and row["rank"] in (1, 2)
+    at.segmented_control(key="score").set_value("ordinal").run()
+    assert at.query_params["score"] == "ordinal"
+    assert list(at.dataframe[0].value["ordinal"]) == sorted(at.dataframe[0].value["ordinal"], reverse=True)
+    labels = [m.label for m in at.metric]
+    assert "Kendall's W" in labels and "Diversity" in labels and "Ordinal MRC" in labels
+
+
+def test_leaderboard_view_restores_from_url(app_on_fixture):
+    """?score=ordinal opens the leaderboard ranked by the ordinal score."""
+    at = app_on_fixture("leaderboard", score="ordinal")
+    assert at.segmented_control(key="score").value == "ordinal"
+
+
+def test_structure_page_shows_stress_cfa_and_separability(app_on_fixture, doc):
+    """Stress-1 and both separability numbers equal the metrics document for the model and context in the URL."""
+    at = app_on_fixture("structure", model="smollm2-t07", context="topics_a")
+    assert not at.exception
+    assert at.selectbox(key="model").value == "smollm2-t07" and at.selectbox(key="context").value == "topics_a"
+    ctx = doc[0]["models"]["smollm2-t07"]["contexts"]["topics_a"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Stress-1"] == f"{ctx['stress']:.3f}"
+    assert metrics["Separability — cross-validated"] == f"{ctx['separability']:.3f}"
+    assert metrics["Separability — training"] == f"{ctx['separability_train']:.3f}"
+    cfa = at.dataframe[0].value.set_index("group")
+    assert list(cfa.index) == ["Conservation", "Openness to change", "Self-transcendence", "Self-enhancement"]
+    for group, row in cfa.iterrows():
+        assert row["cfi"] == pytest.approx(ctx["cfa"][group]["cfi"], abs=1e-9)
+    assert len(at.get("plotly_chart")) == 1
+    at.toggle(key="loadings").set_value(True).run()
+    loadings = at.dataframe[1].value
+    assert {"group", "latent", "item", "std_loading", "text"} <= set(loadings.columns)
+    assert loadings["text"].str.len().min() > 20  # item wording of the bundled instrument
+
+
+def test_circumplex_hover_has_item_text_and_equal_axes(app_on_fixture):
+    """The circumplex draws one trace per value with the item wording in its hover text, on equal axes."""
+    at = app_on_fixture("structure", model="smollm2-greedy", context="no_conv")
+    import json
+
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    values = [t for t in spec["data"] if t.get("name") and t["name"] != "value centroid"]
+    assert len(values) == 10
+    assert all("<b>Item" in h and "<br>" in h for t in values for h in t["hovertext"])
+    assert spec["layout"]["yaxis"]["scaleanchor"] == "x"
+
+
+def test_stability_page_matches_document(app_on_fixture, doc):
+    """The headline metrics show rank-order and ipsative stability with their CIs; three default personas are drawn."""
+    at = app_on_fixture("stability", model="smollm2-greedy")
+    assert not at.exception
+    m = doc[0]["models"]["smollm2-greedy"]
+    metrics = {x.label: x.value for x in at.metric}
+    ci = m["ci"]["rank_order"]
+    assert metrics["Rank-order stability"] == f"{m['rank_order']:.2f} [{ci['lo']:.2f}, {ci['hi']:.2f}]"
+    assert metrics["Ipsative stability"].startswith(f"{m['ipsative']:.2f} [")
+    assert metrics["Personas × contexts"] == "12 × 3"
+    assert len(at.multiselect(key="personas").value) == 3
+    assert len(at.get("plotly_chart")) == 4  # heatmap, per-value bars, profiles, ipsative bars

@@ -1,0 +1,128 @@
+"""Real-browser suite: ``streamlit run app.py`` on 127.0.0.1 driven by Debian Chromium through Playwright.
+
+Visits every page (the first one by deep link on the fresh server), checks no exception box is shown,
+restores a view from its URL, and drives the Run page through a tiny embedded-model values run to
+completion. Screenshots go to ``tests/browser/artifacts/`` (git-ignored).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analysis.runs.store import Store
+from tests.app.fixture_store import build_fixture_store
+from tests.browser.harness import CHROMIUM, AppServer, browser_context, exceptions, goto, wait_idle
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                       reason=f"{CHROMIUM} is missing: install Debian's browser with `apt-get install -y chromium` (as root)"),
+]
+
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+PAGES = {"": "RoleScope", "leaderboard": "Values leaderboard", "structure": "Value structure", "stability": "Stability",
+         "mbti": "MBTI assessment", "trust": "Trust game", "personagym": "PersonaGym", "compare": "Compare two models",
+         "run": "Run", "data": "Data"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    base = tmp_path_factory.mktemp("browser")
+    env = {"ROLESCOPE_DEMO_STORE": str(build_fixture_store(base / "fixture.db")), "ROLESCOPE_STORE": str(base / "user.db"),
+           "ROLESCOPE_CACHE_DIR": str(base / "cache"), "ROLESCOPE_N_BOOT": "200",
+           "ROLESCOPE_UPLOAD_DIR": str(base / "uploads")}
+    app = AppServer(env, ARTIFACTS / "server.log")
+    app.start()
+    yield app
+    app.stop()
+
+
+@pytest.fixture(scope="module")
+def page(server: AppServer) -> Iterator[Any]:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with browser_context((1400, 1000)) as context:
+        tab = context.new_page()
+        tab.set_default_timeout(300_000)
+        yield tab
+
+
+def shot(page: Any, name: str) -> None:
+    """A screenshot of the whole page (the viewport is stretched to the content's height)."""
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": 1400, "height": max(1000, min(int(height) + 40, 6000))})
+    page.wait_for_timeout(500)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def title(page: Any) -> str:
+    return page.locator('[data-testid="stMain"] h1').first.inner_text().strip()
+
+
+def test_deep_link_on_fresh_server_opens_the_page(server, page):
+    """The first visit after start is a deep link: it shows the leaderboard itself, with the app's navigation."""
+    goto(page, f"{server.url}/leaderboard")
+    assert title(page) == "Values leaderboard"
+    assert page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare two models").count() == 1
+    assert exceptions(page) == []
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_every_page_renders_without_exception(server, page, path):
+    """Each page shows its title, no exception box, and (for result pages) its charts; a screenshot is saved."""
+    goto(page, f"{server.url}/{path}")
+    assert title(page) == PAGES[path]
+    assert exceptions(page) == []
+    if path in ("leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare"):
+        page.wait_for_selector(".js-plotly-plot", state="visible")
+    shot(page, path or "overview")
+
+
+def test_view_restores_from_url(server, page):
+    """/structure?model=…&context=… opens that model and context."""
+    goto(page, f"{server.url}/structure?model=smollm2-t07&context=topics_a")
+    main = page.locator('[data-testid="stMain"]')
+    assert main.get_by_label("Model", exact=True).input_value() == "smollm2-t07"
+    assert main.get_by_label("Context", exact=True).input_value() == "topics_a"
+    assert exceptions(page) == []
+
+
+def _set_number(page: Any, label: str, value: int) -> None:
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    wait_idle(page)
+
+
+def test_run_page_completes_an_embedded_run(server, page):
+    """1 persona x no_conv x 2 items on the embedded model: started from the page, polled to completion, stored."""
+    goto(page, f"{server.url}/run")
+    _set_number(page, "Personas", 1)
+    _set_number(page, "Items (0 = all)", 2)
+    assert page.locator('[data-testid="stMetric"]').filter(has_text="LLM calls").inner_text().endswith("2")
+    page.get_by_role("button", name="Start run").click()
+    page.get_by_text("Current run").wait_for()
+    shot(page, "run-progress")
+    page.get_by_text("Run completed").wait_for(timeout=900_000)
+    assert exceptions(page) == []
+    shot(page, "run-completed")
+    with Store(server.env["ROLESCOPE_STORE"], read_only=True) as store:
+        runs = store.runs()
+        answers = store.table("values_answers")
+    assert list(runs["status"]) == ["completed"] and len(answers) == 2
+    assert set(answers["model"]) == {"embedded"} and set(answers["context"]) == {"no_conv"}
+
+
+def test_results_of_the_run_appear_in_the_users_store(server, page):
+    """After the run, every page on the user's store renders (one persona: friendly notes, no exception)."""
+    for path in PAGES:
+        goto(page, f"{server.url}/{path}?store=user")
+        assert exceptions(page) == [], path
+    goto(page, f"{server.url}/?store=user")
+    models = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
+    assert "embedded" in models.inner_text() or page.get_by_text("135M parameters").count() >= 1
+    shot(page, "overview-user-store")
