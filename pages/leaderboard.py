@@ -37,7 +37,7 @@ n_all = len(board["rows"])
 meaning = ("Cardinal score: the mean of the model’s columns" if score == "cardinal" else
            "Ordinal score: the mean over columns of the share of other models it beats")
 st.caption(f"{meaning} "
-           f"(reference `rank_models.py`). Scores are computed over all {n_all} models of the store; "
+           f"(reference `rank_models.py`). Scores are computed over the {n_all} model{'s' * (n_all != 1)} of the store; "
            "click a column header to sort. 95% CIs: percentile bootstrap over personas.")
 num = lambda label, help, fmt="%.3f": st.column_config.NumberColumn(label, help=help, format=fmt)  # noqa: E731
 config = {
@@ -65,13 +65,17 @@ order = ["rank", "model", "cardinal", "ordinal", "rank_order", "rank_order_ci", 
          "srmr", "rmsea", "n_columns", "personas", "invalid_share"]
 st.dataframe(rows[[c for c in order if c in rows]], hide_index=True, width="stretch", column_config=config, key="board")
 
-left, right = st.columns(2)
-with left:
-    st.markdown(f"**{score.capitalize()} score**")
-    ui.plot(charts.leaderboard_bars(ref, tuple(models), score, False), key="score_bars")
-with right:
-    st.markdown("**Rank-order stability with 95% CI**")
-    ui.plot(charts.leaderboard_bars(ref, tuple(models), "rank_order", True), key="ro_bars")
+# Drawn on demand: the table already carries the scores as bars, and the page paints faster without Plotly.
+chart_box = st.expander("Charts: the ranking score, and rank-order stability with 95% CIs", key="charts",
+                        on_change="rerun", bind="query-params")
+if chart_box.open:
+    left, right = chart_box.columns(2)
+    with left:
+        st.markdown(f"**{score.capitalize()} score**")
+        ui.plot(charts.leaderboard_bars(ref, tuple(models), score, False), key="score_bars")
+    with right:
+        st.markdown("**Rank-order stability with 95% CI**")
+        ui.plot(charts.leaderboard_bars(ref, tuple(models), "rank_order", True), key="ro_bars")
 
 st.subheader("Is the benchmark's ranking robust?")
 st.caption("Zhang & Hardt 2024 (benchbench): diversity = 1 − Kendall's W of the columns' rankings (0 = all columns agree); "

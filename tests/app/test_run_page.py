@@ -101,3 +101,21 @@ def test_mbti_plan_estimate(app_on_fixture, method):
     at = app_on_fixture("run", method=method)
     assert not at.exception
     assert {m.label: m.value for m in at.metric}["LLM calls"] == "20"
+
+
+def test_key_is_asked_for_and_kept_out_of_the_url(app_on_fixture, monkeypatch):
+    """A priced named model without a key in the environment: the start button waits for a typed key, the cost is
+    estimated from models.toml prices, and the key never reaches the URL."""
+    import analysis.llm.keys as keys
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(keys, "_secrets_file_value", lambda name, path=None: None)  # ignore a developer's secrets.toml
+    at = app_on_fixture("run")
+    at.selectbox(key="run_model").set_value("gpt-4o-mini").run()
+    assert at.button(key="run_start").disabled
+    assert any("OPENAI_API_KEY" in w.value for w in at.warning)
+    cost = {m.label: m.value for m in at.metric}["Cost (est.)"]
+    assert cost.startswith("$") and float(cost[1:]) > 0
+    at.text_input(key="run_api_key").input("sk-test-not-a-real-key-123456").run()
+    assert not at.button(key="run_start").disabled
+    assert "sk-test" not in str(dict(at.query_params))

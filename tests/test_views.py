@@ -1,0 +1,128 @@
+"""analysis.views: per-value stability CIs, the cross-method table, paired model differences, gaps, run estimates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import views
+from analysis.llm.specs import ModelSpec, parse_model_spec
+from analysis.mbti import DIMENSIONS
+from analysis.mbti.metrics import consistency
+from analysis.values import VALUES, stability
+from analysis.values.method import build_values_plan
+
+
+def scores(noise: float, seed: int, n: int = 25, contexts: tuple[str, ...] = ("a", "b", "c"), model: str = "m") -> pd.DataFrame:
+    """Long value-score table: personas with a fixed profile, blurred per context by ``noise``."""
+    rng = np.random.default_rng(seed)
+    profile = np.random.default_rng(0).normal(size=(n, len(VALUES)))
+    rows = []
+    for ctx in contexts:
+        x = profile + noise * rng.normal(size=profile.shape)
+        for p in range(n):
+            for v, value in enumerate(VALUES):
+                rows.append({"model": model, "context": ctx, "instrument": "pvq", "persona_id": p, "value": value,
+                             "score": x[p, v], "ipsatised": x[p, v] - x[p].mean()})
+    return pd.DataFrame(rows)
+
+
+def test_per_value_ci_matches_stability_estimates():
+    """Estimates equal stability.rank_order_by_value, each CI brackets its estimate, and a seed reproduces it."""
+    s = scores(0.5, 1)
+    table = views.rank_order_by_value_ci(s, n_boot=300, seed=3)
+    expected = stability.rank_order_by_value(s)
+    assert list(table["value"]) == list(VALUES)
+    np.testing.assert_allclose(table["rank_order"], expected.loc[list(VALUES)].to_numpy(), atol=1e-12)
+    assert (table["lo"] <= table["rank_order"]).all() and (table["rank_order"] <= table["hi"]).all()
+    pd.testing.assert_frame_equal(table, views.rank_order_by_value_ci(s, n_boot=300, seed=3))
+    assert views.rank_order_by_value_ci(scores(0.5, 1, contexts=("a",)), n_boot=10).empty  # one context: nothing to compare
+
+
+def test_compare_values_paired_ci_separates_stable_from_noisy():
+    """Rank-order stability of a stable model minus a noisy one: a positive difference whose paired CI excludes 0."""
+    a, b = scores(0.3, 1, model="a"), scores(3.0, 2, model="b")
+    diffs = {d.metric: d for d in views.compare_values({}, {}, a, b, names=("a", "b"), n_boot=300)}
+    ro = diffs["Rank-order stability"]
+    assert ro.a == pytest.approx(stability.rank_order_stability(a), abs=1e-12)
+    assert ro.diff == pytest.approx(ro.a - ro.b, abs=1e-12)
+    assert 0 < ro.lo <= ro.diff <= ro.hi
+    same = {d.metric: d for d in views.compare_values({}, {}, a, a.assign(model="a2"), n_boot=100)}
+    assert same["Ipsative stability"].diff == 0 and same["Ipsative stability"].lo == same["Ipsative stability"].hi == 0
+
+
+def _testings(seed: int, spread: float, n: int = 6, subjects: tuple[str, ...] = ("People", "Men")) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in subjects:
+        for t in range(n):
+            rows.append({"model": "m", "subject": s, "order_mode": "permuted", "run_id": "r", "testing": t,
+                         **{d: 50 + spread * rng.normal() for d in DIMENSIONS}})
+    return pd.DataFrame(rows)
+
+
+def test_compare_mbti_consistency_equals_the_metric_and_is_paired():
+    """The consistency estimate equals mean over subjects of analysis.mbti.metrics.consistency; equal inputs give 0 ± 0."""
+    ta, tb = _testings(1, 2.0), _testings(2, 20.0)
+    [d] = [x for x in views.compare_mbti({}, {}, ta, tb, n_boot=300) if x.metric.startswith("Consistency")]
+    expected = np.mean([consistency(ta[ta["subject"] == s][list(DIMENSIONS)]) for s in ("People", "Men")])
+    assert d.a == pytest.approx(expected, abs=1e-12)
+    assert d.a > d.b and 0 < d.lo <= d.diff <= d.hi
+    [z] = [x for x in views.compare_mbti({}, {}, ta, ta, n_boot=50) if x.metric.startswith("Consistency")]
+    assert z.diff == 0 and z.lo == 0 and z.hi == 0
+
+
+def test_headline_table_takes_each_methods_headline():
+    """Cardinal from the board, rank-order from the values doc, mean MBTI consistency, PersonaScore; NaN when absent."""
+    table = views.headline_table(
+        values_doc={"models": {"x": {"rank_order": 0.4}}},
+        board={"rows": [{"model": "x", "cardinal": 0.6}]},
+        mbti_doc={"models": {"x": {"subjects": {"A": {"consistency": 0.8}, "B": {"consistency": 0.6}}},
+                             "y": {"subjects": {"A": {"consistency": 0.9}}}}},
+        personagym_doc={"models": {"y": {"persona_score": 3.5}}},
+    ).set_index("model")
+    assert table.loc["x", "values_cardinal"] == 0.6 and table.loc["x", "values_rank_order"] == 0.4
+    assert table.loc["x", "mbti_consistency"] == pytest.approx(0.7) and table.loc["y", "mbti_consistency"] == 0.9
+    assert table.loc["y", "personagym_score"] == 3.5 and np.isnan(table.loc["x", "personagym_score"])
+    assert np.isnan(table.loc["y", "values_cardinal"]) and table["trust_spearman"].isna().all()
+
+
+def test_item_and_persona_gaps_sorted_by_size():
+    """Item gaps compare mean scores over shared personas; persona gaps are mean |A − B| of ipsatised scores."""
+    def answers(model: str, shift: dict[str, float]) -> pd.DataFrame:
+        return pd.DataFrame([{"model": model, "context": "c", "instrument": "pvq", "item_id": i, "persona_id": p,
+                              "value": "Power", "stage": "item", "valid": 1, "score": 3 + shift.get(i, 0)}
+                             for i in ("1", "2", "3") for p in (0, 1)])
+    gaps = views.item_gaps(answers("a", {"2": 2.0, "3": -0.5}), answers("b", {}))
+    assert list(gaps["item_id"]) == ["2", "3", "1"] and list(gaps["diff"]) == [2.0, -0.5, 0.0]
+    sa = scores(0.0, 1, n=4, contexts=("c",))
+    sb = sa.assign(ipsatised=sa["ipsatised"] + np.where(sa["persona_id"] == 2, 1.0, 0.0))
+    people = views.persona_gaps(sa, sb)
+    assert people["persona_id"].iloc[0] == 2 and people["mean_abs_gap"].iloc[0] == pytest.approx(1.0)
+    assert people["profile_spearman"].iloc[0] == pytest.approx(1.0)  # a constant shift keeps the value order
+
+
+def test_statement_gaps_use_signed_agreement():
+    """Signed agreement = direction × option weight (Correct +3 … Wrong −3); the largest |A − B| comes first."""
+    def answers(options: list[int]) -> pd.DataFrame:
+        return pd.DataFrame([{"subject": "People", "statement_id": str(k), "dimension": "E", "direction": d,
+                              "statement": f"s{k}", "valid": 1, "option_index": o}
+                             for k, (o, d) in enumerate(zip(options, (1, -1, 1)))])
+    gaps = views.statement_gaps(answers([0, 0, 3]), answers([0, 6, 3]))
+    assert list(gaps["statement_id"]) == ["1", "0", "2"]
+    assert gaps.iloc[0]["a"] == -3 and gaps.iloc[0]["b"] == 3 and gaps.iloc[0]["diff"] == -6
+
+
+def test_estimate_run_counts_calls_tokens_and_cost():
+    """Calls equal plan.n_calls(); logprob answers are 1 token each; cost uses the spec's prices; free without prices."""
+    spec = parse_model_spec("embedded")
+    plan = build_values_plan(spec, limit_personas=2, limit_items=5, contexts=["no_conv", "topics_b"], messages=3)
+    est = views.estimate_run(plan, spec)
+    assert est.n_calls == plan.n_calls() == 2 * (5 + 5 + 2)
+    assert est.cost is None and est.tokens_in > 0 and est.embedded_seconds > 0
+    priced = ModelSpec(name="p", backend="custom", model="p", base_url="http://x/v1", price_input_per_mtok=1.0,
+                       price_output_per_mtok=2.0, max_top_logprobs=200)
+    est2 = views.estimate_run(build_values_plan(priced, limit_personas=2, limit_items=5), priced)
+    assert est2.tokens_out == 10  # 2 personas x 5 items x 1 token
+    assert est2.cost == pytest.approx((est2.tokens_in * 1.0 + 10 * 2.0) / 1e6)
