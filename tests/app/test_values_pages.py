@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from analysis.runs.store import Store
@@ -65,8 +67,6 @@ def test_structure_page_shows_stress_cfa_and_separability(app_on_fixture, doc):
 def test_circumplex_hover_has_item_text_and_equal_axes(app_on_fixture):
     """The circumplex draws one trace per value with the item wording in its hover text, on equal axes."""
     at = app_on_fixture("structure", model="smollm2-greedy", context="no_conv")
-    import json
-
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     values = [t for t in spec["data"] if t.get("name") and t["name"] != "value centroid"]
     assert len(values) == 10
@@ -86,3 +86,14 @@ def test_stability_page_matches_document(app_on_fixture, doc):
     assert metrics["Personas × contexts"] == "12 × 3"
     assert len(at.multiselect(key="personas").value) == 3
     assert len(at.get("plotly_chart")) == 4  # heatmap, per-value bars, profiles, ipsative bars
+
+
+def test_leaderboard_charts_on_demand_and_in_the_url(app_on_fixture):
+    """The charts expander draws nothing while closed; ?charts=true (the expander's URL binding) opens it with both charts."""
+    assert len(app_on_fixture("leaderboard").get("plotly_chart")) == 0
+    at = app_on_fixture("leaderboard", charts="true")
+    assert not at.exception
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2
+    ro = json.loads(charts[1].proto.spec)["data"][0]
+    assert ro["error_x"]["type"] == "data" and len(ro["y"]) == 2
