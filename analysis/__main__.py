@@ -18,6 +18,7 @@ from typing import Any
 from analysis.errors import InputError, RoleScopeError
 from analysis.llm.keys import redact
 
+MODEL_HELP = "embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml (PersonaGym: the persona agent)"
 DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
 IMPORT_KINDS = ("value-stability", "chatgpt-mbti", "personagym", "genagents")
 
@@ -43,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a method against a model")
     run_sub = run.add_subparsers(dest="method", required=True)
     values = run_sub.add_parser("values", help="value questionnaires (Stick to Your Role!)")
-    values.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
+    values.add_argument("--model", required=True, help=MODEL_HELP)
     values.add_argument("--population", default="default", help="'default' or a personas.json path / hf:// path")
     values.add_argument("--contexts", type=_csv, default=["no_conv"], help="comma list: no_conv, topics_a, chess, ..., chunk .jsonl paths")
     values.add_argument("--instrument", default="pvq", help="pvq (bundled) | svs | PATH (json or data_pvq/data_svs folder) | hf://datasets/...")
@@ -60,31 +61,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_exec(values)
 
     from analysis.mbti import cli as mbti_cli
-
-    mbti = run_sub.add_parser("mbti", help="MBTI assessment of subjects (ChatGPT-MBTI)")
-    mbti.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
-    mbti.add_argument("--run-id")
-    mbti_cli.add_run_arguments(mbti)
-    _add_store(mbti)
-    _add_exec(mbti)
-
+    from analysis.personagym import cli as personagym_cli
     from analysis.trust import cli as trust_cli
 
-    trust = run_sub.add_parser("trust", help="trust game: belief-behaviour consistency")
-    trust.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
-    trust.add_argument("--run-id")
-    trust_cli.add_run_arguments(trust)
-    _add_store(trust)
-    _add_exec(trust)
-
-    from analysis.personagym import cli as personagym_cli
-
-    pg = run_sub.add_parser("personagym", help="PersonaGym: environments, questions, rubric grading, PersonaScore")
-    pg.add_argument("--model", required=True, help="the persona agent: embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
-    pg.add_argument("--run-id")
-    personagym_cli.add_run_arguments(pg)
-    _add_store(pg)
-    _add_exec(pg)
+    for name, help_text, add_arguments in (
+        ("mbti", "MBTI assessment of subjects (ChatGPT-MBTI)", mbti_cli.add_run_arguments),
+        ("trust", "trust game: belief-behaviour consistency", trust_cli.add_run_arguments),
+        ("personagym", "PersonaGym: environments, questions, rubric grading, PersonaScore", personagym_cli.add_run_arguments),
+    ):
+        method = run_sub.add_parser(name, help=help_text)
+        method.add_argument("--model", required=True, help=MODEL_HELP)
+        method.add_argument("--run-id")
+        add_arguments(method)
+        _add_store(method)
+        _add_exec(method)
 
     resume = sub.add_parser("resume", help="make exactly the calls a run has not stored yet")
     resume.add_argument("run_id")
