@@ -56,7 +56,14 @@ class ValuesPlan(BaseModel):
     answer_mode: AnswerMode = "logprob"
     samples: int = Field(1, ge=1)
     seed: int = 0
-    prefix_reuse: bool = False
+    # Prefix reuse = llama.cpp ``cache_prompt`` (sent to the embedded backend only): items asked after the same
+    # conversation reuse the KV cache of persona prompt + conversation. bench/bench_prefix.py (bench/README.md):
+    # 4.0-5.4x fewer prompt tokens processed, ~2.5x less wall time, and no argmax answer changed (0/120). But the
+    # numerics change: on identical prompts, letter logprobs moved by up to 0.36 (0.20 on the chosen letter) and
+    # the order of the six letters changed in 9/40 items; greedy conversation turns changed too, and the
+    # result depends on what the server processed before. The tiny model's argmax margins (>= 0.79) hid this;
+    # a model with closer options would flip answers. So it stays off: repeats stay bit-identical.
+    prefix_reuse: bool = Field(False, description="Embedded: reuse the shared prefix's KV cache (faster, not bit-identical).")
     top_logprobs: int = 200
     params: dict[str, Any] = Field(default_factory=dict, description="Generation params (model defaults + overrides).")
     persona_max_tokens: int = 160
