@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
+from analysis.importers.files import expand_paths
 from analysis.mbti import OPTIONS
 from analysis.mbti.parse import listed_options, parse_correctness
 from analysis.mbti.prompts import CANONICAL
@@ -177,22 +178,7 @@ def parse_answer_file(path: Path, content: bytes) -> ParsedFile:
 
 
 def _expand(paths: Sequence[str | Path]) -> list[Path]:
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if path.is_dir():
-            found = sorted(path.rglob("*.csv"))
-            if not found:
-                raise InputError(f"{path}: no .csv file in this folder")
-            files.extend(found)
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise InputError(f"{path}: file not found")
-    unique: dict[Path, Path] = {}
-    for f in files:
-        unique.setdefault(f.resolve(), f)
-    return list(unique.values())
+    return expand_paths(paths, "*.csv", what=".csv file")
 
 
 def import_files(store: Store, paths: Sequence[str | Path]) -> list[str]:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
+from analysis.importers.files import expand_paths
 from analysis.personagym import TASKS, canonical_task
 from analysis.personagym.data import persona_key, read_question_file
 from analysis.personagym.metrics import published_consistency
@@ -145,22 +146,7 @@ def _is_object_file(path: Path) -> bool:
 
 
 def _expand(paths: Sequence[str | Path]) -> list[Path]:
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw).expanduser()
-        if path.is_dir():
-            found = [p for p in sorted(path.rglob("*.json")) if p.is_file() and _is_object_file(p)]
-            if not found:
-                raise InputError(f"{path}: no PersonaGym question or scores file (*.json) in this folder")
-            files.extend(found)
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise InputError(f"{path}: file not found")
-    unique: dict[Path, Path] = {}
-    for f in files:
-        unique.setdefault(f.resolve(), f)
-    return list(unique.values())
+    return expand_paths(paths, "*.json", what="PersonaGym question or scores file (*.json)", accept=_is_object_file)
 
 
 def import_files(store: Store, paths: Sequence[str | Path], notes: list[str] | None = None) -> list[str]:
