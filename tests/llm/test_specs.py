@@ -6,12 +6,11 @@ import json
 import random
 from pathlib import Path
 
-import httpx2
-import openai
+import httpx
 import pytest
 
 from analysis.errors import InputError
-from analysis.llm.client import ChatRequest, classify_error
+from analysis.llm.client import CallError, ChatRequest, http_status_error, classify_error
 from analysis.llm.keys import REDACTED, redact, register_secret, resolve_api_key
 from analysis.llm.specs import EMBEDDED_MODEL, HF_ROUTER_BASE_URL, OPENAI_BASE_URL, ModelSpec, parse_model_spec
 from analysis.runs.executor import RetryPolicy
@@ -272,42 +271,43 @@ def test_backoff_within_jitter_bounds() -> None:
 
 # -- error classification ---------------------------------------------------------------------
 
-REQUEST = httpx2.Request("POST", "http://localhost:8000/v1/chat/completions")
+REQUEST = httpx.Request("POST", "http://localhost:8000/v1/chat/completions")
 
 
-def status_error(cls: type[openai.APIStatusError], status: int, headers: dict[str, str] | None = None, body: str = "") -> Exception:
-    response = httpx2.Response(status, headers=headers or {}, text=body, request=REQUEST)
-    return cls(f"Error code: {status}", response=response, body=None)
+def status_error(status: int, headers: dict[str, str] | None = None, body: str = "") -> CallError:
+    return http_status_error(httpx.Response(status, headers=headers or {}, text=body, request=REQUEST))
 
 
 def test_rate_limit_with_retry_after() -> None:
     """429 with retry-after: 3 -> retryable, retry_after 3 s, status kept."""
-    err = classify_error(status_error(openai.RateLimitError, 429, {"retry-after": "3"}, "slow down"))
+    err = status_error(429, {"retry-after": "3"}, "slow down")
     assert (err.retryable, err.retry_after, err.status) == (True, 3.0, 429)
     assert "HTTP 429" in str(err) and "slow down" in str(err)
-    ms = classify_error(status_error(openai.RateLimitError, 429, {"retry-after-ms": "1500"}))
-    assert ms.retry_after == 1.5
+    assert status_error(429, {"retry-after-ms": "1500"}).retry_after == 1.5
 
 
 def test_server_error_retryable() -> None:
-    """500 -> retryable without a Retry-After."""
-    err = classify_error(status_error(openai.InternalServerError, 500, body="boom"))
+    """500 -> retryable without a Retry-After; 408 and 409 are retryable too."""
+    err = status_error(500, body="boom")
     assert (err.retryable, err.retry_after, err.status) == (True, None, 500)
+    assert status_error(408).retryable and status_error(409).retryable
 
 
 def test_bad_request_not_retryable() -> None:
     """400 (and 401) -> not retryable; a key echoed in the body is redacted."""
-    err = classify_error(status_error(openai.BadRequestError, 400, body="model not found"))
+    err = status_error(400, body="model not found")
     assert (err.retryable, err.status) == (False, 400)
-    auth = classify_error(status_error(openai.AuthenticationError, 401, body="bad key sk-abcdefghijklmnopqrstuvwx"))
+    auth = status_error(401, body="bad key sk-abcdefghijklmnopqrstuvwx")
     assert not auth.retryable and "sk-abcdefghijklmnopqrstuvwx" not in str(auth)
 
 
 def test_timeout_and_connection_errors_retryable() -> None:
-    """Timeouts and connection errors -> retryable with a one-line message."""
-    timeout = classify_error(openai.APITimeoutError(request=REQUEST))
+    """Timeouts, connection errors and undecodable bodies -> retryable with a one-line message."""
+    timeout = classify_error(httpx.ReadTimeout("timed out", request=REQUEST))
     assert timeout.retryable and timeout.status is None and "timeout" in str(timeout)
-    conn = classify_error(openai.APIConnectionError(message="Connection error.", request=REQUEST))
-    assert conn.retryable and "connection error" in str(conn)
+    conn = classify_error(httpx.ConnectError("[Errno 111] Connection refused", request=REQUEST))
+    assert conn.retryable and "connection error" in str(conn) and "\n" not in str(conn)
+    bad = classify_error(json.JSONDecodeError("Expecting value", "<html>", 0))
+    assert bad.retryable and str(bad).startswith("malformed reply")
     other = classify_error(RuntimeError("unexpected"))
     assert not other.retryable and str(other) == "RuntimeError: unexpected"
