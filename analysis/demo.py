@@ -7,9 +7,13 @@ authored data. Configurations (both SmolLM2-135M-Instruct, recorded with each ru
 - ``smollm2-t07``: free-text answers sampled at temperature 0.7 with a fixed seed.
 
 Run ids are fixed (``demo-<method>-<config>``), so an interrupted build resumes where it stopped
-(finished calls are in the store's call cache) and a rebuild is deterministic: the embedded server
-repeats bit-identical replies with prefix reuse off, and sampling is seeded per request.
-``size="reduced"`` is the small campaign CI builds twice to check determinism.
+(finished calls are in the store's call cache). The build uses prefix reuse (llama.cpp ``cache_prompt``)
+for the conversation methods, which cuts the prompt tokens processed about 5x; it sends one call at a
+time and runs one conversation after another (``run_units``), so the server's cache states, and
+therefore the replies, repeat exactly in a rebuild. Sampling is seeded per request.
+``size="reduced"`` is the small campaign CI builds twice to check determinism. A build resumed after an
+interruption is complete but may differ from an uninterrupted one in low logprob digits (the cache
+state at the resume point differs).
 """
 
 from __future__ import annotations
@@ -49,70 +53,82 @@ CONFIGS = (
 SIZES: dict[str, dict[str, Any]] = {
     "full": {"values_personas": 20, "values_items": None, "values_contexts": ["no_conv", "topics_a", "topics_b", "chess"],
              "mbti_subjects": ["People", "Men", "Women", "Boys", "Girls", "Doctors", "Teachers", "Software engineers"],
-             "mbti_testings": 5, "mbti_statements": 20, "trust_personas": 30, "trust_individual_personas": 2,
+             "mbti_testings": 5, "mbti_statements": 8, "trust_personas": 30, "trust_individual_personas": 2,
+             "trust_attributes": ["age", "sex", "education", "political_views", "religion", "wealth"],
              "pg_personas": 5, "pg_questions": 2},
-    "reduced": {"values_personas": 3, "values_items": 10, "values_contexts": ["no_conv", "topics_b"],
-                "mbti_subjects": ["Men", "Women"], "mbti_testings": 2, "mbti_statements": 5, "trust_personas": 4,
-                "trust_individual_personas": 1, "pg_personas": 1, "pg_questions": 1},
+    "reduced": {"values_personas": 2, "values_items": 6, "values_contexts": ["no_conv", "topics_b"],
+                "mbti_subjects": ["Men", "Women"], "mbti_testings": 2, "mbti_statements": 4, "trust_personas": 3,
+                "trust_individual_personas": 1, "trust_attributes": ["age", "sex"], "pg_personas": 1, "pg_questions": 1},
 }
+# Reply lengths: a 135M model rambles to any limit, and generated tokens are most of the build's time
+# (~80 tokens/s on this 2-core box). A number or an option comes first when it comes at all.
+VALUES_TOKENS = {"persona_max_tokens": 80, "interlocutor_max_tokens": 40, "text_max_tokens": 12}
+MBTI_TEXT_TOKENS = 24
+TRUST_TOKENS = {"belief": 300, "action": 200, "forecast": 300, "round": 160}
+PG_TOKENS = {"grade_max_tokens": 200}  # environment selection and question generation keep room for their JSON
+PG_ANSWER_TOKENS = 160
 
 
 def _values_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
     from analysis.values.method import build_values_plan
 
-    return build_values_plan(
+    plan = build_values_plan(
         config.spec(), contexts=size["values_contexts"], limit_personas=size["values_personas"],
-        limit_items=size["values_items"], messages=3, answer_mode=config.answer_mode, seed=0,
-    ).model_dump()
+        limit_items=size["values_items"], messages=3, answer_mode=config.answer_mode, seed=0, prefix_reuse=True,
+    )
+    return plan.model_copy(update=VALUES_TOKENS).model_dump()
 
 
 def _mbti_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
     from analysis.mbti.method import build_mbti_plan
 
+    # 8 statements fit the embedded history window (10), so each call extends the previous one's cached prefix
     return build_mbti_plan(
         config.spec(), subjects=size["mbti_subjects"], testings=size["mbti_testings"], order="both",
         limit_statements=size["mbti_statements"], answer_mode=config.answer_mode, seed=0,
+        text_max_tokens=MBTI_TEXT_TOKENS, prefix_reuse=True,
     ).model_dump()
 
 
 def _trust_population_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
     from analysis.trust.method import build_trust_plan
 
-    return build_trust_plan(config.spec(), level="population", conditioning="self",
-                            limit_personas=size["trust_personas"], seed=0).model_dump()
+    return build_trust_plan(config.spec(), level="population", conditioning="self", max_tokens=TRUST_TOKENS,
+                            attributes=size["trust_attributes"], limit_personas=size["trust_personas"], seed=0).model_dump()
 
 
 def _trust_individual_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
     from analysis.trust.method import build_trust_plan
 
-    return build_trust_plan(config.spec(), level="individual", rounds=6, archetypes=(1, 3, 5),
-                            limit_personas=size["trust_individual_personas"], seed=0).model_dump()
+    return build_trust_plan(config.spec(), level="individual", rounds=6, archetypes=(1, 3, 5), max_tokens=TRUST_TOKENS,
+                            limit_personas=size["trust_individual_personas"], seed=0, prefix_reuse=True).model_dump()
 
 
 def _personagym_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
     from analysis.personagym.method import build_personagym_plan
 
     return build_personagym_plan(config.spec(), personas=size["pg_personas"], questions_per_task=size["pg_questions"],
-                                 evaluators=[parse_model_spec("embedded")], grade_without_examples=True, seed=0).model_dump()
+                                 evaluators=[parse_model_spec("embedded")], grade_without_examples=True, seed=0,
+                                 answer_max_tokens=PG_ANSWER_TOKENS, **PG_TOKENS).model_dump()
 
 
 PLANNERS: dict[str, Callable[[DemoConfig, dict[str, Any]], dict[str, Any]]] = {
-    "values": _values_plan,
     "mbti": _mbti_plan,
     "trust-population": _trust_population_plan,
     "trust-individual": _trust_individual_plan,
     "personagym": _personagym_plan,
+    "values": _values_plan,
 }
 METHOD_OF = {"trust-population": "trust", "trust-individual": "trust"}
 
 
 def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list[str] | None = None,
-               concurrency: int = 2, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> list[str]:
+               concurrency: int = 1, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> list[str]:
     """Create or resume every demo run; returns the run ids. Prints one progress line per run."""
     run_ids = []
     with Store(store_path) as store:
-        for method in methods or list(PLANNERS):
-            for config in CONFIGS:
+        for config in CONFIGS:  # one configuration complete before the other
+            for method in methods or list(PLANNERS):
                 run_id = f"demo-{method}-{config.name}"
                 if store.query_one("SELECT status FROM runs WHERE run_id=?", (run_id,)) is None:
                     create_run(store, METHOD_OF.get(method, method), config.spec(), PLANNERS[method](config, SIZES[size]), run_id)

@@ -14,7 +14,7 @@ the conversation goes on; later answers keep their own statement ids, nothing sh
 
 from __future__ import annotations
 
-import asyncio
+from functools import partial
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -28,7 +28,7 @@ from analysis.mbti.prompts import OrderMode, letter_question, option_order, opti
 from analysis.mbti.scoring import option_weight
 from analysis.mbti.statements import Statement, StatementSet
 from analysis.mbti.subjects import Subject, replace_subject
-from analysis.runs.executor import CallOutcome, Executor
+from analysis.runs.executor import CallOutcome, Executor, run_units
 from analysis.runs.store import Store, Table, register_table
 
 ANSWERS = register_table(Table(
@@ -80,8 +80,8 @@ class MbtiSession:
         return params
 
     async def run(self) -> None:
-        await asyncio.gather(*(self.testing(subject, order, t) for subject in self.plan.subjects
-                               for order in self.plan.orders for t in range(self.plan.testings)))
+        await run_units((partial(self.testing, subject, order, t) for subject in self.plan.subjects
+                         for order in self.plan.orders for t in range(self.plan.testings)), one_at_a_time=self.plan.prefix_reuse)
 
     async def testing(self, subject: Subject, order_mode: OrderMode, testing: int) -> None:
         """One conversation answering every statement in order."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from analysis.llm.client import CallError, ChatReply, ChatRequest, LLMClient
@@ -127,3 +127,17 @@ class Executor:
                 if not exc.retryable or attempt >= self.retry.max_attempts:
                     return None, redact(str(exc)), attempt
                 await asyncio.sleep(self.retry.delay(attempt - 1, exc.retry_after, self._rng))
+
+
+async def run_units(units: Iterable[Callable[[], Awaitable[None]]], *, one_at_a_time: bool) -> None:
+    """Run a method's independent units (conversations, questionnaires) concurrently, or one after another.
+
+    With prefix reuse on, one unit at a time keeps its shared prefix in the embedded server's single KV-cache
+    slot (interleaved units would evict each other's) and fixes the order of the server's cache states, so a
+    rebuild repeats the same numbers. The executor's semaphore still bounds calls inside a unit.
+    """
+    if one_at_a_time:
+        for unit in units:
+            await unit()
+    else:
+        await asyncio.gather(*(unit() for unit in units))

@@ -15,12 +15,12 @@ every archetype unless ``play_knows_archetype``: nothing has been observed yet).
 
 from __future__ import annotations
 
-import asyncio
+from functools import partial
 from typing import Any
 
 from analysis.llm.client import ChatRequest
 from analysis.llm.specs import ModelSpec
-from analysis.runs.executor import Executor
+from analysis.runs.executor import Executor, run_units
 from analysis.runs.store import Store
 from analysis.trust.game import RoundOutcome, play_round
 from analysis.trust.parse import extract_amount, parse_forecast, thought_of
@@ -47,7 +47,8 @@ class IndividualSession:
                 "archetype": k}
 
     async def run(self) -> None:
-        await asyncio.gather(*(self.game(p, k) for p in self.plan.personas for k in self.plan.archetypes))
+        await run_units((partial(self.game, p, k) for p in self.plan.personas for k in self.plan.archetypes),
+                        one_at_a_time=self.plan.prefix_reuse)
 
     async def forecast(self, persona: Persona, k: int) -> list[int] | None:
         """The forecast call; stores its row; the sends of rounds 1..R when valid."""

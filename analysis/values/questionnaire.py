@@ -10,6 +10,7 @@ the most opposed one, then rate the rest with those exchanges in the history (Sc
 from __future__ import annotations
 
 import asyncio
+from functools import partial
 import hashlib
 import random
 import re
@@ -20,7 +21,7 @@ from pydantic import BaseModel, Field
 from analysis.llm.client import ChatRequest
 from analysis.llm.options import AnswerMode, ParsedOption, option_from_logprobs, parse_option_text
 from analysis.llm.specs import ModelSpec
-from analysis.runs.executor import CallOutcome, Executor
+from analysis.runs.executor import CallOutcome, Executor, run_units
 from analysis.runs.store import Store, Table, register_table
 from analysis.values import prompts
 from analysis.values.contexts import Context
@@ -111,7 +112,8 @@ class ValuesSession:
 
     # -- orchestration ------------------------------------------------------------------------
     async def run(self) -> None:
-        await asyncio.gather(*(self._persona_context(p, c) for c in self.plan.contexts for p in self.plan.personas))
+        await run_units((partial(self._persona_context, p, c) for c in self.plan.contexts for p in self.plan.personas),
+                        one_at_a_time=self.plan.prefix_reuse)
 
     async def _persona_context(self, persona: Persona, ctx: Context) -> None:
         history, failure = await self._conversation(persona, ctx)
