@@ -111,7 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="the bundled demo store")
     demo_sub = demo.add_subparsers(dest="demo_command", required=True)
     build = demo_sub.add_parser("build", help="(re)build data/demo from the embedded model; resumes if interrupted")
-    build.add_argument("--store", type=Path, help="default: data/demo/rolescope-demo.db")
+    build.add_argument("--store", type=Path, help="default: data/demo/rolescope-demo.db (required with --model)")
+    build.add_argument("--model", action="append", metavar="SPEC",
+                       help="run the same campaign on this model instead of the two embedded configurations (repeatable)")
+    build.add_argument("--answer-mode", choices=["logprob", "text"], default="text", help="with --model (default: text)")
     build.add_argument("--size", choices=["full", "reduced"], default="full", help="reduced: the small CI campaign")
     build.add_argument("--methods", type=_csv, help="comma list (default: every method)")
     build.add_argument("--concurrency", type=int, default=2)
@@ -359,9 +362,12 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from analysis.demo import DEMO_STORE, build_demo
+    from analysis.demo import CONFIGS, DEMO_STORE, build_demo, campaign_configs
 
-    build_demo(args.store or DEMO_STORE, args.size, args.methods, args.concurrency)
+    if args.model and args.store is None:
+        raise InputError("demo build --model: give --store PATH (the bundled demo store holds the embedded model's runs only)")
+    configs = campaign_configs(args.model, args.answer_mode) if args.model else CONFIGS
+    build_demo(args.store or DEMO_STORE, args.size, args.methods, args.concurrency, configs=configs)
     return 0
 
 

@@ -1,0 +1,97 @@
+"""The bundled demo store in a real browser: the app opens it by default and every page shows its results.
+
+The server gets no ``ROLESCOPE_DEMO_STORE`` override, so it opens ``data/demo/rolescope-demo.db`` as a
+fresh clone does. Every page is visited; result pages must draw their charts with both demo models. The
+store file must come out byte-identical (the app opens it read-only). Screenshots of the main pages go
+to ``tests/browser/artifacts/demo/``; with ``ROLESCOPE_SCREENSHOTS=docs/screenshots`` they replace the
+README's pictures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analysis.demo import CONFIGS, DEMO_STORE
+from tests.browser.harness import CHROMIUM, REPO, AppServer, browser_context, exceptions, goto, wait_idle
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                       reason=f"{CHROMIUM} is missing: install Debian's browser with `apt-get install -y chromium` (as root)"),
+]
+
+SHOTS = Path(os.environ.get("ROLESCOPE_SCREENSHOTS") or Path(__file__).resolve().parent / "artifacts/demo")
+if not SHOTS.is_absolute():
+    SHOTS = REPO / SHOTS
+RESULT_PAGES = {"leaderboard": "Values leaderboard", "structure": "Value structure", "stability": "Stability",
+                "mbti": "MBTI assessment", "trust": "Trust game", "personagym": "PersonaGym", "compare": "Compare two models"}
+OTHER_PAGES = {"": "RoleScope", "run": "Run", "data": "Data"}
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    assert DEMO_STORE.exists(), f"{DEMO_STORE} is missing: build it with `python -m analysis demo build`"
+    before = _sha256(DEMO_STORE)
+    base = tmp_path_factory.mktemp("demo-browser")
+    env = {"ROLESCOPE_STORE": str(base / "user.db"), "ROLESCOPE_CACHE_DIR": str(base / "cache"),
+           "ROLESCOPE_UPLOAD_DIR": str(base / "uploads")}
+    app = AppServer(env, SHOTS.parent / "demo-server.log")
+    app.env.pop("ROLESCOPE_DEMO_STORE", None)  # the default path, as on a fresh clone
+    app.start()
+    yield app
+    app.stop()
+    assert _sha256(DEMO_STORE) == before, "the app changed the demo store"
+
+
+@pytest.fixture(scope="module")
+def page(demo_server: AppServer) -> Iterator[Any]:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with browser_context((1400, 900)) as context:
+        tab = context.new_page()
+        tab.set_default_timeout(300_000)
+        yield tab
+
+
+def title(page: Any) -> str:
+    return page.locator('[data-testid="stMain"] h1').first.inner_text().strip()
+
+
+def test_overview_opens_the_demo_store_with_both_configurations(demo_server, page):
+    """The home page lists both demo configurations and the cross-method table."""
+    goto(page, demo_server.url)
+    assert title(page) == "RoleScope"
+    main = page.locator('[data-testid="stMain"]')
+    for config in CONFIGS:
+        assert main.get_by_text(config.name).count() > 0, config.name
+    assert exceptions(page) == []
+    page.screenshot(path=str(SHOTS / "overview.png"))
+
+
+@pytest.mark.parametrize("path", list(RESULT_PAGES))
+def test_result_pages_show_the_demo_results(demo_server, page, path):
+    """Each result page renders its title and charts, with no exception box."""
+    goto(page, f"{demo_server.url}/{path}")
+    assert title(page) == RESULT_PAGES[path]
+    if path == "leaderboard":  # its charts are drawn on demand
+        page.get_by_text("Charts: the ranking score").click()
+        wait_idle(page)
+    page.wait_for_selector(".js-plotly-plot", state="visible")
+    assert exceptions(page) == []
+    page.screenshot(path=str(SHOTS / f"{path}.png"))
+
+
+@pytest.mark.parametrize("path", [p for p in OTHER_PAGES if p])
+def test_other_pages_render(demo_server, page, path):
+    goto(page, f"{demo_server.url}/{path}")
+    assert title(page) == OTHER_PAGES[path]
+    assert exceptions(page) == []

@@ -1,0 +1,120 @@
+"""The demo build: two reduced builds, each in a fresh process (its own embedded server), give identical tables.
+
+Compared: every method table and the calls' requests, replies and logprobs. Left out: wall-clock columns
+and ``cached_tokens`` (how much of a prompt the server found in its KV cache is accounting, not a result;
+the replies are compared bit for bit).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis.demo import CONFIGS, PLANNERS
+
+REPO = Path(__file__).resolve().parents[1]
+NOT_RESULTS = {"created_at", "started_at", "finished_at", "updated_at", "latency_s", "cached_tokens"}
+METHOD_TABLES = ("values_answers", "values_conversations", "mbti_answers", "trust_beliefs", "trust_transfers",
+                 "trust_forecasts", "trust_rounds", "personagym_questions", "personagym_answers", "personagym_grades")
+
+
+def build(store: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "analysis", "demo", "build", "--store", str(store), "--size", "reduced"],
+                          cwd=REPO, capture_output=True, text=True, timeout=1800)
+
+
+def result_tables(path: Path) -> dict[str, list[str]]:
+    """Every table's rows (sorted, as repr) without the columns listed in NOT_RESULTS."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        out = {}
+        for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT IN ('meta', 'sqlite_sequence')"):
+            cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})") if r[1] not in NOT_RESULTS]
+            out[table] = sorted(map(repr, conn.execute(f"SELECT {', '.join(cols)} FROM {table}")))
+        return out
+    finally:
+        conn.close()
+
+
+@pytest.fixture(scope="module")
+def two_builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    root = tmp_path_factory.mktemp("demo")
+    first, second = build(root / "a.db"), build(root / "b.db")
+    assert first.returncode == 0, first.stderr[-2000:]
+    assert second.returncode == 0, second.stderr[-2000:]
+    return root / "a.db", root / "b.db", first.stderr
+
+
+@pytest.mark.slow
+def test_two_builds_give_identical_tables(two_builds: tuple[Path, Path, str]) -> None:
+    a, b, _ = two_builds
+    ta, tb = result_tables(a), result_tables(b)
+    assert ta.keys() == tb.keys()
+    for table in ta:
+        assert ta[table] == tb[table], f"{table}: {len(set(ta[table]) ^ set(tb[table]))} rows differ"
+
+
+@pytest.mark.slow
+def test_every_method_and_config_is_complete_and_recorded(two_builds: tuple[Path, Path, str]) -> None:
+    a, _, log = two_builds
+    conn = sqlite3.connect(f"file:{a}?mode=ro", uri=True)
+    runs = {r[0]: r for r in conn.execute("SELECT run_id, status, model, plan FROM runs")}
+    assert set(runs) == {f"demo-{m}-{c.name}" for m in PLANNERS for c in CONFIGS}
+    assert {r[1] for r in runs.values()} == {"completed"}
+    for config in CONFIGS:
+        plan = json.loads(runs[f"demo-values-{config.name}"][3])
+        assert plan["answer_mode"] == config.answer_mode and plan["prefix_reuse"] is True
+        assert plan["params"] == config.params  # the configuration's generation parameters are in the stored plan
+    for table in METHOD_TABLES:
+        assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] > 0, f"{table} is empty"
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # the file alone is the store
+    assert "demo-values-smollm2-t07: completed" in log  # progress lines on stderr
+    conn.close()
+
+
+@pytest.mark.slow
+def test_rebuild_of_a_complete_store_makes_no_calls(two_builds: tuple[Path, Path, str]) -> None:
+    a, _, _ = two_builds
+    before = result_tables(a)
+    again = build(a)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert again.stderr.count("already complete") == len(PLANNERS) * len(CONFIGS)
+    assert result_tables(a) == before
+
+
+def test_campaign_on_an_openai_compatible_endpoint(stub_server, tmp_path: Path) -> None:
+    """`demo build --model SPEC --store PATH` runs the same campaign on another endpoint: one config per spec,
+    named after the spec, every run completed, evaluators default to the model (no embedded server needed)."""
+    from analysis.demo import build_demo, campaign_configs
+
+    store = tmp_path / "campaign.db"
+    configs = campaign_configs([f"stub-model@{stub_server.url}"])
+    lines: list[str] = []
+    run_ids = build_demo(store, "reduced", configs=configs, log=lines.append)
+    name = configs[0].name
+    assert name.startswith("stub-model@127.0.0.1:")
+    assert run_ids == [f"demo-{m}-stub-model-127.0.0.1-{name.rsplit(':', 1)[1]}" for m in PLANNERS]
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    assert {r[0] for r in conn.execute("SELECT status FROM runs")} == {"completed"}
+    assert {r[0] for r in conn.execute("SELECT model FROM runs")} == {name}
+    conn.close()
+    calls = stub_server.calls()
+    assert calls and {c["model"] for c in calls} == {"stub-model"}
+    assert not any("cache_prompt" in c["params"] for c in calls)  # llama.cpp's knob goes to the embedded server only
+    assert any(line.endswith("s") and "completed" in line for line in lines)
+
+
+def test_campaign_needs_distinct_names_and_a_store() -> None:
+    from analysis.demo import campaign_configs
+    from analysis.errors import InputError
+
+    with pytest.raises(InputError, match="share a display name"):
+        campaign_configs(["openai:gpt-4o-mini", "openai:gpt-4o-mini"])
+    done = subprocess.run([sys.executable, "-m", "analysis", "demo", "build", "--model", "openai:gpt-4o-mini"],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2 and "give --store PATH" in done.stderr
