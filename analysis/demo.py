@@ -17,6 +17,7 @@ is seeded per request. ``size="reduced"`` is the small campaign CI builds twice 
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import sys
@@ -73,7 +74,7 @@ def campaign_configs(models: Sequence[str], answer_mode: Literal["logprob", "tex
 SIZES: dict[str, dict[str, Any]] = {
     "full": {"values_personas": 20, "values_items": None, "values_contexts": ["no_conv", "topics_a", "topics_b", "chess"],
              "mbti_subjects": ["People", "Men", "Women", "Boys", "Girls", "Doctors", "Teachers", "Software engineers"],
-             "mbti_testings": 5, "mbti_statements": 8, "trust_personas": 30, "trust_individual_personas": 2,
+             "mbti_testings": 5, "mbti_statements": 10, "trust_personas": 30, "trust_individual_personas": 2,
              "trust_attributes": ["age", "sex", "education", "political_views", "religion", "wealth"],
              "pg_personas": 5, "pg_questions": 2},
     "reduced": {"values_personas": 2, "values_items": 6, "values_contexts": ["no_conv", "topics_b"],
@@ -102,7 +103,8 @@ def _values_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
 def _mbti_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
     from analysis.mbti.method import build_mbti_plan
 
-    # 8 statements fit the embedded history window (10), so each call extends the previous one's cached prefix
+    # 10 statements (2 per dimension) fit the embedded history window (10):
+    # each call extends the previous call's cached prefix
     return build_mbti_plan(
         config.spec(), subjects=size["mbti_subjects"], testings=size["mbti_testings"], order="both",
         limit_statements=size["mbti_statements"], answer_mode=config.answer_mode, seed=0,
@@ -155,9 +157,15 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
         for config in configs:  # one configuration complete before the other
             for method in methods or list(PLANNERS):
                 run_id = f"demo-{method}-{re.sub(r'[^A-Za-z0-9._-]+', '-', config.name)}"
-                if store.query_one("SELECT status FROM runs WHERE run_id=?", (run_id,)) is None:
-                    create_run(store, METHOD_OF.get(method, method), config.spec(), PLANNERS[method](config, SIZES[size]), run_id)
-                elif store.get_run(run_id)["status"] == "completed":
+                plan = PLANNERS[method](config, SIZES[size])
+                existing = store.query_one("SELECT plan, status FROM runs WHERE run_id=?", (run_id,))
+                if existing is not None and json.loads(existing["plan"]) != json.loads(json.dumps(plan)):
+                    log(f"{run_id}: the campaign's plan changed; replacing the run (stored calls are reused)")
+                    store.delete_run(run_id)
+                    existing = None
+                if existing is None:
+                    create_run(store, METHOD_OF.get(method, method), config.spec(), plan, run_id)
+                elif existing["status"] == "completed":
                     log(f"{run_id}: already complete")
                     run_ids.append(run_id)
                     continue

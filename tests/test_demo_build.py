@@ -118,3 +118,23 @@ def test_campaign_needs_distinct_names_and_a_store() -> None:
     done = subprocess.run([sys.executable, "-m", "analysis", "demo", "build", "--model", "openai:gpt-4o-mini"],
                           cwd=REPO, capture_output=True, text=True, timeout=600)
     assert done.returncode == 2 and "give --store PATH" in done.stderr
+
+
+def test_changed_plan_replaces_the_run_and_reuses_stored_calls(stub_server, tmp_path: Path, monkeypatch) -> None:
+    """Rebuilding after the campaign changed (one more testing) replaces the run; only the new calls are made."""
+    from analysis import demo
+
+    store, configs = tmp_path / "c.db", demo.campaign_configs([f"stub-model@{stub_server.url}"])
+    demo.build_demo(store, "reduced", methods=["mbti"], configs=configs, log=lambda m: None)
+    first_calls = len(stub_server.calls())
+    reduced = demo.SIZES["reduced"]
+    monkeypatch.setitem(demo.SIZES, "reduced", reduced | {"mbti_testings": reduced["mbti_testings"] + 1})
+    lines: list[str] = []
+    demo.build_demo(store, "reduced", methods=["mbti"], configs=configs, log=lines.append)
+    assert any("plan changed; replacing the run" in line for line in lines)
+    per_testing = len(reduced["mbti_subjects"]) * 2 * reduced["mbti_statements"]  # subjects x orders x statements
+    assert len(stub_server.calls()) - first_calls == per_testing
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    n_answers = conn.execute("SELECT COUNT(*) FROM mbti_answers").fetchone()[0]
+    conn.close()
+    assert n_answers == per_testing * (reduced["mbti_testings"] + 1)

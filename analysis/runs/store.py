@@ -168,6 +168,16 @@ class Store:
                 (status, now, finished, error, n_units, run_id),
             )
 
+    def delete_run(self, run_id: str) -> None:
+        """Remove a run and every row it owns, in one transaction. Its calls stay in the call cache,
+        so running the same plan again costs nothing."""
+        with self._tx() as c:
+            tables = [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+            for table in tables:
+                if table not in ("runs", "calls") and any(col[1] == "run_id" for col in c.execute(f'PRAGMA table_info("{table}")')):
+                    c.execute(f'DELETE FROM "{table}" WHERE run_id=?', (run_id,))
+            c.execute("DELETE FROM runs WHERE run_id=?", (run_id,))
+
     def get_run(self, run_id: str) -> dict[str, Any]:
         row = self.query_one("SELECT * FROM runs WHERE run_id=?", (run_id,))
         if row is None:

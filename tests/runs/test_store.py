@@ -10,7 +10,7 @@ import pytest
 
 import analysis.values.questionnaire  # noqa: F401  (registers values_answers)
 from analysis.errors import InputError, RunFailure
-from analysis.llm.client import ChatRequest, LLMClient
+from analysis.llm.client import ChatReply, ChatRequest, LLMClient
 from analysis.llm.specs import parse_model_spec
 from analysis.runs.executor import CallOutcome, Executor
 from analysis.runs.store import SCHEMA_VERSION, Store
@@ -110,3 +110,20 @@ def test_upsert_is_idempotent(tmp_path: Path) -> None:
         store.upsert("values_answers", [_answer("C")])
         df = store.table("values_answers")
     assert df["letter"].tolist() == ["C"] and df["option_order"].tolist() == ["[3, 1, 2]"]
+
+
+def test_delete_run_removes_its_rows_and_keeps_the_cache(tmp_path: Path) -> None:
+    """delete_run drops the run, its links, failures and method rows; other runs and cached calls stay."""
+    request = ChatRequest.build([{"role": "user", "content": "Hi"}], {"max_tokens": 4})
+    reply = ChatReply(text="Hello", finish_reason="stop")
+    with Store(tmp_path / "s.db") as store:
+        for run in ("r", "keep"):
+            store.create_run(run, "values", "m", {}, {})
+            store.record_call(run, "u1", f"key-{run}", "m", request, reply)
+            store.record_failure(run, "u2", f"bad-{run}", "HTTP 500", 3)
+            store.upsert("values_answers", [_answer("A") | {"run_id": run}])
+        store.delete_run("r")
+        assert store.runs()["run_id"].tolist() == ["keep"]
+        for table in ("run_calls", "call_failures", "values_answers"):
+            assert store.table(table)["run_id"].tolist() == ["keep"], table
+        assert store.cached_reply("key-r") is not None  # the call stays in the cache
