@@ -173,6 +173,11 @@ def context_label(path: Path) -> str:
     return folder.split("_202")[0] or folder
 
 
+# Reference labels that name a context RoleScope also has, so imported and native runs line up per context
+# (the instrument column still tells PVQ from SVS). Topic, chess and grammar chunks are the reference's own.
+NATIVE_CONTEXTS = {"chunk_no_conv": "no_conv", "chunk_svs_no_conv": "no_conv"}
+
+
 class _Bad(Exception):
     """A malformed file: which key and why (turned into one InputError line naming the file)."""
 
@@ -320,7 +325,8 @@ def _build(path: Path, content: bytes, doc: object) -> ParsedResults:
             modes.add(mode)
             rows.append({
                 "run_id": run_id, "model": engine, "persona_id": i, "persona": persona["name"], "gender": persona["gender"],
-                "context": label, "instrument": inst.name, "item_id": str(j + 1), "value": inst.value_of(j + 1),
+                "context": NATIVE_CONTEXTS.get(label, label), "instrument": inst.name, "item_id": str(j + 1),
+                "value": inst.value_of(j + 1),
                 "list_no": inst.list_of(j + 1), "stage": "item", "sample": 0, "letter": letter,
                 "score": stored_score if letter is not None else None, "valid": int(letter is not None),
                 "reason": reason, "mode": mode, "raw": reply,
@@ -331,7 +337,8 @@ def _build(path: Path, content: bytes, doc: object) -> ParsedResults:
                   "source": SOURCE, "model_config_path": args.get("model_config_path")}
     plan = {
         "method": "values", "imported": True, "source": SOURCE, "path": str(path.resolve()),
-        "sha256": hashlib.sha256(content).hexdigest(), "context": label, "instrument": inst.name,
+        "sha256": hashlib.sha256(content).hexdigest(), "context": NATIVE_CONTEXTS.get(label, label),
+        "reference_context": label, "instrument": inst.name,
         "n_personas": n, "n_items": k, "answer_mode": "/".join(sorted(modes)), "cot": cot, "personas": personas,
         "reference_args": {a: args[a] for a in _REFERENCE_ARGS if a in args},
         "summary": {key.removeprefix("n_"): value for key, value in counts.items()} | {"answers": len(rows)},

@@ -180,7 +180,8 @@ def test_import_three_pvq_contexts_and_one_svs(tmp_path: Path) -> None:
         assert set(runs["status"]) == {"imported"} and set(runs["method"]) == {"values"} and len(runs) == 4
         df = answers_of(store)
         assert len(df) == 3 * 5 * 40 + 5 * 57
-        assert set(df["context"]) == set(files)
+        # the reference's no-conversation labels become RoleScope's no_conv (the instrument tells PVQ from SVS)
+        assert set(df["context"]) == {"no_conv", "chunk_0", "chunk_chess_0"}
         assert dict(df.groupby("instrument").size()) == {"pvq-40": 600, "svs": 285}
         assert set(df["mode"]) == {"text"} and set(df["stage"]) == {"item"} and set(df["sample"]) == {0}
         assert set(df["gender"]) == {"male", "female"}
@@ -188,14 +189,14 @@ def test_import_three_pvq_contexts_and_one_svs(tmp_path: Path) -> None:
 
         # every valid answer carries the stored letter and score; invalid ones carry none
         for label, (path, stored) in files.items():
-            sub = df[df.context == label]
+            sub = df[df.run_id == by_ctx[label].run_id]
             for row in sub.itertuples():
                 letter, score = stored[(row.persona_id, int(row.item_id) - 1)]
                 if row.valid:
                     assert (row.letter, row.score) == (letter, score)
                 else:
                     assert pd.isna(row.letter) and pd.isna(row.score)
-        bad = df[(df.context == "chunk_no_conv") & (df.valid == 0)]
+        bad = df[(df.context == "no_conv") & (df.instrument == "pvq-40") & (df.valid == 0)]
         assert sorted(zip(bad.persona_id, bad.item_id.astype(int))) == [(0, 1), (2, 18), (4, 40)]
         assert set(bad["reason"]) == {NO_LETTER}
         assert set(bad["raw"]) == {NO_LETTER_REPLY}
@@ -207,7 +208,7 @@ def test_import_three_pvq_contexts_and_one_svs(tmp_path: Path) -> None:
         pvq = df[(df.context == "chunk_chess_0") & (df.persona_id == 0)].set_index("item_id")
         assert [pvq.loc[i, "value"] for i in ("1", "2", "3", "40")] == ["Self-Direction", "Power", "Universalism", "Universalism"]
         assert pvq["score"].between(1, 6).all() and pvq["list_no"].isna().all()
-        svs = df[(df.context == "chunk_svs_no_conv") & (df.persona_id == 0)].set_index("item_id")
+        svs = df[(df.context == "no_conv") & (df.instrument == "svs") & (df.persona_id == 0)].set_index("item_id")
         assert pd.isna(svs.loc["2", "value"]) and svs.loc["1", "value"] == "Universalism"
         assert svs["value"].notna().sum() == 46
         assert svs["score"].dropna().between(-1, 7).all() and svs["score"].min() < 1  # the SVS scale, not 1..9
@@ -216,7 +217,8 @@ def test_import_three_pvq_contexts_and_one_svs(tmp_path: Path) -> None:
         run = store.get_run(by_ctx["chunk_svs_no_conv"].run_id)
         assert run["model_spec"]["backend"] == "imported" and run["model"] == "tiny-model"
         assert run["plan"]["imported"] is True and run["plan"]["instrument"] == "svs"
-        assert run["plan"]["context"] == "chunk_svs_no_conv" and run["plan"]["n_personas"] == 5
+        assert run["plan"]["context"] == "no_conv" and run["plan"]["reference_context"] == "chunk_svs_no_conv"
+        assert run["plan"]["n_personas"] == 5
         assert run["plan"]["path"] == str(files["chunk_svs_no_conv"][0].resolve())
         assert run["plan"]["summary"] == {"answers": 285, "invalid": 1, "no_letter": 1, "several": 0, "disagree": 0}
         assert run["n_units"] == 285 and run["finished_at"] is not None
