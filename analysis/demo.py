@@ -74,19 +74,20 @@ def campaign_configs(models: Sequence[str], answer_mode: Literal["logprob", "tex
 SIZES: dict[str, dict[str, Any]] = {
     "full": {"values_personas": 20, "values_items": None, "values_contexts": ["no_conv", "topics_a", "topics_b", "chess"],
              "mbti_subjects": ["People", "Men", "Women", "Boys", "Girls", "Doctors", "Teachers", "Software engineers"],
-             "mbti_testings": 5, "mbti_statements": 10, "trust_personas": 30, "trust_individual_personas": 2,
+             "mbti_testings": 5, "mbti_statements": 8, "trust_personas": 30, "trust_individual_personas": 2,
              "trust_attributes": ["age", "sex", "education", "political_views", "religion", "wealth"],
-             "pg_personas": 5, "pg_questions": 2},
+             "pg_personas": 5, "pg_questions": 2,
+             "pg_limits": {"grade_max_tokens": 200}},  # selection and question generation keep room for their JSON
     "reduced": {"values_personas": 2, "values_items": 6, "values_contexts": ["no_conv", "topics_b"],
                 "mbti_subjects": ["Men", "Women"], "mbti_testings": 2, "mbti_statements": 4, "trust_personas": 3,
-                "trust_individual_personas": 1, "trust_attributes": ["age", "sex"], "pg_personas": 1, "pg_questions": 1},
+                "trust_individual_personas": 1, "trust_attributes": ["age", "sex"], "pg_personas": 1, "pg_questions": 1,
+                "pg_limits": {"question_max_tokens": 600, "examples_max_tokens": 300, "grade_max_tokens": 120}},
 }
 # Reply lengths: a 135M model rambles to any limit, and generated tokens are most of the build's time
 # (~80 tokens/s on this 2-core box). A number or an option comes first when it comes at all.
 VALUES_TOKENS = {"persona_max_tokens": 80, "interlocutor_max_tokens": 40, "text_max_tokens": 12}
 MBTI_TEXT_TOKENS = 24
 TRUST_TOKENS = {"belief": 300, "action": 200, "forecast": 300, "round": 160}
-PG_TOKENS = {"grade_max_tokens": 200}  # environment selection and question generation keep room for their JSON
 PG_ANSWER_TOKENS = 160
 
 
@@ -103,7 +104,7 @@ def _values_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
 def _mbti_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
     from analysis.mbti.method import build_mbti_plan
 
-    # 10 statements (2 per dimension) fit the embedded history window (10):
+    # 8 statements (every dimension) fit the embedded history window (10):
     # each call extends the previous call's cached prefix
     return build_mbti_plan(
         config.spec(), subjects=size["mbti_subjects"], testings=size["mbti_testings"], order="both",
@@ -132,7 +133,7 @@ def _personagym_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]
     return build_personagym_plan(config.spec(), personas=size["pg_personas"], questions_per_task=size["pg_questions"],
                                  evaluators=[parse_model_spec("embedded")] if config.embedded else None,
                                  grade_without_examples=True, seed=0,
-                                 answer_max_tokens=PG_ANSWER_TOKENS, **PG_TOKENS).model_dump()
+                                 answer_max_tokens=PG_ANSWER_TOKENS, **size["pg_limits"]).model_dump()
 
 
 PLANNERS: dict[str, Callable[[DemoConfig, dict[str, Any]], dict[str, Any]]] = {

@@ -51,6 +51,7 @@ def two_builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, st
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # the module fixture's two builds run inside the first test that uses it
 def test_two_builds_give_identical_tables(two_builds: tuple[Path, Path, str]) -> None:
     a, b, _ = two_builds
     ta, tb = result_tables(a), result_tables(b)
@@ -60,6 +61,7 @@ def test_two_builds_give_identical_tables(two_builds: tuple[Path, Path, str]) ->
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 def test_every_method_and_config_is_complete_and_recorded(two_builds: tuple[Path, Path, str]) -> None:
     a, _, log = two_builds
     conn = sqlite3.connect(f"file:{a}?mode=ro", uri=True)
@@ -78,6 +80,7 @@ def test_every_method_and_config_is_complete_and_recorded(two_builds: tuple[Path
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 def test_rebuild_of_a_complete_store_makes_no_calls(two_builds: tuple[Path, Path, str]) -> None:
     a, _, _ = two_builds
     before = result_tables(a)

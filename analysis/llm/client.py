@@ -196,6 +196,10 @@ class LLMClient:
         # the body chat.completions.create would send (extra params such as cache_prompt included), posted
         # with the client's own URL, headers and httpx pool: openai's per-request option models, deep copies and
         # response parsing cost ~0.9 ms of CPU per call, more than the HTTP exchange itself (bench_runner.py)
+        if self.spec.backend == "embedded":
+            # llama.cpp reuses a cached prompt prefix unless told not to, and the reply then depends on which
+            # request came before (different batch splits, different low bits): off unless the plan asked for it
+            params.setdefault("cache_prompt", False)
         body = {"model": self.spec.model, "messages": request.message_dicts, **params}
         content = json.dumps(body, ensure_ascii=False).encode("utf-8")
         shard = self._pick_shard()

@@ -311,3 +311,27 @@ def test_timeout_and_connection_errors_retryable() -> None:
     assert bad.retryable and str(bad).startswith("malformed reply")
     other = classify_error(RuntimeError("unexpected"))
     assert not other.retryable and str(other) == "RuntimeError: unexpected"
+
+
+def test_embedded_requests_turn_llama_cpp_prompt_cache_off_unless_asked(stub_server, monkeypatch) -> None:
+    """llama.cpp caches prompts by default, which makes replies depend on the previous request: the client sends
+    cache_prompt=false to the embedded server unless the request sets it; other backends never get the knob."""
+    import asyncio
+
+    from analysis.llm import client as client_module
+    from analysis.llm.client import LLMClient
+
+    monkeypatch.setattr(client_module, "embedded_base_url", lambda: stub_server.url)
+
+    async def send(spec: ModelSpec, params: dict) -> None:
+        llm = LLMClient(spec)
+        try:
+            await llm.complete(ChatRequest.build([{"role": "user", "content": "Hi"}], params))
+        finally:
+            await llm.aclose()
+
+    asyncio.run(send(parse_model_spec("embedded"), {"max_tokens": 4}))
+    asyncio.run(send(parse_model_spec("embedded"), {"max_tokens": 4, "cache_prompt": True}))
+    asyncio.run(send(parse_model_spec(f"stub-model@{stub_server.url}"), {"max_tokens": 4}))
+    sent = [c["params"].get("cache_prompt", "absent") for c in stub_server.calls()]
+    assert sent == [False, True, "absent"]
