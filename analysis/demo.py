@@ -26,14 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from analysis.demo_store import DEMO_ARCHIVE, DEMO_STORE, pack, unpack
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.runs.progress import ProgressTracker
 from analysis.runs.runner import create_run, execute_run
 from analysis.runs.store import Store
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-DEMO_STORE = REPO_ROOT / "data/demo/rolescope-demo.db"
 Size = Literal["full", "reduced"]
 
 
@@ -153,6 +152,8 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
     unknown = sorted(set(methods or []) - set(PLANNERS))
     if unknown:
         raise InputError(f"--methods: unknown {', '.join(unknown)}; choose from {', '.join(PLANNERS)}")
+    if _is_bundled(store_path) and not store_path.exists() and DEMO_ARCHIVE.exists():
+        unpack(DEMO_ARCHIVE, store_path)  # resume from the committed demo, not from nothing
     run_ids = []
     with Store(store_path) as store:
         for config in configs:  # one configuration complete before the other
@@ -190,8 +191,13 @@ def _line_logger(run_id: str, log: Callable[[str], None]) -> Callable[[Any], Non
     return on_event
 
 
+def _is_bundled(store_path: Path) -> bool:
+    return store_path.resolve() == DEMO_STORE.resolve()
+
+
 def finalize(store_path: Path) -> None:
-    """Checkpoint the WAL into the file and switch to rollback journal, so the file alone is the store."""
+    """Checkpoint the WAL into the file and switch to rollback journal, so the file alone is the store;
+    the bundled store is also packed into its committed archive (``analysis.demo_store``)."""
     conn = sqlite3.connect(store_path)
     try:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -199,3 +205,5 @@ def finalize(store_path: Path) -> None:
         conn.execute("VACUUM")
     finally:
         conn.close()
+    if _is_bundled(store_path):
+        pack(store_path, DEMO_ARCHIVE)

@@ -1,5 +1,6 @@
 """Which stores the app reads: the bundled demo (read-only), the user's own store, opened store files.
 
+The demo store is the bundled archive, unpacked once (``analysis.demo_store``), or a local build.
 ``ROLESCOPE_DEMO_STORE`` overrides the demo path (tests, the browser suite); ``ROLESCOPE_STORE``
 names the user store (default ``rolescope.db`` at the repository root). A ``StoreRef`` (path,
 read-only flag, content signature) is what cached computations are keyed on: the signature
@@ -15,10 +16,11 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from analysis.demo_store import bundled_demo_store
 from analysis.runs.store import Store
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEMO_STORE = Path(os.environ.get("ROLESCOPE_DEMO_STORE", REPO_ROOT / "data/demo/rolescope-demo.db"))
+DEMO_STORE = Path(os.environ["ROLESCOPE_DEMO_STORE"]) if os.environ.get("ROLESCOPE_DEMO_STORE") else bundled_demo_store()
 USER_STORE = Path(os.environ.get("ROLESCOPE_STORE", REPO_ROOT / "rolescope.db"))
 UPLOAD_DIR = Path(os.environ.get("ROLESCOPE_UPLOAD_DIR", REPO_ROOT / ".cache/uploads"))
 

@@ -1,7 +1,7 @@
 """The bundled demo store in a real browser: the app opens it by default and every page shows its results.
 
-The server gets no ``ROLESCOPE_DEMO_STORE`` override, so it opens ``data/demo/rolescope-demo.db`` as a
-fresh clone does. Every page is visited; result pages must draw their charts with both demo models. The
+The server gets no ``ROLESCOPE_DEMO_STORE`` override, so it opens the bundled demo as a fresh clone
+does (the committed archive, unpacked into ``.cache/demo/``). Every page is visited; result pages must draw their charts with both demo models. The
 store file must come out byte-identical (the app opens it read-only). Screenshots of the main pages go
 to ``tests/browser/artifacts/demo/``; with ``ROLESCOPE_SCREENSHOTS=docs/screenshots`` they replace the
 README's pictures.
@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from analysis.demo import CONFIGS, DEMO_STORE
+from analysis.demo import CONFIGS
+from analysis.demo_store import DEMO_ARCHIVE, DEMO_STORE, bundled_demo_store
 from tests.browser.harness import CHROMIUM, REPO, AppServer, browser_context, exceptions, goto, wait_idle
 
 pytestmark = [
@@ -40,8 +41,9 @@ def _sha256(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    assert DEMO_STORE.exists(), f"{DEMO_STORE} is missing: build it with `python -m analysis demo build`"
-    before = _sha256(DEMO_STORE)
+    assert DEMO_STORE.exists() or DEMO_ARCHIVE.exists(), f"{DEMO_ARCHIVE} is missing: build it with `python -m analysis demo build`"
+    opened = bundled_demo_store()
+    before = _sha256(opened)
     base = tmp_path_factory.mktemp("demo-browser")
     env = {"ROLESCOPE_STORE": str(base / "user.db"), "ROLESCOPE_CACHE_DIR": str(base / "cache"),
            "ROLESCOPE_UPLOAD_DIR": str(base / "uploads")}
@@ -50,7 +52,7 @@ def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]
     app.start()
     yield app
     app.stop()
-    assert _sha256(DEMO_STORE) == before, "the app changed the demo store"
+    assert _sha256(opened) == before, "the app changed the demo store"
 
 
 @pytest.fixture(scope="module")
