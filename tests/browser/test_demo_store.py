@@ -87,7 +87,10 @@ def test_result_pages_show_the_demo_results(demo_server, page, path):
     if path == "leaderboard":  # its charts are drawn on demand
         page.get_by_text("Charts: the ranking score").click()
         wait_idle(page)
-    page.wait_for_selector(".js-plotly-plot", state="visible")
+    if path == "trust":  # the 135M model filled in no belief template and no forecast: the page counts the failures
+        assert page.get_by_text("unparseable replies kept and counted").count() == 1
+    else:  # a chart in view (some sit in closed tabs)
+        page.wait_for_selector(".js-plotly-plot >> visible=true")
     assert exceptions(page) == []
     page.screenshot(path=str(SHOTS / f"{path}.png"))
 
