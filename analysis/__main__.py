@@ -155,19 +155,26 @@ def _progress_bar(quiet: bool):  # -> ProgressTracker
     return tracker, bar
 
 
+def _cancel_on_sigint() -> threading.Event:
+    """An Event set by the first Ctrl-C (graceful cancel: calls in flight finish and are stored); a second
+    Ctrl-C gets the previous handler."""
+    cancel = threading.Event()
+    previous = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum, frame) -> None:
+        cancel.set()
+        signal.signal(signal.SIGINT, previous)
+
+    signal.signal(signal.SIGINT, on_sigint)
+    return cancel
+
+
 def _execute(store, run_id: str, args: argparse.Namespace) -> int:
     from analysis.runs.executor import RetryPolicy
     from analysis.runs.runner import execute_run
 
     tracker, bar = _progress_bar(args.quiet)
-    cancel = threading.Event()
-    previous = signal.getsignal(signal.SIGINT)
-
-    def on_sigint(signum, frame) -> None:  # first Ctrl-C: graceful cancel; second: default
-        cancel.set()
-        signal.signal(signal.SIGINT, previous)
-
-    signal.signal(signal.SIGINT, on_sigint)
+    cancel = _cancel_on_sigint()
     try:
         summary = execute_run(store, run_id, concurrency=args.concurrency,
                               retry=RetryPolicy(max_attempts=args.max_attempts), progress=tracker, cancel=cancel)
@@ -367,7 +374,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.model and args.store is None:
         raise InputError("demo build --model: give --store PATH (the bundled demo store holds the embedded model's runs only)")
     configs = campaign_configs(args.model, args.answer_mode) if args.model else CONFIGS
-    build_demo(args.store or DEMO_STORE, args.size, args.methods, args.concurrency, configs=configs)
+    build_demo(args.store or DEMO_STORE, args.size, args.methods, args.concurrency, configs=configs, cancel=_cancel_on_sigint())
     return 0
 
 

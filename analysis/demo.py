@@ -21,6 +21,7 @@ import json
 import re
 import sqlite3
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,8 +148,9 @@ METHOD_OF = {"trust-population": "trust", "trust-individual": "trust"}
 
 def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list[str] | None = None,
                concurrency: int = 2, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
-               configs: Sequence[DemoConfig] = CONFIGS) -> list[str]:
-    """Create or resume every run of the campaign; returns the run ids. Prints progress lines on ``log``."""
+               configs: Sequence[DemoConfig] = CONFIGS, cancel: threading.Event | None = None) -> list[str]:
+    """Create or resume every run of the campaign; returns the run ids. Prints progress lines on ``log``.
+    ``cancel`` (Ctrl-C in the CLI) stops the current run gracefully and skips the rest; the store is still finalized."""
     unknown = sorted(set(methods or []) - set(PLANNERS))
     if unknown:
         raise InputError(f"--methods: unknown {', '.join(unknown)}; choose from {', '.join(PLANNERS)}")
@@ -173,9 +175,15 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
                     continue
                 tracker = ProgressTracker()
                 tracker.subscribe(_line_logger(run_id, log))
-                summary = execute_run(store, run_id, concurrency=concurrency, progress=tracker)
+                summary = execute_run(store, run_id, concurrency=concurrency, progress=tracker, cancel=cancel)
                 log(f"{run_id}: {summary.status}, {summary.done}/{summary.total} calls, {summary.seconds:.0f}s")
                 run_ids.append(run_id)
+                if cancel is not None and cancel.is_set():
+                    log("demo build interrupted; run it again to resume")
+                    break
+            else:
+                continue
+            break
     finalize(store_path)
     return run_ids
 

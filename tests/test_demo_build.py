@@ -141,3 +141,23 @@ def test_changed_plan_replaces_the_run_and_reuses_stored_calls(stub_server, tmp_
     n_answers = conn.execute("SELECT COUNT(*) FROM mbti_answers").fetchone()[0]
     conn.close()
     assert n_answers == per_testing * (reduced["mbti_testings"] + 1)
+
+
+def test_interrupted_build_stops_after_the_current_run_and_resumes(stub_server, tmp_path: Path) -> None:
+    """A set cancel event (Ctrl-C in the CLI) ends the build after the current run; building again completes it."""
+    import threading
+
+    from analysis import demo
+
+    store, configs = tmp_path / "c.db", demo.campaign_configs([f"stub-model@{stub_server.url}"])
+    cancel, lines = threading.Event(), []
+    cancel.set()
+    demo.build_demo(store, "reduced", methods=["mbti", "values"], configs=configs, log=lines.append, cancel=cancel)
+    assert lines[-1] == "demo build interrupted; run it again to resume"
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    assert [r[0] for r in conn.execute("SELECT status FROM runs")] == ["cancelled"]  # values was never started
+    conn.close()
+    demo.build_demo(store, "reduced", methods=["mbti", "values"], configs=configs, log=lambda m: None)
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    assert [r[0] for r in conn.execute("SELECT status FROM runs")] == ["completed", "completed"]
+    conn.close()
