@@ -47,7 +47,7 @@ def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]
     base = tmp_path_factory.mktemp("demo-browser")
     env = {"ROLESCOPE_STORE": str(base / "user.db"), "ROLESCOPE_CACHE_DIR": str(base / "cache"),
            "ROLESCOPE_UPLOAD_DIR": str(base / "uploads")}
-    app = AppServer(env, SHOTS.parent / "demo-server.log")
+    app = AppServer(env, Path(__file__).resolve().parent / "artifacts/demo-server.log")
     app.env.pop("ROLESCOPE_DEMO_STORE", None)  # the default path, as on a fresh clone
     app.start()
     yield app
