@@ -123,6 +123,16 @@ def forecast_mae(ref: StoreRef, model: str) -> go.Figure:
 
 
 @_memo
+def trust_behaviour(ref: StoreRef, model: str) -> go.Figure:
+    return figures.trust_behaviour(data.trust_doc(ref)["models"][model].get("behaviour") or {})
+
+
+@_memo
+def trust_play(ref: StoreRef, model: str) -> go.Figure:
+    return figures.trust_play(data.trust_doc(ref)["models"][model].get("play") or {})
+
+
+@_memo
 def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[str, ...]) -> go.Figure:
     from analysis.personagym import TASKS
 

@@ -331,6 +331,40 @@ def forecast_mae(archetypes: Mapping[str, Mapping]) -> go.Figure:
     return _style(fig, height=380)
 
 
+def trust_behaviour(behaviour: Mapping[str, object]) -> go.Figure:
+    """Play alone: how many personas sent each amount | η² of the send by each attribute's levels."""
+    counts = behaviour.get("sent_counts") or {}
+    attrs = behaviour.get("attributes") or {}
+    names = sorted(attrs, key=lambda a: -(attrs[a].get("eta2") or 0.0))
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.4, 0.6], horizontal_spacing=0.12,
+                        subplot_titles=("Amount sent ($)", "Effect of each attribute on the send (η²)"))
+    fig.add_trace(go.Bar(x=[int(v) for v in counts], y=list(counts.values()), marker_color=PAIR[1],
+                         hovertemplate="$%{x}: %{y} personas<extra></extra>"), row=1, col=1)
+    fig.add_trace(go.Bar(x=names, y=[attrs[a].get("eta2") for a in names], marker_color=PAIR[1],
+                         customdata=[_wrap(", ".join(f"{lv} {m:.1f} (n={attrs[a]['n'][lv]})"
+                                                     for lv, m in attrs[a]["means"].items()), 50) for a in names],
+                         hovertemplate="%{x}: η² = %{y:.2f}<br>mean sent by level:<br>%{customdata}<extra></extra>"),
+                  row=1, col=2)
+    fig.update_xaxes(title="$ sent", dtick=1, row=1, col=1)
+    fig.update_yaxes(title="personas", gridcolor=GRID, row=1, col=1)
+    fig.update_yaxes(range=[0, 1], gridcolor=GRID, row=1, col=2)
+    return _style(fig, height=400, legend=False)
+
+
+def trust_play(play: Mapping[str, Mapping]) -> go.Figure:
+    """Mean amount sent per round, one line per Trustee archetype (valid played rounds only)."""
+    fig = go.Figure()
+    for k, (arch, doc) in enumerate(sorted(play.items(), key=lambda kv: int(kv[0]))):
+        means = doc.get("mean_sent") or []
+        fig.add_trace(go.Scatter(x=list(range(1, len(means) + 1)), y=means, mode="lines+markers",
+                                 name=f"Trustee returns min(${arch}, 3×sent)", customdata=doc.get("n") or [],
+                                 hovertemplate="round %{x}: $%{y:.2f} (n=%{customdata})<extra></extra>",
+                                 line=dict(color=MODEL_SEQUENCE[k % len(MODEL_SEQUENCE)], width=2)))
+    fig.update_xaxes(title="round", dtick=1, gridcolor=GRID)
+    fig.update_yaxes(title="mean $ sent", gridcolor=GRID, rangemode="tozero")
+    return _style(fig, height=380)
+
+
 # -- PersonaGym -----------------------------------------------------------------------------------
 def task_scores(series: Mapping[str, Mapping[str, float | None]], colors: Mapping[str, str], tasks: Sequence[str]) -> go.Figure:
     """Grouped bars per PersonaGym task (1–5), one series per model (published scores hatched)."""

@@ -9,8 +9,8 @@
    the warm ones, timed from the click until the new page's title is shown and its script run has
    finished (so Plotly's drawing in the browser is included).
 
-Targets: first paint <= 3 s (warm cache), page switch <= 0.5 s. The store is the bundled demo when
-it exists, else the test fixture store (``--store`` picks another). Prints the 1-minute load average.
+Targets: first paint <= 3 s (warm cache), page switch <= 0.5 s. The store is the bundled demo (unpacked from
+its archive) when it exists, else the test fixture store (``--store`` picks another). Prints the 1-minute load average.
 Run: ``.venv/bin/python bench/bench_app.py``
 """
 
@@ -27,6 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from analysis.demo_store import bundled_demo_store  # noqa: E402
 from tests.browser.harness import CHROMIUM, AppServer, browser_context, wait_idle  # noqa: E402
 
 REPEATS = 3
@@ -101,8 +102,8 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="rolescope-bench-") as tmp:
         out = Path(tmp)
-        store = args.store or REPO / "data/demo/rolescope-demo.db"
-        if args.store is None and not store.exists():
+        store = args.store or bundled_demo_store()
+        if not store.exists():
             from tests.app.fixture_store import build_fixture_store
 
             store = build_fixture_store(out / "fixture.db")

@@ -25,12 +25,32 @@ mdoc = data.trust_doc(ref)["models"][model]
 invalid = mdoc.get("invalid") or {}
 st.caption(f"Endowment ${mdoc.get('endowment')}; unparseable replies kept and counted: "
            + ", ".join(f"{n} {k}" for k, n in invalid.items()) + ".")
+reasons = mdoc.get("invalid_reasons") or {}
+if reasons:
+    with st.expander("Why replies failed to parse"):
+        st.dataframe(pd.DataFrame([{"table": t, "reason": r, "replies": n} for t, by in reasons.items() for r, n in by.items()]),
+                     hide_index=True, width="stretch")
+        st.caption("Every reply is stored with its reason; the Data page shows the raw text.")
+
+
+def behaviour_only(why: str) -> None:
+    """What the personas sent, when no belief parsed (so there is no consistency to compute)."""
+    behaviour = mdoc.get("behaviour") or {}
+    if not behaviour.get("n_personas"):
+        ui.empty(why + " No persona played with a valid amount either.")
+        return
+    st.info(why + " Below is the behaviour alone: the single-round sends of the personas who played.")
+    m = st.columns(2)
+    m[0].metric("Personas with a valid send", behaviour["n_personas"])
+    m[1].metric("Mean sent", f"${behaviour['mean_sent']:.2f}")
+    ui.plot(charts.trust_behaviour(ref, model), key="behaviour")
 
 tabs = st.tabs(["Population", "Conditioning", "Individual", "Endowment ablation"])
 with tabs[0]:
     population = mdoc.get("population") or {}
     if not population:
-        ui.empty("No population-level results (beliefs and one game per persona) for this model.")
+        behaviour_only(f"No valid beliefs for this model ({invalid.get('beliefs', 0)} unparseable), so there is "
+                       "nothing to compare the play with.")
     else:
         strategies = list(population)
         strategy = state.segmented("Belief elicitation", strategies, key="strategy",
@@ -75,6 +95,11 @@ with tabs[2]:
     archetypes = (mdoc.get("individual") or {}).get("archetypes") or {}
     if not archetypes:
         ui.empty("No individual-level games for this model.", "Run `python -m analysis run trust --level individual`.")
+    elif not any(d.get("n_pairs") for d in archetypes.values()):
+        st.info(f"No round has both a valid forecast and a valid send ({invalid.get('forecasts', 0)} forecasts "
+                "unparseable), so there is no forecast error to show. Below is the play alone: the mean send per round "
+                "over the personas whose round was played with a valid amount.")
+        ui.plot(charts.trust_play(ref, model), key="play")
     else:
         st.caption("Before playing 6 rounds against a Trustee who returns min($k, 3 × sent), the persona forecasts its send "
                    "per round; MAE = mean |forecast − actual send| over personas, by round and overall (95% CI over personas).")

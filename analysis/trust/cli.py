@@ -13,7 +13,14 @@
                                 "median_spearman_imposed": x, "median_spearman_original": x, "strategy": S, ...}},
         "individual": {"archetypes": {K: {"mae_by_round": [..], "mae": x, "mae_ci": [lo, hi], ...}}},
         "endowment": E, "endowments": {E: {STRATEGY: {"median_spearman": x, "median_abs_diff": x}}},
-        "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n}}}}
+        "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n},
+        "invalid_reasons": {TABLE: {REASON: n}},
+        "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n},
+                      "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x}}},
+        "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}}}}}
+
+  ``behaviour``, ``play`` and ``invalid_reasons`` (``analysis.trust.behaviour``) describe the play
+  alone, so a model whose beliefs or forecasts never parse still has something to show.
 
   Which rows count: population and conditioning use one endowment per model (10 when present, else
   the most frequent); ``endowments`` lists the medians at every endowment (the ablation). Beliefs:
@@ -35,6 +42,7 @@ from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.runs.store import Store
 from analysis.trust import CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES
+from analysis.trust.behaviour import invalid_reasons, play_by_round, population_behaviour
 from analysis.trust.consistency import Belief, belief_from_row, conditioning_consistency, population_consistency
 from analysis.trust.effects import ASSUMED_GROUP_SIZE
 from analysis.trust.forecasting import individual_consistency
@@ -177,10 +185,12 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
                                      priors[priors["endowment"] == endowment], n_boot=n_boot, seed=seed,
                                      assumed_group_size=assumed_group_size)
     individual = individual_consistency(rounds, n_boot=n_boot, seed=seed) if len(rounds) else {"archetypes": {}}
-    invalid = {name: int((df["valid"] == 0).sum()) for name, df in
-               (("beliefs", beliefs), ("transfers", transfers), ("forecasts", forecasts), ("rounds", rounds))}
+    tables = {"beliefs": beliefs, "transfers": transfers, "forecasts": forecasts, "rounds": rounds}
+    invalid = {name: int((df["valid"] == 0).sum()) for name, df in tables.items()}
+    plain = transfers[(transfers["endowment"] == endowment) & (transfers["conditioning"] == "none")]
     return {"population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
-            "endowments": endowments, "invalid": invalid}
+            "endowments": endowments, "invalid": invalid, "invalid_reasons": invalid_reasons(tables),
+            "behaviour": population_behaviour(plain), "play": play_by_round(rounds)}
 
 
 def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, seed: int = 0,

@@ -36,12 +36,6 @@ class IndividualSession:
     def __init__(self, plan: TrustPlan, executor: Executor, store: Store, run_id: str, spec: ModelSpec):
         self.plan, self.ex, self.store, self.run_id, self.spec = plan, executor, store, run_id, spec
 
-    def _params(self, kind: str) -> dict[str, Any]:
-        params = dict(self.plan.params) | {"max_tokens": self.plan.max_tokens[kind]}
-        if self.spec.backend == "embedded":
-            params["cache_prompt"] = self.plan.prefix_reuse
-        return params
-
     def _base(self, persona: Persona, k: int) -> dict[str, Any]:
         return {"run_id": self.run_id, "model": self.spec.name, "endowment": self.plan.endowment, "persona_id": persona.id,
                 "archetype": k}
@@ -54,7 +48,7 @@ class IndividualSession:
         """The forecast call; stores its row; the sends of rounds 1..R when valid."""
         plan = self.plan
         messages = forecast_messages(persona.description, plan.endowment, plan.rounds, k)
-        request = ChatRequest.build(messages, self._params("forecast"), sample=k)
+        request = ChatRequest.build(messages, self.plan.request_params("forecast", self.spec.backend), sample=k)
         out = await self.ex.call(f"individual/{persona.id}/T{k}/forecast", request)
         row = self._base(persona, k) | {"rounds": plan.rounds, "cache_key": out.cache_key}
         if not out.ok:
@@ -73,7 +67,7 @@ class IndividualSession:
         for t in range(1, plan.rounds + 1):
             messages = round_messages(persona.description, plan.endowment, plan.rounds, t, history,
                                       k if plan.play_knows_archetype else None)
-            request = ChatRequest.build(messages, self._params("round"), sample=k)
+            request = ChatRequest.build(messages, self.plan.request_params("round", self.spec.backend), sample=k)
             out = await self.ex.call(f"individual/{persona.id}/T{k}/round{t}", request)
             row = self._base(persona, k) | {"round": t, "forecast": sends[t - 1] if sends else None, "cache_key": out.cache_key}
             if not out.ok:

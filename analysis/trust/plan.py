@@ -40,6 +40,13 @@ class TrustPlan(BaseModel):
             out.append(self.condition_on)
         return out
 
+    def request_params(self, kind: str, backend: str) -> dict[str, Any]:
+        """Generation params for one kind of call; the embedded server caches the prompt only with prefix reuse."""
+        params = dict(self.params) | {"max_tokens": self.max_tokens[kind]}
+        if backend == "embedded":
+            params["cache_prompt"] = self.prefix_reuse
+        return params
+
     def n_calls(self) -> int:
         if self.level == "population":
             return len(self.elicited) * len(self.attributes) + len(self.personas)

@@ -33,12 +33,6 @@ class PopulationSession:
     def __init__(self, plan: TrustPlan, executor: Executor, store: Store, run_id: str, spec: ModelSpec):
         self.plan, self.ex, self.store, self.run_id, self.spec = plan, executor, store, run_id, spec
 
-    def _params(self, kind: str) -> dict[str, Any]:
-        params = dict(self.plan.params) | {"max_tokens": self.plan.max_tokens[kind]}
-        if self.spec.backend == "embedded":
-            params["cache_prompt"] = self.plan.prefix_reuse
-        return params
-
     def _base(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "model": self.spec.name, "endowment": self.plan.endowment}
 
@@ -60,7 +54,8 @@ class PopulationSession:
         """One belief call; stores the row; returns the belief when valid."""
         levels = BY_KEY[attribute].levels
         messages = belief_messages(strategy, attribute, self.plan.endowment)
-        out = await self.ex.call(f"belief/{strategy}/{attribute}", ChatRequest.build(messages, self._params("belief")))
+        request = ChatRequest.build(messages, self.plan.request_params("belief", self.spec.backend))
+        out = await self.ex.call(f"belief/{strategy}/{attribute}", request)
         row = self._base() | {"strategy": strategy, "attribute": attribute, "levels": list(levels), "cache_key": out.cache_key}
         if not out.ok:
             self.store.upsert(BELIEFS.name, [row | {"valid": 0, "reason": f"call failed: {out.error}"}])
@@ -97,7 +92,8 @@ class PopulationSession:
         """One single-round game as ``persona``; stores the amount sent or why there is none."""
         plan = self.plan
         messages = role_messages(persona.description, plan.endowment, beliefs, plan.condition_on)
-        out = await self.ex.call(f"persona/{persona.id}", ChatRequest.build(messages, self._params("action")))
+        request = ChatRequest.build(messages, self.plan.request_params("action", self.spec.backend))
+        out = await self.ex.call(f"persona/{persona.id}", request)
         row = self._base() | {"conditioning": plan.conditioning, "persona_id": persona.id, "source": persona.source,
                               "split": persona.split, "attributes": persona.attributes, "cache_key": out.cache_key}
         if not out.ok:

@@ -107,6 +107,20 @@ def browser_context(viewport: tuple[int, int] = (1400, 1000), profile: Path | No
             shutil.rmtree(profile, ignore_errors=True)
 
 
+@contextmanager
+def browser_tab(viewport: tuple[int, int] = (1400, 1000), timeout_ms: float = 300_000) -> Iterator[Any]:
+    """One page in a fresh ``browser_context`` with a generous default timeout (CI machines are shared)."""
+    with browser_context(viewport) as context:
+        tab = context.new_page()
+        tab.set_default_timeout(timeout_ms)
+        yield tab
+
+
+def title(page: Any) -> str:
+    """The page's title (its first heading in the main area)."""
+    return page.locator('[data-testid="stMain"] h1').first.inner_text().strip()
+
+
 IDLE = """() => { const app = document.querySelector('[data-testid="stApp"]');
                   return app && app.getAttribute('data-test-script-state') === 'notRunning'
                          && document.querySelector('[data-testid="stMain"] h1') !== null; }"""

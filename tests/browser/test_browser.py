@@ -15,7 +15,7 @@ import pytest
 
 from analysis.runs.store import Store
 from tests.app.fixture_store import build_fixture_store
-from tests.browser.harness import CHROMIUM, AppServer, browser_context, exceptions, goto, wait_idle
+from tests.browser.harness import CHROMIUM, AppServer, browser_tab, exceptions, goto, title, wait_idle
 
 pytestmark = [
     pytest.mark.slow,
@@ -44,9 +44,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
 @pytest.fixture(scope="module")
 def page(server: AppServer) -> Iterator[Any]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with browser_context((1400, 1000)) as context:
-        tab = context.new_page()
-        tab.set_default_timeout(300_000)
+    with browser_tab((1400, 1000)) as tab:
         yield tab
 
 
@@ -57,10 +55,6 @@ def shot(page: Any, name: str) -> None:
     page.wait_for_timeout(500)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     page.set_viewport_size({"width": 1400, "height": 1000})
-
-
-def title(page: Any) -> str:
-    return page.locator('[data-testid="stMain"] h1').first.inner_text().strip()
 
 
 def test_deep_link_on_fresh_server_opens_the_page(server, page):

@@ -19,7 +19,7 @@ import pytest
 
 from analysis.demo import CONFIGS
 from analysis.demo_store import DEMO_ARCHIVE, DEMO_STORE, bundled_demo_store
-from tests.browser.harness import CHROMIUM, REPO, AppServer, browser_context, exceptions, goto, wait_idle
+from tests.browser.harness import CHROMIUM, REPO, AppServer, browser_tab, exceptions, goto, title, wait_idle
 
 pytestmark = [
     pytest.mark.slow,
@@ -58,14 +58,8 @@ def demo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]
 @pytest.fixture(scope="module")
 def page(demo_server: AppServer) -> Iterator[Any]:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with browser_context((1400, 900)) as context:
-        tab = context.new_page()
-        tab.set_default_timeout(300_000)
+    with browser_tab((1400, 900)) as tab:
         yield tab
-
-
-def title(page: Any) -> str:
-    return page.locator('[data-testid="stMain"] h1').first.inner_text().strip()
 
 
 def test_overview_opens_the_demo_store_with_both_configurations(demo_server, page):
