@@ -1,4 +1,4 @@
-"""RoleScope dashboard entry point: ``streamlit run app.py``."""
+"""RoleScope dashboard entry point: ``python -m app.launch`` (as ``scripts/start.sh`` does) or ``streamlit run app.py``."""
 
 import streamlit as st
 

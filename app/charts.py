@@ -114,7 +114,8 @@ def trust_attributes(ref: StoreRef, model: str, strategy: str) -> go.Figure:
 
 @_memo
 def trust_conditioning(ref: StoreRef, model: str) -> go.Figure:
-    return figures.trust_conditioning(data.trust_doc(ref)["models"][model]["conditioning"])
+    conditioning = data.trust_doc(ref)["models"][model]["conditioning"]
+    return figures.trust_conditioning({c: d for c, d in conditioning.items() if d.get("attributes")})
 
 
 @_memo

@@ -39,11 +39,17 @@ def behaviour_only(why: str) -> None:
     if not behaviour.get("n_personas"):
         ui.empty(why + " No persona played with a valid amount either.")
         return
-    st.info(why + " Below is the behaviour alone: the single-round sends of the personas who played.")
+    cond = behaviour.get("conditioning", "none")
+    how = "" if cond == "none" else (
+        f" (from the `{cond}`-conditioned games, whose role prompts carried "
+        + (f"{behaviour['priors_in_prompt']} prior ranking(s))" if behaviour.get("priors_in_prompt") else "no belief)"))
+    st.info(why + " Below is the behaviour alone: the single-round sends of the personas who played" + how + ".")
     m = st.columns(2)
     m[0].metric("Personas with a valid send", behaviour["n_personas"])
     m[1].metric("Mean sent", f"${behaviour['mean_sent']:.2f}")
     ui.plot(charts.trust_behaviour(ref, model), key="behaviour")
+    st.caption("η² = SS_between / SS_total of the send by the attribute's levels (empty when every send is equal). With "
+               "one or two personas per level it is large by chance: hover a bar for the mean send and n per level.")
 
 tabs = st.tabs(["Population", "Conditioning", "Individual", "Endowment ablation"])
 with tabs[0]:
@@ -78,10 +84,15 @@ with tabs[0]:
                                     for c in ("Spearman", "η² belief", "η² behaviour", "|Δη²|")})
 with tabs[1]:
     conditioning = mdoc.get("conditioning") or {}
-    if len(conditioning) < 1:
+    measured = {c: d for c, d in conditioning.items() if d.get("attributes")}
+    if not conditioning:
         ui.empty("No conditioning runs for this model.",
                  "Run `python -m analysis run trust --conditioning self|weak|strong` to put beliefs into the role prompt.")
+    elif not measured:
+        ui.empty(f"The conditioned run{'s' * (len(conditioning) > 1)} ({', '.join(conditioning)}) put no prior into the "
+                 "role prompts (no belief parsed), so there is no conditioning effect to measure.")
     else:
+        conditioning = measured
         st.caption("The role prompt carries no beliefs (none), the model's own (self), or priors perturbed to Spearman 0.8 "
                    "(weak) / 0.2 (strong) with the original. If behaviour follows the prompt, the blue bar is high; if it "
                    "follows the model's own beliefs regardless, the orange one is.")

@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/python -m streamlit run app.py --server.headless true --browser.gatherUsageStats false "$@"
+exec .venv/bin/python -m app.launch --server.headless true --browser.gatherUsageStats false "$@"

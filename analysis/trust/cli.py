@@ -15,7 +15,7 @@
         "endowment": E, "endowments": {E: {STRATEGY: {"median_spearman": x, "median_abs_diff": x}}},
         "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n},
         "invalid_reasons": {TABLE: {REASON: n}},
-        "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n},
+        "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n}, "conditioning": C, "priors_in_prompt": n,
                       "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x}}},
         "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}}}}}
 
@@ -187,10 +187,22 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
     individual = individual_consistency(rounds, n_boot=n_boot, seed=seed) if len(rounds) else {"archetypes": {}}
     tables = {"beliefs": beliefs, "transfers": transfers, "forecasts": forecasts, "rounds": rounds}
     invalid = {name: int((df["valid"] == 0).sum()) for name, df in tables.items()}
-    plain = transfers[(transfers["endowment"] == endowment) & (transfers["conditioning"] == "none")]
     return {"population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
             "endowments": endowments, "invalid": invalid, "invalid_reasons": invalid_reasons(tables),
-            "behaviour": population_behaviour(plain), "play": play_by_round(rounds)}
+            "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors), "play": play_by_round(rounds)}
+
+
+def _behaviour(transfers: pd.DataFrame, priors: pd.DataFrame) -> dict[str, Any]:
+    """``population_behaviour`` of the unconditioned games, else of the latest conditioned run's games, saying which
+    conditioning and how many priors its role prompts actually carried (none when no belief parsed)."""
+    plain = transfers[transfers["conditioning"] == "none"]
+    if len(plain) or transfers.empty:
+        return population_behaviour(plain) | {"conditioning": "none", "priors_in_prompt": 0}
+    run_id = transfers.sort_values("_order")["run_id"].iloc[-1]
+    mine = transfers[transfers["run_id"] == run_id]
+    carried = priors[(priors["run_id"] == run_id) & priors["imposed"].notna()] if len(priors) else priors
+    return population_behaviour(mine) | {"conditioning": str(mine["conditioning"].iloc[0]),
+                                         "priors_in_prompt": int(len(carried))}
 
 
 def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, seed: int = 0,

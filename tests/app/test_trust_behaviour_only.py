@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from analysis.llm.specs import parse_model_spec
 from analysis.runs.store import Store
-from analysis.trust.tables import BELIEFS, ROUNDS, TRANSFERS
+from analysis.trust.tables import BELIEFS, PRIORS, ROUNDS, TRANSFERS
 from tests.app.conftest import APP, _bind
 
 MODEL = "embedded"
@@ -27,10 +27,14 @@ def _store(path: Path) -> Path:
         # Female sends 8 and 6, Male 2 and 4 (η²_sex = 0.8 by hand), one reply out of range
         sends = [("Female", 8), ("Male", 2), ("Female", 6), ("Male", 4), ("Male", None)]
         store.upsert(TRANSFERS.name, [
-            {"run_id": "pop", "model": MODEL, "endowment": 10, "conditioning": "none", "persona_id": f"p{i}",
+            {"run_id": "pop", "model": MODEL, "endowment": 10, "conditioning": "self", "persona_id": f"p{i}",
              "attributes": json.dumps({"sex": sex}), "sent": sent, "valid": int(sent is not None),
              "reason": None if sent is not None else "'$16' is outside [0, 10]", "raw": "I send"}
             for i, (sex, sent) in enumerate(sends)])
+        # self-conditioning with no parsed belief: the role prompts carried nothing
+        store.upsert(PRIORS.name, [{"run_id": "pop", "model": MODEL, "endowment": 10, "conditioning": "self",
+                                    "strategy": "Ctx+Tr", "attribute": a, "reason": "no valid Ctx+Tr belief"}
+                                   for a in ("sex", "age")])
         store.upsert(ROUNDS.name, [
             {"run_id": "ind", "model": MODEL, "endowment": 10, "persona_id": "p0", "archetype": 3, "round": r,
              "forecast": None, "sent": 5, "valid": 1} for r in (1, 2)])
@@ -49,13 +53,16 @@ def at(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> AppT
 def test_behaviour_only_views(at: AppTest):
     assert not at.exception
     infos = [i.value for i in at.info]
-    assert any(i.startswith("No valid beliefs for this model (2 unparseable)") for i in infos)
+    assert any(i.startswith("No valid beliefs for this model (2 unparseable)")
+               and "from the `self`-conditioned games, whose role prompts carried no belief" in i for i in infos)
+    assert any("put no prior into the role prompts" in i for i in infos)  # the conditioning tab
     assert any(i.startswith("No round has both a valid forecast and a valid send") for i in infos)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Personas with a valid send"] == "4"
     assert metrics["Mean sent"] == "$5.00"
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    behaviour, play = specs
+    behaviour = next(s for s in specs if any(a.get("text") == "Amount sent ($)" for a in s["layout"].get("annotations", [])))
+    play = next(s for s in specs if s["data"] and s["data"][0].get("name", "").startswith("Trustee returns"))
     assert behaviour["data"][1]["x"] == ["sex"] and behaviour["data"][1]["y"] == pytest.approx([0.8], abs=1e-6)
     assert sorted(behaviour["data"][0]["x"]) == [2, 4, 6, 8]
     assert play["data"][0]["y"] == [5.0, 5.0]

@@ -46,7 +46,9 @@ class AppServer:
 
     def start(self, timeout: float = 120.0) -> float:
         """Start the server; return seconds until its health endpoint answers."""
-        cmd = [sys.executable, "-m", "streamlit", "run", self.script, "--server.headless", "true", "--server.address",
+        # app.py starts the way scripts/start.sh starts it; any other script with plain `streamlit run`
+        launch = ["app.launch"] if self.script == "app.py" else ["streamlit", "run", self.script]
+        cmd = [sys.executable, "-m", *launch, "--server.headless", "true", "--server.address",
                "127.0.0.1", "--server.port", str(self.port), "--browser.gatherUsageStats", "false",
                "--server.fileWatcherType", "none", "--global.developmentMode", "false"]
         self.log_path.parent.mkdir(parents=True, exist_ok=True)

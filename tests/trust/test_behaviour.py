@@ -60,3 +60,26 @@ def test_reason_kind_and_counts():
                                                          None, None]})
     assert invalid_reasons({"transfers": df, "beliefs": df[df["valid"] == 1]}) == {
         "transfers": {"'…' is outside [0, 10]": 2, "no reason recorded": 1}}
+
+
+def test_metrics_document_prefers_unconditioned_games(tmp_path):
+    """``behaviour`` in the metrics document: the unconditioned games when there are any, else the conditioned run's."""
+    from analysis.llm.specs import parse_model_spec
+    from analysis.runs.store import Store
+    from analysis.trust.cli import metrics_json
+    from analysis.trust.tables import PRIORS, TRANSFERS
+
+    with Store(tmp_path / "s.db") as store:
+        for run_id in ("weak", "plain"):
+            store.create_run(run_id, "trust", "m", parse_model_spec("embedded").public_dict(), {"method": "trust"})
+        weak = [{"run_id": "weak", "model": "m", "endowment": 10, "conditioning": "weak", "persona_id": f"p{i}",
+                 "attributes": json.dumps({"sex": "Male"}), "sent": 1, "valid": 1} for i in range(3)]
+        store.upsert(TRANSFERS.name, weak)
+        store.upsert(PRIORS.name, [{"run_id": "weak", "model": "m", "endowment": 10, "conditioning": "weak",
+                                    "strategy": "Ctx+Tr", "attribute": "sex", "original": ["Female", "Male"],
+                                    "imposed": ["Male", "Female"]}])
+        doc = metrics_json(store, n_boot=0)["models"]["m"]["behaviour"]
+        assert (doc["conditioning"], doc["priors_in_prompt"], doc["n_personas"], doc["mean_sent"]) == ("weak", 1, 3, 1.0)
+        store.upsert(TRANSFERS.name, [r | {"run_id": "plain", "conditioning": "none", "sent": 7} for r in weak[:2]])
+        doc = metrics_json(store, n_boot=0)["models"]["m"]["behaviour"]
+        assert (doc["conditioning"], doc["priors_in_prompt"], doc["n_personas"], doc["mean_sent"]) == ("none", 0, 2, 7.0)

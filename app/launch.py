@@ -1,0 +1,67 @@
+"""Start the dashboard: ``python -m app.launch [streamlit options]`` is ``streamlit run app.py``, quicker to first paint.
+
+It removes two costs a plain ``streamlit run app.py`` pays on the first visit after start:
+
+- Streamlit runs a deep-linked page file directly when a ``pages/`` folder exists and no session has
+  called ``st.navigation`` yet. The page then switches that mode off and reruns
+  (``app.ui._leave_pages_folder_mode``). The launcher switches it off before the server starts, so the
+  first visit runs ``app.py`` once.
+- The app's imports (pandas, the ``app`` modules, plotly: about 0.6 s here) are paid in a background
+  thread as soon as the server listens. The browser is still loading Streamlit's scripts then (about
+  1 s), so the first script run no longer waits for them.
+
+``streamlit run app.py`` still works the same way; it is just slower to its first paint.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+#: Imported ahead of the first script run (everything the first page needs; not semopy, which pages load on demand).
+WARM_MODULES = ("pandas", "pyarrow", "app.data", "app.ui", "app.nav", "app.state", "app.charts", "app.figures",
+                "plotly.graph_objects")
+
+
+def warm_imports(modules: tuple[str, ...] = WARM_MODULES) -> None:
+    """Import ``modules``; a failure here is left for the script run to report where the user sees it."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the page's own import raises it again, in the browser
+            return
+
+
+def _warm_after_server_start() -> None:
+    """Run ``warm_imports`` in a thread once the server listens (before that it would slow the start itself)."""
+    from streamlit.web import bootstrap
+
+    original = getattr(bootstrap, "_on_server_start", None)
+    if original is None:  # a Streamlit without the hook: warm at once
+        threading.Thread(target=warm_imports, name="rolescope-warm", daemon=True).start()
+        return
+
+    def on_server_start(server: Any) -> None:
+        original(server)
+        threading.Thread(target=warm_imports, name="rolescope-warm", daemon=True).start()
+
+    bootstrap._on_server_start = on_server_start
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """``streamlit run app.py ARGV`` (click exits the process when the server stops)."""
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli
+
+    PagesManager.uses_pages_directory = False  # app.py calls st.navigation on every run
+    _warm_after_server_start()
+    args = ["run", str(APP), *(sys.argv[1:] if argv is None else argv)]
+    return cli.main(args=args, prog_name="streamlit")
+
+
+if __name__ == "__main__":
+    main()
