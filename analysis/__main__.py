@@ -118,6 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--size", choices=["full", "reduced"], default="full", help="reduced: the small CI campaign")
     build.add_argument("--methods", type=_csv, help="comma list (default: every method)")
     build.add_argument("--concurrency", type=int, default=2)
+    build.add_argument("--svs", metavar="PATH", help="an SVS instrument (data_svs folder or hf:// path): adds no_conv on "
+                                                    "the SVS procedure per configuration (needs --store)")
 
     board = sub.add_parser("leaderboard", help="the values leaderboard over every model in the store")
     _add_store(board)
@@ -373,8 +375,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     if args.model and args.store is None:
         raise InputError("demo build --model: give --store PATH (the bundled demo store holds the embedded model's runs only)")
+    if args.svs and args.store is None:
+        raise InputError("demo build --svs: give --store PATH (the bundled demo holds no text of a canonical instrument)")
     configs = campaign_configs(args.model, args.answer_mode) if args.model else CONFIGS
-    build_demo(args.store or DEMO_STORE, args.size, args.methods, args.concurrency, configs=configs, cancel=_cancel_on_sigint())
+    build_demo(args.store or DEMO_STORE, args.size, args.methods, args.concurrency, configs=configs, cancel=_cancel_on_sigint(),
+               svs=args.svs)
     return 0
 
 

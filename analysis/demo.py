@@ -24,6 +24,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -136,6 +137,15 @@ def _personagym_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]
                                  answer_max_tokens=PG_ANSWER_TOKENS, **size["pg_limits"]).model_dump()
 
 
+def _values_svs_plan(config: DemoConfig, size: dict[str, Any], svs: str | Path) -> dict[str, Any]:
+    """no_conv on the SVS procedure (the instrument comes from the user: it is not bundled)."""
+    from analysis.values.method import build_values_plan
+
+    plan = build_values_plan(config.spec(), contexts=["no_conv"], instrument=svs, limit_personas=size["values_personas"],
+                             limit_items=size["values_items"], answer_mode=config.answer_mode, seed=0, prefix_reuse=True)
+    return plan.model_copy(update=VALUES_TOKENS).model_dump()
+
+
 PLANNERS: dict[str, Callable[[DemoConfig, dict[str, Any]], dict[str, Any]]] = {
     "mbti": _mbti_plan,
     "trust-population": _trust_population_plan,
@@ -143,25 +153,31 @@ PLANNERS: dict[str, Callable[[DemoConfig, dict[str, Any]], dict[str, Any]]] = {
     "personagym": _personagym_plan,
     "values": _values_plan,
 }
-METHOD_OF = {"trust-population": "trust", "trust-individual": "trust"}
+METHOD_OF = {"trust-population": "trust", "trust-individual": "trust", "values-svs": "values"}
 
 
 def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list[str] | None = None,
                concurrency: int = 2, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
-               configs: Sequence[DemoConfig] = CONFIGS, cancel: threading.Event | None = None) -> list[str]:
+               configs: Sequence[DemoConfig] = CONFIGS, cancel: threading.Event | None = None,
+               svs: str | Path | None = None) -> list[str]:
     """Create or resume every run of the campaign; returns the run ids. Prints progress lines on ``log``.
-    ``cancel`` (Ctrl-C in the CLI) stops the current run gracefully and skips the rest; the store is still finalized."""
-    unknown = sorted(set(methods or []) - set(PLANNERS))
+    ``cancel`` (Ctrl-C in the CLI) stops the current run gracefully and skips the rest; the store is still finalized.
+    ``svs``: an SVS instrument (folder or hf:// path) adds a ``values-svs`` run (no_conv) per configuration."""
+    planners = dict(PLANNERS)
+    if svs is not None:
+        planners["values-svs"] = partial(_values_svs_plan, svs=svs)
+    unknown = sorted(set(methods or []) - set(planners))
     if unknown:
-        raise InputError(f"--methods: unknown {', '.join(unknown)}; choose from {', '.join(PLANNERS)}")
+        hint = " (values-svs needs --svs PATH)" if "values-svs" in unknown else ""
+        raise InputError(f"--methods: unknown {', '.join(unknown)}; choose from {', '.join(planners)}{hint}")
     if _is_bundled(store_path) and not store_path.exists() and DEMO_ARCHIVE.exists():
         unpack(DEMO_ARCHIVE, store_path)  # resume from the committed demo, not from nothing
     run_ids = []
     with Store(store_path) as store:
         for config in configs:  # one configuration complete before the other
-            for method in methods or list(PLANNERS):
+            for method in methods or list(planners):
                 run_id = f"demo-{method}-{re.sub(r'[^A-Za-z0-9._-]+', '-', config.name)}"
-                plan = PLANNERS[method](config, SIZES[size])
+                plan = planners[method](config, SIZES[size])
                 existing = store.query_one("SELECT plan, status FROM runs WHERE run_id=?", (run_id,))
                 if existing is not None and json.loads(existing["plan"]) != json.loads(json.dumps(plan)):
                     log(f"{run_id}: the campaign's plan changed; replacing the run (stored calls are reused)")

@@ -161,3 +161,29 @@ def test_interrupted_build_stops_after_the_current_run_and_resumes(stub_server, 
     conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     assert [r[0] for r in conn.execute("SELECT status FROM runs")] == ["completed", "completed"]
     conn.close()
+
+
+SVS = REPO.parent / "shared/anchors/stick_to_your_role/data/data_svs"
+
+
+@pytest.mark.skipif(not SVS.is_dir(), reason=f"reference SVS not found at {SVS}")
+def test_svs_campaign_needs_a_store_and_adds_no_conv_on_the_svs(stub_server, tmp_path: Path) -> None:
+    """`--svs PATH` adds one values-svs run per configuration: no_conv, the SVS instrument, every answer stored."""
+    from analysis.demo import build_demo, campaign_configs
+    from analysis.errors import InputError
+
+    done = subprocess.run([sys.executable, "-m", "analysis", "demo", "build", "--svs", str(SVS)],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2 and "demo build --svs: give --store PATH" in done.stderr
+    store, configs = tmp_path / "svs.db", campaign_configs([f"stub-model@{stub_server.url}"])
+    with pytest.raises(InputError, match=r"values-svs needs --svs PATH"):
+        build_demo(store, "reduced", methods=["values-svs"], configs=configs, log=lambda m: None)
+    build_demo(store, "reduced", methods=["values-svs"], configs=configs, log=lambda m: None, svs=SVS)
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    (run_id, status, plan), = conn.execute("SELECT run_id, status, plan FROM runs").fetchall()
+    assert run_id.startswith("demo-values-svs-") and status == "completed"
+    plan = json.loads(plan)
+    assert [c["label"] for c in plan["contexts"]] == ["no_conv"] and plan["instrument"]["kind"] == "svs"
+    rows = conn.execute("SELECT DISTINCT context, instrument FROM values_answers").fetchall()
+    conn.close()
+    assert [r[0] for r in rows] == ["no_conv"] and len(rows) == 1
