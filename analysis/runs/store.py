@@ -83,6 +83,21 @@ def register_table(table: Table) -> Table:
     return table
 
 
+def _enable_wal(conn: sqlite3.Connection, wait: float = 60.0) -> None:
+    """Switch to WAL. Switching needs an exclusive lock that SQLite does not wait for (no busy handler), so two
+    processes opening a new store at once would fail with 'database is locked': retry until ``wait`` runs out."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class Store:
     """A connection to one store file. Thread-safe (one lock around one connection)."""
 
@@ -101,7 +116,7 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False, isolation_level=None)
-            self._conn.execute("PRAGMA journal_mode=WAL")
+            _enable_wal(self._conn)
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA busy_timeout=60000")
             with self._tx():
