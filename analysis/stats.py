@@ -46,6 +46,11 @@ class Ties:
     end: np.ndarray      # sorted position where it ends (inclusive)
 
 
+def json_number(x: float | None, digits: int = 6) -> float | None:
+    """``x`` rounded to ``digits`` for a JSON document, or None when missing or not finite (JSON has no NaN)."""
+    return None if x is None or not np.isfinite(x) else round(float(x), digits)
+
+
 def ties(x: np.ndarray) -> Ties:
     """Sort ``x`` once along its last axis and record its tie groups (exact equality)."""
     x = np.asarray(x, dtype=float)

@@ -18,19 +18,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from analysis.stats import json_number
 from analysis.trust.consistency import behaviour_frame
 from analysis.trust.effects import eta_squared
+from analysis.trust.forecasting import latest_rounds
 from analysis.trust.personas import BY_KEY
 
 _QUOTED = re.compile(r"'[^']*'")
 _MORE = re.compile(r"\s*\(\+\d+ more\)$")
-
-
-def _num(x: float) -> float | None:
-    return None if x is None or not np.isfinite(x) else round(float(x), 6)
 
 
 def population_behaviour(transfers: pd.DataFrame) -> dict[str, Any]:
@@ -43,11 +40,11 @@ def population_behaviour(transfers: pd.DataFrame) -> dict[str, Any]:
         frame = pd.DataFrame({"level": level_of, "sent": sent}).dropna(subset=["level"])
         by = frame.groupby("level")["sent"].agg(["mean", "count"])
         order = [lv for lv in (BY_KEY[key].levels if key in BY_KEY else by.index) if lv in by.index]
-        attributes[key] = {"means": {lv: _num(by.at[lv, "mean"]) for lv in order},
+        attributes[key] = {"means": {lv: json_number(by.at[lv, "mean"]) for lv in order},
                            "n": {lv: int(by.at[lv, "count"]) for lv in order},
-                           "eta2": _num(eta_squared(frame["sent"], frame["level"]))}
+                           "eta2": json_number(eta_squared(frame["sent"], frame["level"]))}
     counts = pd.Series(sent).value_counts().sort_index()
-    return {"n_personas": int(sent.size), "mean_sent": _num(sent.mean()) if sent.size else None,
+    return {"n_personas": int(sent.size), "mean_sent": json_number(sent.mean()) if sent.size else None,
             "sent_counts": {str(int(v)): int(n) for v, n in counts.items()}, "attributes": attributes}
 
 
@@ -55,15 +52,14 @@ def play_by_round(rounds: pd.DataFrame) -> dict[str, Any]:
     """``{str(k): {"mean_sent": [per round], "n": [per round], "n_personas": n}}`` over valid played rounds."""
     if rounds.empty:
         return {}
-    df = rounds.sort_values("_order") if "_order" in rounds else rounds
-    df = df.drop_duplicates(["persona_id", "archetype", "round"], keep="last")
+    df = latest_rounds(rounds)
     df = df[(df["valid"] == 1) & df["sent"].notna()]
     out: dict[str, Any] = {}
     for k in sorted({int(k) for k in rounds["archetype"].dropna()}):
         mine = df[df["archetype"] == k]
         horizon = int(rounds.loc[rounds["archetype"] == k, "round"].max())
         by = mine.groupby("round")["sent"].agg(["mean", "count"])
-        out[str(k)] = {"mean_sent": [_num(by.at[h, "mean"]) if h in by.index else None for h in range(1, horizon + 1)],
+        out[str(k)] = {"mean_sent": [json_number(by.at[h, "mean"]) if h in by.index else None for h in range(1, horizon + 1)],
                        "n": [int(by.at[h, "count"]) if h in by.index else 0 for h in range(1, horizon + 1)],
                        "n_personas": int(mine["persona_id"].nunique())}
     return out

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
+from analysis.stats import json_number
 from analysis.trust import DOLLAR_STRATEGY
 from analysis.trust.effects import (
     ASSUMED_GROUP_SIZE, behaviour_ranking, codes, eta_squared_from_summary, rank_consistency, ranking_scores,
@@ -72,12 +73,8 @@ def belief_from_row(row: Mapping[str, Any], assumed_group_size: int = ASSUMED_GR
                   float(eta2) if eta2 is not None and pd.notna(eta2) else float("nan"))
 
 
-def _num(x: float) -> float | None:
-    return None if x is None or not np.isfinite(x) else round(float(x), 6)
-
-
 def _ci(ci: stats.CI) -> list[float | None]:
-    return [_num(ci.lo), _num(ci.hi)]
+    return [json_number(ci.lo), json_number(ci.hi)]
 
 
 def _nanmedian(a: np.ndarray) -> np.ndarray:
@@ -133,14 +130,15 @@ def population_consistency(beliefs: Mapping[str, Belief], transfers: pd.DataFram
         diff_pts.append(diff)
         diff_reps.append(diffb)
         out[attribute] = {
-            "spearman": _num(s["rho"][0]), "eta2_belief": _num(belief.eta2), "eta2_behaviour": _num(s["eta2"]),
-            "abs_diff": _num(diff),
+            "spearman": json_number(s["rho"][0]), "eta2_belief": json_number(belief.eta2),
+            "eta2_behaviour": json_number(s["eta2"]),
+            "abs_diff": json_number(diff),
             "spearman_ci": _ci(stats.percentile_ci(s["rho"][0], s["rho_reps"][0], level)),
             "eta2_behaviour_ci": _ci(stats.percentile_ci(s["eta2"], s["eta2_reps"], level)),
             "abs_diff_ci": _ci(stats.percentile_ci(diff, diffb, level)),
             "belief_ranking": list(belief.ranking),
             "behaviour_ranking": behaviour_ranking(s["means"], belief.levels),
-            "behaviour_means": {lv: _num(m) for lv, m in zip(belief.levels, s["means"]) if np.isfinite(m)},
+            "behaviour_means": {lv: json_number(m) for lv, m in zip(belief.levels, s["means"]) if np.isfinite(m)},
             "n_levels_compared": s["n_levels"],
         }
     return {"attributes": out, **_medians("spearman", rho_pts, rho_reps, n_boot, level),
@@ -152,7 +150,7 @@ def _medians(name: str, points: list[float], reps: list[np.ndarray], n_boot: int
         return {f"median_{name}": None, f"median_{name}_ci": [None, None]}
     point = float(_nanmedian(np.array(points, dtype=float)))
     rep = _nanmedian(np.stack(reps, axis=-1)) if n_boot else np.array([])
-    return {f"median_{name}": _num(point), f"median_{name}_ci": _ci(stats.percentile_ci(point, rep, level))}
+    return {f"median_{name}": json_number(point), f"median_{name}_ci": _ci(stats.percentile_ci(point, rep, level))}
 
 
 def conditioning_consistency(priors: pd.DataFrame, transfers: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
@@ -178,11 +176,11 @@ def conditioning_consistency(priors: pd.DataFrame, transfers: pd.DataFrame, *, n
             pts[key].append(s["rho"][k])
             reps[key].append(s["rho_reps"][k])
         out[row["attribute"]] = {
-            "spearman_imposed": _num(s["rho"][0]), "spearman_original": _num(s["rho"][1]),
+            "spearman_imposed": json_number(s["rho"][0]), "spearman_original": json_number(s["rho"][1]),
             "spearman_imposed_ci": _ci(stats.percentile_ci(s["rho"][0], s["rho_reps"][0], level)),
             "spearman_original_ci": _ci(stats.percentile_ci(s["rho"][1], s["rho_reps"][1], level)),
-            "prior_spearman": _num(_float(row.get("achieved"))), "target": _num(_float(row.get("target"))),
-            "eta2_behaviour": _num(s["eta2"]), "imposed": list(imposed), "original": list(original),
+            "prior_spearman": json_number(_float(row.get("achieved"))), "target": json_number(_float(row.get("target"))),
+            "eta2_behaviour": json_number(s["eta2"]), "imposed": list(imposed), "original": list(original),
             "behaviour_ranking": behaviour_ranking(s["means"], levels),
         }
     return {"attributes": out, **_medians("spearman_imposed", pts["imposed"], reps["imposed"], n_boot, level),

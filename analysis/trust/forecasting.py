@@ -18,18 +18,18 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
+from analysis.stats import json_number
 
 
-def _num(x: float) -> float | None:
-    return None if x is None or not np.isfinite(x) else round(float(x), 6)
+def latest_rounds(rounds: pd.DataFrame) -> pd.DataFrame:
+    """One row per (persona, archetype, round): the latest run's when ``_order`` is present."""
+    df = rounds.sort_values("_order") if "_order" in rounds else rounds
+    return df.drop_duplicates(["persona_id", "archetype", "round"], keep="last")
 
 
 def forecast_pairs(rounds: pd.DataFrame) -> pd.DataFrame:
     """Valid (forecast, action) pairs with their absolute error, one per (persona, archetype, round)."""
-    df = rounds.copy()
-    if "_order" in df:
-        df = df.sort_values("_order")
-    df = df.drop_duplicates(["persona_id", "archetype", "round"], keep="last")
+    df = latest_rounds(rounds)
     df = df[(df["valid"] == 1) & df["forecast"].notna() & df["sent"].notna()].copy()
     df["abs_error"] = (df["forecast"].astype(float) - df["sent"].astype(float)).abs()
     return df.reset_index(drop=True)
@@ -46,8 +46,8 @@ def archetype_mae(pairs: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0, lev
     mae = float(s.sum() / c.sum())
     w = stats.counts_from_indices(stats.resample_indices(len(per), n_boot, seed), len(per)) if n_boot else np.zeros((0, len(per)))
     ci = stats.percentile_ci(mae, (w @ s) / (w @ c), level)
-    return {"mae_by_round": [_num(by_round.get(h, np.nan)) for h in range(1, horizon + 1)], "mae": _num(mae),
-            "mae_ci": [_num(ci.lo), _num(ci.hi)], "n_personas": int(len(per)), "n_pairs": int(len(pairs))}
+    return {"mae_by_round": [json_number(by_round.get(h, np.nan)) for h in range(1, horizon + 1)], "mae": json_number(mae),
+            "mae_ci": [json_number(ci.lo), json_number(ci.hi)], "n_personas": int(len(per)), "n_pairs": int(len(pairs))}
 
 
 def individual_consistency(rounds: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> dict[str, Any]:
