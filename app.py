@@ -2,7 +2,9 @@
 
 import streamlit as st
 
-st.set_page_config(page_title="RoleScope", page_icon="🎭", layout="wide")
+from app.launch import PAGE_ICON
+
+st.set_page_config(page_title="RoleScope", page_icon=PAGE_ICON, layout="wide")
 
 from app.nav import navigation  # noqa: E402  (set_page_config first)
 from app.ui import sidebar  # noqa: E402

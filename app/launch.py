@@ -22,18 +22,37 @@ from pathlib import Path
 from typing import Any
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
+PAGE_ICON = "🎭"  # app.py's st.set_page_config(page_icon=...)
 #: Imported ahead of the first script run (everything the first page needs; not semopy, which pages load on demand).
 WARM_MODULES = ("pandas", "pyarrow", "app.data", "app.ui", "app.nav", "app.state", "app.charts", "app.figures",
                 "plotly.graph_objects")
 
 
+def warm_streamlit_first_calls() -> None:
+    """Pay, off the first script run, two one-off costs Streamlit has on its first page (~0.1 s together here).
+
+    - ``st.set_page_config(page_icon=<emoji>)`` imports ``streamlit.emojis``, which compiles a regex of every emoji.
+    - The first element sent calls ``delta_generator._maybe_print_use_warning``, whose ``env_util.is_repl`` runs
+      ``inspect.stack()`` over the script thread's deep stack (reading every frame's source file). Called here
+      first, on this thread's short stack, it finds the runtime running and only sets its once-only flag.
+    """
+    from streamlit import delta_generator, runtime, string_util
+
+    string_util.is_emoji(PAGE_ICON)
+    warn_once = getattr(delta_generator, "_maybe_print_use_warning", None)  # private: skip if Streamlit renames it
+    if callable(warn_once) and runtime.exists():  # without a runtime it would print its "use streamlit run" warning
+        warn_once()
+
+
 def warm_imports(modules: tuple[str, ...] = WARM_MODULES) -> None:
-    """Import ``modules``; a failure here is left for the script run to report where the user sees it."""
-    for name in modules:
-        try:
+    """Import ``modules``, then ``warm_streamlit_first_calls``; a failure here is left for the script run to
+    report where the user sees it."""
+    try:
+        for name in modules:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the page's own import raises it again, in the browser
-            return
+        warm_streamlit_first_calls()
+    except Exception:  # noqa: BLE001 - the page's own code raises it again, in the browser
+        return
 
 
 def _warm_after_server_start() -> None:

@@ -2,8 +2,12 @@
 
 1. Time to first paint of the leaderboard after server start: from launching the server the way
    ``scripts/start.sh`` does (``python -m app.launch``) until, in the browser at ``/leaderboard``,
-   the page's title is painted (first paint) and until its leaderboard table is visible (the
-   table is a canvas data grid whose scripts Streamlit loads on demand). Measured with an empty
+   the page's title is painted (first paint) and until its leaderboard table is painted (the
+   table is a canvas data grid whose scripts Streamlit loads on demand). "Painted" is stamped in the
+   page: the first animation frame after the element enters the DOM (a MutationObserver and
+   ``requestAnimationFrame``, on the wall clock the bench shares with the browser). Playwright's
+   own wait sees the element later (it polls from another process: 0.2-0.5 s later here); that
+   time is printed too. The same is measured for a bare Streamlit app, for scale. Measured with an empty
    metric cache (first ever start), then after a restart with the on-disk metric cache warm, once
    in a new browser profile (Streamlit's ~5 MB of scripts downloaded and compiled again) and in
    the profile of the first visit (the usual restart: the browser has the scripts cached).
@@ -24,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,24 +52,58 @@ st.dataframe(pd.DataFrame({"model": ["a", "b"], "score": [0.5, 0.4]}))
 """
 
 
+#: Stamps, in the page, the first animation frame after the title (h1) and the leaderboard table enter the DOM.
+#: Playwright's own wait sees them later (it polls from another process); both are printed.
+FRAME_STAMPS = """
+window.__rolescopeFrames = {};
+const pending = [['title', '[data-testid="stMain"] h1'], ['table', '[data-testid="stDataFrame"]']];
+new MutationObserver((_, observer) => {
+  for (const [name, selector] of pending) {
+    if (!(name in window.__rolescopeFrames) && document.querySelector(selector)) {
+      window.__rolescopeFrames[name] = null;
+      requestAnimationFrame(() => { window.__rolescopeFrames[name] = performance.timeOrigin + performance.now(); });
+    }
+  }
+}).observe(document, {subtree: true, childList: true});
+"""
+
+
+@dataclass(frozen=True)
+class FirstPaint:
+    """Seconds from launching the server: it answers; the title's and the table's first frame (stamped in the page);
+    Playwright seeing the title and the table."""
+
+    ready: float
+    title: float
+    table: float
+    title_seen: float
+    table_seen: float
+
+
 def first_paint(store: Path, cache: Path, out: Path, profile: Path | None = None, script: str = "app.py",
-                path: str = "leaderboard") -> tuple[float, float, float]:
-    """Seconds from launch until (the server answers, the page's title is visible, its first table is visible).
-    ``profile``: a browser profile kept between calls (its cache holds Streamlit's scripts); None = a new one."""
+                path: str = "leaderboard") -> FirstPaint:
+    """Launch the server, open ``path`` at once; ``profile``: a browser profile kept between calls (its cache holds
+    Streamlit's scripts), None = a new one."""
     env = {"ROLESCOPE_DEMO_STORE": str(store), "ROLESCOPE_STORE": str(out / "user.db"), "ROLESCOPE_CACHE_DIR": str(cache)}
     server = AppServer(env, out / "server.log", script=script)
     with browser_context(profile=profile) as context:
+        context.add_init_script(FRAME_STAMPS)
         page = context.new_page()
         try:
             ready = server.start()
+            launched_epoch = time.time() - (time.perf_counter() - server.started_at)
             page.goto(f"{server.url}/{path}", wait_until="commit")
             page.wait_for_selector('[data-testid="stMain"] h1', state="visible", timeout=300_000)
-            titled = time.perf_counter() - server.started_at
+            title_seen = time.perf_counter() - server.started_at
             page.wait_for_selector('[data-testid="stDataFrame"]', state="visible", timeout=300_000)
-            painted = time.perf_counter() - server.started_at
+            table_seen = time.perf_counter() - server.started_at
+            page.wait_for_function("() => Object.values(window.__rolescopeFrames).every((t) => t !== null)",
+                                   timeout=300_000)
+            frames = page.evaluate("window.__rolescopeFrames")
         finally:
             server.stop()
-    return ready, titled, painted
+    return FirstPaint(ready, frames["title"] / 1000 - launched_epoch, frames["table"] / 1000 - launched_epoch,
+                      title_seen, table_seen)
 
 
 def _list(times: Any) -> str:
@@ -119,33 +158,30 @@ def main() -> int:
         cache = out / "cache"
         print(f"store: {store} ({store.stat().st_size / 1e6:.1f} MB); load average (1 min): {os.getloadavg()[0]:.1f}")
         profile = out / "browser-profile"
-        ready, _, cold = first_paint(store, cache, out, profile)
-        print(f"leaderboard table visible, empty metric cache, new browser profile:  {cold:.2f} s "
-              f"(server answering after {ready:.2f} s)")
-        fresh = [first_paint(store, cache, out)[2] for _ in range(REPEATS)]
-        print(f"leaderboard table visible, warm metric cache, new browser profile:   median {statistics.median(fresh):.2f} s "
+        cold = first_paint(store, cache, out, profile)
+        print(f"leaderboard table painted, empty metric cache, new browser profile:  {cold.table:.2f} s "
+              f"(server answering after {cold.ready:.2f} s)")
+        fresh = [first_paint(store, cache, out).table for _ in range(REPEATS)]
+        print(f"leaderboard table painted, warm metric cache, new browser profile:   median {statistics.median(fresh):.2f} s "
               f"({_list(fresh)})")
-        warm_runs = [first_paint(store, cache, out, profile) for _ in range(REPEATS)]
-        titled = statistics.median(t for _, t, _ in warm_runs)
-        warm = statistics.median(t for _, _, t in warm_runs)
-        print(f"warm metric cache, browser seen the app (the usual restart), median of {REPEATS}:")
-        print(f"  server answering      {statistics.median(r for r, _, _ in warm_runs):.2f} s")
-        print(f"  first paint (title)   {titled:.2f} s ({_list(t for _, t, _ in warm_runs)})   "
-              f"target <= 3 s -> {'OK' if titled <= 3.0 else 'MISSED'}")
-        print(f"  leaderboard table     {warm:.2f} s ({_list(t for _, _, t in warm_runs)})")
+        app = [first_paint(store, cache, out, profile) for _ in range(REPEATS)]
         baseline = out / "baseline.py"
         baseline.write_text(BASELINE, encoding="utf-8")
         first_paint(store, cache, out, out / "baseline-profile", script=str(baseline), path="")
-        floor = [first_paint(store, cache, out, out / "baseline-profile", script=str(baseline), path="")
-                 for _ in range(REPEATS)]
-        floor_ready = statistics.median(r for r, _, _ in floor)
-        floor_title = statistics.median(t for _, t, _ in floor)
-        floor_table = statistics.median(t for _, _, t in floor)
-        print(f"for scale, a bare Streamlit app (title + one 2-row table), same measures: server answering "
-              f"{floor_ready:.2f} s, title {floor_title:.2f} s, table {floor_table:.2f} s ({_list(t for _, _, t in floor)})")
-        ready = statistics.median(r for r, _, _ in warm_runs)
-        print(f"ratios app / bare Streamlit (this run): first paint {titled / floor_title:.2f}, table {warm / floor_table:.2f}; "
-              f"after the server answers: first paint {(titled - ready) / (floor_title - floor_ready):.2f}")
+        bare = [first_paint(store, cache, out, out / "baseline-profile", script=str(baseline), path="")
+                for _ in range(REPEATS)]
+        print(f"warm metric cache, browser has seen the app (the usual restart); median of {REPEATS} (each run), seconds "
+              "from launching the server:")
+        print(f"  {'':34s} {'RoleScope /leaderboard':>24s}  {'bare Streamlit (title + 2-row table)':>38s}  ratio")
+        for field, label in [("ready", "server answering"), ("title", "title painted (first paint)"),
+                             ("table", "table painted"), ("title_seen", "title seen by Playwright"),
+                             ("table_seen", "table seen by Playwright")]:
+            ours = [getattr(r, field) for r in app]
+            theirs = [getattr(r, field) for r in bare]
+            print(f"  {label:34s} {statistics.median(ours):6.2f} ({_list(ours)})  {statistics.median(theirs):6.2f} "
+                  f"({_list(theirs)})  {statistics.median(ours) / statistics.median(theirs):5.2f}")
+        titled = statistics.median(r.title for r in app)
+        print(f"first paint of the leaderboard {titled:.2f} s: target <= 3 s -> {'OK' if titled <= 3.0 else 'MISSED'}")
         rounds = page_switches(store, cache, out)
         for k, times in enumerate(rounds, 1):
             label = "cold" if k == 1 else "warm"

@@ -44,3 +44,26 @@ def test_warm_imports_leave_heavy_packages_alone():
     out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {"warmed": True, "heavy": []}
+
+
+@pytest.mark.parametrize("with_runtime", [True, False])
+def test_warm_streamlit_first_calls(with_runtime: bool):
+    """The emoji catalogue is loaded, and the once-only "use streamlit run" check is spent only under a running
+    runtime (without one it would print its warning, and the flag must stay for the real first element)."""
+    script = ("import json, sys; from streamlit import delta_generator, runtime; "
+              f"runtime.exists = lambda: {with_runtime}; "
+              "import threading; from app.launch import warm_streamlit_first_calls; "
+              "t = threading.Thread(target=warm_streamlit_first_calls); t.start(); t.join(); "  # as launched: a thread
+              "print(json.dumps({'emojis': 'streamlit.emojis' in sys.modules, "
+              "'checked': delta_generator._use_warning_has_been_displayed}))")
+    out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"emojis": True, "checked": with_runtime}
+    assert "streamlit run" not in out.stderr
+
+
+def test_page_icon_is_the_warmed_one():
+    from app.launch import PAGE_ICON
+
+    assert "page_icon=PAGE_ICON" in (REPO / "app.py").read_text(encoding="utf-8")
+    assert PAGE_ICON and not PAGE_ICON.isascii()  # an emoji: the costly branch of st.set_page_config
