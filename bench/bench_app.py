@@ -6,7 +6,7 @@
    table is a canvas data grid whose scripts Streamlit loads on demand). "Painted" is stamped in the
    page: the first animation frame after the element enters the DOM (a MutationObserver and
    ``requestAnimationFrame``, on the wall clock the bench shares with the browser). Playwright's
-   own wait sees the element later (it polls from another process: 0.2-0.5 s later here); that
+   own wait sees the element later (it polls from another process: 0.1-0.5 s later here); that
    time is printed too. The same is measured for a bare Streamlit app, for scale. Measured with an empty
    metric cache (first ever start), then after a restart with the on-disk metric cache warm, once
    in a new browser profile (Streamlit's ~5 MB of scripts downloaded and compiled again) and in
@@ -64,6 +64,7 @@ new MutationObserver((_, observer) => {
       requestAnimationFrame(() => { window.__rolescopeFrames[name] = performance.timeOrigin + performance.now(); });
     }
   }
+  if (Object.keys(window.__rolescopeFrames).length === pending.length) observer.disconnect();
 }).observe(document, {subtree: true, childList: true});
 """
 
@@ -80,12 +81,16 @@ class FirstPaint:
     table_seen: float
 
 
+def _env(store: Path, cache: Path, out: Path) -> dict[str, str]:
+    """The dashboard's environment: ``store`` as the demo store, a scratch user store, ``cache`` for metric documents."""
+    return {"ROLESCOPE_DEMO_STORE": str(store), "ROLESCOPE_STORE": str(out / "user.db"), "ROLESCOPE_CACHE_DIR": str(cache)}
+
+
 def first_paint(store: Path, cache: Path, out: Path, profile: Path | None = None, script: str = "app.py",
                 path: str = "leaderboard") -> FirstPaint:
     """Launch the server, open ``path`` at once; ``profile``: a browser profile kept between calls (its cache holds
     Streamlit's scripts), None = a new one."""
-    env = {"ROLESCOPE_DEMO_STORE": str(store), "ROLESCOPE_STORE": str(out / "user.db"), "ROLESCOPE_CACHE_DIR": str(cache)}
-    server = AppServer(env, out / "server.log", script=script)
+    server = AppServer(_env(store, cache, out), out / "server.log", script=script)
     with browser_context(profile=profile) as context:
         context.add_init_script(FRAME_STAMPS)
         page = context.new_page()
@@ -111,8 +116,7 @@ def _list(times: Any) -> str:
 
 
 def page_switches(store: Path, cache: Path, out: Path, rounds: int = 3) -> list[list[tuple[str, float]]]:
-    env = {"ROLESCOPE_DEMO_STORE": str(store), "ROLESCOPE_STORE": str(out / "user.db"), "ROLESCOPE_CACHE_DIR": str(cache)}
-    server = AppServer(env, out / "server.log")
+    server = AppServer(_env(store, cache, out), out / "server.log")
     server.start()
     results = []
     try:
