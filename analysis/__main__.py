@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     metrics.add_argument("--model", help="only this model (display name)")
     metrics.add_argument("--json", action="store_true", help="one JSON document on stdout")
     metrics.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for CIs (default 1000)")
+    metrics.add_argument("--config", action="append", metavar="ID",
+                         help="use this configuration (id or unique prefix, from the document's 'configurations') for "
+                              "the models that have it, instead of each model's latest; repeatable")
 
     demo = sub.add_parser("demo", help="the bundled demo store")
     demo_sub = demo.add_subparsers(dest="demo_command", required=True)
@@ -333,19 +336,19 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         if args.method == "values":
             from analysis.values.metrics import values_metrics
 
-            doc = values_metrics(store, args.model, n_boot=args.n_boot)
+            doc = values_metrics(store, args.model, config=args.config, n_boot=args.n_boot)
         elif args.method == "mbti":
             from analysis.mbti.cli import metrics_json
 
-            doc = metrics_json(store, args.model)
+            doc = metrics_json(store, args.model, config=args.config)
         elif args.method == "trust":
             from analysis.trust.cli import metrics_json as trust_metrics
 
-            doc = trust_metrics(store, args.model, n_boot=args.n_boot)
+            doc = trust_metrics(store, args.model, n_boot=args.n_boot, config=args.config)
         elif args.method == "personagym":
             from analysis.personagym.cli import metrics_json as personagym_metrics
 
-            doc = personagym_metrics(store, args.model)
+            doc = personagym_metrics(store, args.model, config=args.config)
         else:
             raise InputError(f"metrics {args.method}: not implemented yet")
     if args.model and args.model not in doc["models"] and args.model not in doc.get("published", {}):

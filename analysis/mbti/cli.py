@@ -13,7 +13,9 @@
 
   A subject's scores, type and consistency come from its permuted-order testings (the paper's
   unbiased prompts), or from its fixed-order ones when it has no permuted testing; ``invalid``
-  counts the invalid answers of those testings. ``robustness`` lists the subjects that have both
+  counts the invalid answers of those testings. Only the runs of one configuration count (the latest
+  unless ``config`` names another; ``analysis.runs.comparable``); each model's entry also carries
+  ``configuration`` (the id used) and ``configurations`` (every one found, how each differs). ``robustness`` lists the subjects that have both
   orders. A fairness pair is null unless both of its subjects are present (names matched
   case-insensitively). Numbers that cannot be computed are null.
 - ``import_files(store, paths)``: ``import chatgpt-mbti PATH...`` (see ``analysis.mbti.importer``).
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -35,6 +38,7 @@ from analysis.mbti.metrics import consistency, fairness, robustness
 from analysis.mbti.scoring import mean_scores, scores_by_testing, type_code
 from analysis.mbti.session import ANSWERS
 from analysis.mbti.subjects import DEFAULT_SUBJECTS, FAIRNESS_PAIRS
+from analysis.runs import comparable
 from analysis.runs.store import Store
 
 __all__ = ["add_run_arguments", "plan_from_args", "metrics_json", "import_files"]
@@ -117,12 +121,22 @@ def model_metrics(testings: pd.DataFrame) -> dict[str, Any]:
     return {"subjects": subjects, "robustness": robust, "fairness": fair}
 
 
-def metrics_json(store: Store, model: str | None = None) -> dict[str, Any]:
-    """The ``metrics mbti --json`` document for every model in the store (or only ``model``)."""
-    answers = store.table(ANSWERS.name)
-    if model is not None:
-        answers = answers[answers["model"] == model]
-        if answers.empty:
-            raise InputError(f"no MBTI answers for model '{model}' in {store.path}")
+def selected_answers(store: Store, model: str | None = None, config: str | Iterable[str] | None = None,
+                     selection: comparable.Selection | None = None) -> pd.DataFrame:
+    """``mbti_answers`` of each model's chosen configuration (``analysis.runs.comparable``: same statements, answer
+    mode, decoding, history, seed ...), keeping within it the latest run of each subject × order × testing."""
+    selection = selection or comparable.select(store, "mbti", model=model, config=config)
+    answers = store.table(ANSWERS.name, run_ids=selection.run_ids())
+    return comparable.latest_rows(answers, ["model", "subject", "order_mode", "testing"], selection.order)
+
+
+def metrics_json(store: Store, model: str | None = None, config: str | Iterable[str] | None = None) -> dict[str, Any]:
+    """The ``metrics mbti --json`` document for every model in the store (or only ``model``), each on one
+    configuration (``configuration``: its id; ``configurations``: every one found, see ``analysis.runs.comparable``)."""
+    selection = comparable.select(store, "mbti", model=model, config=config)
+    answers = selected_answers(store, selection=selection)
+    if model is not None and answers.empty:
+        raise InputError(f"no MBTI answers for model '{model}' in {store.path}")
     scores = scores_by_testing(answers)
-    return {"models": {name: model_metrics(scores[scores["model"] == name]) for name in dict.fromkeys(scores["model"])}}
+    return {"models": {name: model_metrics(scores[scores["model"] == name]) | selection.document(name)
+                       for name in dict.fromkeys(scores["model"])}}

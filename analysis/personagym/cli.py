@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ from analysis.personagym.metrics import (
     task_spread,
 )
 from analysis.personagym.tables import ANSWERS, GRADES, PUBLISHED, QUESTIONS
+from analysis.runs import comparable
 from analysis.runs.store import Store
 
 __all__ = ["add_run_arguments", "plan_from_args", "metrics_json", "import_files"]
@@ -165,12 +167,20 @@ def published_json(published: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def metrics_json(store: Store, model: str | None = None) -> dict[str, Any]:
-    """The ``metrics personagym --json`` document for every agent model in the store (or only ``model``)."""
-    grades, answers = store.table(GRADES.name), store.table(ANSWERS.name)
-    questions, published = store.table(QUESTIONS.name), store.table(PUBLISHED.name)
+def metrics_json(store: Store, model: str | None = None, config: str | Iterable[str] | None = None) -> dict[str, Any]:
+    """The ``metrics personagym --json`` document for every agent model in the store (or only ``model``).
+
+    Each model's grades and answers come from one configuration (``analysis.runs.comparable``: same environments,
+    generator, evaluators, rubrics, decoding ...; the latest unless ``config`` names another), the latest run per
+    persona within it; ``configuration`` / ``configurations`` say which. Published scores are listed apart."""
+    selection = comparable.select(store, "personagym", model=model, config=config)
+    run_ids = selection.run_ids()
+    cell = ["model", "persona_id"]
+    grades = comparable.latest_rows(store.table(GRADES.name, run_ids=run_ids), cell, selection.order)
+    answers = comparable.latest_rows(store.table(ANSWERS.name, run_ids=run_ids), cell, selection.order)
+    questions = comparable.latest_rows(store.table(QUESTIONS.name, run_ids=run_ids), cell, selection.order)
+    published = store.table(PUBLISHED.name)
     if model is not None:
-        grades, answers = grades[grades["model"] == model], answers[answers["model"] == model]
         published = published[published["model"] == model]
         if answers.empty and grades.empty and published.empty:
             raise InputError(f"no PersonaGym results for model '{model}' in {store.path}")
@@ -181,6 +191,5 @@ def metrics_json(store: Store, model: str | None = None) -> dict[str, Any]:
     models: dict[str, Any] = {}
     for name in dict.fromkeys(list(answers["model"]) + list(grades["model"])):
         models[name] = model_metrics(grades[grades["model"] == name], answers[answers["model"] == name],
-                                     int(shortfall.get(name, 0)))
+                                     int(shortfall.get(name, 0))) | selection.document(name)
     return {"models": models, "published": published_json(published)}
-

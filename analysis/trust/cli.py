@@ -22,8 +22,10 @@
   ``behaviour``, ``play`` and ``invalid_reasons`` (``analysis.trust.behaviour``) describe the play
   alone, so a model whose beliefs or forecasts never parse still has something to show.
 
-  Which rows count: population and conditioning use one endowment per model (10 when present, else
-  the most frequent); ``endowments`` lists the medians at every endowment (the ablation). Beliefs:
+  Which rows count: population and individual metrics each use one configuration per model
+  (``analysis.runs.comparable``: the latest unless ``config`` names another; ``configuration`` and
+  ``configurations`` list them per level); ``endowments`` lists the medians of the configurations
+  that differ from it in the endowment alone (the ablation). Beliefs:
   per strategy and attribute the latest run's valid belief. Behaviour: the unconditioned valid
   transfers, one per persona (latest run). Conditioning: 'none' is the unconditioned behaviour
   against the conditioning strategy's own beliefs; 'self'/'weak'/'strong' come from the latest run
@@ -34,12 +36,14 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
 
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
+from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.trust import CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES
 from analysis.trust.behaviour import invalid_reasons, play_by_round, population_behaviour
@@ -161,9 +165,12 @@ def _conditioning(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
 
 def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.DataFrame, rounds: pd.DataFrame,
                   forecasts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
-                  assumed_group_size: int = ASSUMED_GROUP_SIZE) -> dict[str, Any]:
-    """The per-model part of the metrics document from that model's rows (each with an ``_order`` column)."""
-    endowment = _main_endowment(beliefs, transfers)
+                  assumed_group_size: int = ASSUMED_GROUP_SIZE, endowment: int | None = None) -> dict[str, Any]:
+    """The per-model part of the metrics document from that model's rows (each with an ``_order`` column).
+
+    ``endowment``: the endowment of the headline configuration (default: 10 when present, else the most frequent);
+    rows at other endowments feed only the ``endowments`` ablation."""
+    endowment = endowment if endowment is not None else _main_endowment(beliefs, transfers)
     population: dict[str, Any] = {}
     endowments: dict[str, Any] = {}
     for e in sorted({int(v) for v in pd.concat([beliefs["endowment"], transfers["endowment"]]).dropna()}):
@@ -205,19 +212,48 @@ def _behaviour(transfers: pd.DataFrame, priors: pd.DataFrame) -> dict[str, Any]:
                                          "priors_in_prompt": int(len(carried))}
 
 
+def _endowment_siblings(configs: list[comparable.Configuration], used: comparable.Configuration) -> list[str]:
+    """Runs of the configurations that differ from ``used`` in the endowment alone (the endowment ablation)."""
+    return [r for c in configs if c.id != used.id and set(c.differs_from(used)) == {"endowment"} for r in c.run_ids]
+
+
 def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, seed: int = 0,
-                 assumed_group_size: int = ASSUMED_GROUP_SIZE) -> dict[str, Any]:
-    """The ``metrics trust --json`` document for every model in the store (or only ``model``)."""
-    order = {r["run_id"]: float(r["created_at"]) for r in store.frame("SELECT run_id, created_at FROM runs").to_dict("records")}
-    frames = {t.name: _with_order(store.table(t.name), order) for t in (BELIEFS, TRANSFERS, PRIORS, ROUNDS, FORECASTS)}
-    names = list(dict.fromkeys(m for df in frames.values() for m in df["model"].dropna()))
-    if model is not None:
-        if model not in names:
-            raise InputError(f"no trust results for model '{model}' in {store.path}")
-        names = [model]
+                 assumed_group_size: int = ASSUMED_GROUP_SIZE, config: str | Iterable[str] | None = None) -> dict[str, Any]:
+    """The ``metrics trust --json`` document for every model in the store (or only ``model``).
+
+    Population and individual metrics each use one configuration per model (``analysis.runs.comparable``: same
+    persona bank, personas, decoding, endowment, rounds ...; the latest unless ``config`` names another); within it
+    the latest run of each cell counts. The endowment ablation adds the configurations that differ in the endowment
+    alone. ``configuration`` / ``configurations`` say, per level, which was used and what else was found."""
+    pop = comparable.select(store, "trust", "population", model=model, config=config, strict=False)
+    ind = comparable.select(store, "trust", "individual", model=model, config=config, strict=False)
+    comparable.check_chosen([c for sel in (pop, ind) for cs in sel.found.values() for c in cs], config, "trust")
+    order = pop.order
+    cells = {BELIEFS.name: ["strategy", "attribute", "endowment"], TRANSFERS.name: ["persona_id", "conditioning", "endowment"],
+             PRIORS.name: ["attribute", "conditioning", "endowment"], ROUNDS.name: ["persona_id", "archetype", "round"],
+             FORECASTS.name: ["persona_id", "archetype"]}
+    names = list(dict.fromkeys([*pop.used, *ind.used]))
+    if model is not None and model not in names:
+        raise InputError(f"no trust results for model '{model}' in {store.path}")
     models = {}
     for name in names:
-        mine = {k: df[df["model"] == name] for k, df in frames.items()}
-        models[name] = model_metrics(mine[BELIEFS.name], mine[TRANSFERS.name], mine[PRIORS.name], mine[ROUNDS.name],
-                                     mine[FORECASTS.name], n_boot=n_boot, seed=seed, assumed_group_size=assumed_group_size)
+        used_pop, used_ind = pop.used.get(name), ind.used.get(name)
+        pop_runs = [*used_pop.run_ids, *_endowment_siblings(pop.found[name], used_pop)] if used_pop else []
+        ind_runs = list(used_ind.run_ids) if used_ind else []
+        mine = {}
+        for table, runs in ((BELIEFS, pop_runs), (TRANSFERS, pop_runs), (PRIORS, pop_runs), (ROUNDS, ind_runs),
+                            (FORECASTS, ind_runs)):
+            rows = store.table(table.name, run_ids=runs)
+            rows = comparable.latest_rows(rows, cells[table.name], order) if len(rows) else rows
+            mine[table.name] = _with_order(rows, order)
+        endowment = int(used_pop.signature["endowment"]) if used_pop and "endowment" in used_pop.signature else None
+        doc = model_metrics(mine[BELIEFS.name], mine[TRANSFERS.name], mine[PRIORS.name], mine[ROUNDS.name],
+                            mine[FORECASTS.name], n_boot=n_boot, seed=seed, assumed_group_size=assumed_group_size,
+                            endowment=endowment)
+        doc["configuration"] = {level: sel.used[name].id for level, sel in (("population", pop), ("individual", ind))
+                                if name in sel.used}
+        doc["configurations"] = {level: comparable.describe(sel.found[name], sel.used[name])
+                                 for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
+        models[name] = doc
     return {"models": models}
+

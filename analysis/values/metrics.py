@@ -1,7 +1,8 @@
 """All Stick to Your Role! metrics of a store, per model: the ``metrics values`` / ``leaderboard`` documents.
 
-Reads ``values_answers`` (native and imported runs alike), keeps for every model × context ×
-instrument the most recent run (a re-run replaces, it does not pool), then computes per context
+Reads ``values_answers`` (native and imported runs alike) of each model's chosen configuration
+(``analysis.runs.comparable``), keeps within it for every context × instrument the most recent run
+(a re-run replaces, it does not pool), then computes per context
 the circumplex Stress, separability and the magnifying-glass CFA, and across contexts the
 rank-order and ipsative stability with bootstrap CIs over personas. Pure computation on the
 frames read from the store; nothing here calls an LLM.
@@ -10,12 +11,13 @@ frames read from the store; nothing here calls an LLM.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
+from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.values import cfa, leaderboard, stability, structure
 from analysis.values.scores import item_matrix, value_scores
@@ -23,17 +25,16 @@ from analysis.values.scores import item_matrix, value_scores
 N_BOOT = 1000
 
 
-def latest_answers(store: Store, model: str | None = None) -> pd.DataFrame:
-    """values_answers restricted to the newest run of each model × context × instrument."""
-    answers = store.table("values_answers")
+def latest_answers(store: Store, model: str | None = None, config: str | Iterable[str] | None = None,
+                   selection: comparable.Selection | None = None) -> pd.DataFrame:
+    """values_answers of each model's chosen configuration (``analysis.runs.comparable``: the latest unless ``config``
+    names another), keeping within it the newest run of each context × instrument (a re-run replaces, it does not
+    pool). Runs of another configuration (other population, instrument, answer mode, params ...) never mix in."""
+    selection = selection or comparable.select(store, "values", model=model, config=config)
+    answers = store.table("values_answers", run_ids=selection.run_ids())
     if answers.empty:
         return answers
-    runs = store.frame("SELECT run_id, created_at FROM runs")
-    answers = answers.merge(runs, on="run_id", how="left")
-    if model is not None:
-        answers = answers[answers["model"] == model]
-    newest = answers.groupby(["model", "context", "instrument"])["created_at"].transform("max")
-    return answers[answers["created_at"] == newest].drop(columns="created_at").reset_index(drop=True)
+    return comparable.latest_rows(answers, ["model", "context", "instrument"], selection.order).reset_index(drop=True)
 
 
 def _context_keys(answers: pd.DataFrame) -> dict[tuple[str, str], str]:
@@ -119,10 +120,14 @@ def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0,
     return out
 
 
-def values_metrics(store: Store, model: str | None = None, **kwargs: Any) -> dict[str, Any]:
-    """``{"models": {NAME: model_metrics}}`` for every model in the store (or one)."""
-    answers = latest_answers(store, model)
-    models = {name: model_metrics(group, **kwargs) for name, group in answers.groupby("model", sort=True)} if len(answers) else {}
+def values_metrics(store: Store, model: str | None = None, config: str | Iterable[str] | None = None,
+                   **kwargs: Any) -> dict[str, Any]:
+    """``{"models": {NAME: model_metrics | {"configuration", "configurations"}}}`` for every model in the store (or
+    one), each on one configuration (``latest_answers``)."""
+    selection = comparable.select(store, "values", model=model, config=config)
+    answers = latest_answers(store, selection=selection)
+    models = {name: model_metrics(group, **kwargs) | selection.document(str(name))
+              for name, group in answers.groupby("model", sort=True)} if len(answers) else {}
     return _clean({"models": models})
 
 

@@ -104,8 +104,9 @@ def _trust(store: Store, model: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     spec = parse_model_spec(model)
     pop, cond, ind = f"trust-pop-{model}", f"trust-weak-{model}", f"trust-ind-{model}"
-    for run_id in (pop, cond, ind):
-        store.create_run(run_id, "trust", model, spec.public_dict(), {"method": "trust"})
+    plans = {pop: {"level": "population"}, cond: {"level": "population", "conditioning": "weak"}, ind: {"level": "individual"}}
+    for run_id, plan in plans.items():
+        store.create_run(run_id, "trust", model, spec.public_dict(), {"method": "trust", "endowment": 10, **plan})
     beliefs = []
     for strategy in ("Ctx+Tr", "NoCtx+Tr"):
         beliefs += [

@@ -19,8 +19,8 @@ MODEL = "embedded"
 def _store(path: Path) -> Path:
     spec = parse_model_spec(MODEL)
     with Store(path) as store:
-        for run_id in ("pop", "ind"):
-            store.create_run(run_id, "trust", MODEL, spec.public_dict(), {"method": "trust"})
+        for run_id, level in (("pop", "population"), ("ind", "individual")):
+            store.create_run(run_id, "trust", MODEL, spec.public_dict(), {"method": "trust", "level": level})
         store.upsert(BELIEFS.name, [
             {"run_id": "pop", "model": MODEL, "endowment": 10, "strategy": "Ctx+Tr", "attribute": a, "valid": 0,
              "reason": "no JSON object in the reply", "raw": "Sure!"} for a in ("sex", "age")])

@@ -54,6 +54,8 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
             + _rows("m2", "People", "fixed", 0, 6))                                           # X = 0 (Wrong)
     rows[0] |= {"valid": 0, "option_index": None, "reason": "no option named"}  # Men t0: E invalid -> NaN for E
     with Store(tmp_path / "s.db") as store:
+        for model in ("m1", "m2"):
+            store.create_run(f"r-{model}", "mbti", model, {}, {"method": "mbti"})
         store.upsert(ANSWERS.name, rows)
         doc = metrics_json(store)
         only = metrics_json(store, "m2")
@@ -61,7 +63,7 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
             metrics_json(store, "zz")
     assert set(doc) == {"models"} and list(doc["models"]) == ["m1", "m2"]
     m1 = doc["models"]["m1"]
-    assert set(m1) == {"subjects", "robustness", "fairness"}
+    assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations"}
     men = m1["subjects"]["Men"]
     assert set(men) == {"scores", "type", "consistency", "n_testings", "invalid"}
     assert men["scores"] == {d: 100.0 for d in DIMENSIONS} and men["type"] == "ENTJ-A"

@@ -93,6 +93,7 @@ def test_metrics_document(tmp_path: Path) -> None:
                   "status": "shortfall", "reason": "0 of 2"} for i in range(2)]
     with Store(tmp_path / "s.db") as store:
         store.create_run("r1", "personagym", "m1", SPEC.public_dict(), {})
+        store.create_run("r2", "personagym", "m2", SPEC.public_dict(), {})
         store.upsert(GRADES.name, _hand_grades())
         store.upsert(ANSWERS.name, answers)
         store.upsert(QUESTIONS.name, questions)

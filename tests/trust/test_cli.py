@@ -84,8 +84,10 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     age means [6,4,7,6] vs belief 65+ > 45-64 > 30-44 > 18-29 -> ρ = 1.5/√22.5 (ties), η² 6/40;
     medians over the two attributes; weak priors followed exactly; individual MAE by hand."""
     with Store(tmp_path / "s.db") as store:
-        for run_id in ("r0", "r1", "rc", "ri"):
-            store.create_run(run_id, "trust", "m1", {}, {})
+        plans = {"r0": {"level": "population"}, "r1": {"level": "population"},
+                 "rc": {"level": "population", "conditioning": "weak"}, "ri": {"level": "individual"}}
+        for run_id, plan in plans.items():
+            store.create_run(run_id, "trust", "m1", {}, {"method": "trust", "endowment": 10, **plan})
         store.upsert(BELIEFS.name, [
             _belief("r0", "sex", ["Female", "Male"], ["Female", "Male"], 0.9),  # older run: superseded
             _belief("r1", "sex", ["Female", "Male"], ["Male", "Female"], 0.2),

@@ -1,0 +1,227 @@
+"""Which stored runs may be pooled for a metric: the one rule, for every method.
+
+A run's **comparability signature** is its method plus every plan field that changes what is measured
+(instrument or statements, population, answer mode, generation params, protocol options, endowment,
+rounds, ...). Two runs may be pooled for a metric only when their signatures are equal; a metric is
+computed per signature (a *configuration*) and never mixes two.
+
+The signature is the plan minus two kinds of fields, listed per method and *family* (a family is the
+part of a method a metric reads: trust has a population and an individual family):
+
+- execution fields, which change how a run was carried out but not its answers (``prefix_reuse``,
+  retry counts);
+- coverage fields, which say which *cells* of one design a run filled in (the values contexts, the
+  MBTI subjects, orders and testing count, the trust attributes, strategies and arms, the PersonaGym
+  personas). Runs differing only there fill different cells of the same design, so they pool; where
+  two runs fill the same cell, the latest run's rows count (``latest_rows``).
+
+Everything else belongs to the signature, so a plan field added later splits configurations until it
+is declared harmless here: the safe default. Imported published files pool by (method, source), as
+one published campaign of one model. Model identity is not in the signature: equal configuration ids
+across models mean the same design, so their numbers are comparable.
+
+A model's headline uses its latest configuration (the one holding its most recent run) unless the
+caller chooses another by id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from analysis.errors import InputError
+
+#: Fields that never change what is measured, in any method.
+EXECUTION_FIELDS = frozenset({"prefix_reuse", "max_retries", "concurrency"})
+
+#: (method, family) -> plan fields that say which cells of a design a run covers.
+COVERAGE_FIELDS: dict[tuple[str, str], frozenset[str]] = {
+    ("values", "values"): frozenset({"contexts", "population"}),
+    ("mbti", "mbti"): frozenset({"subjects", "orders", "testings"}),
+    ("trust", "population"): frozenset({"level", "attributes", "strategies", "conditioning", "archetypes", "rounds",
+                                         "play_knows_archetype"}),
+    ("trust", "individual"): frozenset({"level", "attributes", "strategies", "conditioning", "condition_on", "archetypes"}),
+    ("personagym", "personagym"): frozenset({"personas"}),
+}
+
+#: Families of each method; a run belongs to a family when ``_in_family`` says so.
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "values": ("values",), "mbti": ("mbti",), "trust": ("population", "individual"), "personagym": ("personagym",),
+}
+
+#: Plan values longer than this (as JSON) are shown in signatures as a digest, not verbatim.
+_VERBATIM_CHARS = 120
+
+
+def _in_family(method: str, family: str, plan: Mapping[str, Any]) -> bool:
+    if method == "trust" and not plan.get("imported"):
+        return plan.get("level", "population") == family
+    if method == "personagym":  # imported PersonaGym files are questions or published scores, never graded answers
+        return not plan.get("imported")
+    return True
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _shown(value: Any) -> Any:
+    """A signature value as shown to users: short values verbatim, long ones as a digest with a size."""
+    text = _canonical(value)
+    if len(text) <= _VERBATIM_CHARS:
+        return value
+    size = f", {len(value)} entries" if isinstance(value, (list, dict)) else ""
+    return f"sha256:{hashlib.sha256(text.encode()).hexdigest()[:12]}{size}"
+
+
+def signature(method: str, plan: Mapping[str, Any], family: str | None = None) -> dict[str, Any]:
+    """The comparability signature of a run of ``method`` with ``plan`` (for ``family``; default the method's first).
+
+    Imported runs: ``{"method", "imported": True, "source"}``. Native runs: the plan minus execution and coverage
+    fields, long values replaced by digests (``_shown``).
+    """
+    family = family or FAMILIES.get(method, (method,))[0]
+    if plan.get("imported"):
+        return {"method": method, "imported": True, "source": plan.get("source")}
+    skip = EXECUTION_FIELDS | COVERAGE_FIELDS.get((method, family), frozenset())
+    out = {k: _shown(v) for k, v in sorted(plan.items()) if k not in skip}
+    out["method"] = method
+    return out
+
+
+def signature_id(sig: Mapping[str, Any]) -> str:
+    """A short stable id of a signature (12 hex digits of its SHA-256)."""
+    return hashlib.sha256(_canonical(sig).encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """The runs of one model that share one signature, newest run last."""
+
+    id: str
+    method: str
+    family: str
+    model: str
+    run_ids: tuple[str, ...]
+    latest: float
+    signature: dict[str, Any] = field(compare=False)
+
+    def differs_from(self, other: Configuration) -> dict[str, Any]:
+        """Signature fields whose value here differs from ``other``'s (this configuration's values)."""
+        keys = sorted(set(self.signature) | set(other.signature))
+        return {k: self.signature.get(k) for k in keys if self.signature.get(k) != other.signature.get(k)}
+
+
+def configurations(runs: pd.DataFrame, method: str, family: str | None = None) -> dict[str, list[Configuration]]:
+    """Per model, its configurations of ``method``/``family``, newest first.
+
+    ``runs`` has columns run_id, method, model, plan (dict or JSON text) and created_at (one row per run, as in the
+    store's ``runs`` table).
+    """
+    family = family or FAMILIES.get(method, (method,))[0]
+    groups: dict[tuple[str, str], list[tuple[float, str]]] = {}
+    sigs: dict[str, dict[str, Any]] = {}
+    for row in runs[runs["method"] == method].itertuples(index=False):
+        plan = json.loads(row.plan) if isinstance(row.plan, str) else dict(row.plan)
+        if not _in_family(method, family, plan):
+            continue
+        sig = signature(method, plan, family)
+        key = signature_id(sig)
+        sigs[key] = sig
+        groups.setdefault((str(row.model), key), []).append((float(row.created_at), str(row.run_id)))
+    out: dict[str, list[Configuration]] = {}
+    for (model, key), members in groups.items():
+        members.sort()
+        out.setdefault(model, []).append(Configuration(key, method, family, model, tuple(r for _, r in members),
+                                                       members[-1][0], sigs[key]))
+    for configs in out.values():
+        configs.sort(key=lambda c: (c.latest, c.id), reverse=True)
+    return out
+
+
+def store_runs(store: Any) -> pd.DataFrame:
+    """The store's runs with their plans (run_id, method, model, plan, created_at)."""
+    return store.frame("SELECT run_id, method, model, plan, created_at FROM runs")
+
+
+def choose(configs: Sequence[Configuration], chosen: str | Iterable[str] | None = None) -> Configuration:
+    """The configuration a model's headline uses: one of ``chosen`` (ids; a unique prefix is enough) when the model
+    has it, else its latest. ``configs`` is newest first, as ``configurations`` returns them."""
+    if not configs:
+        raise ValueError("choose: no configuration")
+    wanted = [chosen] if isinstance(chosen, str) else list(chosen or [])
+    for want in wanted:
+        hits = [c for c in configs if c.id.startswith(want)]
+        if len(hits) == 1:
+            return hits[0]
+    return configs[0]
+
+
+def check_chosen(all_configs: Iterable[Configuration], chosen: str | Iterable[str] | None, where: str) -> None:
+    """InputError when a chosen id matches no configuration at all (a typo must not silently fall back)."""
+    wanted = [chosen] if isinstance(chosen, str) else list(chosen or [])
+    ids = {c.id for c in all_configs}
+    for want in wanted:
+        if not any(i.startswith(want) for i in ids):
+            raise InputError(f"--config {want}: no {where} configuration with that id (known: {', '.join(sorted(ids)) or 'none'})")
+
+
+def describe(configs: Sequence[Configuration], used: Configuration) -> list[dict[str, Any]]:
+    """The ``configurations`` entries of a metrics document: every configuration of a model, which one the headline
+    uses, and how each differs from it."""
+    return [{"id": c.id, "runs": list(c.run_ids), "latest": c.latest, "used": c.id == used.id,
+             "differs": {} if c.id == used.id else c.differs_from(used),
+             **({"signature": c.signature} if c.id == used.id else {})} for c in configs]
+
+
+def latest_rows(frame: pd.DataFrame, keys: Sequence[str], order: Mapping[str, float]) -> pd.DataFrame:
+    """Rows of ``frame`` whose run is the latest (by ``order``: run_id -> created_at, ties by run id) among the runs
+    holding the same ``keys`` cell, so a re-run of a cell replaces it and is never pooled with it. Every row of the
+    winning run for that cell is kept."""
+    if frame.empty:
+        return frame
+    rank = {r: i for i, r in enumerate(sorted(order, key=lambda r: (order[r], r)))}
+    when = frame["run_id"].map(lambda r: rank.get(r, -1)).astype(int)
+    newest = when.groupby([frame[k] for k in keys], dropna=False, sort=False).transform("max")
+    return frame[when == newest]
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which configuration each model's metrics use, and every configuration found (see ``select``)."""
+
+    family: str
+    used: dict[str, Configuration]
+    found: dict[str, list[Configuration]]
+    order: dict[str, float]
+
+    def run_ids(self, model: str | None = None) -> list[str]:
+        """The runs of the used configuration of ``model`` (default: of every model)."""
+        chosen = [self.used[model]] if model is not None else list(self.used.values())
+        return [r for c in chosen for r in c.run_ids]
+
+    def document(self, model: str) -> dict[str, Any]:
+        """The metrics-document entries of one model: ``configuration`` (the id used) and ``configurations``."""
+        used = self.used[model]
+        return {"configuration": used.id, "configurations": describe(self.found[model], used)}
+
+
+def select(store: Any, method: str, family: str | None = None, *, model: str | None = None,
+           config: str | Iterable[str] | None = None, strict: bool = True) -> Selection:
+    """Every model's configurations of ``method``/``family`` in ``store`` and the one its metrics use: the latest, or
+    the one named in ``config`` (ids or unique prefixes; with ``strict``, an id no model has is an InputError)."""
+    family = family or FAMILIES.get(method, (method,))[0]
+    runs = store_runs(store)
+    found = configurations(runs, method, family)
+    if model is not None:
+        found = {m: c for m, c in found.items() if m == model}
+    if strict:
+        check_chosen([c for cs in found.values() for c in cs], config, method)
+    used = {m: choose(cs, config) for m, cs in found.items()}
+    order = {str(r): float(t) for r, t in zip(runs["run_id"], runs["created_at"])}
+    return Selection(family, used, found, order)
