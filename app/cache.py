@@ -25,13 +25,14 @@ def cache_dir() -> Path:
 
 
 #: Sources each document depends on (a change there invalidates that kind only).
+_RUNS = "analysis/runs/comparable.py"
 SOURCES = {
-    "values": ("analysis/values", "analysis/stats.py"),
-    "board": ("analysis/values", "analysis/stats.py"),
-    "columns": ("analysis/values", "analysis/stats.py"),
-    "mbti": ("analysis/mbti",),
-    "trust": ("analysis/trust", "analysis/stats.py"),
-    "personagym": ("analysis/personagym",),
+    "values": ("analysis/values", "analysis/stats.py", _RUNS),
+    "board": ("analysis/values", "analysis/stats.py", _RUNS),
+    "columns": ("analysis/values", "analysis/stats.py", _RUNS),
+    "mbti": ("analysis/mbti", _RUNS),
+    "trust": ("analysis/trust", "analysis/stats.py", _RUNS),
+    "personagym": ("analysis/personagym", _RUNS),
 }
 
 

@@ -27,6 +27,21 @@ def _store(ref: StoreRef):
     return open_store(ref.path, ref.read_only)
 
 
+def _configs(ref: StoreRef) -> str:
+    """The chosen configurations as a disk-cache key part (empty when every model shows its latest)."""
+    return f"|config={sorted(ref.configs)}" if ref.configs else ""
+
+
+@st.cache_data(**CACHE)
+def configurations(ref: StoreRef) -> dict[str, dict[str, dict[str, list[Any]]]]:
+    """method -> family -> model -> its configurations (``analysis.runs.comparable``), newest first."""
+    from analysis.runs import comparable
+
+    frame = comparable.store_runs(_store(ref))
+    return {method: {family: comparable.configurations(frame, method, family) for family in families}
+            for method, families in comparable.FAMILIES.items()}
+
+
 def method_available(method: str) -> bool:
     """Whether ``analysis.<method>`` ships its metrics (``cli.metrics_json``)."""
     try:
@@ -94,9 +109,9 @@ def values_doc(ref: StoreRef) -> dict[str, Any]:
     def compute() -> dict[str, Any]:
         from analysis.values.metrics import values_metrics  # scipy, sklearn, semopy: only on a cache miss
 
-        return values_metrics(_store(ref), n_boot=N_BOOT)
+        return values_metrics(_store(ref), config=ref.chosen("values"), n_boot=N_BOOT)
 
-    return cached_json("values", ref.path, ref.signature, compute, f"n_boot={N_BOOT}")
+    return cached_json("values", ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
 
 
 @st.cache_data(**CACHE)
@@ -107,14 +122,14 @@ def values_board(ref: StoreRef) -> dict[str, Any]:
 
         return values_leaderboard(values_doc(ref))
 
-    return cached_json("board", ref.path, ref.signature, compute, f"n_boot={N_BOOT}")
+    return cached_json("board", ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
 
 
 @st.cache_data(**CACHE)
 def values_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
     from analysis.values.metrics import latest_answers
 
-    return latest_answers(_store(ref), model)
+    return latest_answers(_store(ref), model, config=ref.chosen("values"))
 
 
 def values_models(ref: StoreRef) -> list[str]:
@@ -218,17 +233,17 @@ def mbti_doc(ref: StoreRef) -> dict[str, Any]:
     def compute() -> dict[str, Any]:
         from analysis.mbti.cli import metrics_json
 
-        return metrics_json(_store(ref))
+        return metrics_json(_store(ref), config=ref.chosen("mbti"))
 
-    return cached_json("mbti", ref.path, ref.signature, compute)
+    return cached_json("mbti", ref.path, ref.signature, compute, _configs(ref))
 
 
 @st.cache_data(**CACHE)
 def mbti_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
-    from analysis.mbti.session import ANSWERS
+    """The answers the MBTI metrics use: each model's chosen configuration (``analysis.mbti.cli.selected_answers``)."""
+    from analysis.mbti.cli import selected_answers
 
-    answers = _store(ref).table(ANSWERS.name)
-    return answers[answers["model"] == model].reset_index(drop=True) if model is not None else answers
+    return selected_answers(_store(ref), model, config=ref.chosen("mbti")).reset_index(drop=True)
 
 
 @st.cache_data(**CACHE)
@@ -259,9 +274,9 @@ def trust_doc(ref: StoreRef) -> dict[str, Any]:
     def compute() -> dict[str, Any]:
         from analysis.trust.cli import metrics_json
 
-        return metrics_json(_store(ref), n_boot=N_BOOT)
+        return metrics_json(_store(ref), n_boot=N_BOOT, config=ref.chosen("trust"))
 
-    return cached_json("trust", ref.path, ref.signature, compute, f"n_boot={N_BOOT}")
+    return cached_json("trust", ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
 
 
 @st.cache_data(**CACHE)
@@ -271,9 +286,9 @@ def personagym_doc(ref: StoreRef) -> dict[str, Any]:
     def compute() -> dict[str, Any]:
         from analysis.personagym.cli import metrics_json
 
-        return metrics_json(_store(ref))
+        return metrics_json(_store(ref), config=ref.chosen("personagym"))
 
-    return cached_json("personagym", ref.path, ref.signature, compute)
+    return cached_json("personagym", ref.path, ref.signature, compute, _configs(ref))
 
 
 # -- across methods -------------------------------------------------------------------------------
@@ -329,7 +344,7 @@ def values_columns(ref: StoreRef) -> pd.DataFrame:
         table = column_table(models) if models else pd.DataFrame()
         return json.loads(table.to_json(orient="split"))
 
-    doc = cached_json("columns", ref.path, ref.signature, compute, f"n_boot={N_BOOT}")
+    doc = cached_json("columns", ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
     return pd.DataFrame(doc["data"], index=doc["index"], columns=doc["columns"], dtype=float)
 
 
@@ -404,8 +419,11 @@ def personagym_models(ref: StoreRef) -> list[str]:
 @st.cache_data(**CACHE)
 def personagym_persona(ref: StoreRef, model: str, persona: str) -> pd.DataFrame:
     """One persona's questions, answers and grades (one row per task x question x evaluator)."""
+    used = [c for c in (personagym_doc(ref)["models"].get(model) or {}).get("configurations", []) if c["used"]]
+    runs_used = set(used[0]["runs"]) if used else set()
     answers = table(ref, "personagym_answers")
     grades = table(ref, "personagym_grades")
+    answers, grades = answers[answers["run_id"].isin(runs_used)], grades[grades["run_id"].isin(runs_used)]
     a = answers[(answers["model"] == model) & (answers["persona"] == persona)]
     g = grades[(grades["model"] == model) & (grades["persona"] == persona)]
     keys = ["run_id", "task", "q_index"]

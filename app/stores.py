@@ -29,11 +29,21 @@ USER_LABEL = "Your store"
 
 
 class StoreRef(NamedTuple):
-    """A store as cache key: where it is, how it is opened, and what it holds right now."""
+    """A store as cache key: where it is, how it is opened, what it holds right now, and which configurations
+    (``analysis.runs.comparable``) the user chose instead of a model's latest, as (method, model, id) triples."""
 
     path: str
     read_only: bool
     signature: str
+    configs: tuple[tuple[str, str, str], ...] = ()
+
+    def chosen(self, method: str) -> dict[str, list[str]]:
+        """model -> the configuration ids chosen for it in ``method`` (trust: one per level)."""
+        out: dict[str, list[str]] = {}
+        for m, model, config in self.configs:
+            if m == method:
+                out.setdefault(model, []).append(config)
+        return out
 
     @property
     def store(self) -> Store:

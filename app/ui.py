@@ -66,9 +66,48 @@ def sidebar() -> PageContext | None:
     if all_models and not models:
         side.warning("No model selected: showing all.")
         models = all_models
+    ref = ref._replace(configs=configuration_picker(ref, side))
     ctx = PageContext(ref, label, models, all_models)
     st.session_state[_CTX] = ctx
     return ctx
+
+
+METHOD_LABELS = {"values": "Values", "mbti": "MBTI", "trust": "Trust", "personagym": "PersonaGym"}
+
+
+def _config_label(configs: list[Any], config_id: str) -> str:
+    """'latest · 2 runs' or 'a1b2c3d4e5f6 · differs: params={...}, endowment=100' for the picker."""
+    config = next(c for c in configs if c.id == config_id)
+    runs = f"{len(config.run_ids)} run{'s' * (len(config.run_ids) != 1)}"
+    if config is configs[0]:
+        return f"latest ({config.id[:8]}) · {runs}"
+    differs = ", ".join(f"{k}={v}" for k, v in config.differs_from(configs[0]).items())
+    return f"{config.id[:8]} · {runs} · {differs}"
+
+
+def configuration_picker(ref: StoreRef, side: Any) -> tuple[tuple[str, str, str], ...]:
+    """Where a model has runs of several configurations (``analysis.runs.comparable``: runs that must not be pooled),
+    let the user pick which one its metrics use (default: the latest). Returns the non-default picks as
+    (method, model, id)."""
+    from app import data
+
+    found = data.configurations(ref)
+    several = [(method, family, model, configs) for method, families in found.items() for family, models in families.items()
+               for model, configs in models.items() if len(configs) > 1]
+    if not several:
+        return ()
+    chosen: list[tuple[str, str, str]] = []
+    box = side.expander(f"Configurations ({len(several)} with a choice)", expanded=False)
+    box.caption("Runs of one model that differ in what they measure (population, instrument, decoding, protocol ...) are "
+                "never pooled. Each model's metrics use its latest configuration unless you pick another.")
+    for method, family, model, configs in several:
+        where = METHOD_LABELS[method] + (f" {family}" if family != method else "")
+        ids = [c.id for c in configs]
+        pick = box.selectbox(f"{where}: {model}", ids, key=f"config-{ref.path}-{method}-{family}-{model}",
+                             format_func=lambda i, cs=configs: _config_label(cs, i))
+        if pick != ids[0]:
+            chosen.append((method, model, pick))
+    return tuple(sorted(chosen))
 
 
 def _leave_pages_folder_mode() -> None:

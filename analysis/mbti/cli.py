@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -121,7 +120,7 @@ def model_metrics(testings: pd.DataFrame) -> dict[str, Any]:
     return {"subjects": subjects, "robustness": robust, "fairness": fair}
 
 
-def selected_answers(store: Store, model: str | None = None, config: str | Iterable[str] | None = None,
+def selected_answers(store: Store, model: str | None = None, config: comparable.Chosen = None,
                      selection: comparable.Selection | None = None) -> pd.DataFrame:
     """``mbti_answers`` of each model's chosen configuration (``analysis.runs.comparable``: same statements, answer
     mode, decoding, history, seed ...), keeping within it the latest run of each subject × order × testing."""
@@ -130,7 +129,7 @@ def selected_answers(store: Store, model: str | None = None, config: str | Itera
     return comparable.latest_rows(answers, ["model", "subject", "order_mode", "testing"], selection.order)
 
 
-def metrics_json(store: Store, model: str | None = None, config: str | Iterable[str] | None = None) -> dict[str, Any]:
+def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None) -> dict[str, Any]:
     """The ``metrics mbti --json`` document for every model in the store (or only ``model``), each on one
     configuration (``configuration``: its id; ``configurations``: every one found, see ``analysis.runs.comparable``)."""
     selection = comparable.select(store, "mbti", model=model, config=config)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +166,7 @@ def published_json(published: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def metrics_json(store: Store, model: str | None = None, config: str | Iterable[str] | None = None) -> dict[str, Any]:
+def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None) -> dict[str, Any]:
     """The ``metrics personagym --json`` document for every agent model in the store (or only ``model``).
 
     Each model's grades and answers come from one configuration (``analysis.runs.comparable``: same environments,

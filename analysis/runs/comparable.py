@@ -54,6 +54,9 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "values": ("values",), "mbti": ("mbti",), "trust": ("population", "individual"), "personagym": ("personagym",),
 }
 
+#: A choice of configuration: ids (or unique prefixes) for every model that has them, or a mapping model -> id.
+Chosen = str | Iterable[str] | Mapping[str, str | Iterable[str]] | None
+
 #: Plan values longer than this (as JSON) are shown in signatures as a digest, not verbatim.
 _VERBATIM_CHARS = 120
 
@@ -162,9 +165,16 @@ def choose(configs: Sequence[Configuration], chosen: str | Iterable[str] | None 
     return configs[0]
 
 
-def check_chosen(all_configs: Iterable[Configuration], chosen: str | Iterable[str] | None, where: str) -> None:
+def chosen_ids(chosen: Chosen) -> list[str]:
+    """Every id named in a ``select`` choice (a str, several, or a mapping model -> id)."""
+    if isinstance(chosen, Mapping):
+        return [i for v in chosen.values() for i in chosen_ids(v)]
+    return [chosen] if isinstance(chosen, str) else list(chosen or [])
+
+
+def check_chosen(all_configs: Iterable[Configuration], chosen: Chosen, where: str) -> None:
     """InputError when a chosen id matches no configuration at all (a typo must not silently fall back)."""
-    wanted = [chosen] if isinstance(chosen, str) else list(chosen or [])
+    wanted = chosen_ids(chosen)
     ids = {c.id for c in all_configs}
     for want in wanted:
         if not any(i.startswith(want) for i in ids):
@@ -212,16 +222,18 @@ class Selection:
 
 
 def select(store: Any, method: str, family: str | None = None, *, model: str | None = None,
-           config: str | Iterable[str] | None = None, strict: bool = True) -> Selection:
+           config: Chosen = None, strict: bool = True) -> Selection:
     """Every model's configurations of ``method``/``family`` in ``store`` and the one its metrics use: the latest, or
-    the one named in ``config`` (ids or unique prefixes; with ``strict``, an id no model has is an InputError)."""
+    the one named in ``config``: ids or unique prefixes for every model that has them, or a mapping model -> ids (with
+    ``strict``, an id no model has is an InputError)."""
     family = family or FAMILIES.get(method, (method,))[0]
     runs = store_runs(store)
     found = configurations(runs, method, family)
     if model is not None:
         found = {m: c for m, c in found.items() if m == model}
+    per_model = isinstance(config, Mapping)
     if strict:
         check_chosen([c for cs in found.values() for c in cs], config, method)
-    used = {m: choose(cs, config) for m, cs in found.items()}
+    used = {m: choose(cs, config.get(m) if per_model else config) for m, cs in found.items()}
     order = {str(r): float(t) for r, t in zip(runs["run_id"], runs["created_at"])}
     return Selection(family, used, found, order)

@@ -36,7 +36,6 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -218,7 +217,7 @@ def _endowment_siblings(configs: list[comparable.Configuration], used: comparabl
 
 
 def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, seed: int = 0,
-                 assumed_group_size: int = ASSUMED_GROUP_SIZE, config: str | Iterable[str] | None = None) -> dict[str, Any]:
+                 assumed_group_size: int = ASSUMED_GROUP_SIZE, config: comparable.Chosen = None) -> dict[str, Any]:
     """The ``metrics trust --json`` document for every model in the store (or only ``model``).
 
     Population and individual metrics each use one configuration per model (``analysis.runs.comparable``: same

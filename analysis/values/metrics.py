@@ -11,7 +11,7 @@ frames read from the store; nothing here calls an LLM.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +25,7 @@ from analysis.values.scores import item_matrix, value_scores
 N_BOOT = 1000
 
 
-def latest_answers(store: Store, model: str | None = None, config: str | Iterable[str] | None = None,
+def latest_answers(store: Store, model: str | None = None, config: comparable.Chosen = None,
                    selection: comparable.Selection | None = None) -> pd.DataFrame:
     """values_answers of each model's chosen configuration (``analysis.runs.comparable``: the latest unless ``config``
     names another), keeping within it the newest run of each context × instrument (a re-run replaces, it does not
@@ -120,7 +120,7 @@ def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0,
     return out
 
 
-def values_metrics(store: Store, model: str | None = None, config: str | Iterable[str] | None = None,
+def values_metrics(store: Store, model: str | None = None, config: comparable.Chosen = None,
                    **kwargs: Any) -> dict[str, Any]:
     """``{"models": {NAME: model_metrics | {"configuration", "configurations"}}}`` for every model in the store (or
     one), each on one configuration (``latest_answers``)."""
