@@ -121,6 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--size", choices=["full", "reduced"], default="full", help="reduced: the small CI campaign")
     build.add_argument("--methods", type=_csv, help="comma list (default: every method)")
     build.add_argument("--concurrency", type=int, default=2)
+    build.add_argument("--rederive", action="store_true",
+                       help="re-derive every run's tables from its stored replies (after a parser fix): each run is "
+                            "replaced and run again from the call cache; only requests never made before reach the model")
     build.add_argument("--svs", metavar="PATH", help="an SVS instrument (data_svs folder or hf:// path): adds no_conv on "
                                                     "the SVS procedure per configuration (needs --store)")
 
@@ -382,7 +385,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise InputError("demo build --svs: give --store PATH (the bundled demo holds no text of a canonical instrument)")
     configs = campaign_configs(args.model, args.answer_mode) if args.model else CONFIGS
     build_demo(args.store or DEMO_STORE, args.size, args.methods, args.concurrency, configs=configs, cancel=_cancel_on_sigint(),
-               svs=args.svs)
+               svs=args.svs, rederive=args.rederive)
     return 0
 
 

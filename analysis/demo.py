@@ -159,8 +159,10 @@ METHOD_OF = {"trust-population": "trust", "trust-individual": "trust", "values-s
 def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list[str] | None = None,
                concurrency: int = 2, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
                configs: Sequence[DemoConfig] = CONFIGS, cancel: threading.Event | None = None,
-               svs: str | Path | None = None) -> list[str]:
+               svs: str | Path | None = None, rederive: bool = False) -> list[str]:
     """Create or resume every run of the campaign; returns the run ids. Prints progress lines on ``log``.
+    ``rederive``: replace every run and run it again from the call cache, so its tables are parsed anew from the
+    stored replies (a run's later requests may depend on what was parsed: those not made before are sent).
     ``cancel`` (Ctrl-C in the CLI) stops the current run gracefully and skips the rest; the store is still finalized.
     ``svs``: an SVS instrument (folder or hf:// path) adds a ``values-svs`` run (no_conv) per configuration."""
     planners = dict(PLANNERS)
@@ -181,6 +183,10 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
                 existing = store.query_one("SELECT plan, status FROM runs WHERE run_id=?", (run_id,))
                 if existing is not None and json.loads(existing["plan"]) != json.loads(json.dumps(plan)):
                     log(f"{run_id}: the campaign's plan changed; replacing the run (stored calls are reused)")
+                    store.delete_run(run_id)
+                    existing = None
+                elif existing is not None and rederive:
+                    log(f"{run_id}: re-deriving its tables from the stored replies")
                     store.delete_run(run_id)
                     existing = None
                 if existing is None:

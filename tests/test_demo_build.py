@@ -187,3 +187,27 @@ def test_svs_campaign_needs_a_store_and_adds_no_conv_on_the_svs(stub_server, tmp
     rows = conn.execute("SELECT DISTINCT context, instrument FROM values_answers").fetchall()
     conn.close()
     assert [r[0] for r in rows] == ["no_conv"] and len(rows) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+def test_rederive_rebuilds_tables_from_stored_replies_without_new_calls(two_builds: tuple[Path, Path, str],
+                                                                        tmp_path: Path) -> None:
+    """``demo build --rederive`` (after a parser fix): every table is derived again from the call cache, stale rows go,
+    and no request is sent (the calls table is unchanged)."""
+    a, _, _ = two_builds
+    c = tmp_path / "c.db"
+    c.write_bytes(a.read_bytes())
+    conn = sqlite3.connect(c)
+    conn.execute("UPDATE trust_transfers SET sent = 99, valid = 1")  # what a wrong parser would have stored
+    conn.execute("INSERT INTO mbti_answers (run_id, model, subject, order_mode, testing, statement_id) "
+                 "SELECT run_id, model, 'Stale', order_mode, testing, statement_id FROM mbti_answers LIMIT 1")
+    conn.commit()
+    conn.close()
+    out = subprocess.run([sys.executable, "-m", "analysis", "demo", "build", "--store", str(c), "--size", "reduced",
+                          "--rederive"], cwd=REPO, capture_output=True, text=True, timeout=1800)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "re-deriving" in out.stderr
+    ta, tc = result_tables(a), result_tables(c)
+    for table in (*METHOD_TABLES, "calls"):
+        assert tc[table] == ta[table], f"{table}: {len(set(ta[table]) ^ set(tc[table]))} rows differ"
