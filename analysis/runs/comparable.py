@@ -82,11 +82,13 @@ def _shown(value: Any) -> Any:
     return f"sha256:{hashlib.sha256(text.encode()).hexdigest()[:12]}{size}"
 
 
-def signature(method: str, plan: Mapping[str, Any], family: str | None = None) -> dict[str, Any]:
+def signature(method: str, plan: Mapping[str, Any], family: str | None = None,
+              model_spec: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The comparability signature of a run of ``method`` with ``plan`` (for ``family``; default the method's first).
 
     Imported runs: ``{"method", "imported": True, "source"}``. Native runs: the plan minus execution and coverage
-    fields, long values replaced by digests (``_shown``).
+    fields, long values replaced by digests (``_shown``), plus the generation params the model spec adds to every
+    request (``model_params``; a model named alike but decoded otherwise is another configuration).
     """
     family = family or FAMILIES.get(method, (method,))[0]
     if plan.get("imported"):
@@ -94,6 +96,8 @@ def signature(method: str, plan: Mapping[str, Any], family: str | None = None) -
     skip = EXECUTION_FIELDS | COVERAGE_FIELDS.get((method, family), frozenset())
     out = {k: _shown(v) for k, v in sorted(plan.items()) if k not in skip}
     out["method"] = method
+    if model_spec is not None:
+        out["model_params"] = _shown(model_spec.get("params") or {})
     return out
 
 
@@ -123,8 +127,8 @@ class Configuration:
 def configurations(runs: pd.DataFrame, method: str, family: str | None = None) -> dict[str, list[Configuration]]:
     """Per model, its configurations of ``method``/``family``, newest first.
 
-    ``runs`` has columns run_id, method, model, plan (dict or JSON text) and created_at (one row per run, as in the
-    store's ``runs`` table).
+    ``runs`` has columns run_id, method, model, plan (dict or JSON text), created_at and optionally model_spec (one
+    row per run, as in the store's ``runs`` table).
     """
     family = family or FAMILIES.get(method, (method,))[0]
     groups: dict[tuple[str, str], list[tuple[float, str]]] = {}
@@ -133,7 +137,9 @@ def configurations(runs: pd.DataFrame, method: str, family: str | None = None) -
         plan = json.loads(row.plan) if isinstance(row.plan, str) else dict(row.plan)
         if not _in_family(method, family, plan):
             continue
-        sig = signature(method, plan, family)
+        spec = getattr(row, "model_spec", None)
+        spec = json.loads(spec) if isinstance(spec, str) else spec
+        sig = signature(method, plan, family, spec)
         key = signature_id(sig)
         sigs[key] = sig
         groups.setdefault((str(row.model), key), []).append((float(row.created_at), str(row.run_id)))
@@ -148,8 +154,8 @@ def configurations(runs: pd.DataFrame, method: str, family: str | None = None) -
 
 
 def store_runs(store: Any) -> pd.DataFrame:
-    """The store's runs with their plans (run_id, method, model, plan, created_at)."""
-    return store.frame("SELECT run_id, method, model, plan, created_at FROM runs")
+    """The store's runs with their plans and model specs (run_id, method, model, model_spec, plan, created_at)."""
+    return store.frame("SELECT run_id, method, model, model_spec, plan, created_at FROM runs")
 
 
 def choose(configs: Sequence[Configuration], chosen: str | Iterable[str] | None = None) -> Configuration:

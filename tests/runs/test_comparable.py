@@ -190,3 +190,16 @@ def test_unknown_configuration_is_one_line_exit_2(tmp_path: Path, capsys: pytest
     assert main(["metrics", "mbti", "--store", str(path), "--json", "--config", "nope"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "--config nope" in err
+
+
+def test_model_spec_params_split_configurations() -> None:
+    """The params a model spec adds to every request are decoding: a model named alike, decoded otherwise, is another
+    configuration; imported runs (no decoding of ours) are not split by it."""
+    row = {"method": "mbti", "model": "m", "plan": json.dumps({"seed": 0})}
+    runs = pd.DataFrame([row | {"run_id": "cold", "created_at": 1, "model_spec": json.dumps({"params": {"temperature": 0}})},
+                         row | {"run_id": "warm", "created_at": 2, "model_spec": json.dumps({"params": {"temperature": 1}})}])
+    configs = comparable.configurations(runs, "mbti")["m"]
+    assert [c.run_ids for c in configs] == [("warm",), ("cold",)]
+    assert configs[1].differs_from(configs[0]) == {"model_params": {"temperature": 0}}
+    imported = {"imported": True, "source": "x"}
+    assert comparable.signature("mbti", imported, model_spec={"params": {"t": 1}}) == comparable.signature("mbti", imported)
