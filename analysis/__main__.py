@@ -252,8 +252,11 @@ def cmd_runs(args: argparse.Namespace) -> int:
 
     if not args.store.exists():
         raise InputError(f"store {args.store}: file not found")
+    from analysis.runs import comparable
+
     with Store(args.store, read_only=True) as store:
         df = store.runs()
+        df.insert(3, "config", df["run_id"].map(comparable.configuration_of(comparable.store_runs(store))))
     if args.json:
         print(df.to_json(orient="records"))
     else:

@@ -153,6 +153,16 @@ def configurations(runs: pd.DataFrame, method: str, family: str | None = None) -
     return out
 
 
+def configuration_of(runs: pd.DataFrame) -> dict[str, str]:
+    """run_id -> the id of the configuration it belongs to (for listings such as ``python -m analysis runs``)."""
+    out: dict[str, str] = {}
+    for method, families in FAMILIES.items():
+        for family in families:
+            for configs in configurations(runs, method, family).values():
+                out.update({r: c.id for c in configs for r in c.run_ids})
+    return out
+
+
 def store_runs(store: Any) -> pd.DataFrame:
     """The store's runs with their plans and model specs (run_id, method, model, model_spec, plan, created_at)."""
     return store.frame("SELECT run_id, method, model, model_spec, plan, created_at FROM runs")

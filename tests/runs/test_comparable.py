@@ -203,3 +203,13 @@ def test_model_spec_params_split_configurations() -> None:
     assert configs[1].differs_from(configs[0]) == {"model_params": {"temperature": 0}}
     imported = {"imported": True, "source": "x"}
     assert comparable.signature("mbti", imported, model_spec={"params": {"t": 1}}) == comparable.signature("mbti", imported)
+
+
+def test_runs_listing_names_each_runs_configuration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "r.db"
+    with Store(path) as store:
+        for run_id, seed in (("a", 0), ("b", 0), ("c", 1)):
+            store.create_run(run_id, "mbti", "m", {}, {"method": "mbti", "seed": seed})
+    assert main(["runs", "--store", str(path), "--json"]) == 0
+    config = {r["run_id"]: r["config"] for r in json.loads(capsys.readouterr().out)}
+    assert config["a"] == config["b"] != config["c"] and len(config["c"]) == 12
