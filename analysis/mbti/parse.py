@@ -13,15 +13,24 @@ Rules, in order (RoleScope's version of the paper's "simple rules", Sec. 3.4):
 4. Drop phrases that are not a verdict:
    - runs of three or more options separated only by commas/"or"/"and"/"/" (the reply quotes the
      instruction's list), and any run or single option right before "?" (a question);
-   - "wrong to assume"/"correct to say" (an adjective with an infinitive), "correct answer",
-     "wrong with", and a bare "correct"/"wrong" used before a noun: after "the" ("the correct
-     part"), or after "a"/"an" unless "statement", "assessment", "claim", ... follows;
-   - negated phrases (a negation among the 3 words before it in the same clause: "not always
-     correct", "no right or wrong answer", "nothing wrong"). Exception: a bare "correct" with
+   - "correct answer", "wrong with", and a bare "correct"/"wrong" used before a noun: after "the"
+     ("the correct part"), or after "a"/"an" unless "statement", "assessment", "claim", ... follows;
+   - negated phrases (a negation among the 5 words before it in the same clause, for a run of
+     options before its first one: "not always correct", "no right or wrong answer", "nothing
+     wrong", "cannot be classified as correct or wrong"). Exception: a bare "correct" with
      "not"/"n't" right before it ("is not correct", "isn't correct") means "Wrong".
-5. The first remaining phrase is the answer. Two different options joined by "or"/"and"/"/"/"to"
-   at that place ("partially correct or neither correct nor wrong") -> invalid. Nothing left ->
-   invalid ("no option named", or "only negated or hedged options").
+5. An option followed by an infinitive is a *framed* verdict: "it is generally wrong to say that
+   ...", "neither correct nor wrong to make a blanket statement" (the commonest phrasing of the
+   published ChatGPT-MBTI replies). It counts only when the reply has no plain verdict, since the
+   same form can judge something else ("it would be wrong to assume all men are alike. Partially
+   correct.").
+6. The first plain verdict is the answer, else the first framed one. Two different options joined
+   by "or"/"and"/"/"/"to" at that place ("partially wrong or partially correct") -> invalid.
+   Nothing left -> invalid ("no option named", or "only negated or hedged options").
+
+On the six published answer files of the paper (1,080 replies) 98.4 % give a verdict; the 17 that
+do not are refusals, "you repeated the statement", incomplete-statement complaints, lists of options
+without a pick and two options named together (``tests/mbti/test_published_replies.py``).
 
 Long quoted spans (six words or more) are cut out as quotations as well, unless that leaves no
 option at all (then the reply is parsed with them).
@@ -40,10 +49,10 @@ _PATTERNS: tuple[tuple[int, str], ...] = (
         rf"|neither{_S}(?:wrong|incorrect){_S}nor{_S}(?:correct|right)"),
     (5, rf"(?:generally|mostly|largely){_S}not{_S}correct"),
     (4, rf"(?:partially|partly){_S}not{_S}correct"),
-    (1, rf"(?:generally|mostly|largely){_S}correct"),
-    (2, rf"(?:partially|partly){_S}correct"),
-    (4, rf"(?:partially|partly){_S}(?:wrong|incorrect)"),
-    (5, rf"(?:generally|mostly|largely){_S}(?:wrong|incorrect)"),
+    (1, rf"(?:generally|mostly|largely){_S}(?:be{_S})?correct"),
+    (2, rf"(?:partially|partly){_S}(?:be{_S})?correct"),
+    (4, rf"(?:partially|partly){_S}(?:be{_S})?(?:wrong|incorrect)"),
+    (5, rf"(?:generally|mostly|largely){_S}(?:be{_S})?(?:wrong|incorrect)"),
     (0, r"correct"),
     (6, r"wrong|incorrect"),
 )
@@ -56,6 +65,8 @@ _NEGATION = re.compile(r"\b(?:not|never|no|nothing|hardly|cannot)\b|n't\b")
 _INFINITIVE = re.compile(r"\s+to\s+(?!some\b|a\b|an\b|the\b|certain\b|varying\b|most\b|many\b|an?\s+extent\b)[a-z]+")
 _NOT_VERDICT_AFTER = re.compile(r"\s+(?:answer|answers|option|options|choice|response|way|approach|with)\b")
 _VERDICT_NOUN = re.compile(r"\s+(?:statement|assessment|description|generali[sz]ation|claim|observation)\b")
+_ALTERNATIVE = re.compile(r"\s+(?:or|nor|and)\s+")
+_NEGATION_WINDOW = 5  # words before an option, in its clause, where a negation cancels it
 _QUOTED = re.compile(r"\"[^\"\n]*\"")
 
 
@@ -119,8 +130,8 @@ def _runs(text: str, hits: list[_Hit]) -> list[list[_Hit]]:
 
 
 def _negated(text: str, hit: _Hit) -> bool:
-    clause = re.split(r"[.;:!?,\n]", text[:hit.start])[-1]
-    return bool(_NEGATION.search(" ".join(clause.split()[-3:])))
+    clause = re.split(r"[.;:!?,\n]|\bbut\b", text[:hit.start])[-1]  # "not only correct but also partially correct"
+    return bool(_NEGATION.search(" ".join(clause.split()[-_NEGATION_WINDOW:])))
 
 
 def _attributive(text: str, hit: _Hit) -> bool:
@@ -138,28 +149,48 @@ def _directly_negated(text: str, hit: _Hit) -> bool:
     return bool(before) and (before[-1] in ("not", "cannot") or before[-1].endswith("n't"))
 
 
-def _verdicts(text: str) -> tuple[list[tuple[int, set[int]]], bool]:
-    """(position, options) of each candidate verdict in order, and whether any phrase was negated."""
-    out: list[tuple[int, set[int]]] = []
+def _verdicts(text: str) -> tuple[list[tuple[int, set[int], bool]], bool]:
+    """(position, options, framed) of each candidate verdict in order, and whether any phrase was negated.
+
+    ``framed``: the option is followed by an infinitive ("it is generally wrong to say that ...", "neither correct
+    nor wrong to make a blanket statement"). That is how replies commonly give their verdict on the statement, but
+    the same form also judges something else ("it would be wrong to assume all men are alike. Partially correct."),
+    so a framed verdict counts only when the reply gives no plain one."""
+    out: list[tuple[int, set[int], bool]] = []
     negated_any = False
     for run in _runs(text, _hits(text)):
         after = text[run[-1].end:].lstrip(" \"')")
         if len(run) >= 3 or after.startswith("?"):
             continue
         kept: list[int] = []
-        for hit in run:
+        framed = False
+        run_negated = False
+        for prev, hit in zip([None, *run], run):
+            # a negation before "correct or wrong" ("cannot be classified as correct or wrong") covers both
+            run_negated = run_negated and prev is not None and bool(_ALTERNATIVE.fullmatch(text[prev.end:hit.start]))
+            run_negated = run_negated or (prev is None and _negated(text, hit))
             rest = text[hit.end:]
-            if _INFINITIVE.match(rest) or (hit.bare and (_NOT_VERDICT_AFTER.match(rest) or _attributive(text, hit))):
+            if hit.bare and (_NOT_VERDICT_AFTER.match(rest) or _attributive(text, hit)):
                 continue
-            if _negated(text, hit):
+            framed = framed or bool(_INFINITIVE.match(rest))
+            if run_negated or _negated(text, hit):
                 negated_any = True
                 if hit.bare and hit.option == 0 and _directly_negated(text, hit):
                     kept.append(6)  # "is not correct" = Wrong
                 continue
             kept.append(hit.option)
         if kept:
-            out.append((run[0].start, set(kept)))
+            out.append((run[0].start, set(kept), framed))
     return out, negated_any
+
+
+def _first(verdicts: list[tuple[int, set[int], bool]]) -> set[int] | None:
+    """The options of the first plain verdict, else of the first framed one (see ``_verdicts``)."""
+    for framed in (False, True):
+        for _, options, is_framed in verdicts:
+            if is_framed == framed:
+                return options
+    return None
 
 
 def parse_correctness(text: str | None, statement: str | None = None) -> ParsedAnswer:
@@ -170,9 +201,9 @@ def parse_correctness(text: str | None, statement: str | None = None) -> ParsedA
     verdicts, negated = _verdicts(_cut_quotes(base))
     if not verdicts:
         verdicts, negated = _verdicts(base)
-    if not verdicts:
+    options = _first(verdicts)
+    if options is None:
         return ParsedAnswer(None, "only negated or hedged options" if negated else "no option named")
-    options = verdicts[0][1]
     if len(options) > 1:
         named = " / ".join(OPTIONS[k] for k in sorted(options))
         return ParsedAnswer(None, f"two options named together ({named})")

@@ -11,8 +11,9 @@ reversed statement, weight w_i of the chosen option):
 i.e. 100 when every answer fully agrees with the first pole (E, N, T, J, A), 0 when every answer
 fully agrees with the second (I, S, F, P, T), 50 when balanced. Invalid answers are left out
 (n counts valid answers only); no valid answer -> NaN. The subject's result is the mean of X over
-its testings (NaN testings skipped per dimension). Type code: per dimension the first pole when
-the mean is above 50, the second below 50, "X" at exactly 50 or NaN; e.g. "ENTJ-T".
+its testings (NaN testings skipped per dimension). Type code, as the paper's reference code
+(``judge_16`` in Kali-Hac/ChatGPT-MBTI): per dimension the first pole when the mean is >= 50, else
+the second; "X" only when the dimension has no valid answer (NaN); e.g. "ENTJ-T".
 """
 
 from __future__ import annotations
@@ -52,10 +53,10 @@ def type_code(scores: Mapping[str, float]) -> str:
     for dim in DIMENSIONS:
         x = scores.get(dim, math.nan)
         first, second = POLES[dim]
-        if x is None or (isinstance(x, float) and math.isnan(x)) or x == 50:
+        if x is None or (isinstance(x, float) and math.isnan(x)):
             letters.append("X")
         else:
-            letters.append(first if x > 50 else second)
+            letters.append(first if x >= 50 else second)
     return "".join(letters[:4]) + "-" + letters[4]
 
 

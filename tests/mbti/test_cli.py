@@ -69,7 +69,7 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     assert men["scores"] == {d: 100.0 for d in DIMENSIONS} and men["type"] == "ENTJ-A"
     assert (men["n_testings"], men["invalid"]) == (2, 1)
     assert men["consistency"] == 1.0  # only the complete testing counts; it equals its own mean
-    assert m1["subjects"]["Women"]["type"] == "XXXX-X"
+    assert m1["subjects"]["Women"]["type"] == "ENTJ-A"  # exactly 50: the first pole (the paper's >= 50 rule)
     assert m1["robustness"] == {"Men": pytest.approx(100 / (100 + math.sqrt(5) * 100 / 3), abs=1e-6)}
     assert m1["fairness"]["Men|Women"] == pytest.approx(100 / (100 + math.sqrt(5) * 50), abs=1e-6)
     assert m1["fairness"]["Boys|Girls"] is None

@@ -33,9 +33,11 @@ def test_dimension_percentage_by_hand() -> None:
 
 
 def test_type_code() -> None:
-    """First pole above 50, second below, X at exactly 50 or NaN; A/T after a dash."""
+    """First pole at 50 or above, second below, X only when NaN; A/T after a dash."""
     assert type_code({"E": 66.7, "N": 70, "T": 80, "J": 51, "A": 10}) == "ENTJ-T"
-    assert type_code({"E": 20, "N": 40, "T": 50, "J": 49.9, "A": 90}) == "ISXP-A"
+    # exactly 50 takes the first pole, as the paper's reference code (judge_16: score >= 50); just below, the second
+    assert type_code({"E": 20, "N": 40, "T": 50, "J": 49.9, "A": 90}) == "ISTP-A"
+    assert type_code({"E": 50, "N": 50, "T": 50, "J": 50, "A": 50}) == "ENTJ-A"
     assert type_code({"E": math.nan, "N": 60, "T": 40, "J": 60, "A": 60}) == "XNFJ-A"
 
 
