@@ -77,6 +77,16 @@ class Table:
 _TABLES: dict[str, Table] = {}
 
 
+def _ensure_table(conn: sqlite3.Connection, table: Table) -> None:
+    """Create a registered table, or add the columns a newer RoleScope declares for it (``ALTER TABLE ADD COLUMN``;
+    older rows read NULL there)."""
+    conn.execute(table.ddl())
+    have = {row[1] for row in conn.execute(f'PRAGMA table_info("{table.name}")')}
+    for column, sql_type in table.columns:
+        if column not in have:
+            conn.execute(f'ALTER TABLE "{table.name}" ADD COLUMN "{column}" {sql_type}')
+
+
 def register_table(table: Table) -> Table:
     """Declare a method table; every store creates it on open."""
     _TABLES[table.name] = table
@@ -124,7 +134,7 @@ class Store:
                     if stmt.strip():
                         self._conn.execute(stmt)
                 for table in _TABLES.values():
-                    self._conn.execute(table.ddl())
+                    _ensure_table(self._conn, table)
                 self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
             raise InputError(f"store {self.path}: not a RoleScope store ({exc})") from None
@@ -259,10 +269,10 @@ class Store:
             with self._tx() as c:
                 c.executemany(sql, values)
         except sqlite3.OperationalError as exc:
-            if "no such table" not in str(exc):
+            if "no such table" not in str(exc) and "has no column named" not in str(exc):
                 raise
             with self._tx() as c:  # registered after this store was opened (the runner imports methods lazily)
-                c.execute(_TABLES[table].ddl())
+                _ensure_table(c, _TABLES[table])
                 c.executemany(sql, values)
 
     def import_run(self, run_id: str, method: str, model: str, model_spec: dict[str, Any], plan: dict[str, Any],
@@ -272,7 +282,7 @@ class Store:
         For importers: returns False and writes nothing when ``run_id`` exists already.
         """
         now = time.time()
-        statements = [(_TABLES[name].ddl(), *_upsert_statement(name, rows)) for name, rows in tables.items() if rows]
+        statements = [(_TABLES[name], *_upsert_statement(name, rows)) for name, rows in tables.items() if rows]
         with self._tx() as c:
             if c.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
                 return False
@@ -282,8 +292,8 @@ class Store:
                 (run_id, method, model, json.dumps(model_spec, sort_keys=True), json.dumps(plan, sort_keys=True), status,
                  sum(len(rows) for rows in tables.values()), now, now, now),
             )
-            for ddl, sql, values in statements:
-                c.execute(ddl)  # the table may be registered after this store was opened
+            for table, sql, values in statements:
+                _ensure_table(c, table)  # the table may be registered after this store was opened
                 c.executemany(sql, values)
         return True
 

@@ -54,8 +54,9 @@ class IndividualSession:
         if not out.ok:
             self.store.upsert(FORECASTS.name, [row | {"valid": 0, "reason": f"call failed: {out.error}"}])
             return None
-        parsed = parse_forecast(out.reply.text, plan.rounds, plan.endowment)
-        self.store.upsert(FORECASTS.name, [row | {"raw": out.reply.text, "valid": int(parsed.valid), "reason": parsed.reason,
+        parsed = parse_forecast(out.reply.text, plan.rounds, plan.endowment, out.reply.finish_reason)
+        self.store.upsert(FORECASTS.name, [row | {"raw": out.reply.text, "finish_reason": out.reply.finish_reason,
+                                                  "valid": int(parsed.valid), "reason": parsed.reason,
                                                   "sends": parsed.sends, "explanations": parsed.explanations}])
         return parsed.sends
 
@@ -73,8 +74,9 @@ class IndividualSession:
             if not out.ok:
                 self._stop(persona, k, t, row | {"valid": 0, "reason": f"call failed: {out.error}"}, sends, "failed")
                 return
-            got = extract_amount(out.reply.text, plan.endowment)
-            row |= {"raw": out.reply.text, "thought": thought_of(out.reply.text), "extraction": got.how}
+            got = extract_amount(out.reply.text, plan.endowment, out.reply.finish_reason)
+            row |= {"raw": out.reply.text, "finish_reason": out.reply.finish_reason, "thought": thought_of(out.reply.text),
+                    "extraction": got.how}
             if not got.valid:
                 self._stop(persona, k, t, row | {"valid": 0, "reason": got.reason}, sends, "had no valid amount")
                 return

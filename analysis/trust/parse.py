@@ -1,11 +1,11 @@
 """Free text -> structured answers (the paper's App. E: regex for scalars, pydantic for structures).
 
-Amounts (``extract_amount``): the reply is asked to reason and end with the amount, so the
-*last* match wins, searched in this order: an explicit marker ("Amount: $4", "ACTION: Send $4",
-"Final answer: 4"), then a send phrase ("I send $4", "sending $4"), then the last number in the
-reply (percentages excluded). The number is then validated against [0, E]: a negative, a
-fraction ("$4.50") or more than E ("$12" with E = 10) is invalid. The paper's regex ``\\$?(\\d+)``
-took the first number; its replies were bare amounts, ours carry reasoning first.
+Amounts (``extract_amount``): only a stated decision counts: the answer marker the prompt asks for
+("Amount: $4", "ACTION: Send $4", "Final answer: 4"), else a first-person decision phrase with "$"
+or "dollars" ("I will send $3", "I'll send 3 dollars and keep 7"), or to send nothing ("I will not
+send anything"). Different decided amounts are ambiguous; an echoed template ("Amount: $X") or a
+reply cut off before its decision is invalid; a negative, a fraction ("$4.50") or more than E
+("$12" with E = 10) is invalid. No other number in the reply is ever taken for the amount.
 
 Structures (``extract_json`` + pydantic): the first JSON object in the reply, looked for in
 ```code fences``` first, then anywhere (prose around it is ignored; trailing commas are
@@ -27,12 +27,25 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from analysis.trust import DOLLAR_STRATEGY
 
 # -- amounts ----------------------------------------------------------------------------------
-_NUM = r"(?P<neg>-\s*)?\$?\s*(?P<num>\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*%)"
-_MARKER = re.compile(r"\b(?:amount(?:\s+(?:sent|to\s+send))?|action|final\s+answer|decision)\s*[:=]\s*(?:send\s*)?" + _NUM,
-                     re.IGNORECASE)
-_SEND = re.compile(r"\bsend(?:ing)?\s+(?:only\s+|just\s+|back\s+)?" + _NUM.replace(r"\$?", r"\$"), re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.])" + _NUM + r"(?!\w)")  # not inside tokens such as '28ab3f' or '5th'
-
+_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty".split())}
+_AMOUNT = (r"(?P<neg>-\s*)?(?:\$\s*(?P<num>\d[\d,]*(?:\.\d+)?)|(?P<bare>\d[\d,]*(?:\.\d+)?)(?=\s*(?:dollars?|bucks)\b)"
+           r"|(?P<word>" + "|".join(_WORDS) + r")(?=\s+dollars?\b))")
+_PLACEHOLDER = r"(?:\$\s*[A-Za-z]\b|\[[^\]\n]{1,30}\]|<[^>\n]{1,30}>|\$?\s*_{2,}|\$?\s*\.{3})"
+_MARK = r"\b(?:amount(?:\s+(?:sent|to\s+send))?|action|final\s+answer|decision)\s*[:=]\s*(?:send\s*)?"
+_MARKER = re.compile(_MARK + r"(?:" + _AMOUNT + r"|(?P<plain>\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*%)(?!\w))", re.IGNORECASE)
+_MARKER_PLACEHOLDER = re.compile(_MARK + _PLACEHOLDER, re.IGNORECASE)
+_SUBJECT = (r"(?<!\bif )(?<!\bwhen )(?<!\bshould )\bI(?:'ll|'m|'d| will| would| am| shall| have| decided| decide| choose| chose"
+            r"| plan| want| intend| think I'll| made (?:a|the|my) decision| make (?:a|the|my) decision)?"
+            r"(?:\s+(?:like|going|decided|chosen|planning))?(?:\s+to)?\s+")
+_SEND_PHRASE = re.compile(_SUBJECT + r"(?:send|sending|give|giving|transfer|transferring|invest|investing)\s+"
+                          r"(?:only\s+|just\s+|all\s+|the\s+full\s+|exactly\s+)?(?:player\s+b\s+)?" + _AMOUNT, re.IGNORECASE)
+_ZERO_PHRASE = re.compile(
+    r"(?<!\bif )\bI(?:\s*(?:won't|will not|would not|wouldn't|do not|don't|shall not|am not going to|'m not going to|"
+    r"(?:choose|chose|decide|decided|have decided) not to)\s+(?:send|give|transfer|invest)\s+(?:anything|any\s+money|"
+    r"a\s+(?:single\s+)?(?:dollar|cent))|\s*(?:'ll|will|would|'d|decided to|choose to)?\s*(?:send|give|transfer|invest)\s+"
+    r"(?:nothing|no\s+money|zero\b(?!\s+dollars?)))", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -49,25 +62,77 @@ class ParsedAmount:
         return self.amount is not None
 
 
-def extract_amount(reply: str, endowment: int) -> ParsedAmount:
-    """The amount sent, found by regex (marker > send phrase > last number) and validated against [0, endowment]."""
+@dataclass(frozen=True)
+class _Decision:
+    how: str
+    value: float | None  # None: negative
+    text: str  # the decision as written ("Amount: $4")
+    end: int
+    amount: str = ""  # the amount as written ("$4", "-$3", "five")
+
+
+def _decisions(text: str) -> list[_Decision]:
+    """Every stated decision: markers first (the format asked for), else first-person decision phrases."""
+    def value(m: re.Match[str]) -> float | None:
+        if m.group("neg"):
+            return None
+        if m.groupdict().get("word"):
+            return float(_WORDS[m.group("word").lower()])
+        raw = next(g for g in (m.groupdict().get(k) for k in ("num", "bare", "plain")) if g is not None)
+        return float(raw.replace(",", ""))
+
+    def written(m: re.Match[str]) -> str:
+        groups = m.groupdict()
+        if groups.get("word"):
+            return groups["word"]
+        digits = next(groups[k] for k in ("num", "bare", "plain") if groups.get(k) is not None)
+        return f"{'-' if groups.get('neg') else ''}${digits}"
+
+    markers = [_Decision("marker", value(m), m.group(0).strip(), m.end(), written(m)) for m in _MARKER.finditer(text)]
+    if markers:
+        return markers
+    phrases = [_Decision("send phrase", value(m), m.group(0).strip(), m.end(), written(m))
+               for m in _SEND_PHRASE.finditer(text)]
+    phrases += [_Decision("zero phrase", 0.0, m.group(0).strip(), m.end(), "$0") for m in _ZERO_PHRASE.finditer(text)]
+    return sorted(phrases, key=lambda d: d.end)
+
+
+def extract_amount(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedAmount:
+    r"""The amount a reply decides to send, or invalid with the reason; never a number the reply does not decide.
+
+    A decision is an answer marker with a number ("Amount: $4", "ACTION: Send $4", "Final answer: 4"; the format the
+    prompts ask for, so markers outrank everything else), else a first-person decision phrase with "$" or "dollars"
+    ("I will send $3", "I'll send 3 dollars and keep 7" -> 3) or to send nothing ("I will not send anything" -> 0).
+    Several decisions naming different amounts are ambiguous; a template echoed with its placeholder ("Amount: $X")
+    decides nothing; a reply cut off by the length limit (``finish_reason`` "length") with no decision, or with its
+    only decision at the cut, is truncated. The amount must then be a whole number in [0, endowment]; nothing is
+    clipped or guessed (the reference's first-number regex ``\$?(\d+)`` would take "$1" from "Player B returned $1").
+    """
     text = reply.replace("*", "").replace("`", "")
-    for how, pattern in (("marker", _MARKER), ("send phrase", _SEND), ("last number", _NUMBER)):
-        matches = list(pattern.finditer(text))
-        if matches:
-            return _validated(matches[-1], how, endowment)
-    return ParsedAmount(None, "no amount found")
+    truncated = finish_reason == "length"
+    found = _decisions(text)
+    if truncated and found and found[-1].end >= len(text.rstrip()):
+        found = found[:-1]  # "Amount: $1" may be the start of "$10"
+    if not found:
+        if _MARKER_PLACEHOLDER.search(text):
+            return ParsedAmount(None, "template echoed: the answer marker holds a placeholder, not an amount")
+        if truncated:
+            return ParsedAmount(None, "truncated: the reply hit the length limit before stating a decision")
+        return ParsedAmount(None, "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)")
+    values = {d.value for d in found}
+    if len(values) > 1:
+        named = ", ".join(sorted({d.text for d in found}))
+        return ParsedAmount(None, f"ambiguous: the reply decides different amounts ({named})", found[-1].how)
+    return _validated(found[-1], endowment)
 
 
-def _validated(match: re.Match[str], how: str, endowment: int) -> ParsedAmount:
-    raw = match.group("num").replace(",", "")
-    found = f"{'-' if match.group('neg') else ''}${match.group('num')}"
-    if match.group("neg"):
+def _validated(decision: _Decision, endowment: int) -> ParsedAmount:
+    how, found = decision.how, decision.amount
+    if decision.value is None:
         return ParsedAmount(None, f"negative amount '{found}'", how, found)
-    value = float(raw)
-    if value != int(value):
+    if decision.value != int(decision.value):
         return ParsedAmount(None, f"'{found}' is not a whole-dollar amount", how, found)
-    amount = int(value)
+    amount = int(decision.value)
     if amount > endowment:
         return ParsedAmount(None, f"'{found}' is outside [0, {endowment}]", how, found)
     return ParsedAmount(amount, None, how, found)
@@ -274,11 +339,18 @@ class ParsedBelief:
     explanation: str | None = None
 
 
-def parse_belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endowment: int) -> ParsedBelief:
+def _no_json(finish_reason: str | None) -> str:
+    if finish_reason == "length":
+        return "truncated: the reply hit the length limit before its JSON object was complete"
+    return "no JSON object in the reply"
+
+
+def parse_belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endowment: int,
+                 finish_reason: str | None = None) -> ParsedBelief:
     """Validate a belief reply for ``strategy``; a Ctx+$ ranking orders levels by predicted mean (descending, stable)."""
     obj = extract_json(reply)
     if obj is None:
-        return ParsedBelief(False, "no JSON object in the reply")
+        return ParsedBelief(False, _no_json(finish_reason))
     context = {"levels": tuple(levels), "endowment": endowment}
     try:
         if strategy == DOLLAR_STRATEGY:
@@ -303,11 +375,11 @@ class ParsedForecast:
     explanations: list[str] | None = None
 
 
-def parse_forecast(reply: str, rounds: int, endowment: int) -> ParsedForecast:
+def parse_forecast(reply: str, rounds: int, endowment: int, finish_reason: str | None = None) -> ParsedForecast:
     """Validate a forecast reply: every round 1..``rounds`` once, whole amounts in [0, endowment]."""
     obj = extract_json(reply)
     if obj is None:
-        return ParsedForecast(False, "no JSON object in the reply")
+        return ParsedForecast(False, _no_json(finish_reason))
     try:
         got = ForecastSet.model_validate(obj, context={"rounds": rounds, "endowment": endowment})
     except ValidationError as exc:

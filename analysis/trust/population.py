@@ -60,8 +60,9 @@ class PopulationSession:
         if not out.ok:
             self.store.upsert(BELIEFS.name, [row | {"valid": 0, "reason": f"call failed: {out.error}"}])
             return None
-        parsed = parse_belief(out.reply.text, strategy, levels, self.plan.endowment)
-        row |= {"raw": out.reply.text, "valid": int(parsed.valid), "reason": parsed.reason}
+        parsed = parse_belief(out.reply.text, strategy, levels, self.plan.endowment, out.reply.finish_reason)
+        row |= {"raw": out.reply.text, "finish_reason": out.reply.finish_reason, "valid": int(parsed.valid),
+                "reason": parsed.reason}
         if parsed.valid:
             row |= {"ranking": parsed.ranking, "effect_size": parsed.effect_size, "explanation": parsed.explanation,
                     "groups": {k: list(v) for k, v in parsed.groups.items()} or None}
@@ -99,6 +100,7 @@ class PopulationSession:
         if not out.ok:
             self.store.upsert(TRANSFERS.name, [row | {"valid": 0, "reason": f"call failed: {out.error}"}])
             return
-        got = extract_amount(out.reply.text, plan.endowment)
-        self.store.upsert(TRANSFERS.name, [row | {"raw": out.reply.text, "valid": int(got.valid), "reason": got.reason,
+        got = extract_amount(out.reply.text, plan.endowment, out.reply.finish_reason)
+        self.store.upsert(TRANSFERS.name, [row | {"raw": out.reply.text, "finish_reason": out.reply.finish_reason,
+                                                  "valid": int(got.valid), "reason": got.reason,
                                                   "sent": got.amount, "extraction": got.how}])

@@ -15,7 +15,7 @@ from __future__ import annotations
 from analysis.runs.store import Table, register_table
 
 _RUN = (("run_id", "TEXT"), ("model", "TEXT"), ("endowment", "INTEGER"))
-_ANSWER = (("valid", "INTEGER"), ("reason", "TEXT"), ("raw", "TEXT"), ("cache_key", "TEXT"))
+_ANSWER = (("valid", "INTEGER"), ("reason", "TEXT"), ("raw", "TEXT"), ("finish_reason", "TEXT"), ("cache_key", "TEXT"))
 
 BELIEFS = register_table(Table(
     "trust_beliefs",

@@ -35,12 +35,11 @@ def test_archetype_returns_min_k_and_tripled() -> None:
     ("Final answer: 0", 10, 0, "marker"),
     ("Amount: $5.00", 10, 5, "marker"),
     ("I will send $2 of my $10, which becomes $6.", 10, 2, "send phrase"),
-    ("Tripled, that is 30. I'd give 6", 10, 6, "last number"),
     ("I send everything: Amount: $44", 44, 44, "marker"),
     ("Amount: $1,00", 100, 100, "marker"),
 ])
 def test_amount_extraction(reply: str, endowment: int, amount: int, how: str) -> None:
-    """Marker beats send phrase beats last number; the last match of the first rule that matches wins."""
+    """The answer marker the prompt asks for outranks decision phrases; other numbers never count."""
     got = extract_amount(reply, endowment)
     assert (got.amount, got.how, got.reason) == (amount, how, None)
 
@@ -50,13 +49,15 @@ def test_amount_extraction(reply: str, endowment: int, amount: int, how: str) ->
     ("I send $12", 10, "'$12' is outside [0, 10]"),
     ("Amount: $4.50", 10, "'$4.50' is not a whole-dollar amount"),
     ("Amount: -$3", 10, "negative amount '-$3'"),
-    ("I would rather not play.", 10, "no amount found"),
-    ("I'd send 50% of it", 10, "no amount found"),
-    ("Stub reply 28ab3f01: tell me more, in the 5th round", 10, "no amount found"),
+    ("I would rather not play.", 10, "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)"),
+    ("I'd send 50% of it", 10, "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)"),
+    ("Stub reply 28ab3f01: tell me more, in the 5th round", 10,
+     "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)"),
+    ("Tripled, that is 30. I'd give 6", 10, "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)"),
     ("Amount: $101", 100, "'$101' is outside [0, 100]"),
 ])
 def test_invalid_amounts_are_recorded_not_fixed(reply: str, endowment: int, reason: str) -> None:
-    """Out of range, fractional, negative or missing amounts are invalid with the reason (never clipped)."""
+    """Out of range, fractional, negative or undecided amounts are invalid with the reason (never clipped or guessed)."""
     got = extract_amount(reply, endowment)
     assert got.amount is None and not got.valid and got.reason == reason
 

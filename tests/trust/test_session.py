@@ -296,7 +296,10 @@ def test_endowment_ablation_and_plan_errors(tmp_path: Path, fake: type[FakeClien
         assert set(store.table(TRANSFERS.name, [run_id])["sent"]) == {40}
         doc = metrics_json(store, n_boot=0)["models"]["fake"]
     assert any("$44" in r.messages[-1][1] and "out of $44" in r.messages[-1][1] for r in fake.requests)
-    assert doc["endowment"] == 10 and set(doc["endowments"]) == {"10", "44"}
+    # two configurations (the endowment changes what is measured): the headline is the latest ($44), the ablation
+    # lists every configuration that differs from it in the endowment alone
+    assert doc["endowment"] == 44 and set(doc["endowments"]) == {"10", "44"}
+    assert [c["differs"] for c in doc["configurations"]["population"]] == [{}, {"endowment": 10}]
     assert doc["endowments"]["44"]["Ctx+$"]["median_spearman"] is None  # everyone sent $40: ρ undefined
     for kwargs, message in [
         ({"level": "both"}, "--level"), ({"conditioning": "maybe"}, "--conditioning"),
