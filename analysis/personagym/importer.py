@@ -9,7 +9,9 @@
   task plus a "PersonaScore" row that also holds the mean of the five task scores and whether the
   published PersonaScore matches it (``consistent``; tolerance ``PUBLISHED_TOLERANCE``). These are
   an external reference leaderboard: they never mix with scores computed from grades. A file
-  without "PersonaScore" gets the mean of its tasks, with a note saying so.
+  without "PersonaScore" gets the mean of its tasks, with a note saying so. Files of the paper's six
+  models are checked against its Table 1 (``data/personagym/paper_table1.json``); where they
+  disagree the note says which number is the typo (``paper_disagreements``).
 
 Folders are searched recursively for ``*.json``; files whose top level is not an object (such as
 ``environments.json`` and ``personas.json``) are skipped there, but a file named explicitly must be
@@ -106,9 +108,13 @@ def parse_scores_file(path: Path, doc: dict[str, Any], digest: str) -> ParsedFil
         raise InputError(f"{path}: no score for {', '.join(missing)}")
     notes: list[str] = []
     mean, consistent = published_consistency(tasks, published if published is not None else math.nan)
+    paper = paper_table1(model)
     if published is None:
         published, consistent = mean, True
         note = "no PersonaScore in the file: the mean of the task scores is shown"
+    elif paper is not None and (typos := paper_disagreements(tasks, published, paper)):
+        note = typos
+        notes.append(f"{path}: {model}: {note}")
     elif not consistent:
         note = f"published PersonaScore {published:.2f} is not the mean of its five task scores ({mean:.2f})"
         notes.append(f"{path}: {model}: {note}")
@@ -122,6 +128,50 @@ def parse_scores_file(path: Path, doc: dict[str, Any], digest: str) -> ParsedFil
     plan = {"method": "personagym", "imported": True, "kind": "published_scores", "source": SOURCE,
             "path": str(path.resolve()), "sha256": digest, "date": date, "consistent": consistent, "note": note}
     return ParsedFile(path, run_id, model, plan, PUBLISHED.name, rows, notes)
+
+
+PAPER_TABLE1 = Path(__file__).resolve().parents[2] / "data/personagym/paper_table1.json"
+#: Table 1 prints two decimals: a file value within this of the paper's agrees with it.
+PAPER_TOLERANCE = 0.005
+
+
+@dataclass(frozen=True)
+class PaperScores:
+    """One row of the paper's Table 1 (``data/personagym/paper_table1.json``, figures with their source)."""
+
+    name: str
+    tasks: dict[str, float]
+    persona_score: float
+
+
+def paper_table1(model: str) -> PaperScores | None:
+    """The Table 1 row of a published model, found by its evaluation folder name (``claude_3_haiku``)."""
+    doc = json.loads(PAPER_TABLE1.read_text(encoding="utf-8"))
+    for name, row in doc["models"].items():
+        if row["folder"].lower() == model.lower():
+            return PaperScores(name, {canonical_task(t): v for t, v in zip(doc["tasks"], row["scores"])}, row["PersonaScore"])
+    return None
+
+
+def paper_disagreements(tasks: dict[str, float], published: float, paper: PaperScores) -> str | None:
+    """Where a scores.json disagrees with the paper's Table 1, which number is the typo, or None when they agree.
+
+    A file value differing from Table 1 is named a typo when the paper is consistent with itself (its task scores
+    average to its PersonaScore) and the file is not; e.g. Claude 3 Haiku's scores.json gives Persona Consistency
+    4.47 where Table 1 gives 3.47, and only with 3.47 do the five tasks average to the published PersonaScore 3.64."""
+    differ = {t: (v, paper.tasks[t]) for t, v in tasks.items() if abs(v - paper.tasks[t]) > PAPER_TOLERANCE}
+    score_differs = abs(published - paper.persona_score) > PAPER_TOLERANCE
+    if not differ and not score_differs:
+        return None
+    paper_mean, paper_consistent = published_consistency(paper.tasks, paper.persona_score)
+    parts = [f"{t} {v:.2f} in scores.json, {p:.2f} in the paper's Table 1" for t, (v, p) in differ.items()]
+    if score_differs:
+        parts.append(f"PersonaScore {published:.2f} in scores.json, {paper.persona_score:.2f} in Table 1")
+    file_mean = float(sum(tasks.values()) / len(tasks))
+    if paper_consistent and not score_differs:
+        return (f"typo in scores.json: {'; '.join(parts)}. The published PersonaScore {published:.2f} is right: the "
+                f"paper's task scores average to it ({paper_mean:.2f}), the file's to {file_mean:.2f}")
+    return f"scores.json disagrees with the paper ({paper.name}, Table 1): {'; '.join(parts)}"
 
 
 def parse_file(path: Path, content: bytes) -> ParsedFile:

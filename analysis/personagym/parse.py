@@ -20,11 +20,13 @@
   given twice keeps its last non-placeholder text (models sometimes echo the format first). Valid
   only when all five scores have an example.
 - ``parse_grade``: the last "final score is N" (also "final score: N", "N/5", "N out of 5", the
-  words one..five, markdown) or, failing that, a last line "Score: N". N must lie in [1, 5]
+  words one..five, markdown; in "the final score is one that ... 3" the score is 3, "one" being a
+  pronoun) or, failing that, a last line "Score: N". N must lie in [1, 5]
   (halves allowed); out of range, another scale ("8/10"), a range ("3-4"), "N/A" or no score at all
   -> invalid. Never 0 as a stand-in.
 - ``detect_refusal``: the marker of a reply that declines to play the persona, else None: "as an AI /
-  a language model / an AI assistant ...", "I'm an AI" anywhere; in the first 300 characters "I
+  a language model / an AI assistant ...", "I'm an AI" anywhere, when the phrase ends there ("As an AI,
+  I ..."; not "As an AI researcher" or "As an assistant coach", the persona's own job); in the first 300 characters "I
   cannot / can't / won't / am unable to" + help, assist, provide, answer, role-play, pretend, ...
   (not "I can't help laughing", "I cannot help but"), "I don't feel comfortable", "I'm not
   comfortable", "I don't have personal experiences/opinions/feelings", "I must decline".
@@ -364,6 +366,13 @@ _FINAL = re.compile(
     + _NUM + r"\b(?:\s*(?:(?:/|out\s+of)\s*(\d+)|(?:-|–|to|or)\s*(\d+(?:\.\d+)?)))?",
     re.IGNORECASE,
 )
+# "the final score is one that reflects ... 3": "one" is a pronoun there; the score is the number later in the sentence
+_FINAL_ONE_THAT = re.compile(
+    r"final\s+(?:score|grade|rating)\s+(?:is|would\s+be|will\s+be|should\s+be)\s+(?:one|a\s+(?:score|grade|rating))\s+"
+    r"(?:that|which|where)\b[^.\n]*?\b(\d+(?:\.\d+)?)\b(?:\s*(?:(?:/|out\s+of)\s*(\d+)))?()",
+    re.IGNORECASE,
+)
+_PRONOUN_ONE = re.compile(r"\s+(?:that|which|where|who)\b", re.IGNORECASE)
 _LAST_LINE = re.compile(r"^\s*(?:final\s+)?(?:score|grade|rating)\s*[:=]\s*" + _NUM + r"(?:\s*/\s*(\d+))?\s*\.?\s*$",
                         re.IGNORECASE)
 
@@ -391,10 +400,14 @@ def _value(token: str) -> float | None:
 def parse_grade(text: str) -> Grade:
     """The evaluator's final score in [1, 5], or invalid with a reason (see module docstring)."""
     clean = re.sub(r"[*_`#]", "", text or "").replace("：", ":")
-    matches = list(_FINAL.finditer(clean))
+    ones = list(_FINAL_ONE_THAT.finditer(clean))
+    taken = [range(m.start(), m.end()) for m in ones]
+    plain = [m for m in _FINAL.finditer(clean) if not any(m.start() in r for r in taken)
+             and not (m.group(1).isalpha() and _PRONOUN_ONE.match(clean, m.end()))]
+    matches = sorted(plain + ones, key=lambda m: m.start())
     if matches:
         m = matches[-1]
-        token, scale, upper = m.group(1), m.group(2), m.group(3)
+        token, scale, upper = m.group(1), m.group(2), m.group(3) or None
     else:
         lines = [ln for ln in clean.splitlines() if ln.strip()]
         last = _LAST_LINE.match(lines[-1]) if lines else None
@@ -414,10 +427,15 @@ def parse_grade(text: str) -> Grade:
 
 
 # -- refusals -------------------------------------------------------------------------------------
+# "As an AI, I ..." but not "As an AI researcher, I ..." or "As an assistant coach, ...": the marker must end its
+# phrase (punctuation, end, or a word that continues the sentence, never a noun naming a job)
+_MARKER_END = (r"(?=\s*(?:[,.;:!?)\]]|$)|\s+(?:i|i'm|and|so|but|or|developed|created|trained|made|built|designed|by|"
+               r"without|that|who|with|like|myself|here|cannot|can't|don't|do|am|have|lack)\b)")
 _REFUSAL_ANYWHERE = re.compile(
     r"\bas an? (?:ai (?:language )?model|ai assistant|artificial intelligence|large language model|language model|llm|ai|"
-    r"virtual assistant|assistant|chatbot)\b|\bi(?:'m| am) (?:just |only )?an? (?:ai (?:language )?model|ai assistant|"
-    r"artificial intelligence|large language model|language model|ai|chatbot)\b|\bi(?:'m| am) not a real person\b",
+    r"virtual assistant|assistant|chatbot)" + _MARKER_END + r"|\bi(?:'m| am) (?:just |only )?an? (?:ai (?:language )?model|"
+    r"ai assistant|artificial intelligence|large language model|language model|ai|chatbot)" + _MARKER_END
+    + r"|\bi(?:'m| am) not a real person\b",
     re.IGNORECASE,
 )
 _REFUSAL_OPENING = re.compile(

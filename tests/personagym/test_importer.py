@@ -46,7 +46,8 @@ def test_all_question_files(tmp_path: Path) -> None:
 
 def test_all_published_scores_and_the_inconsistent_one(tmp_path: Path) -> None:
     """6 score files -> 6 models named from '<date>_<model>'; values as published; only claude_3_haiku is flagged
-    (published 3.64 vs mean of its tasks 3.84, tolerance 0.015); the flag is reported and shown in metrics."""
+    (published 3.64 vs mean of its tasks 3.84, tolerance 0.015), and the note blames the right number: the paper's
+    Table 1 gives Persona Consistency 3.47 (scores.json 4.47), with which the tasks average to 3.64."""
     notes: list[str] = []
     with Store(tmp_path / "s.db") as store:
         run_ids = import_files(store, [EVALUATIONS], notes)
@@ -58,7 +59,9 @@ def test_all_published_scores_and_the_inconsistent_one(tmp_path: Path) -> None:
     assert doc["models"] == {}  # published scores never mix with computed ones
     haiku = pub["claude_3_haiku"]
     assert haiku["persona_score"] == 3.64 and haiku["mean_of_tasks"] == pytest.approx(3.84, abs=1e-9)
-    assert haiku["consistent"] is False and "3.64" in haiku["note"] and "3.84" in haiku["note"]
+    assert haiku["consistent"] is False and haiku["note"].startswith("typo in scores.json: Persona Consistency 4.47")
+    assert "3.47 in the paper's Table 1" in haiku["note"] and "PersonaScore 3.64 is right" in haiku["note"]
+    assert "3.84" in haiku["note"]
     assert haiku["tasks"]["Persona Consistency"] == 4.47 and haiku["date"] == "20240710"
     assert [m for m, v in pub.items() if not v["consistent"]] == ["claude_3_haiku"]
     assert pub["gpt_35"]["tasks"]["Toxicity Control"] == 4.96 and pub["gpt_35"]["persona_score"] == 4.38
@@ -116,3 +119,18 @@ def test_scores_without_personascore(tmp_path: Path) -> None:
         pub = metrics_json(store)["published"]["my_model"]
     assert pub["persona_score"] == 4.0 and pub["consistent"] is True and pub["date"] is None
     assert "no PersonaScore" in pub["note"]
+
+
+def test_paper_disagreements_name_the_typo() -> None:
+    """Against Table 1 figures: agreement -> None; a task typo with a right PersonaScore -> that task is the typo; a
+    PersonaScore differing from the paper -> a plain disagreement, no blame."""
+    from analysis.personagym.importer import paper_disagreements, paper_table1
+
+    paper = paper_table1("gpt_35")
+    assert paper is not None and paper.name == "GPT 3.5" and paper_table1("my_model") is None
+    assert paper_disagreements(dict(paper.tasks), 4.38, paper) is None
+    assert paper_disagreements(dict(paper.tasks) | {"Toxicity Control": 4.961}, 4.38, paper) is None  # 2-decimal rounding
+    typo = paper_disagreements(dict(paper.tasks) | {"Linguistic Habits": 4.63}, 4.38, paper)
+    assert typo.startswith("typo in scores.json: Linguistic Habits 4.63 in scores.json, 3.63 in the paper's Table 1")
+    other = paper_disagreements(dict(paper.tasks), 4.83, paper)
+    assert other.startswith("scores.json disagrees with the paper (GPT 3.5, Table 1): PersonaScore 4.83")

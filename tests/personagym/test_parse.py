@@ -195,3 +195,36 @@ REFUSALS = [
 def test_detect_refusal(text: str, marker: str | None) -> None:
     """Refusal markers are found; in-character uses of 'I can't' / 'I'm sorry' are not refusals."""
     assert detect_refusal(text) == marker
+
+
+def test_refusal_markers_are_not_the_personas_own_job() -> None:
+    """'As an assistant coach' / 'As an AI researcher' are personas speaking (PersonaGym's personas include an AI-for-
+    healthcare entrepreneur); 'As an AI, I ...' is a refusal."""
+    from analysis.personagym.parse import detect_refusal
+
+    personas = [
+        "As an assistant coach, I make sure every player warms up before practice.",
+        "As an AI researcher, I find the question of machine empathy fascinating.",
+        "As an AI entrepreneur in Bangalore, I would pitch the clinic a triage tool.",
+        "I'm an AI engineer by training, so I would automate the schedule.",
+        "As an assistant principal, I would call the parents first.",
+    ]
+    assert [detect_refusal(t) for t in personas] == [None] * len(personas)
+    refusals = {
+        "As an AI, I don't have personal experiences.": "as an ai",
+        "As an AI language model I cannot pretend to be a nurse.": "as an ai language model",
+        "I'm an AI and cannot role-play this persona.": "i'm an ai",
+        "As an AI developed by a lab, I lack opinions.": "as an ai",
+    }
+    assert {t: detect_refusal(t) for t in refusals} == refusals
+
+
+def test_final_score_one_that_is_a_pronoun() -> None:
+    """'the final score is one that ... 3' is 3, not 1; with no number after it, no score; 'is one.' is 1."""
+    from analysis.personagym.parse import parse_grade
+
+    assert parse_grade("Therefore, the final score is one that reflects partial alignment: 3.").score == 3.0
+    assert parse_grade("The final score is one that fits the rubric's middle band, a 3 out of 5.").score == 3.0
+    assert parse_grade("The final score is one that I cannot decide.").score is None
+    assert parse_grade("Therefore, the final score is one.").score == 1.0
+    assert parse_grade("Therefore, the final score is 5").score == 5.0  # the demo's valid grader replies end so
