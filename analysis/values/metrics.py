@@ -85,8 +85,9 @@ class ContextStructure:
 def context_structure(answers: pd.DataFrame, context: str, instrument: str, *, with_separability: bool = True) -> ContextStructure:
     """Structure metrics of one model's answers in one context (answers already filtered to the model)."""
     sub = answers[(answers["context"] == context) & (answers["instrument"] == instrument)]
-    item_values = dict(zip(sub["item_id"].astype(str), sub["value"]))
-    item_values = {k: v for k, v in item_values.items() if not k.startswith("pick_")}
+    # unkeyed items (11 of the SVS's 57) carry no value (NaN in the frame): they never reach the structure metrics
+    item_values = {k: v for k, v in zip(sub["item_id"].astype(str), sub["value"])
+                   if not k.startswith("pick_") and isinstance(v, str) and v}
     matrix = item_matrix(sub, context=context, instrument=instrument)
     try:
         circ = structure.circumplex(matrix, item_values)

@@ -329,8 +329,9 @@ def value_order(centroids: pd.DataFrame) -> tuple[str, float, pd.DataFrame]:
 
 
 def _keyed(matrix: pd.DataFrame, item_values: dict[str, str | None]) -> tuple[pd.DataFrame, list[str]]:
-    """Columns of ``matrix`` keyed to a value (instrument order kept) and their values."""
-    unknown = {v for v in item_values.values() if v is not None} - set(VALUES)
+    """Columns of ``matrix`` keyed to a value (instrument order kept) and their values; None or NaN = unkeyed."""
+    item_values = {k: v for k, v in item_values.items() if isinstance(v, str)}
+    unknown = set(item_values.values()) - set(VALUES)
     if unknown:
         raise StructureInputError(f"unknown values {sorted(unknown)}; expected {list(VALUES)}")
     cols = [c for c in matrix.columns if item_values.get(c) is not None]
