@@ -80,7 +80,9 @@ if chart_box.open:
 st.subheader("Is the benchmark's ranking robust?")
 st.caption("Zhang & Hardt 2024 (benchbench): diversity = 1 − Kendall's W of the columns' rankings (0 = all columns agree); "
            "sensitivity = how far a model can move when columns are re-weighted (cardinal) or irrelevant models are added "
-           "(ordinal): τ = (1 − Kendall τ)/2, MRC = max rank change / (M − 1).")
+           "(ordinal): τ = (1 − Kendall τ)/2, MRC = max rank change / (M − 1). Ordinal sensitivity uses benchbench's "
+           "default split: the relevant models L are the top M//5 by Cardinal score (benchbench's loaders sort by score), "
+           "the others may be added; it needs at least 10 models.")
 sens = board.get("sensitivity") or {}
 m = st.columns(6)
 m[0].metric("Kendall's W", ui.fmt(board.get("kendall_w"), 2))
@@ -88,7 +90,11 @@ m[1].metric("Diversity", ui.fmt(board.get("diversity"), 2))
 for k, kind in enumerate(("cardinal", "ordinal")):
     s = sens.get(kind) or {}
     m[2 + 2 * k].metric(f"{kind.capitalize()} sensitivity τ", ui.fmt(s.get("tau"), 2))
-    m[3 + 2 * k].metric(f"{kind.capitalize()} MRC", ui.fmt(s.get("mrc"), 2))
+    m[3 + 2 * k].metric(f"{kind.capitalize()} MRC", ui.fmt(s.get("mrc"), 2), help=s.get("reason"))
+undefined = [f"{kind} sensitivity: {(sens.get(kind) or {}).get('reason')}" for kind in ("cardinal", "ordinal")
+             if (sens.get(kind) or {}).get("reason")]
+if undefined:
+    st.caption("— = undefined: " + "; ".join(undefined) + ".")
 if n_all < 3:
     st.caption("With fewer than 3 models, diversity and sensitivity say little (they are undefined for one model).")
 

@@ -289,18 +289,46 @@ class Leaderboard:
                 for name, row in self.rows.iterrows()]
         return {"rows": rows, "columns": list(self.table.columns), "kendall_w": clean(self.kendall_w),
                 "diversity": clean(self.diversity),
-                "sensitivity": {k: {kk: clean(vv) for kk, vv in v.items()} for k, v in self.sensitivity.items()}}
+                "sensitivity": {k: {kk: vv if isinstance(vv, (str, list)) or vv is None else clean(float(vv))
+                                    for kk, vv in v.items()} for k, v in self.sensitivity.items()}}
+
+
+def default_relevant(rows: pd.DataFrame) -> list[str]:
+    """benchbench's default split for ordinal sensitivity: L = the first M//5 rows of the benchmark table, which its
+    data loaders sort by score (best first). Here: the top M//5 models by Cardinal score (``rows`` sorted so)."""
+    return [str(m) for m in rows.index[: len(rows) // 5]]
+
+
+def _sensitivity_reasons(table: pd.DataFrame, relevant: Sequence[str]) -> dict[str, str | None]:
+    """Why each sensitivity is undefined (None when it is defined)."""
+    complete = _complete(table)
+    m = len(complete)
+    cardinal = ("needs at least 2 models" if m < 2 else
+                "no column that all models have and that varies between them" if complete.shape[1] == 0
+                or not (complete.std(axis=0, ddof=1) > 1e-8).any() else None)
+    ordinal = (f"needs at least 2 relevant models: benchbench's L is the top M//5 = {len(relevant)} of {m} models "
+               "(at least 10 models)" if len(relevant) < 2 else
+               "no other model to add" if len(relevant) >= m else
+               "no column that all models have" if complete.shape[1] == 0 else None)
+    return {"cardinal": cardinal, "ordinal": ordinal}
 
 
 def leaderboard(table: pd.DataFrame, *, relevant: Sequence[str] | None = None) -> Leaderboard:
-    """Cardinal, Ordinal, column coverage and group means per model (sorted by Cardinal), diversity, sensitivity."""
+    """Cardinal, Ordinal, column coverage and group means per model (sorted by Cardinal), diversity, sensitivity.
+
+    Ordinal sensitivity uses ``relevant`` as L, by default benchbench's split (``default_relevant``); a sensitivity
+    that cannot be computed is NaN with its ``reason`` (never a constant 0)."""
     rows = pd.concat([cardinal_scores(table), ordinal_scores(table),
                       table.notna().sum(axis=1).rename("n_columns"), aggregate_metrics(table)], axis=1)
     rows = rows.sort_values("cardinal", ascending=False, kind="stable")
     w = kendall_w_columns(table)
-    ct, cm = cardinal_sensitivity(table)
-    ot, om = ordinal_sensitivity(table, relevant)
-    return Leaderboard(table, rows, w, 1.0 - w, {"cardinal": {"tau": ct, "mrc": cm}, "ordinal": {"tau": ot, "mrc": om}})
+    rel = list(relevant) if relevant is not None else [m for m in default_relevant(rows) if m in set(_complete(table).index)]
+    reasons = _sensitivity_reasons(table, rel)
+    ct, cm = cardinal_sensitivity(table) if reasons["cardinal"] is None else (float("nan"), float("nan"))
+    ot, om = ordinal_sensitivity(table, rel) if reasons["ordinal"] is None else (float("nan"), float("nan"))
+    sensitivity = {"cardinal": {"tau": ct, "mrc": cm, "reason": reasons["cardinal"]},
+                   "ordinal": {"tau": ot, "mrc": om, "reason": reasons["ordinal"], "relevant": rel}}
+    return Leaderboard(table, rows, w, 1.0 - w, sensitivity)
 
 
 def pair_columns(contexts: Sequence[str]) -> list[str]:

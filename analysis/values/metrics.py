@@ -138,4 +138,4 @@ def values_leaderboard(metrics: Mapping[str, Any]) -> dict[str, Any]:
     if not models:
         return {"rows": [], "columns": [], "kendall_w": None, "diversity": None, "sensitivity": {}}
     table = leaderboard.column_table(models)
-    return _clean(leaderboard.leaderboard(table, relevant=list(table.index)).to_dict())
+    return _clean(leaderboard.leaderboard(table).to_dict())  # ordinal sensitivity: benchbench's default split

@@ -157,4 +157,22 @@ def test_leaderboard_rows_nan_and_json() -> None:
     assert board.kendall_w == pytest.approx(0.25, abs=1e-12) and board.diversity == pytest.approx(0.75, abs=1e-12)
     doc = json.loads(json.dumps(board.to_dict(), allow_nan=False))
     assert doc["rows"][0]["model"] == "m2" and doc["rows"][0]["rmsea"] is None
-    assert doc["sensitivity"]["ordinal"] == {"tau": None, "mrc": None}  # 2 models: L = 2//5 = 0 rows
+    ordinal = doc["sensitivity"]["ordinal"]  # 2 models: L = 2//5 = 0 rows -> undefined, with its reason
+    assert (ordinal["tau"], ordinal["mrc"], ordinal["relevant"]) == (None, None, [])
+    assert ordinal["reason"].startswith("needs at least 2 relevant models")
+    assert doc["sensitivity"]["cardinal"]["reason"] is None
+
+
+def test_ordinal_sensitivity_uses_benchbench_split_not_every_model() -> None:
+    """Default L = the top M//5 models by Cardinal (benchbench's loaders sort by score; get_sensitivity takes the first
+    len//5 rows). Passing every model as relevant, as the leaderboard once did, leaves nothing to add: 0 whatever the
+    data. On this seeded 10-model table adding models does move the top two."""
+    rng = np.random.default_rng(2)
+    t = pd.DataFrame(rng.uniform(size=(10, 6)), index=[f"m{i}" for i in range(10)], columns=[f"RO:c{i}|d" for i in range(6)])
+    board = lb.leaderboard(t)
+    top2 = list(board.rows.index[:2])
+    ordinal = board.sensitivity["ordinal"]
+    assert ordinal["relevant"] == top2 and ordinal["reason"] is None
+    expected = _brute_ordinal(t, top2)
+    assert (ordinal["tau"], ordinal["mrc"]) == pytest.approx(expected, abs=1e-12) and expected[1] > 0
+    assert lb.ordinal_sensitivity(t, list(t.index)) == (0.0, 0.0)  # the old constant
