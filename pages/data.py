@@ -206,15 +206,14 @@ def importer() -> None:
 
 
 def exporter() -> None:
-    from analysis.runs.export import export_store
+    from analysis.runs.export import export_store, frame_bytes
 
     sizes = data.table_sizes(ref)
     st.caption("Every table of the selected store, one file per table (text passed through the key scrubber).")
     fmt = st.segmented_control("Format", ["csv", "json"], default="csv", key="export_fmt") or "csv"
     one = st.selectbox("Quick download of one table", list(sizes), key="export_table",
                        format_func=lambda t: f"{t} ({sizes[t]:,} rows)")
-    frame = data.table(ref, one)
-    payload = frame.to_csv(index=False) if fmt == "csv" else frame.to_json(orient="records", force_ascii=False, indent=1)
+    payload = frame_bytes(data.table(ref, one), fmt)  # scrubbed of secrets, as every export
     st.download_button(f"Download {one}.{fmt}", payload, file_name=f"{one}.{fmt}", key="export_one",
                        mime="text/csv" if fmt == "csv" else "application/json")
     if st.button("Prepare a zip of all tables", key="export_zip"):

@@ -1,9 +1,17 @@
-"""Export a store's tables to CSV, JSON or parquet files (one file per table)."""
+"""Export a store's tables to CSV, JSON or parquet files (one file per table), every text value scrubbed of secrets.
+
+``scrub_frame`` is the one scrubber every export path uses (the CLI ``export``, the app's zip of all tables and its
+single-table download): it redacts (``analysis.llm.keys.redact``) every string value in every column, whatever the
+column's dtype (object, pandas' ``StringDtype``, categorical), so no key that reached the store leaves it.
+"""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+import pandas as pd
 
 from analysis.errors import InputError
 from analysis.llm.keys import redact
@@ -12,23 +20,45 @@ from analysis.runs.store import Store
 ExportFormat = Literal["csv", "json", "parquet"]
 
 
+def _scrub(value: Any) -> Any:
+    return redact(value) if isinstance(value, str) else value
+
+
+def scrub_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` with every string value passed through ``redact`` (numeric columns untouched)."""
+    out = frame.copy()
+    for col in out.columns:
+        if pd.api.types.is_numeric_dtype(out[col]) or pd.api.types.is_bool_dtype(out[col]):
+            continue
+        if isinstance(out[col].dtype, pd.CategoricalDtype):
+            out[col] = out[col].astype(object)
+        out[col] = out[col].map(_scrub)
+    return out
+
+
+def frame_bytes(frame: pd.DataFrame, fmt: ExportFormat) -> bytes:
+    """One scrubbed table serialised as ``fmt``."""
+    if fmt not in ("csv", "json", "parquet"):
+        raise InputError(f"export format '{fmt}': use csv, json or parquet")
+    clean = scrub_frame(frame)
+    if fmt == "csv":
+        return clean.to_csv(index=False).encode("utf-8")
+    if fmt == "json":
+        return clean.to_json(orient="records", force_ascii=False, indent=1).encode("utf-8")
+    buf = io.BytesIO()
+    clean.to_parquet(buf, index=False)
+    return buf.getvalue()
+
+
 def export_store(store: Store, out_dir: str | Path, fmt: ExportFormat) -> list[Path]:
-    """Write every table to ``out_dir/<table>.<fmt>``; text passes through ``redact``."""
+    """Write every table to ``out_dir/<table>.<fmt>`` (``frame_bytes``: text scrubbed of secrets)."""
     if fmt not in ("csv", "json", "parquet"):
         raise InputError(f"export format '{fmt}': use csv, json or parquet")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name in sorted(store.table_names()):
-        df = store.table(name)
-        for col in df.columns[df.dtypes == object]:
-            df[col] = df[col].map(lambda v: redact(v) if isinstance(v, str) else v)
         path = out / f"{name}.{fmt}"
-        if fmt == "csv":
-            df.to_csv(path, index=False)
-        elif fmt == "json":
-            df.to_json(path, orient="records", force_ascii=False, indent=1)
-        else:
-            df.to_parquet(path, index=False)
+        path.write_bytes(frame_bytes(store.table(name), fmt))
         written.append(path)
     return written
