@@ -15,7 +15,11 @@ header itself). Faults are rules matched in order (first match wins):
 - kinds: ``429`` (with ``Retry-After: retry_after`` seconds), ``500``, ``timeout`` (hang ``hang_s``
   then answer, meant to be longer than the client's timeout), ``malformed`` (200 with a truncated
   JSON body), ``empty`` (200 with content ""), ``echo_auth`` (401 whose body echoes the
-  Authorization header, to test that keys are scrubbed);
+  Authorization header, to test that keys are scrubbed; ``pad`` characters come first, to place the key
+  anywhere around the 200-character cut of error text), ``echo_auth_ok`` (200 whose reply text and
+  logprob tokens echo the header, as a leaky proxy could), malformed 200s with the right JSON but wrong
+  types: ``content_int`` (content 123), ``content_null``, ``bad_logprobs`` (logprobs as a string),
+  ``bad_usage`` (token counts as strings);
 - selectors: ``hashes`` (explicit message hashes), ``modulo``/``residue`` (hashes with
   ``int(hash, 16) % modulo == residue``), ``ordinals`` (the n-th request received, 0-based);
 - ``times``: the fault hits the first ``times`` attempts of a hash and then the request succeeds
@@ -45,7 +49,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-FAULT_KINDS = ("429", "500", "timeout", "malformed", "empty", "echo_auth")
+FAULT_KINDS = ("429", "500", "timeout", "malformed", "empty", "echo_auth", "echo_auth_ok", "content_int", "content_null",
+               "bad_logprobs", "bad_usage")
 _OPTION_LINE = re.compile(r"^([A-Z])\. (.*)$", re.MULTILINE)
 _NUMBERED_LINE = re.compile(r"^(\d{1,2})\. (.*)$", re.MULTILINE)
 
@@ -68,6 +73,7 @@ class FaultRule:
     times: int | None = 1
     retry_after: float = 1.0
     hang_s: float = 3.0
+    pad: int = 0
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -166,6 +172,24 @@ def reply_body(body: dict[str, Any], digest: str, *, empty: bool = False) -> dic
     }
 
 
+def _broken_body(doc: dict[str, Any], fault: str, auth: str) -> dict[str, Any]:
+    """A well-formed JSON reply with the flaw ``fault`` names (see module docstring)."""
+    choice = doc["choices"][0]
+    if fault == "echo_auth_ok":
+        choice["message"]["content"] = f"{choice['message']['content']} (proxy debug: Authorization: {auth})"
+        if choice.get("logprobs"):
+            choice["logprobs"]["content"][0]["top_logprobs"].append({"token": auth, "logprob": -9.0, "bytes": []})
+    elif fault == "content_int":
+        choice["message"]["content"] = 123
+    elif fault == "content_null":
+        choice["message"]["content"], choice["logprobs"] = None, None
+    elif fault == "bad_logprobs":
+        choice["logprobs"] = "A: -0.1, B: -2.0"
+    elif fault == "bad_usage":
+        doc["usage"] = {"prompt_tokens": "12", "completion_tokens": "one"}
+    return doc
+
+
 # -- the ASGI app --------------------------------------------------------------------------------
 class StubApp:
     """The ASGI application: state (config, counters, log) lives here, on the server's event loop."""
@@ -247,7 +271,9 @@ class StubApp:
             await _respond(send, 500, {"error": {"message": "internal error (stub)"}})
         elif fault == "echo_auth":
             echoed = (auth or b"").decode("latin-1")
-            await _respond(send, 401, {"error": {"message": f"invalid credentials: {echoed}", "type": "auth"}})
+            await _respond_raw(send, 401, ("x" * rule.pad + f"invalid credentials: {echoed}").encode("latin-1"))
+        elif fault in ("echo_auth_ok", "content_int", "content_null", "bad_logprobs", "bad_usage"):
+            await _respond(send, 200, _broken_body(reply_body(body, digest), fault, (auth or b"").decode("latin-1")))
         elif fault == "malformed":
             await _respond_raw(send, 200, b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": [{"ind')
         else:

@@ -111,11 +111,46 @@ def _retry_after_seconds(headers: httpx.Headers | None) -> float | None:
             return None
 
 
+def _count(value: Any, name: str) -> int:
+    """A token count: a non-negative int, or 0 when the server sent none."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise CallError(f"malformed reply: {name} is {json.dumps(value)[:40]}, not a token count", retryable=True)
+    return value
+
+
+def _top_logprobs(logprobs: Any) -> list[dict[str, float]] | None:
+    """Per generated token, {token: logprob} of its top alternatives (tokens redacted); None when none were sent."""
+    if logprobs is None:
+        return None
+    content = logprobs.get("content") if isinstance(logprobs, dict) else logprobs
+    if not content:
+        return None
+    if not isinstance(content, list):
+        raise CallError("malformed reply: logprobs.content is not a list", retryable=True)
+    out = []
+    for tok in content:
+        entries = (tok.get("top_logprobs") or [tok]) if isinstance(tok, dict) else None
+        if not isinstance(entries, list):
+            raise CallError("malformed reply: a logprobs entry is not an object", retryable=True)
+        row: dict[str, float] = {}
+        for entry in entries:
+            token = entry.get("token") if isinstance(entry, dict) else None
+            value = entry.get("logprob") if isinstance(entry, dict) else None
+            if not isinstance(token, str) or isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise CallError("malformed reply: logprobs need a text token and a numeric logprob", retryable=True)
+            row[redact(token)] = float(value)
+        out.append(row)
+    return out
+
+
 def http_status_error(resp: httpx.Response) -> CallError:
-    """A CallError for an HTTP error status: 408/409/429/5xx may succeed on retry, other 4xx will not."""
+    """A CallError for an HTTP error status: 408/409/429/5xx may succeed on retry, other 4xx will not. The body is
+    redacted before it is cut to 200 characters (cutting first could leave a key's prefix that no rule recognises)."""
     status = resp.status_code
     return CallError(
-        f"HTTP {status}: {resp.text[:200]}".strip(),
+        f"HTTP {status}: {redact(resp.text)[:200]}".strip(),
         retryable=status in (408, 409, 429) or status >= 500,
         retry_after=_retry_after_seconds(resp.headers),
         status=status,
@@ -129,10 +164,10 @@ def classify_error(exc: Exception) -> CallError:
     if isinstance(exc, httpx.TimeoutException):
         return CallError("timeout waiting for the endpoint", retryable=True)
     if isinstance(exc, httpx.TransportError):
-        return CallError(f"connection error: {type(exc).__name__}: {exc}", retryable=True)
+        return CallError(f"connection error: {type(exc).__name__}: {redact(str(exc))}", retryable=True)
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
-        return CallError(f"malformed reply: {exc}", retryable=True)
-    return CallError(f"{type(exc).__name__}: {exc}", retryable=False)
+        return CallError(f"malformed reply: {redact(str(exc))[:200]}", retryable=True)
+    return CallError(f"{type(exc).__name__}: {redact(str(exc))}", retryable=False)
 
 
 # httpcore's connection pool does O(connections^2) bookkeeping on every request; at 64 requests in
@@ -221,23 +256,34 @@ class LLMClient:
             raise CallError(f"malformed reply: {type(exc).__name__}: {exc}", retryable=True) from None
 
     def _reply(self, doc: Any, latency: float) -> ChatReply:
-        """A ChatReply from a chat.completion document; a document without choices is malformed (retryable)."""
+        """A validated ChatReply from a chat.completion document, with every known secret redacted from its text and
+        logprob tokens (a proxy that echoes the Authorization header must not put the key in the store).
+
+        Malformed (retryable, never cached): no choices; content that is not a string; an empty reply without
+        logprobs; logprobs that are not tokens (str) with numeric logprobs; token counts that are not integers."""
         choices = doc.get("choices") if isinstance(doc, dict) else None
-        if not choices or not isinstance(choices[0], dict):
+        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
             raise CallError("malformed reply: no choices", retryable=True)
         choice = choices[0]
-        text = ((choice.get("message") or {}).get("content")) or ""
-        top = None
-        content = (choice.get("logprobs") or {}).get("content")
-        if content:
-            top = [{t["token"]: t["logprob"] for t in (tok.get("top_logprobs") or [])} or {tok["token"]: tok["logprob"]}
-                   for tok in content]
+        message = choice.get("message")
+        text = message.get("content") if isinstance(message, dict) else None
+        if text is not None and not isinstance(text, str):
+            raise CallError(f"malformed reply: content is {type(text).__name__}, not text", retryable=True)
+        top = _top_logprobs(choice.get("logprobs"))
+        if not (text or "").strip() and not top:
+            raise CallError("malformed reply: empty content", retryable=True)
+        finish = choice.get("finish_reason")
+        if finish is not None and not isinstance(finish, str):
+            raise CallError("malformed reply: finish_reason is not text", retryable=True)
         usage = doc.get("usage") or {}
-        tokens_in = usage.get("prompt_tokens") or 0
-        tokens_out = usage.get("completion_tokens") or 0
-        cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0
+        if not isinstance(usage, dict):
+            raise CallError("malformed reply: usage is not an object", retryable=True)
+        tokens_in = _count(usage.get("prompt_tokens"), "prompt_tokens")
+        tokens_out = _count(usage.get("completion_tokens"), "completion_tokens")
+        details = usage.get("prompt_tokens_details") or {}
+        cached = _count(details.get("cached_tokens") if isinstance(details, dict) else None, "cached_tokens")
         return ChatReply(
-            text=text,
+            text=redact(text or ""),
             finish_reason=choice.get("finish_reason"),
             top_logprobs=top,
             tokens_in=tokens_in,

@@ -82,12 +82,12 @@ def test_faulted_run_matches_fault_free_run(stub_server: StubServer, tmp_path: P
     store = Store(tmp_path / "faulted.db")
     summary = _run(store, spec, mode, "faulted")
     assert summary.status == "completed_with_failures"
-    assert (summary.done, summary.failed) == (N_CALLS, len(failing))
+    assert (summary.done, summary.failed) == (N_CALLS, len(failing) + len(empty))
 
     # exactly the scheduled attempts per request hash
     log = stub_server.calls()[first:]
     expected: dict[str, int] = {h: 1 + times for h, (_, times) in schedule.items()}
-    expected |= {h: FAST.max_attempts for h in failing} | {h: 1 for h in empty}
+    expected |= {h: FAST.max_attempts for h in failing | empty}  # an empty 200 is retried, never cached
     assert Counter(e["hash"] for e in log) == Counter(expected)
     assert {e["fault"] for e in log} == {"429", "500", "timeout", "malformed", "empty", None}
 
@@ -102,8 +102,10 @@ def test_faulted_run_matches_fault_free_run(stub_server: StubServer, tmp_path: P
     # permanent failures: call_failures rows and invalid answers saying why
     key_of = {h: k for k, h in hash_of.items()}
     failures = store.frame("SELECT cache_key, error, attempts FROM call_failures WHERE run_id='faulted'")
-    assert set(failures.cache_key) == {key_of[h] for h in failing}
-    assert failures.error.str.startswith("HTTP 500").all() and (failures.attempts == FAST.max_attempts).all()
+    assert set(failures.cache_key) == {key_of[h] for h in failing | empty}
+    assert (failures.attempts == FAST.max_attempts).all()
+    assert set(failures.error) == {"HTTP 500: {\"error\": {\"message\": \"internal error (stub)\"}}",
+                                   "malformed reply: empty content"}
 
     answers = _answers(store, "faulted")
     assert answers.index.equals(ref_answers.index)
@@ -111,8 +113,9 @@ def test_faulted_run_matches_fault_free_run(stub_server: StubServer, tmp_path: P
     assert len(failed_rows) == 2 and (failed_rows.valid == 0).all() and failed_rows.raw.isna().all()
     assert failed_rows.reason.str.startswith("call failed: HTTP 500").all()
     empty_rows = answers[answers.cache_key.isin([key_of[h] for h in empty])]
-    assert len(empty_rows) == 2 and (empty_rows.valid == 0).all() and (empty_rows.raw == "").all()
-    assert set(empty_rows.reason) == {"empty reply" if mode == "text" else "no logprobs in reply"}
+    assert len(empty_rows) == 2 and (empty_rows.valid == 0).all() and empty_rows.raw.isna().all()
+    assert set(empty_rows.reason) == {"call failed: malformed reply: empty content"}
+    assert store.query_one("SELECT COUNT(*) AS n FROM calls WHERE reply = ''")["n"] == 0  # no empty reply cached
 
     rest = ~answers.cache_key.isin([key_of[h] for h in failing | empty])
     pd.testing.assert_frame_equal(_plain(answers[rest]), _plain(ref_answers[rest]))
