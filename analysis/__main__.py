@@ -189,15 +189,20 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
+    skipped = f", {summary.skipped} not asked after a failure" if summary.skipped else ""
     print(
-        f"run {summary.run_id}: {summary.status}; {summary.done}/{summary.total} calls "
-        f"({summary.cached} cached, {summary.failed} failed), {summary.tokens_in} tokens in, "
-        f"{summary.tokens_out} out, {summary.seconds:.1f}s",
+        f"run {summary.run_id}: {summary.status}; {summary.answered}/{summary.total} calls answered ({summary.cached} "
+        f"cached), {summary.failed} failed{skipped}; {summary.tokens_in} tokens in, {summary.tokens_out} out, "
+        f"{summary.seconds:.1f}s",
         file=sys.stderr,
     )
     if summary.status == "cancelled":
         print(f"resume with: python -m analysis resume {run_id} --store {store.path}", file=sys.stderr)
         return 130
+    if summary.failed:  # exit 1: some units failed (their failures are stored; resume asks again)
+        print(f"{summary.failed} calls failed; resume with: python -m analysis resume {run_id} --store {store.path}",
+              file=sys.stderr)
+        return 1
     return 0
 
 

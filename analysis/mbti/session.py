@@ -141,4 +141,4 @@ class MbtiSession:
                 "valid": 0, "reason": f"not asked: statement {row['statement_id']} failed", "option_order": None})
         self.store.upsert(ANSWERS.name, rows)
         if rest:
-            self.ex.progress.update(done=len(rest))
+            self.ex.progress.update(done=len(rest), skipped=len(rest))

@@ -142,7 +142,7 @@ class PersonaGymSession:
 
     def _skip(self, n: int) -> None:
         if n:
-            self.progress.update(done=n)
+            self.progress.update(done=n, skipped=n)
 
     def _base(self, p: Persona, model: str) -> dict[str, Any]:
         return {"run_id": self.run_id, "model": model, "persona_id": p.id, "persona": p.description}

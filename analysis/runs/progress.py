@@ -15,12 +15,14 @@ from dataclasses import dataclass, replace
 
 @dataclass(frozen=True)
 class ProgressEvent:
-    """Counts so far. ``done`` includes cache hits and failures; ``total`` is the planned calls."""
+    """Counts so far. ``done`` includes cache hits, failures and ``skipped`` calls (planned calls a failed or invalid
+    earlier step made moot: the rest of a conversation or game); ``total`` is the planned calls."""
 
     total: int
     done: int = 0
     cached: int = 0
     failed: int = 0
+    skipped: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
     cost: float = 0.0

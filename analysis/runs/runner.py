@@ -85,6 +85,12 @@ class RunSummary:
     tokens_in: int
     tokens_out: int
     seconds: float
+    skipped: int = 0
+
+    @property
+    def answered(self) -> int:
+        """Calls that have a reply (made now or found in the cache)."""
+        return self.done - self.failed - self.skipped
 
 
 async def execute_run_async(
@@ -138,7 +144,7 @@ async def execute_run_async(
     if status == "failed":
         raise RunFailure(f"run {run_id} failed: {error}")
     return RunSummary(run_id, status, snap.total, snap.done, snap.cached, snap.failed, snap.tokens_in, snap.tokens_out,
-                      time.time() - started)
+                      time.time() - started, snap.skipped)
 
 
 async def _watch_cancel(cancel: threading.Event, work: asyncio.Future) -> None:

@@ -91,4 +91,4 @@ class IndividualSession:
                                                   "reason": f"not played: round {t} {why}"} for r in rest]
         self.store.upsert(ROUNDS.name, rows)
         if rest:
-            self.ex.progress.update(done=len(rest))
+            self.ex.progress.update(done=len(rest), skipped=len(rest))

@@ -140,7 +140,8 @@ class ValuesSession:
         ]
         self.store.upsert(ANSWERS.name, rows)
         picks = 2 * len({i.list_no for i in inst.items}) if inst.kind == "svs" else 0
-        self.ex.progress.update(done=(len(inst.items) + picks) * self.plan.samples)
+        moot = (len(inst.items) + picks) * self.plan.samples
+        self.ex.progress.update(done=moot, skipped=moot)
 
     async def _conversation(self, persona: Persona, ctx: Context) -> tuple[list[dict[str, str]], str | None]:
         """Messages from the persona's point of view (interlocutor = user, persona = assistant),
@@ -168,7 +169,7 @@ class ValuesSession:
             out = await self.ex.call(f"{ctx.label}/p{persona.id}/turn{t}",
                                      ChatRequest.build(msgs, self._params(max_tokens=max_tokens)))
             if not out.ok:
-                self.ex.progress.update(done=self.plan.messages - 1 - t)  # the turns that will not be taken
+                self.ex.progress.update(done=self.plan.messages - 1 - t, skipped=self.plan.messages - 1 - t)  # the turns that will not be taken
                 rows.append(self._turn_row(persona, ctx, t, speaker, "", False, out.cache_key))
                 self.store.upsert(CONVERSATIONS.name, rows)
                 return [], f"conversation turn {t} failed: {out.error}"
