@@ -126,6 +126,7 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False, isolation_level=None)
+            self._refuse_other_schema()  # before any DDL or pragma: a refused store is left byte-identical
             _enable_wal(self._conn)
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.execute("PRAGMA busy_timeout=60000")
@@ -139,6 +140,17 @@ class Store:
         except sqlite3.DatabaseError as exc:
             raise InputError(f"store {self.path}: not a RoleScope store ({exc})") from None
         self._check_version()
+
+    def _refuse_other_schema(self) -> None:
+        """InputError (connection closed) when the file is a store of another schema version; reads only."""
+        has_meta = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
+        if not has_meta:
+            return
+        row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is not None and str(row[0]) != str(SCHEMA_VERSION):
+            self._conn.close()
+            raise InputError(f"store {self.path}: schema version {row[0]}, this RoleScope reads {SCHEMA_VERSION}; "
+                             "nothing was changed")
 
     def _check_version(self) -> None:
         try:

@@ -50,5 +50,8 @@ def test_embedded_logprob_and_text_runs(tmp_path: Path) -> None:
 
         doc = metrics_json(store, "embedded")
         men = doc["models"]["embedded"]["subjects"]["Men"]
-        assert men["n_testings"] == 4 and 0 < men["consistency"] <= 1  # 2 logprob + 2 text testings
+        # the text run is the latest configuration; the logprob run is another one, listed, never pooled with it
+        assert men["n_testings"] == 2 and 0 < men["consistency"] <= 1
+        configs = doc["models"]["embedded"]["configurations"]
+        assert [c["runs"] for c in configs] == [[text_id], [run_id]] and "answer_mode" in configs[1]["differs"]
         assert set(doc["models"]["embedded"]["fairness"]) == {"Men|Women", "Boys|Girls"}

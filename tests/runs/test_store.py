@@ -163,3 +163,30 @@ def test_delete_run_removes_its_rows_and_keeps_the_cache(tmp_path: Path) -> None
         for table in ("run_calls", "call_failures", "values_answers"):
             assert store.table(table)["run_id"].tolist() == ["keep"], table
         assert store.cached_reply("key-r") is not None  # the call stays in the cache
+
+
+@pytest.mark.parametrize("command", ["import", "run", "resume"])
+def test_refused_store_is_left_byte_identical(tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A newer-schema store with a dropped table and a rollback journal: import, run and resume exit 2 and change
+    nothing (before, they re-created the table and switched the journal to WAL first)."""
+    from analysis.__main__ import main
+
+    path = tmp_path / "newer.db"
+    Store(path).close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=DELETE")
+    conn.execute("UPDATE meta SET value='2' WHERE key='schema_version'")
+    conn.execute("DROP TABLE run_calls")
+    conn.close()
+    assert not (tmp_path / "newer.db-wal").exists()
+    before = path.read_bytes()
+    csv = tmp_path / "answers.csv"
+    csv.write_text("people,Answers,\n")
+    argv = {"import": ["import", "chatgpt-mbti", str(csv)], "resume": ["resume", "r1"],
+            "run": ["run", "mbti", "--model", "x@http://127.0.0.1:9/v1", "--limit-statements", "1", "--testings", "1"]}[command]
+    assert main([*argv, "--store", str(path)]) == 2
+    assert "schema version 2" in capsys.readouterr().err
+    assert path.read_bytes() == before and not (tmp_path / "newer.db-wal").exists()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
