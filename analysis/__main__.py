@@ -34,6 +34,9 @@ def _add_store(p: argparse.ArgumentParser) -> None:
 def _add_exec(p: argparse.ArgumentParser) -> None:
     p.add_argument("--concurrency", type=int, default=8, help="max requests in flight (default 8)")
     p.add_argument("--max-attempts", type=int, default=6, help="attempts per call before it is stored as failed")
+    p.add_argument("--max-wait", type=float, default=300.0, metavar="SECONDS",
+                   help="most a call may wait between its retries in all (Retry-After included) before it is stored "
+                        "as failed (default 300)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
@@ -185,7 +188,8 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
     cancel = _cancel_on_sigint()
     try:
         summary = execute_run(store, run_id, concurrency=args.concurrency,
-                              retry=RetryPolicy(max_attempts=args.max_attempts), progress=tracker, cancel=cancel)
+                              retry=RetryPolicy(max_attempts=args.max_attempts, max_total_wait_s=args.max_wait),
+                              progress=tracker, cancel=cancel)
     finally:
         if bar is not None:
             bar.close()

@@ -26,12 +26,17 @@ class RetryPolicy:
 
     delay_k = min(retry_after, max_retry_after)  if the server sent Retry-After
             = U(0.5, 1) * min(max_delay, base * 2**k)  otherwise
+
+    ``max_total_wait_s`` bounds the waiting of one call over all its retries: when the next wait would pass it, the
+    call stops and its failure is stored (``resume`` asks again later), so ``Retry-After: 3600`` costs one capped
+    wait per call at most, not ``max_attempts`` of them.
     """
 
     max_attempts: int = 6
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     max_retry_after_s: float = 120.0
+    max_total_wait_s: float = 300.0
 
     def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float:
         if retry_after is not None:
@@ -118,7 +123,7 @@ class Executor:
         return CallOutcome(unit, key, None, error)
 
     async def _attempt(self, request: ChatRequest) -> tuple[ChatReply | None, str | None, int]:
-        attempt = 0
+        attempt, waited = 0, 0.0
         while True:
             attempt += 1
             try:
@@ -126,7 +131,12 @@ class Executor:
             except CallError as exc:
                 if not exc.retryable or attempt >= self.retry.max_attempts:
                     return None, redact(str(exc)), attempt
-                await asyncio.sleep(self.retry.delay(attempt - 1, exc.retry_after, self._rng))
+                wait = self.retry.delay(attempt - 1, exc.retry_after, self._rng)
+                if waited + wait > self.retry.max_total_wait_s:
+                    return None, redact(f"{exc} (gave up: the next retry would wait {wait:.0f}s, past the "
+                                        f"{self.retry.max_total_wait_s:.0f}s this call may wait in all)"), attempt
+                waited += wait
+                await asyncio.sleep(wait)
 
 
 async def run_units(units: Iterable[Callable[[], Awaitable[None]]], *, one_at_a_time: bool) -> None:

@@ -25,3 +25,23 @@ def test_every_call_failing_exits_1_and_says_so(stub_server: StubServer, tmp_pat
     stub_server.configure([])
     assert main(["resume", "f1", *args]) == 0  # the endpoint recovered: every call answered
     assert "2/2 calls answered (0 cached), 0 failed;" in capsys.readouterr().err
+
+
+def test_retry_after_is_bounded_per_call(stub_server: StubServer, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Retry-After: 3600 (capped per wait at max_retry_after_s) no longer makes a call wait max_attempts times: past
+    --max-wait in all it gives up and stores the failure with the reason."""
+    import time
+
+    from analysis.runs.store import Store
+
+    stub_server.configure([FaultRule("429", modulo=1, times=None, retry_after=3600)])
+    store = tmp_path / "s.db"
+    started = time.monotonic()
+    code = main(["run", "mbti", "--model", "stub@" + stub_server.url, "--subjects", "Men", "--testings", "1",
+                 "--limit-statements", "1", "--store", str(store), "--quiet", "--max-wait", "0", "--run-id", "w1"])
+    assert code == 1 and time.monotonic() - started < 60
+    assert len(stub_server.calls()) == 1  # no retry: even one capped wait (120 s) is past 0 s
+    with Store(store, read_only=True) as s:
+        error = s.query_one("SELECT error FROM call_failures")["error"]
+    assert error.startswith("HTTP 429") and "gave up: the next retry would wait 120s" in error
