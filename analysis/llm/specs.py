@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from analysis.errors import InputError
 
@@ -41,12 +41,23 @@ class ModelSpec(BaseModel):
     backend: Backend
     model: str = Field(description="Model id sent in the request body.")
     base_url: str | None = Field(default=None, description="None for embedded (port chosen at start).")
-    api_key_env: str | None = None
+    api_key_env: str | None = Field(default=None, description="Name of the environment variable holding the key.")
     params: dict[str, Any] = Field(default_factory=dict, description="Default generation params.")
     price_input_per_mtok: float | None = None
     price_output_per_mtok: float | None = None
     max_top_logprobs: int = Field(default=20, description="Largest top_logprobs the endpoint accepts.")
     timeout_s: float = 120.0
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_var_name(cls, value: str | None) -> str | None:
+        """An environment variable *name*; the key itself written here (an easy mistake) is refused, never echoed."""
+        if value is None:
+            return value
+        if not _ENV_NAME.fullmatch(value) or looks_like_key(value):
+            raise ValueError("must name an environment variable (letters, digits and _, e.g. OPENAI_API_KEY), "
+                             "not hold the key; the value is not shown")
+        return value
 
     @property
     def identity(self) -> str:
@@ -64,6 +75,24 @@ class ModelSpec(BaseModel):
         data = self.model_dump()
         data["base_url"] = strip_url_credentials(self.base_url)
         return data
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_KEYLIKE = re.compile(r"[A-Za-z0-9_]{20,}")
+
+
+def looks_like_key(text: str) -> bool:
+    """Whether ``text`` could be an API key: a known key prefix, or a token of 20+ letters, digits and _ mixing letters
+    and digits, unless it is upper-case words joined by _ (``OPENAI_API_KEY_2`` is a name; ``a8Fk29...`` is a key;
+    model ids such as ``gpt-4o-mini-2024-07-18`` have separators)."""
+    text = text.strip()
+    if re.match(r"(?:sk-|hf_|gsk_|xai-|AIza)", text):
+        return True
+    if not _KEYLIKE.fullmatch(text):
+        return False
+    has_digit, has_alpha = any(c.isdigit() for c in text), any(c.isalpha() for c in text)
+    words = [w for w in text.split("_") if w]
+    return has_digit and has_alpha and not (len(words) > 1 and all(w.isupper() or w.isdigit() for w in words))
 
 
 def strip_url_credentials(url: str | None) -> str | None:
@@ -118,7 +147,8 @@ def parse_model_spec(spec: str, models_file: Path | None = DEFAULT_MODELS_FILE) 
         raise InputError("model spec is empty; try 'embedded', 'openai:gpt-4o-mini' or 'llama3@http://localhost:11434/v1'")
     if spec == "embedded":
         return _embedded_spec()
-    if models_file is not None:
+    builtin = spec.startswith(("openai:", "hf:")) or re.search(r"@https?://", spec, flags=re.IGNORECASE)
+    if models_file is not None and not builtin:  # a broken models.toml only breaks the names it defines
         named = load_named_models(models_file)
         if spec in named:
             return named[spec]
@@ -141,7 +171,8 @@ def parse_model_spec(spec: str, models_file: Path | None = DEFAULT_MODELS_FILE) 
             name = f"{model}@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
             return ModelSpec(name=name, backend="custom", model=model, base_url=base_url.rstrip("/"), api_key_env="ROLESCOPE_API_KEY")
     shown = re.sub(r"://[^/@\s]*@", "://***@", spec)  # never echo URL credentials
+    shown = "(not shown: it looks like an API key)" if looks_like_key(spec) else f"'{shown}'"
     raise InputError(
-        f"model spec '{shown}' not understood: use 'embedded', 'openai:<model>', 'hf:<model>', "
+        f"model spec {shown} not understood: use 'embedded', 'openai:<model>', 'hf:<model>', "
         "'<model>@<http(s)://host:port/v1>' or a name from models.toml"
     )

@@ -12,7 +12,9 @@ import pytest
 from analysis.errors import InputError
 from analysis.llm.client import CallError, ChatRequest, http_status_error, classify_error
 from analysis.llm.keys import REDACTED, redact, register_secret, resolve_api_key
-from analysis.llm.specs import EMBEDDED_MODEL, HF_ROUTER_BASE_URL, OPENAI_BASE_URL, ModelSpec, parse_model_spec
+from analysis.llm.specs import (
+    EMBEDDED_MODEL, HF_ROUTER_BASE_URL, OPENAI_BASE_URL, ModelSpec, load_named_models, parse_model_spec,
+)
 from analysis.runs.executor import RetryPolicy
 
 
@@ -335,3 +337,34 @@ def test_embedded_requests_turn_llama_cpp_prompt_cache_off_unless_asked(stub_ser
     asyncio.run(send(parse_model_spec(f"stub-model@{stub_server.url}"), {"max_tokens": 4}))
     sent = [c["params"].get("cache_prompt", "absent") for c in stub_server.calls()]
     assert sent == [False, True, "absent"]
+
+
+@pytest.mark.parametrize("value", ["sk-proj-" + "a1" * 20, "a8Fk29dkL3mQpZ7xW1nB4vC6", "OPENAI API KEY", "1KEY", "$HOME"])
+def test_api_key_env_must_be_a_variable_name(tmp_path: Path, value: str) -> None:
+    """The key itself written as api_key_env is refused (it would be stored in runs.model_spec and printed by
+    `models --json`); the error names the file, table and field, never the value."""
+    path = tmp_path / "models.toml"
+    path.write_text(f'[models.mine]\nspec = "m@http://127.0.0.1:9/v1"\napi_key_env = "{value}"\n')
+    with pytest.raises(InputError) as exc:
+        load_named_models(path)
+    assert "[models.mine] field 'api_key_env'" in str(exc.value) and value not in str(exc.value)
+    assert ModelSpec(name="x", backend="custom", model="m", api_key_env="MY_PROXY_KEY_2").api_key_env == "MY_PROXY_KEY_2"
+
+
+def test_plain_key_as_model_is_not_echoed() -> None:
+    key = "a8Fk29dkL3mQpZ7xW1nB4vC6e0"
+    with pytest.raises(InputError) as exc:
+        parse_model_spec(key, models_file=None)
+    assert key not in str(exc.value) and "looks like an API key" in str(exc.value)
+    with pytest.raises(InputError, match="'gpt-4o-mini' not understood"):  # a model name is still shown
+        parse_model_spec("gpt-4o-mini", models_file=None)
+
+
+def test_broken_models_toml_breaks_only_its_names(tmp_path: Path) -> None:
+    """Type errors in models.toml used to break every run, even 'x@url' specs: built-in forms no longer read it."""
+    path = tmp_path / "models.toml"
+    path.write_text('[models.bad]\nspec = "m@http://127.0.0.1:9/v1"\ntimeout_s = "soon"\n')
+    assert parse_model_spec("m@http://127.0.0.1:9/v1", models_file=path).model == "m"
+    assert parse_model_spec("openai:gpt-4o", models_file=path).backend == "openai"
+    with pytest.raises(InputError, match=r"\[models.bad\] field 'timeout_s'"):
+        parse_model_spec("bad", models_file=path)
