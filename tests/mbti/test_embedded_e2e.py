@@ -51,7 +51,10 @@ def test_embedded_logprob_and_text_runs(tmp_path: Path) -> None:
         doc = metrics_json(store, "embedded")
         men = doc["models"]["embedded"]["subjects"]["Men"]
         # the text run is the latest configuration; the logprob run is another one, listed, never pooled with it
-        assert men["n_testings"] == 2 and 0 < men["consistency"] <= 1
+        # (the 135M model's text replies often name no option, so the text testings' consistency may be undefined)
+        assert men["n_testings"] == 2 and (men["consistency"] is None or 0 < men["consistency"] <= 1)
         configs = doc["models"]["embedded"]["configurations"]
         assert [c["runs"] for c in configs] == [[text_id], [run_id]] and "answer_mode" in configs[1]["differs"]
+        logprob = metrics_json(store, "embedded", config=configs[1]["id"])["models"]["embedded"]["subjects"]["Men"]
+        assert logprob["n_testings"] == 2 and 0 < logprob["consistency"] <= 1  # every logprob answer is valid
         assert set(doc["models"]["embedded"]["fairness"]) == {"Men|Women", "Boys|Girls"}
