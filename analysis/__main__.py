@@ -13,7 +13,9 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
+
+from pydantic import ValidationError
 
 from analysis.errors import InputError, RoleScopeError
 from analysis.llm.keys import redact
@@ -40,8 +42,16 @@ def _add_exec(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the CLI's error contract: one line on stderr naming the option and the reason, exit 2 (argparse
+    prints its usage first; ``--help`` still shows it). Sub-commands' parsers inherit the class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m analysis", description="RoleScope: how faithfully LLMs play personas.")
+    parser = _Parser(prog="python -m analysis", description="RoleScope: how faithfully LLMs play personas.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="run a method against a model")
@@ -414,6 +424,12 @@ def main(argv: list[str] | None = None) -> int:
     except RoleScopeError as exc:
         print(f"error: {redact(str(exc))}", file=sys.stderr)
         return exc.exit_code
+    except ValidationError as exc:  # a plan or option out of range (--samples 0, --messages -2): bad input
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or exc.title
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        print(f"error: {exc.title} field '{where}': {redact(str(first['msg']))}{more}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

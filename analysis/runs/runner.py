@@ -67,7 +67,10 @@ def new_run_id(method: str) -> str:
 
 
 def create_run(store: Store, method: str, spec: ModelSpec, plan: dict[str, Any], run_id: str | None = None) -> str:
+    """Store a new run of ``plan``; a plan that makes no call (no personas, no items, limits of 0) is refused."""
     runner = method_runner(method)
+    if runner.n_calls(plan) < 1:
+        raise InputError(f"{method} plan makes no calls (no personas, items, statements or subjects left); nothing run")
     run_id = run_id or new_run_id(method)
     store.create_run(run_id, method, spec.name, spec.public_dict(), plan)
     store.set_run_status(run_id, "created", n_units=runner.n_calls(plan))

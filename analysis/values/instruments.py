@@ -71,7 +71,9 @@ class Instrument(BaseModel):
         return [i for i in self.items if i.value is not None]
 
     def limited(self, n: int | None) -> Instrument:
-        """The first ``n`` items (all when None), keeping SVS lists whole in order."""
+        """The first ``n`` items (all when None), keeping SVS lists whole in order; ``n`` < 1 is an InputError."""
+        if n is not None and n < 1:
+            raise InputError(f"--limit-items {n}: give a number of items of at least 1")
         return self if n is None else self.model_copy(update={"items": self.items[:n]})
 
 
