@@ -320,22 +320,26 @@ def cmd_import(args: argparse.Namespace) -> int:
     """One line per file on stderr (errors name the file and key); exit 2 if any file failed."""
     from analysis.runs.store import Store
 
+    # every importer parses all its files before the store is opened: a refused import leaves the store untouched
     if args.kind == "chatgpt-mbti":
-        from analysis.mbti.cli import import_files
+        from analysis.mbti.importer import parse_files, store_parsed
 
+        parsed = parse_files(args.paths)
         with Store(args.store) as store:
-            run_ids = import_files(store, args.paths)
+            run_ids = store_parsed(store, parsed)
         for run_id in run_ids:
             print(f"imported {run_id}", file=sys.stderr)
         if args.json:
             print(json.dumps({"run_ids": run_ids}))
         return 0
     if args.kind == "personagym":
-        from analysis.personagym.cli import import_files as import_personagym
+        from analysis.personagym.importer import parse_files as parse_personagym
+        from analysis.personagym.importer import store_parsed as store_personagym
 
         notes: list[str] = []
+        parsed_pg = parse_personagym(args.paths)
         with Store(args.store) as store:
-            run_ids = import_personagym(store, args.paths, notes)
+            run_ids = store_personagym(store, parsed_pg, notes)
         for run_id in run_ids:
             print(f"imported {run_id}", file=sys.stderr)
         for note in notes:
@@ -345,10 +349,12 @@ def cmd_import(args: argparse.Namespace) -> int:
         return 0
     if args.kind != "value-stability":
         raise InputError(f"import {args.kind}: not implemented yet")
-    from analysis.importers.value_stability import import_value_stability
+    from analysis.importers.value_stability import parse_value_stability, store_parsed
 
-    with Store(args.store) as store:
-        reports = import_value_stability(store, args.paths)
+    parsed_vs, reports = parse_value_stability(args.paths)
+    if parsed_vs:
+        with Store(args.store) as store:
+            reports = reports + store_parsed(store, parsed_vs)
     for report in reports:
         print(redact(report.line()), file=sys.stderr)
     if args.json:

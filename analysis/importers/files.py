@@ -1,18 +1,107 @@
-"""Expanding the PATH... arguments of ``import``: files as given, folders searched recursively."""
+"""Reading user files safely, and expanding the PATH... arguments of ``import``.
+
+Every loader and importer reads through ``read_bytes`` / ``read_text`` / ``load_json``, so every bad file gets one
+clear ``InputError`` naming it and the reason, never a traceback or a hang:
+
+- only regular files are read: a folder, a FIFO (opening one would block forever), a device or a socket is refused;
+  a missing file, a symlink loop and a permission problem are told apart;
+- text must decode in the given encodings (UTF-8 by default), else the byte offset is named;
+- JSON is parsed with NaN / Infinity refused (not JSON, and never a valid score), and a document nested too deeply
+  (Python's parser recurses) or holding a number too long to convert (Python caps int digits) is refused.
+"""
 
 from __future__ import annotations
 
+import errno
+import json
+import os
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from analysis.errors import InputError
+
+#: Files larger than this are refused (RoleScope's inputs are instruments, personas, answer files: megabytes).
+MAX_BYTES = 1 << 30
+
+
+def _checked(path: Path) -> os.stat_result:
+    """The stat of a regular file at ``path`` (symlinks followed), or an InputError saying what is there instead."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise InputError(f"{path}: broken symbolic link") from None
+        raise InputError(f"{path}: file not found") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"{path}: symbolic link loop") from None
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{path}: is a folder, expected a file")
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "a device"
+        raise InputError(f"{path}: is {kind}, not a regular file")
+    if info.st_size > MAX_BYTES:
+        raise InputError(f"{path}: {info.st_size} bytes, more than the {MAX_BYTES} a RoleScope input may have")
+    return info
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The bytes of a regular file (see module docstring)."""
+    path = Path(path).expanduser()
+    _checked(path)
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def decode(content: bytes, path: str | Path, encodings: Sequence[str] = ("utf-8-sig",)) -> str:
+    """``content`` decoded with the first encoding that fits, else an InputError naming the file and byte."""
+    error: UnicodeDecodeError | None = None
+    for encoding in encodings:
+        try:
+            return content.decode(encoding)
+        except UnicodeDecodeError as exc:
+            error = error or exc
+    names = " or ".join(e.replace("-sig", "") for e in encodings).upper()
+    raise InputError(f"{path}: not {names} text (byte {error.start if error else '?'})")
+
+
+def read_text(path: str | Path, encodings: Sequence[str] = ("utf-8-sig",)) -> str:
+    """The text of a regular file in one of ``encodings`` (see module docstring)."""
+    return decode(read_bytes(path), path, encodings)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parse_json(text: str, path: str | Path) -> Any:
+    """A JSON document, or an InputError naming the file and the reason (line and column when known)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{path}: invalid JSON (nested too deeply)") from None
+    except ValueError as exc:  # NaN/Infinity, or an integer beyond Python's digit limit
+        raise InputError(f"{path}: invalid JSON ({str(exc).splitlines()[0][:120]})") from None
+
+
+def load_json(path: str | Path, encodings: Sequence[str] = ("utf-8-sig",)) -> Any:
+    """A JSON file (``read_text`` + ``parse_json``)."""
+    return parse_json(read_text(path, encodings), path)
 
 
 def expand_paths(paths: Sequence[str | Path], pattern: str, *, what: str,
                  accept: Callable[[Path], bool] = lambda p: True) -> list[Path]:
     """Files given directly, plus ``pattern`` matches below each folder; duplicates dropped, order kept.
 
-    A folder without a match or a missing path is an InputError naming it (``what`` describes the files).
+    A folder without a match, a missing path, a FIFO, a symlink loop is an InputError naming it (``what`` describes the
+    files).
     """
     files: list[Path] = []
     for raw in paths:
@@ -22,10 +111,9 @@ def expand_paths(paths: Sequence[str | Path], pattern: str, *, what: str,
             if not found:
                 raise InputError(f"{path}: no {what} in this folder")
             files.extend(found)
-        elif path.is_file():
-            files.append(path)
         else:
-            raise InputError(f"{path}: file not found")
+            _checked(path)
+            files.append(path)
     unique: dict[Path, Path] = {}
     for f in files:
         unique.setdefault(f.resolve(), f)

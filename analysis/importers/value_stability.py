@@ -30,7 +30,6 @@ and the key. The run id hashes the label and the file's bytes, so importing twic
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import string
 from collections.abc import Iterable, Sequence
@@ -39,6 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from analysis.errors import InputError
+from analysis.importers.files import decode, parse_json, read_bytes
 from analysis.runs.store import Store
 from analysis.values.questionnaire import ANSWERS
 
@@ -262,12 +262,7 @@ def _logprob_row(lprobs: list[Any], n_options: int, where: str) -> list[float]:
 
 def parse_results(path: Path, content: bytes) -> ParsedResults:
     """Validate one results.json and build its run (nothing is stored). Raises InputError naming file and key."""
-    try:
-        doc = json.loads(content.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg}); truncated file?") from None
+    doc = parse_json(decode(content, path, ("utf-8",)), path)
     try:
         return _build(path, content, doc)
     except _Bad as exc:
@@ -375,17 +370,27 @@ def import_value_stability(store: Store, paths: Sequence[str | Path]) -> list[Im
     Each file is stored in one transaction, so a bad file leaves nothing behind; good files are imported
     whatever the others do. A file already imported (same label and bytes) is reported, not duplicated.
     """
+    parsed, reports = parse_value_stability(paths)
+    return reports + store_parsed(store, parsed)
+
+
+def parse_value_stability(paths: Sequence[str | Path]) -> tuple[list[ParsedResults], list[ImportReport]]:
+    """Every results.json of ``paths`` parsed, nothing stored: the good ones, and a failed report per bad one."""
     files, reports = _expand(paths)
+    parsed = []
     for path in files:
         try:
-            parsed = parse_results(path, path.read_bytes())
+            parsed.append(parse_results(path, read_bytes(path)))
         except InputError as exc:
             reports.append(ImportReport(str(path), "failed", error=str(exc)))
-            continue
-        except OSError as exc:
-            reports.append(ImportReport(str(path), "failed", error=f"{path}: cannot read ({exc.strerror})"))
-            continue
-        r = parsed.report
-        created = store.import_run(r.run_id, "values", r.model, parsed.model_spec, parsed.plan, {ANSWERS.name: parsed.rows})
+    return parsed, reports
+
+
+def store_parsed(store: Store, parsed: Sequence[ParsedResults]) -> list[ImportReport]:
+    """Store parsed results, each in one transaction; a file already imported is reported, not duplicated."""
+    reports = []
+    for p in parsed:
+        r = p.report
+        created = store.import_run(r.run_id, "values", r.model, p.model_spec, p.plan, {ANSWERS.name: p.rows})
         reports.append(r if created else replace(r, status="already imported"))
     return reports

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
-from analysis.importers.files import expand_paths
+from analysis.importers.files import expand_paths, read_bytes
 from analysis.mbti import OPTIONS
 from analysis.mbti.parse import listed_options, parse_correctness
 from analysis.mbti.prompts import CANONICAL
@@ -105,7 +105,7 @@ def parse_answer_file(path: Path, content: bytes) -> ParsedFile:
     """One published answer CSV -> the rows of one imported run (see module docstring)."""
     text, encoding = decode(content, path)
     try:
-        table = list(csv.reader(io.StringIO(text, newline="")))
+        table = list(csv.reader(io.StringIO(text, newline=""), strict=True))  # a cut-off quoted cell is an error
     except csv.Error as exc:
         raise InputError(f"{path}: not a readable CSV file ({exc})") from None
     if not table:
@@ -181,19 +181,18 @@ def _expand(paths: Sequence[str | Path]) -> list[Path]:
     return expand_paths(paths, "*.csv", what=".csv file")
 
 
-def import_files(store: Store, paths: Sequence[str | Path]) -> list[str]:
-    """Import answer CSVs (or folders of them); returns one run id per file (already imported ones included).
+def parse_files(paths: Sequence[str | Path]) -> list[ParsedFile]:
+    """Every answer CSV of ``paths`` (files or folders) parsed, nothing stored; any bad file raises InputError."""
+    return [parse_answer_file(path, read_bytes(path)) for path in _expand(paths)]
 
-    Every file is parsed first: any bad file raises InputError and nothing is written. Then each
-    file is stored in its own transaction.
-    """
-    parsed = []
-    for path in _expand(paths):
-        try:
-            content = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-        parsed.append(parse_answer_file(path, content))
+
+def store_parsed(store: Store, parsed: Sequence[ParsedFile]) -> list[str]:
+    """Store parsed files, each in its own transaction; one run id per file (already imported ones included)."""
     for p in parsed:
         store.import_run(p.run_id, "mbti", p.model, p.model_spec, p.plan, {ANSWERS.name: p.rows})
     return [p.run_id for p in parsed]
+
+
+def import_files(store: Store, paths: Sequence[str | Path]) -> list[str]:
+    """Import answer CSVs (or folders of them): every file parsed first (a bad one: InputError, nothing written)."""
+    return store_parsed(store, parse_files(paths))

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -32,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from analysis.errors import InputError
+from analysis.importers.files import load_json, read_text
 from analysis.mbti import DIMENSIONS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -208,12 +208,7 @@ def _existing(source: str | Path, what: str) -> Path:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON at line {exc.lineno} ({exc.msg})") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
+    return load_json(path)
 
 
 def _validated(data: dict[str, Any], path: Path) -> StatementSet:
@@ -256,15 +251,14 @@ def _normalise_row(row: Any, path: Path, n: int) -> Any:
 
 
 def _csv_dicts(path: Path) -> list[dict[str, str]]:
+    reader = csv.DictReader(io.StringIO(read_text(path, ("utf-8-sig", "cp1252"))))
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        text = path.read_text(encoding="cp1252")
-    reader = csv.DictReader(io.StringIO(text))
-    if not reader.fieldnames:
-        raise InputError(f"{path}: empty CSV file")
-    reader.fieldnames = [f.strip().lower() for f in reader.fieldnames]
-    return [r for r in reader if any((v or "").strip() for v in r.values())]
+        if not reader.fieldnames:
+            raise InputError(f"{path}: empty CSV file")
+        reader.fieldnames = [f.strip().lower() for f in reader.fieldnames]
+        return [r for r in reader if any((v or "").strip() for v in r.values())]
+    except csv.Error as exc:
+        raise InputError(f"{path}: not a readable CSV file ({exc})") from None
 
 
 def _from_csv(path: Path) -> StatementSet:
@@ -281,10 +275,7 @@ def _from_csv(path: Path) -> StatementSet:
 
 
 def _from_txt(path: Path) -> StatementSet:
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except UnicodeDecodeError:
-        lines = path.read_text(encoding="cp1252").splitlines()
+    lines = read_text(path, ("utf-8-sig", "cp1252")).splitlines()
     out = []
     for line in lines:
         if not line.strip():

@@ -18,7 +18,6 @@ Sources:
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from analysis.errors import InputError
+from analysis.importers.files import decode, load_json, parse_json, read_bytes, read_text
 from analysis.personagym import SCORES, TASKS, canonical_task
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -83,19 +83,11 @@ def persona_key(description: str) -> str:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    return load_json(path)
 
 
 def _read_lines(path: Path) -> list[str]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read as UTF-8 text ({exc})") from None
+    text = read_text(path)
     return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
@@ -120,12 +112,7 @@ def load_environments(source: str | Path = "default") -> list[str]:
 
 def read_question_file(path: Path, content: bytes | None = None) -> tuple[str, dict[str, list[str]]]:
     """(persona description from the file name, {canonical task: questions}) of one question file."""
-    try:
-        doc = json.loads((content if content is not None else path.read_bytes()).decode("utf-8-sig"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    doc = parse_json(decode(content if content is not None else read_bytes(path), path), path)
     if not isinstance(doc, dict) or not doc:
         raise InputError(f"{path}: a question file holds {{task: [questions]}}")
     questions: dict[str, list[str]] = {}

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
-from analysis.importers.files import expand_paths
+from analysis.importers.files import decode, expand_paths, load_json, parse_json, read_bytes
 from analysis.personagym import TASKS, canonical_task
 from analysis.personagym.data import persona_key, read_question_file
 from analysis.personagym.metrics import published_consistency
@@ -176,10 +176,7 @@ def paper_disagreements(tasks: dict[str, float], published: float, paper: PaperS
 
 def parse_file(path: Path, content: bytes) -> ParsedFile:
     """A question file or a scores file, told apart by a 'PersonaScore' field or the name scores.json."""
-    try:
-        doc = json.loads(content.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    doc = parse_json(decode(content, path), path)
     if not isinstance(doc, dict):
         raise InputError(f"{path}: expected a question file {{task: [questions]}} or a scores file {{task: score}}")
     scores = path.name.lower() == "scores.json" or any(re.sub(r"[\s_-]", "", k).lower() == "personascore" for k in doc)
@@ -190,8 +187,8 @@ def parse_file(path: Path, content: bytes) -> ParsedFile:
 
 def _is_object_file(path: Path) -> bool:
     try:
-        return isinstance(json.loads(path.read_bytes().decode("utf-8-sig")), dict)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return isinstance(load_json(path), dict)
+    except InputError:
         return True  # let parse_file report it
 
 
@@ -206,13 +203,16 @@ def import_files(store: Store, paths: Sequence[str | Path], notes: list[str] | N
     in its own transaction. ``notes``, when given, receives one line per flagged file (a published
     PersonaScore that is not the mean of its tasks).
     """
-    parsed = []
-    for path in _expand(paths):
-        try:
-            content = path.read_bytes()
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-        parsed.append(parse_file(path, content))
+    return store_parsed(store, parse_files(paths), notes)
+
+
+def parse_files(paths: Sequence[str | Path]) -> list[ParsedFile]:
+    """Every question or scores file of ``paths`` parsed, nothing stored; any bad file raises InputError."""
+    return [parse_file(path, read_bytes(path)) for path in _expand(paths)]
+
+
+def store_parsed(store: Store, parsed: Sequence[ParsedFile], notes: list[str] | None = None) -> list[str]:
+    """Store parsed files, each in its own transaction; ``notes`` receives their flags."""
     for p in parsed:
         store.import_run(p.run_id, "personagym", p.model, p.model_spec, p.plan, {p.table: p.rows})
         if notes is not None:

@@ -16,12 +16,12 @@ other Big Five levels, hence another persona). Splits as for generated banks (``
 from __future__ import annotations
 
 import hashlib
-import json
 import random
 from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
+from analysis.importers.files import load_json, parse_json, read_text
 from analysis.trust.personas import BIG_FIVE, Persona, age_band, assign_splits, describe, sample_levels
 
 _WEALTH = {
@@ -86,27 +86,18 @@ def read_agents(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
             raise InputError(f"--personas {path}: no <id>/scratch.json agent folders in this folder")
         out = []
         for f in files:
-            try:
-                doc = json.loads(f.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise InputError(f"{f}: not a JSON file ({exc})") from None
+            doc = load_json(f)
             if not isinstance(doc, dict):
                 raise InputError(f"{f}: expected a JSON object")
             doc.setdefault("agent_id", f.parent.name)
             out.append((str(f), doc))
         return out
     out = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
+    lines = read_text(path).splitlines()
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path} line {n}: not JSON ({exc.msg})") from None
+        doc = parse_json(line, f"{path} line {n}")
         if not isinstance(doc, dict):
             raise InputError(f"{path} line {n}: expected a JSON object")
         out.append((f"{path} line {n}", doc))

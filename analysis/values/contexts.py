@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from analysis.errors import InputError
+from analysis.importers.files import parse_json, read_text
 from analysis.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
 
 CONTEXT_DIR = DATA_DIR / "values/contexts"
@@ -66,17 +67,16 @@ def load_context(source: str, n_personas: int) -> Context:
 def read_chunk(path: Path, n_personas: int) -> list[str]:
     """First ``n_personas`` ``content`` fields of a chunk file (extra lines are unused)."""
     openings: list[str] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if len(openings) == n_personas:
-                break
-            if not line.strip():
-                continue
-            try:
-                content = json.loads(line)["content"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise InputError(f"context {path}: line {lineno} is not a JSON object with 'content'") from None
-            openings.append(str(content))
+    for lineno, line in enumerate(read_text(path).splitlines(), 1):
+        if len(openings) == n_personas:
+            break
+        if not line.strip():
+            continue
+        try:
+            content = parse_json(line, path)["content"]
+        except (InputError, KeyError, TypeError):
+            raise InputError(f"context {path}: line {lineno} is not a JSON object with 'content'") from None
+        openings.append(str(content))
     if len(openings) < n_personas:
         raise InputError(f"context {path}: {len(openings)} openings for {n_personas} personas (persona i takes line i)")
     return openings

@@ -15,13 +15,14 @@ Formats read here:
 from __future__ import annotations
 
 import csv
-import json
+import io
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from analysis.errors import InputError
+from analysis.importers.files import load_json, read_text
 from analysis.values import VALUES
 from analysis.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
 
@@ -99,22 +100,21 @@ def load_instrument(source: str | Path) -> Instrument:
 
 def _from_json(path: Path) -> Instrument:
     try:
-        return Instrument.model_validate_json(path.read_text(encoding="utf-8"))
+        return Instrument.model_validate(load_json(path))
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(f"instrument {path}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
 
 
 def _read_json(path: Path) -> object:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON at line {exc.lineno} ({exc.msg})") from None
+    return load_json(path)
 
 
 def _read_rows(path: Path) -> list[list[str]]:
-    with path.open(encoding="utf-8", newline="") as fh:
-        rows = [r for r in csv.reader(fh) if r]
+    try:
+        rows = [r for r in csv.reader(io.StringIO(read_text(path), newline="")) if r]
+    except csv.Error as exc:
+        raise InputError(f"{path}: not a readable CSV ({exc})") from None
     for n, row in enumerate(rows, 1):
         if len(row) < 3:
             raise InputError(f"{path}: line {n} has {len(row)} cells; expected item text, option labels and 'undef'")

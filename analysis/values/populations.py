@@ -7,13 +7,13 @@ given instead, locally or as ``hf://datasets/<owner>/<name>/<path>``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ValidationError, field_validator
 
 from analysis.errors import InputError
+from analysis.importers.files import load_json
 from analysis.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
 
 BUNDLED = {"default": DATA_DIR / "values/personas.json"}
@@ -50,10 +50,7 @@ def load_population(source: str | Path) -> list[Persona]:
 
 
 def parse_personas(path: Path) -> list[Persona]:
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"population {path}: invalid JSON at line {exc.lineno} ({exc.msg})") from None
+    raw = load_json(path)
     if not isinstance(raw, list) or not raw:
         raise InputError(f"population {path}: expected a non-empty list of {{name, description, gender}}")
     personas = []

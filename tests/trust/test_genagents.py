@@ -116,7 +116,7 @@ def test_bad_input_names_file_and_field(tmp_path: Path, raw) -> None:
     with pytest.raises(InputError, match="field 'age': age 12 is below 18"):
         load_genagents(bad)
     bad.write_text("{not json\n")
-    with pytest.raises(InputError, match="line 1: not JSON"):
+    with pytest.raises(InputError, match="line 1: invalid JSON"):
         load_genagents(bad)
     bad.write_text(json.dumps(doc) + "\n" + json.dumps(doc) + "\n")
     with pytest.raises(InputError, match="appears twice"):
