@@ -9,7 +9,10 @@ as written. Because every call goes through the content-addressed cache, re-exec
 from __future__ import annotations
 
 import asyncio
+import itertools
+import os
 import random
+import secrets
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
@@ -18,6 +21,11 @@ from analysis.llm.keys import redact
 from analysis.llm.specs import ModelSpec
 from analysis.runs.progress import ProgressTracker
 from analysis.runs.store import Store
+
+#: A claim's lease is the model's timeout plus this margin, renewed before every attempt.
+CLAIM_MARGIN_S = 60.0
+#: How often a call waiting for another's claim looks for its reply.
+CLAIM_POLL_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,8 @@ class Executor:
         self._identity = client.spec.identity
         self._client_factory = client_factory or LLMClient
         self._others: dict[str, Executor] = {}
+        self._owner_prefix = f"{os.getpid()}-{secrets.token_hex(4)}"
+        self._owner_ids = itertools.count()
 
     def for_model(self, spec: ModelSpec) -> Executor:
         """An Executor for another model of the same run (e.g. an evaluator): same store, run id, progress,
@@ -105,27 +115,52 @@ class Executor:
             await other.client.aclose()
 
     async def call(self, unit: str, request: ChatRequest) -> CallOutcome:
-        """The reply for ``request`` (from cache or endpoint), persisted under ``unit``."""
+        """The reply for ``request`` (from cache or endpoint), persisted under ``unit``.
+
+        Before sending, the request is claimed in the store (``Store.claim_call``): when another process (or unit)
+        is sending the same request, this one waits for its reply instead of paying for it twice, and sends it
+        itself only if that claim is released (the call failed) or its lease runs out (the process died)."""
         key = request.cache_key(self._identity)
-        cached = self.store.cached_reply(key)
+        owner = f"{self._owner_prefix}-{next(self._owner_ids)}"  # one per call: duplicates in this process wait too
+        cached = await self._cached_or_claimed(key, owner)
         if cached is not None:
             self.store.link_cached_call(self.run_id, unit, key)
             self.progress.update(done=1, cached=1)
             return CallOutcome(unit, key, cached, cached=True)
-        async with self._semaphore:
-            reply, error, attempts = await self._attempt(request)
+        try:
+            async with self._semaphore:
+                reply, error, attempts = await self._attempt(request, key, owner)
+        except BaseException:
+            self.store.release_claim(key, owner)
+            raise
         if reply is not None:
-            self.store.record_call(self.run_id, unit, key, self.client.spec.name, request, reply)
+            self.store.record_call(self.run_id, unit, key, self.client.spec.name, request, reply)  # ends the claim
             self.progress.update(done=1, tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, cost=reply.cost or 0.0)
             return CallOutcome(unit, key, reply)
+        self.store.release_claim(key, owner)
         self.store.record_failure(self.run_id, unit, key, error or "unknown error", attempts)
         self.progress.update(done=1, failed=1)
         return CallOutcome(unit, key, None, error)
 
-    async def _attempt(self, request: ChatRequest) -> tuple[ChatReply | None, str | None, int]:
+    @property
+    def _lease_s(self) -> float:
+        return self.client.spec.timeout_s + CLAIM_MARGIN_S
+
+    async def _cached_or_claimed(self, key: str, owner: str) -> ChatReply | None:
+        """The cached reply, or None once ``owner`` holds the claim to send the request."""
+        while True:
+            cached = self.store.cached_reply(key)
+            if cached is not None:
+                return cached
+            if self.store.claim_call(key, owner, self._lease_s):
+                return None
+            await asyncio.sleep(CLAIM_POLL_S)
+
+    async def _attempt(self, request: ChatRequest, key: str, owner: str) -> tuple[ChatReply | None, str | None, int]:
         attempt, waited = 0, 0.0
         while True:
             attempt += 1
+            self.store.claim_call(key, owner, self._lease_s)  # renew the lease for this attempt
             try:
                 return await self.client.complete(request), None, attempt
             except CallError as exc:

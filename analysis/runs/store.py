@@ -13,6 +13,8 @@ calls           the content-addressed call cache: cache_key -> request, reply, l
                 latency, cost (successful calls only)
 call_failures   failed units: run_id, unit, cache_key, error, attempts (kept as history)
 run_calls       which cache entries a run used: run_id, unit, cache_key, cached (1 = cache hit)
+call_claims     requests being sent right now: cache_key -> owner (a process's executor), lease expiry; another
+                process wanting the same request waits for its reply instead of paying again
 <method>_*      parsed answers, declared by each method (``register_table``)
 """
 
@@ -56,6 +58,9 @@ CREATE TABLE IF NOT EXISTS call_failures (
 CREATE TABLE IF NOT EXISTS run_calls (
     run_id TEXT NOT NULL, unit TEXT NOT NULL, cache_key TEXT NOT NULL, cached INTEGER NOT NULL,
     created_at REAL NOT NULL, PRIMARY KEY (run_id, unit)
+);
+CREATE TABLE IF NOT EXISTS call_claims (
+    cache_key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS call_failures_run ON call_failures(run_id);
 """
@@ -259,6 +264,23 @@ class Store:
                 ),
             )
             c.execute("INSERT OR REPLACE INTO run_calls VALUES (?,?,?,0,?)", (run_id, unit, cache_key, now))
+            c.execute("DELETE FROM call_claims WHERE cache_key=?", (cache_key,))
+
+    def claim_call(self, cache_key: str, owner: str, lease_s: float) -> bool:
+        """Take (or renew) the right to send the request ``cache_key`` for ``lease_s`` seconds. False while another
+        owner holds an unexpired claim; a claim left by a crashed process expires with its lease."""
+        now = time.time()
+        with self._tx() as c:
+            row = c.execute("SELECT owner, expires_at FROM call_claims WHERE cache_key=?", (cache_key,)).fetchone()
+            if row is not None and row[0] != owner and row[1] > now:
+                return False
+            c.execute("INSERT OR REPLACE INTO call_claims VALUES (?,?,?)", (cache_key, owner, now + lease_s))
+            return True
+
+    def release_claim(self, cache_key: str, owner: str) -> None:
+        """Give up a claim (the call failed): a waiting process may then send the request itself."""
+        with self._tx() as c:
+            c.execute("DELETE FROM call_claims WHERE cache_key=? AND owner=?", (cache_key, owner))
 
     def link_cached_call(self, run_id: str, unit: str, cache_key: str) -> None:
         with self._tx() as c:

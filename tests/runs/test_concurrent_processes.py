@@ -90,3 +90,31 @@ def test_two_processes_share_one_store(tmp_path: Path) -> None:
                              "(SELECT 1 FROM run_calls r WHERE r.run_id = a.run_id AND r.cache_key = a.cache_key)")
     assert orphans.n[0] == 0
     assert _item_hashes(shared, "ra").isdisjoint(_item_hashes(shared, "rb"))
+
+
+@pytest.mark.slow
+def test_two_processes_running_the_same_plan_pay_once(tmp_path: Path) -> None:
+    """The same plan run by two processes at once on one store: each request reaches the endpoint once (the second
+    process waits for the first one's claimed call instead of paying again; before, 22 of 28 shared requests were
+    paid twice), and both runs complete with identical answers."""
+    from collections import Counter
+
+    log_path = tmp_path / "stub.jsonl"
+    shared = tmp_path / "shared.db"
+    with stub_process(log_path, "--latency", "0.05") as (_, url):
+        args = {}
+        for rid in ("sa", "sb"):
+            argv = _run_args(url, shared, "ra")  # the same plan (seed 0) ...
+            argv[argv.index("--run-id") + 1] = rid  # ... under two run ids
+            args[rid] = argv
+        procs = {rid: subprocess.Popen(a, cwd=REPO, stderr=subprocess.PIPE, text=True) for rid, a in args.items()}
+        results = {rid: (p.wait(timeout=300), p.stderr.read() if p.stderr else "") for rid, p in procs.items()}
+        log = read_log(log_path)
+    for rid, (code, err) in results.items():
+        assert code == 0, f"{rid}: {err}"
+    paid = Counter(e["hash"] for e in log)
+    assert len(paid) == N_CALLS and set(paid.values()) == {1}
+    cached = _frame(shared, "SELECT run_id, SUM(cached) AS n FROM run_calls GROUP BY run_id ORDER BY run_id").n.tolist()
+    assert sum(cached) == N_CALLS  # every call paid by one run was a cache hit for the other
+    pd.testing.assert_frame_equal(_answers(shared, "sa").drop(columns="run_id"), _answers(shared, "sb").drop(columns="run_id"))
+    assert _frame(shared, "SELECT COUNT(*) AS n FROM call_claims").n[0] == 0

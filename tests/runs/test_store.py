@@ -181,7 +181,7 @@ def test_refused_store_is_left_byte_identical(tmp_path: Path, command: str, caps
     assert not (tmp_path / "newer.db-wal").exists()
     before = path.read_bytes()
     csv = tmp_path / "answers.csv"
-    csv.write_text("people,Answers,\n")
+    csv.write_text('people,Answers,\n"1. Is it correct ... ? \n people like parties.","Correct.",\n')  # a valid file
     argv = {"import": ["import", "chatgpt-mbti", str(csv)], "resume": ["resume", "r1"],
             "run": ["run", "mbti", "--model", "x@http://127.0.0.1:9/v1", "--limit-statements", "1", "--testings", "1"]}[command]
     assert main([*argv, "--store", str(path)]) == 2
