@@ -190,3 +190,14 @@ def test_refused_store_is_left_byte_identical(tmp_path: Path, command: str, caps
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+
+
+def test_call_claims_block_others_until_released_recorded_or_expired(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        assert store.claim_call("k", "a", lease_s=60)
+        assert not store.claim_call("k", "b", lease_s=60)  # a live claim of another owner
+        assert store.claim_call("k", "a", lease_s=60)  # the owner renews
+        store.release_claim("k", "a")
+        assert store.claim_call("k", "b", lease_s=0.0)  # released: b takes it, with a lease that is already over
+        assert store.claim_call("k", "c", lease_s=60)  # b's claim expired (a crashed process): c takes over
+        assert store.query_one("SELECT owner FROM call_claims WHERE cache_key='k'") == {"owner": "c"}
