@@ -26,7 +26,7 @@ from analysis.errors import InputError
 MAX_BYTES = 1 << 30
 
 
-def _checked(path: Path) -> os.stat_result:
+def check_regular_file(path: Path) -> os.stat_result:
     """The stat of a regular file at ``path`` (symlinks followed), or an InputError saying what is there instead."""
     try:
         info = path.stat()
@@ -51,7 +51,7 @@ def _checked(path: Path) -> os.stat_result:
 def read_bytes(path: str | Path) -> bytes:
     """The bytes of a regular file (see module docstring)."""
     path = Path(path).expanduser()
-    _checked(path)
+    check_regular_file(path)
     try:
         return path.read_bytes()
     except OSError as exc:
@@ -112,7 +112,7 @@ def expand_paths(paths: Sequence[str | Path], pattern: str, *, what: str,
                 raise InputError(f"{path}: no {what} in this folder")
             files.extend(found)
         else:
-            _checked(path)
+            check_regular_file(path)
             files.append(path)
     unique: dict[Path, Path] = {}
     for f in files:

@@ -164,7 +164,12 @@ def parse_model_spec(spec: str, models_file: Path | None = DEFAULT_MODELS_FILE) 
         # split before the URL, not at the last '@': "m@http://user:pw@host/v1" must reach the credentials check
         at = re.search(r"@(?=https?://)", spec, flags=re.IGNORECASE)
         model, base_url = (spec[: at.start()], spec[at.end():]) if at else spec.rpartition("@")[::2]
-        parts = urlsplit(base_url)
+        try:
+            parts = urlsplit(base_url)
+            parts.port  # noqa: B018 - raises for a port out of range
+        except ValueError as exc:
+            shown = re.sub(r"://[^/@\s]*@", "://***@", base_url)  # never echo URL credentials
+            raise InputError(f"model spec: the URL '{shown}' after '@' is not valid ({exc})") from None
         if model and parts.scheme in ("http", "https") and parts.hostname:
             if parts.username or parts.password or parts.query:
                 raise InputError("model spec: put credentials in ROLESCOPE_API_KEY, not in the URL")

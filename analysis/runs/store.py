@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from analysis.errors import InputError, RunFailure
+from analysis.importers.files import check_regular_file
 
 if TYPE_CHECKING:  # imported lazily: openai costs ~1 s, and reading a store (the app, `runs`, `export`) needs none of it
     from analysis.llm.client import ChatReply, ChatRequest
@@ -120,6 +121,8 @@ class Store:
         self.path = Path(path)
         self.read_only = read_only
         self._lock = threading.RLock()
+        if read_only or self.path.exists() or self.path.is_symlink():
+            check_regular_file(self.path)  # a folder, FIFO or link loop is named as such, not "disk I/O error"
         if read_only:
             if not self.path.exists():
                 raise InputError(f"store {self.path}: file not found")
@@ -224,8 +227,12 @@ class Store:
         row = self.query_one("SELECT * FROM runs WHERE run_id=?", (run_id,))
         if row is None:
             raise InputError(f"run '{run_id}' not found in {self.path}")
-        row["plan"] = json.loads(row["plan"])
-        row["model_spec"] = json.loads(row["model_spec"])
+        for field in ("plan", "model_spec"):
+            try:
+                row[field] = json.loads(row[field])
+            except (TypeError, ValueError) as exc:
+                raise InputError(f"run '{run_id}' in {self.path}: field '{field}': the stored JSON is corrupted "
+                                 f"({str(exc).splitlines()[0][:80]})") from None
         return row
 
     def runs(self) -> pd.DataFrame:
