@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
 import random
 import secrets
 from collections.abc import Awaitable, Callable, Iterable
@@ -20,7 +19,7 @@ from analysis.llm.client import CallError, ChatReply, ChatRequest, LLMClient
 from analysis.llm.keys import redact
 from analysis.llm.specs import ModelSpec
 from analysis.runs.progress import ProgressTracker
-from analysis.runs.store import Store
+from analysis.runs.store import Store, claim_owner
 
 #: A claim's lease is the model's timeout plus this margin, renewed before every attempt.
 CLAIM_MARGIN_S = 60.0
@@ -93,7 +92,7 @@ class Executor:
         self._identity = client.spec.identity
         self._client_factory = client_factory or LLMClient
         self._others: dict[str, Executor] = {}
-        self._owner_prefix = f"{os.getpid()}-{secrets.token_hex(4)}"
+        self._owner_prefix = claim_owner(secrets.token_hex(4))
         self._owner_ids = itertools.count()
 
     def for_model(self, spec: ModelSpec) -> Executor:

@@ -21,6 +21,8 @@ call_claims     requests being sent right now: cache_key -> owner (a process's e
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
@@ -275,11 +277,12 @@ class Store:
 
     def claim_call(self, cache_key: str, owner: str, lease_s: float) -> bool:
         """Take (or renew) the right to send the request ``cache_key`` for ``lease_s`` seconds. False while another
-        owner holds an unexpired claim; a claim left by a crashed process expires with its lease."""
+        owner holds an unexpired claim. A claim left by a crashed process expires with its lease, or at once when its
+        owner (``claim_owner``: host, pid, token) was a process of this machine that is gone."""
         now = time.time()
         with self._tx() as c:
             row = c.execute("SELECT owner, expires_at FROM call_claims WHERE cache_key=?", (cache_key,)).fetchone()
-            if row is not None and row[0] != owner and row[1] > now:
+            if row is not None and row[0] != owner and row[1] > now and _owner_alive(row[0]):
                 return False
             c.execute("INSERT OR REPLACE INTO call_claims VALUES (?,?,?)", (cache_key, owner, now + lease_s))
             return True
@@ -362,6 +365,26 @@ class Store:
     def table_names(self) -> list[str]:
         with self._lock:
             return [r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+
+
+def claim_owner(token: str) -> str:
+    """A claim owner id: ``host:pid:token``, so that a claim of a dead local process can be taken over at once."""
+    return f"{socket.gethostname()}:{os.getpid()}:{token}"
+
+
+def _owner_alive(owner: str) -> bool:
+    """False only when ``owner`` is a process of this host that no longer exists."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _upsert_statement(table: str, rows: Sequence[dict[str, Any]]) -> tuple[str, list[tuple[Any, ...]]]:

@@ -201,3 +201,18 @@ def test_call_claims_block_others_until_released_recorded_or_expired(tmp_path: P
         assert store.claim_call("k", "b", lease_s=0.0)  # released: b takes it, with a lease that is already over
         assert store.claim_call("k", "c", lease_s=60)  # b's claim expired (a crashed process): c takes over
         assert store.query_one("SELECT owner FROM call_claims WHERE cache_key='k'") == {"owner": "c"}
+
+
+def test_claim_of_a_dead_local_process_is_taken_over_at_once(tmp_path: Path) -> None:
+    """A SIGKILLed run leaves claims behind: resume must not wait for their leases."""
+    import subprocess
+    import sys
+
+    from analysis.runs.store import claim_owner
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_owner = f"{claim_owner('x').split(':')[0]}:{dead.stdout.strip()}:t-0"
+    with Store(tmp_path / "s.db") as store:
+        assert store.claim_call("k", dead_owner, lease_s=3600)
+        assert store.claim_call("k", claim_owner("me-0"), lease_s=60)  # its process is gone: no wait
+        assert not store.claim_call("k", "other-host:1:t-0", lease_s=60)  # a live local claim (this process) holds
