@@ -100,7 +100,7 @@ def test_run_completes_and_resume_makes_no_new_calls(logprob_run):
     calls_before = int(read(store, "SELECT COUNT(*) AS n FROM calls").n[0])
     assert calls_before == 44
     proc = cli("resume", "e2e", "--store", str(store), "--quiet")
-    summary = re.search(r"(\d+)/(\d+) calls \((\d+) cached, (\d+) failed\), (\d+) tokens in", proc.stderr)
+    summary = re.search(r"(\d+)/(\d+) calls answered \((\d+) cached\), (\d+) failed; (\d+) tokens in", proc.stderr)
     assert summary is not None, proc.stderr
     assert [int(g) for g in summary.groups()] == [44, 44, 44, 0, 0]
     assert int(read(store, "SELECT COUNT(*) AS n FROM calls").n[0]) == calls_before
