@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from analysis import stats
 from analysis.errors import InputError
 from analysis.values import VALUES
 
@@ -141,15 +142,32 @@ def item_correlations(matrix: pd.DataFrame) -> pd.DataFrame:
         block[np.ix_(~const, const)] = 0.0
         block[np.ix_(const, const)] = 1.0
         out[np.ix_(idx, idx)] = block
-    for i in range(n_items):
-        for j in range(i + 1, n_items):
-            if complete[i] and complete[j]:
-                continue
-            both = observed[:, i] & observed[:, j]
-            r = np.nan if both.sum() < MIN_PERSONAS else _pair_spearman(values[both, i], values[both, j])
-            out[i, j] = out[j, i] = r
+    todo = np.where(~complete)[0]
+    if len(todo):
+        # Pairs with a missing answer: rank each item within the personas it shares with every other item
+        # at once (multiset ranks with 0/1 weights), then correlate the two sides pair by pair.
+        shared = (observed[:, todo, None] & observed[:, None, :]).transpose(1, 2, 0).astype(float)  # (T, items, n)
+        t = stats.ties(values.T)
+        own = stats.multiset_ranks(stats.Ties(*(a[todo][:, None, :] for a in (t.order, t.inverse, t.start, t.end))), shared)  # rank of todo item
+        other = stats.multiset_ranks(t, shared)  # rank of the other item
+        rho = stats.weighted_rank_correlation(own, other, shared)
+        n_shared = shared.sum(axis=-1)
+        const_own = ~(_weighted_spread(own, shared) > 0)
+        const_other = ~(_weighted_spread(other, shared) > 0)
+        rho = np.where(const_own & const_other, 1.0, np.where(const_own | const_other, 0.0, rho))
+        rho = np.where(n_shared < MIN_PERSONAS, np.nan, rho)
+        out[todo, :] = rho
+        out[:, todo] = rho.T
     np.fill_diagonal(out, 1.0)
     return pd.DataFrame(out, index=matrix.columns, columns=matrix.columns)
+
+
+def _weighted_spread(ranks: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Σ w (r − r̄)² along the last axis (0 when every weighted value is tied)."""
+    n = w.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (w * ranks).sum(axis=-1, keepdims=True) / n
+    return (w * (ranks - mean) ** 2).sum(axis=-1)
 
 
 def dissimilarity(R: pd.DataFrame | np.ndarray) -> np.ndarray:

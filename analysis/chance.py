@@ -1,0 +1,132 @@
+"""Chance levels: where a metric falls in the distribution it takes under a null model of the same design.
+
+A number alone misleads: a model that answers at random draws a near-perfect circumplex when MDS starts at
+the theoretical points, and a Stress of 0.29 means nothing until one knows that random answers give 0.29 too.
+Each method simulates its nulls on its *own* design (same personas, items, options, contexts and invalid
+pattern; ``analysis.<method>.chance``) and hands the simulated values here, where they become a summary:
+
+- ``band``: the central 95 % of the null draws (2.5th and 97.5th percentiles, linear interpolation);
+- ``percentile``: the share of null draws the observed value beats, in the metric's good direction
+  (draws equal to it count half): 0.5 = a typical chance result, 1.0 = better than every draw;
+- ``p``: one-sided Monte-Carlo p-value of "no better than chance", ``(1 + #{draws at least as good}) / (1 + n)``
+  (Davison & Hinkley 1997, eq. 4.11; never 0 with finitely many draws);
+- ``verdict``: ``"beyond chance"`` when ``p < 0.05``, else ``"chance-like"``; None when undefined.
+
+Two null models are used throughout: ``uniform`` (every valid answer replaced by a uniformly random option)
+and ``permutation`` (each item's valid answers shuffled across personas: marginals kept, any link between an
+answer and the persona who gave it broken). Draws are seeded and cached in the store keyed by the design
+(``cached_draws``), so a page shows its band at once the second time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from analysis.runs.store import Store, Table, register_table
+
+Better = Literal["higher", "lower"]
+NULL_KINDS = ("uniform", "permutation")
+ALPHA = 0.05
+#: Bumped whenever a simulation changes what it draws: cached draws of another version are not reused.
+CHANCE_VERSION = 1
+
+NULL_TABLE = register_table(Table(
+    "null_draws",
+    [("design_key", "TEXT"), ("method", "TEXT"), ("draws", "TEXT"), ("n_sims", "INTEGER"), ("seed", "INTEGER")],
+    ["design_key"],
+))
+
+
+@dataclass(frozen=True)
+class NullSummary:
+    """The observed value of a metric against its null distribution (see the module docstring)."""
+
+    observed: float | None
+    kind: str
+    better: Better
+    n_sims: int
+    mean: float | None
+    lo: float | None
+    hi: float | None
+    percentile: float | None
+    p: float | None
+
+    @property
+    def verdict(self) -> str | None:
+        if self.p is None:
+            return None
+        return "beyond chance" if self.p < ALPHA else "chance-like"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"observed": self.observed, "kind": self.kind, "better": self.better, "n_sims": self.n_sims,
+                "mean": self.mean, "lo": self.lo, "hi": self.hi, "percentile": self.percentile, "p": self.p,
+                "verdict": self.verdict}
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def summarize(observed: float | None, draws: Sequence[float] | np.ndarray, *, better: Better, kind: str,
+              level: float = 0.95) -> NullSummary:
+    """Summary of ``observed`` against the null ``draws`` (non-finite draws are dropped: an undefined metric in a
+    simulated data set is not a value of it). Undefined observed value or no finite draw → undefined position."""
+    d = np.asarray(draws, dtype=float)
+    d = d[np.isfinite(d)]
+    obs = _finite(observed)
+    if len(d) == 0:
+        return NullSummary(obs, kind, better, 0, None, None, None, None, None)
+    lo, hi = np.percentile(d, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
+    percentile = p = None
+    if obs is not None:
+        sign = 1.0 if better == "higher" else -1.0
+        beaten = np.sum(sign * d < sign * obs) + 0.5 * np.sum(d == obs)
+        percentile = float(beaten / len(d))
+        p = float((1 + np.sum(sign * d >= sign * obs)) / (1 + len(d)))
+    return NullSummary(obs, kind, better, int(len(d)), float(d.mean()), float(lo), float(hi), percentile, p)
+
+
+def simulate(statistic: Callable[[np.random.Generator], Mapping[str, float]], n_sims: int, seed: int) -> dict[str, list[float]]:
+    """Run ``statistic`` on ``n_sims`` independent seeded generators; return the draws per metric name.
+
+    Simulation ``s`` uses ``np.random.default_rng([seed, s])``, so the first k draws are the same whatever
+    ``n_sims`` is (a longer run extends a shorter one)."""
+    out: dict[str, list[float]] = {}
+    for s in range(n_sims):
+        for name, value in statistic(np.random.default_rng([seed, s])).items():
+            out.setdefault(name, []).append(float("nan") if value is None else float(value))
+    return out
+
+
+def design_key(method: str, design: Any) -> str:
+    """A stable hash of everything a null simulation depends on (JSON-serialisable ``design``)."""
+    text = json.dumps({"method": method, "version": CHANCE_VERSION, "design": design}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def cached_draws(store: Store | None, method: str, design: Any, n_sims: int, seed: int,
+                 compute: Callable[[], dict[str, list[float]]]) -> dict[str, list[float]]:
+    """``compute()`` unless the store holds draws for this design, ``n_sims`` and ``seed``; new draws are written
+    back when the store is writable (a read-only store is simply not cached)."""
+    key = design_key(method, {"design": design, "n_sims": n_sims, "seed": seed})
+    if store is not None and NULL_TABLE.name in store.table_names():
+        row = store.query_one(f'SELECT draws FROM "{NULL_TABLE.name}" WHERE design_key = ?', (key,))
+        if row is not None:
+            return json.loads(row["draws"])
+    draws = compute()
+    if store is not None and not getattr(store, "read_only", False):
+        clean = {k: [None if not np.isfinite(v) else v for v in vs] for k, vs in draws.items()}
+        store.upsert(NULL_TABLE.name, [{"design_key": key, "method": method, "draws": json.dumps(clean),
+                                        "n_sims": n_sims, "seed": seed}])
+    return draws
+
+
+def as_floats(values: Sequence[float | None]) -> np.ndarray:
+    """JSON draws (None = undefined) as a float array with NaN."""
+    return np.array([np.nan if v is None else v for v in values], dtype=float)

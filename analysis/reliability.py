@@ -1,0 +1,109 @@
+"""Reliability of a score: internal consistency (α, ω), agreement (ICC), test–retest and split-half.
+
+Pure functions on DataFrames (rows = units such as personas or testings, columns = items / raters / occasions),
+method-free. Each returns NaN when the number is undefined (too few units or items, no variance); callers show
+that as "—" with the reason from ``why_undefined``.
+
+- ``cronbach_alpha``: α = k/(k−1) · (1 − Σ s²_i / s²_total) (Cronbach 1951), computed by
+  ``pingouin.cronbach_alpha`` (pairwise deletion of missing answers, as the Stick to Your Role! reference code
+  calls it); equals R ``psych::alpha(x)$total$raw_alpha`` on complete data.
+- ``omega_total``: McDonald's ω_t of a one-factor model as ``psych::omega(x, nfactors = 1)$omega.tot`` computes
+  it: ω_t = 1 − Σ u²_i / Σ_ij R_ij, with R the item correlation matrix and u² = 1 − λ² the uniquenesses of a
+  minimum-residual (``fm = "minres"``) one-factor solution (Revelle & Zinbarg 2009).
+- ``icc``: intraclass correlations (Shrout & Fleiss 1979) by ``pingouin.intraclass_corr``; ICC2 (two-way random,
+  absolute agreement, single rater) is the headline for judges and repeated runs.
+- ``test_retest``: Pearson correlation of the same units' scores on two occasions.
+- ``spearman_brown``: the full-length reliability 2r / (1 + r) of a split-half correlation r.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize
+
+MIN_UNITS = 3
+
+
+def why_undefined(frame: pd.DataFrame, *, min_items: int = 2) -> str | None:
+    """Why a reliability of ``frame`` (units × items) cannot be computed, or None when it can."""
+    complete = frame.dropna()
+    if frame.shape[1] < min_items:
+        return f"needs ≥ {min_items} items, has {frame.shape[1]}"
+    if len(complete) < MIN_UNITS:
+        return f"needs ≥ {MIN_UNITS} units with every item answered, has {len(complete)}"
+    if (complete.std(ddof=1) == 0).any():
+        return "an item has no variance"
+    return None
+
+
+def cronbach_alpha(frame: pd.DataFrame) -> float:
+    """Cronbach's α of ``frame`` (units × items; NaN = missing, pairwise deletion) via pingouin."""
+    import pingouin as pg
+
+    if why_undefined(frame) is not None:
+        return float("nan")
+    alpha, _ = pg.cronbach_alpha(data=frame.astype(float))
+    return float(alpha)
+
+
+def _minres_uniquenesses(R: np.ndarray) -> np.ndarray:
+    """Uniquenesses u² of the one-factor minres solution: minimise the off-diagonal residual sum of squares of
+    R − λλᵀ over u² ∈ [0.005, 1], λ from the leading eigenpair of R − diag(u²) (psych's ``fa``, fm = "minres")."""
+    p = R.shape[0]
+    off = ~np.eye(p, dtype=bool)
+
+    def loadings(u2: np.ndarray) -> np.ndarray:
+        values, vectors = np.linalg.eigh(R - np.diag(u2))
+        return vectors[:, -1] * np.sqrt(max(values[-1], 0.0))
+
+    def residual(u2: np.ndarray) -> float:
+        lam = loadings(u2)
+        return float(((R - np.outer(lam, lam))[off] ** 2).sum())
+
+    start = 1 - 1 / np.diag(np.linalg.pinv(R))  # squared multiple correlations (psych's starting values)
+    result = minimize(residual, np.clip(1 - start, 0.005, 1), method="L-BFGS-B", bounds=[(0.005, 1.0)] * p,
+                      options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10_000})
+    lam = loadings(result.x)
+    return 1 - lam ** 2
+
+
+def omega_total(frame: pd.DataFrame) -> float:
+    """McDonald's ω_t (one factor, minres), as ``psych::omega(x, nfactors = 1)$omega.tot``; complete rows only."""
+    if why_undefined(frame, min_items=3) is not None:
+        return float("nan")
+    R = np.corrcoef(frame.dropna().to_numpy(dtype=float), rowvar=False)
+    return float(1 - _minres_uniquenesses(R).sum() / R.sum())
+
+
+def icc(frame: pd.DataFrame) -> pd.DataFrame:
+    """All six ICCs of ``frame`` (units × raters, complete rows) as pingouin reports them (columns Type, ICC,
+    CI95%, ...); empty when undefined."""
+    import pingouin as pg
+
+    complete = frame.dropna()
+    if len(complete) < MIN_UNITS or complete.shape[1] < 2:
+        return pd.DataFrame(columns=["Type", "ICC"])
+    long = complete.reset_index(names="unit").melt(id_vars="unit", var_name="rater", value_name="score")
+    long["rater"] = long["rater"].astype(str)
+    return pg.intraclass_corr(data=long, targets="unit", raters="rater", ratings="score")
+
+
+def icc2(frame: pd.DataFrame) -> float:
+    """ICC(2,1): two-way random effects, absolute agreement, single rater (NaN when undefined)."""
+    table = icc(frame)
+    row = table[table["Type"].isin(["ICC2", "ICC(A,1)"])]  # pingouin < 0.6 and ≥ 0.6 labels
+    return float(row["ICC"].iloc[0]) if len(row) else float("nan")
+
+
+def test_retest(first: pd.Series, second: pd.Series) -> float:
+    """Pearson r of the units present (and finite) on both occasions; NaN with < 3 or no variance."""
+    both = pd.concat([first, second], axis=1, join="inner").dropna()
+    if len(both) < MIN_UNITS or (both.std(ddof=1) == 0).any():
+        return float("nan")
+    return float(np.corrcoef(both.iloc[:, 0], both.iloc[:, 1])[0, 1])
+
+
+def spearman_brown(r: float) -> float:
+    """Full-length reliability of a split-half correlation r: 2r / (1 + r) (Spearman 1910; Brown 1910)."""
+    return float("nan") if not np.isfinite(r) or r <= -1 else 2 * r / (1 + r)

@@ -1,0 +1,69 @@
+"""Reliability functions against R's psych (α, ω_t) and ICC values, on fixed data.
+
+R 4.2.2 with psych 2.2.9 (Debian r-cran-psych), run while developing:
+
+    x <- matrix(c(<DATA below, row by row>), ncol = 4, byrow = TRUE)
+    psych::alpha(x)$total$raw_alpha                    # 0.848484848484848
+    psych::omega(x, nfactors = 1)$omega.tot            # 0.853153213418859
+    psych::ICC(x, lmer = FALSE)$results[, "ICC"]       # ICC1 .. ICC3k below
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import reliability
+
+DATA = pd.DataFrame([[2, 4, 1, 1], [4, 5, 1, 2], [5, 6, 4, 4], [5, 4, 1, 2], [4, 4, 3, 4], [5, 6, 2, 5], [2, 1, 1, 1],
+                     [6, 5, 4, 3], [4, 4, 2, 3], [3, 3, 3, 2], [4, 6, 3, 5], [4, 5, 2, 3], [5, 6, 3, 5], [4, 5, 3, 4],
+                     [2, 4, 3, 3]], columns=["i1", "i2", "i3", "i4"])
+R_ICC = {"ICC1": 0.324811893753966, "ICC2": 0.382830626450116, "ICC3": 0.583333333333333,
+         "ICC1k": 0.658034894398531, "ICC2k": 0.712742980561555, "ICC3k": 0.848484848484848}
+
+
+def test_alpha_matches_psych():
+    assert reliability.cronbach_alpha(DATA) == pytest.approx(0.848484848484848, abs=1e-9)
+
+
+def test_omega_total_matches_psych():
+    # psych's minres stops at optim's default tolerance; ours converges further: agreement to 1e-6
+    assert reliability.omega_total(DATA) == pytest.approx(0.853153213418859, abs=1e-6)
+
+
+def test_omega_equals_alpha_for_parallel_items():
+    # equal loadings and uniquenesses (a compound-symmetric correlation matrix): ω_t = standardised α
+    rng = np.random.default_rng(0)
+    f = rng.standard_normal(4000)
+    items = pd.DataFrame({f"i{k}": f + rng.standard_normal(4000) for k in range(5)})
+    R = items.corr().to_numpy()
+    k, rbar = 5, R[~np.eye(5, dtype=bool)].mean()
+    assert reliability.omega_total(items) == pytest.approx(k * rbar / (1 + (k - 1) * rbar), abs=2e-3)
+
+
+def test_icc_matches_psych():
+    table = reliability.icc(DATA).set_index("Type")["ICC"]
+    ours = table.to_numpy()
+    assert ours == pytest.approx(list(R_ICC.values()), abs=1e-9)
+    assert reliability.icc2(DATA) == pytest.approx(R_ICC["ICC2"], abs=1e-9)
+
+
+def test_undefined_is_nan_with_a_reason():
+    one_item = DATA[["i1"]]
+    assert np.isnan(reliability.cronbach_alpha(one_item))
+    assert reliability.why_undefined(one_item) == "needs ≥ 2 items, has 1"
+    constant = DATA.assign(i2=3)
+    assert np.isnan(reliability.cronbach_alpha(constant)) and reliability.why_undefined(constant) == "an item has no variance"
+    two_rows = DATA.head(2)
+    assert np.isnan(reliability.omega_total(two_rows)) and "needs ≥ 3 units" in reliability.why_undefined(two_rows)
+    assert np.isnan(reliability.icc2(two_rows))
+
+
+def test_test_retest_and_spearman_brown():
+    a = pd.Series([1.0, 2.0, 3.0, 4.0], index=list("abcd"))
+    b = pd.Series([2.0, 4.0, 5.0, 9.0, 1.0], index=list("abcde"))  # e only on the second occasion
+    assert reliability.test_retest(a, b) == pytest.approx(np.corrcoef([1, 2, 3, 4], [2, 4, 5, 9])[0, 1], abs=1e-12)
+    assert np.isnan(reliability.test_retest(a.head(2), b))
+    assert reliability.spearman_brown(0.5) == pytest.approx(2 / 3, abs=1e-12)
+    assert np.isnan(reliability.spearman_brown(float("nan")))
