@@ -120,6 +120,8 @@ def build_parser() -> argparse.ArgumentParser:
     metrics.add_argument("--model", help="only this model (display name)")
     metrics.add_argument("--json", action="store_true", help="one JSON document on stdout")
     metrics.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for CIs (default 1000)")
+    metrics.add_argument("--chance", type=int, default=100, metavar="N",
+                         help="simulations of each null model for the chance bands (default 100; 0 = none)")
     metrics.add_argument("--config", action="append", metavar="ID",
                          help="use this configuration (id or unique prefix, from the document's 'configurations') for "
                               "the models that have it, instead of each model's latest; repeatable")
@@ -363,23 +365,25 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
+    if args.chance < 0:
+        raise InputError(f"metrics --chance: expected a number of simulations ≥ 0, got {args.chance}")
     with _read_store(args.store) as store:
         if args.method == "values":
             from analysis.values.metrics import values_metrics
 
-            doc = values_metrics(store, args.model, config=args.config, n_boot=args.n_boot)
+            doc = values_metrics(store, args.model, config=args.config, n_boot=args.n_boot, chance=args.chance)
         elif args.method == "mbti":
             from analysis.mbti.cli import metrics_json
 
-            doc = metrics_json(store, args.model, config=args.config)
+            doc = metrics_json(store, args.model, config=args.config, chance=args.chance)
         elif args.method == "trust":
             from analysis.trust.cli import metrics_json as trust_metrics
 
-            doc = trust_metrics(store, args.model, n_boot=args.n_boot, config=args.config)
+            doc = trust_metrics(store, args.model, n_boot=args.n_boot, config=args.config, chance=args.chance)
         elif args.method == "personagym":
             from analysis.personagym.cli import metrics_json as personagym_metrics
 
-            doc = personagym_metrics(store, args.model, config=args.config)
+            doc = personagym_metrics(store, args.model, config=args.config, chance=args.chance)
         else:
             raise InputError(f"metrics {args.method}: not implemented yet")
     if args.model and args.model not in doc["models"] and args.model not in doc.get("published", {}):

@@ -84,7 +84,7 @@ def icc(frame: pd.DataFrame) -> pd.DataFrame:
     complete = frame.dropna()
     if len(complete) < MIN_UNITS or complete.shape[1] < 2:
         return pd.DataFrame(columns=["Type", "ICC"])
-    long = complete.reset_index(names="unit").melt(id_vars="unit", var_name="rater", value_name="score")
+    long = complete.reset_index(drop=True).rename_axis("unit").reset_index().melt(id_vars="unit", var_name="rater", value_name="score")
     long["rater"] = long["rater"].astype(str)
     return pg.intraclass_corr(data=long, targets="unit", raters="rater", ratings="score")
 

@@ -32,6 +32,7 @@ import pandas as pd
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.mbti import DIMENSIONS
+from analysis.mbti import chance as mbti_chance
 from analysis.mbti.importer import import_files
 from analysis.mbti.metrics import consistency, fairness, robustness
 from analysis.mbti.scoring import mean_scores, scores_by_testing, type_code
@@ -129,13 +130,22 @@ def selected_answers(store: Store, model: str | None = None, config: comparable.
     return comparable.latest_rows(answers, ["model", "subject", "order_mode", "testing"], selection.order)
 
 
-def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None) -> dict[str, Any]:
+def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None, *,
+                 chance: int = 0) -> dict[str, Any]:
     """The ``metrics mbti --json`` document for every model in the store (or only ``model``), each on one
-    configuration (``configuration``: its id; ``configurations``: every one found, see ``analysis.runs.comparable``)."""
+    configuration (``configuration``: its id; ``configurations``: every one found, see ``analysis.runs.comparable``),
+    with its ``reliability`` and, when ``chance`` > 0, its null bands (``analysis.mbti.chance``)."""
     selection = comparable.select(store, "mbti", model=model, config=config)
     answers = selected_answers(store, selection=selection)
     if model is not None and answers.empty:
         raise InputError(f"no MBTI answers for model '{model}' in {store.path}")
     scores = scores_by_testing(answers)
-    return {"models": {name: model_metrics(scores[scores["model"] == name]) | selection.document(name)
-                       for name in dict.fromkeys(scores["model"])}}
+    models = {}
+    for name in dict.fromkeys(scores["model"]):
+        mine = answers[answers["model"] == name]
+        doc = model_metrics(scores[scores["model"] == name]) | selection.document(name)
+        doc["reliability"] = mbti_chance.model_reliability(mine)
+        if chance > 0:
+            doc["chance"] = mbti_chance.model_chance(mine, doc, n_sims=chance, store=store)
+        models[name] = doc
+    return {"models": models}

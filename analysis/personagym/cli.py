@@ -34,6 +34,7 @@ import pandas as pd
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.personagym import TASKS
+from analysis.personagym import chance as pg_chance
 from analysis.personagym.importer import import_files
 from analysis.personagym.metrics import (
     model_task_scores,
@@ -166,7 +167,8 @@ def published_json(published: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None) -> dict[str, Any]:
+def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None, *,
+                 chance: int = 0) -> dict[str, Any]:
     """The ``metrics personagym --json`` document for every agent model in the store (or only ``model``).
 
     Each model's grades and answers come from one configuration (``analysis.runs.comparable``: same environments,
@@ -189,6 +191,10 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
     shortfall = missing["run_id"].map(agent_of).value_counts()
     models: dict[str, Any] = {}
     for name in dict.fromkeys(list(answers["model"]) + list(grades["model"])):
-        models[name] = model_metrics(grades[grades["model"] == name], answers[answers["model"] == name],
-                                     int(shortfall.get(name, 0))) | selection.document(name)
-    return {"models": models, "published": published_json(published)}
+        mine = grades[grades["model"] == name]
+        doc = model_metrics(mine, answers[answers["model"] == name], int(shortfall.get(name, 0))) | selection.document(name)
+        doc["judges"] = pg_chance.judge_agreement(mine)
+        if chance > 0 and len(mine):
+            doc["chance"] = pg_chance.model_chance(mine, doc, n_sims=chance, store=store)
+        models[name] = doc
+    return {"models": models, "published": published_json(published), "judges": pg_chance.ranking_without(grades)}

@@ -44,6 +44,7 @@ from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.runs import comparable
 from analysis.runs.store import Store
+from analysis.trust import chance as trust_chance
 from analysis.trust import CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES
 from analysis.trust.behaviour import invalid_reasons, play_by_round, population_behaviour
 from analysis.trust.consistency import Belief, belief_from_row, conditioning_consistency, population_consistency
@@ -164,8 +165,12 @@ def _conditioning(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
 
 def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.DataFrame, rounds: pd.DataFrame,
                   forecasts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
-                  assumed_group_size: int = ASSUMED_GROUP_SIZE, endowment: int | None = None) -> dict[str, Any]:
+                  assumed_group_size: int = ASSUMED_GROUP_SIZE, endowment: int | None = None, chance: int = 0,
+                  store: Store | None = None) -> dict[str, Any]:
     """The per-model part of the metrics document from that model's rows (each with an ``_order`` column).
+
+    ``chance`` > 0: each headline strategy gets ``chance`` (null bands, ``analysis.trust.chance``) and every
+    strategy its split-half ``reliability``; the individual level gets ``chance`` per archetype.
 
     ``endowment``: the endowment of the headline configuration (default: 10 when present, else the most frequent);
     rows at other endowments feed only the ``endowments`` ablation."""
@@ -184,6 +189,9 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
             endowments.setdefault(str(e), {})[strategy] = {"median_spearman": doc["median_spearman"],
                                                            "median_abs_diff": doc["median_abs_diff"]}
             if e == endowment:
+                doc["reliability"] = trust_chance.split_half(mine, t_e, seed=seed)
+                if chance > 0:
+                    doc["chance"] = trust_chance.strategy_chance(mine, t_e, doc, e, n_sims=chance, seed=seed, store=store)
                 population[strategy] = doc
     conditioning: dict[str, Any] = {}
     if endowment is not None:
@@ -191,6 +199,10 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
                                      priors[priors["endowment"] == endowment], n_boot=n_boot, seed=seed,
                                      assumed_group_size=assumed_group_size)
     individual = individual_consistency(rounds, n_boot=n_boot, seed=seed) if len(rounds) else {"archetypes": {}}
+    if chance > 0 and len(rounds):
+        played = int(rounds["endowment"].dropna().iloc[0]) if rounds["endowment"].notna().any() else DEFAULT_ENDOWMENT
+        individual["chance"] = trust_chance.individual_chance(rounds, individual, played, n_sims=chance, seed=seed,
+                                                              store=store)
     tables = {"beliefs": beliefs, "transfers": transfers, "forecasts": forecasts, "rounds": rounds}
     invalid = {name: int((df["valid"] == 0).sum()) for name, df in tables.items()}
     return {"population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
@@ -217,7 +229,8 @@ def _endowment_siblings(configs: list[comparable.Configuration], used: comparabl
 
 
 def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, seed: int = 0,
-                 assumed_group_size: int = ASSUMED_GROUP_SIZE, config: comparable.Chosen = None) -> dict[str, Any]:
+                 assumed_group_size: int = ASSUMED_GROUP_SIZE, config: comparable.Chosen = None,
+                 chance: int = 0) -> dict[str, Any]:
     """The ``metrics trust --json`` document for every model in the store (or only ``model``).
 
     Population and individual metrics each use one configuration per model (``analysis.runs.comparable``: same
@@ -248,7 +261,7 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
         endowment = int(used_pop.signature["endowment"]) if used_pop and "endowment" in used_pop.signature else None
         doc = model_metrics(mine[BELIEFS.name], mine[TRANSFERS.name], mine[PRIORS.name], mine[ROUNDS.name],
                             mine[FORECASTS.name], n_boot=n_boot, seed=seed, assumed_group_size=assumed_group_size,
-                            endowment=endowment)
+                            endowment=endowment, chance=chance, store=store)
         doc["configuration"] = {level: sel.used[name].id for level, sel in (("population", pop), ("individual", ind))
                                 if name in sel.used}
         doc["configurations"] = {level: comparable.describe(sel.found[name], sel.used[name])

@@ -20,6 +20,8 @@ import pandas as pd
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.values import cfa, leaderboard, stability, structure
+from analysis.values.chance import model_chance
+from analysis.values.reliability import value_reliability
 from analysis.values.scores import item_matrix, value_scores
 
 N_BOOT = 1000
@@ -65,6 +67,7 @@ class ContextStructure:
     separability: dict[str, Any] | None
     cfa_results: dict[str, cfa.CFAResult]
     error: str | None = None
+    reliability: dict[str, Any] | None = None
 
     def summary(self) -> dict[str, Any]:
         table = cfa.cfa_table(self.cfa_results)
@@ -78,6 +81,9 @@ class ContextStructure:
             "separability": self.separability.get("cv_accuracy") if self.separability else None,
             "separability_train": self.separability.get("train_accuracy") if self.separability else None,
             "order_distance": getattr(self.circumplex, "rank_distance", None) if self.circumplex else None,
+            "alpha": (self.reliability or {}).get("alpha_mean"),
+            "omega": (self.reliability or {}).get("omega_mean"),
+            "reliability": (self.reliability or {}).get("values", {}),
             "error": self.error,
         }
 
@@ -95,7 +101,8 @@ def context_structure(answers: pd.DataFrame, context: str, instrument: str, *, w
         error = None
     except ValueError as exc:  # too few personas, no keyed items: reported, not fatal
         circ, sep, error = None, None, str(exc)
-    return ContextStructure(circ, sep, cfa.fit_magnifying_glass_results(matrix, item_values), error)
+    return ContextStructure(circ, sep, cfa.fit_magnifying_glass_results(matrix, item_values), error,
+                            value_reliability(matrix, item_values))
 
 
 def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0, with_separability: bool = True) -> dict[str, Any]:
@@ -121,14 +128,19 @@ def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0,
     return out
 
 
-def values_metrics(store: Store, model: str | None = None, config: comparable.Chosen = None,
+def values_metrics(store: Store, model: str | None = None, config: comparable.Chosen = None, *, chance: int = 0,
                    **kwargs: Any) -> dict[str, Any]:
     """``{"models": {NAME: model_metrics | {"configuration", "configurations"}}}`` for every model in the store (or
-    one), each on one configuration (``latest_answers``)."""
+    one), each on one configuration (``latest_answers``). ``chance`` > 0 adds each model's ``"chance"`` document
+    (``analysis.values.chance.model_chance`` with that many simulations; draws cached in a writable store)."""
     selection = comparable.select(store, "values", model=model, config=config)
     answers = latest_answers(store, selection=selection)
-    models = {name: model_metrics(group, **kwargs) | selection.document(str(name))
-              for name, group in answers.groupby("model", sort=True)} if len(answers) else {}
+    models = {}
+    for name, group in (answers.groupby("model", sort=True) if len(answers) else []):
+        doc = model_metrics(group, **kwargs) | selection.document(str(name))
+        if chance > 0:
+            doc["chance"] = model_chance(group, doc, _context_keys(group), n_sims=chance, store=store)
+        models[name] = doc
     return _clean({"models": models})
 
 

@@ -63,7 +63,7 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
             metrics_json(store, "zz")
     assert set(doc) == {"models"} and list(doc["models"]) == ["m1", "m2"]
     m1 = doc["models"]["m1"]
-    assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations"}
+    assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations", "reliability"}
     men = m1["subjects"]["Men"]
     assert set(men) == {"scores", "type", "consistency", "n_testings", "invalid"}
     assert men["scores"] == {d: 100.0 for d in DIMENSIONS} and men["type"] == "ENTJ-A"
