@@ -117,6 +117,24 @@ def trust_headline(model_doc: Mapping[str, Any], strategy: str | None = None) ->
     return _f(population[strategy].get("median_spearman"))
 
 
+RATE_COLUMNS = ["method", "model", "kind", "count", "n", "rate", "lo", "hi"]
+
+
+def rate_table(counts: list[tuple[str, str, str, int, int]]) -> pd.DataFrame:
+    """Rates with 95 % Wilson score intervals (Wilson 1927; ``statsmodels`` ``proportion_confint(method="wilson")``)
+    from (method, model, kind, count, n) tuples; rate and bounds NaN when n = 0 (undefined, shown as "—")."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    rows = []
+    for method, model, kind, k, n in counts:
+        if n > 0:
+            lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+            rows.append((method, model, kind, int(k), int(n), k / n, float(lo), float(hi)))
+        else:
+            rows.append((method, model, kind, int(k), 0, math.nan, math.nan, math.nan))
+    return pd.DataFrame(rows, columns=RATE_COLUMNS)
+
+
 def headline_table(values_doc: Mapping[str, Any] | None = None, board: Mapping[str, Any] | None = None,
                    mbti_doc: Mapping[str, Any] | None = None, trust_doc: Mapping[str, Any] | None = None,
                    personagym_doc: Mapping[str, Any] | None = None) -> pd.DataFrame:

@@ -27,12 +27,16 @@ def cache_dir() -> Path:
 #: Sources each document depends on (a change there invalidates that kind only).
 _RUNS = "analysis/runs/comparable.py"
 SOURCES = {
-    "values": ("analysis/values", "analysis/stats.py", _RUNS),
+    "values": ("analysis/values", "analysis/stats.py", "analysis/reliability.py", "analysis/chance.py", _RUNS),
     "board": ("analysis/values", "analysis/stats.py", _RUNS),
     "columns": ("analysis/values", "analysis/stats.py", _RUNS),
-    "mbti": ("analysis/mbti", _RUNS),
-    "trust": ("analysis/trust", "analysis/stats.py", _RUNS),
-    "personagym": ("analysis/personagym", _RUNS),
+    "mbti": ("analysis/mbti", "analysis/reliability.py", "analysis/chance.py", _RUNS),
+    "trust": ("analysis/trust", "analysis/stats.py", "analysis/reliability.py", "analysis/chance.py", _RUNS),
+    "personagym": ("analysis/personagym", "analysis/reliability.py", "analysis/chance.py", _RUNS),
+    "chance-values": ("analysis/values", "analysis/chance.py", "analysis/reliability.py", "analysis/stats.py", _RUNS),
+    "chance-mbti": ("analysis/mbti", "analysis/chance.py", "analysis/reliability.py", _RUNS),
+    "chance-trust": ("analysis/trust", "analysis/chance.py", "analysis/reliability.py", "analysis/stats.py", _RUNS),
+    "chance-personagym": ("analysis/personagym", "analysis/chance.py", "analysis/reliability.py", _RUNS),
 }
 
 

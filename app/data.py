@@ -20,6 +20,8 @@ from app.cache import cached_json
 from app.stores import StoreRef, open_store
 
 N_BOOT = int(os.environ.get("ROLESCOPE_N_BOOT", "1000"))
+#: Simulations per null model behind every chance band (``analysis.chance``).
+CHANCE_SIMS = int(os.environ.get("ROLESCOPE_CHANCE_SIMS", "100"))
 CACHE = {"show_spinner": False, "max_entries": 64}
 
 
@@ -165,11 +167,20 @@ def values_scores(ref: StoreRef, model: str) -> pd.DataFrame:
 def structure(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
     """Circumplex layout and centroids, Stress, CFA fits and loadings, separability of one model x context."""
     from analysis.values import cfa
+    from analysis.values import chance as values_chance
     from analysis.values.metrics import context_structure
+    from analysis.values.scores import item_matrix
 
     context, instrument = context_keys(ref, model)[key]
-    result = context_structure(values_answers(ref, model), context, instrument)
+    answers = values_answers(ref, model)
+    result = context_structure(answers, context, instrument)
     circ = result.circumplex
+    moved = values_chance.movement(circ.layout) if circ else None
+    random_start = None
+    if circ:
+        sub = answers[(answers["context"] == context) & (answers["instrument"] == instrument)]
+        keyed = {k: v for k, v in zip(sub["item_id"].astype(str), sub["value"]) if isinstance(v, str) and v}
+        random_start = values_chance.random_start_stress(item_matrix(sub, context=context, instrument=instrument), keyed)
     return {
         "context": context,
         "instrument": instrument,
@@ -182,6 +193,9 @@ def structure(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
         "cfa": cfa.cfa_table(result.cfa_results),
         "loadings": cfa.cfa_loadings(result.cfa_results),
         "separability": result.separability,
+        "movement": moved,
+        "random_start_stress": random_start,
+        "reliability": (result.reliability or {}).get("values", {}),
     }
 
 
@@ -289,6 +303,60 @@ def personagym_doc(ref: StoreRef) -> dict[str, Any]:
         return metrics_json(_store(ref), config=ref.chosen("personagym"))
 
     return cached_json("personagym", ref.path, ref.signature, compute, _configs(ref))
+
+
+# -- chance bands (``analysis.chance``): per method, {model: chance document} ------------------------
+@st.cache_data(**CACHE)
+def chance(ref: StoreRef, method: str) -> dict[str, Any]:
+    """Each model's null bands for ``method`` (the observed values are the method document's)."""
+    def compute() -> dict[str, Any]:
+        store = _store(ref)
+        if method == "values":
+            from analysis.values.metrics import values_chance
+
+            return values_chance(store, values_doc(ref), ref.chosen("values"), n_sims=CHANCE_SIMS)
+        if method == "mbti":
+            from analysis.mbti.cli import metrics_json
+
+            doc = metrics_json(store, config=ref.chosen("mbti"), chance=CHANCE_SIMS)
+            return {m: d.get("chance") for m, d in doc["models"].items()}
+        if method == "trust":
+            from analysis.trust.cli import metrics_json
+
+            doc = metrics_json(store, n_boot=0, config=ref.chosen("trust"), chance=CHANCE_SIMS)
+            return {m: {"population": {s: p.get("chance") for s, p in d["population"].items()},
+                        "individual": d["individual"].get("chance")} for m, d in doc["models"].items()}
+        from analysis.personagym.cli import metrics_json
+
+        doc = metrics_json(store, config=ref.chosen("personagym"), chance=CHANCE_SIMS)
+        return {m: d.get("chance") for m, d in doc["models"].items()}
+
+    if method != "values" and not method_available(method):
+        return {}
+    return cached_json(f"chance-{method}", ref.path, ref.signature, compute, f"sims={CHANCE_SIMS}{_configs(ref)}")
+
+
+@st.cache_data(**CACHE)
+def invalid_rates(ref: StoreRef) -> pd.DataFrame:
+    """Per model × method: answers, invalid answers, their share with a 95 % Wilson interval; PersonaGym adds
+    refusals (``analysis.views.rate_table``), on the runs each method's metrics use."""
+    from analysis import views
+
+    counts = []
+    if has_rows(ref, "values_answers"):
+        for m, d in values_doc(ref)["models"].items():
+            counts.append(("values", m, "invalid answers", d.get("invalid", 0), d.get("n_answers", 0)))
+    if has_rows(ref, "mbti_answers"):
+        answers = mbti_answers(ref)
+        for m, g in answers.groupby("model", sort=True):
+            counts.append(("mbti", m, "invalid answers", int((g["valid"] != 1).sum()), len(g)))
+    for m, d in trust_doc(ref).get("models", {}).items():
+        n = d.get("n_rows") or {}
+        counts.append(("trust", m, "invalid replies", sum((d.get("invalid") or {}).values()), sum(n.values())))
+    for m, d in personagym_doc(ref).get("models", {}).items():
+        counts.append(("personagym", m, "invalid grades", d.get("invalid", 0), d.get("invalid", 0) + d.get("n_grades", 0)))
+        counts.append(("personagym", m, "refusals", d.get("refusals", 0), d.get("n_answers", 0)))
+    return views.rate_table(counts)
 
 
 # -- across methods -------------------------------------------------------------------------------

@@ -25,6 +25,21 @@ def _style(fig: go.Figure, *, height: int = 420, title: str | None = None, legen
     return fig
 
 
+def chance_band(fig: go.Figure, summary: Mapping[str, object] | None, *, axis: str = "y",
+                label: str = "chance (95 %)") -> go.Figure:
+    """Shade the 95 % band of a null distribution (an ``analysis.chance`` summary) across the plot: a grey
+    horizontal band (``axis="y"``) or vertical one (``axis="x"``), labelled; nothing when the band is undefined."""
+    if not summary or summary.get("lo") is None or summary.get("hi") is None:
+        return fig
+    shape = dict(fillcolor="rgba(120,120,120,0.18)", line_width=0, layer="below", annotation_text=label,
+                 annotation_font_size=11, annotation_font_color="#555")
+    if axis == "y":
+        fig.add_hrect(y0=summary["lo"], y1=summary["hi"], annotation_position="top left", **shape)
+    else:
+        fig.add_vrect(x0=summary["lo"], x1=summary["hi"], annotation_position="top right", **shape)
+    return fig
+
+
 def _wrap(text: str, width: int = 60) -> str:
     return "<br>".join(textwrap.wrap(str(text), width)) if text else ""
 

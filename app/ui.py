@@ -174,3 +174,44 @@ def tiny_model_note(models: list[str], specs: dict[str, dict[str, Any]] | None =
     specs = specs or {}
     if any(m == "embedded" or (specs.get(m) or {}).get("backend") == "embedded" for m in models):
         st.warning(TINY_MODEL_NOTE, icon="⚠️")
+
+
+# -- chance levels (``analysis.chance`` summaries: {"uniform": {...}, "permutation": {...}}) -------------
+NULL_LABELS = {"uniform": "random answers", "permutation": "answers shuffled across personas"}
+
+
+def chance_verdict(summaries: Any) -> str | None:
+    """'beyond chance' when every null's p < 0.05, 'chance-like' when any is not, None when undefined."""
+    verdicts = [s.get("verdict") for s in (summaries or {}).values() if s]
+    if not verdicts or None in verdicts:
+        return None
+    return "beyond chance" if all(v == "beyond chance" for v in verdicts) else "chance-like"
+
+
+def chance_text(summaries: Any, digits: int = 3) -> str:
+    """'random answers: 0.289 [0.288, 0.291], p = 0.31; shuffled …' — or why there is no band."""
+    parts = []
+    for kind, s in (summaries or {}).items():
+        if not s:
+            continue
+        if s.get("mean") is None:
+            parts.append(f"{NULL_LABELS.get(kind, kind)}: undefined on this design")
+            continue
+        p = f", p = {fmt(s['p'], 3)}" if s.get("p") is not None else ""
+        parts.append(f"{NULL_LABELS.get(kind, kind)}: {ci_text(s['mean'], s['lo'], s['hi'], digits)}{p}")
+    return "; ".join(parts) if parts else "no chance band (not computed)"
+
+
+def vs_chance(summaries: Any) -> str:
+    """A table cell: the largest p over the nulls and the verdict ('p ≤ 0.01 · beyond chance'), '—' when undefined."""
+    ps = [s.get("p") for s in (summaries or {}).values() if s]
+    if not ps or None in ps:
+        return "—"
+    return f"p = {max(ps):.3f} · {chance_verdict(summaries)}"
+
+
+def chance_caption(summaries: Any, digits: int = 3) -> None:
+    """A caption under a metric: its chance band and verdict."""
+    verdict = chance_verdict(summaries)
+    mark = {"beyond chance": "✅ beyond chance", "chance-like": "⚠️ indistinguishable from chance"}.get(verdict, "")
+    st.caption(f"Chance (95 % band) — {chance_text(summaries, digits)}" + (f" · **{mark}**" if mark else ""))

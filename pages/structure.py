@@ -30,18 +30,63 @@ with st.spinner("Fitting MDS and the four CFA models…"):
     result = data.structure(ref, model, key)
 if result["error"]:
     st.warning(f"The circumplex cannot be computed for this context: {result['error']}")
+with st.spinner(f"Simulating chance on this design ({data.CHANCE_SIMS} random data sets per null model; cached after)…"):
+    bands = ((data.chance(ref, "values").get(model) or {}).get("contexts") or {}).get(key, {})
 
+
+def verdict() -> None:
+    """What the user reads first: is this structure distinguishable from what random answers draw?"""
+    stress, order = bands.get("stress"), bands.get("order_distance")
+    if result["stress"] is None or not stress:
+        return
+    moved = result["movement"]["moved"].mean() if result["movement"] is not None else None
+    u = stress.get("uniform") or {}
+    facts = (f"Stress {ui.fmt(result['stress'])}; random answers on this design (same personas, items and invalid "
+             f"answers) give {ui.ci_text(u.get('mean'), u.get('lo'), u.get('hi'), 3)} (p = {ui.fmt(u.get('p'), 2)}). ")
+    if ui.chance_verdict(stress) == "beyond chance":
+        st.success("**The value structure is beyond chance.** " + facts + "Started from random points instead of the "
+                   f"theory, MDS reaches Stress {ui.fmt(result['random_start_stress'])}.", icon="✅")
+        return
+    circle = ""
+    if order and ui.chance_verdict(order) != "beyond chance":
+        circle = (f"The circle drawn below is where MDS *started* (every item at its value's theoretical point), not "
+                  f"structure in the answers: items moved on average {ui.fmt(moved, 2)} (in units of the circle's radius) "
+                  f"from their start, and random answers draw the same order (order distance "
+                  f"{ui.fmt(result['rank_distance'], 2)}; chance {ui.chance_text({'uniform': order.get('uniform')}, 2)}). ")
+    st.error(f"**{model}'s value structure in this context is indistinguishable from chance.** " + facts + circle +
+             f"Started from random points instead, MDS reaches Stress {ui.fmt(result['random_start_stress'])}.", icon="⚠️")
+
+
+verdict()
 m = st.columns(4)
-m[0].metric("Stress-1", ui.fmt(result["stress"]), help="Leaderboard Stress of the MDS (lower is better; ≥ 0.2 is poor).")
-m[1].metric("Circular-order distance", ui.fmt(result["rank_distance"], 2),
+m[0].metric("Stress-1 ↓", ui.fmt(result["stress"]), help="Leaderboard Stress of the MDS (lower is better; ≥ 0.2 is poor).")
+m[1].metric("Circular-order distance ↓", ui.fmt(result["rank_distance"], 2),
             help="Distance between the observed circular order of the value centroids and the theoretical one (0 = same order).")
 sep = result["separability"] or {}
-m[2].metric("Separability — cross-validated", ui.fmt(sep.get("cv_accuracy")),
+m[2].metric("Separability — cross-validated ↑", ui.fmt(sep.get("cv_accuracy")),
             help="Out-of-fold accuracy of a linear SVM telling values apart from the items' correlation profiles "
                  "(the honest number).")
-m[3].metric("Separability — training", ui.fmt(sep.get("train_accuracy")),
+m[3].metric("Separability — training ↑", ui.fmt(sep.get("train_accuracy")),
             help="The reference leaderboard's number: the same kind of SVM scored on its training items "
                  "(≈1 even for random answers).")
+for col, name, digits in ((m[0], "stress", 3), (m[1], "order_distance", 2), (m[2], "separability", 3)):
+    with col:
+        ui.chance_caption(bands.get(name), digits)
+n = st.columns(4)
+n[0].metric("Random-start Stress ↓", ui.fmt(result["random_start_stress"]),
+            help="Lowest Stress of MDS run to convergence from 4 random configurations: what the data support without "
+                 "the theory as the starting point.")
+n[1].metric("Mean item movement", ui.fmt(result["movement"]["moved"].mean() if result["movement"] is not None else None, 2),
+            help="Mean distance of the items from their theory-initialised start (both layouts centred and scaled to unit "
+                 "radius). Near 0: the layout is the starting circle, whatever the answers.")
+rel = result["reliability"] or {}
+alphas = [v["alpha"] for v in rel.values() if v.get("alpha") is not None]
+omegas = [v["omega"] for v in rel.values() if v.get("omega") is not None]
+n[2].metric("Mean α ↑", ui.fmt(sum(alphas) / len(alphas)) if alphas and len(alphas) == len(rel) else "—",
+            help="Cronbach's α of each value's items (centred answers, as the reference computes it), mean over values; "
+                 "— when a value's α is undefined.")
+n[3].metric("Mean ω ↑", ui.fmt(sum(omegas) / len(omegas)) if omegas and len(omegas) == len(rel) else "—",
+            help="McDonald's ω_t (one factor, minres, as psych::omega) on the same centred answers, mean over values.")
 if sep:
     st.caption(f"Separability: {sep.get('n_items')} items, {sep.get('n_classes')} values, {sep.get('n_splits')}-fold CV; "
                f"chance ≈ {1 / max(1, sep.get('n_classes') or 1):.2f}. Source: reference `classify_dots` (training accuracy) "
@@ -64,9 +109,23 @@ st.caption("Magnifying glass (Schwartz): four separate models — Conservation, 
            "Self-enhancement — each with one latent per basic value, ML, latent variances fixed to 1. Fit indices as "
            "lavaan computes them; a failed fit counts as CFI 0, TLI 0, RMSEA 1, SRMR 1.")
 cfa = result["cfa"]
-fmt = {c: st.column_config.NumberColumn(c.upper() if c != "chi2" else "χ²", format="%.3f")
-       for c in ("chi2", "cfi", "tli", "rmsea", "srmr")}
+CFA_LABELS = {"chi2": "χ²", "cfi": "CFI ↑", "tli": "TLI ↑", "rmsea": "RMSEA ↓", "srmr": "SRMR ↓"}
+fmt = {c: st.column_config.NumberColumn(label, format="%.3f") for c, label in CFA_LABELS.items()}
 st.dataframe(cfa, hide_index=True, width="stretch", column_config=fmt | {"group": "model", "n": "personas"})
+fit_chance = {k: bands.get(k) for k in ("cfi", "rmsea", "srmr")}
+if any(fit_chance.values()):
+    st.caption("Mean over the four models vs chance — " + " · ".join(
+        f"{k.upper()}: {ui.chance_text(v, 3)}" for k, v in fit_chance.items() if v))
+
+st.subheader("Reliability of each value")
+if rel:
+    table = [{"value": v, "items": r["n_items"], "α ↑": r["alpha"], "ω ↑": r["omega"], "why undefined": r["reason"] or ""}
+             for v, r in rel.items()]
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in ("α ↑", "ω ↑")})
+    st.caption("Internal consistency of each value's items across personas in this context: Cronbach's α (pingouin, as "
+               "the reference code) and McDonald's ω_t, both on centred answers. Empty cells are undefined (reason shown).")
+
 if state.toggle("Show standardised loadings", key="loadings"):
     loadings = result["loadings"]
     if loadings.empty:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -126,3 +128,15 @@ def test_estimate_run_counts_calls_tokens_and_cost():
     est2 = views.estimate_run(build_values_plan(priced, limit_personas=2, limit_items=5), priced)
     assert est2.tokens_out == 10  # 2 personas x 5 items x 1 token
     assert est2.cost == pytest.approx((est2.tokens_in * 1.0 + 10 * 2.0) / 1e6)
+
+
+def test_rate_table_wilson_interval_by_hand():
+    from analysis.views import rate_table
+
+    t = rate_table([("values", "m", "invalid answers", 4, 20), ("mbti", "m", "invalid answers", 0, 0)])
+    z, p, n = 1.959963984540054, 0.2, 20
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    row = t.iloc[0]
+    assert (row["rate"], row["lo"], row["hi"]) == pytest.approx((0.2, centre - half, centre + half), abs=1e-9)
+    assert math.isnan(t.iloc[1]["rate"]) and t.iloc[1]["n"] == 0  # undefined, never 0 %

@@ -206,7 +206,7 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
     tables = {"beliefs": beliefs, "transfers": transfers, "forecasts": forecasts, "rounds": rounds}
     invalid = {name: int((df["valid"] == 0).sum()) for name, df in tables.items()}
     return {"population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
-            "endowments": endowments, "invalid": invalid, "invalid_reasons": invalid_reasons(tables),
+            "endowments": endowments, "invalid": invalid, "n_rows": {name: int(len(df)) for name, df in tables.items()}, "invalid_reasons": invalid_reasons(tables),
             "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors), "play": play_by_round(rounds)}
 
 

@@ -144,6 +144,17 @@ def values_metrics(store: Store, model: str | None = None, config: comparable.Ch
     return _clean({"models": models})
 
 
+def values_chance(store: Store, metrics: Mapping[str, Any], config: comparable.Chosen = None, *, n_sims: int,
+                  seed: int = 0) -> dict[str, Any]:
+    """``{model: chance document}`` for a ``values_metrics`` document already computed (its numbers are the
+    observed values), on the same answers (``latest_answers``)."""
+    answers = latest_answers(store, config=config)
+    return _clean({name: model_chance(group, metrics["models"][name], _context_keys(group), n_sims=n_sims, seed=seed,
+                                      store=store)
+                   for name, group in (answers.groupby("model", sort=True) if len(answers) else [])
+                   if name in metrics["models"]})
+
+
 def values_leaderboard(metrics: Mapping[str, Any]) -> dict[str, Any]:
     """Leaderboard document from a ``values_metrics`` document."""
     models = metrics["models"]

@@ -10,6 +10,7 @@ import pytest
 
 # Fewer bootstrap resamples keep the app tests quick (read by app.data at import).
 os.environ.setdefault("ROLESCOPE_N_BOOT", "200")
+os.environ.setdefault("ROLESCOPE_CHANCE_SIMS", "20")  # chance bands: enough draws to draw a band
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 

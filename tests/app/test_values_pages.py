@@ -50,16 +50,24 @@ def test_structure_page_shows_stress_cfa_and_separability(app_on_fixture, doc):
     assert at.selectbox(key="model").value == "smollm2-t07" and at.selectbox(key="context").value == "topics_a"
     ctx = doc[0]["models"]["smollm2-t07"]["contexts"]["topics_a"]
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Stress-1"] == f"{ctx['stress']:.3f}"
-    assert metrics["Separability — cross-validated"] == f"{ctx['separability']:.3f}"
-    assert metrics["Separability — training"] == f"{ctx['separability_train']:.3f}"
+    assert metrics["Stress-1 ↓"] == f"{ctx['stress']:.3f}"
+    assert metrics["Separability — cross-validated ↑"] == f"{ctx['separability']:.3f}"
+    assert metrics["Separability — training ↑"] == f"{ctx['separability_train']:.3f}"
+    assert metrics["Mean α ↑"] == (f"{ctx['alpha']:.3f}" if ctx["alpha"] is not None else "—")
+    assert float(metrics["Random-start Stress ↓"]) > 0
+    # the verdict the user reads first, with the chance numbers, and a band under each headline metric
+    verdict = (at.error or at.success)[0].value
+    assert "chance" in verdict and f"Stress {ctx['stress']:.3f}" in verdict
+    assert sum("Chance (95 % band)" in c.value for c in at.caption) >= 3
     cfa = at.dataframe[0].value.set_index("group")
     assert list(cfa.index) == ["Conservation", "Openness to change", "Self-transcendence", "Self-enhancement"]
     for group, row in cfa.iterrows():
         assert row["cfi"] == pytest.approx(ctx["cfa"][group]["cfi"], abs=1e-9)
     assert len(at.get("plotly_chart")) == 1
+    reliability = at.dataframe[1].value
+    assert len(reliability) == 10 and {"α ↑", "ω ↑", "why undefined"} <= set(reliability.columns)
     at.toggle(key="loadings").set_value(True).run()
-    loadings = at.dataframe[1].value
+    loadings = at.dataframe[2].value
     assert {"group", "latent", "item", "std_loading", "text"} <= set(loadings.columns)
     assert loadings["text"].str.len().min() > 20  # item wording of the bundled instrument
 
