@@ -37,10 +37,15 @@ def rank_order_heatmap(ref: StoreRef, model: str) -> go.Figure:
     return figures.correlation_heatmap(data.stability(ref, model)["matrix"])
 
 
+def _values_chance(ref: StoreRef, model: str, part: str) -> dict | None:
+    return ((data.chance(ref, "values").get(model) or {}).get(part) or {}).get("uniform")
+
+
 @_memo
 def rank_order_by_value(ref: StoreRef, model: str) -> go.Figure:
-    return figures.value_bars(data.stability(ref, model)["by_value"], "rank_order", label="rank-order stability",
-                              lo="lo", hi="hi", reference=0.0)
+    fig = figures.value_bars(data.stability(ref, model)["by_value"], "rank_order", label="rank-order stability",
+                             lo="lo", hi="hi", reference=0.0)
+    return figures.chance_band(fig, _values_chance(ref, model, "rank_order_value"), label="chance (random answers, 95 %)")
 
 
 @_memo
@@ -59,8 +64,9 @@ def persona_names(people: pd.DataFrame) -> dict[int, str]:
 def ipsative_bars(ref: StoreRef, model: str, highlight: tuple[int, ...]) -> go.Figure:
     ips = data.stability(ref, model)["ipsative"]
     names = persona_names(data.personas_of(ref, model))
-    return figures.persona_bars([names.get(int(p), str(p)) for p in ips["persona_id"]], ips["ipsative"],
-                                [p in highlight for p in ips["persona_id"]], label="ipsative stability")
+    fig = figures.persona_bars([names.get(int(p), str(p)) for p in ips["persona_id"]], ips["ipsative"],
+                               [p in highlight for p in ips["persona_id"]], label="ipsative stability")
+    return figures.chance_band(fig, _values_chance(ref, model, "ipsative_persona"), label="chance (random answers, 95 %)")
 
 
 @_memo

@@ -314,7 +314,7 @@ def chance(ref: StoreRef, method: str) -> dict[str, Any]:
         if method == "values":
             from analysis.values.metrics import values_chance
 
-            return values_chance(store, values_doc(ref), ref.chosen("values"), n_sims=CHANCE_SIMS)
+            return values_chance(store, values_doc(ref), ref.chosen("values"), n_sims=CHANCE_SIMS, slow=False)
         if method == "mbti":
             from analysis.mbti.cli import metrics_json
 
@@ -334,6 +334,19 @@ def chance(ref: StoreRef, method: str) -> dict[str, Any]:
     if method != "values" and not method_available(method):
         return {}
     return cached_json(f"chance-{method}", ref.path, ref.signature, compute, f"sims={CHANCE_SIMS}{_configs(ref)}")
+
+
+@st.cache_data(**CACHE)
+def values_fit_chance(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
+    """Null bands of separability and the CFA fit of one model × context (simulated on demand: ~0.5 s per draw)."""
+    def compute() -> dict[str, Any]:
+        from analysis.values.metrics import values_chance
+
+        doc = values_chance(_store(ref), values_doc(ref), ref.chosen("values"), n_sims=CHANCE_SIMS, model=model,
+                            fast=False, slow=key)
+        return ((doc.get(model) or {}).get("contexts") or {}).get(key, {})
+
+    return cached_json("chance-values", ref.path, ref.signature, compute, f"fit|{model}|{key}|sims={CHANCE_SIMS}{_configs(ref)}")
 
 
 @st.cache_data(**CACHE)

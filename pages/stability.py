@@ -29,16 +29,27 @@ if stab["matrix"] is None:
              "Stability needs at least two contexts: add one on the **Run** page (e.g. no_conv and topics_a).")
     st.stop()
 
+with st.spinner(f"Simulating chance on this design ({data.CHANCE_SIMS} random data sets per null model; cached after)…"):
+    bands = data.chance(ref, "values").get(model) or {}
 ci = doc.get("ci") or {}
+verdict = ui.chance_verdict(bands.get("rank_order"))
+if verdict == "chance-like":
+    st.error(f"**{model}'s rank-order stability is indistinguishable from chance** — "
+             f"{ui.fmt(doc.get('rank_order'))} vs {ui.chance_text(bands.get('rank_order'))}. Personas do not keep their "
+             "order between contexts any more than random answers would.", icon="⚠️")
 m = st.columns(3)
-m[0].metric("Rank-order stability", ui.ci_text(doc.get("rank_order"), (ci.get("rank_order") or {}).get("lo"),
+m[0].metric("Rank-order stability ↑", ui.ci_text(doc.get("rank_order"), (ci.get("rank_order") or {}).get("lo"),
                                                 (ci.get("rank_order") or {}).get("hi")),
             help="Mean over context pairs and values of Spearman across personas of ipsatised value scores; "
                  "95% bootstrap CI over personas.")
-m[1].metric("Ipsative stability", ui.ci_text(doc.get("ipsative"), (ci.get("ipsative") or {}).get("lo"),
+m[1].metric("Ipsative stability ↑", ui.ci_text(doc.get("ipsative"), (ci.get("ipsative") or {}).get("lo"),
                                               (ci.get("ipsative") or {}).get("hi")),
             help="Mean over personas and context pairs of Spearman over the 10 values; 95% bootstrap CI over personas.")
 m[2].metric("Personas × contexts", f"{doc.get('n_personas', 0)} × {len(stab['contexts'])}")
+with m[0]:
+    ui.chance_caption(bands.get("rank_order"))
+with m[1]:
+    ui.chance_caption(bands.get("ipsative"))
 
 left, right = st.columns(2)
 with left:
@@ -48,7 +59,8 @@ with left:
     ui.plot(charts.rank_order_heatmap(ref, model), key="ro_heatmap")
 with right:
     st.subheader("Per value")
-    st.caption("Rank-order stability of each value, mean over context pairs, with 95% percentile bootstrap CIs over personas.")
+    st.caption("Rank-order stability of each value, mean over context pairs, with 95% percentile bootstrap CIs over personas. "
+               "Grey band: where one value's stability falls when the answers are random (same design).")
     ui.plot(charts.rank_order_by_value(ref, model), key="ro_values")
 
 st.subheader("Persona value profiles across contexts")
@@ -66,5 +78,6 @@ if chosen:
 
 st.subheader("Ipsative stability per persona")
 st.caption("Per persona: Spearman over the 10 values between two contexts, mean over context pairs "
-           "(reference `compute_ipsative_stability`). Low bars: personas whose value hierarchy changes with the context.")
+           "(reference `compute_ipsative_stability`). Low bars: personas whose value hierarchy changes with the context. "
+           "Grey band: one persona's ipsative stability under random answers on the same design.")
 ui.plot(charts.ipsative_bars(ref, model, tuple(chosen)), key="ipsative")

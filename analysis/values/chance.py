@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,8 @@ BETTER: dict[str, chance.Better] = {
 }
 FAST = ("stress", "order_distance")
 SLOW = ("separability", "cfi", "rmsea", "srmr")
+#: Per-value / per-persona parts whose null draws are pooled into one band (``rank_order_value``, ``ipsative_persona``).
+POOLED = ("rank_order_value", "ipsative_persona")
 #: Random starts of the "random-start MDS" shown beside the theory-initialised one.
 RANDOM_STARTS = 4
 
@@ -149,14 +151,24 @@ def _cube(design: list[ContextDesign], per_context: list[np.ndarray]) -> stabili
     return stability.ScoreCube([d.key for d in design], [v for v, p in zip(VALUES, present) if p], personas, x[:, present])
 
 
-def stability_of(design: list[ContextDesign], scores: list[np.ndarray]) -> dict[str, float]:
-    """Rank-order and ipsative stability of the given answer scores (one array per context)."""
+def stability_of(design: list[ContextDesign], scores: list[np.ndarray], *, parts: bool = False) -> dict[str, float]:
+    """Rank-order and ipsative stability of the given answer scores (one array per context); with ``parts`` also
+    each value's rank-order stability (``rank_order_value/<value>``) and each persona's ipsative stability
+    (``ipsative_persona/<persona>``), whose nulls are pooled into one band per chart."""
     if len(design) < 2:
         return {}
     cube = _cube(design, [d.value_scores(s) for d, s in zip(design, scores)])
     ones = np.ones((1, len(cube.personas)))
-    return {"rank_order": float(stability._rank_order_stat(cube, True)(ones)[0]),
-            "ipsative": float(stability._ipsative_stat(cube, True)(ones)[0])}
+    out = {"rank_order": float(stability._rank_order_stat(cube, True)(ones)[0]),
+           "ipsative": float(stability._ipsative_stat(cube, True)(ones)[0])}
+    if parts:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            by_value = np.nanmean(stability._rank_order_rho(cube, ones)[0], axis=0)  # mean over pairs
+            by_persona = np.nanmean(stability._ipsative_rho(cube), axis=0)
+        out |= {f"rank_order_value/{v}": float(r) for v, r in zip(cube.values, by_value)}
+        out |= {f"ipsative_persona/{p}": float(r) for p, r in zip(cube.personas, by_persona)}
+    return out
 
 
 def _structure_of(d: ContextDesign, scores: np.ndarray, slow: bool) -> dict[str, float]:
@@ -177,17 +189,32 @@ def _structure_of(d: ContextDesign, scores: np.ndarray, slow: bool) -> dict[str,
     return out
 
 
-def null_draws(design: list[ContextDesign], kind: str, n_sims: int, slow_sims: int, seed: int) -> dict[str, list[float]]:
-    """Draws of every metric under null ``kind``: keys ``"<context key>/<metric>"`` and ``rank_order``/``ipsative``."""
-    def statistic(rng: np.random.Generator, slow: bool) -> dict[str, float]:
-        scores = [d.draw(rng, kind) for d in design]
-        out = {f"{d.key}/{k}": v for d, s in zip(design, scores) for k, v in _structure_of(d, s, slow).items()}
-        return out | stability_of(design, scores)
+def null_draws(design: list[ContextDesign], kind: str, n_sims: int, slow_sims: int, seed: int, *,
+               fast: bool = True, slow_contexts: Sequence[str] | None = None) -> dict[str, list[float]]:
+    """Draws of every metric under null ``kind``: keys ``"<context key>/<metric>"``, ``rank_order``, ``ipsative`` and
+    the pooled parts. ``fast``: circumplex metrics and stability (``n_sims``); the slow metrics (separability, CFA;
+    ``slow_sims``) for the contexts in ``slow_contexts`` (default all). Each context's simulated answers come from its
+    own child generator, so a context's draws are the same whether it is simulated alone or with the others."""
+    def scores_of(rng: np.random.Generator, which: Sequence[int]) -> dict[int, np.ndarray]:
+        children = rng.spawn(len(design))
+        return {i: design[i].draw(children[i], kind) for i in which}
 
-    fast = chance.simulate(lambda rng: statistic(rng, False), n_sims, seed)
-    slow = chance.simulate(lambda rng: {k: v for k, v in statistic(rng, True).items() if k.split("/")[-1] in SLOW},
-                           slow_sims, seed + 1)
-    return fast | slow
+    def fast_statistic(rng: np.random.Generator) -> dict[str, float]:
+        scores = scores_of(rng, range(len(design)))
+        out = {f"{d.key}/{k}": v for i, d in enumerate(design) for k, v in _structure_of(d, scores[i], False).items()}
+        return out | stability_of(design, [scores[i] for i in range(len(design))], parts=True)
+
+    which = [i for i, d in enumerate(design) if slow_contexts is None or d.key in slow_contexts]
+
+    def slow_statistic(rng: np.random.Generator) -> dict[str, float]:
+        scores = scores_of(rng, which)
+        return {f"{design[i].key}/{k}": v for i in which for k, v in _structure_of(design[i], scores[i], True).items()
+                if k in SLOW}
+
+    out = chance.simulate(fast_statistic, n_sims, seed) if fast else {}
+    if which and slow_sims:
+        out |= chance.simulate(slow_statistic, slow_sims, seed + 1)
+    return out
 
 
 def random_start_stress(matrix: pd.DataFrame, item_values: Mapping[str, str | None], *, starts: int = RANDOM_STARTS,
@@ -221,19 +248,32 @@ def observed_of(doc: Mapping[str, Any], key: str, metric: str) -> float | None:
 
 
 def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], keys: Mapping[tuple[str, str], str], *,
-                 n_sims: int = N_SIMS, slow_sims: int | None = None, seed: int = 0,
-                 store: Store | None = None) -> dict[str, Any]:
+                 n_sims: int = N_SIMS, slow_sims: int | None = None, seed: int = 0, store: Store | None = None,
+                 fast: bool = True, slow: bool | str = True) -> dict[str, Any]:
     """Chance document of one model: ``{"contexts": {key: {metric: {kind: summary}}}, "rank_order": {kind: ...},
-    "ipsative": {...}, "n_sims", "slow_sims", "seed"}``; ``doc`` is the model's ``values_metrics`` entry (observed)."""
+    "ipsative": {...}, "rank_order_value": {...}, "ipsative_persona": {...}, "n_sims", "slow_sims", "seed"}``; ``doc``
+    is the model's ``values_metrics`` entry (observed; the pooled parts carry no observed value). ``fast=False``
+    leaves out the circumplex and stability nulls; ``slow`` = True (every context), False (none) or one context key
+    says where the separability and CFA nulls are simulated (they cost ~0.5 s per context and draw)."""
     slow_sims = max(10, n_sims // 10) if slow_sims is None else slow_sims
+    slow_contexts = None if slow is True else [] if slow is False else [slow]
     design = designs(answers, keys)
     fingerprint = design_fingerprint(design)
     out: dict[str, Any] = {"contexts": {d.key: {} for d in design}, "n_sims": n_sims, "slow_sims": slow_sims, "seed": seed}
     for kind in chance.NULL_KINDS:
-        draws = chance.cached_draws(store, "values", [kind, slow_sims, fingerprint], n_sims, seed,
-                                    lambda: null_draws(design, kind, n_sims, slow_sims, seed))
+        what = [kind, slow_sims, fast, slow_contexts, fingerprint]
+        draws = chance.cached_draws(store, "values", what, n_sims, seed,
+                                    lambda: null_draws(design, kind, n_sims, slow_sims, seed, fast=fast,
+                                                       slow_contexts=slow_contexts))
+        for part in POOLED:  # exchangeable under the null: one band for every value / persona
+            pooled = [v for name, values in draws.items() if name.startswith(part + "/") for v in values]
+            if pooled:
+                out.setdefault(part, {})[kind] = chance.summarize(None, chance.as_floats(pooled), better="higher",
+                                                                  kind=kind).to_dict()
         for name, values in draws.items():
             arr = chance.as_floats(values)
+            if name.split("/")[0] in POOLED:
+                continue
             if "/" in name:
                 key, metric = name.rsplit("/", 1)
                 summary = chance.summarize(observed_of(doc, key, metric), arr, better=BETTER[metric], kind=kind)

@@ -145,12 +145,13 @@ def values_metrics(store: Store, model: str | None = None, config: comparable.Ch
 
 
 def values_chance(store: Store, metrics: Mapping[str, Any], config: comparable.Chosen = None, *, n_sims: int,
-                  seed: int = 0) -> dict[str, Any]:
+                  seed: int = 0, model: str | None = None, **kwargs: Any) -> dict[str, Any]:
     """``{model: chance document}`` for a ``values_metrics`` document already computed (its numbers are the
-    observed values), on the same answers (``latest_answers``)."""
-    answers = latest_answers(store, config=config)
+    observed values), on the same answers (``latest_answers``); ``kwargs`` go to ``model_chance`` (``fast``,
+    ``slow``)."""
+    answers = latest_answers(store, model, config=config)
     return _clean({name: model_chance(group, metrics["models"][name], _context_keys(group), n_sims=n_sims, seed=seed,
-                                      store=store)
+                                      store=store, **kwargs)
                    for name, group in (answers.groupby("model", sort=True) if len(answers) else [])
                    if name in metrics["models"]})
 

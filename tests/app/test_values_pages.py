@@ -89,11 +89,14 @@ def test_stability_page_matches_document(app_on_fixture, doc):
     m = doc[0]["models"]["smollm2-greedy"]
     metrics = {x.label: x.value for x in at.metric}
     ci = m["ci"]["rank_order"]
-    assert metrics["Rank-order stability"] == f"{m['rank_order']:.2f} [{ci['lo']:.2f}, {ci['hi']:.2f}]"
-    assert metrics["Ipsative stability"].startswith(f"{m['ipsative']:.2f} [")
+    assert metrics["Rank-order stability ↑"] == f"{m['rank_order']:.2f} [{ci['lo']:.2f}, {ci['hi']:.2f}]"
+    assert metrics["Ipsative stability ↑"].startswith(f"{m['ipsative']:.2f} [")
     assert metrics["Personas × contexts"] == "12 × 3"
     assert len(at.multiselect(key="personas").value) == 3
     assert len(at.get("plotly_chart")) == 4  # heatmap, per-value bars, profiles, ipsative bars
+    assert sum("Chance (95 % band)" in c.value for c in at.caption) == 2  # under both headline metrics
+    bars = json.loads(at.get("plotly_chart")[1].proto.spec)
+    assert any("chance" in (a.get("text") or "") for a in bars["layout"].get("annotations", []))  # the grey band
 
 
 def test_leaderboard_charts_on_demand_and_in_the_url(app_on_fixture):
