@@ -350,6 +350,14 @@ def values_fit_chance(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
 
 
 @st.cache_data(**CACHE)
+def published(method: str | None = None) -> pd.DataFrame:
+    """Bundled published figures (``analysis.published``): method, model, metric, value, better, source."""
+    from analysis.published import published_rows
+
+    return published_rows(method)
+
+
+@st.cache_data(**CACHE)
 def invalid_rates(ref: StoreRef) -> pd.DataFrame:
     """Per model × method: answers, invalid answers, their share with a 95 % Wilson interval; PersonaGym adds
     refusals (``analysis.views.rate_table``), on the runs each method's metrics use."""

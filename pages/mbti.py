@@ -27,16 +27,36 @@ ui.tiny_model_note([model], data.model_specs(ref))
 sdoc = mdoc["subjects"][subject]
 
 fair_pairs = {pair: v for pair, v in (mdoc.get("fairness") or {}).items() if subject.lower() in pair.lower().split("|")}
+with st.spinner(f"Simulating chance on this design ({data.CHANCE_SIMS} random answer sets per null model; cached after)…"):
+    bands = ((data.chance(ref, "mbti").get(model) or {}).get("metrics") or {})
+if ui.chance_verdict(bands.get("consistency")) == "chance-like":
+    st.error(f"**{model}'s assessments are as consistent as random answers.** Mean consistency over subjects "
+             f"{ui.fmt(bands['consistency']['uniform']['observed'])}; {ui.chance_text(bands.get('consistency'))}. "
+             f"A model answering at random still scores s_c ≈ {ui.fmt(bands['consistency']['uniform']['mean'], 2)} on this "
+             "design: s_c alone does not show an ability to assess.", icon="⚠️")
 m = st.columns(5)
 m[0].metric("Type", sdoc.get("type") or "—",
             help="Per dimension the pole the mean score leans to (X = exactly 50 or no answer).")
-m[1].metric("Consistency s_c", ui.fmt(sdoc.get("consistency")),
+m[1].metric("Consistency s_c ↑", ui.fmt(sdoc.get("consistency")),
             help="100 / (100 + mean distance of the testings' score vectors to their mean); 1 = identical testings.")
-m[2].metric("Robustness s_r", ui.fmt((mdoc.get("robustness") or {}).get(subject)),
+m[2].metric("Robustness s_r ↑", ui.fmt((mdoc.get("robustness") or {}).get(subject)),
             help="100 / (100 + distance between the fixed-order and permuted-order mean scores); needs both orders.")
-m[3].metric("Fairness s_f", ", ".join(ui.fmt(v) for v in fair_pairs.values()) or "—",
+m[3].metric("Fairness s_f ↑", ", ".join(ui.fmt(v) for v in fair_pairs.values()) or "—",
             help="For (Men, Women) and (Boys, Girls): 100·s_c(M)·s_c(F) / (100 + distance of their mean scores).")
 m[4].metric("Testings · invalid answers", f"{sdoc.get('n_testings', 0)} · {sdoc.get('invalid', 0)}")
+with m[1]:
+    ui.chance_caption(bands.get(f"consistency/{subject}"))
+with m[2]:
+    ui.chance_caption(bands.get(f"robustness/{subject}"))
+with m[3]:
+    for pair in fair_pairs:
+        ui.chance_caption(bands.get(f"fairness/{pair}"))
+rel = mdoc.get("reliability") or {}
+alpha = rel.get("alpha") or {}
+st.caption("Reliability — α per dimension over testings (signed answers; pingouin): " + ", ".join(
+    f"{d} {ui.fmt((alpha.get(d) or {}).get('alpha'), 2)}" + (f" ({alpha[d]['reason']})" if (alpha.get(d) or {}).get("reason") else "")
+    for d in DIMENSIONS) + f" · test–retest r between testings of a subject: {ui.fmt(rel.get('test_retest'), 2)}"
+    + (f" ({rel['test_retest_reason']})" if rel.get("test_retest_reason") else ""))
 
 st.subheader(f"Dimension scores — {subject}")
 st.caption("Score X ∈ [0, 100] per dimension: 50 + 50·Σ(direction × option weight)/(3n) over the valid answers "
@@ -46,11 +66,13 @@ ui.plot(charts.mbti_subject(ref, model, subject), key="dims")
 
 with st.expander(f"All {len(subjects)} subjects of this model"):
     table = pd.DataFrame([{"subject": s, "type": d.get("type"), **{k: d["scores"].get(k) for k in DIMENSIONS},
-                           "consistency": d.get("consistency"), "robustness": (mdoc.get("robustness") or {}).get(s),
+                           "consistency ↑": d.get("consistency"), "consistency vs chance": ui.vs_chance(bands.get(f"consistency/{s}")),
+                           "robustness ↑": (mdoc.get("robustness") or {}).get(s),
+                           "robustness vs chance": ui.vs_chance(bands.get(f"robustness/{s}")),
                            "testings": d.get("n_testings"), "invalid": d.get("invalid")} for s, d in mdoc["subjects"].items()])
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(c, format="%.2f")
-                                for c in [*DIMENSIONS, "consistency", "robustness"]})
+                                for c in [*DIMENSIONS, "consistency ↑", "robustness ↑"]})
     if len(subjects) > 1:
         ui.plot(charts.mbti_subjects(ref, model), key="dims_all")
     fairness = mdoc.get("fairness") or {}

@@ -64,24 +64,44 @@ with tabs[0]:
                                    help="NoCtx+Tr: trust ranking without the game; Ctx+Tr: with the game described; "
                                         "Ctx+$: expected dollars sent per level.")
         pop = population[strategy]
+        with st.spinner(f"Simulating chance on this design ({data.CHANCE_SIMS} random plays per null model; cached after)…"):
+            bands = (((data.chance(ref, "trust").get(model) or {}).get("population") or {}).get(strategy) or {})
         m = st.columns(3)
-        m[0].metric("Median Spearman", ui.ci_text(pop.get("median_spearman"), *(pop.get("median_spearman_ci") or [None, None])),
+        m[0].metric("Median Spearman ↑", ui.ci_text(pop.get("median_spearman"), *(pop.get("median_spearman_ci") or [None, None])),
                     help="Median over attributes of Spearman between the belief ranking of the levels and the ranking by mean "
                          "transfer in play; 95% bootstrap CI over personas.")
-        m[1].metric("Median |η² belief − η² behaviour|",
+        m[1].metric("Median |η² belief − η² behaviour| ↓",
                     ui.ci_text(pop.get("median_abs_diff"), *(pop.get("median_abs_diff_ci") or [None, None])),
                     help="How far the stated effect size of an attribute is from the effect size in play (one-way ANOVA η²).")
         m[2].metric("Personas who played", pop.get("n_personas", 0))
+        with m[0]:
+            ui.chance_caption(bands.get("median_spearman"), 2)
+        with m[1]:
+            ui.chance_caption(bands.get("median_abs_diff"), 2)
+        half = pop.get("reliability") or {}
+        with m[2]:
+            st.caption(f"Split-half reliability of behaviour (Spearman–Brown, {half.get('n_splits', 0)} random splits of the "
+                       f"personas): {ui.fmt(half.get('split_half'), 2)}" + (f" — {half['reason']}" if half.get("reason") else ""))
+        paper = data.published("trust")
+        paper = paper[paper["metric"].isin([f"median_spearman/{strategy}", f"median_abs_diff/{strategy}"])]
+        if len(paper):
+            wide = paper.assign(metric=paper["metric"].str.split("/").str[0]).pivot(index="model", columns="metric",
+                                                                                   values="value")
+            st.caption(f"Published (paper, Table 3, {strategy}; figures from the paper, not computed here): " + "; ".join(
+                f"{name}: ρ {ui.fmt(r['median_spearman'], 2)}, |Δη²| {ui.fmt(r['median_abs_diff'], 2)}"
+                for name, r in wide.iterrows()))
         st.caption("Per attribute: do the levels the persona believes send more actually send more (left), and is the "
                    "attribute's stated effect as strong as its effect in play (right)?")
         ui.plot(charts.trust_attributes(ref, model, strategy), key="attributes")
         rows = [{"attribute": a, "belief ranking": " > ".join(d.get("belief_ranking") or []),
-                 "behaviour ranking": " > ".join(d.get("behaviour_ranking") or []), "Spearman": d.get("spearman"),
-                 "η² belief": d.get("eta2_belief"), "η² behaviour": d.get("eta2_behaviour"), "|Δη²|": d.get("abs_diff"),
+                 "behaviour ranking": " > ".join(d.get("behaviour_ranking") or []), "Spearman ↑": d.get("spearman"),
+                 "η² belief": d.get("eta2_belief"), "η² behaviour": d.get("eta2_behaviour"), "|Δη²| ↓": d.get("abs_diff"),
                  "levels compared": d.get("n_levels_compared")} for a, d in pop["attributes"].items()]
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(c, format="%.2f")
-                                    for c in ("Spearman", "η² belief", "η² behaviour", "|Δη²|")})
+                                    for c in ("Spearman ↑", "η² belief", "η² behaviour", "|Δη²| ↓")})
+        st.caption("A ranking of 3–4 levels matches the belief by chance one time in 6–24: a single attribute's ρ = 1 is "
+                   "weak evidence; the chance band above is that of the median over attributes.")
 with tabs[1]:
     conditioning = mdoc.get("conditioning") or {}
     measured = {c: d for c, d in conditioning.items() if d.get("attributes")}
@@ -115,11 +135,17 @@ with tabs[2]:
         st.caption("Before playing 6 rounds against a Trustee who returns min($k, 3 × sent), the persona forecasts its send "
                    "per round; MAE = mean |forecast − actual send| over personas, by round and overall (95% CI over personas).")
         ui.plot(charts.forecast_mae(ref, model), key="mae")
-        st.dataframe(pd.DataFrame([{"archetype k": int(k), "MAE": d.get("mae"),
+        with st.spinner("Simulating chance forecasts…"):
+            mae_bands = ((data.chance(ref, "trust").get(model) or {}).get("individual") or {})
+        st.dataframe(pd.DataFrame([{"archetype k": int(k), "MAE ↓": d.get("mae"),
                                     "95% CI": ui.ci_text(None, *(d.get("mae_ci") or [None, None])),
+                                    "chance (random forecasts)": ui.chance_text({"uniform": ((mae_bands.get(k) or {}).get("mae") or {}).get("uniform")}, 2),
+                                    "vs chance": ui.vs_chance((mae_bands.get(k) or {}).get("mae")),
                                     "personas": d.get("n_personas"), "pairs": d.get("n_pairs")}
                                    for k, d in sorted(archetypes.items(), key=lambda kv: int(kv[0]))]),
-                     hide_index=True, width="stretch", column_config={"MAE": st.column_config.NumberColumn("MAE", format="%.2f")})
+                     hide_index=True, width="stretch", column_config={"MAE ↓": st.column_config.NumberColumn("MAE ↓", format="%.2f")})
+        st.caption("Chance: forecasts drawn uniformly from $0 to the endowment, or another persona's forecasts for the "
+                   "same Trustee (the forecasts kept, their link to the persona's own play broken).")
 with tabs[3]:
     endowments = mdoc.get("endowments") or {}
     if len(endowments) < 2:

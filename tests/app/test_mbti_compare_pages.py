@@ -25,9 +25,11 @@ def test_mbti_page_shows_type_and_scores(app_on_fixture, mbti):
     subject = doc["subjects"]["Women"]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Type"] == subject["type"]
-    assert metrics["Consistency s_c"] == f"{subject['consistency']:.3f}"
-    assert metrics["Robustness s_r"] == f"{doc['robustness']['Women']:.3f}"
-    assert metrics["Fairness s_f"] == f"{doc['fairness']['Men|Women']:.3f}"
+    assert metrics["Consistency s_c ↑"] == f"{subject['consistency']:.3f}"
+    assert any("Chance (95 % band)" in c.value and "random answers" in c.value for c in at.caption)
+    assert any(c.value.startswith("Reliability — α per dimension") for c in at.caption)
+    assert metrics["Robustness s_r ↑"] == f"{doc['robustness']['Women']:.3f}"
+    assert metrics["Fairness s_f ↑"] == f"{doc['fairness']['Men|Women']:.3f}"
     assert metrics["Testings · invalid answers"] == f"{N_TESTINGS} · {subject['invalid']}"
     dims = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
     assert dims["base"] == 50

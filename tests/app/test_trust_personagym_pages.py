@@ -26,11 +26,15 @@ def test_trust_population_matches_document(app_on_fixture, docs):
     pop = docs[0]["models"]["smollm2-greedy"]["population"]["Ctx+Tr"]
     metrics = {m.label: m.value for m in at.metric}
     lo, hi = pop["median_spearman_ci"]
-    assert metrics["Median Spearman"] == f"{pop['median_spearman']:.2f} [{lo:.2f}, {hi:.2f}]"
+    assert metrics["Median Spearman ↑"] == f"{pop['median_spearman']:.2f} [{lo:.2f}, {hi:.2f}]"
     assert metrics["Personas who played"] == str(N_TRUST_PERSONAS)
+    captions = [c.value for c in at.caption]
+    assert sum(c.startswith("Chance (95 % band)") for c in captions) == 2
+    assert any(c.startswith("Split-half reliability of behaviour") for c in captions)
+    assert any(c.startswith("Published (paper, Table 3, Ctx+Tr") and "Llama 3.1 70B Instruct: ρ 0.50" in c for c in captions)
     table = at.dataframe[0].value.set_index("attribute")
     for attribute, row in pop["attributes"].items():
-        assert table.loc[attribute, "Spearman"] == pytest.approx(row["spearman"])
+        assert table.loc[attribute, "Spearman ↑"] == pytest.approx(row["spearman"])
         assert table.loc[attribute, "η² behaviour"] == pytest.approx(row["eta2_behaviour"])
         assert table.loc[attribute, "belief ranking"] == " > ".join(row["belief_ranking"])
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
@@ -48,7 +52,8 @@ def test_trust_conditioning_and_individual(app_on_fixture, docs):
     assert cond.loc["weak", "median ρ with prompt prior"] == pytest.approx(weak)
     mae = frames[2].set_index("archetype k")
     assert list(mae.index) == [1, 3, 5]
-    assert mae.loc[3, "MAE"] == pytest.approx(doc["individual"]["archetypes"]["3"]["mae"])
+    assert mae.loc[3, "MAE ↓"] == pytest.approx(doc["individual"]["archetypes"]["3"]["mae"])
+    assert mae["vs chance"].str.contains("p = ").all()
 
 
 def test_personagym_tasks_and_persona_drill_down(app_on_fixture, docs):
