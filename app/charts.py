@@ -147,6 +147,6 @@ def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[st
     colors = model_colors(data.models_in(ref))
     series = {m: doc["models"][m]["tasks"] for m in models}
     for k, name in enumerate(published):
-        series[f"{name} (published)"] = doc.get("published", {}).get(name, {}).get("tasks", {})
+        series[f"{name} (published)"] = data.personagym_published(ref).get(name, {}).get("tasks", {})
         colors[f"{name} (published)"] = ("#bab0ac", "#9d755d", "#eeca3b", "#72b7b2")[k % 4]
     return figures.task_scores(series, colors, TASKS)

@@ -357,6 +357,23 @@ def published(method: str | None = None) -> pd.DataFrame:
     return published_rows(method)
 
 
+PAPER_SUFFIX = " · paper Table 1"
+
+
+@st.cache_data(**CACHE)
+def personagym_published(ref: StoreRef) -> dict[str, dict[str, Any]]:
+    """Published PersonaGym scores: those imported into the store, and the paper's Table 1 bundled with RoleScope
+    (named '<model> · paper Table 1'); each ``{"tasks", "persona_score", "source"}``."""
+    out = {name: {**d, "source": "imported"} for name, d in (personagym_doc(ref).get("published") or {}).items()}
+    rows = published("personagym")
+    for name, group in rows.groupby("model", sort=False):
+        by = dict(zip(group["metric"], group["value"]))
+        out[name + PAPER_SUFFIX] = {"tasks": {k.split("/", 1)[1]: v for k, v in by.items() if k.startswith("task/")},
+                                    "persona_score": by.get("persona_score"), "consistent": True,
+                                    "source": group["source"].iloc[0]}
+    return out
+
+
 @st.cache_data(**CACHE)
 def invalid_rates(ref: StoreRef) -> pd.DataFrame:
     """Per model × method: answers, invalid answers, their share with a 95 % Wilson interval; PersonaGym adds

@@ -14,7 +14,8 @@ ui.header("PersonaGym", "Does the agent act like its persona in situations the p
 
 doc = data.personagym_doc(ref)
 models = ctx.pick(data.personagym_models(ref))
-published = sorted(doc.get("published") or {})
+published_scores = data.personagym_published(ref)
+published = sorted(published_scores)
 if not models and not published:
     ui.empty(f"No PersonaGym results in **{ref.name}**.",
              "Run it from a shell: `python -m analysis run personagym --model embedded --personas 3 --questions-per-task 2 "
@@ -23,19 +24,47 @@ if not models and not published:
 
 st.subheader("Task scores")
 st.caption("Task score = mean over personas of the mean grade of their questions (invalid grades left out); "
-           "PersonaScore = mean of the five tasks. Hatched bars: published scores imported from the paper's repository, "
-           "never mixed with ours.")
-shown_published = (state.multiselect("Published scores to show", published, key="published", default=published[:2])
+           "PersonaScore = mean of the five tasks. Hatched bars: published scores — imported from the paper's repository, "
+           "or the paper's Table 1 bundled with RoleScope — never mixed with ours.")
+default_published = [p for p in published if not p.endswith(data.PAPER_SUFFIX)][:2] or published[:2]
+shown_published = (state.multiselect("Published scores to show", published, key="published", default=default_published)
                    if published else [])
+with st.spinner(f"Simulating random grades on this design ({data.CHANCE_SIMS} sets; cached after)…"):
+    bands = data.chance(ref, "personagym")
 ui.plot(charts.personagym_tasks(ref, tuple(models), tuple(shown_published)), key="tasks")
-rows = [{"model": m, "source": "this store", "PersonaScore": doc["models"][m]["persona_score"], **doc["models"][m]["tasks"],
+def _chance(m: str) -> dict:
+    return (((bands.get(m) or {}).get("metrics") or {}).get("persona_score")) or {}
+
+
+rows = [{"model": m, "source": "this store", "PersonaScore ↑": doc["models"][m]["persona_score"],
+         "vs chance (random grades)": ui.vs_chance(_chance(m)), **doc["models"][m]["tasks"],
          "graded": doc["models"][m]["n_graded"], "invalid grades": doc["models"][m]["invalid"],
          "refusals": doc["models"][m]["refusals"]} for m in models]
-rows += [{"model": p, "source": "published" + ("" if doc["published"][p].get("consistent") in (True, None) else
+rows += [{"model": p, "source": "published" + ("" if published_scores[p].get("consistent") in (True, None) else
                                               " (PersonaScore ≠ mean of tasks)"),
-          "PersonaScore": doc["published"][p]["persona_score"], **doc["published"][p]["tasks"]} for p in shown_published]
+          "PersonaScore ↑": published_scores[p]["persona_score"], "vs chance (random grades)": "",
+          **published_scores[p]["tasks"]} for p in shown_published]
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in ("PersonaScore", *TASKS)})
+             column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in ("PersonaScore ↑", *TASKS)})
+for m in models:
+    mdoc_ = doc["models"][m]
+    grades = ((bands.get(m) or {}).get("grades")) or {}
+    shares = grades.get("shares") or {}
+    judges = mdoc_.get("judges") or {}
+    st.caption(
+        f"**{m}** — chance: {ui.chance_text(_chance(m), 2)}. Grades given: "
+        + (", ".join(f"{g}: {100 * v:.0f} %" for g, v in shares.items()) + f" (n = {grades.get('n')}; uniform would be "
+           f"20 % each, χ² p = {ui.fmt(grades.get('p'), 3)})" if shares else "none valid")
+        + f". Judges: {', '.join(judges.get('evaluators') or []) or '—'}; agreement ICC(2,1) "
+        + (ui.fmt(judges.get("icc2"), 2) + f" over {judges.get('n_answers')} answers" if judges.get("icc2") is not None
+           else f"— ({judges.get('reason') or 'undefined'})")
+        + (". By evaluator: " + "; ".join(f"{ev}: {ui.fmt(d.get('persona_score'), 2)}"
+                                         for ev, d in (mdoc_.get("by_evaluator") or {}).items())
+           if len(mdoc_.get("by_evaluator") or {}) > 1 else "") + ".")
+without = (doc.get("judges") or {}).get("without") or {}
+if without:
+    st.caption("Ranking with every judge: " + " > ".join(doc["judges"]["all"]) + " · without one judge: " + "; ".join(
+        f"without {ev}: {' > '.join(d['ranking'])}" + (" (changed)" if d["changed"] else "") for ev, d in without.items()))
 
 if not models:
     st.stop()

@@ -64,9 +64,12 @@ def test_personagym_tasks_and_persona_drill_down(app_on_fixture, docs):
     doc = docs[1]["models"]
     table = at.dataframe[0].value.set_index("model")
     for model in doc:
-        assert table.loc[model, "PersonaScore"] == pytest.approx(doc[model]["persona_score"])
+        assert table.loc[model, "PersonaScore ↑"] == pytest.approx(doc[model]["persona_score"])
+        assert table.loc[model, "vs chance (random grades)"].startswith("p = ")
         for task in TASKS:
             assert table.loc[model, task] == pytest.approx(doc[model]["tasks"][task])
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith("**smollm2-greedy** — chance: random answers:") and "Judges:" in c for c in captions)
     pdoc = doc["smollm2-greedy"]["personas"][persona]
     assert {m.label: m.value for m in at.metric}["PersonaScore"] == f"{pdoc['persona_score']:.2f}"
     assert len(at.expander) == 5
