@@ -36,6 +36,17 @@ else:
     st.dataframe(table, hide_index=True, width="stretch", column_config=config, height=36 * (len(table) + 1) + 4)
     ui.plot(charts.difference_forest(ref, a, b), key="forest")
 
+rates = data.invalid_rates(ref)
+pair = rates[rates["model"].isin([a, b])]
+if len(pair):
+    st.subheader("Invalid answers and refusals")
+    st.caption("Share of unscorable answers (and PersonaGym refusals) with 95 % Wilson intervals: when the two models' "
+               "intervals are far apart, their scores rest on different subsets of the questions.")
+    wide = pair.assign(share=[ui.ci_text(100 * r, 100 * lo, 100 * hi, 1) + " %" if n else "—"
+                              for r, lo, hi, n in zip(pair["rate"], pair["lo"], pair["hi"], pair["n"])])
+    wide = wide.pivot_table(index=["method", "kind"], columns="model", values="share", aggfunc="first").reset_index()
+    st.dataframe(wide, hide_index=True, width="stretch")
+
 st.subheader("Where they differ most")
 gaps = data.gaps(ref, a, b)
 tabs = st.tabs(["Value items", "Personas", "MBTI statements"])

@@ -70,6 +70,21 @@ shown = [c for c in table.columns if c == "model" or table[c].notna().any()]
 config = {key: st.column_config.NumberColumn(label, format="%.3f") for key, label in HEADLINES.items()}
 st.dataframe(table[shown], hide_index=True, width="stretch", column_config=config)
 
+# -- invalid answers and refusals: what makes two models comparable --------------------------------
+st.subheader("Invalid answers and refusals")
+st.caption("Share of each model's answers that could not be scored (kept, never filled in) and, for PersonaGym, of "
+           "answers that step out of the persona, with 95 % Wilson intervals. A model answering 40 % invalid is not "
+           "comparable with one answering 2 %, whatever its scores.")
+with st.spinner("Counting invalid answers…"):
+    rates = data.invalid_rates(ref)
+rates = rates[rates["model"].isin(ctx.models)]
+if len(rates):
+    shown_rates = rates.assign(
+        share=[ui.ci_text(100 * r, 100 * lo, 100 * hi, 1) + " %" if n else "— (no answers)"
+               for r, lo, hi, n in zip(rates["rate"], rates["lo"], rates["hi"], rates["n"])])
+    st.dataframe(shown_rates[["model", "method", "kind", "count", "n", "share"]], hide_index=True, width="stretch",
+                 column_config={"share": "share [95 % CI] ↓", "n": "answers"})
+
 # -- where to go ----------------------------------------------------------------------------------
 st.subheader("Explore")
 pages = [p for p in visible_pages() if p.url != "overview"]

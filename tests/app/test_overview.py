@@ -67,3 +67,18 @@ def test_links_into_every_page(app_on_fixture):
     at = app_on_fixture()
     links = {link.proto.page for link in at.get("page_link")}
     assert links == {"leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare", "run", "data"}
+
+
+def test_invalid_rates_with_wilson_intervals(app_on_fixture, fixture_store):
+    """The invalid-answer table counts each method's invalid answers per model, with a 95 % interval around the share."""
+    at = app_on_fixture()
+    rates = at.dataframe[2].value
+    with Store(fixture_store, read_only=True) as store:
+        doc = values_metrics(store, n_boot=0)
+    for model in MODELS:
+        row = rates[(rates["model"] == model) & (rates["method"] == "values")].iloc[0]
+        assert (row["count"], row["n"]) == (doc["models"][model]["invalid"], doc["models"][model]["n_answers"])
+        share = 100 * row["count"] / row["n"]
+        assert row["share"].startswith(f"{share:.1f} [") and row["share"].endswith("] %")
+    assert {"values", "mbti", "trust", "personagym"} <= set(rates["method"])
+    assert set(rates.loc[rates["method"] == "personagym", "kind"]) == {"invalid grades", "refusals"}
