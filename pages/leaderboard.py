@@ -77,6 +77,20 @@ if chart_box.open:
         st.markdown("**Rank-order stability with 95% CI**")
         ui.plot(charts.leaderboard_bars(ref, tuple(models), "rank_order", True), key="ro_bars")
 
+st.subheader("Published: the Stick to Your Role! leaderboard")
+paper = data.published("values")
+if len(paper):
+    board_pub = paper.pivot(index="model", columns="metric", values="value").reset_index()
+    board_pub = board_pub.sort_values("cardinal", ascending=False)[["model", "cardinal", "ordinal", "rank_order"]]
+    st.caption("Figures published by the leaderboard for real models, bundled with their source — shown for reference, "
+               "never ranked together with this store's models. Its Cardinal and RO are comparable with yours only for a "
+               "run of its protocol (9 contexts, 50 personas); its Ordinal win rate is relative to its own pool of models. "
+               f"Source: {paper['source'].iloc[0]}")
+    st.dataframe(board_pub.assign(model=board_pub["model"] + " (published)"), hide_index=True, width="stretch",
+                 column_config={"cardinal": st.column_config.NumberColumn("Cardinal ↑", format="%.3f"),
+                                "ordinal": st.column_config.NumberColumn("Ordinal ↑ (its pool)", format="%.3f"),
+                                "rank_order": st.column_config.NumberColumn("RO stability ↑", format="%.3f")})
+
 st.subheader("Is the benchmark's ranking robust?")
 st.caption("Zhang & Hardt 2024 (benchbench): diversity = 1 − Kendall's W of the columns' rankings (0 = all columns agree); "
            "sensitivity = how far a model can move when columns are re-weighted (cardinal) or irrelevant models are added "

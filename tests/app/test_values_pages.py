@@ -108,3 +108,13 @@ def test_leaderboard_charts_on_demand_and_in_the_url(app_on_fixture):
     assert len(charts) == 2
     ro = json.loads(charts[1].proto.spec)["data"][0]
     assert ro["error_x"]["type"] == "data" and len(ro["y"]) == 2
+
+
+def test_leaderboard_shows_the_published_figures_apart(app_on_fixture):
+    """The published leaderboard rows are a separate table, labelled, never in the store's ranking."""
+    at = app_on_fixture("leaderboard")
+    board, published = at.dataframe[0].value, at.dataframe[1].value
+    assert not board["model"].str.contains("published").any()
+    assert published["model"].str.endswith(" (published)").all()
+    row = published.set_index("model").loc["Llama-3.3-70B-Instruct (published)"]
+    assert (row["cardinal"], row["ordinal"], row["rank_order"]) == (0.783, 0.782, 0.81)
