@@ -136,6 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--size", choices=["full", "reduced"], default="full", help="reduced: the small CI campaign")
     build.add_argument("--methods", type=_csv, help="comma list (default: every method)")
     build.add_argument("--concurrency", type=int, default=2)
+    build.add_argument("--chance", type=int, metavar="N",
+                       help="cache N simulations per null model for the chance bands (default: 100 for the bundled demo, "
+                            "0 for other stores)")
     build.add_argument("--rederive", action="store_true",
                        help="re-derive every run's tables from its stored replies (after a parser fix): each run is "
                             "replaced and run again from the call cache; only requests never made before reach the model")
@@ -417,7 +420,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise InputError("demo build --svs: give --store PATH (the bundled demo holds no text of a canonical instrument)")
     configs = campaign_configs(args.model, args.answer_mode) if args.model else CONFIGS
     build_demo(args.store or DEMO_STORE, args.size, args.methods, args.concurrency, configs=configs, cancel=_cancel_on_sigint(),
-               svs=args.svs, rederive=args.rederive)
+               svs=args.svs, rederive=args.rederive, chance_sims=args.chance)
     return 0
 
 

@@ -33,6 +33,8 @@ from analysis.runs.store import Store, Table, register_table
 Better = Literal["higher", "lower"]
 NULL_KINDS = ("uniform", "permutation")
 ALPHA = 0.05
+#: Simulations per null model the dashboard and ``metrics --chance`` use by default (and the bundled demo caches).
+DEFAULT_SIMS = 100
 #: Bumped whenever a simulation changes what it draws: cached draws of another version are not reused.
 CHANCE_VERSION = 1
 

@@ -22,12 +22,14 @@ import re
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
+from analysis.chance import DEFAULT_SIMS
 from analysis.demo_store import DEMO_ARCHIVE, DEMO_STORE, pack, unpack
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec, parse_model_spec
@@ -159,12 +161,14 @@ METHOD_OF = {"trust-population": "trust", "trust-individual": "trust", "values-s
 def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list[str] | None = None,
                concurrency: int = 2, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
                configs: Sequence[DemoConfig] = CONFIGS, cancel: threading.Event | None = None,
-               svs: str | Path | None = None, rederive: bool = False) -> list[str]:
+               svs: str | Path | None = None, rederive: bool = False, chance_sims: int | None = None) -> list[str]:
     """Create or resume every run of the campaign; returns the run ids. Prints progress lines on ``log``.
     ``rederive``: replace every run and run it again from the call cache, so its tables are parsed anew from the
     stored replies (a run's later requests may depend on what was parsed: those not made before are sent).
     ``cancel`` (Ctrl-C in the CLI) stops the current run gracefully and skips the rest; the store is still finalized.
-    ``svs``: an SVS instrument (folder or hf:// path) adds a ``values-svs`` run (no_conv) per configuration."""
+    ``svs``: an SVS instrument (folder or hf:// path) adds a ``values-svs`` run (no_conv) per configuration.
+    ``chance_sims``: simulations per null model cached in the store for every page's chance bands (default: the
+    dashboard's ``analysis.chance.DEFAULT_SIMS`` for the bundled demo, none for other stores)."""
     planners = dict(PLANNERS)
     if svs is not None:
         planners["values-svs"] = partial(_values_svs_plan, svs=svs)
@@ -206,8 +210,31 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
             else:
                 continue
             break
+    sims = (DEFAULT_SIMS if _is_bundled(store_path) else 0) if chance_sims is None else chance_sims
+    if sims > 0 and not (cancel is not None and cancel.is_set()):
+        precompute_chance(store_path, sims, log)
     finalize(store_path)
     return run_ids
+
+
+def precompute_chance(store_path: Path, n_sims: int, log: Callable[[str], None]) -> None:
+    """Simulate every null the pages show (``analysis.views.chance_document`` per method, and the CFA/separability
+    nulls of every values context) so their draws are cached in the store: a first visit shows its bands at once."""
+    from analysis import views
+    from analysis.values.metrics import _context_keys, latest_answers, values_metrics
+
+    with Store(store_path) as store:
+        for method in ("values", "mbti", "trust", "personagym"):
+            started = time.monotonic()
+            views.chance_document(store, method, n_sims)
+            log(f"chance: {method} nulls ({n_sims} draws each) in {time.monotonic() - started:.0f}s")
+        metrics = values_metrics(store, n_boot=0)
+        answers = latest_answers(store)
+        started = time.monotonic()
+        for model, group in (answers.groupby("model", sort=True) if len(answers) else []):
+            for key in _context_keys(group).values():
+                views.values_fit_chance(store, metrics, str(model), key, n_sims)
+        log(f"chance: CFA and separability nulls of every context in {time.monotonic() - started:.0f}s")
 
 
 def _line_logger(run_id: str, log: Callable[[str], None]) -> Callable[[Any], None]:

@@ -117,6 +117,41 @@ def trust_headline(model_doc: Mapping[str, Any], strategy: str | None = None) ->
     return _f(population[strategy].get("median_spearman"))
 
 
+def chance_document(store: Any, method: str, n_sims: int, *, config: Any = None,
+                    values_metrics: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``{model: chance document}`` of one method as the pages show it (``analysis.chance``): values — the circumplex
+    and stability nulls of every context (``values_metrics``: its metrics document, computed when not given); MBTI
+    and PersonaGym — their model documents' ``chance``; trust — ``{"population": {strategy: ...}, "individual"}``."""
+    if method == "values":
+        from analysis.values.metrics import values_chance
+        from analysis.values.metrics import values_metrics as compute_values
+
+        metrics = values_metrics if values_metrics is not None else compute_values(store, config=config, n_boot=0)
+        return values_chance(store, metrics, config, n_sims=n_sims, slow=False)
+    if method == "mbti":
+        from analysis.mbti.cli import metrics_json
+
+        return {m: d.get("chance") for m, d in metrics_json(store, config=config, chance=n_sims)["models"].items()}
+    if method == "trust":
+        from analysis.trust.cli import metrics_json as trust_metrics
+
+        doc = trust_metrics(store, n_boot=0, config=config, chance=n_sims)
+        return {m: {"population": {s: p.get("chance") for s, p in d["population"].items()},
+                    "individual": d["individual"].get("chance")} for m, d in doc["models"].items()}
+    from analysis.personagym.cli import metrics_json as personagym_metrics
+
+    return {m: d.get("chance") for m, d in personagym_metrics(store, config=config, chance=n_sims)["models"].items()}
+
+
+def values_fit_chance(store: Any, values_metrics: Mapping[str, Any], model: str, key: str, n_sims: int, *,
+                      config: Any = None) -> dict[str, Any]:
+    """Null bands of separability and the CFA fit for one model × context (``{metric: {kind: summary}}``)."""
+    from analysis.values.metrics import values_chance
+
+    doc = values_chance(store, values_metrics, config, n_sims=n_sims, model=model, fast=False, slow=key)
+    return ((doc.get(model) or {}).get("contexts") or {}).get(key, {})
+
+
 RATE_COLUMNS = ["method", "model", "kind", "count", "n", "rate", "lo", "hi"]
 
 

@@ -17,11 +17,12 @@ import pandas as pd
 import streamlit as st
 
 from app.cache import cached_json
+from analysis.chance import DEFAULT_SIMS
 from app.stores import StoreRef, open_store
 
 N_BOOT = int(os.environ.get("ROLESCOPE_N_BOOT", "1000"))
 #: Simulations per null model behind every chance band (``analysis.chance``).
-CHANCE_SIMS = int(os.environ.get("ROLESCOPE_CHANCE_SIMS", "100"))
+CHANCE_SIMS = int(os.environ.get("ROLESCOPE_CHANCE_SIMS", str(DEFAULT_SIMS)))
 CACHE = {"show_spinner": False, "max_entries": 64}
 
 
@@ -308,28 +309,12 @@ def personagym_doc(ref: StoreRef) -> dict[str, Any]:
 # -- chance bands (``analysis.chance``): per method, {model: chance document} ------------------------
 @st.cache_data(**CACHE)
 def chance(ref: StoreRef, method: str) -> dict[str, Any]:
-    """Each model's null bands for ``method`` (the observed values are the method document's)."""
+    """Each model's null bands for ``method`` (``analysis.views.chance_document``; observed = the method document's)."""
     def compute() -> dict[str, Any]:
-        store = _store(ref)
-        if method == "values":
-            from analysis.values.metrics import values_chance
+        from analysis import views
 
-            return values_chance(store, values_doc(ref), ref.chosen("values"), n_sims=CHANCE_SIMS, slow=False)
-        if method == "mbti":
-            from analysis.mbti.cli import metrics_json
-
-            doc = metrics_json(store, config=ref.chosen("mbti"), chance=CHANCE_SIMS)
-            return {m: d.get("chance") for m, d in doc["models"].items()}
-        if method == "trust":
-            from analysis.trust.cli import metrics_json
-
-            doc = metrics_json(store, n_boot=0, config=ref.chosen("trust"), chance=CHANCE_SIMS)
-            return {m: {"population": {s: p.get("chance") for s, p in d["population"].items()},
-                        "individual": d["individual"].get("chance")} for m, d in doc["models"].items()}
-        from analysis.personagym.cli import metrics_json
-
-        doc = metrics_json(store, config=ref.chosen("personagym"), chance=CHANCE_SIMS)
-        return {m: d.get("chance") for m, d in doc["models"].items()}
+        metrics = values_doc(ref) if method == "values" else None
+        return views.chance_document(_store(ref), method, CHANCE_SIMS, config=ref.chosen(method), values_metrics=metrics)
 
     if method != "values" and not method_available(method):
         return {}
@@ -340,11 +325,9 @@ def chance(ref: StoreRef, method: str) -> dict[str, Any]:
 def values_fit_chance(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
     """Null bands of separability and the CFA fit of one model × context (simulated on demand: ~0.5 s per draw)."""
     def compute() -> dict[str, Any]:
-        from analysis.values.metrics import values_chance
+        from analysis import views
 
-        doc = values_chance(_store(ref), values_doc(ref), ref.chosen("values"), n_sims=CHANCE_SIMS, model=model,
-                            fast=False, slow=key)
-        return ((doc.get(model) or {}).get("contexts") or {}).get(key, {})
+        return views.values_fit_chance(_store(ref), values_doc(ref), model, key, CHANCE_SIMS, config=ref.chosen("values"))
 
     return cached_json("chance-values", ref.path, ref.signature, compute, f"fit|{model}|{key}|sims={CHANCE_SIMS}{_configs(ref)}")
 

@@ -83,9 +83,20 @@ def test_latest_run_replaces_earlier_one(tmp_path):
 def test_cli_metrics_and_leaderboard_print_one_json_document(store_path):
     """``--json`` prints exactly one JSON document on stdout; unknown model is exit 2 with one line."""
     run = lambda *a: subprocess.run([sys.executable, "-m", "analysis", *a], cwd=REPO, capture_output=True, text=True, timeout=300)
-    out = run("metrics", "values", "--store", str(store_path), "--model", "stable", "--json", "--n-boot", "50")
+    out = run("metrics", "values", "--store", str(store_path), "--model", "stable", "--json", "--n-boot", "50",
+              "--chance", "25")  # p ≥ 1/(n + 1): fewer than 20 draws can never show p < 0.05
     assert out.returncode == 0, out.stderr
-    assert list(json.loads(out.stdout)["models"]) == ["stable"]
+    doc = json.loads(out.stdout)
+    assert list(doc["models"]) == ["stable"]
+    # every number in context: the stable model's stability is beyond both nulls; each context has its bands
+    chance = doc["models"]["stable"]["chance"]
+    assert chance["rank_order"]["uniform"]["verdict"] == "beyond chance" and chance["n_sims"] == 25
+    assert set(chance["contexts"]) == set(doc["models"]["stable"]["contexts"])
+    for ctx in chance["contexts"].values():
+        assert {"stress", "order_distance", "separability", "cfi", "rmsea", "srmr"} <= set(ctx)
+        assert ctx["stress"]["uniform"]["n_sims"] == 25 and ctx["cfi"]["permutation"]["n_sims"] == 10
+    negative = run("metrics", "values", "--store", str(store_path), "--chance", "-1")
+    assert negative.returncode == 2 and "--chance" in negative.stderr
     board = run("leaderboard", "--store", str(store_path), "--json")
     assert board.returncode == 0 and [r["model"] for r in json.loads(board.stdout)["rows"]] == ["stable", "noisy"]
     bad = run("metrics", "values", "--store", str(store_path), "--model", "nope", "--json")
