@@ -126,7 +126,13 @@ def trust_conditioning(ref: StoreRef, model: str) -> go.Figure:
 
 @_memo
 def forecast_mae(ref: StoreRef, model: str) -> go.Figure:
-    return figures.forecast_mae(data.trust_doc(ref)["models"][model]["individual"]["archetypes"])
+    fig = figures.forecast_mae(data.trust_doc(ref)["models"][model]["individual"]["archetypes"])
+    bands = ((data.chance(ref, "trust").get(model) or {}).get("individual") or {})
+    lower = [(b.get("mae") or {}).get("uniform") for b in bands.values()]
+    lower = [b for b in lower if b and b.get("lo") is not None]
+    # the lowest random-forecast band: an MAE above it is no better than random forecasts for any archetype
+    return figures.chance_band(fig, min(lower, key=lambda b: b["lo"], default=None),
+                               label="random forecasts (95 %)")
 
 
 @_memo
@@ -149,4 +155,9 @@ def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[st
     for k, name in enumerate(published):
         series[f"{name} (published)"] = data.personagym_published(ref).get(name, {}).get("tasks", {})
         colors[f"{name} (published)"] = ("#bab0ac", "#9d755d", "#eeca3b", "#72b7b2")[k % 4]
-    return figures.task_scores(series, colors, TASKS)
+    fig = figures.task_scores(series, colors, TASKS)
+    bands = [((data.chance(ref, "personagym").get(m) or {}).get("metrics") or {}).get(f"task/{t}", {}).get("uniform")
+             for m in models for t in TASKS]
+    bands = [b for b in bands if b and b.get("lo") is not None]
+    widest = max(bands, key=lambda b: b["hi"] - b["lo"], default=None)
+    return figures.chance_band(fig, widest, label="a task score under random grades (95 %)")

@@ -340,6 +340,25 @@ def published(method: str | None = None) -> pd.DataFrame:
     return published_rows(method)
 
 
+def headline_chance(ref: StoreRef) -> dict[str, dict[str, Any]]:
+    """Per model, the null summaries of each method's headline (``HEADLINES`` keys; Cardinal has none)."""
+    out: dict[str, dict[str, Any]] = {}
+    if has_rows(ref, "values_answers"):
+        for m, d in chance(ref, "values").items():
+            out.setdefault(m, {})["values_rank_order"] = (d or {}).get("rank_order")
+    if has_rows(ref, "mbti_answers"):
+        for m, d in chance(ref, "mbti").items():
+            out.setdefault(m, {})["mbti_consistency"] = ((d or {}).get("metrics") or {}).get("consistency")
+    for m, d in chance(ref, "trust").items():
+        population = (d or {}).get("population") or {}
+        strategy = "Ctx+Tr" if "Ctx+Tr" in population else next(iter(population), None)
+        out.setdefault(m, {})["trust_spearman"] = ((population.get(strategy) or {}).get("median_spearman")
+                                                   if strategy else None)
+    for m, d in chance(ref, "personagym").items():
+        out.setdefault(m, {})["personagym_score"] = ((d or {}).get("metrics") or {}).get("persona_score")
+    return out
+
+
 PAPER_SUFFIX = " · paper Table 1"
 
 

@@ -69,6 +69,15 @@ table = table[table["model"].isin(ctx.models)]
 shown = [c for c in table.columns if c == "model" or table[c].notna().any()]
 config = {key: st.column_config.NumberColumn(label, format="%.3f") for key, label in HEADLINES.items()}
 st.dataframe(table[shown], hide_index=True, width="stretch", column_config=config)
+with st.spinner("Placing each headline against chance…"):
+    bands = data.headline_chance(ref)
+against = [{"model": m, **{HEADLINES[k]: ui.vs_chance(bands.get(m, {}).get(k)) for k in shown if k in HEADLINES and k != "values_cardinal"}}
+           for m in table["model"]]
+if against and len(against[0]) > 1:
+    st.caption("Against chance: the largest p-value of the headline under the two null models (random answers; answers "
+               "shuffled across personas), simulated on each model's own design. 'chance-like' = a model answering at "
+               "random could have scored as well; — = undefined.")
+    st.dataframe(pd.DataFrame(against), hide_index=True, width="stretch")
 
 # -- invalid answers and refusals: what makes two models comparable --------------------------------
 st.subheader("Invalid answers and refusals")
