@@ -33,6 +33,7 @@ SOURCES = {
     "mbti": ("analysis/mbti", "analysis/reliability.py", "analysis/chance.py", _RUNS),
     "trust": ("analysis/trust", "analysis/stats.py", "analysis/reliability.py", "analysis/chance.py", _RUNS),
     "personagym": ("analysis/personagym", "analysis/reliability.py", "analysis/chance.py", _RUNS),
+    "rates": ("analysis/values", "analysis/mbti", "analysis/trust", "analysis/personagym", "analysis/views.py", _RUNS),
     "chance-values": ("analysis/values", "analysis/chance.py", "analysis/reliability.py", "analysis/stats.py", _RUNS),
     "chance-mbti": ("analysis/mbti", "analysis/chance.py", "analysis/reliability.py", _RUNS),
     "chance-trust": ("analysis/trust", "analysis/chance.py", "analysis/reliability.py", "analysis/stats.py", _RUNS),

@@ -17,12 +17,12 @@ import pandas as pd
 import streamlit as st
 
 from app.cache import cached_json
-from analysis.chance import DEFAULT_SIMS
 from app.stores import StoreRef, open_store
 
 N_BOOT = int(os.environ.get("ROLESCOPE_N_BOOT", "1000"))
 #: Simulations per null model behind every chance band (``analysis.chance``).
-CHANCE_SIMS = int(os.environ.get("ROLESCOPE_CHANCE_SIMS", str(DEFAULT_SIMS)))
+#: (``analysis.chance.DEFAULT_SIMS``, which the bundled demo caches; not imported here to keep a warm start light)
+CHANCE_SIMS = int(os.environ.get("ROLESCOPE_CHANCE_SIMS", "100"))
 CACHE = {"show_spinner": False, "max_entries": 64}
 
 
@@ -380,23 +380,29 @@ def personagym_published(ref: StoreRef) -> dict[str, dict[str, Any]]:
 def invalid_rates(ref: StoreRef) -> pd.DataFrame:
     """Per model × method: answers, invalid answers, their share with a 95 % Wilson interval; PersonaGym adds
     refusals (``analysis.views.rate_table``), on the runs each method's metrics use."""
-    from analysis import views
+    def compute() -> list[dict[str, Any]]:
+        from analysis import views
 
-    counts = []
-    if has_rows(ref, "values_answers"):
-        for m, d in values_doc(ref)["models"].items():
-            counts.append(("values", m, "invalid answers", d.get("invalid", 0), d.get("n_answers", 0)))
-    if has_rows(ref, "mbti_answers"):
-        answers = mbti_answers(ref)
-        for m, g in answers.groupby("model", sort=True):
-            counts.append(("mbti", m, "invalid answers", int((g["valid"] != 1).sum()), len(g)))
-    for m, d in trust_doc(ref).get("models", {}).items():
-        n = d.get("n_rows") or {}
-        counts.append(("trust", m, "invalid replies", sum((d.get("invalid") or {}).values()), sum(n.values())))
-    for m, d in personagym_doc(ref).get("models", {}).items():
-        counts.append(("personagym", m, "invalid grades", d.get("invalid", 0), d.get("invalid", 0) + d.get("n_grades", 0)))
-        counts.append(("personagym", m, "refusals", d.get("refusals", 0), d.get("n_answers", 0)))
-    return views.rate_table(counts)
+        counts = []
+        if has_rows(ref, "values_answers"):
+            for m, d in values_doc(ref)["models"].items():
+                counts.append(("values", m, "invalid answers", d.get("invalid", 0), d.get("n_answers", 0)))
+        if has_rows(ref, "mbti_answers"):
+            answers = mbti_answers(ref)
+            for m, g in answers.groupby("model", sort=True):
+                counts.append(("mbti", m, "invalid answers", int((g["valid"] != 1).sum()), len(g)))
+        for m, d in trust_doc(ref).get("models", {}).items():
+            n = d.get("n_rows") or {}
+            counts.append(("trust", m, "invalid replies", sum((d.get("invalid") or {}).values()), sum(n.values())))
+        for m, d in personagym_doc(ref).get("models", {}).items():
+            counts.append(("personagym", m, "invalid grades", d.get("invalid", 0), d.get("invalid", 0) + d.get("n_grades", 0)))
+            counts.append(("personagym", m, "refusals", d.get("refusals", 0), d.get("n_answers", 0)))
+        table = views.rate_table(counts)
+        return table.astype(object).where(table.notna(), None).to_dict("records")  # JSON: undefined is null
+
+    rows = cached_json("rates", ref.path, ref.signature, compute, _configs(ref))
+    return pd.DataFrame(rows, columns=["method", "model", "kind", "count", "n", "rate", "lo", "hi"]).astype(
+        {"rate": float, "lo": float, "hi": float})
 
 
 # -- across methods -------------------------------------------------------------------------------

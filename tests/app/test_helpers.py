@@ -55,3 +55,17 @@ def test_difference_forest_whiskers_follow_the_ci():
     diffs = pd.DataFrame({"method": ["V", "M"], "metric": ["x", "y"], "diff": [0.2, -0.1], "lo": [0.1, None], "hi": [0.5, None]})
     trace = figures.difference_forest(diffs, "a", "b").data[0]
     assert list(trace.error_x.array) == [0.3, 0.0] and list(trace.error_x.arrayminus) == [0.1, 0.0]
+
+
+def test_the_apps_chance_draws_are_the_ones_the_demo_caches(monkeypatch):
+    """app.data keeps its default without importing analysis.chance (a warm start stays light): the two must agree."""
+    import importlib
+
+    from analysis.chance import DEFAULT_SIMS
+
+    monkeypatch.delenv("ROLESCOPE_CHANCE_SIMS", raising=False)
+    import app.data
+
+    assert importlib.reload(app.data).CHANCE_SIMS == DEFAULT_SIMS
+    monkeypatch.setenv("ROLESCOPE_CHANCE_SIMS", "20")
+    importlib.reload(app.data)  # back to what the other app tests set
