@@ -82,8 +82,8 @@ def icc(frame: pd.DataFrame) -> pd.DataFrame:
     import pingouin as pg
 
     complete = frame.dropna()
-    if len(complete) < MIN_UNITS or complete.shape[1] < 2:
-        return pd.DataFrame(columns=["Type", "ICC"])
+    if len(complete) < MIN_UNITS or complete.shape[1] < 2 or complete.to_numpy().std() == 0:
+        return pd.DataFrame(columns=["Type", "ICC"])  # every rating equal: agreement is undefined, not perfect
     long = complete.reset_index(drop=True).rename_axis("unit").reset_index().melt(id_vars="unit", var_name="rater", value_name="score")
     long["rater"] = long["rater"].astype(str)
     return pg.intraclass_corr(data=long, targets="unit", raters="rater", ratings="score")

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from analysis.views import HEADLINES
 from app import charts, data, state, ui
 
 ctx = ui.context()
@@ -35,6 +36,14 @@ else:
     config = {c: st.column_config.NumberColumn(c, format="%.3f") for c in (a, b, "A − B")}
     st.dataframe(table, hide_index=True, width="stretch", column_config=config, height=36 * (len(table) + 1) + 4)
     ui.plot(charts.difference_forest(ref, a, b), key="forest")
+    bands = data.headline_chance(ref)
+    against = [{"metric": label, a: ui.vs_chance((bands.get(a) or {}).get(key)), b: ui.vs_chance((bands.get(b) or {}).get(key))}
+               for key, label in HEADLINES.items() if key != "values_cardinal"
+               and any((bands.get(m) or {}).get(key) for m in (a, b))]
+    if against:
+        st.caption("Each model against chance (largest p under random answers and shuffled answers, on its own design): a "
+                   "difference between two chance-like models is a difference between two kinds of noise.")
+        st.dataframe(against, hide_index=True, width="stretch")
 
 rates = data.invalid_rates(ref)
 pair = rates[rates["model"].isin([a, b])]

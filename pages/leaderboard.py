@@ -30,6 +30,8 @@ rows = data.leaderboard_rows(ref)
 rows = rows[rows["model"].isin(models)].copy()
 for key in ("rank_order", "ipsative"):
     rows[f"{key}_ci"] = [ui.ci_text(None, lo, hi) for lo, hi in zip(rows[f"{key}_lo"], rows[f"{key}_hi"])]
+bands = data.chance(ref, "values")
+rows["rank_order_chance"] = [ui.vs_chance((bands.get(m) or {}).get("rank_order")) for m in rows["model"]]
 rows = rows.sort_values(score, ascending=False, kind="stable").reset_index(drop=True)
 rows.insert(0, "rank", range(1, len(rows) + 1))
 
@@ -43,25 +45,29 @@ num = lambda label, help, fmt="%.3f": st.column_config.NumberColumn(label, help=
 config = {
     "rank": st.column_config.NumberColumn("#", width="small"),
     "model": st.column_config.TextColumn("model"),
-    "cardinal": st.column_config.ProgressColumn("Cardinal", help="Mean of the model's leaderboard columns", min_value=0.0,
+    "cardinal": st.column_config.ProgressColumn("Cardinal ↑", help="Mean of the model's leaderboard columns", min_value=0.0,
                                                 max_value=1.0, format="%.3f"),
-    "ordinal": st.column_config.ProgressColumn("Ordinal",
+    "ordinal": st.column_config.ProgressColumn("Ordinal ↑",
                                                help="Mean win rate over the columns (#models strictly lower / (M−1))",
                                                min_value=0.0, max_value=1.0, format="%.3f"),
-    "rank_order": num("Rank-order", "Spearman across personas of ipsatised value scores between two contexts; "
+    "rank_order": num("Rank-order ↑", "Spearman across personas of ipsatised value scores between two contexts; "
                                     "mean over pairs and values"),
     "rank_order_ci": st.column_config.TextColumn("95% CI", help="Percentile bootstrap over personas (1000 resamples)"),
-    "ipsative": num("Ipsative", "Per persona, Spearman over the 10 values between two contexts; mean over personas and pairs"),
+    "rank_order_chance": st.column_config.TextColumn(
+        "RO vs chance", help="Largest p-value of the rank-order stability under random answers and under answers shuffled "
+                             "across personas, simulated on the model's own design ('chance-like': random answers could "
+                             "score as well)"),
+    "ipsative": num("Ipsative ↑", "Per persona, Spearman over the 10 values between two contexts; mean over personas and pairs"),
     "ipsative_ci": st.column_config.TextColumn("95% CI ", help="Percentile bootstrap over personas (1000 resamples)"),
-    "stress": num("Stress", "Stress-1 of the theory-initialised MDS of item correlations (lower is better); mean over contexts"),
-    "cfi": num("CFI", "Comparative fit index of the magnifying-glass CFA (failed fit = 0); mean over contexts"),
-    "srmr": num("SRMR", "Standardised root mean square residual (lower is better; failed fit = 1)"),
-    "rmsea": num("RMSEA", "Root mean square error of approximation (lower is better; failed fit = 1)"),
+    "stress": num("Stress ↓", "Stress-1 of the theory-initialised MDS of item correlations (lower is better); mean over contexts"),
+    "cfi": num("CFI ↑", "Comparative fit index of the magnifying-glass CFA (failed fit = 0); mean over contexts"),
+    "srmr": num("SRMR ↓", "Standardised root mean square residual (lower is better; failed fit = 1)"),
+    "rmsea": num("RMSEA ↓", "Root mean square error of approximation (lower is better; failed fit = 1)"),
     "n_columns": st.column_config.NumberColumn("columns", help="Leaderboard columns the model has"),
     "personas": st.column_config.NumberColumn("personas"),
     "invalid_share": st.column_config.NumberColumn("invalid", help="Share of answers that could not be parsed", format="percent"),
 }
-order = ["rank", "model", "cardinal", "ordinal", "rank_order", "rank_order_ci", "ipsative", "ipsative_ci", "stress", "cfi",
+order = ["rank", "model", "cardinal", "ordinal", "rank_order", "rank_order_ci", "rank_order_chance", "ipsative", "ipsative_ci", "stress", "cfi",
          "srmr", "rmsea", "n_columns", "personas", "invalid_share"]
 st.dataframe(rows[[c for c in order if c in rows]], hide_index=True, width="stretch", column_config=config, key="board")
 

@@ -129,6 +129,9 @@ if rel:
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in ("α ↑", "ω ↑")})
     st.caption("Internal consistency of each value's items across personas in this context: Cronbach's α (pingouin, as "
                "the reference code) and McDonald's ω_t, both on centred answers. Empty cells are undefined (reason shown).")
+retest = ((data.values_doc(ref)["models"].get(model) or {}).get("contexts") or {}).get(key, {}).get("test_retest")
+st.caption("Test–retest (repeated answers to the same item, `--samples` ≥ 2): "
+           + (f"r = {ui.fmt(retest, 2)} between samples." if retest is not None else "— (one sample per item in this run)."))
 
 if state.toggle("Show standardised loadings", key="loadings"):
     loadings = result["loadings"]

@@ -67,3 +67,8 @@ def test_test_retest_and_spearman_brown():
     assert np.isnan(reliability.test_retest(a.head(2), b))
     assert reliability.spearman_brown(0.5) == pytest.approx(2 / 3, abs=1e-12)
     assert np.isnan(reliability.spearman_brown(float("nan")))
+
+
+def test_icc_of_identical_ratings_is_undefined():
+    same = pd.DataFrame({"a": [4.0] * 5, "b": [4.0] * 5})
+    assert reliability.icc(same).empty and np.isnan(reliability.icc2(same))

@@ -21,7 +21,7 @@ from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.values import cfa, leaderboard, stability, structure
 from analysis.values.chance import model_chance
-from analysis.values.reliability import value_reliability
+from analysis.values.reliability import sample_retest, value_reliability
 from analysis.values.scores import item_matrix, value_scores
 
 N_BOOT = 1000
@@ -84,6 +84,7 @@ class ContextStructure:
             "alpha": (self.reliability or {}).get("alpha_mean"),
             "omega": (self.reliability or {}).get("omega_mean"),
             "reliability": (self.reliability or {}).get("values", {}),
+            "test_retest": ((self.reliability or {}).get("retest") or {}).get("test_retest"),
             "error": self.error,
         }
 
@@ -102,7 +103,7 @@ def context_structure(answers: pd.DataFrame, context: str, instrument: str, *, w
     except ValueError as exc:  # too few personas, no keyed items: reported, not fatal
         circ, sep, error = None, None, str(exc)
     return ContextStructure(circ, sep, cfa.fit_magnifying_glass_results(matrix, item_values), error,
-                            value_reliability(matrix, item_values))
+                            value_reliability(matrix, item_values) | {"retest": sample_retest(sub)})
 
 
 def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0, with_separability: bool = True) -> dict[str, Any]:

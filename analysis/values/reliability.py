@@ -16,11 +16,28 @@ import pandas as pd
 
 from analysis import reliability
 from analysis.values import VALUES
+from analysis.values.scores import ITEM_STAGES
 
 
 def centred(matrix: pd.DataFrame) -> pd.DataFrame:
     """persona × item scores minus each persona's mean over all items answered (NaN kept)."""
     return matrix.sub(matrix.mean(axis=1), axis=0)
+
+
+def sample_retest(answers: pd.DataFrame) -> dict[str, Any]:
+    """Test–retest of repeated answers (``--samples`` > 1) in one model × context: the Pearson r between the scores
+    of two samples of the same (persona, item), over the pairs valid in both, averaged over pairs of samples
+    (``analysis.reliability.test_retest``). None with a reason when there is one sample only."""
+    from itertools import combinations
+
+    valid = answers[(pd.to_numeric(answers["valid"], errors="coerce") == 1) & answers["stage"].isin(ITEM_STAGES)]
+    wide = valid.pivot_table(index=["persona_id", "item_id"], columns="sample", values="score", aggfunc="mean")
+    if wide.shape[1] < 2:
+        return {"test_retest": None, "reason": "one sample per item (run with --samples 2 or more)"}
+    rs = [reliability.test_retest(wide[a], wide[b]) for a, b in combinations(wide.columns, 2)]
+    rs = [r for r in rs if np.isfinite(r)]
+    return {"test_retest": float(np.mean(rs)) if rs else None, "n_samples": int(wide.shape[1]),
+            "reason": None if rs else "fewer than 3 answers valid in two samples"}
 
 
 def value_reliability(matrix: pd.DataFrame, item_values: dict[str, str | None]) -> dict[str, Any]:

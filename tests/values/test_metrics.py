@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from analysis.runs.store import Store
@@ -101,3 +102,17 @@ def test_cli_metrics_and_leaderboard_print_one_json_document(store_path):
     assert board.returncode == 0 and [r["model"] for r in json.loads(board.stdout)["rows"]] == ["stable", "noisy"]
     bad = run("metrics", "values", "--store", str(store_path), "--model", "nope", "--json")
     assert bad.returncode == 2 and bad.stdout == "" and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_sample_retest_is_the_correlation_between_samples():
+    """Repeated answers (--samples 2): test–retest r over (persona, item) cells valid in both samples."""
+    from analysis.values.reliability import sample_retest
+
+    rng = np.random.default_rng(0)
+    rows = [{"persona_id": p, "item_id": str(i), "sample": s, "stage": "item", "valid": int(not (p == 0 and s == 1)),
+             "score": float(rng.integers(1, 7))} for p in range(8) for i in range(5) for s in range(2)]
+    frame = pd.DataFrame(rows)
+    ok = frame[frame["valid"] == 1].pivot_table(index=["persona_id", "item_id"], columns="sample", values="score").dropna()
+    assert sample_retest(frame)["test_retest"] == pytest.approx(np.corrcoef(ok[0], ok[1])[0, 1], abs=1e-12)
+    single = sample_retest(frame[frame["sample"] == 0])
+    assert single["test_retest"] is None and "--samples" in single["reason"]
