@@ -152,7 +152,10 @@ def fmt(x: Any, digits: int = 3) -> str:
         value = float(x)
     except (TypeError, ValueError):
         return str(x)
-    return "—" if not math.isfinite(value) else f"{value:.{digits}f}"
+    if not math.isfinite(value):
+        return "—"
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.000"
 
 
 def ci_text(est: Any, lo: Any, hi: Any, digits: int = 2) -> str:

@@ -52,7 +52,7 @@ def verdict() -> None:
         circle = (f"The circle drawn below is where MDS *started* (every item at its value's theoretical point), not "
                   f"structure in the answers: items moved on average {ui.fmt(moved, 2)} (in units of the circle's radius) "
                   f"from their start, and random answers draw the same order (order distance "
-                  f"{ui.fmt(result['rank_distance'], 2)}; chance {ui.chance_text({'uniform': order.get('uniform')}, 2)}). ")
+                  f"{ui.fmt(result['rank_distance'], 2)}; {ui.chance_text({'uniform': order.get('uniform')}, 2)}). ")
     st.error(f"**{model}'s value structure in this context is indistinguishable from chance.** " + facts + circle +
              f"Started from random points instead, MDS reaches Stress {ui.fmt(result['random_start_stress'])}.", icon="⚠️")
 
