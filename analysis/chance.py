@@ -36,7 +36,7 @@ ALPHA = 0.05
 #: Simulations per null model the dashboard and ``metrics --chance`` use by default (and the bundled demo caches).
 DEFAULT_SIMS = 100
 #: Bumped whenever a simulation changes what it draws: cached draws of another version are not reused.
-CHANCE_VERSION = 1
+CHANCE_VERSION = 2
 
 NULL_TABLE = register_table(Table(
     "null_draws",

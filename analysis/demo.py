@@ -29,7 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
-from analysis.chance import DEFAULT_SIMS
+from analysis.chance import DEFAULT_SIMS, NULL_TABLE
 from analysis.demo_store import DEMO_ARCHIVE, DEMO_STORE, pack, unpack
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec, parse_model_spec
@@ -224,6 +224,8 @@ def precompute_chance(store_path: Path, n_sims: int, log: Callable[[str], None])
     from analysis.values.metrics import _context_keys, latest_answers, values_metrics
 
     with Store(store_path) as store:
+        with store._tx() as c:  # draws of an older design or simulation version are never read again: drop them
+            c.execute(f'DELETE FROM "{NULL_TABLE.name}"')
         for method in ("values", "mbti", "trust", "personagym"):
             started = time.monotonic()
             views.chance_document(store, method, n_sims)

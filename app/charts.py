@@ -73,8 +73,10 @@ def ipsative_bars(ref: StoreRef, model: str, highlight: tuple[int, ...]) -> go.F
 def mbti_subject(ref: StoreRef, model: str, subject: str) -> go.Figure:
     sdoc = data.mbti_doc(ref)["models"][model]["subjects"][subject]
     color = model_colors(data.models_in(ref)).get(model)
-    return figures.mbti_dimensions({subject: sdoc["scores"]}, {subject: data.mbti_spread(ref, model).get(subject, {})},
-                                   {subject: color})
+    fig = figures.mbti_dimensions({subject: sdoc["scores"]}, {subject: data.mbti_spread(ref, model).get(subject, {})},
+                                  {subject: color})
+    band = (((data.chance(ref, "mbti").get(model) or {}).get("metrics") or {}).get("dimension_score") or {}).get("uniform")
+    return figures.chance_band(fig, band, axis="x", label="random answers (95 %)")
 
 
 @_memo

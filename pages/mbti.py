@@ -61,7 +61,8 @@ st.caption("Reliability — α per dimension over testings (signed answers; ping
 st.subheader(f"Dimension scores — {subject}")
 st.caption("Score X ∈ [0, 100] per dimension: 50 + 50·Σ(direction × option weight)/(3n) over the valid answers "
            "(Correct +3 … Wrong −3); bars start at 50 and point to the pole the subject leans to; "
-           "whiskers = ±1 SD over testings.")
+           "whiskers = ±1 SD over testings. Grey band: where a subject's score falls when every answer is random "
+           "(same statements, testings and invalid answers) — a bar inside it leans no further than chance.")
 ui.plot(charts.mbti_subject(ref, model, subject), key="dims")
 
 with st.expander(f"All {len(subjects)} subjects of this model"):

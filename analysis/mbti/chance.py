@@ -67,6 +67,7 @@ def _flatten(doc: Mapping[str, Any]) -> dict[str, float]:
     cons = [s["consistency"] for s in doc["subjects"].values()]
     for subject, s in doc["subjects"].items():
         out[f"consistency/{subject}"] = s["consistency"]
+        out |= {f"score/{subject}/{d}": v for d, v in (s.get("scores") or {}).items()}
     out["consistency"] = float(np.mean(cons)) if cons and None not in cons else None
     for subject, r in doc["robustness"].items():
         out[f"robustness/{subject}"] = r
@@ -106,7 +107,8 @@ def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], *, n_sims: int =
                  store: Store | None = None) -> dict[str, Any]:
     """``{"metrics": {name: {kind: summary}}, "n_sims", "seed"}`` for one model (``doc``: its metrics entry).
     Names: ``consistency`` (mean over subjects), ``consistency/<subject>``, ``robustness/<subject>``,
-    ``fairness/<male>|<female>``; every one is "higher is better"."""
+    ``fairness/<male>|<female>`` ("higher is better"), and ``dimension_score``: the band of one subject's mean
+    dimension score X, pooled over subjects and dimensions (no observed value)."""
     answers = answers.reset_index(drop=True)
     observed = _flatten(doc)
     out: dict[str, Any] = {"metrics": {}, "n_sims": n_sims, "seed": seed}
@@ -114,7 +116,13 @@ def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], *, n_sims: int =
     for kind in chance.NULL_KINDS:
         draws = chance.cached_draws(store, "mbti", [kind, fingerprint], n_sims, seed,
                                     lambda: null_draws(answers, kind, n_sims, seed))
+        pooled = [v for name, values in draws.items() if name.startswith("score/") for v in values]
+        if pooled:  # a dimension score under the null: exchangeable over subjects and dimensions, one band
+            out["metrics"].setdefault("dimension_score", {})[kind] = chance.summarize(
+                None, chance.as_floats(pooled), better="higher", kind=kind).to_dict()
         for name, values in draws.items():
+            if name.startswith("score/"):
+                continue
             obs = observed.get(name)
             summary = chance.summarize(None if obs is None or np.isnan(obs) else obs, chance.as_floats(values),
                                        better="higher", kind=kind)

@@ -41,6 +41,9 @@ def test_permutation_keeps_each_statements_answers_and_uniform_sits_near_half():
     doc = model_metrics(scores_by_testing(a))
     out = mchance.model_chance(a, doc, n_sims=30)
     assert out["metrics"]["consistency"]["uniform"]["n_sims"] == 30
+    # a dimension score under random answers is centred on 50 (the option weights are symmetric): E[X] = 50
+    band = out["metrics"]["dimension_score"]["uniform"]
+    assert band["observed"] is None and band["lo"] < 50 < band["hi"] and abs(band["mean"] - 50) < 2
     # a model that answers uniformly at random is chance-like on every metric
     for name, kinds in out["metrics"].items():
         assert kinds["uniform"]["verdict"] != "beyond chance" or name.startswith("fairness"), name
