@@ -218,3 +218,9 @@ def chance_caption(summaries: Any, digits: int = 3) -> None:
     verdict = chance_verdict(summaries)
     mark = {"beyond chance": "✅ beyond chance", "chance-like": "⚠️ indistinguishable from chance"}.get(verdict, "")
     st.caption(f"Chance (95 % band) — {chance_text(summaries, digits)}" + (f" · **{mark}**" if mark else ""))
+
+
+def table(data: Any, **kwargs: Any) -> Any:
+    """``st.dataframe`` with every undefined cell shown as "—" (Streamlit's default prints the word "None")."""
+    kwargs.setdefault("placeholder", "—")
+    return st.dataframe(data, **kwargs)

@@ -34,7 +34,7 @@ else:
     table = table.drop(columns=["lo", "hi"]).rename(columns={"a": a, "b": b, "diff": "A − B", "ci": "95% CI of A − B"})
     table = table[["method", "metric", a, b, "A − B", "95% CI of A − B", "note"]]
     config = {c: st.column_config.NumberColumn(c, format="%.3f") for c in (a, b, "A − B")}
-    st.dataframe(table, hide_index=True, width="stretch", column_config=config, height=36 * (len(table) + 1) + 4)
+    ui.table(table, hide_index=True, width="stretch", column_config=config, height=36 * (len(table) + 1) + 4)
     ui.plot(charts.difference_forest(ref, a, b), key="forest")
     bands = data.headline_chance(ref)
     against = [{"metric": label, a: ui.vs_chance((bands.get(a) or {}).get(key)), b: ui.vs_chance((bands.get(b) or {}).get(key))}
@@ -43,7 +43,7 @@ else:
     if against:
         st.caption("Each model against chance (largest p under random answers and shuffled answers, on its own design): a "
                    "difference between two chance-like models is a difference between two kinds of noise.")
-        st.dataframe(against, hide_index=True, width="stretch")
+        ui.table(against, hide_index=True, width="stretch")
 
 rates = data.invalid_rates(ref)
 pair = rates[rates["model"].isin([a, b])]
@@ -54,7 +54,7 @@ if len(pair):
     wide = pair.assign(share=[ui.ci_text(100 * r, 100 * lo, 100 * hi, 1) + " %" if n else "—"
                               for r, lo, hi, n in zip(pair["rate"], pair["lo"], pair["hi"], pair["n"])])
     wide = wide.pivot_table(index=["method", "kind"], columns="model", values="share", aggfunc="first").reset_index()
-    st.dataframe(wide, hide_index=True, width="stretch")
+    ui.table(wide, hide_index=True, width="stretch")
 
 st.subheader("Where they differ most")
 gaps = data.gaps(ref, a, b)
@@ -69,7 +69,7 @@ with tabs[0]:
             texts |= data.item_texts(inst)
         items = items.assign(text=items["item_id"].astype(str).map(texts)) if texts else items
         st.caption("Mean item score over the personas both models answered (valid answers), sorted by |A − B|.")
-        st.dataframe(items.head(30).rename(columns={"a": a, "b": b, "diff": "A − B"}), hide_index=True, width="stretch",
+        ui.table(items.head(30).rename(columns={"a": a, "b": b, "diff": "A − B"}), hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in (a, b, "A − B")})
 with tabs[1]:
     people = gaps.get("personas")
@@ -80,7 +80,7 @@ with tabs[1]:
         people = people.merge(pnames, on="persona_id", how="left")
         st.caption("Per persona and context: mean |A − B| of the ipsatised value scores, and the Spearman between the two "
                    "models' value profiles (1 = same value hierarchy).")
-        st.dataframe(people.head(30), hide_index=True, width="stretch",
+        ui.table(people.head(30), hide_index=True, width="stretch",
                      column_config={"mean_abs_gap": st.column_config.NumberColumn("mean |A − B|", format="%.2f"),
                                     "profile_spearman": st.column_config.NumberColumn("profile Spearman", format="%.2f")})
 with tabs[2]:
@@ -89,7 +89,7 @@ with tabs[2]:
         st.caption("Both models need MBTI answers on the same subjects.")
     else:
         st.caption("Mean signed agreement per statement (+3 = fully towards the dimension's first pole), sorted by |A − B|.")
-        st.dataframe(stm.head(30).rename(columns={"a": a, "b": b, "diff": "A − B"}), hide_index=True, width="stretch",
+        ui.table(stm.head(30).rename(columns={"a": a, "b": b, "diff": "A − B"}), hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in (a, b, "A − B")})
 
 st.subheader("Overlaid")

@@ -91,7 +91,7 @@ def samples() -> None:
     st.caption(f"{len(rows)} rows · {n_bad} invalid. "
                "Invalid replies are kept with their raw text and the reason; they are counted, never replaced.")
     shown = rows.drop(columns=[c for c in ("run_id", "cache_key") if c in rows]).dropna(axis=1, how="all")
-    st.dataframe(shown, hide_index=True, width="stretch", height=260)
+    ui.table(shown, hide_index=True, width="stretch", height=260)
     if rows.empty:
         return
     label_cols = [c for c in ("item_id", "statement_id", "value", "dimension", "question_id", "task", "round", "attribute",
@@ -130,7 +130,7 @@ def runs() -> None:
     if frame.empty:
         ui.empty(f"No runs in **{ref.name}**.")
         return
-    st.dataframe(frame, hide_index=True, width="stretch")
+    ui.table(frame, hide_index=True, width="stretch")
     run_id = state.selectbox("Run", list(frame["run_id"]), key="run")
     details = data.run_record(ref, run_id)
     left, right = st.columns(2)
@@ -143,7 +143,7 @@ def runs() -> None:
     fails = data.failures(ref, run_id)
     if len(fails):
         st.markdown(f"**{len(fails)} failed attempts**")
-        st.dataframe(fails, hide_index=True, width="stretch")
+        ui.table(fails, hide_index=True, width="stretch")
 
 
 def inputs() -> None:
@@ -156,7 +156,7 @@ def inputs() -> None:
     with tabs[0]:
         st.caption("The bundled population (written for RoleScope): persona i takes context line i.")
         people = pd.DataFrame([p.model_dump() for p in load_population("default")])
-        st.dataframe(people, hide_index=True, width="stretch")
+        ui.table(people, hide_index=True, width="stretch")
     with tabs[1]:
         rows = []
         for label in available_contexts():
@@ -164,17 +164,17 @@ def inputs() -> None:
             rows.append({"context": label, "kind": context.kind, "interlocutor": context.interlocutor,
                          "first opening": context.opening_for(0) or "(questions asked directly)"})
         st.caption("Conversation contexts: the opening message persona 0 receives (topic chunks give each persona its own line).")
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        ui.table(pd.DataFrame(rows), hide_index=True, width="stretch")
     with tabs[2]:
         inst = load_instrument("pvq")
         st.caption(f"{inst.title or inst.name}: {len(inst.items)} items; options "
                    + ", ".join(f"{o.label} ({o.score:g})" for o in inst.options))
         items = [{"item": i.id, "value": i.value, "text (male wording)": i.wording("male")} for i in inst.items]
-        st.dataframe(pd.DataFrame(items), hide_index=True, width="stretch")
+        ui.table(pd.DataFrame(items), hide_index=True, width="stretch")
     with tabs[3]:
         stset = load_statements("default")
         st.caption(f"{len(stset.statements)} statements; direction +1 = agreeing points to the first pole (E, N, T, J, A).")
-        st.dataframe(pd.DataFrame([s.model_dump() for s in stset.statements]), hide_index=True, width="stretch")
+        ui.table(pd.DataFrame([s.model_dump() for s in stset.statements]), hide_index=True, width="stretch")
 
 
 def importer() -> None:

@@ -32,8 +32,14 @@ for key in ("rank_order", "ipsative"):
     rows[f"{key}_ci"] = [ui.ci_text(None, lo, hi) for lo, hi in zip(rows[f"{key}_lo"], rows[f"{key}_hi"])]
 bands = data.chance(ref, "values")
 rows["rank_order_chance"] = [ui.vs_chance((bands.get(m) or {}).get("rank_order")) for m in rows["model"]]
-rows = rows.sort_values(score, ascending=False, kind="stable").reset_index(drop=True)
-rows.insert(0, "rank", range(1, len(rows) + 1))
+rows = rows.sort_values(score, ascending=False, kind="stable", na_position="last").reset_index(drop=True)
+defined = rows[score].notna()
+# undefined is never ranked: "—" instead of a rank, and the reason beside it
+rows.insert(0, "rank", [str(k) for k in range(1, int(defined.sum()) + 1)] + ["—"] * int((~defined).sum()))
+rows["cfa_failed"] = [f"{int(f)} of {int(n)}" if n else "—" for f, n in zip(rows["cfa_failed"], rows["cfa_fits"])]
+rows["undefined"] = ["" if ok else ("no leaderboard column: value structure undefined in every context (fewer than 3 "
+                                    "personas, or no correlation)" if not n else "no column with a score")
+                     for ok, n in zip(defined, rows["n_columns"])]
 
 n_all = len(board["rows"])
 meaning = ("Cardinal score: the mean of the model’s columns" if score == "cardinal" else
@@ -43,7 +49,6 @@ st.caption(f"{meaning} "
            "click a column header to sort. 95% CIs: percentile bootstrap over personas.")
 num = lambda label, help, fmt="%.3f": st.column_config.NumberColumn(label, help=help, format=fmt)  # noqa: E731
 config = {
-    "rank": st.column_config.NumberColumn("#", width="small"),
     "model": st.column_config.TextColumn("model"),
     "cardinal": st.column_config.ProgressColumn("Cardinal ↑", help="Mean of the model's leaderboard columns", min_value=0.0,
                                                 max_value=1.0, format="%.3f"),
@@ -63,13 +68,27 @@ config = {
     "cfi": num("CFI ↑", "Comparative fit index of the magnifying-glass CFA (failed fit = 0); mean over contexts"),
     "srmr": num("SRMR ↓", "Standardised root mean square residual (lower is better; failed fit = 1)"),
     "rmsea": num("RMSEA ↓", "Root mean square error of approximation (lower is better; failed fit = 1)"),
-    "n_columns": st.column_config.NumberColumn("columns", help="Leaderboard columns the model has"),
+    "rank": st.column_config.TextColumn("#", width="small", help="— : the score is undefined (never ranked)"),
+    "n_columns": st.column_config.NumberColumn("columns", help="Leaderboard columns the model's score averages over"),
+    "cfa_failed": st.column_config.TextColumn("failed CFA fits", help="Fits scored by the failure rule (CFI 0, RMSEA 1)"),
+    "undefined": st.column_config.TextColumn("why undefined"),
     "personas": st.column_config.NumberColumn("personas"),
     "invalid_share": st.column_config.NumberColumn("invalid", help="Share of answers that could not be parsed", format="percent"),
 }
-order = ["rank", "model", "cardinal", "ordinal", "rank_order", "rank_order_ci", "rank_order_chance", "ipsative", "ipsative_ci", "stress", "cfi",
-         "srmr", "rmsea", "n_columns", "personas", "invalid_share"]
-st.dataframe(rows[[c for c in order if c in rows]], hide_index=True, width="stretch", column_config=config, key="board")
+order = ["rank", "model", "cardinal", "ordinal", "n_columns", "invalid_share", "personas", "rank_order", "rank_order_ci",
+         "rank_order_chance", "ipsative", "ipsative_ci", "stress", "cfi", "srmr", "rmsea", "cfa_failed", "undefined"]
+if not rows["undefined"].any():
+    order.remove("undefined")
+ui.table(rows[[c for c in order if c in rows]], hide_index=True, width="stretch", column_config=config, key="board")
+counts = sorted({int(n) for n, ok in zip(rows["n_columns"], defined) if ok})
+if len(counts) > 1:
+    st.warning(f"The models are averaged over different numbers of columns ({', '.join(map(str, counts))}): a model "
+               "without some contexts is scored on the others only, so these scores are not on the same footing. "
+               "Compare models run on the same contexts.", icon="⚠️")
+if (rows["cfa_failed"].str.split(" of ").str[0].replace("—", "0").astype(int) > 0).any():
+    st.caption("CFA fits that failed (did not converge, a latent correlation ≥ 1, a non-positive-definite matrix …) are "
+               "scored CFI 0, TLI 0, RMSEA 1, SRMR 1 as the reference leaderboard does; 'failed CFA fits' says how many "
+               "of a model's fits were scored that way.")
 
 # Drawn on demand: the table already carries the scores as bars, and the page paints faster without Plotly.
 chart_box = st.expander("Charts: the ranking score, and rank-order stability with 95% CIs", key="charts",
@@ -92,7 +111,7 @@ if len(paper):
                "never ranked together with this store's models. Its Cardinal and RO are comparable with yours only for a "
                "run of its protocol (9 contexts, 50 personas); its Ordinal win rate is relative to its own pool of models. "
                f"Source: {paper['source'].iloc[0]}")
-    st.dataframe(board_pub.assign(model=board_pub["model"] + " (published)"), hide_index=True, width="stretch",
+    ui.table(board_pub.assign(model=board_pub["model"] + " (published)"), hide_index=True, width="stretch",
                  column_config={"cardinal": st.column_config.NumberColumn("Cardinal ↑", format="%.3f"),
                                 "ordinal": st.column_config.NumberColumn("Ordinal ↑ (its pool)", format="%.3f"),
                                 "rank_order": st.column_config.NumberColumn("RO stability ↑", format="%.3f")})
@@ -122,5 +141,5 @@ with st.expander("All leaderboard columns (higher is better in every column)"):
     columns = data.values_columns(ref)
     columns = columns.loc[[m for m in rows["model"] if m in columns.index]]
     st.caption("`RO:a|b` = rank-order stability between contexts a and b; per context `1-Stress`, `CFI`, `1-SRMR`, `1-RMSEA`.")
-    st.dataframe(columns, width="stretch",
+    ui.table(columns, width="stretch",
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in columns.columns})

@@ -71,7 +71,7 @@ with st.expander(f"All {len(subjects)} subjects of this model"):
                            "robustness ↑": (mdoc.get("robustness") or {}).get(s),
                            "robustness vs chance": ui.vs_chance(bands.get(f"robustness/{s}")),
                            "testings": d.get("n_testings"), "invalid": d.get("invalid")} for s, d in mdoc["subjects"].items()])
-    st.dataframe(table, hide_index=True, width="stretch",
+    ui.table(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(c, format="%.2f")
                                 for c in [*DIMENSIONS, "consistency ↑", "robustness ↑"]})
     if len(subjects) > 1:
@@ -91,5 +91,5 @@ st.caption("How often each option was chosen over the testings (the paper's Figu
            "kept and counted, never replaced.")
 ui.plot(charts.mbti_distribution(ref, model, subject, order), key="dist")
 with st.expander("Table: most frequent option per statement"):
-    st.dataframe(dist[["statement_id", "dimension", "statement", *OPTIONS, "invalid", "mode", "mode_count"]], hide_index=True,
+    ui.table(dist[["statement_id", "dimension", "statement", *OPTIONS, "invalid", "mode", "mode_count"]], hide_index=True,
                  width="stretch")

@@ -49,7 +49,7 @@ for model, group in runs.groupby("model", sort=True):
                  "generation params": json.dumps(spec.get("params") or {}, sort_keys=True),
                  "methods": ", ".join(dict.fromkeys(group["method"])), "runs": len(group), "note": size})
 models = pd.DataFrame(rows)
-st.dataframe(models, hide_index=True, width="stretch")
+ui.table(models, hide_index=True, width="stretch")
 embedded = models.loc[models["backend"] == "embedded", "model"].tolist()
 if embedded:
     st.caption(f"{', '.join(embedded)}: produced by the embedded SmolLM2-135M-Instruct (135M parameters) with the "
@@ -68,7 +68,7 @@ with st.spinner("Computing the metrics of every method (cached afterwards)…"):
 table = table[table["model"].isin(ctx.models)]
 shown = [c for c in table.columns if c == "model" or table[c].notna().any()]
 config = {key: st.column_config.NumberColumn(label, format="%.3f") for key, label in HEADLINES.items()}
-st.dataframe(table[shown], hide_index=True, width="stretch", column_config=config)
+ui.table(table[shown], hide_index=True, width="stretch", column_config=config)
 with st.spinner("Placing each headline against chance…"):
     bands = data.headline_chance(ref)
 against = [{"model": m, **{HEADLINES[k]: ui.vs_chance(bands.get(m, {}).get(k)) for k in shown if k in HEADLINES and k != "values_cardinal"}}
@@ -77,7 +77,7 @@ if against and len(against[0]) > 1:
     st.caption("Against chance: the largest p-value of the headline under the two null models (random answers; answers "
                "shuffled across personas), simulated on each model's own design. 'chance-like' = a model answering at "
                "random could have scored as well; — = undefined.")
-    st.dataframe(pd.DataFrame(against), hide_index=True, width="stretch")
+    ui.table(pd.DataFrame(against), hide_index=True, width="stretch")
 
 # -- invalid answers and refusals: what makes two models comparable --------------------------------
 st.subheader("Invalid answers and refusals")
@@ -91,7 +91,7 @@ if len(rates):
     shown_rates = rates.assign(
         share=[ui.ci_text(100 * r, 100 * lo, 100 * hi, 1) + " %" if n else "— (no answers)"
                for r, lo, hi, n in zip(rates["rate"], rates["lo"], rates["hi"], rates["n"])])
-    st.dataframe(shown_rates[["model", "method", "kind", "count", "n", "share"]], hide_index=True, width="stretch",
+    ui.table(shown_rates[["model", "method", "kind", "count", "n", "share"]], hide_index=True, width="stretch",
                  column_config={"share": "share [95 % CI] ↓", "n": "answers"})
 
 # -- where to go ----------------------------------------------------------------------------------
@@ -104,4 +104,4 @@ for k, page in enumerate(pages):
         st.caption(page.blurb)
 
 with st.expander(f"All {len(runs)} runs in {ref.name}"):
-    st.dataframe(runs, hide_index=True, width="stretch")
+    ui.table(runs, hide_index=True, width="stretch")

@@ -44,7 +44,7 @@ rows += [{"model": p, "source": "published" + ("" if published_scores[p].get("co
                                               " (PersonaScore ≠ mean of tasks)"),
           "PersonaScore ↑": published_scores[p]["persona_score"], "vs chance (random grades)": "",
           **published_scores[p]["tasks"]} for p in shown_published]
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+ui.table(pd.DataFrame(rows), hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in ("PersonaScore ↑", *TASKS)})
 for m in models:
     mdoc_ = doc["models"][m]
@@ -81,7 +81,7 @@ m[0].metric("PersonaScore", ui.fmt(pdoc.get("persona_score"), 2))
 m[1].metric("Graded answers", pdoc.get("n_graded", 0))
 m[2].metric("Invalid grades", pdoc.get("invalid", 0))
 m[3].metric("Refusals", pdoc.get("refusals", 0), help="Answers that step out of the persona (\"As an AI…\").")
-st.dataframe(pd.DataFrame([{"task": t, "score": pdoc["tasks"].get(t), "model mean": mdoc["tasks"].get(t)} for t in TASKS]),
+ui.table(pd.DataFrame([{"task": t, "score": pdoc["tasks"].get(t), "model mean": mdoc["tasks"].get(t)} for t in TASKS]),
              hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in ("score", "model mean")})
 

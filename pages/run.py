@@ -66,7 +66,7 @@ def progress_panel(job: RunJob) -> None:
     if snap.failed:
         failures = data.failures(user_ref(), job.run_id)
         with st.expander(f"{snap.failed} failed calls"):
-            st.dataframe(failures, hide_index=True, width="stretch")
+            ui.table(failures, hide_index=True, width="stretch")
     if st.session_state.get("_job_live") == job.run_id:  # it just finished: refresh the whole page once
         st.session_state["_job_live"] = None
         st.rerun()
@@ -220,7 +220,7 @@ if unfinished.empty:
     st.caption("No unfinished run in your store. A cancelled, failed or interrupted run shows up here.")
 else:
     st.caption("Resuming re-executes the stored plan: finished calls come from the cache, only the missing ones are made.")
-    st.dataframe(unfinished[["run_id", "method", "model", "status", "n_units", "n_calls", "n_failed", "created_at"]],
+    ui.table(unfinished[["run_id", "method", "model", "status", "n_units", "n_calls", "n_failed", "created_at"]],
                  hide_index=True, width="stretch")
     run_id = st.selectbox("Run to resume", list(unfinished["run_id"]), key="resume_id")
     rspec = ModelSpec.model_validate(data.run_record(user_ref(), run_id)["model_spec"])

@@ -111,7 +111,7 @@ st.caption("Magnifying glass (Schwartz): four separate models — Conservation, 
 cfa = result["cfa"]
 CFA_LABELS = {"chi2": "χ²", "cfi": "CFI ↑", "tli": "TLI ↑", "rmsea": "RMSEA ↓", "srmr": "SRMR ↓"}
 fmt = {c: st.column_config.NumberColumn(label, format="%.3f") for c, label in CFA_LABELS.items()}
-st.dataframe(cfa, hide_index=True, width="stretch", column_config=fmt | {"group": "model", "n": "personas"})
+ui.table(cfa, hide_index=True, width="stretch", column_config=fmt | {"group": "model", "n": "personas"})
 with st.spinner("Simulating the CFA fit and separability under chance for this context (about 10 s the first time)…"):
     fit_bands = data.values_fit_chance(ref, model, key)
 fit_chance = {k: fit_bands.get(k) for k in ("cfi", "rmsea", "srmr")}
@@ -125,7 +125,7 @@ st.subheader("Reliability of each value")
 if rel:
     table = [{"value": v, "items": r["n_items"], "α ↑": r["alpha"], "ω ↑": r["omega"], "why undefined": r["reason"] or ""}
              for v, r in rel.items()]
-    st.dataframe(table, hide_index=True, width="stretch",
+    ui.table(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in ("α ↑", "ω ↑")})
     st.caption("Internal consistency of each value's items across personas in this context: Cronbach's α (pingouin, as "
                "the reference code) and McDonald's ω_t, both on centred answers. Empty cells are undefined (reason shown).")
@@ -140,6 +140,6 @@ if state.toggle("Show standardised loadings", key="loadings"):
     else:
         texts = data.item_texts(result["instrument"])
         loadings = loadings.assign(text=loadings["item"].astype(str).map(texts) if texts else None)
-        st.dataframe(loadings, hide_index=True, width="stretch",
+        ui.table(loadings, hide_index=True, width="stretch",
                      column_config={"std_loading": st.column_config.ProgressColumn("standardised loading", min_value=-1.0,
                                                                                    max_value=1.0, format="%.2f")})

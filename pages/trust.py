@@ -28,7 +28,7 @@ st.caption(f"Endowment ${mdoc.get('endowment')}; unparseable replies kept and co
 reasons = mdoc.get("invalid_reasons") or {}
 if reasons:
     with st.expander("Why replies failed to parse"):
-        st.dataframe(pd.DataFrame([{"table": t, "reason": r, "replies": n} for t, by in reasons.items() for r, n in by.items()]),
+        ui.table(pd.DataFrame([{"table": t, "reason": r, "replies": n} for t, by in reasons.items() for r, n in by.items()]),
                      hide_index=True, width="stretch")
         st.caption("Every reply is stored with its reason; the Data page shows the raw text.")
 
@@ -97,7 +97,7 @@ with tabs[0]:
                  "behaviour ranking": " > ".join(d.get("behaviour_ranking") or []), "Spearman ↑": d.get("spearman"),
                  "η² belief": d.get("eta2_belief"), "η² behaviour": d.get("eta2_behaviour"), "|Δη²| ↓": d.get("abs_diff"),
                  "levels compared": d.get("n_levels_compared")} for a, d in pop["attributes"].items()]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+        ui.table(pd.DataFrame(rows), hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(c, format="%.2f")
                                     for c in ("Spearman ↑", "η² belief", "η² behaviour", "|Δη²| ↓")})
         st.caption("A ranking of 3–4 levels matches the belief by chance one time in 6–24: a single attribute's ρ = 1 is "
@@ -117,7 +117,7 @@ with tabs[1]:
                    "(weak) / 0.2 (strong) with the original. If behaviour follows the prompt, the blue bar is high; if it "
                    "follows the model's own beliefs regardless, the orange one is.")
         ui.plot(charts.trust_conditioning(ref, model), key="conditioning")
-        st.dataframe(pd.DataFrame([{"conditioning": c, "strategy": d.get("strategy"),
+        ui.table(pd.DataFrame([{"conditioning": c, "strategy": d.get("strategy"),
                                     "median ρ with prompt prior": d.get("median_spearman_imposed"),
                                     "median ρ with original beliefs": d.get("median_spearman_original"),
                                     "personas": d.get("n_personas")} for c, d in conditioning.items()]),
@@ -137,7 +137,7 @@ with tabs[2]:
         ui.plot(charts.forecast_mae(ref, model), key="mae")
         with st.spinner("Simulating chance forecasts…"):
             mae_bands = ((data.chance(ref, "trust").get(model) or {}).get("individual") or {})
-        st.dataframe(pd.DataFrame([{"archetype k": int(k), "MAE ↓": d.get("mae"),
+        ui.table(pd.DataFrame([{"archetype k": int(k), "MAE ↓": d.get("mae"),
                                     "95% CI": ui.ci_text(None, *(d.get("mae_ci") or [None, None])),
                                     "chance (random forecasts)": ui.chance_text({"uniform": ((mae_bands.get(k) or {}).get("mae") or {}).get("uniform")}, 2),
                                     "vs chance": ui.vs_chance((mae_bands.get(k) or {}).get("mae")),
@@ -154,4 +154,4 @@ with tabs[3]:
     rows = [{"endowment": f"${e}", "strategy": s, "median Spearman": d.get("median_spearman"),
              "median |Δη²|": d.get("median_abs_diff")} for e, by in endowments.items() for s, d in by.items()]
     if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        ui.table(pd.DataFrame(rows), hide_index=True, width="stretch")

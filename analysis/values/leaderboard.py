@@ -57,7 +57,10 @@ def column_table(models: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
 
     ``{model: {"pairwise_rank_order": {"a|b": rho}, "contexts": {ctx: {"stress", "cfi", "srmr", "rmsea"}}}}``.
     Columns: ``RO:a|b`` (pairs sorted), then ``1-Stress:``, ``CFI:``, ``1-SRMR:``, ``1-RMSEA:`` per context
-    (contexts sorted). A value absent (or None) for a model is NaN.
+    (contexts sorted). A value absent (or None) for a model is NaN. A context whose value structure is undefined
+    (``stress`` None: fewer than 3 personas, or correlations undefined) gives no validity column at all: its CFA
+    cannot have *failed* (the reference's CFI 0 / RMSEA 1 rule applies to fits that were attempted on data that
+    support one), it was never possible. A model with no column has an undefined Cardinal and Ordinal.
     """
     data: dict[str, dict[str, float]] = {}
     for name, m in models.items():
@@ -65,6 +68,8 @@ def column_table(models: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
         for key, rho in (m.get("pairwise_rank_order") or {}).items():
             row[f"{RO}:{canonical_pair(key)}"] = _num(rho)
         for ctx, metrics in (m.get("contexts") or {}).items():
+            if metrics.get("stress") is None:  # structure undefined (too few personas, no correlations): no validity
+                continue                          # columns — undefined, never the failed-fit score
             for key, label, invert in VALIDITY:
                 if metrics.get(key) is not None:
                     row[f"{label}:{ctx}"] = 1.0 - float(metrics[key]) if invert else float(metrics[key])

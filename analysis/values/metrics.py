@@ -163,4 +163,9 @@ def values_leaderboard(metrics: Mapping[str, Any]) -> dict[str, Any]:
     if not models:
         return {"rows": [], "columns": [], "kendall_w": None, "diversity": None, "sensitivity": {}}
     table = leaderboard.column_table(models)
-    return _clean(leaderboard.leaderboard(table).to_dict())  # ordinal sensitivity: benchbench's default split
+    doc = leaderboard.leaderboard(table).to_dict()  # ordinal sensitivity: benchbench's default split
+    for row in doc["rows"]:  # CFA fits scored by the failure rule (CFI 0, TLI 0, RMSEA 1, SRMR 1), and of how many
+        contexts = [c for c in (models[row["model"]].get("contexts") or {}).values() if c.get("stress") is not None]
+        fits = [g for c in contexts for g in (c.get("cfa") or {}).values()]
+        row["cfa_failed"], row["cfa_fits"] = sum(1 for g in fits if not g.get("converged")), len(fits)
+    return _clean(doc)

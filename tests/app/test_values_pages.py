@@ -29,7 +29,7 @@ def test_leaderboard_ranks_by_cardinal_then_ordinal(app_on_fixture, doc):
         assert row["cardinal"] == pytest.approx(rows[row["model"]]["cardinal"], abs=1e-9)
         assert row["ordinal"] == pytest.approx(rows[row["model"]]["ordinal"], abs=1e-9)
         assert row["rank_order"] == pytest.approx(doc[0]["models"][row["model"]]["rank_order"], abs=1e-9)
-        assert row["rank_order_ci"].startswith("[") and row["rank"] in (1, 2)
+        assert row["rank_order_ci"].startswith("[") and row["rank"] in ("1", "2")
     at.segmented_control(key="score").set_value("ordinal").run()
     assert at.query_params["score"] == "ordinal"
     assert list(at.dataframe[0].value["ordinal"]) == sorted(at.dataframe[0].value["ordinal"], reverse=True)
@@ -118,3 +118,33 @@ def test_leaderboard_shows_the_published_figures_apart(app_on_fixture):
     assert published["model"].str.endswith(" (published)").all()
     row = published.set_index("model").loc["Llama-3.3-70B-Instruct (published)"]
     assert (row["cardinal"], row["ordinal"], row["rank_order"]) == (0.783, 0.782, 0.81)
+
+
+def test_a_one_persona_model_is_undefined_not_ranked(app_on_fixture, fixture_store, tmp_path, monkeypatch):
+    """A model run on one persona has no value structure anywhere: its Cardinal is "—" with the reason, never a
+    failed-fit 0.000 ranked above the others; the real models keep their ranks."""
+    import shutil
+
+    import app.stores as stores
+
+    store_path = tmp_path / "with-one.db"
+    shutil.copy(fixture_store, store_path)
+    with Store(store_path) as store:
+        answers = store.table("values_answers")
+        one = answers[(answers["model"] == "smollm2-greedy") & (answers["persona_id"] == answers["persona_id"].min())]
+        for run_id in one["run_id"].unique():
+            record = store.get_run(run_id)
+            store.create_run(run_id + "-one", "values", "one-persona", record["model_spec"], record["plan"])
+            store.set_run_status(run_id + "-one", "completed")
+        rows = one.assign(model="one-persona", run_id=one["run_id"] + "-one").to_dict("records")
+        store.upsert("values_answers", [{k: (None if v != v else v) for k, v in r.items()} for r in rows])
+        board = values_leaderboard(values_metrics(store, n_boot=0))
+    assert {r["model"]: r["cardinal"] for r in board["rows"]}["one-persona"] is None
+    monkeypatch.setattr(stores, "DEMO_STORE", store_path)
+    at = app_on_fixture("leaderboard")
+    assert not at.exception
+    table = at.dataframe[0].value.set_index("model")
+    assert table.loc["one-persona", "rank"] == "—" and table["rank"].tolist()[-1] == "—"
+    assert sorted(table.drop(index="one-persona")["rank"]) == ["1", "2"]
+    assert "value structure undefined" in table.loc["one-persona", "undefined"]
+    assert at.dataframe[0].proto.placeholder == "—"  # its undefined numbers are drawn as "—", not "None"
