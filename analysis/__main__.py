@@ -114,6 +114,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(imp)
     imp.add_argument("--json", action="store_true", help="print the per-file reports as JSON on stdout")
 
+    delete = sub.add_parser("delete", help="delete runs and their rows (their cached calls are kept unless --calls)")
+    delete.add_argument("run_ids", nargs="+", metavar="RUN_ID")
+    _add_store(delete)
+    delete.add_argument("--calls", action="store_true", help="also delete the cached calls no other run uses")
+    delete.add_argument("--yes", action="store_true", help="do not ask for confirmation (needed when not on a terminal)")
+
     metrics = sub.add_parser("metrics", help="a method's metrics per model")
     metrics.add_argument("method", choices=["values", "mbti", "trust", "personagym"])
     _add_store(metrics)
@@ -367,6 +373,33 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 2 if any(r.status == "failed" for r in reports) else 0
 
 
+def cmd_delete(args: argparse.Namespace) -> int:
+    from analysis.runs.store import Store
+
+    if not args.store.exists():
+        raise InputError(f"store {args.store}: file not found")
+    with Store(args.store) as store:
+        runs = store.runs()
+        known = set(runs["run_id"]) if len(runs) else set()
+        missing = [r for r in args.run_ids if r not in known]
+        if missing:
+            raise InputError(f"delete: no run {', '.join(missing)} in {args.store} (see `runs --store {args.store}`)")
+        what = runs.set_index("run_id").loc[args.run_ids]
+        listing = "; ".join(f"{r} ({row['method']}, {row['model']}, {row['status']})" for r, row in what.iterrows())
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise InputError("delete: not on a terminal; add --yes to confirm deleting " + listing)
+            answer = input(f"Delete {listing}{' and their cached calls' if args.calls else ''}? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("nothing deleted", file=sys.stderr)
+                return 1
+        for run_id in args.run_ids:
+            removed = store.delete_run(run_id, calls=args.calls)
+            print(f"deleted {run_id}" + (f" and {removed} cached call(s)" if args.calls else " (its cached calls are kept)"),
+                  file=sys.stderr)
+    return 0
+
+
 def cmd_metrics(args: argparse.Namespace) -> int:
     if args.chance < 0:
         raise InputError(f"metrics --chance: expected a number of simulations ≥ 0, got {args.chance}")
@@ -426,7 +459,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 COMMANDS = {
     "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
-    "import": cmd_import, "metrics": cmd_metrics, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
+    "import": cmd_import, "metrics": cmd_metrics, "delete": cmd_delete, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
 }
 
 

@@ -13,7 +13,7 @@ import streamlit as st
 from analysis.errors import RoleScopeError
 from app import data, state, ui
 from app.importing import KINDS, MAX_FILE_MB, import_uploads, save_store_upload
-from app.stores import UPLOAD_DIR, USER_LABEL, add_opened_store, user_ref
+from app.stores import UPLOAD_DIR, USER_LABEL, add_opened_store, open_store, user_ref
 
 ctx = ui.context()
 ref = ctx.ref
@@ -126,6 +126,8 @@ def samples() -> None:
 
 
 def runs() -> None:
+    if st.session_state.get("data_deleted"):
+        st.success(st.session_state.pop("data_deleted"), icon="🗑️")
     frame = data.runs(ref)
     if frame.empty:
         ui.empty(f"No runs in **{ref.name}**.")
@@ -144,6 +146,25 @@ def runs() -> None:
     if len(fails):
         st.markdown(f"**{len(fails)} failed attempts**")
         ui.table(fails, hide_index=True, width="stretch")
+    delete_section(run_id)
+
+
+def delete_section(run_id: str) -> None:
+    """Delete a run from a writable store, after an explicit confirmation; its cached calls stay unless asked."""
+    if ref.read_only:
+        st.caption(f"**{ref.name}** is read-only: its runs cannot be deleted here.")
+        return
+    with st.expander("Delete this run", icon=":material/delete:"):
+        st.caption(f"Removes `{run_id}` and every row it owns from {ref.name}, in one transaction. Its cached calls "
+                   "stay, so running the same plan again costs nothing — unless you tick the first box.")
+        calls = st.checkbox("Also delete the cached calls no other run uses", key="delete_calls")
+        sure = st.checkbox(f"Yes, delete {run_id}", key=f"delete_sure_{run_id}")
+        if st.button("Delete run", type="primary", disabled=not sure, key="delete_run"):
+            removed = open_store(ref.path, False).delete_run(run_id, calls=calls)
+            st.session_state["data_deleted"] = (f"Deleted {run_id}" + (f" and {removed} cached call(s)." if calls else
+                                                                        " (its cached calls are kept)."))
+            st.session_state.pop("run", None)
+            st.rerun()
 
 
 def inputs() -> None:

@@ -215,15 +215,24 @@ class Store:
                 (status, now, finished, error, n_units, run_id),
             )
 
-    def delete_run(self, run_id: str) -> None:
-        """Remove a run and every row it owns, in one transaction. Its calls stay in the call cache,
-        so running the same plan again costs nothing."""
+    def delete_run(self, run_id: str, *, calls: bool = False) -> int:
+        """Remove a run and every row it owns, in one transaction; returns the number of cached calls removed.
+
+        Its calls stay in the call cache by default, so running the same plan again costs nothing; with ``calls``
+        the calls only this run used are removed too (a call another run links to is always kept)."""
         with self._tx() as c:
+            own = []
+            if calls:
+                own = [r[0] for r in c.execute(
+                    "SELECT DISTINCT cache_key FROM run_calls WHERE run_id=? AND cache_key NOT IN "
+                    "(SELECT cache_key FROM run_calls WHERE run_id<>?)", (run_id, run_id))]
             tables = [r[0] for r in c.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
             for table in tables:
                 if table not in ("runs", "calls") and any(col[1] == "run_id" for col in c.execute(f'PRAGMA table_info("{table}")')):
                     c.execute(f'DELETE FROM "{table}" WHERE run_id=?', (run_id,))
             c.execute("DELETE FROM runs WHERE run_id=?", (run_id,))
+            c.executemany("DELETE FROM calls WHERE cache_key=?", [(k,) for k in own])
+        return len(own)
 
     def get_run(self, run_id: str) -> dict[str, Any]:
         row = self.query_one("SELECT * FROM runs WHERE run_id=?", (run_id,))

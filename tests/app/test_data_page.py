@@ -117,3 +117,25 @@ def test_other_methods_samples_are_browsable(app_on_fixture):
     assert not at.exception
     parsed = json.loads(at.json[0].value)
     assert {"sent", "forecast", "valid"} <= set(parsed) and 0 <= parsed["sent"] <= 10
+
+
+def test_delete_a_run_from_the_users_store(app_on_fixture, fixture_store, tmp_path):
+    """On a writable store a run is deleted after an explicit confirmation; the demo offers no delete."""
+    import shutil
+
+    demo = app_on_fixture("data", view="runs")
+    assert "delete_run" not in [b.key for b in demo.button]
+    assert any("read-only" in c.value for c in demo.caption)
+    shutil.copy(fixture_store, tmp_path / "user.db")  # the user store of this AppTest (conftest binds it here)
+    at = app_on_fixture("data", view="runs", store="user", run=DRILL_RUN)
+    assert not at.exception and at.selectbox(key="run").value == DRILL_RUN
+    before = len(at.dataframe[0].value)
+    button = at.button(key="delete_run")
+    assert button.disabled  # not before the confirmation
+    at.checkbox(key=f"delete_sure_{DRILL_RUN}").check().run()
+    at.button(key="delete_run").click().run()
+    assert not at.exception
+    assert at.success[0].value.startswith(f"Deleted {DRILL_RUN}") and "cached calls are kept" in at.success[0].value
+    assert len(at.dataframe[0].value) == before - 1 and DRILL_RUN not in set(at.dataframe[0].value["run_id"])
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        assert DRILL_RUN not in set(store.runs()["run_id"]) and len(store.table("calls")) > 0

@@ -165,6 +165,44 @@ def test_delete_run_removes_its_rows_and_keeps_the_cache(tmp_path: Path) -> None
         assert store.cached_reply("key-r") is not None  # the call stays in the cache
 
 
+
+def test_delete_run_with_calls_removes_only_calls_no_other_run_uses(tmp_path: Path) -> None:
+    request = ChatRequest.build([{"role": "user", "content": "Hi"}], {"max_tokens": 4})
+    reply = ChatReply(text="Hello", finish_reason="stop")
+    with Store(tmp_path / "s.db") as store:
+        for run in ("r", "keep"):
+            store.create_run(run, "values", "m", {}, {})
+            store.record_call(run, "u1", f"key-{run}", "m", request, reply)
+        store.link_cached_call("r", "u2", "key-keep")  # r reused keep's call: it must survive
+        assert store.delete_run("r", calls=True) == 1
+        assert store.cached_reply("key-r") is None and store.cached_reply("key-keep") is not None
+
+
+def test_cli_delete_confirms_and_names_unknown_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from analysis.__main__ import main
+
+    path = tmp_path / "s.db"
+    request = ChatRequest.build([{"role": "user", "content": "Hi"}], {"max_tokens": 4})
+    with Store(path) as store:
+        for run in ("a", "b"):
+            store.create_run(run, "values", "m", {}, {})
+            store.record_call(run, "u1", f"key-{run}", "m", request, ChatReply(text="x", finish_reason="stop"))
+    assert main(["delete", "zz", "--store", str(path), "--yes"]) == 2
+    assert "no run zz" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    assert main(["delete", "a", "--store", str(path)]) == 2  # no terminal and no --yes: refused, nothing deleted
+    assert "--yes" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt: "n")
+    assert main(["delete", "a", "--store", str(path)]) == 1
+    monkeypatch.setattr("builtins.input", lambda prompt: "y")
+    assert main(["delete", "a", "--store", str(path)]) == 0
+    assert main(["delete", "b", "--store", str(path), "--yes", "--calls"]) == 0
+    with Store(path, read_only=True) as store:
+        assert store.runs().empty and store.cached_reply("key-a") is not None and store.cached_reply("key-b") is None
+
+
 @pytest.mark.parametrize("command", ["import", "run", "resume"])
 def test_refused_store_is_left_byte_identical(tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]) -> None:
     """A newer-schema store with a dropped table and a rollback journal: import, run and resume exit 2 and change
