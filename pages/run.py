@@ -34,6 +34,27 @@ def _eta(seconds: float | None) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
+def outcome(run_id: str, status: str, done: int, cached: int, failed: int, error: str | None) -> None:
+    """How a finished run ended, in the colour it deserves: red when it failed or no call succeeded (with the first
+    error in view), yellow with failed calls or when cancelled, green only when every call succeeded."""
+    failures = data.failures(user_ref(), run_id) if failed or status == "failed" else None
+    first = (f" First error: {failures['error'].iloc[0]}" if failures is not None and len(failures) else "")
+    if error or status == "failed":
+        st.error(f"Run failed: {error or 'see the failed calls below'}.{first}", icon="🛑")
+    elif failed and failed >= done:
+        st.error(f"Run failed: all {failed} calls failed, nothing was answered.{first}", icon="🛑")
+    elif status.startswith("completed") and failed:
+        st.warning(f"Run completed with {failed} failed call(s) of {done}: its results leave those units out (resume it "
+                   f"below to retry them).{first}", icon="⚠️")
+    elif status.startswith("completed"):
+        st.success(f"Run completed: {done} calls ({cached} from cache). Its results are on every page of your store.")
+    elif status == "cancelled":
+        st.warning("Run cancelled. Everything that finished is stored; resume it below to make only the missing calls.")
+    if failures is not None and len(failures):
+        with st.expander(f"{failed} failed calls"):
+            ui.table(failures, hide_index=True, width="stretch")
+
+
 def progress_panel(job: RunJob) -> None:
     """Progress bar, counts, ETA, failures; a cancel button while it runs (drawn by a polling fragment)."""
     snap = job.tracker.snapshot()
@@ -56,23 +77,32 @@ def progress_panel(job: RunJob) -> None:
             st.toast("Cancelling: calls in flight finish, nothing else starts.")
         st.session_state["_job_live"] = job.run_id
         return
-    if job.error:
-        st.error(f"Run failed: {job.error}")
-    elif status.startswith("completed"):
-        st.success(f"Run {status.replace('_', ' ')}: {snap.done} calls ({snap.cached} from cache, {snap.failed} failed). "
-                   "Its results are on every page of your store.")
-    elif status == "cancelled":
-        st.warning("Run cancelled. Everything that finished is stored; resume it below to make only the missing calls.")
-    if snap.failed:
-        failures = data.failures(user_ref(), job.run_id)
-        with st.expander(f"{snap.failed} failed calls"):
-            ui.table(failures, hide_index=True, width="stretch")
+    outcome(job.run_id, status, snap.done, snap.cached, snap.failed, job.error)
     if st.session_state.get("_job_live") == job.run_id:  # it just finished: refresh the whole page once
         st.session_state["_job_live"] = None
         st.rerun()
 
 
-job = jobs.get(st.session_state.get("run_job")) or next(iter(jobs.active()), None)
+# The run of this page lives in the URL (?run_job=…), so a reload or a shared link shows its panel again.
+if st.session_state.get("run_job") and st.query_params.get("run_job") != st.session_state["run_job"]:
+    st.query_params["run_job"] = st.session_state["run_job"]
+shown = st.query_params.get("run_job") or st.session_state.get("run_job")
+job = jobs.get(shown) or next(iter(jobs.active()), None)
+stored = data.runs(user_ref())
+stored = stored.set_index("run_id") if len(stored) else stored
+if job is None and shown and len(stored) and shown in stored.index:
+    # finished in an earlier server process (or before a restart): its record in the store tells how it ended
+    record = stored.loc[shown]
+    st.subheader("Last run")
+    st.markdown(f"**Run `{shown}`** · {record['status']}")
+    n_failed = int(record.get("n_failed") or 0)
+    n_calls = int(record.get("n_calls") or 0)
+    error = record.get("error")
+    outcome(shown, str(record["status"]), n_calls + n_failed, 0, n_failed, error if isinstance(error, str) and error else None)
+    target = {"values": "pages/leaderboard.py", "mbti": "pages/mbti.py", "trust": "pages/trust.py",
+              "personagym": "pages/personagym.py"}.get(str(record["method"]), "pages/overview.py")
+    if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store, key="last_results"):
+        st.switch_page(target)
 if job is not None:
     st.subheader("Current run")
 
@@ -83,7 +113,8 @@ if job is not None:
     _live()
     if not job.running:
         method = data.runs(user_ref()).set_index("run_id")["method"].get(job.run_id, "values")
-        target = {"values": "pages/leaderboard.py", "mbti": "pages/mbti.py"}.get(method, "pages/overview.py")
+        target = {"values": "pages/leaderboard.py", "mbti": "pages/mbti.py", "trust": "pages/trust.py",
+                  "personagym": "pages/personagym.py"}.get(method, "pages/overview.py")
         if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store):
             st.switch_page(target)
 

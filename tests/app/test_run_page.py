@@ -119,3 +119,25 @@ def test_key_is_asked_for_and_kept_out_of_the_url(app_on_fixture, monkeypatch):
     at.text_input(key="run_api_key").input("sk-test-not-a-real-key-123456").run()
     assert not at.button(key="run_start").disabled
     assert "sk-test" not in str(dict(at.query_params))
+
+
+def test_unreachable_endpoint_looks_failed_and_survives_a_reload(app_on_fixture, tmp_path):
+    """Every call to a closed port fails: the panel is red with the first error and the count, never a green box;
+    a new session opened on the run's URL (a reload) shows the same outcome and the results link."""
+    at = _configure(app_on_fixture("run"), "http://127.0.0.1:9/v1", personas=1, items=2)
+    at.number_input(key="run_concurrency").set_value(2).run()
+    at.button(key="run_start").click().run()
+    run_id = at.session_state["run_job"]
+    _wait_for_job(run_id, timeout=240)
+    at.run()
+    assert not at.exception and not at.success
+    assert at.query_params["run_job"] in (run_id, [run_id])
+    red = " ".join(e.value for e in at.error)
+    assert "Run failed" in red and "First error:" in red, red
+    reloaded = app_on_fixture("run", run_job=run_id)  # a new session: no session state, the URL only
+    registry()._jobs.pop(run_id, None)  # as after a server restart: only the store remembers the run
+    reloaded.run()
+    assert not reloaded.exception
+    assert any(f"Run `{run_id}`" in m.value for m in reloaded.markdown)
+    assert "Run failed" in " ".join(e.value for e in reloaded.error)
+    assert "Show the results" in [b.label for b in reloaded.button]
