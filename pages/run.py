@@ -210,6 +210,16 @@ plan = None
 key_ok, api_key = False, None
 if spec is not None:
     key_ok, api_key = _api_key(spec)
+    if st.button("Test connection", icon=":material/network_check:", disabled=not key_ok, key="run_check",
+                 help="One tiny request (1 token) to this model with this key; the exact error when it fails."):
+        from analysis.llm.check import check_connection
+
+        with st.spinner("Sending one request…"):
+            result = check_connection(spec, api_key)
+        if result.ok:
+            st.success("Connected: " + result.message)
+        else:
+            st.error("Connection failed: " + result.message)
     try:
         plan = _values_plan(spec) if method == "values" else _mbti_plan(spec)
     except RoleScopeError as exc:

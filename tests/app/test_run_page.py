@@ -141,3 +141,12 @@ def test_unreachable_endpoint_looks_failed_and_survives_a_reload(app_on_fixture,
     assert any(f"Run `{run_id}`" in m.value for m in reloaded.markdown)
     assert "Run failed" in " ".join(e.value for e in reloaded.error)
     assert "Show the results" in [b.label for b in reloaded.button]
+
+
+def test_connection_check_shows_the_exact_error(app_on_fixture, stub_server):
+    at = _configure(app_on_fixture("run"), stub_server.url, personas=1, items=1)
+    at.button(key="run_check").click().run()
+    assert any(s.value.startswith("Connected: stub-model answered") for s in at.success)
+    at = _configure(app_on_fixture("run"), "http://127.0.0.1:9/v1", personas=1, items=1)
+    at.button(key="run_check").click().run()
+    assert any(e.value.startswith("Connection failed: ") for e in at.error) and not at.exception
