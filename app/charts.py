@@ -91,28 +91,29 @@ def mbti_distribution(ref: StoreRef, model: str, subject: str, order: str) -> go
 
 
 @_memo
-def difference_forest(ref: StoreRef, a: str, b: str) -> go.Figure:
-    return figures.difference_forest(data.compare(ref, a, b), a, b)
+def difference_forest(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, labels: tuple[str, str]) -> go.Figure:
+    return figures.difference_forest(data.compare(ref_a, a, ref_b, b), *labels)
 
 
 @_memo
-def mean_profiles_pair(ref: StoreRef, a: str, b: str, context: str) -> go.Figure:
-    means = pd.concat([data.value_means(ref, a).assign(model=a), data.value_means(ref, b).assign(model=b)])
-    return figures.mean_profiles(means[means["context"] == context], "model", dict(zip((a, b), PAIR)),
+def mean_profiles_pair(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, context: str, labels: tuple[str, str]) -> go.Figure:
+    means = pd.concat([data.value_means(ref_a, a).assign(model=labels[0]), data.value_means(ref_b, b).assign(model=labels[1])])
+    return figures.mean_profiles(means[means["context"] == context], "model", dict(zip(labels, PAIR)),
                                  label="mean ipsatised score")
 
 
 @_memo
-def stability_pair(ref: StoreRef, a: str, b: str) -> go.Figure:
-    return figures.value_stability_pair(data.stability(ref, a)["by_value"], data.stability(ref, b)["by_value"], (a, b))
+def stability_pair(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, labels: tuple[str, str]) -> go.Figure:
+    return figures.value_stability_pair(data.stability(ref_a, a)["by_value"], data.stability(ref_b, b)["by_value"], labels)
 
 
 @_memo
-def mbti_pair(ref: StoreRef, a: str, b: str, subject: str) -> go.Figure:
-    docs = data.mbti_doc(ref)["models"]
-    return figures.mbti_dimensions({a: docs[a]["subjects"][subject]["scores"], b: docs[b]["subjects"][subject]["scores"]},
-                                   {a: data.mbti_spread(ref, a).get(subject, {}), b: data.mbti_spread(ref, b).get(subject, {})},
-                                   dict(zip((a, b), PAIR)))
+def mbti_pair(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, subject: str, labels: tuple[str, str]) -> go.Figure:
+    da, db = data.mbti_doc(ref_a)["models"][a], data.mbti_doc(ref_b)["models"][b]
+    la, lb = labels
+    return figures.mbti_dimensions({la: da["subjects"][subject]["scores"], lb: db["subjects"][subject]["scores"]},
+                                   {la: data.mbti_spread(ref_a, a).get(subject, {}), lb: data.mbti_spread(ref_b, b).get(subject, {})},
+                                   dict(zip(labels, PAIR)))
 
 
 @_memo

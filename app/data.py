@@ -424,27 +424,33 @@ def headline(ref: StoreRef) -> pd.DataFrame:
 
 
 @st.cache_data(**CACHE)
-def compare(ref: StoreRef, a: str, b: str) -> pd.DataFrame:
-    """Every method's headlines for models a and b with paired bootstrap CIs of a − b where defined."""
+def compare(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> pd.DataFrame:
+    """Every method's headlines for model a (of store ``ref_a``) and b (of ``ref_b``, possibly another store) with
+    paired bootstrap CIs of a − b where both answered the same units. Cardinal is each model's own column mean in its
+    store; ordinal win rates depend on a store's pool of models and are never compared across stores."""
     from analysis import views
 
     diffs: list[views.Difference] = []
-    if has_rows(ref, "values_answers"):
-        doc = values_doc(ref)["models"]
-        if a in doc and b in doc:
-            board = {r["model"]: r for r in values_board(ref)["rows"]}
-            diffs += views.compare_values(doc[a], doc[b], values_scores(ref, a), values_scores(ref, b), board, (a, b),
+    names = ("A", "B")
+    if has_rows(ref_a, "values_answers") and has_rows(ref_b, "values_answers"):
+        da, db = values_doc(ref_a)["models"], values_doc(ref_b)["models"]
+        if a in da and b in db:
+            rows = {r["model"]: r for r in values_board(ref_a)["rows"]}, {r["model"]: r for r in values_board(ref_b)["rows"]}
+            board = {name: side[m] for name, side, m in zip(names, rows, (a, b)) if m in side}
+            diffs += views.compare_values(da[a], db[b], values_scores(ref_a, a), values_scores(ref_b, b), board, names,
                                           n_boot=N_BOOT)
-    if has_rows(ref, "mbti_answers"):
-        doc = mbti_doc(ref)["models"]
-        if a in doc and b in doc:
-            diffs += views.compare_mbti(doc[a], doc[b], mbti_testings(ref, a), mbti_testings(ref, b), n_boot=N_BOOT)
-    trust = trust_doc(ref)["models"] if method_available("trust") else {}
-    if a in trust and b in trust:
-        diffs += views.compare_trust(trust[a], trust[b])
-    pg = personagym_doc(ref)["models"] if method_available("personagym") else {}
-    if a in pg and b in pg:
-        diffs += views.compare_personagym(pg[a], pg[b], n_boot=N_BOOT)
+    if has_rows(ref_a, "mbti_answers") and has_rows(ref_b, "mbti_answers"):
+        da, db = mbti_doc(ref_a)["models"], mbti_doc(ref_b)["models"]
+        if a in da and b in db:
+            diffs += views.compare_mbti(da[a], db[b], mbti_testings(ref_a, a), mbti_testings(ref_b, b), n_boot=N_BOOT)
+    if method_available("trust"):
+        ta, tb = trust_doc(ref_a)["models"], trust_doc(ref_b)["models"]
+        if a in ta and b in tb:
+            diffs += views.compare_trust(ta[a], tb[b])
+    if method_available("personagym"):
+        pa, pb = personagym_doc(ref_a)["models"], personagym_doc(ref_b)["models"]
+        if a in pa and b in pb:
+            diffs += views.compare_personagym(pa[a], pb[b], n_boot=N_BOOT)
     return views.differences_frame(diffs)
 
 
@@ -481,18 +487,22 @@ def mbti_spread(ref: StoreRef, model: str) -> dict[str, dict[str, float]]:
 
 
 @st.cache_data(**CACHE)
-def gaps(ref: StoreRef, a: str, b: str) -> dict[str, pd.DataFrame]:
-    """Where models a and b differ most: values items and personas, MBTI statements."""
+def gaps(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> dict[str, pd.DataFrame]:
+    """Where model a (store ``ref_a``) and b (store ``ref_b``) differ most: values items and personas, MBTI
+    statements (matched by persona id / item / statement, as both were asked)."""
     from analysis import views
 
     out: dict[str, pd.DataFrame] = {}
-    values = set(values_models(ref)) if has_rows(ref, "values_answers") else set()
-    if {a, b} <= values:
-        out["items"] = views.item_gaps(values_answers(ref, a), values_answers(ref, b))
-        out["personas"] = views.persona_gaps(values_scores(ref, a), values_scores(ref, b))
-    if {a, b} <= set(mbti_models(ref)):
-        out["statements"] = views.statement_gaps(mbti_answers(ref, a), mbti_answers(ref, b))
+    if a in _values_models(ref_a) and b in _values_models(ref_b):
+        out["items"] = views.item_gaps(values_answers(ref_a, a), values_answers(ref_b, b))
+        out["personas"] = views.persona_gaps(values_scores(ref_a, a), values_scores(ref_b, b))
+    if a in mbti_models(ref_a) and b in mbti_models(ref_b):
+        out["statements"] = views.statement_gaps(mbti_answers(ref_a, a), mbti_answers(ref_b, b))
     return out
+
+
+def _values_models(ref: StoreRef) -> set[str]:
+    return set(values_models(ref)) if has_rows(ref, "values_answers") else set()
 
 
 @st.cache_data(**CACHE)

@@ -35,7 +35,7 @@ class PageContext:
         return [m for m in self.models if m in set(available)]
 
 
-def _store_ids() -> dict[str, tuple[str, str, bool]]:
+def store_ids() -> dict[str, tuple[str, str, bool]]:
     ids: dict[str, tuple[str, str, bool]] = {}
     for label, (path, read_only) in store_choices().items():
         key = "demo" if label == DEMO_LABEL else "user" if label == USER_LABEL else f"file-{label}"
@@ -47,7 +47,7 @@ def sidebar() -> PageContext | None:
     """Draw the shared sidebar; returns the page context (None when the store cannot be opened)."""
     from app import data
 
-    ids = _store_ids()
+    ids = store_ids()
     side = st.sidebar
     key = state.selectbox("Store", list(ids), key="store", default="demo" if "demo" in ids else "user", container=side,
                           format_func=lambda k: ids[k][0],

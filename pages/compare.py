@@ -1,52 +1,84 @@
 """Compare two models: every method's headlines side by side with paired bootstrap CIs, largest gaps, overlaid plots."""
 
+import pandas as pd
 import streamlit as st
 
 from analysis.views import HEADLINES
+from analysis.errors import RoleScopeError
 from app import charts, data, state, ui
+from app.stores import ref_for
 
 ctx = ui.context()
 ref = ctx.ref
 ui.header("Compare two models", "The same personas, contexts and statements answered by two models: where do they differ, "
           "and is the difference larger than the sampling noise?")
 
-models = ctx.models
-if len(models) < 2:
-    ui.empty(f"Comparing needs two models; {ref.name} has {len(models)} selected.",
-             "Pick two models in the sidebar, or run a second model configuration on the **Run** page.")
+# Every store the sidebar offers (the bundled demo, your store, files opened this session) can hold either side.
+STORES = {}
+for key, (label, path, read_only) in ui.store_ids().items():
+    try:
+        STORES[key] = (label, ref_for(path, read_only))
+    except RoleScopeError as exc:  # an opened file that went away: the others stay comparable
+        st.caption(f"{label}: {exc}")
+current = next((k for k, (_, r) in STORES.items() if r.path == ref.path), None)
+if current is not None:
+    STORES[current] = (STORES[current][0], ref)  # the sidebar's store with its chosen configurations
+options = [f"{key}::{m}" for key, (_, r) in STORES.items() for m in (ctx.models if key == current else data.models_in(r))]
+if len(options) < 2:
+    ui.empty(f"Comparing needs two models; {ref.name} has {len(ctx.models)} selected.",
+             "Pick two models in the sidebar, run a second model configuration on the **Run** page, or open another "
+             "store on the **Data** page: both sides may come from different stores.")
     st.stop()
 
+
+def _label(option: str, other: str) -> str:
+    key, model = option.split("::", 1)
+    same_store = key == other.split("::", 1)[0]
+    return model if same_store else f"{model} · {STORES[key][0]}"
+
+
+mine = [o for o in options if o.startswith(f"{current}::")]
 left, right = st.columns(2)
-a = state.selectbox("Model A", models, key="a", default=models[0], container=left)
-b = state.selectbox("Model B", [m for m in models if m != a], key="b", container=right)
-ui.tiny_model_note([a, b], data.model_specs(ref))
+side_a = state.selectbox("Model A", options, key="a", default=mine[0] if mine else options[0], container=left,
+                         format_func=lambda o: f"{o.split('::', 1)[1]} · {STORES[o.split('::', 1)[0]][0]}")
+rest = [o for o in options if o != side_a]
+side_b = state.selectbox("Model B", rest, key="b", default=next((o for o in mine if o != side_a), rest[0]), container=right,
+                         format_func=lambda o: f"{o.split('::', 1)[1]} · {STORES[o.split('::', 1)[0]][0]}")
+ref_a, a = STORES[side_a.split("::", 1)[0]][1], side_a.split("::", 1)[1]
+ref_b, b = STORES[side_b.split("::", 1)[0]][1], side_b.split("::", 1)[1]
+la, lb = _label(side_a, side_b), _label(side_b, side_a)
+if la == lb:  # the same model name in two stores
+    la, lb = f"{a} · {STORES[side_a.split('::', 1)[0]][0]}", f"{b} · {STORES[side_b.split('::', 1)[0]][0]}"
+if ref_a.path != ref_b.path:
+    st.info(f"Comparing across stores: **{la}** and **{lb}**. Paired CIs use the personas, contexts and testings both "
+            "were asked; Ordinal win rates, which depend on each store's pool of models, are not compared.", icon="🔀")
+ui.tiny_model_note([a, b], data.model_specs(ref_a) | data.model_specs(ref_b))
 
 with st.spinner("Computing paired bootstrap CIs…"):
-    diffs = data.compare(ref, a, b)
+    diffs = data.compare(ref_a, a, ref_b, b)
 st.subheader("Headline numbers")
 if diffs.empty:
-    ui.empty(f"{a} and {b} share no method with data.", "Run both on the same method (values or MBTI) first.")
+    ui.empty(f"{la} and {lb} share no method with data.", "Run both on the same method (values or MBTI) first.")
 else:
     st.caption("A − B with a 95% paired bootstrap CI where both models answered the same units (values: shared personas "
                "resampled together; MBTI: shared testing indices, which share their option permutations). A CI that "
                "excludes 0 means the difference is larger than resampling noise. Grey points have no CI.")
     table = diffs.assign(ci=[ui.ci_text(None, lo, hi, 3) if lo == lo else "—" for lo, hi in zip(diffs["lo"], diffs["hi"])])
-    table = table.drop(columns=["lo", "hi"]).rename(columns={"a": a, "b": b, "diff": "A − B", "ci": "95% CI of A − B"})
-    table = table[["method", "metric", a, b, "A − B", "95% CI of A − B", "note"]]
-    config = {c: st.column_config.NumberColumn(c, format="%.3f") for c in (a, b, "A − B")}
+    table = table.drop(columns=["lo", "hi"]).rename(columns={"a": la, "b": lb, "diff": "A − B", "ci": "95% CI of A − B"})
+    table = table[["method", "metric", la, lb, "A − B", "95% CI of A − B", "note"]]
+    config = {c: st.column_config.NumberColumn(c, format="%.3f") for c in (la, lb, "A − B")}
     ui.table(table, hide_index=True, width="stretch", column_config=config, height=36 * (len(table) + 1) + 4)
-    ui.plot(charts.difference_forest(ref, a, b), key="forest")
-    bands = data.headline_chance(ref)
-    against = [{"metric": label, a: ui.vs_chance((bands.get(a) or {}).get(key)), b: ui.vs_chance((bands.get(b) or {}).get(key))}
-               for key, label in HEADLINES.items() if key != "values_cardinal"
-               and any((bands.get(m) or {}).get(key) for m in (a, b))]
+    ui.plot(charts.difference_forest(ref_a, a, ref_b, b, (la, lb)), key="forest")
+    band_a, band_b = data.headline_chance(ref_a).get(a) or {}, data.headline_chance(ref_b).get(b) or {}
+    against = [{"metric": label, la: ui.vs_chance(band_a.get(key)), lb: ui.vs_chance(band_b.get(key))}
+               for key, label in HEADLINES.items() if key != "values_cardinal" and (band_a.get(key) or band_b.get(key))]
     if against:
         st.caption("Each model against chance (largest p under random answers and shuffled answers, on its own design): a "
                    "difference between two chance-like models is a difference between two kinds of noise.")
         ui.table(against, hide_index=True, width="stretch")
 
-rates = data.invalid_rates(ref)
-pair = rates[rates["model"].isin([a, b])]
+rates_a, rates_b = data.invalid_rates(ref_a), data.invalid_rates(ref_b)
+pair = pd.concat([rates_a[rates_a["model"] == a].assign(model=la), rates_b[rates_b["model"] == b].assign(model=lb)])
 if len(pair):
     st.subheader("Invalid answers and refusals")
     st.caption("Share of unscorable answers (and PersonaGym refusals) with 95 % Wilson intervals: when the two models' "
@@ -57,7 +89,7 @@ if len(pair):
     ui.table(wide, hide_index=True, width="stretch")
 
 st.subheader("Where they differ most")
-gaps = data.gaps(ref, a, b)
+gaps = data.gaps(ref_a, a, ref_b, b)
 tabs = st.tabs(["Value items", "Personas", "MBTI statements"])
 with tabs[0]:
     items = gaps.get("items")
@@ -69,14 +101,14 @@ with tabs[0]:
             texts |= data.item_texts(inst)
         items = items.assign(text=items["item_id"].astype(str).map(texts)) if texts else items
         st.caption("Mean item score over the personas both models answered (valid answers), sorted by |A − B|.")
-        ui.table(items.head(30).rename(columns={"a": a, "b": b, "diff": "A − B"}), hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in (a, b, "A − B")})
+        ui.table(items.head(30).rename(columns={"a": la, "b": lb, "diff": "A − B"}), hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in (la, lb, "A − B")})
 with tabs[1]:
     people = gaps.get("personas")
     if people is None or people.empty:
         st.caption("Both models need value answers on the same personas.")
     else:
-        pnames = data.personas_of(ref, a)
+        pnames = data.personas_of(ref_a, a)
         people = people.merge(pnames, on="persona_id", how="left")
         st.caption("Per persona and context: mean |A − B| of the ipsatised value scores, and the Spearman between the two "
                    "models' value profiles (1 = same value hierarchy).")
@@ -89,26 +121,24 @@ with tabs[2]:
         st.caption("Both models need MBTI answers on the same subjects.")
     else:
         st.caption("Mean signed agreement per statement (+3 = fully towards the dimension's first pole), sorted by |A − B|.")
-        ui.table(stm.head(30).rename(columns={"a": a, "b": b, "diff": "A − B"}), hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in (a, b, "A − B")})
+        ui.table(stm.head(30).rename(columns={"a": la, "b": lb, "diff": "A − B"}), hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in (la, lb, "A − B")})
 
 st.subheader("Overlaid")
-values = set(data.values_models(ref)) if data.has_rows(ref, "values_answers") else set()
-if {a, b} <= values:
-    in_b = set(data.value_means(ref, b)["context"])
-    contexts = [c for c in dict.fromkeys(data.value_means(ref, a)["context"]) if c in in_b]
+if a in data._values_models(ref_a) and b in data._values_models(ref_b):
+    in_b = set(data.value_means(ref_b, b)["context"])
+    contexts = [c for c in dict.fromkeys(data.value_means(ref_a, a)["context"]) if c in in_b]
     if contexts:
         context = state.selectbox("Context", contexts, key="context", default="no_conv")
         st.caption("Mean ipsatised value score over personas (whiskers ±1 SD): which values each model's personas put first.")
-        ui.plot(charts.mean_profiles_pair(ref, a, b, context), key="means")
-    if data.stability(ref, a)["by_value"] is not None and data.stability(ref, b)["by_value"] is not None:
+        ui.plot(charts.mean_profiles_pair(ref_a, a, ref_b, b, context, (la, lb)), key="means")
+    if data.stability(ref_a, a)["by_value"] is not None and data.stability(ref_b, b)["by_value"] is not None:
         st.caption("Rank-order stability per value with 95% bootstrap CIs (each model on its own contexts).")
-        ui.plot(charts.stability_pair(ref, a, b), key="stab_pair")
-mbti = set(data.mbti_models(ref))
-if {a, b} <= mbti:
-    docs = data.mbti_doc(ref)["models"]
-    subjects = [s for s in docs[a]["subjects"] if s in docs[b]["subjects"]]
+        ui.plot(charts.stability_pair(ref_a, a, ref_b, b, (la, lb)), key="stab_pair")
+if a in data.mbti_models(ref_a) and b in data.mbti_models(ref_b):
+    da, db = data.mbti_doc(ref_a)["models"][a], data.mbti_doc(ref_b)["models"][b]
+    subjects = [s for s in da["subjects"] if s in db["subjects"]]
     if subjects:
         subject = state.selectbox("MBTI subject", subjects, key="subject", default="People")
         st.caption("MBTI dimension scores of the two models for the same subject (whiskers ±1 SD over testings).")
-        ui.plot(charts.mbti_pair(ref, a, b, subject), key="mbti_pair")
+        ui.plot(charts.mbti_pair(ref_a, a, ref_b, b, subject, (la, lb)), key="mbti_pair")

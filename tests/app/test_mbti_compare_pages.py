@@ -55,7 +55,7 @@ def test_default_subject_is_people(app_on_fixture):
 
 def test_compare_page_paired_differences(app_on_fixture):
     """The stable model's rank-order stability exceeds the noisy one's with a paired CI above 0; A − B = A minus B."""
-    at = app_on_fixture("compare", a="smollm2-greedy", b="smollm2-t07")
+    at = app_on_fixture("compare", a="demo::smollm2-greedy", b="demo::smollm2-t07")
     assert not at.exception
     table = at.dataframe[0].value.set_index("metric")
     ro = table.loc["Rank-order stability"]
@@ -81,3 +81,24 @@ def test_compare_needs_two_models(app_on_fixture):
     at = app_on_fixture("compare", models="smollm2-t07")
     assert not at.exception
     assert "Comparing needs two models" in at.info[0].value
+
+
+def test_compare_across_two_stores(app_on_fixture, fixture_store, tmp_path):
+    """One side from the bundled store, the other from the user's: labelled by store, paired over the personas both
+    were asked, the same numbers as within one store (the user store is a copy)."""
+    import shutil
+
+    shutil.copy(fixture_store, tmp_path / "user.db")
+    within = app_on_fixture("compare", a="demo::smollm2-greedy", b="demo::smollm2-t07").dataframe[0].value
+    at = app_on_fixture("compare", a="demo::smollm2-greedy", b="user::smollm2-t07")
+    assert not at.exception
+    assert "Comparing across stores" in at.info[0].value
+    table = at.dataframe[0].value.set_index("metric")
+    la, lb = "smollm2-greedy · Bundled demo (read-only)", "smollm2-t07 · Your store"
+    assert {la, lb} <= set(table.columns)
+    ro = table.loc["Rank-order stability"]
+    assert ro["A − B"] == pytest.approx(within.set_index("metric").loc["Rank-order stability", "A − B"], abs=1e-12)
+    assert not any("Ordinal" in m for m in table.index)
+    same = app_on_fixture("compare", a="demo::smollm2-greedy", b="user::smollm2-greedy")  # one name, two stores
+    assert not same.exception and {"smollm2-greedy · Bundled demo (read-only)", "smollm2-greedy · Your store"} <= set(
+        same.dataframe[0].value.columns)
