@@ -9,7 +9,7 @@ import streamlit as st
 from analysis.errors import RoleScopeError
 from analysis.llm.keys import resolve_api_key
 from analysis.llm.specs import ModelSpec, load_named_models, parse_model_spec
-from analysis.runs.runner import create_run, new_run_id
+from analysis.runs.runner import create_run, method_runner, new_run_id
 from analysis.views import estimate_run
 from app import data, state, ui
 from app.jobs import RunJob, registry
@@ -202,9 +202,95 @@ def _mbti_plan(spec: ModelSpec):
                            limit_statements=int(statements) or None, answer_mode=mode)
 
 
+def _trust_plan(spec: ModelSpec) -> dict:
+    """The trust-game options of ``run trust`` (the same plan builder as the command line)."""
+    from argparse import Namespace
+
+    from analysis.trust import CONDITIONINGS, STRATEGIES
+    from analysis.trust.cli import plan_from_args
+
+    c = st.columns(3)
+    level = c[0].selectbox("Level", ["population", "individual"], key="run_trust_level",
+                           help="population: beliefs per attribute and one game per persona; individual: forecasts and "
+                                "multi-round play against Trustee archetypes")
+    personas = c[1].number_input("Personas", 1, 250, 4, key="run_trust_personas", help="The first N of the test split.")
+    endowment = c[2].number_input("Endowment ($)", 1, 1000, 10, key="run_trust_endowment", help="10 in the paper; 44, 100 ablation")
+    bank = st.text_input("Persona bank", "250", key="run_trust_bank",
+                         help="N: a generated bank of N personas (offline); or the path of a GenAgents .jsonl file")
+    if level == "population":
+        c = st.columns(2)
+        strategies = c[0].multiselect("Belief elicitation", list(STRATEGIES), default=list(STRATEGIES), key="run_trust_strategies")
+        conditioning = c[1].selectbox("Conditioning", list(CONDITIONINGS), key="run_trust_conditioning",
+                                      help="the role prompt carries no beliefs, the model's own, or perturbed priors")
+        rounds, archetypes = 6, [1, 3, 5]
+    else:
+        c = st.columns(2)
+        rounds = c[0].number_input("Rounds", 1, 20, 6, key="run_trust_rounds")
+        archetypes = c[1].multiselect("Trustee archetypes k (returns min(k, 3·sent))", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+                                      default=[1, 3, 5], key="run_trust_archetypes")
+        strategies, conditioning = list(STRATEGIES), "none"
+    if not strategies or not archetypes:
+        st.warning("Pick at least one strategy / archetype.")
+        return None
+    args = Namespace(level=level, strategies=strategies, conditioning=conditioning, condition_on="Ctx+Tr",
+                     rounds=int(rounds), archetypes=[int(a) for a in archetypes], endowment=int(endowment),
+                     personas=bank.strip() or "250", split="test", limit_personas=int(personas), attributes=None, seed=0,
+                     temperature=None, max_tokens=None, play_knows_archetype=False, prefix_reuse=False)
+    return plan_from_args(args, spec)
+
+
+def _personagym_plan(spec: ModelSpec) -> dict:
+    """The PersonaGym options of ``run personagym`` (the same plan builder as the command line)."""
+    from argparse import Namespace
+
+    from analysis.personagym.cli import plan_from_args
+
+    c = st.columns(3)
+    personas = c[0].text_input("Personas", "1", key="run_pg_personas",
+                               help="N (a seeded sample of the bundled personas), all, or a personas file")
+    per_task = c[1].number_input("Questions per task", 1, 10, 1, key="run_pg_questions", help="10 in the paper")
+    environments = c[2].number_input("Environments per persona", 1, 10, 3, key="run_pg_envs")
+    c = st.columns(2)
+    evaluators = c[0].text_input("Evaluators (comma list of model specs)", "", key="run_pg_evaluators",
+                                 help="Empty: the agent grades itself (self-graded, said on the page). Two or more give "
+                                      "judge agreement.")
+    generator = c[1].text_input("Question generator", "", key="run_pg_generator", help="Empty: the first evaluator")
+    args = Namespace(personas=personas.strip() or "1", questions=None, questions_per_task=int(per_task),
+                     evaluators=[e.strip() for e in evaluators.split(",") if e.strip()], generator=generator.strip() or None,
+                     environments_per_persona=int(environments), environments="default", max_retries=3,
+                     grade_without_examples=False, seed=0, temperature=None, max_tokens=400)
+    return plan_from_args(args, spec)
+
+
+def _what_it_will_show(method: str, plan: dict) -> None:
+    """Before starting: which of the method's analyses this plan can produce, and a warning when none."""
+    lines, none = [], False
+    if method == "values":
+        n, contexts = len(plan.get("personas") or []), len(plan.get("contexts") or [])
+        lines = [("circumplex and Stress", n >= 3, "needs ≥ 3 personas"),
+                 ("rank-order and ipsative stability", contexts >= 2 and n >= 2, "needs ≥ 2 contexts and ≥ 2 personas"),
+                 ("CFA fit", n >= 20, "is estimated from ≥ 20 personas (with fewer it fails and counts as CFI 0)")]
+        none = n < 3 and contexts < 2
+        head = f"{n} persona{'s' * (n != 1)} × {contexts} context{'s' * (contexts != 1)}"
+    elif method == "mbti":
+        subjects = {str(s.get("name") if isinstance(s, dict) else s).lower() for s in plan.get("subjects") or []}
+        lines = [("consistency", int(plan.get("testings") or 1) >= 2, "needs ≥ 2 testings"),
+                 ("robustness", len(plan.get("orders") or []) >= 2, "needs option order 'both'"),
+                 ("fairness", {"men", "women"} <= subjects or {"boys", "girls"} <= subjects, "needs Men and Women (or Boys and Girls)")]
+        none = not any(ok for _, ok, _ in lines)
+        head = f"{len(subjects)} subject(s) × {plan.get('testings')} testing(s)"
+    else:
+        return
+    st.markdown(f"**This run can show** ({head}): " + "; ".join(
+        f"{name} {'✅' if ok else '— ' + why}" for name, ok, why in lines))
+    if none:
+        st.warning("As planned, this run produces no metric any analysis page can show. Add personas, contexts or "
+                   "testings first.", icon="⚠️")
+
+
+METHODS = {"values": "Values (Stick to Your Role!)", "mbti": "MBTI", "trust": "Trust game", "personagym": "PersonaGym"}
 st.subheader("New run")
-method = state.segmented("Method", ["values", "mbti"], key="method",
-                         format_func=lambda m: {"values": "Values (Stick to Your Role!)", "mbti": "MBTI"}[m])
+method = state.segmented("Method", list(METHODS), key="method", format_func=METHODS.get)
 spec = _spec_picker()
 plan = None
 key_ok, api_key = False, None
@@ -221,28 +307,35 @@ if spec is not None:
         else:
             st.error("Connection failed: " + result.message)
     try:
-        plan = _values_plan(spec) if method == "values" else _mbti_plan(spec)
+        plan = {"values": _values_plan, "mbti": _mbti_plan, "trust": _trust_plan, "personagym": _personagym_plan}[method](spec)
     except RoleScopeError as exc:
         st.error(str(exc))
 concurrency = st.number_input("Concurrent requests", 1, 256, 2 if spec is not None and spec.backend == "embedded" else 8,
                               key="run_concurrency", help="Requests in flight at once (the embedded model serves one at a time).")
 
 if plan is not None and spec is not None:
-    est = estimate_run(plan, spec)
+    plan_dict = plan if isinstance(plan, dict) else plan.model_dump()
+    _what_it_will_show(method, plan_dict)
     cols = st.columns(4)
-    cols[0].metric("LLM calls", f"{est.n_calls:,}")
-    cols[1].metric("Tokens in / out (est.)", f"{est.tokens_in:,} / {est.tokens_out:,}")
-    cols[2].metric("Cost (est.)", "free" if spec.backend == "embedded" else
-                   (f"${est.cost:.4f}" if est.cost is not None else "no price set"))
-    if spec.backend == "embedded":
-        cols[3].metric("Time on the embedded model (est.)", _eta(est.embedded_seconds))
+    if isinstance(plan, dict):  # trust, PersonaGym: calls from the plan; their prompt lengths are not modelled
+        cols[0].metric("LLM calls", f"{method_runner(method).n_calls(plan_dict):,}",
+                       help="PersonaGym: the upper bound (environments and questions may come out fewer)")
+        cols[1].metric("Tokens in / out (est.)", "—", help="Not estimated for this method")
+    else:
+        est = estimate_run(plan, spec)
+        cols[0].metric("LLM calls", f"{est.n_calls:,}")
+        cols[1].metric("Tokens in / out (est.)", f"{est.tokens_in:,} / {est.tokens_out:,}")
+        cols[2].metric("Cost (est.)", "free" if spec.backend == "embedded" else
+                       (f"${est.cost:.4f}" if est.cost is not None else "no price set"))
+        if spec.backend == "embedded":
+            cols[3].metric("Time on the embedded model (est.)", _eta(est.embedded_seconds))
     st.caption("Estimate before starting: calls from the plan; tokens from prompt lengths (characters/4) with replies at "
                "60% of their limit; cost from the model's prices in models.toml. Calls already in the cache are free.")
     busy = job is not None and job.running
     if st.button("Start run", type="primary", icon=":material/play_arrow:", disabled=busy or not key_ok, key="run_start"):
         run_id = new_run_id(method)
         try:
-            create_run(ref.store, method, spec, plan.model_dump(), run_id)
+            create_run(ref.store, method, spec, plan_dict, run_id)
             st.session_state["run_job"] = jobs.start(ref.path, run_id, api_key=api_key, concurrency=int(concurrency)).run_id
         except (RoleScopeError, RuntimeError) as exc:
             st.error(str(exc))

@@ -150,3 +150,32 @@ def test_connection_check_shows_the_exact_error(app_on_fixture, stub_server):
     at = _configure(app_on_fixture("run"), "http://127.0.0.1:9/v1", personas=1, items=1)
     at.button(key="run_check").click().run()
     assert any(e.value.startswith("Connection failed: ") for e in at.error) and not at.exception
+
+
+@pytest.mark.parametrize("method", ["trust", "personagym"])
+def test_trust_and_personagym_runs_start_from_the_page(app_on_fixture, stub_server, method):
+    """Both methods have their options on the Run page; a tiny run against the stub is created and executed."""
+    at = app_on_fixture("run", method=method)
+    at.selectbox(key="run_model").set_value("other").run()
+    at.text_input(key="run_spec").input(f"stub-model@{stub_server.url}").run()
+    if method == "trust":
+        at.number_input(key="run_trust_personas").set_value(1).run()
+        at.multiselect(key="run_trust_strategies").set_value(["Ctx+Tr"]).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    calls = int({m.label: m.value for m in at.metric}["LLM calls"].replace(",", ""))
+    assert calls >= 1
+    at.button(key="run_start").click().run()
+    run_id = at.session_state["run_job"]
+    assert run_id.startswith(method)
+    _wait_for_job(run_id, timeout=240)
+    at.run()
+    assert not at.exception
+    assert "Show the results" in [b.label for b in at.button]
+
+
+def test_a_plan_that_can_show_nothing_says_so_before_it_starts(app_on_fixture):
+    at = app_on_fixture("run")
+    at.number_input(key="run_personas").set_value(1).run()
+    shows = next(m.value for m in at.markdown if m.value.startswith("**This run can show**"))
+    assert "circumplex and Stress — needs ≥ 3 personas" in shows and "stability — needs ≥ 2 contexts" in shows
+    assert any("produces no metric" in w.value for w in at.warning)
