@@ -92,11 +92,11 @@ def mbti_subject_spread(testings: pd.DataFrame) -> dict[str, dict[str, float]]:
 
 # -- the cross-method headline table ---------------------------------------------------------------
 HEADLINES = {
-    "values_cardinal": "Values: Cardinal score",
-    "values_rank_order": "Values: rank-order stability",
-    "mbti_consistency": "MBTI: consistency",
-    "trust_spearman": "Trust: belief–behaviour Spearman",
-    "personagym_score": "PersonaGym: PersonaScore",
+    "values_cardinal": "Values: Cardinal score ↑",
+    "values_rank_order": "Values: rank-order stability ↑",
+    "mbti_consistency": "MBTI: consistency ↑",
+    "trust_spearman": "Trust: belief–behaviour Spearman ↑",
+    "personagym_score": "PersonaGym: PersonaScore ↑",
 }
 
 

@@ -66,7 +66,7 @@ def test_compare_page_paired_differences(app_on_fixture):
         assert row["A − B"] == pytest.approx(row["smollm2-greedy"] - row["smollm2-t07"], abs=2e-3)
     assert any(m.startswith("Consistency, mean over 3 subjects") for m in table.index)
     against = at.dataframe[1].value.set_index("metric")
-    assert against.loc["Values: rank-order stability", "smollm2-greedy"].endswith("beyond chance")
+    assert against.loc["Values: rank-order stability ↑", "smollm2-greedy"].endswith("beyond chance")
     rates = at.dataframe[2].value.set_index(["method", "kind"])
     assert {"smollm2-greedy", "smollm2-t07"} <= set(rates.columns)
     assert rates.loc[("values", "invalid answers"), "smollm2-t07"].endswith(" %")

@@ -73,8 +73,8 @@ def test_invalid_rates_with_wilson_intervals(app_on_fixture, fixture_store):
     """The invalid-answer table counts each method's invalid answers per model, with a 95 % interval around the share."""
     at = app_on_fixture()
     against = at.dataframe[2].value.set_index("model")
-    assert against.loc["smollm2-greedy", "Values: rank-order stability"].endswith("beyond chance")  # the stable one
-    assert against.loc["smollm2-t07", "MBTI: consistency"].startswith("p = ")
+    assert against.loc["smollm2-greedy", "Values: rank-order stability ↑"].endswith("beyond chance")  # the stable one
+    assert against.loc["smollm2-t07", "MBTI: consistency ↑"].startswith("p = ")
     rates = at.dataframe[3].value
     with Store(fixture_store, read_only=True) as store:
         doc = values_metrics(store, n_boot=0)
