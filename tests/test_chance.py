@@ -155,3 +155,12 @@ def test_movement_is_zero_at_the_start_and_random_start_stress_is_defined():
     (d,) = vchance.designs(answers, {("a", "pvq"): "a"})
     s = vchance.random_start_stress(d.frame(d.scores), d.keyed_values())
     assert 0 < s < 1
+
+
+def test_a_design_without_any_valid_answer_has_no_band_and_no_error():
+    item_values = {str(i): VALUES[i % 10] for i in range(20)}
+    answers = answers_frame(item_values, 5, ["x", "y"], invalid=1.0)
+    keys = {("x", "pvq"): "x", ("y", "pvq"): "y"}
+    out = vchance.model_chance(answers, {"contexts": {}}, keys, n_sims=3, slow_sims=1)
+    assert out["rank_order"]["uniform"]["n_sims"] == 0 and out["rank_order"]["uniform"]["verdict"] is None
+    assert out["contexts"]["x"]["stress"]["uniform"]["mean"] is None

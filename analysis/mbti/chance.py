@@ -29,6 +29,12 @@ from analysis.runs.store import Store
 N_SIMS = 200
 
 
+def _keys(frame: pd.DataFrame) -> pd.Series:
+    """One string key per row of the testing columns (an empty Series for an empty frame, never a DataFrame)."""
+    rows = frame[list(TESTING_KEYS)].astype(str).itertuples(index=False)
+    return pd.Series(["\x1f".join(r) for r in rows], index=frame.index, dtype=object)
+
+
 def _valid(answers: pd.DataFrame) -> pd.DataFrame:
     ok = (pd.to_numeric(answers["valid"], errors="coerce") == 1) & answers["dimension"].notna() & answers["option_index"].notna()
     return answers[ok]
@@ -38,14 +44,14 @@ def testing_scores(answers: pd.DataFrame, options: np.ndarray | None = None) -> 
     """``scoring.scores_by_testing`` vectorised (X per testing and dimension from the valid answers), with the
     valid answers' option indices replaced by ``options`` when given. Testings without any valid answer on a
     dimension get NaN there; n_answers / n_invalid are those of the stored answers."""
-    keys = answers[list(TESTING_KEYS)].astype(str).agg("\x1f".join, axis=1)
-    codes, uniques = pd.factorize(keys, sort=True)
+    codes, uniques = pd.factorize(_keys(answers), sort=True)
     valid = _valid(answers)
     vcodes = codes[answers.index.get_indexer(valid.index)]
-    dim = valid["dimension"].map({d: k for k, d in enumerate(DIMENSIONS)}).to_numpy()
+    dim = valid["dimension"].map({d: k for k, d in enumerate(DIMENSIONS)}).to_numpy(dtype=np.int64)
     opt = valid["option_index"].astype(int).to_numpy() if options is None else options
+    opt = np.asarray(opt, dtype=np.int64)
     signed = valid["direction"].astype(float).to_numpy() * np.asarray(WEIGHTS, dtype=float)[opt]
-    cell = vcodes * len(DIMENSIONS) + dim
+    cell = (vcodes * len(DIMENSIONS) + dim).astype(np.int64)
     size = len(uniques) * len(DIMENSIONS)
     total = np.bincount(cell, weights=signed, minlength=size)
     count = np.bincount(cell, minlength=size)
@@ -133,7 +139,7 @@ def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], *, n_sims: int =
 def signed_matrix(answers: pd.DataFrame) -> pd.DataFrame:
     """testing × statement signed answers (``direction × weight``; NaN when invalid), one model and subject set."""
     valid = _valid(answers)
-    keys = valid[list(TESTING_KEYS)].astype(str).agg("\x1f".join, axis=1)
+    keys = _keys(valid)
     signed = valid["direction"].astype(float) * valid["option_index"].astype(int).map(dict(enumerate(WEIGHTS)))
     return pd.DataFrame({"testing": keys, "statement": valid["statement_id"].astype(str), "x": signed}).pivot_table(
         index="testing", columns="statement", values="x", aggfunc="mean")
@@ -152,8 +158,8 @@ def model_reliability(answers: pd.DataFrame) -> dict[str, Any]:
         alpha[d] = {"alpha": a if np.isfinite(a) else None, "n_items": len(cols), "n_testings": int(len(frame)),
                     "reason": reliability.why_undefined(frame)}
     per_subject = []
-    subject_of = answers.drop_duplicates(list(TESTING_KEYS)).assign(
-        key=lambda f: f[list(TESTING_KEYS)].astype(str).agg("\x1f".join, axis=1)).set_index("key")["subject"]
+    firsts = answers.drop_duplicates(list(TESTING_KEYS))
+    subject_of = pd.Series(firsts["subject"].to_numpy(), index=_keys(firsts).to_numpy())
     for _, keys in matrix.index.to_series().groupby(subject_of.reindex(matrix.index).to_numpy()):
         rs = [reliability.test_retest(matrix.loc[a], matrix.loc[b]) for a, b in combinations(keys, 2)]
         rs = [r for r in rs if np.isfinite(r)]

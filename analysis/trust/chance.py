@@ -49,7 +49,10 @@ def population_draws(beliefs: Mapping[str, Belief], transfers: pd.DataFrame, end
     sent = behaviour["sent"].to_numpy(float)
 
     def statistic(rng: np.random.Generator) -> dict[str, float]:
-        null = rng.integers(0, endowment + 1, size=len(sent)).astype(float) if kind == "uniform" else rng.permutation(sent)
+        if kind == "uniform":
+            null = rng.integers(0, endowment + 1, size=len(sent)).astype(float)
+        else:
+            null = sent[rng.permutation(len(sent))]
         return _medians(beliefs, behaviour.assign(sent=null))
 
     return chance.simulate(statistic, n_sims, seed)

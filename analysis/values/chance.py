@@ -158,6 +158,8 @@ def stability_of(design: list[ContextDesign], scores: list[np.ndarray], *, parts
     if len(design) < 2:
         return {}
     cube = _cube(design, [d.value_scores(s) for d, s in zip(design, scores)])
+    if not cube.values:  # no valid answer anywhere: stability is undefined, not an error
+        return {"rank_order": float("nan"), "ipsative": float("nan")}
     ones = np.ones((1, len(cube.personas)))
     out = {"rank_order": float(stability._rank_order_stat(cube, True)(ones)[0]),
            "ipsative": float(stability._ipsative_stat(cube, True)(ones)[0])}

@@ -77,3 +77,10 @@ def test_reliability_by_hand():
     one = answers(testings=1)
     single = mchance.model_reliability(one[one["order_mode"] == "permuted"])  # one testing per subject: no pair
     assert single["test_retest"] is None and "needs ≥ 2 testings" in single["test_retest_reason"]
+
+
+def test_every_answer_invalid_gives_undefined_reliability_not_an_error():
+    a = answers(seed=3).assign(valid=0, option_index=None)
+    out = mchance.model_reliability(a)
+    assert all(v["alpha"] is None for v in out["alpha"].values()) and out["test_retest"] is None
+    assert mchance.testing_scores(a)[list(DIMENSIONS)].isna().all().all()

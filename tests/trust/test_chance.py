@@ -62,3 +62,10 @@ def test_forecast_null_worked_example():
     uniform = chance.as_floats(tchance.individual_draws(rounds, 10, "uniform", 4000, 0)["mae/1"])
     # E|U − s| for U uniform on 0..10: s = 4 → 31/11, s = 8 → 39/11; mean over the four pairs = 35/11
     assert uniform.mean() == pytest.approx(35 / 11, abs=4 * uniform.std() / np.sqrt(len(uniform)))
+
+
+def test_no_valid_transfer_means_no_band_and_no_error():
+    frame = transfers([0, 0], ["18-29", "30-44"]).assign(valid=0, sent=None)
+    out = tchance.strategy_chance(belief(AGES, 0.1), frame, {"median_spearman": None, "median_abs_diff": None}, 10, n_sims=5)
+    assert out["median_spearman"]["permutation"]["n_sims"] == 0
+    assert tchance.split_half(belief(AGES, 0.1), frame)["split_half"] is None
