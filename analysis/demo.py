@@ -224,8 +224,7 @@ def precompute_chance(store_path: Path, n_sims: int, log: Callable[[str], None])
     from analysis.values.metrics import _context_keys, latest_answers, values_metrics
 
     with Store(store_path) as store:
-        with store._tx() as c:  # draws of an older design or simulation version are never read again: drop them
-            c.execute(f'DELETE FROM "{NULL_TABLE.name}"')
+        store.clear(NULL_TABLE.name)  # draws of an older design or simulation version are never read again
         for method in ("values", "mbti", "trust", "personagym"):
             started = time.monotonic()
             views.chance_document(store, method, n_sims)

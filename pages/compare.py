@@ -31,24 +31,28 @@ if len(options) < 2:
     st.stop()
 
 
-def _label(option: str, other: str) -> str:
+def _side(option: str) -> tuple[str, str]:
+    """'store-key::model' -> (store key, model)."""
     key, model = option.split("::", 1)
-    same_store = key == other.split("::", 1)[0]
-    return model if same_store else f"{model} · {STORES[key][0]}"
+    return key, model
 
 
-mine = [o for o in options if o.startswith(f"{current}::")]
+def _full_name(option: str) -> str:
+    key, model = _side(option)
+    return f"{model} · {STORES[key][0]}"
+
+
+mine = [o for o in options if _side(o)[0] == current]
 left, right = st.columns(2)
 side_a = state.selectbox("Model A", options, key="a", default=mine[0] if mine else options[0], container=left,
-                         format_func=lambda o: f"{o.split('::', 1)[1]} · {STORES[o.split('::', 1)[0]][0]}")
+                         format_func=_full_name)
 rest = [o for o in options if o != side_a]
 side_b = state.selectbox("Model B", rest, key="b", default=next((o for o in mine if o != side_a), rest[0]), container=right,
-                         format_func=lambda o: f"{o.split('::', 1)[1]} · {STORES[o.split('::', 1)[0]][0]}")
-ref_a, a = STORES[side_a.split("::", 1)[0]][1], side_a.split("::", 1)[1]
-ref_b, b = STORES[side_b.split("::", 1)[0]][1], side_b.split("::", 1)[1]
-la, lb = _label(side_a, side_b), _label(side_b, side_a)
-if la == lb:  # the same model name in two stores
-    la, lb = f"{a} · {STORES[side_a.split('::', 1)[0]][0]}", f"{b} · {STORES[side_b.split('::', 1)[0]][0]}"
+                         format_func=_full_name)
+(key_a, a), (key_b, b) = _side(side_a), _side(side_b)
+ref_a, ref_b = STORES[key_a][1], STORES[key_b][1]
+# within one store the model names tell the sides apart; across stores each side is named with its store
+la, lb = (_full_name(side_a), _full_name(side_b)) if key_a != key_b else (a, b)
 if ref_a.path != ref_b.path:
     st.info(f"Comparing across stores: **{la}** and **{lb}**. Paired CIs use the personas, contexts and testings both "
             "were asked; Ordinal win rates, which depend on each store's pool of models, are not compared.", icon="🔀")

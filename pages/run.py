@@ -27,6 +27,11 @@ def _show_user_store() -> None:
     st.session_state["store"] = "user"
 
 
+#: Where a finished run's results are shown, per method.
+RESULT_PAGES = {"values": "pages/leaderboard.py", "mbti": "pages/mbti.py", "trust": "pages/trust.py",
+                "personagym": "pages/personagym.py"}
+
+
 # -- live progress -----------------------------------------------------------------------------------
 def _eta(seconds: float | None) -> str:
     if seconds is None:
@@ -99,8 +104,7 @@ if job is None and shown and len(stored) and shown in stored.index:
     n_calls = int(record.get("n_calls") or 0)
     error = record.get("error")
     outcome(shown, str(record["status"]), n_calls + n_failed, 0, n_failed, error if isinstance(error, str) and error else None)
-    target = {"values": "pages/leaderboard.py", "mbti": "pages/mbti.py", "trust": "pages/trust.py",
-              "personagym": "pages/personagym.py"}.get(str(record["method"]), "pages/overview.py")
+    target = RESULT_PAGES.get(str(record["method"]), "pages/overview.py")
     if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store, key="last_results"):
         st.switch_page(target)
 if job is not None:
@@ -113,8 +117,7 @@ if job is not None:
     _live()
     if not job.running:
         method = data.runs(user_ref()).set_index("run_id")["method"].get(job.run_id, "values")
-        target = {"values": "pages/leaderboard.py", "mbti": "pages/mbti.py", "trust": "pages/trust.py",
-                  "personagym": "pages/personagym.py"}.get(method, "pages/overview.py")
+        target = RESULT_PAGES.get(method, "pages/overview.py")
         if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store):
             st.switch_page(target)
 

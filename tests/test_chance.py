@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy.stats import spearmanr
 
 from analysis import chance
 from analysis.runs.store import Store
@@ -121,10 +122,23 @@ def test_draws_are_cached_in_the_store(tmp_path):
         first = chance.cached_draws(store, "values", {"d": 1}, 2, 0, compute)
         again = chance.cached_draws(store, "values", {"d": 1}, 2, 0, compute)
         other = chance.cached_draws(store, "values", {"d": 2}, 2, 0, compute)
-    assert len(calls) == 2 and np.isnan(first["x"][1]) and again == {"x": [0.1, None]} and np.isnan(other["x"][1])
+        assert len(calls) == 2 and np.isnan(first["x"][1]) and again == {"x": [0.1, None]} and np.isnan(other["x"][1])
+        store.clear(chance.NULL_TABLE.name)  # what `demo build` does before caching new draws
+        chance.cached_draws(store, "values", {"d": 1}, 2, 0, compute)
+        assert len(calls) == 3
+        with pytest.raises(ValueError, match="not a registered table without runs"):
+            store.clear("values_answers")
     with Store(tmp_path / "s.db", read_only=True) as store:  # read-only: computed, nothing written
         chance.cached_draws(store, "values", {"d": 3}, 2, 0, compute)
-    assert len(calls) == 3
+    assert len(calls) == 4
+
+
+def _pair_spearman(a: np.ndarray, b: np.ndarray) -> float:
+    """Spearman of two complete vectors with the reference's constant rules (both constant 1, one constant 0)."""
+    const_a, const_b = bool(np.all(a == a[0])), bool(np.all(b == b[0]))
+    if const_a or const_b:
+        return 1.0 if const_a and const_b else 0.0
+    return float(spearmanr(a, b).statistic)
 
 
 def test_item_correlations_pairwise_path_equals_pairwise_spearman():
@@ -140,7 +154,7 @@ def test_item_correlations_pairwise_path_equals_pairwise_spearman():
         for i in range(k):
             for j in range(i + 1, k):
                 both = ~np.isnan(x[:, i]) & ~np.isnan(x[:, j])
-                r = np.nan if both.sum() < 3 else structure._pair_spearman(x[both, i], x[both, j])
+                r = np.nan if both.sum() < 3 else _pair_spearman(x[both, i], x[both, j])
                 loop[i, j] = loop[j, i] = r
         assert np.allclose(structure.item_correlations(pd.DataFrame(x)).to_numpy(), loop, atol=1e-12, equal_nan=True)
 

@@ -328,6 +328,14 @@ class Store:
                 _ensure_table(c, _TABLES[table])
                 c.executemany(sql, values)
 
+    def clear(self, table: str) -> None:
+        """Delete every row of a registered table that is not a run's (e.g. cached null draws); absent is fine."""
+        if table not in _TABLES or any(c == "run_id" for c, _ in _TABLES[table].columns):
+            raise ValueError(f"clear: {table} is not a registered table without runs")
+        if table in self.table_names():
+            with self._tx() as c:
+                c.execute(f'DELETE FROM "{table}"')
+
     def import_run(self, run_id: str, method: str, model: str, model_spec: dict[str, Any], plan: dict[str, Any],
                    tables: dict[str, Sequence[dict[str, Any]]], *, status: str = "imported") -> bool:
         """Create a finished run together with its method-table rows in ONE transaction (all or nothing).

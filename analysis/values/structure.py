@@ -99,17 +99,6 @@ class CircumplexResult:
 # --------------------------------------------------------------------------- correlations
 
 
-def _pair_spearman(a: np.ndarray, b: np.ndarray) -> float:
-    """Spearman of two complete vectors with the reference's constant rules (1 both, 0 one)."""
-    const_a, const_b = bool(np.all(a == a[0])), bool(np.all(b == b[0]))
-    if const_a and const_b:
-        return 1.0
-    if const_a or const_b:
-        return 0.0
-    ra, rb = rankdata(a) - (len(a) + 1) / 2, rankdata(b) - (len(b) + 1) / 2
-    return float(ra @ rb / np.sqrt((ra @ ra) * (rb @ rb)))
-
-
 def item_correlations(matrix: pd.DataFrame) -> pd.DataFrame:
     """Item × item Spearman correlation across personas (rows) of raw item scores.
 

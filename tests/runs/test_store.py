@@ -148,14 +148,19 @@ def test_upsert_is_idempotent(tmp_path: Path) -> None:
     assert df["letter"].tolist() == ["C"] and df["option_order"].tolist() == ["[3, 1, 2]"]
 
 
+def _two_runs(store: Store, runs: tuple[str, str] = ("r", "keep")) -> None:
+    """Two runs of one model, each with one stored call keyed ``key-<run>``."""
+    request = ChatRequest.build([{"role": "user", "content": "Hi"}], {"max_tokens": 4})
+    for run in runs:
+        store.create_run(run, "values", "m", {}, {})
+        store.record_call(run, "u1", f"key-{run}", "m", request, ChatReply(text="Hello", finish_reason="stop"))
+
+
 def test_delete_run_removes_its_rows_and_keeps_the_cache(tmp_path: Path) -> None:
     """delete_run drops the run, its links, failures and method rows; other runs and cached calls stay."""
-    request = ChatRequest.build([{"role": "user", "content": "Hi"}], {"max_tokens": 4})
-    reply = ChatReply(text="Hello", finish_reason="stop")
     with Store(tmp_path / "s.db") as store:
+        _two_runs(store)
         for run in ("r", "keep"):
-            store.create_run(run, "values", "m", {}, {})
-            store.record_call(run, "u1", f"key-{run}", "m", request, reply)
             store.record_failure(run, "u2", f"bad-{run}", "HTTP 500", 3)
             store.upsert("values_answers", [_answer("A") | {"run_id": run}])
         store.delete_run("r")
@@ -165,14 +170,9 @@ def test_delete_run_removes_its_rows_and_keeps_the_cache(tmp_path: Path) -> None
         assert store.cached_reply("key-r") is not None  # the call stays in the cache
 
 
-
 def test_delete_run_with_calls_removes_only_calls_no_other_run_uses(tmp_path: Path) -> None:
-    request = ChatRequest.build([{"role": "user", "content": "Hi"}], {"max_tokens": 4})
-    reply = ChatReply(text="Hello", finish_reason="stop")
     with Store(tmp_path / "s.db") as store:
-        for run in ("r", "keep"):
-            store.create_run(run, "values", "m", {}, {})
-            store.record_call(run, "u1", f"key-{run}", "m", request, reply)
+        _two_runs(store)
         store.link_cached_call("r", "u2", "key-keep")  # r reused keep's call: it must survive
         assert store.delete_run("r", calls=True) == 1
         assert store.cached_reply("key-r") is None and store.cached_reply("key-keep") is not None
@@ -183,11 +183,8 @@ def test_cli_delete_confirms_and_names_unknown_runs(tmp_path: Path, capsys: pyte
     from analysis.__main__ import main
 
     path = tmp_path / "s.db"
-    request = ChatRequest.build([{"role": "user", "content": "Hi"}], {"max_tokens": 4})
     with Store(path) as store:
-        for run in ("a", "b"):
-            store.create_run(run, "values", "m", {}, {})
-            store.record_call(run, "u1", f"key-{run}", "m", request, ChatReply(text="x", finish_reason="stop"))
+        _two_runs(store, ("a", "b"))
     assert main(["delete", "zz", "--store", str(path), "--yes"]) == 2
     assert "no run zz" in capsys.readouterr().err
     monkeypatch.setattr("sys.stdin.isatty", lambda: False)
