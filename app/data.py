@@ -63,6 +63,14 @@ def runs(ref: StoreRef) -> pd.DataFrame:
 
 
 @st.cache_data(**CACHE)
+def throughput(ref: StoreRef, model: str, method: str):
+    """What the newest earlier run of ``model`` measured (``analysis.runs.estimate.measured_throughput``), or None."""
+    from analysis.runs.estimate import measured_throughput
+
+    return measured_throughput(_store(ref), model, method)
+
+
+@st.cache_data(**CACHE)
 def run_record(ref: StoreRef, run_id: str) -> dict[str, Any]:
     """One run with its parsed model spec and plan (``Store.get_run``)."""
     return _store(ref).get_run(run_id)

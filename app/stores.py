@@ -93,3 +93,8 @@ def ref_for(path: Path | str, read_only: bool) -> StoreRef:
 def user_ref() -> StoreRef:
     """The user's writable store (runs started in the app go there)."""
     return ref_for(USER_STORE, False)
+
+
+def demo_ref() -> StoreRef | None:
+    """The bundled demo store (read-only), or None when this checkout has none."""
+    return ref_for(DEMO_STORE, True) if DEMO_STORE.exists() else None

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from analysis.errors import RoleScopeError
 from analysis.llm.keys import resolve_api_key
 from analysis.llm.specs import ModelSpec, load_named_models, parse_model_spec
 from analysis.runs.runner import create_run, method_runner, new_run_id
-from analysis.views import estimate_run
+from analysis.runs.estimate import RunEstimate, estimate_run
 from app import data, state, ui
 from app.jobs import RunJob, registry
-from app.stores import USER_LABEL, user_ref
+from app.stores import USER_LABEL, demo_ref, user_ref
 
 ui.context()
 ui.header("Run", "Start a small evaluation against any model: it runs in the background, writes every finished call to "
@@ -80,57 +84,87 @@ def progress_panel(job: RunJob) -> None:
         if st.button("Cancel run", key=f"cancel-{job.run_id}", icon=":material/stop_circle:", disabled=job.cancel.is_set()):
             job.cancel.set()
             st.toast("Cancelling: calls in flight finish, nothing else starts.")
-        st.session_state["_job_live"] = job.run_id
+        st.session_state.setdefault("_jobs_live", set()).add(job.run_id)
         return
     outcome(job.run_id, status, snap.done, snap.cached, snap.failed, job.error)
-    if st.session_state.get("_job_live") == job.run_id:  # it just finished: refresh the whole page once
-        st.session_state["_job_live"] = None
+    live = st.session_state.setdefault("_jobs_live", set())
+    if job.run_id in live:  # it just finished: refresh the whole page once
+        live.discard(job.run_id)
         st.rerun()
 
 
-# The run of this page lives in the URL (?run_job=…), so a reload or a shared link shows its panel again.
-if st.session_state.get("run_job") and st.query_params.get("run_job") != st.session_state["run_job"]:
-    st.query_params["run_job"] = st.session_state["run_job"]
-shown = st.query_params.get("run_job") or st.session_state.get("run_job")
-job = jobs.get(shown) or next(iter(jobs.active()), None)
-stored = data.runs(user_ref())
-stored = stored.set_index("run_id") if len(stored) else stored
-if job is None and shown and len(stored) and shown in stored.index:
-    # finished in an earlier server process (or before a restart): its record in the store tells how it ended
-    record = stored.loc[shown]
-    st.subheader("Last run")
-    st.markdown(f"**Run `{shown}`** · {record['status']}")
+# The runs of this page live in the URL (?run_job=…, twice for an A/B pair), so a reload or a shared link shows
+# their panels again.
+def _shown_runs() -> list[str]:
+    mine = st.session_state.get("run_jobs") or ([st.session_state["run_job"]] if st.session_state.get("run_job") else [])
+    if mine and st.query_params.get_all("run_job") != mine:
+        st.query_params["run_job"] = mine
+    return st.query_params.get_all("run_job") or mine
+
+
+def _stored_panel(run_id: str, record: pd.Series) -> None:
+    """A run that finished in an earlier server process (or before a restart): its record tells how it ended."""
+    st.markdown(f"**Run `{run_id}`** · {record['status']}")
     n_failed = int(record.get("n_failed") or 0)
     n_calls = int(record.get("n_calls") or 0)
     error = record.get("error")
-    outcome(shown, str(record["status"]), n_calls + n_failed, 0, n_failed, error if isinstance(error, str) and error else None)
-    target = RESULT_PAGES.get(str(record["method"]), "pages/overview.py")
-    if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store, key="last_results"):
-        st.switch_page(target)
-if job is not None:
-    st.subheader("Current run")
+    outcome(run_id, str(record["status"]), n_calls + n_failed, 0, n_failed, error if isinstance(error, str) and error else None)
+
+
+def _results_button(run_id: str, method: str) -> None:
+    if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store, key=f"results-{run_id}"):
+        st.switch_page(RESULT_PAGES.get(method, "pages/overview.py"))
+
+
+def _open_compare(models: list[str]) -> None:
+    """Compare's two sides set to the pair's models in the user's store (the sidebar shows that store, all models)."""
+    _show_user_store()
+    for key in ("models",):
+        st.session_state.pop(key, None)
+        st.session_state.get("_url_keep", {}).pop(key, None)
+    st.session_state["a"], st.session_state["b"] = (f"user::{m}" for m in models)
+
+
+shown = _shown_runs()
+stored = data.runs(user_ref())
+stored = stored.set_index("run_id") if len(stored) else stored
+live = [j for j in (jobs.get(r) for r in shown) if j is not None] or jobs.active()[:1]
+known = {j.run_id for j in live}
+earlier = [r for r in shown if r not in known and len(stored) and r in stored.index]
+if live or earlier:
+    st.subheader("Current runs" if len(live) + len(earlier) > 1 else "Current run" if live else "Last run")
+for run_id in earlier:
+    _stored_panel(run_id, stored.loc[run_id])
+    _results_button(run_id, str(stored.loc[run_id, "method"]))
+for job in live:
 
     @st.fragment(run_every=1.0 if job.running else None)
-    def _live() -> None:
+    def _live(job: RunJob = job) -> None:
         progress_panel(job)
 
-    _live()
+    with st.container():  # a fragment's identity is its container's place: one container per run
+        _live()
     if not job.running:
-        method = data.runs(user_ref()).set_index("run_id")["method"].get(job.run_id, "values")
-        target = RESULT_PAGES.get(method, "pages/overview.py")
-        if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store):
-            st.switch_page(target)
+        _results_button(job.run_id, str(stored["method"].get(job.run_id, "values")) if len(stored) else "values")
+pair = [r for r in shown if len(stored) and r in stored.index] if len(shown) == 2 else []
+if len(pair) == 2 and not any(j.running for j in live):
+    models = [str(stored.loc[r, "model"]) for r in pair]
+    if st.button(f"Compare {models[0]} and {models[1]}", type="primary", icon=":material/compare_arrows:",
+                 key="pair_compare", on_click=_open_compare, args=(models,)):
+        st.switch_page("pages/compare.py")
 
 
 # -- model and key ------------------------------------------------------------------------------------
-def _spec_picker() -> ModelSpec | None:
+def _spec_picker(suffix: str = "", label: str = "Model") -> ModelSpec | None:
+    """The model of a run: the embedded one, a named configuration of models.toml or any spec typed in."""
     named = load_named_models()
     options = ["embedded", *named, "other"]
     labels = {"embedded": "embedded — SmolLM2-135M (offline, no key; near-chance answers)", "other": "Other model spec…"}
-    choice = st.selectbox("Model", options, key="run_model", format_func=lambda o: labels.get(o, f"{o} (models.toml)"))
+    choice = state.selectbox(label, options, key=f"run_model{suffix}",
+                             format_func=lambda o: labels.get(o, f"{o} (models.toml)"))
     text = choice
     if choice == "other":
-        text = st.text_input("Model spec", key="run_spec",
+        text = st.text_input(f"{label} spec", key=f"run_spec{suffix}",
                              placeholder="openai:gpt-4o-mini · hf:<model> · <model>@http://host:port/v1")
         if not text:
             return None
@@ -161,7 +195,7 @@ def _api_key(spec: ModelSpec, key: str = "run_api_key") -> tuple[bool, str | Non
 
 
 # -- plans --------------------------------------------------------------------------------------------
-def _values_plan(spec: ModelSpec):
+def _values_plan() -> Callable[[ModelSpec], Any] | None:
     from analysis.values.contexts import available_contexts
     from analysis.values.method import build_values_plan
 
@@ -181,11 +215,11 @@ def _values_plan(spec: ModelSpec):
     if not contexts:
         st.warning("Pick at least one context.")
         return None
-    return build_values_plan(spec, contexts=contexts, instrument=instrument, limit_personas=int(personas),
+    return lambda spec: build_values_plan(spec, contexts=contexts, instrument=instrument, limit_personas=int(personas),
                              limit_items=int(items) or None, messages=int(messages), answer_mode=mode, samples=int(samples))
 
 
-def _mbti_plan(spec: ModelSpec):
+def _mbti_plan() -> Callable[[ModelSpec], Any] | None:
     from analysis.mbti.method import build_mbti_plan
     from analysis.mbti.subjects import DEFAULT_SUBJECTS
 
@@ -201,11 +235,11 @@ def _mbti_plan(spec: ModelSpec):
     if not subjects:
         st.warning("Pick at least one subject.")
         return None
-    return build_mbti_plan(spec, subjects=subjects, testings=int(testings), order=order,
+    return lambda spec: build_mbti_plan(spec, subjects=subjects, testings=int(testings), order=order,
                            limit_statements=int(statements) or None, answer_mode=mode)
 
 
-def _trust_plan(spec: ModelSpec) -> dict:
+def _trust_plan() -> Callable[[ModelSpec], dict] | None:
     """The trust-game options of ``run trust`` (the same plan builder as the command line)."""
     from argparse import Namespace
 
@@ -239,10 +273,10 @@ def _trust_plan(spec: ModelSpec) -> dict:
                      rounds=int(rounds), archetypes=[int(a) for a in archetypes], endowment=int(endowment),
                      personas=bank.strip() or "250", split="test", limit_personas=int(personas), attributes=None, seed=0,
                      temperature=None, max_tokens=None, play_knows_archetype=False, prefix_reuse=False)
-    return plan_from_args(args, spec)
+    return partial(plan_from_args, args)
 
 
-def _personagym_plan(spec: ModelSpec) -> dict:
+def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
     """The PersonaGym options of ``run personagym`` (the same plan builder as the command line)."""
     from argparse import Namespace
 
@@ -262,7 +296,7 @@ def _personagym_plan(spec: ModelSpec) -> dict:
                      evaluators=[e.strip() for e in evaluators.split(",") if e.strip()], generator=generator.strip() or None,
                      environments_per_persona=int(environments), environments="default", max_retries=3,
                      grade_without_examples=False, seed=0, temperature=None, max_tokens=400)
-    return plan_from_args(args, spec)
+    return partial(plan_from_args, args)
 
 
 def _what_it_will_show(method: str, plan: dict) -> None:
@@ -292,14 +326,8 @@ def _what_it_will_show(method: str, plan: dict) -> None:
 
 
 METHODS = {"values": "Values (Stick to Your Role!)", "mbti": "MBTI", "trust": "Trust game", "personagym": "PersonaGym"}
-st.subheader("New run")
-method = state.segmented("Method", list(METHODS), key="method", format_func=METHODS.get)
-spec = _spec_picker()
-plan = None
-key_ok, api_key = False, None
-if spec is not None:
-    key_ok, api_key = _api_key(spec)
-    if st.button("Test connection", icon=":material/network_check:", disabled=not key_ok, key="run_check",
+def _connection_check(spec: ModelSpec, api_key: str | None, enabled: bool, suffix: str = "") -> None:
+    if st.button("Test connection", icon=":material/network_check:", disabled=not enabled, key=f"run_check{suffix}",
                  help="One tiny request (1 token) to this model with this key; the exact error when it fails."):
         from analysis.llm.check import check_connection
 
@@ -309,40 +337,87 @@ if spec is not None:
             st.success("Connected: " + result.message)
         else:
             st.error("Connection failed: " + result.message)
+
+
+def _estimate(method: str, plan: Any, plan_dict: dict, spec: ModelSpec) -> RunEstimate:
+    """The plan's calls; tokens and time measured on this model's newest earlier run (your store, else the demo's)."""
+    measured = None
+    for ref_ in (user_ref(), *([demo_ref()] if demo_ref() is not None else [])):
+        measured = data.throughput(ref_, spec.name, method)
+        if measured is not None:
+            break
+    return estimate_run(method, plan, spec, method_runner(method).n_calls(plan_dict), measured)
+
+
+def _show_estimate(est: RunEstimate, spec: ModelSpec, label: str = "") -> None:
+    cols = st.columns(4)
+    cols[0].metric(f"LLM calls{label}", f"{est.n_calls:,}",
+                   help="PersonaGym: the upper bound (environments and questions may come out fewer)")
+    cols[1].metric("Tokens in / out (est.)", "—" if est.tokens_in is None else f"{est.tokens_in:,} / {est.tokens_out:,}",
+                   help=None if est.tokens_in is not None else "Prompts of this method depend on replies not yet made: "
+                   "known after a first run of this model")
+    cols[2].metric("Cost (est.)", "free" if spec.backend == "embedded" else
+                   (f"${est.cost:.4f}" if est.cost is not None else "no price set" if est.tokens_in is not None else "—"))
+    cols[3].metric("Time (est.)", "—" if est.seconds is None else _eta(est.seconds),
+                   help=None if est.seconds is not None else "Known after a first run of this model")
+    st.caption(f"Estimate {est.basis}" + (" — at that run's concurrency and load" if est.measured else
+               "" if est.tokens_in is None else " (characters/4; replies at 60% of their limit)") +
+               ". Cost from the model's prices in models.toml; calls already in the cache are free.")
+
+
+METHODS = {"values": "Values (Stick to Your Role!)", "mbti": "MBTI", "trust": "Trust game", "personagym": "PersonaGym"}
+st.subheader("New run")
+method = state.segmented("Method", list(METHODS), key="method", format_func=METHODS.get)
+sides: list[tuple[ModelSpec, bool, str | None]] = []  # (spec, usable key, key) of model A, then B
+pair_missing = False
+spec = _spec_picker()
+if spec is not None:
+    key_ok, api_key = _api_key(spec)
+    _connection_check(spec, api_key, key_ok)
+    sides.append((spec, key_ok, api_key))
+if state.toggle("Also run on a second model (A/B)", key="run_ab",
+                help="The same plan on two models at once; Compare opens on the pair when both have finished."):
+    spec_b = _spec_picker("_b", "Model B")
+    if spec_b is not None:
+        key_ok_b, api_key_b = _api_key(spec_b, key="run_api_key_b")
+        _connection_check(spec_b, api_key_b, key_ok_b, "_b")
+        if spec is not None and spec_b.name == spec.name:
+            st.warning(f"A and B are both {spec.name}: pick two different models (or two named configurations).")
+        elif sides:
+            sides.append((spec_b, key_ok_b, api_key_b))
+    pair_missing = len(sides) < 2
+plans: list[tuple[ModelSpec, Any]] = []
+if sides:
     try:
-        plan = {"values": _values_plan, "mbti": _mbti_plan, "trust": _trust_plan, "personagym": _personagym_plan}[method](spec)
+        build = {"values": _values_plan, "mbti": _mbti_plan, "trust": _trust_plan, "personagym": _personagym_plan}[method]()
+        plans = [(s, build(s)) for s, _, _ in sides] if build is not None else []
     except RoleScopeError as exc:
         st.error(str(exc))
+        plans = []
 concurrency = st.number_input("Concurrent requests", 1, 256, 2 if spec is not None and spec.backend == "embedded" else 8,
-                              key="run_concurrency", help="Requests in flight at once (the embedded model serves one at a time).")
+                              key="run_concurrency", help="Requests in flight at once, per model (the embedded model "
+                              "serves one at a time).")
 
-if plan is not None and spec is not None:
-    plan_dict = plan if isinstance(plan, dict) else plan.model_dump()
-    _what_it_will_show(method, plan_dict)
-    cols = st.columns(4)
-    if isinstance(plan, dict):  # trust, PersonaGym: calls from the plan; their prompt lengths are not modelled
-        cols[0].metric("LLM calls", f"{method_runner(method).n_calls(plan_dict):,}",
-                       help="PersonaGym: the upper bound (environments and questions may come out fewer)")
-        cols[1].metric("Tokens in / out (est.)", "—", help="Not estimated for this method")
-    else:
-        est = estimate_run(plan, spec)
-        cols[0].metric("LLM calls", f"{est.n_calls:,}")
-        cols[1].metric("Tokens in / out (est.)", f"{est.tokens_in:,} / {est.tokens_out:,}")
-        cols[2].metric("Cost (est.)", "free" if spec.backend == "embedded" else
-                       (f"${est.cost:.4f}" if est.cost is not None else "no price set"))
-        if spec.backend == "embedded":
-            cols[3].metric("Time on the embedded model (est.)", _eta(est.embedded_seconds))
-    st.caption("Estimate before starting: calls from the plan; tokens from prompt lengths (characters/4) with replies at "
-               "60% of their limit; cost from the model's prices in models.toml. Calls already in the cache are free.")
-    busy = job is not None and job.running
-    if st.button("Start run", type="primary", icon=":material/play_arrow:", disabled=busy or not key_ok, key="run_start"):
-        run_id = new_run_id(method)
+if plans:
+    dumps = [p if isinstance(p, dict) else p.model_dump() for _, p in plans]
+    _what_it_will_show(method, dumps[0])
+    for (spec_, plan_), dump in zip(plans, dumps):
+        _show_estimate(_estimate(method, plan_, dump, spec_), spec_, f" · {spec_.name}" if len(plans) > 1 else "")
+    busy = bool(jobs.active())
+    ready = all(ok for _, ok, _ in sides) and not pair_missing
+    label = "Start run" if len(plans) == 1 else "Run on A and B"
+    if st.button(label, type="primary", icon=":material/play_arrow:", disabled=busy or not ready, key="run_start"):
+        started: list[str] = []
         try:
-            create_run(ref.store, method, spec, plan_dict, run_id)
-            st.session_state["run_job"] = jobs.start(ref.path, run_id, api_key=api_key, concurrency=int(concurrency)).run_id
+            for (spec_, _), dump, (_, _, key_) in zip(plans, dumps, sides):
+                run_id = new_run_id(method)
+                create_run(ref.store, method, spec_, dump, run_id)
+                started.append(jobs.start(ref.path, run_id, api_key=key_, concurrency=int(concurrency)).run_id)
         except (RoleScopeError, RuntimeError) as exc:
             st.error(str(exc))
-        else:
+        if started:
+            st.session_state["run_job"], st.session_state["run_jobs"] = started[0], started
+            st.query_params["run_job"] = started
             st.rerun()
     if busy:
         st.caption("A run is executing; start the next one when it has finished or been cancelled.")
@@ -362,7 +437,7 @@ else:
     run_id = st.selectbox("Run to resume", list(unfinished["run_id"]), key="resume_id")
     rspec = ModelSpec.model_validate(data.run_record(user_ref(), run_id)["model_spec"])
     ok, rkey = _api_key(rspec, key="resume_api_key") if rspec.backend != "embedded" else (True, None)
-    busy = job is not None and job.running
+    busy = bool(jobs.active())
     if st.button("Resume run", icon=":material/replay:", disabled=busy or not ok, key="resume_start"):
         try:
             st.session_state["run_job"] = jobs.start(ref.path, run_id, api_key=rkey, concurrency=int(concurrency)).run_id

@@ -9,11 +9,9 @@ import pandas as pd
 import pytest
 
 from analysis import views
-from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.mbti import DIMENSIONS
 from analysis.mbti.metrics import consistency
 from analysis.values import VALUES, stability
-from analysis.values.method import build_values_plan
 
 
 def scores(noise: float, seed: int, n: int = 25, contexts: tuple[str, ...] = ("a", "b", "c"), model: str = "m") -> pd.DataFrame:
@@ -114,20 +112,6 @@ def test_statement_gaps_use_signed_agreement():
     gaps = views.statement_gaps(answers([0, 0, 3]), answers([0, 6, 3]))
     assert list(gaps["statement_id"]) == ["1", "0", "2"]
     assert gaps.iloc[0]["a"] == -3 and gaps.iloc[0]["b"] == 3 and gaps.iloc[0]["diff"] == -6
-
-
-def test_estimate_run_counts_calls_tokens_and_cost():
-    """Calls equal plan.n_calls(); logprob answers are 1 token each; cost uses the spec's prices; free without prices."""
-    spec = parse_model_spec("embedded")
-    plan = build_values_plan(spec, limit_personas=2, limit_items=5, contexts=["no_conv", "topics_b"], messages=3)
-    est = views.estimate_run(plan, spec)
-    assert est.n_calls == plan.n_calls() == 2 * (5 + 5 + 2)
-    assert est.cost is None and est.tokens_in > 0 and est.embedded_seconds > 0
-    priced = ModelSpec(name="p", backend="custom", model="p", base_url="http://x/v1", price_input_per_mtok=1.0,
-                       price_output_per_mtok=2.0, max_top_logprobs=200)
-    est2 = views.estimate_run(build_values_plan(priced, limit_personas=2, limit_items=5), priced)
-    assert est2.tokens_out == 10  # 2 personas x 5 items x 1 token
-    assert est2.cost == pytest.approx((est2.tokens_in * 1.0 + 10 * 2.0) / 1e6)
 
 
 def test_rate_table_wilson_interval_by_hand():

@@ -179,3 +179,59 @@ def test_a_plan_that_can_show_nothing_says_so_before_it_starts(app_on_fixture):
     shows = next(m.value for m in at.markdown if m.value.startswith("**This run can show**"))
     assert "circumplex and Stress — needs ≥ 3 personas" in shows and "stability — needs ≥ 2 contexts" in shows
     assert any("produces no metric" in w.value for w in at.warning)
+
+
+def test_a_b_pair_runs_both_models_and_opens_compare(app_on_fixture, stub_server, tmp_path):
+    """'Run on A and B' creates one run per model with the same plan, shows both panels, and its Compare button lands
+    on Compare with A and B set to the pair in the user's store."""
+    at = _configure(app_on_fixture("run"), stub_server.url, personas=3, items=4)
+    at.text_input(key="run_spec").input(f"stub-a@{stub_server.url}").run()
+    at.toggle(key="run_ab").set_value(True).run()
+    assert any(m.label == "LLM calls · embedded" for m in at.metric)  # model B starts as the embedded model
+    at.selectbox(key="run_model_b").set_value("other").run()
+    at.text_input(key="run_spec_b").input(f"stub-b@{stub_server.url}").run()
+    labels = [m.label for m in at.metric]
+    assert labels.count("Time (est.)") == 2 and any(label.startswith("LLM calls · stub-a@") for label in labels)
+    assert at.button(key="run_start").label == "Run on A and B" and not at.button(key="run_start").disabled
+    at.button(key="run_start").click().run()
+    assert not at.error, [e.value for e in at.error]
+    pair = at.session_state["run_jobs"]
+    assert len(pair) == 2 and at.query_params["run_job"] == pair
+    for run_id in pair:
+        _wait_for_job(run_id)
+    at.run()
+    assert not at.exception
+    assert sum("Run completed" in s.value for s in at.success) == 2
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        runs = store.runs().set_index("run_id").loc[pair]
+        assert sorted(m.split("@")[0] for m in runs["model"]) == ["stub-a", "stub-b"]
+        plans = [json.loads(store.frame("SELECT plan FROM runs WHERE run_id = ?", [r])["plan"].iloc[0]) for r in pair]
+    assert plans[0]["personas"] == plans[1]["personas"] and plans[0]["instrument"] == plans[1]["instrument"]
+    compare = next(b for b in at.button if b.label.startswith("Compare stub-a@"))
+    compare.click().run()
+    assert not at.exception
+    assert at.title[0].value == "Compare two models"
+    assert at.session_state["a"].startswith("user::stub-a@") and at.session_state["b"].startswith("user::stub-b@")
+
+
+def test_a_b_needs_two_different_models(app_on_fixture):
+    at = app_on_fixture("run")
+    at.toggle(key="run_ab").set_value(True).run()
+    at.selectbox(key="run_model_b").set_value("embedded").run()
+    assert any("A and B are both embedded" in w.value for w in at.warning)
+    assert at.button(key="run_start").disabled
+
+
+def test_the_estimate_after_a_first_run_is_measured(app_on_fixture, stub_server):
+    """Before any run of the model: time unknown; after one, tokens and time come from that run (said in the caption)."""
+    at = _configure(app_on_fixture("run"), stub_server.url, personas=1, items=6)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Time (est.)"] == "—"
+    at.button(key="run_start").click().run()
+    run_id = at.session_state["run_job"]
+    _wait_for_job(run_id)
+    at.run()
+    at.number_input(key="run_personas").set_value(2).run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Time (est.)"] != "—"
+    assert any(c.value.startswith(f"Estimate measured on run {run_id} (6 calls at") for c in at.caption)
