@@ -1,0 +1,103 @@
+"""Click-to-samples: a selection event -> its unit -> the unit's stored samples (pure), and each result page's panel
+under a clicked chart (AppTest cannot click a plotly point: the test sends the selection the browser would send)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import pytest
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from analysis.runs.store import Store
+from app import samples
+from tests.app.fixture_store import DRILL_RUN, N_PERSONAS
+
+
+def event(*customdata: list[Any], curve: int = 3) -> dict[str, Any]:
+    """A selection event as ``st.plotly_chart(on_select="rerun")`` returns it for clicked points."""
+    points = [{"curve_number": curve, "point_number": k, "point_index": k, "x": 0.1 * k, "y": -0.2,
+               "customdata": list(cd), "hovertext": "<b>Item</b>", "legendgroup": ""} for k, cd in enumerate(customdata)]
+    return {"selection": {"points": points, "point_indices": [p["point_index"] for p in points], "box": [], "lasso": []}}
+
+
+def click(at: Any, key: str, *customdata: list[Any]) -> Any:
+    """Rerun ``at`` as if the chart ``key`` had these points clicked (the widget state the frontend sends)."""
+    charts = [c for c in at.get("plotly_chart") if c.key == key]
+    assert charts, f"no selectable chart {key!r} on the page"
+    states = at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id=charts[0].proto.id, string_value=json.dumps(event(*customdata))))
+    return at._run(states)
+
+
+def captions(at: Any) -> list[str]:
+    return [c.value for c in at.caption]
+
+
+def markdown(at: Any) -> list[str]:
+    return [m.value for m in at.markdown]
+
+
+# -- pure: event -> unit -> samples ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def values_answers(fixture_store) -> pd.DataFrame:
+    with Store(fixture_store, read_only=True) as store:
+        return store.table("values_answers")
+
+
+def test_units_of_a_selection_keep_order_and_skip_points_without_customdata():
+    payload = event(["12"], ["3"], ["12"])
+    payload["selection"]["points"].append({"curve_number": 11, "point_index": 0, "x": 0.0, "y": 0.0})  # a centroid
+    assert samples.units(payload, ("item_id",)) == [{"item_id": "12"}, {"item_id": "3"}]
+    assert samples.units({"selection": {"points": [{"customdata": 7}]}}, ("persona_id",)) == [{"persona_id": 7}]
+    assert samples.units(None, ("item_id",)) == [] and samples.units({"selection": {"points": []}}, ("x",)) == []
+    assert samples.units(event(["Ada", "Expected Action"]), ("persona", "task")) == [{"persona": "Ada", "task": "Expected Action"}]
+
+
+def test_selected_item_gives_its_answers_across_personas(values_answers):
+    """An item clicked on the circumplex: its answers of every persona in that run and context, nothing else."""
+    here = values_answers[(values_answers["run_id"] == DRILL_RUN) & (values_answers["context"] == "no_conv")]
+    rows = samples.selected_samples(event(["12"]), here, ("item_id",))
+    assert len(rows) == N_PERSONAS and set(rows["item_id"].astype(str)) == {"12"}
+    assert sorted(rows["persona_id"]) == list(range(N_PERSONAS))
+    assert samples.selected_samples(event(), here, ("item_id",)).empty
+
+
+def test_numbers_match_whatever_json_made_of_them(values_answers):
+    """Persona 3 as 3, 3.0 or '3' (customdata went through JSON) picks the same rows; persona 30 is not persona 3."""
+    here = values_answers[values_answers["run_id"] == DRILL_RUN]
+    picked = [samples.rows_of(here, {"persona_id": v, "context": "chess"}) for v in (3, 3.0, "3")]
+    assert len(picked[0]) == 40 and all(p.index.equals(picked[0].index) for p in picked)
+    assert samples.rows_of(here, {"persona_id": 30}).empty
+    assert samples.rows_of(here, {"no_such_column": 1}).empty
+
+
+def test_invalid_reason_and_labels(values_answers):
+    bad = values_answers[values_answers["valid"] == 0].iloc[0]
+    good = values_answers[values_answers["valid"] == 1].iloc[0]
+    assert samples.invalid_reason(bad) == "no option letter in the top logprobs" and samples.invalid_reason(good) is None
+    assert samples.parsed(good)["letter"] == "B" and "letter" not in samples.parsed(bad)
+    labels = samples.sample_labels(values_answers.loc[[bad.name, good.name]], ("persona", "context"))
+    assert labels[bad.name].endswith(" · invalid") and labels[good.name] == f"persona {good['persona']} · context {good['context']}"
+    assert samples.data_link("values_answers", values_answers.loc[[good.name]], context="chess") == {
+        "table": "values_answers", "f_context": "chess", "run": good["run_id"]}
+
+
+# -- the pages ---------------------------------------------------------------------------------------
+def test_structure_item_click_opens_its_answers(app_on_fixture):
+    """Before a click a one-line hint; clicking item 1 on the circumplex lists its 12 answers in no_conv and opens the
+    first persona's: the prompt messages, the raw reply and the parsed answer; the panel stays on a later rerun."""
+    at = app_on_fixture("structure", model="smollm2-greedy", context="no_conv")
+    assert not at.exception and samples.HINT in captions(at)
+    at = click(at, "circumplex", ["1"])
+    assert not at.exception and samples.HINT not in captions(at)
+    title = next(m for m in markdown(at) if m.startswith("**Item 1 · '"))
+    assert title.endswith(f" · {N_PERSONAS} samples**")
+    table = at.dataframe[0].value
+    assert len(table) == N_PERSONAS and set(table["score"].dropna()) <= set(range(1, 7))
+    texts = [t.value for t in at.text]
+    assert "You are Amara Okafor." in texts and "Item 1: how much is this person like you?" in texts and "B" in texts
+    assert json.loads(at.json[0].value)["letter"] == "B"
+    at.toggle(key="loadings").set_value(True).run()  # another widget reruns the page: the selection is kept
+    assert not at.exception and any(m.startswith("**Item 1 · '") for m in markdown(at))
