@@ -161,17 +161,18 @@ def data_link(table: str, rows: pd.DataFrame, **filters: Any) -> dict[str, str]:
 
 
 def panel(ref: StoreRef, rows: pd.DataFrame, title: str, *, key: str, columns: Sequence[str] = (),
-          labels: Sequence[str] = LABELS, split: str | None = None, link: Mapping[str, str] | None = None,
+          labels: Sequence[str] = LABELS, split: str | None = None, split_label: str | None = None,
+          link: Mapping[str, str] | None = None,
           detail: Callable[[pd.Series], None] | None = None, limit: int = LIMIT) -> None:
     """The samples of one clicked unit in a bordered panel titled '<title> · <n> samples': a table of the first
     ``limit`` (``columns`` of them), a picker and the picked sample in full (``show_sample``); ``split`` lets the
-    reader pick one value of that column first (a persona's answers per context); ``link`` is the Data page's query
-    for all of them."""
+    reader pick one value of that column first (a persona's answers per context; ``split_label`` names the picker);
+    ``link`` is the Data page's query for all of them."""
     with st.container(border=True):
         st.markdown(f"**{title} · {len(rows)} sample{'s' * (len(rows) != 1)}**")
         if split and split in rows and rows[split].nunique() > 1:
             parts = list(dict.fromkeys(rows[split]))
-            part = st.segmented_control(split.replace("_", " ").capitalize(), parts, default=parts[0],
+            part = st.segmented_control(split_label or split.replace("_", " ").capitalize(), parts, default=parts[0],
                                         key=f"{key}-{split}-{title}") or parts[0]
             rows = rows[rows[split] == part]
         if rows.empty:

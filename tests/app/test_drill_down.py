@@ -101,3 +101,26 @@ def test_structure_item_click_opens_its_answers(app_on_fixture):
     assert json.loads(at.json[0].value)["letter"] == "B"
     at.toggle(key="loadings").set_value(True).run()  # another widget reruns the page: the selection is kept
     assert not at.exception and any(m.startswith("**Item 1 · '") for m in markdown(at))
+
+
+def test_stability_persona_click_opens_its_answers_per_context(app_on_fixture):
+    """A persona's bar on the ipsative chart: its answers, one context at a time (40 items each); a point of the
+    profiles chart: that persona's answers to that value's items in that context."""
+    at = app_on_fixture("stability", model="smollm2-greedy")
+    assert not at.exception and captions(at).count(samples.HINT) == 2
+    at = click(at, "ipsative", [0])
+    assert not at.exception and captions(at).count(samples.HINT) == 1
+    names = [m for m in markdown(at) if m.endswith(" samples**")]
+    assert names == [f"**Amara Okafor · {3 * 40} samples**"]
+    table = at.dataframe[-1].value
+    assert len(table) == 40 and set(table["context_key"]) == {"chess"}  # the page's first context
+    assert "You are Amara Okafor." not in [t.value for t in at.text]  # no stored call in chess
+    at.button_group(key="ipsative-context_key-Amara Okafor").set_value("no_conv").run()
+    table = at.dataframe[-1].value
+    assert not at.exception and len(table) == 40 and set(table["context_key"]) == {"no_conv"}
+    assert "You are Amara Okafor." in [t.value for t in at.text]  # the stored call of persona 0 in no_conv
+    at = click(at, "profiles", [0, "chess", "Power"])
+    assert not at.exception
+    title = next(m for m in markdown(at) if m.startswith("**Amara Okafor · Power · chess · "))
+    table = next(d.value for d in at.dataframe if "value" in d.value and set(d.value["value"]) == {"Power"})
+    assert title == f"**Amara Okafor · Power · chess · {len(table)} samples**" and set(table["context_key"]) == {"chess"}
