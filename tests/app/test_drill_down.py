@@ -12,7 +12,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from analysis.runs.store import Store
 from app import samples
-from tests.app.fixture_store import DRILL_RUN, N_PERSONAS
+from tests.app.fixture_store import DRILL_RUN, N_PERSONAS, N_TESTINGS
 
 
 def event(*customdata: list[Any], curve: int = 3) -> dict[str, Any]:
@@ -124,3 +124,26 @@ def test_stability_persona_click_opens_its_answers_per_context(app_on_fixture):
     title = next(m for m in markdown(at) if m.startswith("**Amara Okafor · Power · chess · "))
     table = next(d.value for d in at.dataframe if "value" in d.value and set(d.value["value"]) == {"Power"})
     assert title == f"**Amara Okafor · Power · chess · {len(table)} samples**" and set(table["context_key"]) == {"chess"}
+
+
+def test_mbti_statement_click_opens_its_answers_for_the_subject(app_on_fixture, fixture_store):
+    """A statement's bar: its answers over the testings for the chosen subject and option order, invalid ones flagged."""
+    from analysis.mbti.cli import selected_answers
+
+    with Store(fixture_store, read_only=True) as store:
+        answers = selected_answers(store, "smollm2-t07").reset_index(drop=True)  # as app.data.mbti_answers reads them
+    mine = answers[(answers["subject"] == "Men") & (answers["order_mode"] == "fixed")]
+    bad = mine[mine["valid"] == 0].iloc[0]
+    at = app_on_fixture("mbti", model="smollm2-t07", subject="Men", order="fixed")
+    assert not at.exception and samples.HINT in captions(at)
+    at = click(at, "dist", [bad["statement_id"]])
+    assert not at.exception and samples.HINT not in captions(at)
+    assert any(m.startswith(f"**Statement {bad['statement_id']} · 'Men ") and m.endswith(f" · {N_TESTINGS} samples**")
+               for m in markdown(at))
+    table = next(d.value for d in at.dataframe if "testing" in d.value)
+    assert list(table["testing"]) == list(range(N_TESTINGS))
+    assert list(table["valid"]) == list(mine[mine["statement_id"] == bad["statement_id"]].sort_values("testing")["valid"])
+    picker = next(s for s in at.selectbox if s.key.startswith("dist-sample-"))
+    assert picker.options[int(bad["testing"])].endswith(" · invalid")
+    picker.set_value(bad.name).run()
+    assert "Invalid: no option named" in [e.value for e in at.error] and at.text_area[0].value == "?"
