@@ -12,7 +12,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from analysis.runs.store import Store
 from app import samples
-from tests.app.fixture_store import DRILL_RUN, N_PERSONAS, N_TESTINGS
+from tests.app.fixture_store import DRILL_RUN, N_PERSONAS, N_TESTINGS, PG_PERSONAS
 
 
 def event(*customdata: list[Any], curve: int = 3) -> dict[str, Any]:
@@ -147,3 +147,26 @@ def test_mbti_statement_click_opens_its_answers_for_the_subject(app_on_fixture, 
     assert picker.options[int(bad["testing"])].endswith(" · invalid")
     picker.set_value(bad.name).run()
     assert "Invalid: no option named" in [e.value for e in at.error] and at.text_area[0].value == "?"
+
+
+def test_personagym_click_opens_questions_replies_and_grades(app_on_fixture):
+    """A persona × task bar: that persona's questions of the task with the agent's reply and the judge's grade and
+    rationale; the click also picks the persona for the per-persona section."""
+    from analysis.personagym import TASKS
+
+    persona, task = PG_PERSONAS[1], TASKS[2]
+    at = app_on_fixture("personagym", model="smollm2-greedy")
+    assert not at.exception and samples.HINT in captions(at) and at.selectbox(key="persona").value == PG_PERSONAS[0]
+    at = click(at, "persona_tasks", [persona, task])
+    assert not at.exception and samples.HINT not in captions(at)
+    assert f"**{persona} · {task} · 2 samples**" in markdown(at)
+    table = next(d.value for d in at.dataframe if "grade_status" in d.value)
+    assert list(table["q_index"]) == [0, 1] and set(table["evaluator"]) == {"embedded"}
+    assert table["question"].iloc[0] == f"As Bo, what would you do about task {task.lower()} #0?"
+    assert "**Judge embedded: " + str(int(table["score"].iloc[0])) + "**" in markdown(at)
+    assert "Therefore, the final score is 3" in [t.value for t in at.text]
+    assert at.text_area[0].value == "I would think it over (0)."  # the agent's reply (no stored call)
+    assert at.selectbox(key="persona").value == persona
+    at.selectbox(key="persona").set_value(PG_PERSONAS[2]).run()  # the kept click does not override a later choice
+    assert not at.exception and at.selectbox(key="persona").value == PG_PERSONAS[2]
+    assert f"**{persona} · {task} · 2 samples**" in markdown(at)
