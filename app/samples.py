@@ -179,7 +179,7 @@ def panel(ref: StoreRef, rows: pd.DataFrame, title: str, *, key: str, columns: S
             st.caption("No stored samples for this point.")
             return
         shown = rows.head(limit)
-        n_bad = sum(not is_valid(r) for _, r in shown.iterrows())
+        n_bad = sum(not is_valid(r) for _, r in rows.iterrows())
         st.caption((f"The first {len(shown)} of {len(rows)} samples" if len(rows) > len(shown) else f"{len(rows)} samples")
                    + f" · {n_bad} invalid" + (" (the Data page has them all)." if len(rows) > len(shown) else "."))
         cols = [c for c in columns if c in shown] or [c for c in shown if c not in ("run_id", "cache_key")]

@@ -170,3 +170,25 @@ def test_personagym_click_opens_questions_replies_and_grades(app_on_fixture):
     at.selectbox(key="persona").set_value(PG_PERSONAS[2]).run()  # the kept click does not override a later choice
     assert not at.exception and at.selectbox(key="persona").value == PG_PERSONAS[2]
     assert f"**{persona} · {task} · 2 samples**" in markdown(at)
+
+
+def _panel_of_sixty() -> None:
+    import pandas as pd
+
+    from app import samples
+
+    rows = pd.DataFrame({"run_id": "r1", "item_id": "7", "persona_id": range(60), "valid": [int(i % 10 != 3) for i in range(60)],
+                         "reason": [None if i % 10 != 3 else "no option letter" for i in range(60)], "raw": "B"})
+    samples.panel(None, rows, "Item 7", key="k", columns=("persona_id", "valid", "raw"), labels=("persona_id",))  # type: ignore[arg-type]
+
+
+def test_panel_caps_the_list_and_counts_every_sample():
+    """60 samples: the title counts 60, the table lists the first 50, the caption says so and counts all 6 invalid."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_panel_of_sixty).run()
+    assert not at.exception
+    assert "**Item 7 · 60 samples**" in markdown(at)
+    assert len(at.dataframe[0].value) == 50 and list(at.dataframe[0].value.columns) == ["persona_id", "valid", "raw"]
+    assert "The first 50 of 60 samples · 6 invalid (the Data page has them all)." in captions(at)
+    assert at.selectbox[0].options[0] == "persona 0" and at.selectbox[0].options[3] == "persona 3 · invalid"
