@@ -65,7 +65,8 @@ def ipsative_bars(ref: StoreRef, model: str, highlight: tuple[int, ...]) -> go.F
     ips = data.stability(ref, model)["ipsative"]
     names = persona_names(data.personas_of(ref, model))
     fig = figures.persona_bars([names.get(int(p), str(p)) for p in ips["persona_id"]], ips["ipsative"],
-                               [p in highlight for p in ips["persona_id"]], label="ipsative stability")
+                               [p in highlight for p in ips["persona_id"]], label="ipsative stability",
+                               keys=[int(p) for p in ips["persona_id"]])
     return figures.chance_band(fig, _values_chance(ref, model, "ipsative_persona"), label="chance (random answers, 95 %)")
 
 
@@ -164,3 +165,11 @@ def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[st
     bands = [b for b in bands if b and b.get("lo") is not None]
     widest = max(bands, key=lambda b: b["hi"] - b["lo"], default=None)
     return figures.chance_band(fig, widest, label="a task score under random grades (95 %)")
+
+
+@_memo
+def personagym_personas(ref: StoreRef, model: str) -> go.Figure:
+    from analysis.personagym import TASKS
+
+    personas = data.personagym_doc(ref)["models"][model]["personas"]
+    return figures.persona_task_scores({p: d.get("tasks") or {} for p, d in personas.items()}, TASKS)

@@ -65,7 +65,8 @@ def score_bars(rows: pd.DataFrame, score: str, colors: Mapping[str, str], *, lab
 
 def circumplex(layout: pd.DataFrame, centroids: pd.DataFrame | None, item_text: Mapping[str, str] | None = None,
                *, title: str | None = None) -> go.Figure:
-    """Items of an MDS solution coloured by value, value centroids, the theoretical circle and value sectors."""
+    """Items of an MDS solution coloured by value, value centroids, the theoretical circle and value sectors; an
+    item's customdata is [item_id]."""
     from analysis.values.structure import THEORY_POINTS  # scipy.stats: paid only when a circumplex is drawn
 
     item_text = item_text or {}
@@ -93,7 +94,7 @@ def circumplex(layout: pd.DataFrame, centroids: pd.DataFrame | None, item_text: 
         fig.add_trace(go.Scatter(x=sub["x"], y=sub["y"], mode="markers+text", name=value, text=sub["item_id"],
                                  textposition="top center", textfont=dict(size=9, color=value_color(value)),
                                  marker=dict(size=10, color=value_color(value), line=dict(color="white", width=1)),
-                                 hovertext=hover, hoverinfo="text"))
+                                 customdata=[[i] for i in sub["item_id"]], hovertext=hover, hoverinfo="text"))
     if centroids is not None and len(centroids):
         fig.add_trace(go.Scatter(x=centroids["x"], y=centroids["y"], mode="markers", name="value centroid",
                                  marker=dict(symbol="diamond", size=15, color=[value_color(v) for v in centroids["value"]],
@@ -131,7 +132,8 @@ def value_bars(frame: pd.DataFrame, score: str, *, label: str, lo: str | None = 
 
 def persona_profiles(scores: pd.DataFrame, personas: Sequence[int], names: Mapping[int, str] | None = None,
                      column: str = "ipsatised") -> go.Figure:
-    """Small multiples: for each persona, its value profile in every context (one line per context)."""
+    """Small multiples: for each persona, its value profile in every context (one line per context); each point's
+    customdata is [persona_id, context, value]."""
     names = names or {}
     personas = list(personas)
     cols = min(3, max(1, len(personas)))
@@ -147,6 +149,7 @@ def persona_profiles(scores: pd.DataFrame, personas: Sequence[int], names: Mappi
             line = sub[sub["context"] == ctx].sort_values("value", key=lambda s: s.map(order))
             fig.add_trace(go.Scatter(x=line["value"], y=line[column], mode="lines+markers", name=ctx, legendgroup=ctx,
                                      showlegend=k == 0, line=dict(color=colors[ctx], width=2), marker=dict(size=6),
+                                     customdata=[[pid, ctx, v] for v in line["value"]],
                                      hovertemplate=f"{ctx}<br>%{{x}}: %{{y:.2f}}<extra></extra>"),
                           row=k // cols + 1, col=k % cols + 1)
     fig.update_xaxes(tickangle=-45, tickfont=dict(size=10), categoryorder="array", categoryarray=list(VALUES))
@@ -194,16 +197,18 @@ def mbti_dimensions(scores: Mapping[str, Mapping[str, float | None]], sd: Mappin
 
 
 def answer_distribution(dist: pd.DataFrame, *, max_rows: int = 60) -> go.Figure:
-    """Stacked bars per statement: how often each option (Correct .. Wrong, invalid) was chosen."""
+    """Stacked bars per statement: how often each option (Correct .. Wrong, invalid) was chosen; customdata
+    [statement_id]."""
     dist = dist.head(max_rows)
     ylab = [f"{sid} · {textwrap.shorten(str(t or ''), 60, placeholder='…')}"
             for sid, t in zip(dist["statement_id"], dist["statement"])]
+    ids = [[sid] for sid in dist["statement_id"]]
     fig = go.Figure()
     for k, option in enumerate(OPTIONS):
         fig.add_trace(go.Bar(y=ylab, x=dist[option], name=option, orientation="h", marker_color=MBTI_OPTION_COLORS[k],
-                             hovertemplate="%{y}<br>" + option + ": %{x}<extra></extra>"))
+                             customdata=ids, hovertemplate="%{y}<br>" + option + ": %{x}<extra></extra>"))
     fig.add_trace(go.Bar(y=ylab, x=dist["invalid"], name="invalid", orientation="h", marker_color="#e0e0e0",
-                         marker_pattern_shape="/", hovertemplate="%{y}<br>invalid: %{x}<extra></extra>"))
+                         marker_pattern_shape="/", customdata=ids, hovertemplate="%{y}<br>invalid: %{x}<extra></extra>"))
     fig.update_layout(barmode="stack")
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=10))
     fig.update_xaxes(title="testings", gridcolor=GRID)
@@ -277,9 +282,10 @@ def lines(frame: pd.DataFrame, x: str, y: str, group: str, colors: Mapping[str, 
 
 
 def persona_bars(labels: Sequence[str], values: Sequence[float], highlight: Sequence[bool], *, label: str,
-                 yrange: tuple[float, float] | None = (-1.0, 1.0)) -> go.Figure:
-    """One bar per persona (highlighted ones in the second pair colour)."""
+                 yrange: tuple[float, float] | None = (-1.0, 1.0), keys: Sequence[object] | None = None) -> go.Figure:
+    """One bar per persona (highlighted ones in the second pair colour); ``keys`` (persona ids) become customdata."""
     fig = go.Figure(go.Bar(x=list(labels), y=list(values), marker_color=[PAIR[1] if h else PAIR[0] for h in highlight],
+                           customdata=[[k] for k in keys] if keys is not None else None,
                            hovertemplate="%{x}: %{y:.3f}<extra></extra>"))
     fig.update_yaxes(title=label, gridcolor=GRID, range=list(yrange) if yrange else None)
     fig.update_xaxes(tickangle=-40)
@@ -392,3 +398,15 @@ def task_scores(series: Mapping[str, Mapping[str, float | None]], colors: Mappin
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="score (1–5)", range=[0, 5.2], gridcolor=GRID)
     return _style(fig, height=400)
+
+
+def persona_task_scores(personas: Mapping[str, Mapping[str, float | None]], tasks: Sequence[str]) -> go.Figure:
+    """Grouped bars per PersonaGym task (1–5), one series per persona of one model; customdata [persona, task]."""
+    fig = go.Figure()
+    for k, (persona, scores) in enumerate(personas.items()):
+        fig.add_trace(go.Bar(x=list(tasks), y=[scores.get(t) for t in tasks], name=textwrap.shorten(persona, 40),
+                             marker_color=MODEL_SEQUENCE[k % len(MODEL_SEQUENCE)], customdata=[[persona, t] for t in tasks],
+                             hovertemplate=f"{_wrap(persona, 50)}<br>%{{x}}: %{{y:.2f}}<extra></extra>"))
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(title="mean grade (1–5)", range=[0, 5.2], gridcolor=GRID)
+    return _style(fig, height=380)

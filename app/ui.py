@@ -140,8 +140,14 @@ def empty(message: str, hint: str | None = None) -> None:
     st.info(message + (f"\n\n{hint}" if hint else ""), icon="ℹ️")
 
 
-def plot(fig: Any, key: str | None = None) -> None:
+def plot(fig: Any, key: str | None = None, *, select: bool = False) -> Any:
+    """A chart at full width; with ``select`` a click selects a point and reruns the page: returns the selection
+    event (kept by Streamlit under ``key`` across reruns while the figure is unchanged)."""
+    if select:
+        return st.plotly_chart(fig, width="stretch", config=PLOT_CONFIG, key=key, on_select="rerun",
+                               selection_mode="points")
     st.plotly_chart(fig, width="stretch", config=PLOT_CONFIG, key=key)
+    return None
 
 
 def fmt(x: Any, digits: int = 3) -> str:

@@ -13,6 +13,7 @@ import streamlit as st
 from analysis.errors import RoleScopeError
 from app import data, state, ui
 from app.importing import KINDS, MAX_FILE_MB, import_uploads, save_store_upload
+from app.samples import sample_labels, show_sample
 from app.stores import UPLOAD_DIR, USER_LABEL, add_opened_store, open_store, user_ref
 
 ctx = ui.context()
@@ -27,38 +28,10 @@ FILTERS = {"values_answers": ["persona_id", "context"], "mbti_answers": ["subjec
            "personagym_answers": ["persona", "task"], "personagym_grades": ["persona", "task", "evaluator"],
            "trust_transfers": ["conditioning", "endowment"], "trust_beliefs": ["strategy", "endowment"],
            "trust_forecasts": ["archetype"], "trust_rounds": ["archetype", "persona_id"]}
-PARSED = ("letter", "option_label", "option", "score", "option_index", "weight", "value", "sent", "forecast", "received",
-          "returned", "earnings", "ranking", "effect_size", "sends", "refusal", "valid", "status", "reason", "mode", "stage")
 
 view = state.segmented("Show", ["samples", "runs", "inputs", "import", "export"], key="view",
                        format_func=lambda v: {"samples": "Samples", "runs": "Runs", "inputs": "Personas, contexts, instruments",
                                               "import": "Import", "export": "Export"}[v])
-
-
-def _show_call(cache_key: str | None, raw: str | None) -> None:
-    """The stored LLM call: every message sent, the reply, its top logprobs and accounting."""
-    call = data.call_record(ref, cache_key) if isinstance(cache_key, str) and cache_key else None
-    if call is None:
-        st.caption("No stored call for this sample (imported results keep the reply only).")
-        if raw:
-            st.text_area("Raw reply", raw, height=120, disabled=True)
-        return
-    request = call["request"]
-    st.caption(f"Call `{cache_key[:16]}…` · {call.get('tokens_in') or 0} tokens in, {call.get('tokens_out') or 0} out · "
-               f"{(call.get('latency_s') or 0):.2f} s · params {request.get('params')}")
-    for msg in request.get("messages", []):
-        with st.chat_message("assistant" if msg["role"] == "assistant" else "user" if msg["role"] == "user" else "ai",
-                             avatar=":material/settings:" if msg["role"] == "system" else None):
-            st.caption(msg["role"])
-            st.text(msg["content"])
-    with st.chat_message("assistant", avatar=":material/smart_toy:"):
-        st.caption("reply (raw)")
-        st.text(call["reply"] or "(empty)")
-    if call.get("logprobs"):
-        first = call["logprobs"][0] if isinstance(call["logprobs"], list) and call["logprobs"] else {}
-        top = sorted(first.items(), key=lambda kv: -kv[1])[:10] if isinstance(first, dict) else []
-        if top:
-            st.caption("Top logprobs of the first token: " + " · ".join(f"`{t!r}` {lp:.2f}" for t, lp in top))
 
 
 def samples() -> None:
@@ -94,26 +67,10 @@ def samples() -> None:
     ui.table(shown, hide_index=True, width="stretch", height=260)
     if rows.empty:
         return
-    label_cols = [c for c in ("item_id", "statement_id", "value", "dimension", "question_id", "task", "round", "attribute",
-                              "level") if c in rows][:2]
-    labels = {i: " · ".join(f"{c.replace('_id', '')} {rows.at[i, c]}" for c in label_cols) or f"row {i}" for i in rows.index}
-    if "valid" in rows:
-        labels = {i: label + ("" if str(rows.at[i, "valid"]) in ("1", "1.0", "True") else " · invalid")
-                  for i, label in labels.items()}
-    pick = state.selectbox("Sample", list(rows.index), key="sample", format_func=labels.get)
+    pick = state.selectbox("Sample", list(rows.index), key="sample", format_func=sample_labels(rows).get)
     row = rows.loc[pick]
     st.markdown("#### Sample")
-    left, right = st.columns([1, 2])
-    with left:
-        parsed = {k: row[k] for k in PARSED
-                  if k in row and row[k] is not None and not (isinstance(row[k], float) and pd.isna(row[k]))}
-        st.markdown("**Parsed answer**")
-        st.json({k: (v.item() if hasattr(v, "item") else v) for k, v in parsed.items()}, expanded=True)
-        if ("valid" in row and str(row["valid"]) not in ("1", "1.0", "True")) or row.get("status") not in (None, "ok"):
-            st.error(f"Invalid: {row.get('reason') or row.get('status') or 'no reason recorded'}")
-    with right:
-        st.markdown("**The call**")
-        _show_call(row.get("cache_key"), row.get("raw") if "raw" in row else row.get("answer"))
+    show_sample(ref, row)
     if name == "values_answers" and data.has_rows(ref, "values_conversations"):
         conv = data.table(ref, "values_conversations")
         conv = conv[(conv["run_id"] == run_id) & (conv["persona_id"] == row["persona_id"]) & (conv["context"] == row["context"])]

@@ -1,10 +1,12 @@
 """MBTI: per model and subject — dimension scores, type, consistency / robustness / fairness, answer distribution."""
 
+import textwrap
+
 import pandas as pd
 import streamlit as st
 
 from analysis.mbti import DIMENSIONS, OPTIONS
-from app import charts, data, state, ui
+from app import charts, data, samples, state, ui
 
 ctx = ui.context()
 ref = ctx.ref
@@ -88,8 +90,18 @@ order = state.segmented("Option order", orders, key="order",
                         help="Permuted per question (the paper's unbiased prompts) or fixed Correct … Wrong.")
 dist = data.mbti_distribution(ref, model, subject, order)
 st.caption("How often each option was chosen over the testings (the paper's Figure 3); hatched = unparseable replies, "
-           "kept and counted, never replaced.")
-ui.plot(charts.mbti_distribution(ref, model, subject, order), key="dist")
+           "kept and counted, never replaced. Click a bar for that statement's answers.")
+picked = ui.plot(charts.mbti_distribution(ref, model, subject, order), key="dist", select=True)
+found = samples.units(picked, ("statement_id",))
+if found:
+    mine = answers[(answers["subject"] == subject) & (answers["order_mode"] == order)]
+    rows = samples.rows_of(mine, found[0]).sort_values("testing", kind="stable")
+    text = textwrap.shorten(str(rows["statement"].iloc[0]), 60, placeholder="…") if len(rows) else ""
+    samples.panel(ref, rows, f"Statement {found[0]['statement_id']}" + (f" · '{text}'" if text else ""), key="dist",
+                  columns=("testing", "seq", "option_index", "weight", "valid", "reason", "raw"), labels=("testing", "seq"),
+                  link=samples.data_link("mbti_answers", rows, subject=subject, order_mode=order))
+else:
+    samples.hint()
 with st.expander("Table: most frequent option per statement"):
     ui.table(dist[["statement_id", "dimension", "statement", *OPTIONS, "invalid", "mode", "mode_count"]], hide_index=True,
                  width="stretch")

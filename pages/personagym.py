@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.personagym import TASKS
-from app import charts, data, state, ui
+from app import charts, data, samples, state, ui
 
 ctx = ui.context()
 ref = ctx.ref
@@ -74,6 +74,40 @@ model = state.selectbox("Model", models, key="model", container=left)
 ui.tiny_model_note([model], data.model_specs(ref))
 mdoc = doc["models"][model]
 personas = list(mdoc["personas"])
+
+
+def judge(row: pd.Series) -> None:
+    """Beside a PersonaGym sample: its question, and the judge's grade with the judge's reply (the rationale)."""
+    st.markdown(f"**Q{int(row['q_index']) + 1}.** {row['question']}")
+    if not isinstance(row.get("evaluator"), str):
+        st.caption("Not graded.")
+        return
+    grade = ui.fmt(row["score"], 0) if row.get("grade_status") == "ok" else row.get("grade_status")
+    st.markdown(f"**Judge {row['evaluator']}: {grade}**")
+    st.text(row.get("grader_reply") or "(no reply stored)")
+
+
+def question_samples(event: dict | None) -> dict | None:
+    """Under the persona × task chart: the clicked cell's questions, the agent's replies and the judges' grades."""
+    found = samples.units(event, ("persona", "task"))
+    if not found or found[0]["persona"] not in personas:
+        samples.hint()
+        return None
+    unit = found[0]
+    rows = samples.rows_of(data.personagym_persona(ref, model, unit["persona"]), {"task": unit["task"]})
+    samples.panel(ref, rows, f"{unit['persona']} · {unit['task']}", key="persona_tasks", detail=judge,
+                  columns=("q_index", "question", "answer", "refusal", "evaluator", "score", "grade_status"),
+                  labels=("q_index", "evaluator"),
+                  link=samples.data_link("personagym_answers", rows, persona=unit["persona"], task=unit["task"]))
+    return unit
+
+
+st.caption("Mean grade of each persona's questions per task. Click a bar for its questions, the agent's replies and the "
+           "judges' grades and rationales.")
+clicked = question_samples(ui.plot(charts.personagym_personas(ref, model), key="persona_tasks", select=True))
+if clicked and st.session_state.get("_persona_tasks_clicked") != clicked:  # a new click also picks its persona below
+    st.session_state["_persona_tasks_clicked"] = clicked
+    st.session_state["persona"] = clicked["persona"]
 persona = state.selectbox("Persona", personas, key="persona", container=right)
 pdoc = mdoc["personas"][persona]
 m = st.columns(4)

@@ -1,8 +1,9 @@
 """Stability: rank-order stability between contexts and per value (with CIs), persona profiles, ipsative stability."""
 
+import pandas as pd
 import streamlit as st
 
-from app import charts, data, state, ui
+from app import charts, data, samples, state, ui
 
 ctx = ui.context()
 ref = ctx.ref
@@ -73,11 +74,44 @@ default = list(ips["persona_id"].head(2)) + list(ips["persona_id"].tail(1)) if l
 chosen = state.multiselect("Personas", ids, key="personas", default=[int(p) for p in default], max_selections=6,
                            format_func=lambda p: names.get(p, str(p)),
                            help="Defaults: the two least and the most ipsatively stable personas.")
+
+
+def answers_by_key() -> pd.DataFrame:
+    """This model's answers with their context's display key (as the charts name contexts)."""
+    answers = data.values_answers(ref, model)
+    keys = {pair: key for key, pair in data.context_keys(ref, model).items()}
+    return answers.assign(context_key=[keys.get((c, i)) for c, i in zip(answers["context"], answers["instrument"])])
+
+
+COLUMNS = ("context_key", "item_id", "value", "sample", "letter", "option_label", "score", "valid", "reason", "raw")
+
+
+def persona_samples(event: dict | None, fields: tuple[str, ...], key: str) -> None:
+    """Under a persona chart: the clicked persona's answers (per context; of one value when the point is one)."""
+    found = samples.units(event, fields)
+    if not found:
+        samples.hint()
+        return
+    unit = found[0]
+    order = {c: i for i, c in enumerate(stab["contexts"])}
+    rows = samples.rows_of(answers_by_key(), unit).sort_values("context_key", key=lambda c: c.map(order), kind="stable")
+    pid = int(float(unit["persona_id"]))
+    title = names.get(pid, f"persona {pid}") + (f" · {unit['value']} · {unit['context_key']}" if "value" in unit else "")
+    first = rows["context"].iloc[0] if len(rows) else None
+    samples.panel(ref, rows, title, key=key, columns=COLUMNS, labels=("item_id", "context_key"),
+                  split="context_key" if "context_key" not in unit else None, split_label="Context",
+                  link=samples.data_link("values_answers", rows, persona_id=pid,
+                                         **({"context": first} if first is not None else {})))
+
+
 if chosen:
-    ui.plot(charts.persona_profiles(ref, model, tuple(chosen)), key="profiles")
+    st.caption("Click a point for that persona's answers to that value's items in that context.")
+    profiles = ui.plot(charts.persona_profiles(ref, model, tuple(chosen)), key="profiles", select=True)
+    persona_samples(profiles, ("persona_id", "context_key", "value"), "profiles")
 
 st.subheader("Ipsative stability per persona")
 st.caption("Per persona: Spearman over the 10 values between two contexts, mean over context pairs "
            "(reference `compute_ipsative_stability`). Low bars: personas whose value hierarchy changes with the context. "
            "Grey band: one persona's ipsative stability under random answers on the same design.")
-ui.plot(charts.ipsative_bars(ref, model, tuple(chosen)), key="ipsative")
+bars = ui.plot(charts.ipsative_bars(ref, model, tuple(chosen)), key="ipsative", select=True)
+persona_samples(bars, ("persona_id",), "ipsative")

@@ -1,8 +1,10 @@
 """Value structure: MDS circumplex of the items, Stress, magnifying-glass CFA with loadings, separability."""
 
+import textwrap
+
 import streamlit as st
 
-from app import charts, data, state, ui
+from app import charts, data, samples, state, ui
 
 ctx = ui.context()
 ref = ctx.ref
@@ -92,6 +94,24 @@ if sep:
                f"chance ≈ {1 / max(1, sep.get('n_classes') or 1):.2f}. Source: reference `classify_dots` (training accuracy) "
                "and a stratified K-fold linear SVM (cross-validated).")
 
+
+def item_samples(event: dict | None, texts: dict[str, str]) -> None:
+    """Under the circumplex: the answers of the clicked item, one per persona (and sample), in this context."""
+    answers = data.values_answers(ref, model)
+    here = answers[(answers["context"] == result["context"]) & (answers["instrument"] == result["instrument"])]
+    found = samples.units(event, ("item_id",))
+    if not found:
+        samples.hint()
+        return
+    item = str(found[0]["item_id"])
+    rows = samples.rows_of(here, found[0])
+    text = f" · '{textwrap.shorten(texts[item], 60, placeholder='…')}'" if item in texts else ""
+    samples.panel(ref, rows, f"Item {item}{text}", key="circumplex",
+                  link=samples.data_link("values_answers", rows, context=result["context"]),
+                  columns=("persona_id", "persona", "sample", "letter", "option_label", "score", "valid", "reason", "raw"),
+                  labels=("persona", "sample"))
+
+
 st.subheader("Circumplex")
 if result["layout"] is not None:
     texts = data.item_texts(result["instrument"])
@@ -99,10 +119,12 @@ if result["layout"] is not None:
                "grey spokes: the theoretical circle and value sectors (Schwartz 1992) — a faithful model puts each value's "
                "items in its own sector. Non-metric SMACOF on distances between rows of the item × item Spearman matrix, "
                "started at the theoretical points." + (" Hover an item for its text." if texts else
-                                                         " Item texts are shown when the instrument is available."))
-    ui.plot(charts.circumplex(ref, model, key), key="circumplex")
+                                                         " Item texts are shown when the instrument is available.")
+               + " Click an item for its answers.")
+    event = ui.plot(charts.circumplex(ref, model, key), key="circumplex", select=True)
     if result["observed_order"]:
         st.caption("Observed order of the value centroids around the circle: " + " → ".join(result["observed_order"]))
+    item_samples(event, texts)
 
 st.subheader("Confirmatory factor analysis")
 st.caption("Magnifying glass (Schwartz): four separate models — Conservation, Openness to change, Self-transcendence, "

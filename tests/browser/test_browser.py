@@ -7,6 +7,7 @@ completion. Screenshots go to ``tests/browser/artifacts/`` (git-ignored).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,35 @@ def test_view_restores_from_url(server, page):
     assert main.get_by_label("Model", exact=True).input_value() == "smollm2-t07"
     assert main.get_by_label("Context", exact=True).input_value() == "topics_a"
     assert exceptions(page) == []
+
+
+def test_clicking_an_item_on_the_circumplex_opens_its_samples(server, page):
+    """A click on an item of the circumplex shows its answers under the chart: a panel titled with the item and the
+    number of samples, the picked sample's parsed answer, and a link to the Data page; the hint is gone."""
+    goto(page, f"{server.url}/structure?model=smollm2-greedy&context=no_conv")
+    main = page.locator('[data-testid="stMain"]')
+    main.get_by_text("Click a point to see its samples.").wait_for()
+    chart = page.locator(".js-plotly-plot").first
+    chart.wait_for(state="visible")
+    chart.scroll_into_view_if_needed()
+    point = chart.locator(".scatterlayer .trace .points path").first  # the first value's first item
+    point.wait_for(state="attached")
+    box = point.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    panel = main.get_by_text(re.compile(r"^Item \d+ · '.+' · 12 samples$"))
+    panel.wait_for(timeout=60_000)
+    wait_idle(page)
+    assert main.get_by_text("Click a point to see its samples.").count() == 0
+    assert main.get_by_text("Parsed answer").count() == 1
+    assert main.get_by_role("link", name="All samples on the Data page").count() == 1
+    assert exceptions(page) == []
+    shot(page, "structure-drill-down")
+    main.get_by_role("link", name="All samples on the Data page").click()
+    page.wait_for_url(re.compile(r"/data\?"))
+    wait_idle(page)
+    assert title(page) == "Data" and exceptions(page) == []
+    assert main.get_by_label("Run", exact=True).input_value() == "values-smollm2-greedy"
+    assert main.get_by_label("Context", exact=True).input_value() == "no_conv"
 
 
 def _set_number(page: Any, label: str, value: int) -> None:
