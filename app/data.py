@@ -544,7 +544,7 @@ def trust_models(ref: StoreRef) -> list[str]:
 
 
 def personagym_models(ref: StoreRef) -> list[str]:
-    tables = ("personagym_answers", "personagym_grades", "personagym_published")
+    tables = ("personagym_questions", "personagym_answers", "personagym_grades", "personagym_published")
     return sorted(personagym_doc(ref)["models"]) if any(has_rows(ref, t) for t in tables) else []
 
 

@@ -39,7 +39,7 @@ def _chance(m: str) -> dict:
 rows = [{"model": m, "source": "this store", "PersonaScore ↑": doc["models"][m]["persona_score"],
          "vs chance (random grades)": ui.vs_chance(_chance(m)), **doc["models"][m]["tasks"],
          "graded": doc["models"][m]["n_graded"], "invalid grades": doc["models"][m]["invalid"],
-         "refusals": doc["models"][m]["refusals"]} for m in models]
+         "refusals": doc["models"][m]["refusals"], "not asked": doc["models"][m].get("shortfall")} for m in models]
 rows += [{"model": p, "source": "published" + ("" if published_scores[p].get("consistent") in (True, None) else
                                               " (PersonaScore ≠ mean of tasks)"),
           "PersonaScore ↑": published_scores[p]["persona_score"], "vs chance (random grades)": "",

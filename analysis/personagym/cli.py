@@ -190,7 +190,8 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
     missing = questions[questions["status"].isin(["shortfall", "not_asked"])]
     shortfall = missing["run_id"].map(agent_of).value_counts()
     models: dict[str, Any] = {}
-    for name in dict.fromkeys(list(answers["model"]) + list(grades["model"])):
+    # an agent whose runs asked nothing (no environment picked) is listed too: scores undefined, its shortfall said
+    for name in dict.fromkeys(list(answers["model"]) + list(grades["model"]) + list(missing["run_id"].map(agent_of))):
         mine = grades[grades["model"] == name]
         doc = model_metrics(mine, answers[answers["model"] == name], int(shortfall.get(name, 0))) | selection.document(name)
         doc["judges"] = pg_chance.judge_agreement(mine)

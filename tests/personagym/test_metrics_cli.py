@@ -143,3 +143,18 @@ def test_run_arguments_to_plan(tmp_path: Path) -> None:
     bad = lead.parse_args(["--model", "m", "--evaluators", "openai:a,openai:a"])
     with pytest.raises(InputError, match="lists a model twice"):
         plan_from_args(bad, SPEC)
+
+
+def test_an_agent_asked_nothing_is_listed_undefined(tmp_path: Path) -> None:
+    """A run whose environment selection failed asked no question: its agent is in the document (so the page shows
+    it) with every score undefined (None, never 0) and its five unasked questions counted."""
+    questions = [{"run_id": "r3", "model": "gen", "persona_id": "C", "persona": "C", "task": t, "q_index": 0,
+                  "status": "not_asked", "reason": "not asked: no environment selected after 4 attempts"} for t in TASKS]
+    with Store(tmp_path / "s.db") as store:
+        store.create_run("r3", "personagym", "quiet", SPEC.public_dict(), {})
+        store.upsert(QUESTIONS.name, questions)
+        doc = metrics_json(store)
+    quiet = doc["models"]["quiet"]
+    assert quiet["persona_score"] is None and set(quiet["tasks"].values()) == {None}
+    assert (quiet["shortfall"], quiet["n_answers"], quiet["n_graded"]) == (5, 0, 0)
+    assert "gen" not in doc["models"]  # the generator is not an agent

@@ -1,0 +1,152 @@
+"""Every method run from the Run page on the embedded model, in Debian Chromium: live progress, then the result on
+that method's page; and one A/B pair (two named configurations of the embedded model) that lands on Compare.
+
+Sizes are the smallest that make every call kind of a method (~10-40 s each on the embedded model here). The
+server reads the synthetic fixture store as its demo and writes runs to a fresh user store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analysis.runs.store import Store
+from tests.app.fixture_store import build_fixture_store
+from tests.browser.harness import CHROMIUM, AppServer, browser_tab, exceptions, goto, title, wait_idle
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(),
+                       reason=f"{CHROMIUM} is missing: install Debian's browser with `apt-get install -y chromium` (as root)"),
+]
+
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts/run-methods"
+RESULT_TITLES = {"values": "Values leaderboard", "mbti": "MBTI assessment", "trust": "Trust game",
+                 "personagym": "PersonaGym"}
+#: A table every tiny run fills. PersonaGym: one row per task and persona, asked or not (the 135M model often picks
+#: no environment for a persona, and then no question is asked: stored with its reason, never invented).
+ANSWER_TABLES = {"values": "values_answers", "mbti": "mbti_answers", "trust": "trust_rounds",
+                 "personagym": "personagym_questions"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    base = tmp_path_factory.mktemp("browser-run")
+    env = {"ROLESCOPE_DEMO_STORE": str(build_fixture_store(base / "fixture.db")), "ROLESCOPE_STORE": str(base / "user.db"),
+           "ROLESCOPE_CACHE_DIR": str(base / "cache"), "ROLESCOPE_N_BOOT": "200", "ROLESCOPE_CHANCE_SIMS": "20",
+           "ROLESCOPE_UPLOAD_DIR": str(base / "uploads")}
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    app = AppServer(env, ARTIFACTS / "server.log")
+    app.start()
+    yield app
+    app.stop()
+
+
+@pytest.fixture(scope="module")
+def page(server: AppServer) -> Iterator[Any]:
+    with browser_tab((1400, 1000)) as tab:
+        yield tab
+
+
+def _number(page: Any, label: str, value: int) -> None:
+    box = page.locator('[data-testid="stMain"]').get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    wait_idle(page)
+
+
+def _select(page: Any, label: str, option: str) -> None:
+    page.locator('[data-testid="stMain"]').get_by_label(label, exact=True).click()
+    page.get_by_role("option", name=option).first.click()
+    wait_idle(page)
+
+
+def _tiny(page: Any, method: str) -> None:
+    """The smallest plan of each method that still makes each of its call kinds."""
+    if method == "values":
+        _number(page, "Personas", 1)
+        _number(page, "Items (0 = all)", 2)
+    elif method == "mbti":
+        _number(page, "Testings", 1)
+        _number(page, "Statements (0 = all 60)", 2)
+    elif method == "trust":
+        _select(page, "Level", "individual")
+        _number(page, "Personas", 1)
+        _number(page, "Rounds", 1)
+    else:
+        _number(page, "Environments per persona", 1)
+
+
+def _calls_planned(page: Any, suffix: str = "") -> int:
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text=f"LLM calls{suffix}").first.inner_text()
+    return int(metric.splitlines()[-1].replace(",", ""))
+
+
+def _watch_progress(page: Any) -> list[str]:
+    """Progress texts seen while the run executes ("3 of 8 calls"), until its outcome box appears."""
+    seen: list[str] = []
+    bar = page.locator('[data-testid="stProgress"]')
+    outcome = page.locator('[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentError"], '
+                           '[data-testid="stAlertContentWarning"]').filter(has_text=re.compile("^Run "))
+    for _ in range(1800):  # up to ~15 min at 0.5 s
+        if outcome.count():
+            break
+        if bar.count():
+            text = bar.first.inner_text().strip()
+            if text and (not seen or seen[-1] != text):
+                seen.append(text)
+        page.wait_for_timeout(500)
+    return seen
+
+
+@pytest.mark.parametrize("method", ["values", "mbti", "trust", "personagym"])
+def test_each_method_runs_from_the_run_page(server, page, method):
+    """Start a tiny embedded run, watch its progress bar move, see it complete, open its results page."""
+    goto(page, f"{server.url}/run?method={method}")
+    assert title(page) == "Run" and exceptions(page) == []
+    _tiny(page, method)
+    planned = _calls_planned(page)
+    assert planned >= 1
+    page.get_by_role("button", name="Start run").click()
+    page.get_by_text(re.compile("^Current run")).wait_for()
+    seen = _watch_progress(page)
+    page.screenshot(path=str(ARTIFACTS / f"{method}-finished.png"))
+    assert any(re.fullmatch(r"\d+ of \d+ calls", s) for s in seen), seen  # the live bar was drawn while it ran
+    assert page.get_by_text(re.compile("^Run completed")).count() == 1, page.locator('[data-testid="stMain"]').inner_text()
+    with Store(server.env["ROLESCOPE_STORE"], read_only=True) as store:
+        run = store.runs().query("method == @method").iloc[-1]
+        assert run["status"] == "completed" and int(run["n_failed"] or 0) == 0
+        assert len(store.table(ANSWER_TABLES[method], [run["run_id"]])) >= 1
+    page.get_by_role("button", name="Show the results").click()
+    wait_idle(page)
+    assert title(page) == RESULT_TITLES[method]
+    page.locator('[data-testid="stMain"]').get_by_text("embedded").first.wait_for(timeout=120_000)  # the run's model
+    wait_idle(page)
+    assert exceptions(page) == []
+    page.screenshot(path=str(ARTIFACTS / f"{method}-results.png"))
+
+
+def test_a_b_pair_lands_on_compare(server, page):
+    """Values on smollm2-greedy (A) and smollm2-t07 (B), both embedded configurations from models.toml: two live
+    panels, both complete, and the pair's button opens Compare on the two."""
+    goto(page, f"{server.url}/run?method=values&run_model=smollm2-greedy&run_ab=1&run_model_b=smollm2-t07")
+    _number(page, "Personas", 3)
+    _number(page, "Items (0 = all)", 2)
+    assert _calls_planned(page, " · smollm2-greedy") == _calls_planned(page, " · smollm2-t07") == 6
+    page.get_by_role("button", name="Run on A and B").click()
+    page.get_by_text("Current runs").wait_for()
+    assert page.locator('[data-testid="stProgress"]').count() == 2
+    compare = page.get_by_role("button", name="Compare smollm2-greedy and smollm2-t07")
+    compare.wait_for(timeout=900_000)
+    assert page.get_by_text(re.compile("^Run completed")).count() == 2
+    compare.click()
+    wait_idle(page)
+    assert title(page) == "Compare two models" and exceptions(page) == []
+    main = page.locator('[data-testid="stMain"]')
+    assert "smollm2-greedy" in main.get_by_label("Model A", exact=True).input_value()
+    assert "smollm2-t07" in main.get_by_label("Model B", exact=True).input_value()
+    page.screenshot(path=str(ARTIFACTS / "pair-compare.png"))
