@@ -74,6 +74,12 @@ model = state.selectbox("Model", models, key="model", container=left)
 ui.tiny_model_note([model], data.model_specs(ref))
 mdoc = doc["models"][model]
 personas = list(mdoc["personas"])
+if not personas:
+    ui.empty(f"{model} answered no question in this configuration.",
+             f"{mdoc.get('shortfall') or 0} questions were not asked or came out short: the question generator found no "
+             "usable environment or question for its personas. The **Data** page lists each reply with its reason "
+             "(tables `personagym_environments`, `personagym_questions`).")
+    st.stop()
 
 
 def judge(row: pd.Series) -> None:

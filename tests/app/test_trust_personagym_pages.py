@@ -75,3 +75,23 @@ def test_personagym_tasks_and_persona_drill_down(app_on_fixture, docs):
     assert len(at.expander) == 5
     assert "I would think it over (0)." in [t.value for t in at.text]
     assert any(c.value.startswith("embedded: ") for c in at.caption)
+
+
+def test_personagym_agent_that_answered_nothing_is_shown_undefined(app_on_fixture, tmp_path):
+    """A run whose environment selection failed: the agent is in the task table with "—" scores and its 5 unasked
+    questions, and the per-persona section says why instead of failing."""
+    from analysis.llm.specs import parse_model_spec
+    from analysis.personagym.tables import QUESTIONS
+
+    with Store(tmp_path / "user.db") as store:
+        store.create_run("pg-quiet", "personagym", "quiet", parse_model_spec("embedded").public_dict(), {})
+        store.upsert(QUESTIONS.name, [{"run_id": "pg-quiet", "model": "quiet", "persona_id": "p1", "persona": "P one",
+                                       "task": t, "q_index": 0, "status": "not_asked",
+                                       "reason": "not asked: no environment selected after 4 attempts"} for t in TASKS])
+        store.set_run_status("pg-quiet", "completed")
+    at = app_on_fixture("personagym", store="user")
+    assert not at.exception
+    row = at.dataframe[0].value.set_index("model").loc["quiet"]
+    assert row["PersonaScore ↑"] is None or row["PersonaScore ↑"] != row["PersonaScore ↑"]  # undefined, never 0
+    assert row["not asked"] == 5
+    assert any("quiet answered no question" in i.value for i in at.info)

@@ -87,6 +87,16 @@ def app_server(env: dict[str, str], log_path: Path) -> Iterator[AppServer]:
         server.stop()
 
 
+def fixture_store_env(base: Path, **extra: str) -> dict[str, str]:
+    """Server environment on the synthetic fixture store (as its demo), a fresh user store, cache and uploads in
+    ``base``."""
+    from tests.app.fixture_store import build_fixture_store
+
+    return {"ROLESCOPE_DEMO_STORE": str(build_fixture_store(base / "fixture.db")), "ROLESCOPE_STORE": str(base / "user.db"),
+            "ROLESCOPE_CACHE_DIR": str(base / "cache"), "ROLESCOPE_N_BOOT": "200",
+            "ROLESCOPE_UPLOAD_DIR": str(base / "uploads"), **extra}
+
+
 @contextmanager
 def browser_context(viewport: tuple[int, int] = (1400, 1000), profile: Path | None = None) -> Iterator[Any]:
     """A Playwright persistent context on Debian Chromium with a new, empty user-data-dir (or ``profile``,

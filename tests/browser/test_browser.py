@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from analysis.runs.store import Store
-from tests.app.fixture_store import build_fixture_store
-from tests.browser.harness import CHROMIUM, AppServer, browser_tab, exceptions, goto, title, wait_idle
+from tests.browser.harness import (CHROMIUM, AppServer, browser_tab, exceptions, fixture_store_env, goto, title,
+                                   wait_idle)
 
 pytestmark = [
     pytest.mark.slow,
@@ -33,9 +33,7 @@ PAGES = {"": "RoleScope", "leaderboard": "Values leaderboard", "structure": "Val
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
     base = tmp_path_factory.mktemp("browser")
-    env = {"ROLESCOPE_DEMO_STORE": str(build_fixture_store(base / "fixture.db")), "ROLESCOPE_STORE": str(base / "user.db"),
-           "ROLESCOPE_CACHE_DIR": str(base / "cache"), "ROLESCOPE_N_BOOT": "200",
-           "ROLESCOPE_UPLOAD_DIR": str(base / "uploads")}
+    env = fixture_store_env(base)
     app = AppServer(env, ARTIFACTS / "server.log")
     app.start()
     yield app
