@@ -18,8 +18,10 @@ is seeded per request. ``size="reduced"`` is the small campaign CI builds twice 
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
@@ -30,7 +32,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from analysis.chance import DEFAULT_SIMS, NULL_TABLE
-from analysis.demo_store import DEMO_ARCHIVE, DEMO_STORE, pack, unpack
+from analysis.demo_store import DEMO_ARCHIVE, DEMO_STORE, REPO_ROOT, pack, unpack
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.runs.progress import ProgressTracker
@@ -255,7 +257,9 @@ def _is_bundled(store_path: Path) -> bool:
 
 def finalize(store_path: Path) -> None:
     """Checkpoint the WAL into the file and switch to rollback journal, so the file alone is the store;
-    the bundled store is also packed into its committed archive (``analysis.demo_store``)."""
+    the bundled store is also packed into its committed archive (``analysis.demo_store``) and its metric documents
+    are computed for a first visit without waiting (``python -m app.documents``, in its own process: the dashboard's
+    code, which this package does not import)."""
     conn = sqlite3.connect(store_path)
     try:
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -265,3 +269,6 @@ def finalize(store_path: Path) -> None:
         conn.close()
     if _is_bundled(store_path):
         pack(store_path, DEMO_ARCHIVE)
+        env = {k: v for k, v in os.environ.items() if k not in ("ROLESCOPE_N_BOOT", "ROLESCOPE_CHANCE_SIMS")}
+        subprocess.run([sys.executable, "-m", "app.documents", "--store", str(store_path)], cwd=REPO_ROOT, env=env,
+                       check=True)

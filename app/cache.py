@@ -4,10 +4,18 @@ Key = kind + store path + store signature + a fingerprint of the ``analysis`` so
 depends on (a code change there invalidates it). Files go to ``ROLESCOPE_CACHE_DIR`` (default ``.cache/app`` at
 the repository root); when that folder is not writable the cache is skipped silently. Only the
 newest few entries per kind and store are kept.
+
+**Shipped documents.** The bundled demo comes with its documents computed at build time
+(``data/demo/rolescope-demo.docs.json.gz``, written by ``python -m app.documents``), so a first visit paints
+at once. On a miss in the folder above, a shipped document is used when the store's content signature, the
+document's kind and extra key, and its kind's code fingerprint all match the current ones; after a code change
+in the sources of a kind, that kind is computed as usual (and ``tests/test_demo_documents.py`` says the shipped
+file is stale).
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import os
@@ -18,6 +26,9 @@ from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 KEEP_PER_STORE = 4
+SHIPPED = REPO_ROOT / "data/demo/rolescope-demo.docs.json.gz"
+#: When set (``app.documents``), every document served is also collected here: signature -> "kind|extra" -> entry.
+RECORDER: dict[str, dict[str, dict[str, Any]]] | None = None
 
 
 def cache_dir() -> Path:
@@ -53,6 +64,27 @@ def code_fingerprint(kind: str) -> str:
     return digest.hexdigest()[:16]
 
 
+@lru_cache(maxsize=2)
+def load_shipped(path: Path) -> dict[str, Any]:
+    """A shipped documents file (``{"signature", "documents": {"kind|extra": {"code", "doc"}}}``), or {}."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return {}
+
+
+def shipped_document(kind: str, signature: str, extra: str) -> Any | None:
+    """The shipped document for this store content, kind and extra key, if its code is current; else None."""
+    shipped = load_shipped(SHIPPED)
+    if not shipped or shipped.get("signature") != signature:
+        return None
+    entry = (shipped.get("documents") or {}).get(f"{kind}|{extra}")
+    if entry is None or entry.get("code") != code_fingerprint(kind):
+        return None
+    return entry["doc"]
+
+
 def _prefix(kind: str, store_path: str, extra: str) -> str:
     where = hashlib.sha256(f"{Path(store_path).resolve()}|{extra}".encode()).hexdigest()[:16]
     return f"{kind}-{where}-"
@@ -65,10 +97,19 @@ def cached_json(kind: str, store_path: str, signature: str, compute: Callable[[]
     key = hashlib.sha256(f"{signature}|{code_fingerprint(kind)}".encode()).hexdigest()[:20]
     path = folder / f"{prefix}{key}.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        pass
-    doc = compute()
+        doc = shipped_document(kind, signature, extra)
+        if doc is None:
+            doc = compute()
+        _save(folder, prefix, path, doc)
+    if RECORDER is not None:
+        RECORDER.setdefault(signature, {})[f"{kind}|{extra}"] = {"code": code_fingerprint(kind), "doc": doc}
+    return doc
+
+
+def _save(folder: Path, prefix: str, path: Path, doc: Any) -> None:
+    """Write ``doc`` to the cache folder (atomically) and drop the oldest entries of its kind and store."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -79,4 +120,3 @@ def cached_json(kind: str, store_path: str, signature: str, compute: Callable[[]
             stale.unlink(missing_ok=True)
     except (OSError, ValueError):
         pass
-    return doc

@@ -15,7 +15,8 @@
    the warm ones, timed from the click until the new page's title is shown and its script run has
    finished (so Plotly's drawing in the browser is included).
 
-Targets: first paint <= 3 s (warm cache), page switch <= 0.5 s. The store is the bundled demo (unpacked from
+Targets: first paint <= 3 s (warm cache), page switch <= 0.5 s, the leaderboard table on a first visit (empty
+metric cache folder: the demo's shipped documents, ``app.documents``) within 1.2x of a warm start. The store is the bundled demo (unpacked from
 its archive) when it exists, else the test fixture store (``--store`` picks another). Prints the 1-minute load average.
 Run: ``.venv/bin/python bench/bench_app.py``
 """
@@ -163,11 +164,16 @@ def main() -> int:
         print(f"store: {store} ({store.stat().st_size / 1e6:.1f} MB); load average (1 min): {os.getloadavg()[0]:.1f}")
         profile = out / "browser-profile"
         cold = first_paint(store, cache, out, profile)
-        print(f"leaderboard table painted, empty metric cache, new browser profile:  {cold.table:.2f} s "
-              f"(server answering after {cold.ready:.2f} s)")
+        # a first ever start each time: an empty metric cache folder (the shipped demo documents only), new profile
+        colds = [cold.table] + [first_paint(store, out / f"cache-cold-{i}", out).table for i in range(1, REPEATS)]
+        print(f"leaderboard table painted, empty metric cache, new browser profile:  median {statistics.median(colds):.2f} s "
+              f"({_list(colds)}; server answering after {cold.ready:.2f} s)")
         fresh = [first_paint(store, cache, out).table for _ in range(REPEATS)]
         print(f"leaderboard table painted, warm metric cache, new browser profile:   median {statistics.median(fresh):.2f} s "
               f"({_list(fresh)})")
+        first_visit = statistics.median(colds) / statistics.median(fresh)
+        print(f"first visit / warm start (table painted): {first_visit:.2f}   target <= 1.2 -> "
+              f"{'OK' if first_visit <= 1.2 else 'MISSED'}")
         app = [first_paint(store, cache, out, profile) for _ in range(REPEATS)]
         baseline = out / "baseline.py"
         baseline.write_text(BASELINE, encoding="utf-8")
@@ -195,7 +201,7 @@ def main() -> int:
               f"max {max(warm_times):.2f} s   target <= 0.5 s -> {'OK' if statistics.median(warm_times) <= 0.5 else 'MISSED'}"
               " (median)")
         print(f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
-        return 0 if titled <= 3.0 and statistics.median(warm_times) <= 0.5 else 1
+        return 0 if titled <= 3.0 and statistics.median(warm_times) <= 0.5 and first_visit <= 1.2 else 1
 
 
 if __name__ == "__main__":
