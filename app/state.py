@@ -107,3 +107,21 @@ def toggle(label: str, *, key: str, default: bool = False, container: Any = None
     value = (container or st).toggle(label, key=key, help=help)
     _publish(key, value, lambda v: "1" if v else "0")
     return value
+
+
+def text_input(label: str, *, key: str, default: str = "", container: Any = None, help: str | None = None,
+               placeholder: str | None = None) -> str:
+    """A text input bound to ``key`` (never for secrets: the value is in the URL)."""
+    _prepare(key, lambda v: isinstance(v, str), lambda raw: raw[-1], default)
+    value = (container or st).text_input(label, key=key, help=help, placeholder=placeholder)
+    _publish(key, value, str)
+    return value
+
+
+def number_input(label: str, min_value: int, max_value: int, default: int, *, key: str, container: Any = None,
+                 help: str | None = None, disabled: bool = False) -> int:
+    """An integer input bound to ``key`` (values outside [min, max] in the URL fall back to the default)."""
+    _prepare(key, lambda v: isinstance(v, int) and min_value <= v <= max_value, lambda raw: int(raw[-1]), default)
+    value = (container or st).number_input(label, min_value, max_value, key=key, help=help, disabled=disabled)
+    _publish(key, int(value), str)
+    return int(value)

@@ -15,7 +15,7 @@ from analysis.llm.keys import resolve_api_key
 from analysis.llm.specs import ModelSpec, load_named_models, parse_model_spec
 from analysis.runs.runner import create_run, method_runner, new_run_id
 from analysis.runs.estimate import RunEstimate, estimate_run
-from app import data, state, ui
+from app import choose, data, state, ui
 from app.jobs import RunJob, registry
 from app.stores import USER_LABEL, demo_ref, user_ref
 
@@ -195,28 +195,64 @@ def _api_key(spec: ModelSpec, key: str = "run_api_key") -> tuple[bool, str | Non
 
 
 # -- plans --------------------------------------------------------------------------------------------
+def _values_personas() -> tuple[str, list[int]] | None:
+    """(population source for the plan, ticked persona ids) from the persona chooser; None without a usable source."""
+    from analysis.values.populations import load_population, read_population
+
+    source = choose.persona_source(
+        "run_pop", types=[".json", ".csv"], check=lambda path: read_population(path)[1],
+        bundled_label="Bundled population", path_help="A personas.json list ({name, description, gender}), a CSV with "
+        "columns name, description, gender, a folder holding personas.json, or hf://datasets/<owner>/<name>/<path>.")
+    if source is None:
+        return None
+    population = "default" if source == "bundled" else source
+    try:
+        personas = load_population(population)
+    except RoleScopeError as exc:
+        st.error(str(exc))
+        return None
+    frame = pd.DataFrame([p.model_dump() for p in personas])
+    with st.expander(f"Browse and tick personas ({len(personas)} in this population)"):
+        ids = choose.persona_picker(frame, key="run_pop", search=("name", "description"), filters=("gender",),
+                                    columns=("name", "gender", "description"))
+    return population, [int(i) for i in ids]
+
+
 def _values_plan() -> Callable[[ModelSpec], Any] | None:
     from analysis.values.contexts import available_contexts
     from analysis.values.method import build_values_plan
 
+    chosen = _values_personas()
+    if chosen is None:
+        return None
+    population, ids = chosen
     c = st.columns(3)
-    personas = c[0].number_input("Personas", 1, 200, 2, key="run_personas", help="The first N of the bundled population.")
-    items = c[1].number_input("Items (0 = all)", 0, 100, 10, key="run_items")
-    messages = c[2].number_input("Conversation messages", 1, 20, 3, key="run_messages",
-                                 help="Length of the simulated conversation before the questions (no_conv: none).")
-    contexts = st.multiselect("Contexts", available_contexts(), default=["no_conv"], key="run_contexts",
-                              help="Stability needs at least two.")
+    personas = state.number_input("Personas", 1, 200, 2, key="run_personas", container=c[0], disabled=bool(ids),
+                                  help="The first N of the population (ticked personas replace this).")
+    items = state.number_input("Items (0 = all)", 0, 100, 10, key="run_items", container=c[1])
+    messages = state.number_input("Conversation messages", 1, 20, 3, key="run_messages", container=c[2],
+                                  help="Length of the simulated conversation before the questions (no_conv: none).")
+    c = st.columns([2, 1])
+    contexts = state.multiselect("Contexts", available_contexts(), default=["no_conv"], key="run_contexts", container=c[0],
+                                 help="Stability needs at least two.")
+    extra = state.text_input("More contexts (paths or hub references, comma-separated)", key="run_contexts_more",
+                             container=c[1], help="A .jsonl chunk of conversation openings (one per persona), or "
+                             "hf://datasets/<owner>/<name>/<file>.jsonl")
+    contexts = [*contexts, *(x.strip() for x in extra.split(",") if x.strip())]
     c = st.columns(3)
-    instrument = c[0].text_input("Instrument", "pvq", key="run_instrument",
-                                 help="'pvq' (bundled) or a path to a reference data_pvq / data_svs folder.")
-    mode = c[1].selectbox("Answer mode", ["logprob", "text"], key="run_mode",
-                          help="logprob: the option letter with the highest probability; text: a parsed free reply.")
-    samples = c[2].number_input("Samples per item", 1, 10, 1, key="run_samples")
+    instrument = state.text_input("Instrument", key="run_instrument", default="pvq", container=c[0],
+                                  help="'pvq' (bundled), a path to a reference data_pvq / data_svs folder, or a hub "
+                                       "reference hf://datasets/<owner>/<name>/<folder>.")
+    mode = state.selectbox("Answer mode", ["logprob", "text"], key="run_mode", container=c[1],
+                           help="logprob: the option letter with the highest probability; text: a parsed free reply.")
+    samples = state.number_input("Samples per item", 1, 10, 1, key="run_samples", container=c[2])
     if not contexts:
         st.warning("Pick at least one context.")
         return None
-    return lambda spec: build_values_plan(spec, contexts=contexts, instrument=instrument, limit_personas=int(personas),
-                             limit_items=int(items) or None, messages=int(messages), answer_mode=mode, samples=int(samples))
+    return lambda spec: build_values_plan(spec, population=population, contexts=contexts, instrument=instrument or "pvq",
+                                          persona_ids=ids or None, limit_personas=None if ids else int(personas),
+                                          limit_items=int(items) or None, messages=int(messages), answer_mode=mode,
+                                          samples=int(samples))
 
 
 def _mbti_plan() -> Callable[[ModelSpec], Any] | None:

@@ -118,3 +118,21 @@ def expand_paths(paths: Sequence[str | Path], pattern: str, *, what: str,
     for f in files:
         unique.setdefault(f.resolve(), f)
     return list(unique.values())
+
+
+def read_csv_rows(path: Path, required: Sequence[str]) -> list[dict[str, str]]:
+    """The rows of a CSV file with a header, as dicts of stripped strings (column names lower-cased); a missing
+    required column or an empty file is an InputError naming the file."""
+    import csv
+    import io
+
+    text = read_text(path)
+    reader = csv.DictReader(io.StringIO(text))
+    columns = [c.strip().lower() for c in reader.fieldnames or []]
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise InputError(f"{path}: CSV without column(s) {', '.join(missing)} (header: {', '.join(columns) or 'none'})")
+    rows = [{k.strip().lower(): (v or "").strip() for k, v in row.items() if k is not None} for row in reader]
+    if not rows:
+        raise InputError(f"{path}: CSV has a header but no rows")
+    return rows

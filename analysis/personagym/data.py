@@ -25,7 +25,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from analysis.errors import InputError
-from analysis.importers.files import decode, load_json, parse_json, read_bytes, read_text
+from analysis.importers.files import decode, load_json, parse_json, read_bytes, read_csv_rows, read_text
 from analysis.personagym import SCORES, TASKS, canonical_task
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -153,6 +153,16 @@ def _personas_from_doc(doc: Any, path: Path) -> list[Persona]:
     return out
 
 
+def _personas_from_csv(path: Path) -> list[Persona]:
+    """A CSV with a description column (an id column optional); every bad row is named, and any refuses the file."""
+    rows = read_csv_rows(path, ("description",))
+    errors = [f"row {i + 2}: field 'description' is empty" for i, row in enumerate(rows) if not row["description"]]
+    if errors:
+        raise InputError(f"{path}: {'; '.join(errors)}")
+    return [Persona(id=row.get("id") or persona_key(row["description"]), description=" ".join(row["description"].split()))
+            for row in rows]
+
+
 def _personas_from_path(path: Path) -> list[Persona]:
     if path.is_dir():
         files = question_files(path)
@@ -162,6 +172,8 @@ def _personas_from_path(path: Path) -> list[Persona]:
         raise InputError(f"{path}: file not found")
     elif path.suffix.lower() == ".txt":
         return [Persona(id=persona_key(line), description=line) for line in _read_lines(path)]
+    elif path.suffix.lower() == ".csv":
+        return _personas_from_csv(path)
     else:
         doc = _read_json(path)
         if not isinstance(doc, dict) or "personas" in doc:

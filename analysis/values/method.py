@@ -24,6 +24,7 @@ def build_values_plan(
     contexts: list[str] | None = None,
     instrument: str | Path = "pvq",
     limit_personas: int | None = None,
+    persona_ids: list[int] | None = None,
     limit_items: int | None = None,
     messages: int = 3,
     answer_mode: AnswerMode = "logprob",
@@ -32,8 +33,14 @@ def build_values_plan(
     prefix_reuse: bool = False,
     params: dict[str, Any] | None = None,
 ) -> ValuesPlan:
-    """Resolve every source now, so the stored plan is self-contained."""
+    """Resolve every source now, so the stored plan is self-contained. ``persona_ids`` picks personas of the
+    population by id (in population order), before ``limit_personas``."""
     personas = load_population(population)
+    if persona_ids is not None:
+        unknown = sorted(set(persona_ids) - {p.id for p in personas})
+        if unknown:
+            raise InputError(f"persona ids {unknown} are not in population {population}")
+        personas = [p for p in personas if p.id in set(persona_ids)]
     if limit_personas is not None:
         if limit_personas < 1:
             raise InputError("--limit-personas must be >= 1")

@@ -2,7 +2,9 @@
 
 ``default`` is the project-authored population in ``data/values/personas.json``; any file in the
 same format (the reference ``personas/<population>/personas.json``) or a folder holding one can be
-given instead, locally or as ``hf://datasets/<owner>/<name>/<path>``.
+given instead, locally or as ``hf://datasets/<owner>/<name>/<path>``; or a CSV with the columns
+name, description, gender. Every row is checked: ``read_population`` returns the personas and one
+error line per bad row, and a file with any bad row is refused as a whole.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ValidationError, field_validator
 
 from analysis.errors import InputError
-from analysis.importers.files import load_json
+from analysis.importers.files import load_json, read_csv_rows
 from analysis.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
 
 BUNDLED = {"default": DATA_DIR / "values/personas.json"}
@@ -49,16 +51,31 @@ def load_population(source: str | Path) -> list[Persona]:
     return parse_personas(path)
 
 
-def parse_personas(path: Path) -> list[Persona]:
-    raw = load_json(path)
-    if not isinstance(raw, list) or not raw:
-        raise InputError(f"population {path}: expected a non-empty list of {{name, description, gender}}")
-    personas = []
-    for i, entry in enumerate(raw):
+def read_population(path: Path) -> tuple[list[Persona], list[str]]:
+    """(valid personas, one error per bad entry) of a personas.json list or a name/description/gender CSV.
+    JSON entries are counted from 0 ("persona 3"), CSV rows as a spreadsheet shows them (header = row 1)."""
+    if path.suffix.lower() == ".csv":
+        entries = read_csv_rows(path, ("name", "description", "gender"))
+        where = [f"row {i + 2}" for i in range(len(entries))]
+    else:
+        entries = load_json(path)
+        if not isinstance(entries, list) or not entries:
+            raise InputError(f"population {path}: expected a non-empty list of {{name, description, gender}}")
+        where = [f"persona {i}" for i in range(len(entries))]
+    personas, errors = [], []
+    for i, entry in enumerate(entries):
         try:
             personas.append(Persona(id=i, **entry))
         except (ValidationError, TypeError) as exc:
             reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
             field = ".".join(map(str, exc.errors()[0]["loc"])) if isinstance(exc, ValidationError) else "entry"
-            raise InputError(f"population {path}: persona {i} field '{field}': {reason}") from None
+            errors.append(f"{where[i]} field '{field}': {reason}")
+    return personas, errors
+
+
+def parse_personas(path: Path) -> list[Persona]:
+    personas, errors = read_population(path)
+    if errors:
+        more = f" (and {len(errors) - 1} more bad entries)" if len(errors) > 1 else ""
+        raise InputError(f"population {path}: {errors[0]}{more}")
     return personas

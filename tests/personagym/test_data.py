@@ -115,3 +115,18 @@ def test_environment_files(tmp_path: Path) -> None:
         load_environments(tmp_path / "e.json")
     if ANCHORS.exists():
         assert len(load_environments(ANCHORS / "environments.json")) == 150
+
+
+def test_csv_personas_name_every_empty_row(tmp_path):
+    """A CSV with a description column (id optional): every row without a description is named; otherwise one persona
+    per row, ids from the id column or the description's key."""
+    from analysis.personagym.data import load_personas, persona_key
+
+    good = tmp_path / "good.csv"
+    good.write_text("id,description\nx1,A chef in Lyon.\n,A   sailor.\n", encoding="utf-8")
+    assert [(p.id, p.description) for p in load_personas(good)] == [("x1", "A chef in Lyon."),
+                                                                    (persona_key("A sailor."), "A sailor.")]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("description\nA chef.\n\"\"\nA pilot.\n   \n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"row 3: field 'description' is empty; row 5: field 'description' is empty"):
+        load_personas(bad)

@@ -14,7 +14,7 @@ import pytest
 
 from analysis.errors import InputError
 from analysis.values.contexts import load_context
-from analysis.values.populations import load_population
+from analysis.values.populations import load_population, parse_personas
 
 ANCHORS = Path(__file__).resolve().parents[2].parent / "shared/anchors/stick_to_your_role"
 needs_anchors = pytest.mark.skipif(not ANCHORS.is_dir(), reason=f"reference data not found at {ANCHORS}")
@@ -160,3 +160,32 @@ def test_unknown_context_label() -> None:
     """An unknown label -> InputError listing the available ones."""
     with pytest.raises(InputError, match=r"context 'chekers': unknown; use one of \['no_conv'.*'chess'"):
         load_context("chekers", 3)
+
+
+def test_csv_population_names_every_bad_row(tmp_path):
+    """A name/description/gender CSV: valid rows become personas (F/M/female normalised); every bad row is named as a
+    spreadsheet numbers it (header = row 1), and parse_personas refuses the file with the first and a count."""
+    from analysis.values.populations import read_population
+
+    path = tmp_path / "people.csv"
+    path.write_text("Name,Description,Gender\nAda,Bakes.,F\nBo,Farms.,x\nCy,Nurse.,female\nDi,Pilot.,\n", encoding="utf-8")
+    personas, errors = read_population(path)
+    assert [(p.id, p.name, p.gender) for p in personas] == [(0, "Ada", "female"), (2, "Cy", "female")]
+    assert errors == ["row 3 field 'gender': Value error, gender 'x' is not F/M",
+                      "row 5 field 'gender': Value error, gender '' is not F/M"]
+    with pytest.raises(InputError, match=r"row 3 field 'gender'.*\(and 1 more bad entries\)"):
+        parse_personas(path)
+    (tmp_path / "no-gender.csv").write_text("name,description\nAda,Bakes.\n", encoding="utf-8")
+    with pytest.raises(InputError, match="CSV without column"):
+        read_population(tmp_path / "no-gender.csv")
+
+
+def test_plan_from_chosen_persona_ids():
+    from analysis.llm.specs import parse_model_spec
+    from analysis.values.method import build_values_plan
+
+    spec = parse_model_spec("embedded")
+    plan = build_values_plan(spec, persona_ids=[5, 1, 3], limit_items=2)
+    assert [p.id for p in plan.personas] == [1, 3, 5]  # population order
+    with pytest.raises(InputError, match=r"persona ids \[999\] are not in population default"):
+        build_values_plan(spec, persona_ids=[1, 999])

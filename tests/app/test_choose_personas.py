@@ -1,0 +1,102 @@
+"""AppTest: personas chosen, not counted — ticked ids in the URL, a persona file uploaded (refused as a whole with
+every bad row named, nothing stored) or given by path, search and filters over the population."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from analysis.runs.store import Store
+from app.choose import filter_population
+
+GOOD_CSV = b"name,description,gender\nAda,A retired engineer who bakes bread.,F\nBo,A young farmer.,M\nCy,A nurse.,female\n"
+BAD_CSV = b"name,description,gender\nAda,A retired engineer.,F\nBo,A young farmer.,x\nCy,A nurse.,M\nDi,,\n"
+
+
+def _calls(at) -> int:
+    return int({m.label: m.value for m in at.metric}["LLM calls"].replace(",", ""))
+
+
+def _uploads(tmp_path):
+    folder = tmp_path / "uploads"
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_ticked_personas_from_the_url_make_the_plan(app_on_fixture):
+    """?run_pop_ids=0,3,5: those three personas (10 items each), the first-N input disabled, the ids kept in the URL."""
+    at = app_on_fixture("run", run_pop_ids="0,3,5")
+    assert not at.exception
+    assert _calls(at) == 3 * 10
+    assert at.number_input(key="run_personas").disabled
+    assert at.query_params["run_pop_ids"] in ("0,3,5", ["0,3,5"])
+    at.button(key="run_pop_none").click().run()
+    assert _calls(at) == 2 * 10 and not at.number_input(key="run_personas").disabled  # back to the first N
+
+
+def test_the_form_is_restored_from_the_url(app_on_fixture):
+    at = app_on_fixture("run", method="values", run_personas="4", run_items="5", run_contexts=["no_conv", "topics_a"],
+                        run_mode="text", run_instrument="pvq")
+    assert not at.exception
+    assert at.number_input(key="run_personas").value == 4 and at.selectbox(key="run_mode").value == "text"
+    assert at.multiselect(key="run_contexts").value == ["no_conv", "topics_a"]
+    shows = next(m.value for m in at.markdown if m.value.startswith("**This run can show**"))
+    assert shows.startswith("**This run can show** (4 personas × 2 contexts)")
+
+
+def test_a_csv_upload_with_bad_rows_is_refused_whole(app_on_fixture, tmp_path):
+    """Two bad rows (a gender 'x', an empty description and gender): one error naming both rows, no file kept, no plan,
+    no run in the store."""
+    at = app_on_fixture("run", run_pop_src="upload")
+    at.file_uploader(key="run_pop_upload").set_value(("people.csv", BAD_CSV, "text/csv")).run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1, errors
+    assert errors[0].startswith("people.csv: 2 bad rows; nothing was stored or run")
+    assert "row 3 field 'gender'" in errors[0] and "row 5 field" in errors[0] and "row 2" not in errors[0]
+    assert _uploads(tmp_path) == []
+    assert "LLM calls" not in {m.label for m in at.metric} and "run_start" not in [b.key for b in at.button]
+    with Store(tmp_path / "user.db") as store:
+        assert store.runs().empty
+
+
+def test_a_valid_upload_is_kept_and_its_personas_asked(app_on_fixture, tmp_path):
+    at = app_on_fixture("run", run_pop_src="upload")
+    at.file_uploader(key="run_pop_upload").set_value(("people.csv", GOOD_CSV, "text/csv")).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    kept = _uploads(tmp_path)
+    assert len(kept) == 1 and kept[0].startswith("personas-") and kept[0].endswith(".csv")
+    assert at.query_params["run_pop_file"] in (kept[0], [kept[0]])
+    at.number_input(key="run_personas").set_value(3).run()
+    assert _calls(at) == 3 * 10
+    at.button(key="run_start").click().run()  # the embedded model: only the stored plan is checked here
+    run_id = at.session_state["run_job"]
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        plan = json.loads(store.frame("SELECT plan FROM runs WHERE run_id = ?", [run_id])["plan"].iloc[0])
+    assert [p["name"] for p in plan["personas"]] == ["Ada", "Bo", "Cy"]
+    assert [p["gender"] for p in plan["personas"]] == ["female", "male", "female"]
+    from app.jobs import registry
+
+    registry().get(run_id).cancel.set()
+
+
+def test_a_bad_path_gets_one_clear_line(app_on_fixture, tmp_path):
+    bad = tmp_path / "people.csv"
+    bad.write_bytes(BAD_CSV)
+    at = app_on_fixture("run", run_pop_src="path", run_pop_path=str(bad))
+    assert [e.value.split(":")[0] for e in at.error] == [str(bad)]
+    at = app_on_fixture("run", run_pop_src="path", run_pop_path=str(tmp_path / "missing.json"))
+    assert any("file not found" in e.value for e in at.error) and not at.exception
+    at = app_on_fixture("run", run_instrument=str(tmp_path / "no-such-instrument"))
+    assert len(at.error) == 1 and not at.exception, ([e.value for e in at.error], [m.value for m in at.markdown][:8])
+
+
+def test_search_and_filters():
+    population = pd.DataFrame({"id": ["0", "1", "2", "3"], "name": ["Ada", "Bo", "Cy", "Di"],
+                               "description": ["Bakes bread", "Farms", "Nurse who bakes", "Pilot"],
+                               "gender": ["female", "male", "female", "female"]})
+    pick = lambda q, g: list(filter_population(population, q, ("name", "description"), {"gender": g})["id"])  # noqa: E731
+    assert pick("bake", []) == ["0", "2"]
+    assert pick("BAKE", ["male"]) == []
+    assert pick("", ["female"]) == ["0", "2", "3"]
+    assert pick("  ", []) == ["0", "1", "2", "3"]
