@@ -84,9 +84,13 @@ def segmented(label: str, options: Sequence[str], *, key: str, default: str | No
 
 def multiselect(label: str, options: Sequence[Any], *, key: str, default: Sequence[Any] | None = None,
                 container: Any = None, format_func: Callable[[Any], str] = str, help: str | None = None,
-                max_selections: int | None = None) -> list[Any]:
-    """A multiselect bound to ``key`` (repeated query parameter)."""
+                max_selections: int | None = None, accept_new_options: bool = False) -> list[Any]:
+    """A multiselect bound to ``key`` (repeated query parameter); with ``accept_new_options`` typed text options
+    (strings) are kept, in the URL too."""
     options = list(options)
+    if accept_new_options:
+        extra = [*(st.session_state.get(key) or []), *st.query_params.get_all(key)]
+        options += [x for x in dict.fromkeys(extra) if isinstance(x, str) and x.strip() and x not in options]
     by_text = {str(o): o for o in options}
     default = [d for d in (options if default is None else default) if d in options]
 
@@ -96,7 +100,7 @@ def multiselect(label: str, options: Sequence[Any], *, key: str, default: Sequen
 
     _prepare(key, lambda v: isinstance(v, list) and all(x in options for x in v), parse, default)
     value = (container or st).multiselect(label, options, key=key, format_func=format_func, help=help,
-                                          max_selections=max_selections)
+                                          max_selections=max_selections, accept_new_options=accept_new_options)
     _publish(key, value, lambda v: [str(x) for x in v])
     return value
 

@@ -164,8 +164,8 @@ def _spec_picker(suffix: str = "", label: str = "Model") -> ModelSpec | None:
                              format_func=lambda o: labels.get(o, f"{o} (models.toml)"))
     text = choice
     if choice == "other":
-        text = st.text_input(f"{label} spec", key=f"run_spec{suffix}",
-                             placeholder="openai:gpt-4o-mini · hf:<model> · <model>@http://host:port/v1")
+        text = state.text_input(f"{label} spec", key=f"run_spec{suffix}",
+                                placeholder="openai:gpt-4o-mini · hf:<model> · <model>@http://host:port/v1")
         if not text:
             return None
     try:
@@ -259,15 +259,15 @@ def _mbti_plan() -> Callable[[ModelSpec], Any] | None:
     from analysis.mbti.method import build_mbti_plan
     from analysis.mbti.subjects import DEFAULT_SUBJECTS
 
-    subjects = st.multiselect("Subjects", [*DEFAULT_SUBJECTS, "Doctors", "Teachers", "Engineers"], default=["People"],
-                              key="run_subjects", accept_new_options=True, help="Plural groups; type to add your own.")
+    subjects = state.multiselect("Subjects", [*DEFAULT_SUBJECTS, "Doctors", "Teachers", "Engineers"], default=["People"],
+                                 key="run_subjects", accept_new_options=True, help="Plural groups; type to add your own.")
     c = st.columns(4)
-    testings = c[0].number_input("Testings", 1, 30, 2, key="run_testings",
-                                 help="Independent testings per subject (15 in the paper).")
-    statements = c[1].number_input("Statements (0 = all 60)", 0, 60, 10, key="run_statements")
-    order = c[2].selectbox("Option order", ["permuted", "fixed", "both"], key="run_order",
-                           help="'both' gives the robustness score.")
-    mode = c[3].selectbox("Answer mode", ["text", "logprob"], key="run_mbti_mode")
+    testings = state.number_input("Testings", 1, 30, 2, key="run_testings", container=c[0],
+                                  help="Independent testings per subject (15 in the paper).")
+    statements = state.number_input("Statements (0 = all 60)", 0, 60, 10, key="run_statements", container=c[1])
+    order = state.selectbox("Option order", ["permuted", "fixed", "both"], key="run_order", container=c[2],
+                            help="'both' gives the robustness score.")
+    mode = state.selectbox("Answer mode", ["text", "logprob"], key="run_mbti_mode", container=c[3])
     if not subjects:
         st.warning("Pick at least one subject.")
         return None
@@ -275,64 +275,128 @@ def _mbti_plan() -> Callable[[ModelSpec], Any] | None:
                            limit_statements=int(statements) or None, answer_mode=mode)
 
 
+def _keep_personas(plan: dict, ids: list[str]) -> dict:
+    """A plan dict reduced to the ticked personas (all when none is ticked)."""
+    if not ids:
+        return plan
+    wanted = set(ids)
+    return plan | {"personas": [p for p in plan["personas"] if str(p["id"]) in wanted]}
+
+
+def _first(plan: dict, n: int) -> dict:
+    return plan | {"personas": plan["personas"][:n]}
+
+
+def _built(builder: Callable[[ModelSpec], dict], ids: list[str]) -> Callable[[ModelSpec], dict]:
+    return lambda spec: _keep_personas(builder(spec), ids)
+
+
+TRUST_FILTERS = ("sex", "age", "political_views", "religion")
+
+
 def _trust_plan() -> Callable[[ModelSpec], dict] | None:
-    """The trust-game options of ``run trust`` (the same plan builder as the command line)."""
+    """The trust-game options of ``run trust`` (the same plan builder as the command line), on ticked personas."""
     from argparse import Namespace
 
     from analysis.trust import CONDITIONINGS, STRATEGIES
     from analysis.trust.cli import plan_from_args
+    from analysis.trust.genagents import load_genagents
+    from analysis.trust.personas import generate_bank, select
 
-    c = st.columns(3)
-    level = c[0].selectbox("Level", ["population", "individual"], key="run_trust_level",
-                           help="population: beliefs per attribute and one game per persona; individual: forecasts and "
-                                "multi-round play against Trustee archetypes")
-    personas = c[1].number_input("Personas", 1, 250, 4, key="run_trust_personas", help="The first N of the test split.")
-    endowment = c[2].number_input("Endowment ($)", 1, 1000, 10, key="run_trust_endowment", help="10 in the paper; 44, 100 ablation")
-    bank = st.text_input("Persona bank", "250", key="run_trust_bank",
-                         help="N: a generated bank of N personas (offline); or the path of a GenAgents .jsonl file")
+    source = choose.persona_source(
+        "run_trust_pop", types=[".jsonl", ".json"], check=lambda path: (load_genagents(path), [])[1],
+        bundled_label="Generated bank (offline)", path_help="A GenAgents agent bank: a .jsonl file with one agent per line.")
+    if source is None:
+        return None
+    c = st.columns(4)
+    level = state.selectbox("Level", ["population", "individual"], key="run_trust_level", container=c[0],
+                            help="population: beliefs per attribute and one game per persona; individual: forecasts and "
+                                 "multi-round play against Trustee archetypes")
+    bank_size = state.number_input("Generated bank size", 10, 5000, 250, key="run_trust_bank", container=c[1],
+                                   disabled=source != "bundled", help="Personas generated offline (test split: 20 %)")
+    personas = state.number_input("Personas", 1, 1000, 4, key="run_trust_personas", container=c[2],
+                                  help="The first N of the test split (ticked personas replace this).")
+    endowment = state.number_input("Endowment ($)", 1, 1000, 10, key="run_trust_endowment", container=c[3],
+                                   help="10 in the paper; 44, 100 ablation")
+    bank_arg = str(bank_size) if source == "bundled" else source
+    try:
+        bank = select(generate_bank(bank_size) if source == "bundled" else load_genagents(source), "test")
+    except RoleScopeError as exc:
+        st.error(str(exc))
+        return None
+    frame = pd.DataFrame([{"id": p.id, "description": p.description, **p.attributes} for p in bank])
+    with st.expander(f"Browse and tick personas ({len(bank)} in the test split)"):
+        ids = choose.persona_picker(frame, key="run_trust_pop", search=("description",),
+                                    filters=tuple(f for f in TRUST_FILTERS if f in frame),
+                                    columns=tuple(c for c in (*TRUST_FILTERS, "description") if c in frame))
     if level == "population":
         c = st.columns(2)
-        strategies = c[0].multiselect("Belief elicitation", list(STRATEGIES), default=list(STRATEGIES), key="run_trust_strategies")
-        conditioning = c[1].selectbox("Conditioning", list(CONDITIONINGS), key="run_trust_conditioning",
-                                      help="the role prompt carries no beliefs, the model's own, or perturbed priors")
+        strategies = state.multiselect("Belief elicitation", list(STRATEGIES), default=list(STRATEGIES),
+                                       key="run_trust_strategies", container=c[0])
+        conditioning = state.selectbox("Conditioning", list(CONDITIONINGS), key="run_trust_conditioning", container=c[1],
+                                       help="the role prompt carries no beliefs, the model's own, or perturbed priors")
         rounds, archetypes = 6, [1, 3, 5]
     else:
         c = st.columns(2)
-        rounds = c[0].number_input("Rounds", 1, 20, 6, key="run_trust_rounds")
-        archetypes = c[1].multiselect("Trustee archetypes k (returns min(k, 3·sent))", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
-                                      default=[1, 3, 5], key="run_trust_archetypes")
+        rounds = state.number_input("Rounds", 1, 20, 6, key="run_trust_rounds", container=c[0])
+        archetypes = state.multiselect("Trustee archetypes k (returns min(k, 3·sent))", list(range(1, 11)),
+                                       default=[1, 3, 5], key="run_trust_archetypes", container=c[1])
         strategies, conditioning = list(STRATEGIES), "none"
     if not strategies or not archetypes:
         st.warning("Pick at least one strategy / archetype.")
         return None
     args = Namespace(level=level, strategies=strategies, conditioning=conditioning, condition_on="Ctx+Tr",
                      rounds=int(rounds), archetypes=[int(a) for a in archetypes], endowment=int(endowment),
-                     personas=bank.strip() or "250", split="test", limit_personas=int(personas), attributes=None, seed=0,
-                     temperature=None, max_tokens=None, play_knows_archetype=False, prefix_reuse=False)
-    return partial(plan_from_args, args)
+                     personas=bank_arg, split="test", limit_personas=None if ids else int(personas), attributes=None,
+                     seed=0, temperature=None, max_tokens=None, play_knows_archetype=False, prefix_reuse=False)
+    return _built(partial(plan_from_args, args), ids)
 
 
 def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
-    """The PersonaGym options of ``run personagym`` (the same plan builder as the command line)."""
+    """The PersonaGym options of ``run personagym`` (the same plan builder as the command line), on ticked personas."""
     from argparse import Namespace
 
     from analysis.personagym.cli import plan_from_args
+    from analysis.personagym.data import load_personas
 
+    source = choose.persona_source(
+        "run_pg_pop", types=[".json", ".txt", ".csv"], check=lambda path: (load_personas(path), [])[1],
+        bundled_label="Bundled personas", path_help="A personas file (.json list of strings or {id, description}, "
+        ".txt one per line, .csv with a description column) or a folder of PersonaGym question files.")
+    if source is None:
+        return None
+    try:
+        population = load_personas("all" if source == "bundled" else source)
+    except RoleScopeError as exc:
+        st.error(str(exc))
+        return None
+    frame = pd.DataFrame([{"id": p.id, "description": p.description} for p in population])
+    with st.expander(f"Browse and tick personas ({len(population)})"):
+        ids = choose.persona_picker(frame, key="run_pg_pop", search=("description",), filters=(), columns=("description",))
     c = st.columns(3)
-    personas = c[0].text_input("Personas", "1", key="run_pg_personas",
-                               help="N (a seeded sample of the bundled personas), all, or a personas file")
-    per_task = c[1].number_input("Questions per task", 1, 10, 1, key="run_pg_questions", help="10 in the paper")
-    environments = c[2].number_input("Environments per persona", 1, 10, 3, key="run_pg_envs")
+    personas = state.number_input("Personas", 1, len(population), 1, key="run_pg_personas", container=c[0],
+                                  disabled=bool(ids), help="A seeded sample of N (ticked personas replace this)")
+    per_task = state.number_input("Questions per task", 1, 10, 1, key="run_pg_questions", container=c[1],
+                                  help="10 in the paper")
+    environments = state.number_input("Environments per persona", 1, 10, 3, key="run_pg_envs", container=c[2])
     c = st.columns(2)
-    evaluators = c[0].text_input("Evaluators (comma list of model specs)", "", key="run_pg_evaluators",
-                                 help="Empty: the agent grades itself (self-graded, said on the page). Two or more give "
-                                      "judge agreement.")
-    generator = c[1].text_input("Question generator", "", key="run_pg_generator", help="Empty: the first evaluator")
-    args = Namespace(personas=personas.strip() or "1", questions=None, questions_per_task=int(per_task),
+    evaluators = state.text_input("Evaluators (comma list of model specs)", key="run_pg_evaluators", container=c[0],
+                                  help="Empty: the agent grades itself (self-graded, said on the page). Two or more give "
+                                       "judge agreement.")
+    generator = state.text_input("Question generator", key="run_pg_generator", container=c[1],
+                                 help="Empty: the first evaluator")
+    if source == "bundled":  # ticked ones out of all, else a seeded sample of N
+        chosen = "all" if ids else str(personas)
+    else:
+        chosen = source
+    args = Namespace(personas=chosen, questions=None, questions_per_task=int(per_task),
                      evaluators=[e.strip() for e in evaluators.split(",") if e.strip()], generator=generator.strip() or None,
                      environments_per_persona=int(environments), environments="default", max_retries=3,
                      grade_without_examples=False, seed=0, temperature=None, max_tokens=400)
-    return partial(plan_from_args, args)
+    builder = partial(plan_from_args, args)
+    if not ids and source != "bundled":  # a file: its first N
+        return lambda spec: _first(builder(spec), int(personas))
+    return _built(builder, ids)
 
 
 def _what_it_will_show(method: str, plan: dict) -> None:
@@ -430,9 +494,9 @@ if sides:
     except RoleScopeError as exc:
         st.error(str(exc))
         plans = []
-concurrency = st.number_input("Concurrent requests", 1, 256, 2 if spec is not None and spec.backend == "embedded" else 8,
-                              key="run_concurrency", help="Requests in flight at once, per model (the embedded model "
-                              "serves one at a time).")
+concurrency = state.number_input("Concurrent requests", 1, 256, 2 if spec is not None and spec.backend == "embedded" else 8,
+                                 key="run_concurrency", help="Requests in flight at once, per model (the embedded model "
+                                 "serves one at a time).")
 
 if plans:
     dumps = [p if isinstance(p, dict) else p.model_dump() for _, p in plans]

@@ -100,3 +100,42 @@ def test_search_and_filters():
     assert pick("BAKE", ["male"]) == []
     assert pick("", ["female"]) == ["0", "2", "3"]
     assert pick("  ", []) == ["0", "1", "2", "3"]
+
+
+def _started_plan(at, tmp_path) -> dict:
+    """Start the planned run (its worker is cancelled at once: only the stored plan is read)."""
+    from app.jobs import registry
+
+    at.button(key="run_start").click().run()
+    run_id = at.session_state["run_job"]
+    registry().get(run_id).cancel.set()
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        return json.loads(store.frame("SELECT plan FROM runs WHERE run_id = ?", [run_id])["plan"].iloc[0])
+
+
+def test_trust_and_personagym_plans_hold_the_ticked_personas(app_on_fixture, tmp_path):
+    from analysis.personagym.data import load_personas
+    from analysis.trust.personas import generate_bank, select
+
+    trust_ids = [p.id for p in select(generate_bank(250), "test")][2:5]
+    at = app_on_fixture("run", method="trust", run_trust_pop_ids=",".join(trust_ids), run_trust_strategies="Ctx+Tr")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert [p["id"] for p in _started_plan(at, tmp_path)["personas"]] == trust_ids
+
+    pg_ids = [p.id for p in load_personas("all")][3:5]
+    at = app_on_fixture("run", method="personagym", run_pg_pop_ids=",".join(pg_ids))
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.number_input(key="run_pg_personas").disabled
+    assert [p["id"] for p in _started_plan(at, tmp_path)["personas"]] == pg_ids
+
+
+def test_the_mbti_form_and_the_model_are_restored_from_the_url(app_on_fixture):
+    at = app_on_fixture("run", method="mbti", run_subjects=["Men", "Women", "Nurses"], run_testings="3",
+                        run_statements="4", run_order="both", run_model="other", run_spec="m@http://127.0.0.1:9/v1",
+                        run_concurrency="3")
+    assert not at.exception
+    assert at.multiselect(key="run_subjects").value == ["Men", "Women", "Nurses"]  # a typed subject too
+    assert (at.number_input(key="run_testings").value, at.selectbox(key="run_order").value) == (3, "both")
+    assert at.text_input(key="run_spec").value == "m@http://127.0.0.1:9/v1"
+    assert at.number_input(key="run_concurrency").value == 3
+    assert {m.label: m.value for m in at.metric}["LLM calls"] == str(3 * 2 * 3 * 4)  # subjects × orders × testings × items
