@@ -416,6 +416,24 @@ def _what_it_will_show(method: str, plan: dict) -> None:
                  ("fairness", {"men", "women"} <= subjects or {"boys", "girls"} <= subjects, "needs Men and Women (or Boys and Girls)")]
         none = not any(ok for _, ok, _ in lines)
         head = f"{len(subjects)} subject(s) × {plan.get('testings')} testing(s)"
+    elif method == "trust":
+        n = len(plan.get("personas") or [])
+        if plan.get("level") == "population":
+            lines = [("belief–behaviour Spearman ρ per attribute", n >= 2,
+                      "needs ≥ 2 personas (levels nobody plays are left out)"),
+                     ("split-half reliability of behaviour", n >= 4, "needs ≥ 4 personas with a valid transfer")]
+        else:
+            rounds = int(plan.get("rounds") or 1)
+            lines = [("forecast error per archetype", n >= 1, "needs a persona"),
+                     ("forecasts vs actions over rounds", rounds >= 2, "needs ≥ 2 rounds")]
+        none = n < 1
+        head = f"{n} persona{'s' * (n != 1)}, {plan.get('level')} level"
+    elif method == "personagym":
+        n, judges = len(plan.get("personas") or []), len(plan.get("evaluators") or [])
+        lines = [("task scores and PersonaScore", n >= 1, "needs a persona"),
+                 ("an independent judge", judges >= 1, "none given: the agent grades itself (said as self-graded)"),
+                 ("judge agreement (ICC)", judges >= 2, "needs ≥ 2 evaluators")]
+        head = f"{n} persona{'s' * (n != 1)} × {plan.get('questions_per_task')} question(s) per task"
     else:
         return
     st.markdown(f"**This run can show** ({head}): " + "; ".join(
@@ -426,6 +444,8 @@ def _what_it_will_show(method: str, plan: dict) -> None:
 
 
 METHODS = {"values": "Values (Stick to Your Role!)", "mbti": "MBTI", "trust": "Trust game", "personagym": "PersonaGym"}
+
+
 def _connection_check(spec: ModelSpec, api_key: str | None, enabled: bool, suffix: str = "") -> None:
     if st.button("Test connection", icon=":material/network_check:", disabled=not enabled, key=f"run_check{suffix}",
                  help="One tiny request (1 token) to this model with this key; the exact error when it fails."):

@@ -235,3 +235,14 @@ def test_the_estimate_after_a_first_run_is_measured(app_on_fixture, stub_server)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Time (est.)"] != "—"
     assert any(c.value.startswith(f"Estimate measured on run {run_id} (6 calls at") for c in at.caption)
+
+
+@pytest.mark.parametrize(("method", "query", "expected"), [
+    ("trust", {"run_trust_personas": "3"}, "split-half reliability of behaviour — needs ≥ 4 personas"),
+    ("trust", {"run_trust_level": "individual", "run_trust_rounds": "1"}, "forecasts vs actions over rounds — needs ≥ 2"),
+    ("personagym", {}, "judge agreement (ICC) — needs ≥ 2 evaluators"),
+])
+def test_trust_and_personagym_plans_say_what_they_can_show(app_on_fixture, method, query, expected):
+    at = app_on_fixture("run", method=method, **query)
+    shows = next(m.value for m in at.markdown if m.value.startswith("**This run can show**"))
+    assert expected in shows, shows
