@@ -94,3 +94,13 @@ def test_other_pages_render(demo_server, page, path):
     goto(page, f"{demo_server.url}/{path}")
     assert title(page) == OTHER_PAGES[path]
     assert exceptions(page) == []
+    if path == "run":  # the persona browser of a values run, A/B on two configurations of the embedded model
+        goto(page, f"{demo_server.url}/run?method=values&run_model=smollm2-greedy&run_ab=1&run_model_b=smollm2-t07"
+                   "&run_personas=3&run_items=10&run_contexts=no_conv&run_contexts=topics_a&run_pop_ids=0,4,7")
+        page.get_by_text("Browse and tick personas").click()
+        page.wait_for_selector('[data-testid="stDataFrame"] >> visible=true')
+        assert exceptions(page) == []
+        page.set_viewport_size({"width": 1400, "height": 1800})
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(SHOTS / "run.png"))
+        page.set_viewport_size({"width": 1400, "height": 900})
