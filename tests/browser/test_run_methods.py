@@ -137,7 +137,7 @@ def test_a_b_pair_lands_on_compare(server, page):
     assert _calls_planned(page, " · smollm2-greedy") == _calls_planned(page, " · smollm2-t07") == 6
     page.get_by_role("button", name="Run on A and B").click()
     page.get_by_text("Current runs").wait_for()
-    assert page.locator('[data-testid="stProgress"]').count() == 2
+    page.locator('[data-testid="stProgress"]').nth(1).wait_for()  # one live panel per model (drawn by fragments)
     compare = page.get_by_role("button", name="Compare smollm2-greedy and smollm2-t07")
     compare.wait_for(timeout=900_000)
     assert page.get_by_text(re.compile("^Run completed")).count() == 2
