@@ -287,9 +287,13 @@ class Store:
     def claim_call(self, cache_key: str, owner: str, lease_s: float) -> bool:
         """Take (or renew) the right to send the request ``cache_key`` for ``lease_s`` seconds. False while another
         owner holds an unexpired claim. A claim left by a crashed process expires with its lease, or at once when its
-        owner (``claim_owner``: host, pid, token) was a process of this machine that is gone."""
+        owner (``claim_owner``: host, pid, token) was a process of this machine that is gone. False too when the
+        reply is already stored: another owner may have recorded it (ending its claim) after this caller last looked
+        in the cache, and the caller must read it rather than pay again."""
         now = time.time()
         with self._tx() as c:
+            if c.execute("SELECT 1 FROM calls WHERE cache_key=?", (cache_key,)).fetchone() is not None:
+                return False
             row = c.execute("SELECT owner, expires_at FROM call_claims WHERE cache_key=?", (cache_key,)).fetchone()
             if row is not None and row[0] != owner and row[1] > now and _owner_alive(row[0]):
                 return False

@@ -238,6 +238,17 @@ def test_call_claims_block_others_until_released_recorded_or_expired(tmp_path: P
         assert store.query_one("SELECT owner FROM call_claims WHERE cache_key='k'") == {"owner": "c"}
 
 
+def test_no_claim_once_the_reply_is_stored(tmp_path: Path) -> None:
+    """The race two processes running one plan hit: b looks in the cache (empty), a records the reply (ending its
+    claim), b claims. The claim must be refused, so that b reads the stored reply instead of paying again."""
+    with Store(tmp_path / "s.db") as store:
+        assert store.claim_call("key-r", "a", lease_s=60)
+        _two_runs(store, ("r",))  # a's reply is recorded under key-r; its claim ends
+        assert store.query_one("SELECT COUNT(*) AS n FROM call_claims") == {"n": 0}
+        assert not store.claim_call("key-r", "b", lease_s=60)
+        assert store.cached_reply("key-r").text == "Hello"
+
+
 def test_claim_of_a_dead_local_process_is_taken_over_at_once(tmp_path: Path) -> None:
     """A SIGKILLed run leaves claims behind: resume must not wait for their leases."""
     import subprocess
