@@ -63,11 +63,25 @@ def build_parser() -> argparse.ArgumentParser:
     values.add_argument("--instrument", default="pvq", help="pvq (bundled) | svs | PATH (json or data_pvq/data_svs folder) | hf://datasets/...")
     values.add_argument("--limit-personas", type=int)
     values.add_argument("--limit-items", type=int)
-    values.add_argument("--messages", type=int, default=3, help="conversation length incl. the opening (default 3)")
-    values.add_argument("--answer-mode", choices=["logprob", "text"], default="logprob")
+    values.add_argument("--messages", type=int, default=3,
+                        help="messages generated after the opening: persona, interlocutor, persona... (odd; default 3, "
+                             "the leaderboard's n_msgs); with --structure appended: length incl. the opening")
+    values.add_argument("--answer-mode", choices=["logprob", "text", "cot"], default="logprob",
+                        help="logprob: the letter after '(' by logprobs; text: '(X)' in 10 tokens; cot: reasoning, then "
+                             "'Answer: (X)' in 2000 tokens (the leaderboard's configs)")
     values.add_argument("--samples", type=int, default=1)
     values.add_argument("--seed", type=int, default=0)
-    values.add_argument("--temperature", type=float)
+    values.add_argument("--conversation-temperature", type=float, default=0.7, help="conversation turns (default 0.7)")
+    values.add_argument("--answer-temperature", type=float, default=0.0, help="answers and SVS picks (default 0)")
+    values.add_argument("--conversation-max-tokens", type=int, default=100, help="per conversation turn (default 100)")
+    values.add_argument("--structure", choices=["reference", "appended"], default="reference",
+                        help="appended: RoleScope's earlier protocol (the question glued onto the last interlocutor turn)")
+    values.add_argument("--persona-prompt", choices=["reference", "in-character"], default="reference",
+                        help="reference: 'You are {description}'; in-character: also asks to stay in character")
+    values.add_argument("--no-system-role", action="store_true",
+                        help="for models without a system role: the persona prompt as a user message answered 'OK'")
+    values.add_argument("--svs-order", choices=["sequential", "parallel"], default="sequential",
+                        help="SVS: rate the rest of a list one after another in one history (reference) or independently")
     values.add_argument("--prefix-reuse", action="store_true",
                         help="embedded: reuse the KV cache of the shared prefix (persona + conversation) across items; "
                              "~4-5x fewer prompt tokens, same argmax answers in bench/bench_prefix.py, but logprobs and "
@@ -244,7 +258,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             spec, population=args.population, contexts=args.contexts, instrument=args.instrument,
             limit_personas=args.limit_personas, limit_items=args.limit_items, messages=args.messages,
             answer_mode=args.answer_mode, samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse,
-            params={"temperature": args.temperature} if args.temperature is not None else None,
+            structure=args.structure, persona_prompt=args.persona_prompt, system_role=not args.no_system_role,
+            svs_order=args.svs_order, conversation_temperature=args.conversation_temperature,
+            answer_temperature=args.answer_temperature, conversation_max_tokens=args.conversation_max_tokens,
         )
         plan = plan.model_dump()
     elif args.method == "mbti":

@@ -90,7 +90,6 @@ SIZES: dict[str, dict[str, Any]] = {
 }
 # Reply lengths: a 135M model rambles to any limit, and generated tokens are most of the build's time
 # (~80 tokens/s on this 2-core box). A number or an option comes first when it comes at all.
-VALUES_TOKENS = {"persona_max_tokens": 80, "interlocutor_max_tokens": 40, "text_max_tokens": 12}
 MBTI_TEXT_TOKENS = 24
 TRUST_TOKENS = {"belief": 300, "action": 200, "forecast": 300, "round": 160}
 PG_ANSWER_TOKENS = 160
@@ -101,9 +100,9 @@ def _values_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
 
     plan = build_values_plan(
         config.spec(), contexts=size["values_contexts"], limit_personas=size["values_personas"],
-        limit_items=size["values_items"], messages=3, answer_mode=config.answer_mode, seed=0, prefix_reuse=True,
+        limit_items=size["values_items"], answer_mode=config.answer_mode, seed=0, prefix_reuse=True,
     )
-    return plan.model_copy(update=VALUES_TOKENS).model_dump()
+    return plan.model_dump()
 
 
 def _mbti_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
@@ -147,7 +146,7 @@ def _values_svs_plan(config: DemoConfig, size: dict[str, Any], svs: str | Path) 
 
     plan = build_values_plan(config.spec(), contexts=["no_conv"], instrument=svs, limit_personas=size["values_personas"],
                              limit_items=size["values_items"], answer_mode=config.answer_mode, seed=0, prefix_reuse=True)
-    return plan.model_copy(update=VALUES_TOKENS).model_dump()
+    return plan.model_dump()
 
 
 PLANNERS: dict[str, Callable[[DemoConfig, dict[str, Any]], dict[str, Any]]] = {

@@ -230,8 +230,9 @@ def _values_plan() -> Callable[[ModelSpec], Any] | None:
     personas = state.number_input("Personas", 1, 200, 2, key="run_personas", container=c[0], disabled=bool(ids),
                                   help="The first N of the population (ticked personas replace this).")
     items = state.number_input("Items (0 = all)", 0, 100, 10, key="run_items", container=c[1])
-    messages = state.number_input("Conversation messages", 1, 20, 3, key="run_messages", container=c[2],
-                                  help="Length of the simulated conversation before the questions (no_conv: none).")
+    messages = state.number_input("Conversation messages", 1, 21, 3, key="run_messages", container=c[2],
+                                  help="Messages generated after the opening: persona, interlocutor, persona... (odd, "
+                                       "the persona speaks last; the leaderboard uses 3). no_conv: none.")
     c = st.columns([2, 1])
     contexts = state.multiselect("Contexts", available_contexts(), default=["no_conv"], key="run_contexts", container=c[0],
                                  help="Stability needs at least two.")
@@ -243,8 +244,9 @@ def _values_plan() -> Callable[[ModelSpec], Any] | None:
     instrument = state.text_input("Instrument", key="run_instrument", default="pvq", container=c[0],
                                   help="'pvq' (bundled), a path to a reference data_pvq / data_svs folder, or a hub "
                                        "reference hf://datasets/<owner>/<name>/<folder>.")
-    mode = state.selectbox("Answer mode", ["logprob", "text"], key="run_mode", container=c[1],
-                           help="logprob: the option letter with the highest probability; text: a parsed free reply.")
+    mode = state.selectbox("Answer mode", ["logprob", "text", "cot"], key="run_mode", container=c[1],
+                           help="logprob: the most probable letter after '('; text: '(X)' in 10 tokens; cot: reasoning "
+                                "then 'Answer: (X)' in up to 2000 tokens, as the leaderboard's configurations.")
     samples = state.number_input("Samples per item", 1, 10, 1, key="run_samples", container=c[2])
     if not contexts:
         st.warning("Pick at least one context.")

@@ -5,6 +5,9 @@ Replies depend only on a hash of the request's messages (``messages_hash``):
 - the last message lists lettered options ("A. ...", "B. ..."): the option at ``hash % n``; with
   ``logprobs``/``top_logprobs`` asked, one token (the letter) whose top logprobs hold every option
   letter with distinct values (chosen letter highest) plus two non-letter tokens; else "B. label";
+- options written "(A) ...", as a values question asks "(X)": the reply opens with "(" (its top logprobs
+  also hold bare letters and "I", which must not be read), then the letter; as text "(B)"; asked to
+  think first (the question asks for "Answer: (X)"), a sentence of reasoning then "Answer: (B)";
 - the last message lists numbered values ("1. ...", for SVS picks): "<k>. <text>" with k from the hash;
 - anything else (conversation turns): a short sentence naming the hash.
 
@@ -52,6 +55,7 @@ from typing import Any
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "empty", "echo_auth", "echo_auth_ok", "content_int", "content_null",
                "bad_logprobs", "bad_usage")
 _OPTION_LINE = re.compile(r"^([A-Z])\. (.*)$", re.MULTILINE)
+_PAREN_OPTION_LINE = re.compile(r"^\(([A-Z])\) (.+)$", re.MULTILINE)
 _NUMBERED_LINE = re.compile(r"^(\d{1,2})\. (.*)$", re.MULTILINE)
 
 
@@ -140,7 +144,22 @@ def reply_body(body: dict[str, Any], digest: str, *, empty: bool = False) -> dic
     pick = int(digest, 16)
     options = [(m.group(1), m.group(2)) for m in _OPTION_LINE.finditer(last)]
     logprobs = None
-    if len(options) >= 2 and [o[0] for o in options] == [chr(65 + i) for i in range(len(options))]:
+    paren = [(m.group(1), m.group(2)) for m in _PAREN_OPTION_LINE.finditer(last)]
+    if len(paren) >= 2 and [o[0] for o in paren] == [chr(65 + i) for i in range(len(paren))]:
+        letter, label = paren[pick % len(paren)]
+        if body.get("logprobs") or body.get("top_logprobs"):
+            content = f"({letter}"
+            n = int(body.get("top_logprobs") or 1)
+            first = [_token("(", -0.02), _token("I", -4.5), _token(paren[0][0], -5.0)][:n]
+            others = [o[0] for o in paren if o[0] != letter]
+            second = ([_token(letter, -0.05)] + [_token(o, -1.0 - 0.25 * j) for j, o in enumerate(others)])[:n]
+            logprobs = {"content": [_token("(", -0.02) | {"top_logprobs": first},
+                                    _token(letter, -0.05) | {"top_logprobs": second}]}
+        elif "Answer: (X)" in last:
+            content = f"Weighing it up, '{label}' fits best.\nAnswer: ({letter})"
+        else:
+            content = f"({letter})"
+    elif len(options) >= 2 and [o[0] for o in options] == [chr(65 + i) for i in range(len(options))]:
         k = pick % len(options)
         letter, label = options[k]
         if body.get("logprobs") or body.get("top_logprobs"):

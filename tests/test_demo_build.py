@@ -71,7 +71,9 @@ def test_every_method_and_config_is_complete_and_recorded(two_builds: tuple[Path
     for config in CONFIGS:
         plan = json.loads(runs[f"demo-values-{config.name}"][3])
         assert plan["answer_mode"] == config.answer_mode and plan["prefix_reuse"] is True
-        assert plan["params"] == config.params  # the configuration's generation parameters are in the stored plan
+        # the configuration's generation parameters are in the stored plan; the values protocol sets the temperatures
+        assert plan["params"] == {k: v for k, v in config.params.items() if k != "temperature"}
+        assert (plan["structure"], plan["conversation_temperature"], plan["answer_temperature"]) == ("reference", 0.7, 0.0)
     for table in METHOD_TABLES:
         assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] > 0, f"{table} is empty"
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # the file alone is the store

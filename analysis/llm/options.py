@@ -1,6 +1,6 @@
 """Turning a reply into one of a question's lettered options.
 
-Two modes, recorded with every answer:
+Modes, recorded with every answer:
 
 - ``logprob``: one generated token with its top-k logprobs; keep only tokens that are an option
   letter (after stripping spaces/punctuation: "A", " A", "(A" all count for A; the best variant's
@@ -11,6 +11,9 @@ Two modes, recorded with every answer:
   letters, and so is the first word of a spelled-out label ("A little like me"). A label preceded
   by a negation ("not at all like me") is not that option. Nothing found, two different options
   named, or a negated label -> invalid. Never a random fill-in.
+- ``option_after_paren``: the letter read only after "(" when the reply is asked as "(X)", so that "I" or
+  "A" opening a sentence is never an option (values questionnaires, letters up to I).
+- ``parse_after_marker``: a chain-of-thought reply, read after its single "Answer:" marker.
 """
 
 from __future__ import annotations
@@ -20,6 +23,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 AnswerMode = Literal["logprob", "text"]
+#: A chain-of-thought reply ends with this marker and its answer (reference ``models/vllmmodel.py``).
+ANSWER_MARKER = re.compile(r"\banswer\s*:", re.IGNORECASE)
+#: Characters read after the marker: 10 tokens at ~4 characters each, as the reference crops it.
+AFTER_MARKER_CHARS = 40
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -48,6 +55,47 @@ def option_from_logprobs(top: dict[str, float] | None, n_options: int) -> Parsed
         return ParsedOption(None, f"no option letter among the top {len(top)} tokens")
     letter = max(best, key=lambda k: (best[k], -letters.index(k)))
     return ParsedOption(letters.index(letter), logprob=best[letter])
+
+
+_PAREN_LETTER = re.compile(r"\s*\(\s*([A-Z])\)?\s*")
+_AFTER_PAREN = re.compile(r"\s?([A-Z])\)?")
+
+
+def option_after_paren(positions: list[dict[str, float]] | None, n_options: int) -> ParsedOption:
+    """The option letter read only where it follows an opening parenthesis, the reply being asked as "(X)".
+
+    A bare first token "A" or "I" may open a sentence ("I think...", "A little like me"), so it is never read as a
+    letter. The reply's first token is the argmax of the first position (greedy decoding): when it is "(", the
+    letter is the argmax over letter tokens at the second position; when it is a merged "(A" token, the argmax
+    over the merged "(X" tokens of the first position. Anything else -> invalid, with the token it opened with.
+    """
+    if not positions:
+        return ParsedOption(None, "no logprobs in reply")
+    letters = LETTERS[:n_options]
+    first = positions[0]
+    opened = max(first, key=first.__getitem__)
+    if opened.strip() == "(":
+        if len(positions) < 2:
+            return ParsedOption(None, "reply stopped after '('")
+        scores = _letter_scores(positions[1], _AFTER_PAREN, letters)
+    elif _PAREN_LETTER.fullmatch(opened):
+        scores = _letter_scores(first, _PAREN_LETTER, letters)
+    else:
+        return ParsedOption(None, f"reply opens with {opened!r}, not '(': no letter read")
+    if not scores:
+        return ParsedOption(None, "no option letter after '('")
+    letter = max(scores, key=lambda k: (scores[k], -letters.index(k)))
+    return ParsedOption(letters.index(letter), logprob=scores[letter])
+
+
+def _letter_scores(top: dict[str, float], pattern: re.Pattern[str], letters: str) -> dict[str, float]:
+    """Best logprob per option letter among the tokens ``pattern`` reads as one."""
+    best: dict[str, float] = {}
+    for token, logprob in top.items():
+        m = pattern.fullmatch(token)
+        if m and m.group(1) in letters:
+            best[m.group(1)] = max(logprob, best.get(m.group(1), float("-inf")))
+    return best
 
 
 # Where a reply states a letter, strongest evidence first. Each tier is searched on its own:
@@ -82,6 +130,24 @@ def parse_option_text(text: str, labels: list[str]) -> ParsedOption:
         if found:
             return ParsedOption(None, f"several option letters named ({', '.join(sorted(found))})")
     return _option_from_labels(clean.lower(), labels)
+
+
+def parse_after_marker(text: str, labels: list[str]) -> ParsedOption:
+    """A chain-of-thought reply: the option named in the 40 characters after its single "Answer:" marker.
+
+    Reference ``models/vllmmodel.py:extract_generation_reasoning_and_response``: no marker or several markers ->
+    no answer (the reference then draws a random option; here the answer stays invalid). The text after the marker
+    is read by ``parse_option_text``."""
+    if not text or not text.strip():
+        return ParsedOption(None, "empty reply")
+    markers = list(ANSWER_MARKER.finditer(text))
+    if not markers:
+        return ParsedOption(None, 'no "Answer:" marker')
+    if len(markers) > 1:
+        return ParsedOption(None, f'{len(markers)} "Answer:" markers')
+    after = text[markers[0].end():][:AFTER_MARKER_CHARS]
+    parsed = parse_option_text(after, labels)
+    return parsed if parsed.valid else ParsedOption(None, f"after the marker: {parsed.reason}")
 
 
 def _is_letter(text: str, pos: int, labels: list[str]) -> bool:

@@ -125,23 +125,22 @@ def _values_tokens(plan: Any) -> tuple[float, float]:
 
     inst = plan.instrument
     labels = [o.label for o in inst.options]
+    out_per_item = {"logprob": 2, "text": REPLY_FILL * plan.text_max_tokens,
+                    "cot": REPLY_FILL * plan.cot_max_tokens}[plan.answer_mode]
     tin = tout = 0.0
     for persona in plan.personas:
-        system = len(prompts.persona_system(persona))
+        system = len(prompts.persona_system(persona, plan.persona_prompt))
         for ctx in plan.contexts:
             conv = 0.0
             if ctx.kind != "no_conv":
-                opening = ctx.opening_for(persona.id) or ""
-                conv = len(opening)
-                for t in range(1, plan.messages):
-                    max_tokens = plan.persona_max_tokens if t % 2 == 1 else plan.interlocutor_max_tokens
+                conv = len(ctx.opening_for(persona.id) or "")
+                for t in range(1, plan.turns(ctx) + 1):
                     tin += _tok(system + conv)
-                    reply = REPLY_FILL * max_tokens
+                    reply = REPLY_FILL * plan.max_tokens("persona" if t % 2 == 1 else "interlocutor")
                     tout += reply
                     conv += reply * CHARS_PER_TOKEN
-            out_per_item = 1 if plan.answer_mode == "logprob" else REPLY_FILL * plan.text_max_tokens
             for item in inst.items:
-                q = len(prompts.item_question(inst, item, persona.gender, labels))
+                q = len(prompts.item_question(inst, item, persona.gender, labels, plan.answer_mode))
                 tin += plan.samples * _tok(system + conv + q)
                 tout += plan.samples * out_per_item
     return tin, tout

@@ -14,10 +14,11 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from analysis.errors import InputError
 from analysis.importers.files import parse_json, read_text
+from analysis.values.populations import Persona
 from analysis.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
 
 CONTEXT_DIR = DATA_DIR / "values/contexts"
@@ -29,8 +30,12 @@ class Context(BaseModel):
     kind: Literal["no_conv", "topic", "shared_opening"]
     openings: list[str] = []
     interlocutor: Literal["user", "persona"] = "user"
+    partners: list[Persona] | None = Field(
+        default=None, description="The interlocutor persona of each persona of the plan, in plan order (shared openings); "
+        "None in plans stored before: the next persona of the population.")
 
     def opening_for(self, persona_index: int) -> str | None:
+        """The opening of persona ``persona_index`` (its id: its line in the population file, as in the reference)."""
         if self.kind == "no_conv":
             return None
         if self.kind == "shared_opening":

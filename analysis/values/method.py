@@ -5,16 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from analysis.errors import InputError
-from analysis.llm.options import AnswerMode
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
 from analysis.runs.runner import MethodRunner, register_method
 from analysis.runs.store import Store
-from analysis.values.contexts import load_context
+from analysis.values.contexts import Context, load_context
 from analysis.values.instruments import load_instrument
-from analysis.values.populations import load_population
-from analysis.values.questionnaire import ValuesPlan, ValuesSession
+from analysis.values.populations import Persona, load_population
+from analysis.values.questionnaire import Structure, ValuesAnswerMode, ValuesPlan, ValuesSession, derangement
 
 
 def build_values_plan(
@@ -27,14 +28,30 @@ def build_values_plan(
     persona_ids: list[int] | None = None,
     limit_items: int | None = None,
     messages: int = 3,
-    answer_mode: AnswerMode = "logprob",
+    answer_mode: ValuesAnswerMode = "logprob",
     samples: int = 1,
     seed: int = 0,
     prefix_reuse: bool = False,
     params: dict[str, Any] | None = None,
+    structure: Structure = "reference",
+    persona_prompt: str = "reference",
+    system_role: bool = True,
+    svs_order: str = "sequential",
+    conversation_temperature: float = 0.7,
+    answer_temperature: float = 0.0,
+    conversation_max_tokens: int = 100,
+    interlocutor_files: dict[str, str | Path] | None = None,
+    **lengths: int,
 ) -> ValuesPlan:
     """Resolve every source now, so the stored plan is self-contained. ``persona_ids`` picks personas of the
-    population by id (in population order), before ``limit_personas``."""
+    population by id (in population order), before ``limit_personas``.
+
+    The reference protocol is the default (see ``analysis.values.questionnaire``). A model configuration's
+    ``temperature`` and ``max_tokens`` do not apply: the protocol sets them per call kind
+    (``conversation_temperature``, ``answer_temperature``, ``conversation_max_tokens`` and ``lengths``:
+    ``text_max_tokens``, ``cot_max_tokens``, ``pick_max_tokens``). Shared-opening contexts (chess, grammar) pair
+    every persona with another persona: the one ``interlocutor_files[label]`` gives (a reference
+    ``interlocutors.json``, persona i talks with its entry i), else a seeded random derangement per context."""
     personas = load_population(population)
     if persona_ids is not None:
         unknown = sorted(set(persona_ids) - {p.id for p in personas})
@@ -49,14 +66,53 @@ def build_values_plan(
     labels = contexts or ["no_conv"]
     if len(set(labels)) != len(labels):
         raise InputError(f"--contexts lists a context twice: {labels}")
-    ctxs = [load_context(c, len(personas)) for c in labels]
+    if not personas:
+        raise InputError(f"population {population}: no persona chosen")
+    ctxs = [load_context(c, max(p.id for p in personas) + 1) for c in labels]
+    ctxs = [_with_partners(ctx, personas, seed, (interlocutor_files or {}).get(ctx.label)) for ctx in ctxs]
     if answer_mode == "logprob" and spec.max_top_logprobs < len(inst.options):
         raise InputError(f"model {spec.name} returns at most {spec.max_top_logprobs} top logprobs; use --answer-mode text")
-    return ValuesPlan(
-        population=str(population), personas=personas, instrument=inst, contexts=ctxs, messages=messages,
-        answer_mode=answer_mode, samples=samples, seed=seed, prefix_reuse=prefix_reuse,
-        top_logprobs=min(200, spec.max_top_logprobs), params=spec.params | (params or {}),
-    )
+    if structure == "reference" and messages % 2 == 0:
+        raise InputError(f"--messages {messages}: the reference conversation has an odd number of generated messages "
+                         "(persona, interlocutor, persona...), so that the persona speaks last")
+    merged = spec.params | (params or {})
+    if structure == "reference":  # the protocol sets temperatures and lengths per call kind
+        merged = {k: v for k, v in merged.items() if k not in ("temperature", "max_tokens")}
+    try:
+        return ValuesPlan(
+            population=str(population), personas=personas, instrument=inst, contexts=ctxs, messages=messages,
+            answer_mode=answer_mode, samples=samples, seed=seed, prefix_reuse=prefix_reuse,
+            top_logprobs=min(200, spec.max_top_logprobs), params=merged, structure=structure,
+            persona_prompt=persona_prompt, system_role=system_role, svs_order=svs_order,
+            conversation_temperature=conversation_temperature, answer_temperature=answer_temperature,
+            conversation_max_tokens=conversation_max_tokens, **lengths,
+        )
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise InputError(f"values plan: {'.'.join(map(str, err['loc'])) or 'plan'}: {err['msg']}") from None
+
+
+def _with_partners(ctx: Context, personas: list[Persona], seed: int, interlocutors: str | Path | None) -> Context:
+    """A shared-opening context with each persona's interlocutor persona fixed in the plan."""
+    if ctx.interlocutor != "persona":
+        if interlocutors is not None:
+            raise InputError(f"context {ctx.label}: its interlocutor is a human user; interlocutors apply to chess, grammar")
+        return ctx
+    if interlocutors is not None:
+        partners = load_population(interlocutors)
+        missing = [p.id for p in personas if p.id >= len(partners)]
+        if missing:
+            raise InputError(f"interlocutors {interlocutors}: {len(partners)} entries, none for persona ids {missing}")
+        chosen = [partners[p.id] for p in personas]
+        same = [p.name for p, q in zip(personas, chosen) if p.name == q.name]
+        if same:
+            raise InputError(f"interlocutors {interlocutors}: {', '.join(same)} would talk with themselves")
+    else:
+        if len(personas) < 2:
+            raise InputError(f"context {ctx.label}: the interlocutor is another persona of the population; "
+                             "choose at least 2 personas")
+        chosen = [personas[j] for j in derangement(len(personas), seed, ctx.label)]
+    return ctx.model_copy(update={"partners": chosen})
 
 
 def _n_calls(plan: dict[str, Any]) -> int:

@@ -37,7 +37,7 @@ def test_estimate_before_starting(app_on_fixture):
     assert metrics["LLM calls"] == "20"
     assert metrics["Cost (est.)"] == "free"
     tokens_in, tokens_out = (int(x.replace(",", "")) for x in metrics["Tokens in / out (est.)"].split(" / "))
-    assert tokens_out == 20 and 20 * 150 < tokens_in < 20 * 600  # one token per logprob answer; prompts of ~150-600 tokens
+    assert tokens_out == 40 and 20 * 150 < tokens_in < 20 * 600  # "(" + letter per logprob answer; prompts of ~150-600 tokens
 
 
 def test_run_completes_in_background_and_shows_results(app_on_fixture, stub_server, tmp_path):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.llm.options import option_from_logprobs, parse_option_text
+from analysis.llm.options import (ParsedOption, option_after_paren, option_from_logprobs, parse_after_marker,
+                                  parse_option_text)
 from analysis.values.instruments import Item
 from analysis.values.questionnaire import parse_svs_pick
 
@@ -209,3 +210,57 @@ def test_svs_pick_excludes_already_picked() -> None:
     # an excluded longer name still hides the shorter one inside it
     item, _ = parse_svs_pick("Having picked SOCIAL POWER before, now WEALTH.", SVS_ITEMS, exclude={"s2"})
     assert item is not None and item.id == "s3"
+
+
+# -- the letter after "(" (values, SVS letters A-I) ----------------------------------------------------------
+
+SVS_LETTERS = 9  # -1 .. 7
+
+
+def test_after_paren_reads_the_second_position() -> None:
+    """'(' first: the letter is the argmax over letter tokens at the second position; a bare 'I' there is option I."""
+    positions = [{"(": -0.1, "I": -0.4, "A": -0.6}, {"E": -0.3, "I": -0.9, " A": -1.2, "word": -0.1}]
+    assert option_after_paren(positions, SVS_LETTERS) == ParsedOption(4, logprob=-0.3)
+    assert option_after_paren([{"(": -0.1}, {"I": -0.2, "B": -0.5}], SVS_LETTERS).index == 8
+
+
+@pytest.mark.parametrize("opening", ["I", "A", " I", "He", "The"])
+def test_after_paren_never_reads_a_sentence_opening(opening: str) -> None:
+    """'I think...', 'A little like me', 'He is...' (replies the embedded model gives) open with a word: invalid,
+    even when '(' and letters are close behind in the first position's top logprobs."""
+    parsed = option_after_paren([{opening: -0.2, "(": -0.3, "B": -0.5}, {"B": -0.1}], SVS_LETTERS)
+    assert not parsed.valid and parsed.reason == f"reply opens with {opening!r}, not '(': no letter read"
+
+
+def test_after_paren_merged_tokens_and_limits() -> None:
+    """A merged '(C' token: argmax over the '(X' tokens of the first position; letters past the options don't count."""
+    assert option_after_paren([{"(C": -0.2, "(": -0.9, "(A": -1.0, "(Z": -0.1}], SVS_LETTERS) == ParsedOption(2, logprob=-0.2)
+    assert option_after_paren([{"(": -0.1}], SVS_LETTERS).reason == "reply stopped after '('"
+    assert option_after_paren([{"(": -0.1}, {"Z": -0.1, "x": -0.2}], SVS_LETTERS).reason == "no option letter after '('"
+    assert option_after_paren(None, SVS_LETTERS).reason == "no logprobs in reply"
+
+
+# -- chain of thought: after the single "Answer:" marker -----------------------------------------------------
+
+COT_LABELS = ["Not like me at all", "Not like me", "A little like me", "Somewhat like me", "Like me", "Very much like me"]
+
+
+@pytest.mark.parametrize(("reply", "expected"), [
+    ("The person values tradition, and so do I.\nAnswer: (E)", 4),
+    ("Step 1: ... Step 2: I am ambitious.\n\n**Answer:** (B)", 1),
+    ("I think about it.\nanswer: (A) Not like me at all", 0),
+])
+def test_after_marker_reads_the_answer(reply: str, expected: int) -> None:
+    assert parse_after_marker(reply, COT_LABELS).index == expected
+
+
+@pytest.mark.parametrize(("reply", "reason"), [
+    ("I would pick (C) because it fits.", 'no "Answer:" marker'),
+    ("Answer: (C)\nOn reflection, Answer: (D)", '2 "Answer:" markers'),
+    ("Answer: I cannot say " + "x" * 60 + " (C)", "after the marker: no option letter or label found"),
+    ("", "empty reply"),
+])
+def test_after_marker_invalid_with_a_reason(reply: str, reason: str) -> None:
+    """No marker, two markers, or nothing in the 40 characters after it: invalid (the reference draws at random)."""
+    parsed = parse_after_marker(reply, COT_LABELS)
+    assert not parsed.valid and parsed.reason == reason

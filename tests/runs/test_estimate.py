@@ -15,18 +15,19 @@ from analysis.values.method import build_values_plan
 
 
 def test_modelled_estimate_counts_calls_tokens_and_cost():
-    """Calls equal plan.n_calls(); logprob answers are 1 token each; cost uses the spec's prices; free without prices."""
+    """Calls equal plan.n_calls(); logprob answers are 2 tokens each ("(" and the letter); cost uses the spec's prices;
+    free without prices."""
     spec = parse_model_spec("embedded")
     plan = build_values_plan(spec, limit_personas=2, limit_items=5, contexts=["no_conv", "topics_b"], messages=3)
     est = estimate_run("values", plan, spec, plan.n_calls())
-    assert est.n_calls == 2 * (5 + 5 + 2)
+    assert est.n_calls == 2 * (5 + 5 + 3)
     assert est.cost is None and est.tokens_in > 0 and est.seconds > 0 and not est.measured
     priced = ModelSpec(name="p", backend="custom", model="p", base_url="http://x/v1", price_input_per_mtok=1.0,
                        price_output_per_mtok=2.0, max_top_logprobs=200)
     plan2 = build_values_plan(priced, limit_personas=2, limit_items=5)
     est2 = estimate_run("values", plan2, priced, plan2.n_calls())
-    assert est2.tokens_out == 10  # 2 personas x 5 items x 1 token
-    assert est2.cost == pytest.approx((est2.tokens_in * 1.0 + 10 * 2.0) / 1e6)
+    assert est2.tokens_out == 20  # 2 personas x 5 items x 2 tokens
+    assert est2.cost == pytest.approx((est2.tokens_in * 1.0 + 20 * 2.0) / 1e6)
     assert est2.seconds is None  # an endpoint's speed is unknown until measured
 
 

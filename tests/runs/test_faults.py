@@ -18,7 +18,7 @@ from analysis.values.method import build_values_plan
 from tests.stub_server import FaultRule, StubServer, messages_hash
 
 PLAN = {"contexts": ["no_conv", "topics_a"], "limit_personas": 3, "limit_items": 6, "messages": 3}
-N_CALLS = 3 * 6 + 3 * (2 + 6)
+N_CALLS = 3 * 6 + 3 * (3 + 6)  # no_conv items + (3 generated messages + items) per persona
 FAST = RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05)
 RETRY_AFTER_S = 1.0
 TOLERANCE_S = 0.05  # scheduler/clock slack allowed below the Retry-After value
@@ -41,7 +41,7 @@ def _hash_by_key(store: Store) -> dict[str, str]:
 
 
 def _is_item(request: str) -> bool:
-    return "Answer with the letter" in json.loads(request)["messages"][-1]["content"]
+    return "where X is the letter" in json.loads(request)["messages"][-1]["content"]
 
 
 def _answers(store: Store, run_id: str) -> pd.DataFrame:
@@ -122,7 +122,7 @@ def test_faulted_run_matches_fault_free_run(stub_server: StubServer, tmp_path: P
     conv = ["persona_id", "context", "turn", "speaker", "content", "valid", "cache_key"]
     turns = [s.table("values_conversations", [r])[conv].sort_values(conv[:3]).reset_index(drop=True)
              for s, r in ((store, "faulted"), (ref_store, "ref"))]
-    assert len(turns[0]) == 3 * 3
+    assert len(turns[0]) == 3 * 4  # per persona: the opening + 3 generated messages
     pd.testing.assert_frame_equal(_plain(turns[0]), _plain(turns[1]))
 
 

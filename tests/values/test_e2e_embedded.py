@@ -64,8 +64,10 @@ def test_scores_are_the_options_at_the_chosen_letters(logprob_run):
     store, _ = logprob_run
     inst = load_instrument("pvq")
     answers = read(store, "SELECT * FROM values_answers WHERE run_id='e2e'")
-    # logprob mode with top_logprobs=200: a letter is always among the candidates on this model
-    assert answers.valid.sum() >= 36, answers[answers.valid == 0][["item_id", "reason"]]
+    # the letter is read only after "(": after a conversation the 135M model often opens with a word ("He", "A"),
+    # which stays invalid with the token it opened with (measured: 31 of 40 valid)
+    assert answers.valid.sum() >= 20, answers[answers.valid == 0][["item_id", "reason"]]
+    assert answers[answers.valid == 0].reason.str.match(r"reply opens with '.+', not '\(': no letter read").all()
     for row in answers.itertuples():
         assert row.perm_seed == option_seed(0, row.persona_id, row.context, row.item_id, 0)
         order = displayed(inst, row.perm_seed)
@@ -80,31 +82,32 @@ def test_scores_are_the_options_at_the_chosen_letters(logprob_run):
 
 
 def test_conversations_start_with_the_bundled_opening(logprob_run):
-    """topics_b conversations have turns 0..2 per persona, opening = line i of topics_b.jsonl; no_conv has none."""
+    """topics_b conversations have turns 0..3 per persona (the opening, then persona, interlocutor, persona), opening =
+    line i of topics_b.jsonl; no_conv has none."""
     store, _ = logprob_run
     convs = read(store, "SELECT * FROM values_conversations WHERE run_id='e2e' ORDER BY persona_id, turn")
     assert set(convs.context) == {"topics_b"}
     lines = [json.loads(line)["content"] for line in TOPICS_B.read_text(encoding="utf-8").splitlines() if line.strip()]
     for pid in (0, 1):
         turns = convs[convs.persona_id == pid]
-        assert turns.turn.tolist() == [0, 1, 2]
-        assert turns.speaker.tolist() == ["interlocutor", "persona", "interlocutor"]
+        assert turns.turn.tolist() == [0, 1, 2, 3]
+        assert turns.speaker.tolist() == ["interlocutor", "persona", "interlocutor", "persona"]
         assert turns.content.iloc[0] == lines[pid]
         assert all(isinstance(t, str) and t.strip() for t in turns.content)
 
 
 def test_run_completes_and_resume_makes_no_new_calls(logprob_run):
-    """The run is 'completed' with 44 calls (40 items + 2x2 turns); resume serves all 44 from the cache."""
+    """The run is 'completed' with 46 calls (40 items + 2x3 turns); resume serves all 46 from the cache."""
     store, _ = logprob_run
-    assert read(store, "SELECT status, n_units FROM runs WHERE run_id='e2e'").iloc[0].tolist() == ["completed", 44]
+    assert read(store, "SELECT status, n_units FROM runs WHERE run_id='e2e'").iloc[0].tolist() == ["completed", 46]
     calls_before = int(read(store, "SELECT COUNT(*) AS n FROM calls").n[0])
-    assert calls_before == 44
+    assert calls_before == 46
     proc = cli("resume", "e2e", "--store", str(store), "--quiet")
     summary = re.search(r"(\d+)/(\d+) calls answered \((\d+) cached\), (\d+) failed; (\d+) tokens in", proc.stderr)
     assert summary is not None, proc.stderr
-    assert [int(g) for g in summary.groups()] == [44, 44, 44, 0, 0]
+    assert [int(g) for g in summary.groups()] == [46, 46, 46, 0, 0]
     assert int(read(store, "SELECT COUNT(*) AS n FROM calls").n[0]) == calls_before
-    assert int(read(store, "SELECT COUNT(*) AS n FROM run_calls WHERE run_id='e2e'").n[0]) == 44
+    assert int(read(store, "SELECT COUNT(*) AS n FROM run_calls WHERE run_id='e2e'").n[0]) == 46
     assert read(store, "SELECT status FROM runs WHERE run_id='e2e'").status[0] == "completed"
 
 

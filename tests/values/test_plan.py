@@ -25,10 +25,11 @@ def tiny_svs(n_list_1: int, n_list_2: int) -> Instrument:
     return Instrument(name="svs-test", kind="svs", options=[Option(label=str(s), score=s) for s in range(-1, 8)], items=items)
 
 
-def plan(instrument: Instrument, contexts: list[Context], n_personas: int, messages: int = 3, samples: int = 1) -> ValuesPlan:
+def plan(instrument: Instrument, contexts: list[Context], n_personas: int, messages: int = 3, samples: int = 1,
+         structure: str = "reference") -> ValuesPlan:
     personas = [Persona(id=i, name=f"P{i}", description="test", gender="female") for i in range(n_personas)]
     return ValuesPlan(population="test", personas=personas, instrument=instrument, contexts=contexts,
-                      messages=messages, samples=samples)
+                      messages=messages, samples=samples, structure=structure)
 
 
 NO_CONV = Context(label="no_conv", kind="no_conv")
@@ -44,29 +45,33 @@ def test_n_calls_pvq_no_conversation() -> None:
 
 
 def test_n_calls_pvq_with_conversations() -> None:
-    """PVQ 10 items, 2 samples, 5 messages: no_conv 20 + topic (4 turns + 20) + chess (4 + 20) = 68 per persona, x3 = 204."""
+    """PVQ 10 items, 2 samples, 5 messages after the opening: no_conv 20 + topic (5 turns + 20) + chess (5 + 20)
+    = 70 per persona, x3 = 210. The earlier protocol counted the opening: 4 turns each, 68 x 3 = 204."""
     inst = load_instrument("pvq").limited(10)
     assert len(inst.items) == 10
-    assert plan(inst, [NO_CONV, TOPIC, CHESS], 3, messages=5, samples=2).n_calls() == 204
+    assert plan(inst, [NO_CONV, TOPIC, CHESS], 3, messages=5, samples=2).n_calls() == 210
+    assert plan(inst, [NO_CONV, TOPIC, CHESS], 3, messages=5, samples=2, structure="appended").n_calls() == 204
 
 
-def test_n_calls_messages_one_means_opening_only() -> None:
-    """messages=1: the opening is given, no turn is generated: 2 personas x (40 + 40) = 160."""
-    assert plan(load_instrument("pvq"), [NO_CONV, TOPIC], 2, messages=1).n_calls() == 160
+def test_n_calls_messages_one_means_one_persona_reply() -> None:
+    """messages=1: the persona answers the opening, then the items: 2 personas x (40 + 1 + 40) = 162; the earlier
+    protocol generated nothing (2 x 80 = 160)."""
+    assert plan(load_instrument("pvq"), [NO_CONV, TOPIC], 2, messages=1).n_calls() == 162
+    assert plan(load_instrument("pvq"), [NO_CONV, TOPIC], 2, messages=1, structure="appended").n_calls() == 160
 
 
 def test_n_calls_svs() -> None:
-    """SVS: items + 2 picks per list; 6+4 items, 2 lists: no_conv 14, topic 2 turns + 14 -> 30 per persona, x2 = 60."""
+    """SVS: items + 2 picks per list; 6+4 items, 2 lists: no_conv 14, topic 3 turns + 14 -> 31 per persona, x2 = 62."""
     assert plan(tiny_svs(6, 4), [NO_CONV], 2).n_calls() == 28
-    assert plan(tiny_svs(6, 4), [NO_CONV, TOPIC], 2).n_calls() == 60
+    assert plan(tiny_svs(6, 4), [NO_CONV, TOPIC], 2).n_calls() == 62
     assert plan(tiny_svs(6, 4).limited(5), [NO_CONV], 1).n_calls() == 5 + 2  # one list left: 2 picks
     assert plan(tiny_svs(6, 4), [NO_CONV], 1, samples=3).n_calls() == 3 * 14
 
 
 @pytest.mark.skipif(not SVS_DIR.is_dir(), reason=f"reference SVS not found at {SVS_DIR}")
 def test_n_calls_reference_svs() -> None:
-    """Reference SVS (57 items, 2 lists): no_conv 61 + topic (2 + 61) = 124 per persona, x2 = 248."""
-    assert plan(load_instrument(SVS_DIR), [NO_CONV, TOPIC], 2).n_calls() == 248
+    """Reference SVS (57 items, 2 lists): no_conv 61 + topic (3 + 61) = 125 per persona, x2 = 250."""
+    assert plan(load_instrument(SVS_DIR), [NO_CONV, TOPIC], 2).n_calls() == 250
 
 
 # -- option permutations ----------------------------------------------------------------------
@@ -106,12 +111,49 @@ def test_build_plan_defaults() -> None:
 
 
 def test_build_plan_merges_params() -> None:
-    """Plan params = the model's params overridden by the user's."""
+    """Plan params = the model's params overridden by the user's; under the reference protocol a temperature or
+    length there does not apply (the protocol's per-call fields do), under the earlier one it does."""
     spec = ModelSpec(name="x", backend="custom", model="m", base_url="http://localhost:1/v1",
-                     params={"temperature": 0.7, "top_p": 0.9}, max_top_logprobs=20)
+                     params={"temperature": 0.7, "top_p": 0.9, "max_tokens": 50}, max_top_logprobs=20)
     built = build_values_plan(spec, limit_personas=1, params={"temperature": 0.0, "seed": 3})
-    assert built.params == {"temperature": 0.0, "top_p": 0.9, "seed": 3}
+    assert built.params == {"top_p": 0.9, "seed": 3}
+    assert (built.conversation_temperature, built.answer_temperature, built.conversation_max_tokens) == (0.7, 0.0, 100)
     assert built.top_logprobs == 20
+    earlier = build_values_plan(spec, limit_personas=1, params={"temperature": 0.0, "seed": 3}, structure="appended")
+    assert earlier.params == {"temperature": 0.0, "top_p": 0.9, "max_tokens": 50, "seed": 3}
+
+
+def test_build_plan_messages_odd_under_reference() -> None:
+    """The reference conversation ends on the persona: an even number of generated messages is refused."""
+    with pytest.raises(InputError, match="odd number"):
+        build_values_plan(EMBEDDED, limit_personas=2, contexts=["topics_a"], messages=4)
+    assert build_values_plan(EMBEDDED, limit_personas=2, contexts=["topics_a"], messages=4, structure="appended").messages == 4
+
+
+def test_stored_plan_without_structure_is_the_earlier_protocol() -> None:
+    """A plan stored before the reference protocol (no ``structure`` field) validates as what it ran."""
+    stored = plan(load_instrument("pvq"), [NO_CONV], 1).model_dump()
+    for key in ("structure", "persona_prompt", "svs_order", "conversation_temperature", "answer_temperature",
+                "pick_max_tokens"):
+        stored.pop(key)
+    stored["text_max_tokens"] = 48
+    old = ValuesPlan.model_validate(stored)
+    assert (old.structure, old.persona_prompt, old.svs_order, old.answer_temperature, old.pick_max_tokens) == (
+        "appended", "in-character", "parallel", None, 48)
+
+
+def test_derangement_seeded_per_context() -> None:
+    """Chess and grammar get different seeded derangements, none pairs a persona with itself; same seed, same pairs."""
+    built = build_values_plan(EMBEDDED, limit_personas=8, contexts=["chess", "grammar"], seed=5)
+    chess, grammar = ([p.id for p in c.partners] for c in built.contexts)
+    ids = [p.id for p in built.personas]
+    assert sorted(chess) == sorted(grammar) == ids
+    assert all(a != b for a, b in zip(ids, chess)) and all(a != b for a, b in zip(ids, grammar))
+    assert chess != grammar
+    again = build_values_plan(EMBEDDED, limit_personas=8, contexts=["chess", "grammar"], seed=5)
+    assert [[p.id for p in c.partners] for c in again.contexts] == [chess, grammar]
+    with pytest.raises(InputError, match="at least 2 personas"):
+        build_values_plan(EMBEDDED, limit_personas=1, contexts=["chess"])
 
 
 def test_build_plan_duplicate_context() -> None:
