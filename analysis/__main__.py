@@ -66,9 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
     values.add_argument("--messages", type=int, default=3,
                         help="messages generated after the opening: persona, interlocutor, persona... (odd; default 3, "
                              "the leaderboard's n_msgs); with --structure appended: length incl. the opening")
-    values.add_argument("--answer-mode", choices=["logprob", "text", "cot"], default="logprob",
-                        help="logprob: the letter after '(' by logprobs; text: '(X)' in 10 tokens; cot: reasoning, then "
-                             "'Answer: (X)' in 2000 tokens (the leaderboard's configs)")
+    values.add_argument("--answer-mode", choices=["logprob", "text", "cot"],
+                        help="logprob (default): the letter after '(' by logprobs; text: '(X)' in 10 tokens; cot: "
+                             "reasoning, then 'Answer: (X)' in 2000 tokens (the leaderboard's configs; --campaign default)")
+    values.add_argument("--campaign", choices=["leaderboard"],
+                        help="leaderboard: the nine evaluations of the Stick to Your Role! leaderboard (needs --reference)")
+    values.add_argument("--reference", metavar="PATH",
+                        help="with --campaign: your clone of flowersteam/value_stability (or hf://datasets/... of its layout)")
     values.add_argument("--samples", type=int, default=1)
     values.add_argument("--seed", type=int, default=0)
     values.add_argument("--conversation-temperature", type=float, default=0.7, help="conversation turns (default 0.7)")
@@ -254,13 +258,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.method == "values":
         from analysis.values.method import build_values_plan
 
-        plan = build_values_plan(
-            spec, population=args.population, contexts=args.contexts, instrument=args.instrument,
-            limit_personas=args.limit_personas, limit_items=args.limit_items, messages=args.messages,
-            answer_mode=args.answer_mode, samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse,
+        protocol = dict(
+            samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse, messages=args.messages,
             structure=args.structure, persona_prompt=args.persona_prompt, system_role=not args.no_system_role,
             svs_order=args.svs_order, conversation_temperature=args.conversation_temperature,
             answer_temperature=args.answer_temperature, conversation_max_tokens=args.conversation_max_tokens,
+        )
+        if args.campaign:
+            return _run_values_campaign(args, spec, protocol)
+        if args.reference:
+            raise InputError("--reference goes with --campaign leaderboard")
+        plan = build_values_plan(
+            spec, population=args.population, contexts=args.contexts, instrument=args.instrument,
+            limit_personas=args.limit_personas, limit_items=args.limit_items, answer_mode=args.answer_mode or "logprob",
+            **protocol,
         )
         plan = plan.model_dump()
     elif args.method == "mbti":
@@ -281,6 +292,40 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_id = create_run(store, args.method, spec, plan, args.run_id)
         print(f"run {run_id} created in {args.store}", file=sys.stderr)
         return _execute(store, run_id, args)
+
+
+def _run_values_campaign(args: argparse.Namespace, spec, protocol: dict) -> int:
+    """``run values --campaign leaderboard``: its sources and estimate first, then its two runs one after another."""
+    from analysis.runs.estimate import estimate_run, measured_throughput
+    from analysis.runs.runner import create_run
+    from analysis.runs.store import Store
+    from analysis.values.campaign import leaderboard_campaign
+
+    if not args.reference:
+        raise InputError("--campaign leaderboard needs --reference PATH (your clone of flowersteam/value_stability)")
+    if args.contexts != ["no_conv"] or args.instrument != "pvq" or args.population != "default" or args.limit_items:
+        raise InputError("--campaign leaderboard sets the population, contexts and instruments; drop --population, "
+                         "--contexts, --instrument and --limit-items (--limit-personas runs a reduced population)")
+    campaign = leaderboard_campaign(spec, args.reference, answer_mode=args.answer_mode or "cot",
+                                    limit_personas=args.limit_personas, **protocol)
+    for line in campaign.sources:
+        print(line, file=sys.stderr)
+    with Store(args.store) as store:
+        measured = measured_throughput(store, spec.name, "values")
+        for name, plan in (("PVQ", campaign.pvq), ("SVS", campaign.svs)):
+            est = estimate_run("values", plan, spec, plan.n_calls(), measured)
+            tokens = f"~{est.tokens_in:,} tokens in, ~{est.tokens_out:,} out" if est.tokens_in is not None else "tokens unknown"
+            time = f", ~{est.seconds / 60:.0f} min" if est.seconds is not None else ""
+            print(f"{name}: {len(plan.personas)} personas x {len(plan.contexts)} contexts, {est.n_calls:,} calls, {tokens}"
+                  f"{time} ({est.basis})", file=sys.stderr)
+        codes = []
+        for suffix, plan in (("pvq", campaign.pvq), ("svs", campaign.svs)):
+            run_id = create_run(store, "values", spec, plan.model_dump(), f"{args.run_id}-{suffix}" if args.run_id else None)
+            print(f"run {run_id} created in {args.store}", file=sys.stderr)
+            codes.append(_execute(store, run_id, args))
+            if codes[-1] == 130:
+                break
+    return max(codes)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:

@@ -1,5 +1,6 @@
 """Values leaderboard: Cardinal / Ordinal ranking, metric columns with CIs, diversity and sensitivity."""
 
+import pandas as pd
 import streamlit as st
 
 from app import charts, data, state, ui
@@ -102,19 +103,34 @@ if chart_box.open:
         st.markdown("**Rank-order stability with 95% CI**")
         ui.plot(charts.leaderboard_bars(ref, tuple(models), "rank_order", True), key="ro_bars")
 
-st.subheader("Published: the Stick to Your Role! leaderboard")
+st.subheader("Beside the published Stick to Your Role! leaderboard")
 paper = data.published("values")
 if len(paper):
+    from analysis.values.campaign import off_protocol
+
     board_pub = paper.pivot(index="model", columns="metric", values="value").reset_index()
-    board_pub = board_pub.sort_values("cardinal", ascending=False)[["model", "cardinal", "ordinal", "rank_order"]]
-    st.caption("Figures published by the leaderboard for real models, bundled with their source — shown for reference, "
-               "never ranked together with this store's models. Its Cardinal and RO are comparable with yours only for a "
-               "run of its protocol (9 contexts, 50 personas); its Ordinal win rate is relative to its own pool of models. "
+    board_pub = board_pub[["model", "cardinal", "ordinal", "rank_order"]].assign(
+        model=lambda f: f["model"] + " (published)", protocol="published")
+    # this store's models on the same columns, when their run is the leaderboard's protocol; the others say why not
+    off = {m: off_protocol(doc["models"][m]) for m in models}
+    ours = rows[rows["model"].isin([m for m, why in off.items() if why is None])]
+    ours = pd.DataFrame({"model": ours["model"], "cardinal": ours["cardinal"], "ordinal": None,
+                         "rank_order": ours["rank_order"], "protocol": "this store: leaderboard campaign"})
+    side = pd.concat([board_pub, ours], ignore_index=True).sort_values("cardinal", ascending=False, na_position="last")
+    st.caption("Figures published by the leaderboard for real models, bundled with their source, with this store's models "
+               "that ran its protocol (`python -m analysis run values --campaign leaderboard --reference PATH`: nine "
+               "evaluations, 50 personas). The published Ordinal win rate is relative to the leaderboard's own pool of "
+               "models, so a store model has none here (—). "
                f"Source: {paper['source'].iloc[0]}")
-    ui.table(board_pub.assign(model=board_pub["model"] + " (published)"), hide_index=True, width="stretch",
-                 column_config={"cardinal": st.column_config.NumberColumn("Cardinal ↑", format="%.3f"),
-                                "ordinal": st.column_config.NumberColumn("Ordinal ↑ (its pool)", format="%.3f"),
-                                "rank_order": st.column_config.NumberColumn("RO stability ↑", format="%.3f")})
+    ui.table(side, hide_index=True, width="stretch",
+             column_config={"cardinal": st.column_config.NumberColumn("Cardinal ↑", format="%.3f"),
+                            "ordinal": st.column_config.NumberColumn("Ordinal ↑ (its pool)", format="%.3f"),
+                            "rank_order": st.column_config.NumberColumn("RO stability ↑", format="%.3f"),
+                            "protocol": st.column_config.TextColumn("from")})
+    left_out = {m: why for m, why in off.items() if why is not None}
+    if left_out:
+        st.caption("Not placed beside the published figures (not the leaderboard's protocol): "
+                   + "; ".join(f"**{m}**: {why}" for m, why in left_out.items()) + ".")
 
 st.subheader("Is the benchmark's ranking robust?")
 st.caption("Zhang & Hardt 2024 (benchbench): diversity = 1 − Kendall's W of the columns' rankings (0 = all columns agree); "

@@ -8,7 +8,8 @@ Replies depend only on a hash of the request's messages (``messages_hash``):
 - options written "(A) ...", as a values question asks "(X)": the reply opens with "(" (its top logprobs
   also hold bare letters and "I", which must not be read), then the letter; as text "(B)"; asked to
   think first (the question asks for "Answer: (X)"), a sentence of reasoning then "Answer: (B)";
-- the last message lists numbered values ("1. ...", for SVS picks): "<k>. <text>" with k from the hash;
+- the last message lists numbered values ("1. ...", for SVS picks): "<k>. <text>" with k from the hash
+  (after a line of reasoning and "Answer:" when the question asks for it);
 - anything else (conversation turns): a short sentence naming the hash.
 
 Every request received appends one JSON line to the call log (ordinal, time, hash, attempt number of
@@ -173,7 +174,7 @@ def reply_body(body: dict[str, Any], digest: str, *, empty: bool = False) -> dic
             content = letter if body.get("max_tokens") == 1 else f"{letter}. {label}"
     elif numbered := [(m.group(1), m.group(2)) for m in _NUMBERED_LINE.finditer(last)]:
         number, text = numbered[pick % len(numbered)]
-        content = f"{number}. {text}"
+        content = f"Thinking it over.\nAnswer: {number}. {text}" if '"Answer:"' in last else f"{number}. {text}"
     else:
         content = f"Stub reply {digest[:8]}: that is an interesting point, tell me more."
     if empty:

@@ -13,7 +13,9 @@ part of a method a metric reads: trust has a population and an individual family
 - coverage fields, which say which *cells* of one design a run filled in (the values contexts, the
   MBTI subjects, orders and testing count, the trust attributes, strategies and arms, the PersonaGym
   personas). Runs differing only there fill different cells of the same design, so they pool; where
-  two runs fill the same cell, the latest run's rows count (``latest_rows``).
+  two runs fill the same cell, the latest run's rows count (``latest_rows``). The runs of one values campaign
+  (plan field ``campaign``, e.g. the leaderboard's PVQ and SVS runs) also differ in instrument by design: for
+  them the instrument is a coverage field (context x instrument is the cell).
 
 Everything else belongs to the signature, so a plan field added later splits configurations until it
 is declared harmless here: the safe default. Imported published files pool by (method, source), as
@@ -94,6 +96,8 @@ def signature(method: str, plan: Mapping[str, Any], family: str | None = None,
     if plan.get("imported"):
         return {"method": method, "imported": True, "source": plan.get("source")}
     skip = EXECUTION_FIELDS | COVERAGE_FIELDS.get((method, family), frozenset())
+    if method == "values" and plan.get("campaign"):
+        skip |= {"instrument"}  # a campaign's runs cover its design's instruments (PVQ contexts, SVS no_conv)
     out = {k: _shown(v) for k, v in sorted(plan.items()) if k not in skip}
     out["method"] = method
     if model_spec is not None:

@@ -41,6 +41,8 @@ def build_values_plan(
     answer_temperature: float = 0.0,
     conversation_max_tokens: int = 100,
     interlocutor_files: dict[str, str | Path] | None = None,
+    shared_openings: dict[str, str] | None = None,
+    campaign: str | None = None,
     **lengths: int,
 ) -> ValuesPlan:
     """Resolve every source now, so the stored plan is self-contained. ``persona_ids`` picks personas of the
@@ -51,7 +53,9 @@ def build_values_plan(
     (``conversation_temperature``, ``answer_temperature``, ``conversation_max_tokens`` and ``lengths``:
     ``text_max_tokens``, ``cot_max_tokens``, ``pick_max_tokens``). Shared-opening contexts (chess, grammar) pair
     every persona with another persona: the one ``interlocutor_files[label]`` gives (a reference
-    ``interlocutors.json``, persona i talks with its entry i), else a seeded random derangement per context."""
+    ``interlocutors.json``, persona i talks with its entry i), else a seeded random derangement per context;
+    ``shared_openings`` replaces their opening text (the reference's). ``campaign`` names the campaign a run belongs
+    to (its runs differ in instrument by design, ``analysis.values.campaign``)."""
     personas = load_population(population)
     if persona_ids is not None:
         unknown = sorted(set(persona_ids) - {p.id for p in personas})
@@ -69,6 +73,8 @@ def build_values_plan(
     if not personas:
         raise InputError(f"population {population}: no persona chosen")
     ctxs = [load_context(c, max(p.id for p in personas) + 1) for c in labels]
+    ctxs = [c.model_copy(update={"openings": [shared_openings[c.label]]})
+            if c.kind == "shared_opening" and c.label in (shared_openings or {}) else c for c in ctxs]
     ctxs = [_with_partners(ctx, personas, seed, (interlocutor_files or {}).get(ctx.label)) for ctx in ctxs]
     if answer_mode == "logprob" and spec.max_top_logprobs < len(inst.options):
         raise InputError(f"model {spec.name} returns at most {spec.max_top_logprobs} top logprobs; use --answer-mode text")
@@ -85,7 +91,7 @@ def build_values_plan(
             top_logprobs=min(200, spec.max_top_logprobs), params=merged, structure=structure,
             persona_prompt=persona_prompt, system_role=system_role, svs_order=svs_order,
             conversation_temperature=conversation_temperature, answer_temperature=answer_temperature,
-            conversation_max_tokens=conversation_max_tokens, **lengths,
+            conversation_max_tokens=conversation_max_tokens, campaign=campaign, **lengths,
         )
     except ValidationError as exc:
         err = exc.errors()[0]

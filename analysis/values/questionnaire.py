@@ -103,6 +103,7 @@ class ValuesPlan(BaseModel):
     text_max_tokens: int = 10
     cot_max_tokens: int = 2000
     pick_max_tokens: int = 24
+    campaign: str | None = Field(None, description="The campaign the run belongs to (its runs differ in instrument).")
     # the earlier protocol's per-speaker lengths (None = conversation_max_tokens)
     persona_max_tokens: int | None = None
     interlocutor_max_tokens: int | None = None
