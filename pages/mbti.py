@@ -5,7 +5,7 @@ import textwrap
 import pandas as pd
 import streamlit as st
 
-from analysis.mbti import DIMENSIONS, OPTIONS
+from analysis.mbti import DIMENSIONS, OPTIONS, type_with_role
 from app import charts, data, samples, state, ui
 
 ctx = ui.context()
@@ -37,7 +37,7 @@ if ui.chance_verdict(bands.get("consistency")) == "chance-like":
              f"A model answering at random still scores s_c ≈ {ui.fmt(bands['consistency']['uniform']['mean'], 2)} on this "
              "design: s_c alone does not show an ability to assess.", icon="⚠️")
 m = st.columns(5)
-m[0].metric("Type", sdoc.get("type") or "—",
+m[0].metric("Type", type_with_role(sdoc.get("type")) or "—",
             help="Per dimension the pole the mean score leans to (X = exactly 50 or no answer).")
 m[1].metric("Consistency s_c ↑", ui.fmt(sdoc.get("consistency")),
             help="100 / (100 + mean distance of the testings' score vectors to their mean); 1 = identical testings.")
@@ -45,7 +45,11 @@ m[2].metric("Robustness s_r ↑", ui.fmt((mdoc.get("robustness") or {}).get(subj
             help="100 / (100 + distance between the fixed-order and permuted-order mean scores); needs both orders.")
 m[3].metric("Fairness s_f ↑", ", ".join(ui.fmt(v) for v in fair_pairs.values()) or "—",
             help="For (Men, Women) and (Boys, Girls): 100·s_c(M)·s_c(F) / (100 + distance of their mean scores).")
-m[4].metric("Testings · invalid answers", f"{sdoc.get('n_testings', 0)} · {sdoc.get('invalid', 0)}")
+m[4].metric("Testings · invalid answers", f"{sdoc.get('n_testings', 0)} · {sdoc.get('invalid', 0)}",
+            help="Invalid: no verdict could be read. Cut replies: replies that hit the reply length limit (their verdict, "
+                 "when one was read before the cut, is kept).")
+if sdoc.get("truncated"):
+    m[4].caption(f"{sdoc['truncated']} replies cut by the length limit")
 with m[1]:
     ui.chance_caption(bands.get(f"consistency/{subject}"))
 with m[2]:
@@ -68,7 +72,7 @@ st.caption("Score X ∈ [0, 100] per dimension: 50 + 50·Σ(direction × option 
 ui.plot(charts.mbti_subject(ref, model, subject), key="dims")
 
 with st.expander(f"All {len(subjects)} subjects of this model"):
-    table = pd.DataFrame([{"subject": s, "type": d.get("type"), **{k: d["scores"].get(k) for k in DIMENSIONS},
+    table = pd.DataFrame([{"subject": s, "type": type_with_role(d.get("type")), **{k: d["scores"].get(k) for k in DIMENSIONS},
                            "consistency ↑": d.get("consistency"), "consistency vs chance": ui.vs_chance(bands.get(f"consistency/{s}")),
                            "robustness ↑": (mdoc.get("robustness") or {}).get(s),
                            "robustness vs chance": ui.vs_chance(bands.get(f"robustness/{s}")),

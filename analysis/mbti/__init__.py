@@ -25,3 +25,22 @@ OPTIONS: tuple[str, ...] = (
     "Partially wrong", "Generally wrong", "Wrong",
 )
 OPTION_ABBREVIATIONS: tuple[str, ...] = ("C", "GC", "PC", "NCNW", "PW", "GW", "W")
+
+# The role names the paper reports beside the type codes (Rao et al. 2023, Tables 1 and 4; 16personalities' names).
+ROLES: dict[str, str] = {
+    "INTJ": "Architect", "INTP": "Logician", "ENTJ": "Commander", "ENTP": "Debater",
+    "INFJ": "Advocate", "INFP": "Mediator", "ENFJ": "Protagonist", "ENFP": "Campaigner",
+    "ISTJ": "Logistician", "ISFJ": "Defender", "ESTJ": "Executive", "ESFJ": "Consul",
+    "ISTP": "Virtuoso", "ISFP": "Adventurer", "ESTP": "Entrepreneur", "ESFP": "Entertainer",
+}
+
+
+def role_of(type_code: str | None) -> str | None:
+    """The role of a type code ("ENTJ-T" -> "Commander"); None when a dimension is undecided (X) or no code."""
+    return ROLES.get((type_code or "")[:4])
+
+
+def type_with_role(type_code: str | None) -> str | None:
+    """"ENTJ-T (Commander)", or the code alone without a role, or None."""
+    role = role_of(type_code)
+    return f"{type_code} ({role})" if role else type_code

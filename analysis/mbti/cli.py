@@ -31,7 +31,7 @@ import pandas as pd
 
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
-from analysis.mbti import DIMENSIONS
+from analysis.mbti import DIMENSIONS, role_of
 from analysis.mbti import chance as mbti_chance
 from analysis.mbti.importer import import_files
 from analysis.mbti.metrics import consistency, fairness, robustness
@@ -65,7 +65,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="text: free reply to the options in words (default); logprob: one letter A-G")
     parser.add_argument("--seed", type=int, default=0, help="seed of the option permutations")
     parser.add_argument("--temperature", type=float)
-    parser.add_argument("--max-tokens", type=int, default=120, help="text mode: reply length limit (default 120)")
+    parser.add_argument("--max-tokens", type=int,
+                        help="text mode: reply length limit (default: none, the model's own, as the reference); a reply "
+                             "that hits it is flagged truncated")
     parser.add_argument("--history", type=int,
                         help="keep only the last N exchanges in each conversation (default: all; embedded: 10)")
     parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
@@ -108,9 +110,11 @@ def model_metrics(testings: pd.DataFrame) -> dict[str, Any]:
         subjects[subject] = {
             "scores": {d: _num(scores[d]) for d in DIMENSIONS},
             "type": type_code(scores),
+            "role": role_of(type_code(scores)),
             "consistency": _num(consistency(_matrix(chosen))),
             "n_testings": int(len(chosen)),
             "invalid": int(chosen["n_invalid"].sum()),
+            "truncated": int(chosen["n_truncated"].sum()) if "n_truncated" in chosen else 0,
         }
         if len(permuted) and len(fixed):
             robust[subject] = _num(robustness(_matrix(fixed), _matrix(permuted)))

@@ -33,7 +33,7 @@ def build_mbti_plan(
     answer_mode: AnswerMode = "text",
     seed: int = 0,
     history: int | None = None,
-    text_max_tokens: int = 120,
+    text_max_tokens: int | None = None,
     prefix_reuse: bool = False,
     params: dict[str, Any] | None = None,
 ) -> MbtiPlan:
@@ -50,7 +50,7 @@ def build_mbti_plan(
         raise InputError(f"--order '{order}': use permuted, fixed or both")
     if history is not None and history < 0:
         raise InputError("--history must be >= 0")
-    if text_max_tokens < 1:
+    if text_max_tokens is not None and text_max_tokens < 1:
         raise InputError("--max-tokens must be >= 1")
     if answer_mode == "logprob" and spec.max_top_logprobs < len(OPTIONS):
         raise InputError(f"model {spec.name} returns at most {spec.max_top_logprobs} top logprobs; use --answer-mode text")

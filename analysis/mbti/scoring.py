@@ -62,9 +62,9 @@ def type_code(scores: Mapping[str, float]) -> str:
 
 def scores_by_testing(answers: pd.DataFrame) -> pd.DataFrame:
     """One row per testing (model, subject, order_mode, run_id, testing): X for each dimension,
-    plus n_answers and n_invalid. ``answers`` holds mbti_answers rows (option_index, direction,
-    dimension, valid)."""
-    cols = [*TESTING_KEYS, *DIMENSIONS, "n_answers", "n_invalid"]
+    plus n_answers, n_invalid and n_truncated (replies cut by a length limit). ``answers`` holds mbti_answers rows
+    (option_index, direction, dimension, valid, truncated)."""
+    cols = [*TESTING_KEYS, *DIMENSIONS, "n_answers", "n_invalid", "n_truncated"]
     if answers.empty:
         return pd.DataFrame(columns=cols)
     rows = []
@@ -76,6 +76,7 @@ def scores_by_testing(answers: pd.DataFrame) -> pd.DataFrame:
             row[dim] = dimension_percentage(zip(sub["option_index"].astype(int), sub["direction"].astype(int)))
         row["n_answers"] = len(group)
         row["n_invalid"] = int((group["valid"] != 1).sum())
+        row["n_truncated"] = int((pd.to_numeric(group["truncated"], errors="coerce") == 1).sum()) if "truncated" in group else 0
         rows.append(row)
     return pd.DataFrame(rows, columns=cols)
 

@@ -37,7 +37,7 @@ ANSWERS = register_table(Table(
      ("seq", "INTEGER"), ("statement_id", "TEXT"), ("dimension", "TEXT"), ("direction", "INTEGER"), ("statement", "TEXT"),
      ("perm_seed", "INTEGER"), ("option_order", "TEXT"), ("mode", "TEXT"), ("letter", "TEXT"), ("option", "TEXT"),
      ("option_index", "INTEGER"), ("weight", "INTEGER"), ("valid", "INTEGER"), ("reason", "TEXT"), ("raw", "TEXT"),
-     ("logprob", "REAL"), ("cache_key", "TEXT"), ("source", "TEXT")),
+     ("logprob", "REAL"), ("cache_key", "TEXT"), ("source", "TEXT"), ("truncated", "INTEGER")),
     ("run_id", "subject", "order_mode", "testing", "statement_id"),
 ))
 
@@ -56,7 +56,8 @@ class MbtiPlan(BaseModel):
     system: str | None = None
     params: dict[str, Any] = Field(default_factory=dict, description="Generation params (model defaults + overrides).")
     top_logprobs: int = 200
-    text_max_tokens: int = 120
+    text_max_tokens: int | None = Field(None, ge=1, description="Text mode reply limit; None = the model's own (the "
+                                        "reference sends none). A reply that hits a limit is flagged truncated.")
     prefix_reuse: bool = False
 
     def n_calls(self) -> int:
@@ -73,7 +74,7 @@ class MbtiSession:
         params = dict(self.plan.params)
         if self.plan.answer_mode == "logprob":
             params |= {"max_tokens": 1, "temperature": 0.0, "top_logprobs": self.plan.top_logprobs, "logprobs": True}
-        else:
+        elif self.plan.text_max_tokens is not None:
             params |= {"max_tokens": self.plan.text_max_tokens}
         if self.spec.backend == "embedded":
             params["cache_prompt"] = self.plan.prefix_reuse
@@ -104,8 +105,10 @@ class MbtiSession:
                 self._stop(row, out, statements[seq + 1:], subject, order_mode, testing, seq)
                 return
             parsed, letter, logprob = self._parse(out, text, order)
+            # a reply cut by the length limit keeps the verdict read before the cut, flagged and counted
             row |= {"raw": out.reply.text, "cache_key": out.cache_key, "valid": int(parsed.valid),
-                    "reason": parsed.reason or None, "letter": letter, "logprob": logprob}
+                    "reason": parsed.reason or None, "letter": letter, "logprob": logprob,
+                    "truncated": int(self.plan.answer_mode == "text" and out.reply.finish_reason == "length")}
             if parsed.valid:
                 row |= {"option": OPTIONS[parsed.option], "option_index": parsed.option, "weight": option_weight(parsed.option)}
             self.store.upsert(ANSWERS.name, [row])

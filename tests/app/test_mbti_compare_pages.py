@@ -24,7 +24,7 @@ def test_mbti_page_shows_type_and_scores(app_on_fixture, mbti):
     doc = mbti["models"]["smollm2-t07"]
     subject = doc["subjects"]["Women"]
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Type"] == subject["type"]
+    assert metrics["Type"] == f"{subject['type']} ({subject['role']})"  # the role beside the code
     assert metrics["Consistency s_c ↑"] == f"{subject['consistency']:.3f}"
     assert any("Chance (95 % band)" in c.value and "random answers" in c.value for c in at.caption)
     assert any(c.value.startswith("Reliability — α per dimension") for c in at.caption)

@@ -52,7 +52,7 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
             + _rows("m1", "Men", "fixed", 0, 2)                                              # X = 66.67 (Partially correct)
             + _rows("m1", "Women", "permuted", 0, 3) + _rows("m1", "Women", "permuted", 1, 3)  # X = 50 (Neither)
             + _rows("m2", "People", "fixed", 0, 6))                                           # X = 0 (Wrong)
-    rows[0] |= {"valid": 0, "option_index": None, "reason": "no option named"}  # Men t0: E invalid -> NaN for E
+    rows[0] |= {"valid": 0, "option_index": None, "reason": "no option named", "truncated": 1}  # Men t0: E invalid, cut
     with Store(tmp_path / "s.db") as store:
         for model in ("m1", "m2"):
             store.create_run(f"r-{model}", "mbti", model, {}, {"method": "mbti"})
@@ -65,7 +65,9 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     m1 = doc["models"]["m1"]
     assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations", "reliability"}
     men = m1["subjects"]["Men"]
-    assert set(men) == {"scores", "type", "consistency", "n_testings", "invalid"}
+    assert set(men) == {"scores", "type", "role", "consistency", "n_testings", "invalid", "truncated"}
+    assert men["role"] == "Commander"  # ENTJ-A
+    assert men["truncated"] == 1
     assert men["scores"] == {d: 100.0 for d in DIMENSIONS} and men["type"] == "ENTJ-A"
     assert (men["n_testings"], men["invalid"]) == (2, 1)
     assert men["consistency"] == 1.0  # only the complete testing counts; it equals its own mean

@@ -41,6 +41,18 @@ def test_type_code() -> None:
     assert type_code({"E": math.nan, "N": 60, "T": 40, "J": 60, "A": 60}) == "XNFJ-A"
 
 
+def test_role_names_as_the_paper_reports_them() -> None:
+    """Rao et al. 2023: People and Men "Commander" (ENTJ), Accountants "Logistician" (ISTJ), Mathematicians "Architect"
+    (INTJ), Table 4 "Protagonist" (ENFJ), "Advocate" (INFJ); the -A/-T suffix does not change the role; X has none."""
+    from analysis.mbti import ROLES, role_of, type_with_role
+
+    assert [role_of(t) for t in ("ENTJ-T", "ISTJ-A", "INTJ-T", "ENFJ-T", "INFJ-T", "ENFP-T", "ESFP-T", "ENTP-T")] == [
+        "Commander", "Logistician", "Architect", "Protagonist", "Advocate", "Campaigner", "Entertainer", "Debater"]
+    assert len(ROLES) == 16 and len(set(ROLES.values())) == 16
+    assert role_of("XNFJ-A") is None and role_of(None) is None
+    assert type_with_role("ENTJ-T") == "ENTJ-T (Commander)" and type_with_role("XNFJ-A") == "XNFJ-A"
+
+
 def _answers(rows: list[tuple]) -> pd.DataFrame:
     cols = ["model", "subject", "order_mode", "run_id", "testing", "statement_id", "dimension", "direction", "option_index",
             "valid"]

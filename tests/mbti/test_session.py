@@ -41,7 +41,10 @@ class FakeClient:
         top = None
         if dict(request.params).get("logprobs"):
             top = [{" " + text: -0.2, "The": -1.0, "B": -2.5}]
-        return ChatReply(text=text, finish_reason="stop", top_logprobs=top, tokens_in=10, tokens_out=3)
+        limit, finish = dict(request.params).get("max_tokens"), "stop"
+        if limit is not None and len(text.split()) > limit:  # one word per token: cut at the limit, as a server does
+            text, finish = " ".join(text.split()[:limit]), "length"
+        return ChatReply(text=text, finish_reason=finish, top_logprobs=top, tokens_in=10, tokens_out=3)
 
     async def aclose(self) -> None:
         pass
@@ -224,3 +227,18 @@ def test_stub_run_with_transient_faults_matches_clean_run(stub_server, tmp_path:
     assert (summary.status, summary.failed) == ("completed", 0)
     assert sum(1 for e in stub_server.calls() if e["fault"]) > 0
     pd.testing.assert_frame_equal(got, ref)
+
+
+def test_reply_length_is_the_models_own_and_a_cut_reply_is_flagged(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """No max_tokens is sent by default (the reference sends none); with ``--max-tokens`` a reply that hits the limit
+    is flagged truncated: its verdict, read before the cut, is kept; cut before the verdict, it is invalid."""
+    fake.answer = staticmethod(lambda q, r: "Generally correct. Most of them do so, although some of them do not at all.")
+    with Store(tmp_path / "s.db") as store:
+        full = run(store, subjects=["Men"], testings=1, limit_statements=2, answer_mode="text")
+        cut = run(store, subjects=["Men"], testings=1, limit_statements=2, answer_mode="text", text_max_tokens=4)
+        late = run(store, subjects=["Women"], testings=1, limit_statements=2, answer_mode="text", text_max_tokens=1)
+        rows = {r: store.table(ANSWERS.name, [r]) for r in (full, cut, late)}
+    assert all("max_tokens" not in dict(req.params) for req in fake.requests[:2])
+    assert rows[full].truncated.tolist() == [0, 0] and rows[full].valid.tolist() == [1, 1]
+    assert rows[cut].truncated.tolist() == [1, 1] and rows[cut].option.tolist() == ["Generally correct"] * 2
+    assert rows[late].truncated.tolist() == [1, 1] and rows[late].valid.tolist() == [0, 0]
