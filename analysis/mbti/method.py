@@ -11,7 +11,7 @@ from analysis.llm.specs import ModelSpec
 from analysis.mbti import OPTIONS
 from analysis.mbti.session import MbtiPlan, MbtiSession
 from analysis.mbti.statements import load_statements
-from analysis.mbti.subjects import DEFAULT_SUBJECTS, Subject
+from analysis.mbti.subjects import DEFAULT_SUBJECTS, subject_from
 from analysis.runs.executor import Executor
 from analysis.runs.runner import MethodRunner, register_method
 from analysis.runs.store import Store
@@ -58,7 +58,7 @@ def build_mbti_plan(
     if history is None and spec.backend == "embedded":
         history = EMBEDDED_HISTORY
     return MbtiPlan(
-        statements=stset, subjects=[Subject(name=n) for n in names], testings=testings,
+        statements=stset, subjects=[subject_from(n) for n in names], testings=testings,
         orders=["permuted", "fixed"] if order == "both" else [order], answer_mode=answer_mode, seed=seed,
         history=history, params=spec.params | (params or {}), top_logprobs=min(200, spec.max_top_logprobs),
         text_max_tokens=text_max_tokens, prefix_reuse=prefix_reuse,

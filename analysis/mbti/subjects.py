@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 DEFAULT_SUBJECTS: tuple[str, ...] = ("People", "Men", "Women", "Boys", "Girls")
@@ -75,19 +77,62 @@ _CONTRACTIONS = {"you're": ("are", "is", "re"), "you've": ("have", "has", "ve"),
                  "you'll": ("will", "will", "ll")}
 _IRREGULAR = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't", "go": "goes",
               "aren't": "isn't", "weren't": "wasn't", "haven't": "hasn't"}
+# verbs after which "you" is the object of a causative or perception ("make you feel", "requires you to")
+_CAUSATIVES = {
+    "make", "makes", "made", "making", "let", "lets", "letting", "help", "helps", "helped", "helping", "have", "has",
+    "cause", "causes", "caused", "causing", "see", "sees", "watch", "watches", "hear", "hears", "get", "gets", "keep",
+    "keeps", "leave", "leaves", "want", "wants", "require", "requires", "allow", "allows", "force", "forces", "tell",
+    "tells", "ask", "asks", "expect", "expects", "encourage", "encourages", "remind", "reminds", "drive", "drives",
+    "push", "pushes", "lead", "leads", "inspire", "inspires",
+}
+# common verbs that, right after "you", show "you" is a clause's subject ("people you meet", "things you like")
+_CLAUSE_VERBS = {
+    "want", "know", "meet", "find", "like", "love", "feel", "think", "need", "see", "say", "believe", "expect", "care",
+    "admire", "trust", "enjoy", "hate", "prefer", "mean", "read", "remember", "work", "live", "spend", "choose", "make",
+    "do", "go", "get", "take", "value", "consider", "hold", "feel", "wish", "hope", "try", "can", "use", "own", "keep",
+    "follow", "face", "miss", "lose", "start", "finish", "set", "plan", "achieve", "deal", "admit", "receive",
+}
+_COORDINATED_VERBS = {"talk", "become", "stay", "lose", "initiate", "contact", "avoid", "enjoy", "prefer", "tend",
+                      "struggle", "complete", "spend", "end", "worry", "rely", "ask", "help"}
+_LY_VERBS = {"rely", "apply", "reply", "supply", "imply", "multiply", "comply", "ally", "bully", "fly", "tally"}
+_ED_VERBS = {"need", "feed", "seed", "speed", "heed", "bleed", "breed", "proceed", "succeed", "exceed", "shed", "wed"}
+_PAST = {"made", "said", "felt", "thought", "knew", "saw", "took", "got", "gave", "met", "wrote", "spent", "left",
+         "heard", "found", "told", "became", "began", "chose", "had", "was", "were", "did", "went", "came", "ran",
+         "kept", "held", "brought", "bought", "lost", "won", "led", "sent", "built", "understood", "forgot"}
 _MODALS = {"can", "can't", "cannot", "could", "couldn't", "will", "won't", "would", "wouldn't", "should", "shouldn't",
            "might", "must", "may", "shall", "did", "didn't", "had", "hadn't"}
 
 
+Pronoun = Literal["they", "he", "she"]
+# subject, object, possessive determiner, possessive pronoun, reflexive
+_FORMS: dict[str, tuple[str, str, str, str, str]] = {
+    "they": ("they", "them", "their", "theirs", "themselves"),
+    "he": ("he", "him", "his", "his", "himself"),
+    "she": ("she", "her", "her", "hers", "herself"),
+}
+_CONTRACTED = {"they": {"re": "they're", "ve": "they've", "d": "they'd", "ll": "they'll"},
+               "he": {"re": "he's", "ve": "he's", "d": "he'd", "ll": "he'll"},
+               "she": {"re": "she's", "ve": "she's", "d": "she'd", "ll": "she'll"}}
+
+
 class Subject(BaseModel):
-    """A group the statements are asked about. ``name`` as it should read, e.g. "Men", "PhD students"."""
+    """Who the statements are asked about: a group ("Men", "PhD students") or one person ("Alice", she).
+
+    ``plural``: the name takes plural verbs. ``pronoun``: how later mentions refer to the subject. ``person``: a
+    named individual (the paper's Fig. 6), whose name keeps its capitals. ``background``: the background category
+    (income, age, education ...) a background subject belongs to, for grouping (the paper's Table 4)."""
 
     name: str = Field(min_length=1)
     plural: bool = True
+    pronoun: Pronoun = "they"
+    person: bool = False
+    background: str | None = None
 
     @property
     def mid(self) -> str:
-        """The name inside a sentence: a plain capitalised first word is lower-cased."""
+        """The name inside a sentence: a plain capitalised first word is lower-cased (not a person's name)."""
+        if self.person:
+            return self.name
         first, _, rest = self.name.partition(" ")
         core = first.split("-")[0]
         plain = core[:1].isupper() and (core[1:].islower() or len(core) == 1) and core.lower() not in _PROPER_WORDS
@@ -101,7 +146,13 @@ class Subject(BaseModel):
 
 
 def subject_from(value: str | Subject) -> Subject:
-    return value if isinstance(value, Subject) else Subject(name=value.strip())
+    """A Subject from its command-line form: a group ("Men"), or one person "Name:she" / "Name:he" / "Name:they"."""
+    if isinstance(value, Subject):
+        return value
+    name, sep, pronoun = value.strip().rpartition(":")
+    if sep and pronoun.strip().lower() in _FORMS and name.strip():
+        return Subject(name=name.strip(), plural=False, pronoun=pronoun.strip().lower(), person=True)
+    return Subject(name=value.strip())
 
 
 def replace_subject(statement: str, subject: str | Subject) -> str:
@@ -111,6 +162,7 @@ def replace_subject(statement: str, subject: str | Subject) -> str:
     out: list[str] = []
     mentioned = False
     conjugate_next = False
+    agreed = False  # a verb was made to agree with a singular subject in this sentence
     for i, tok in enumerate(tokens):
         low = tok.lower().replace("’", "'")
         start = _sentence_start(tokens, i)
@@ -120,20 +172,39 @@ def replace_subject(statement: str, subject: str | Subject) -> str:
                 text, conjugate_next = _first_mention(low, role, subj)
                 mentioned = low not in ("yourself", "yourselves")
             else:
-                text = _pronoun(low, role)
+                text = _pronoun(low, role, subj.pronoun)
+                # "she" takes singular verbs; "they" (even for one person) plural ones, as "you" did
+                conjugate_next = subj.pronoun != "they" and role == "subject" and low == "you"
             out.append(_cap(text) if start else text)
             continue
         if conjugate_next and tok.strip() and tok[:1].isalpha():
-            if low in _ADVERBS - {"do", "does", "don't", "doesn't", "not"}:
+            if _is_adverb(low):
+                out.append(tok)
+                continue
+            if tokens[i + 1:i + 2] == ["-"]:  # "second-guess": the verb is the last part of the compound
                 out.append(tok)
                 continue
             out.append(_match_case(tok, _third_person(low)))
             conjugate_next = False
+            agreed = True
             continue
-        if conjugate_next and tok.strip():
+        if conjugate_next and tok.strip() and tok != "-":
             conjugate_next = False  # punctuation before any verb: nothing to agree
+        if agreed and low in ("and", "or") and not subj.plural:
+            # a second verb of the same predicate ("tries ... and mostly talks"), when it is a known verb
+            nxt = next((t.lower() for t in tokens[i + 1:] if t.strip() and not _is_adverb(t.lower())), "")
+            if nxt in _CLAUSE_VERBS | _COORDINATED_VERBS:
+                conjugate_next = True
+        if tok.strip() and tok in _SENTENCE_END:
+            agreed = False
         out.append(tok)
     return "".join(out)
+
+
+def _is_adverb(low: str) -> bool:
+    """An adverb between a subject and its verb ("often", "regularly"); "-ly" verbs such as "rely" are not."""
+    return (low in _ADVERBS - {"do", "does", "don't", "doesn't", "not"}) or (
+        low.endswith("ly") and len(low) > 4 and low not in _LY_VERBS)
 
 
 def _first_mention(low: str, role: str | None, subj: Subject) -> tuple[str, bool]:
@@ -145,15 +216,16 @@ def _first_mention(low: str, role: str | None, subj: Subject) -> tuple[str, bool
         return f"{subj.mid} {plural_form if subj.plural else singular_form}", False
     if low in ("your", "yours"):
         return subj.possessive, False
-    return "themselves", False  # "yourself" before any mention: rare; keep it grammatical
+    return _FORMS[subj.pronoun][4], False  # "yourself" before any mention: rare; keep it grammatical
 
 
-def _pronoun(low: str, role: str | None) -> str:
+def _pronoun(low: str, role: str | None, pronoun: str = "they") -> str:
+    subject, obj, determiner, possessive, reflexive = _FORMS[pronoun]
     if low == "you":
-        return "they" if role == "subject" else "them"
+        return subject if role == "subject" else obj
     if low in _CONTRACTIONS:
-        return f"they'{_CONTRACTIONS[low][2]}"
-    return {"your": "their", "yours": "theirs", "yourself": "themselves", "yourselves": "themselves"}[low]
+        return _CONTRACTED[pronoun][_CONTRACTIONS[low][2]]
+    return {"your": determiner, "yours": possessive, "yourself": reflexive, "yourselves": reflexive}[low]
 
 
 def _words_before(tokens: list[str], i: int) -> str | None:
@@ -187,6 +259,10 @@ def _role(tokens: list[str], i: int) -> str:
     prev_low = prev.lower() if prev else None
     if not after or not after[0][:1].isalpha():
         return "object"
+    nxt = after[0].lower().replace("’", "'")
+    if (prev_low not in _CAUSATIVES and (prev_low not in _PREPOSITIONS or prev_low in ("like", "as"))
+            and (nxt in _CLAUSE_VERBS or (nxt in _ADVERBS and nxt not in ("not", "do", "does")) or nxt.endswith("ly"))):
+        return "subject"  # "someone you find", "the ones you already know", "feel like you want to"
     if prev_low in _PREPOSITIONS:
         return "object"
     if after[0].lower().replace("’", "'") in _AUXILIARIES:
@@ -202,7 +278,7 @@ def _third_person(verb: str) -> str:
     """Third-person singular present of ``verb`` (modals and past forms unchanged)."""
     if verb in _IRREGULAR:
         return _IRREGULAR[verb]
-    if verb in _MODALS or verb.endswith("ed") or "'" in verb:
+    if verb in _MODALS or verb in _PAST or (verb.endswith("ed") and verb not in _ED_VERBS) or "'" in verb:
         return verb
     if re.search(r"[^aeiou]y$", verb):
         return verb[:-1] + "ies"
