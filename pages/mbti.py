@@ -76,7 +76,13 @@ with st.expander(f"All {len(subjects)} subjects of this model"):
                            "consistency ↑": d.get("consistency"), "consistency vs chance": ui.vs_chance(bands.get(f"consistency/{s}")),
                            "robustness ↑": (mdoc.get("robustness") or {}).get(s),
                            "robustness vs chance": ui.vs_chance(bands.get(f"robustness/{s}")),
-                           "testings": d.get("n_testings"), "invalid": d.get("invalid")} for s, d in mdoc["subjects"].items()])
+                           "testings": d.get("n_testings"), "invalid": d.get("invalid"),
+                           "background": d.get("background") or ""} for s, d in mdoc["subjects"].items()])
+    if table["background"].astype(bool).any():  # background subjects (the paper's Table 4) grouped by category
+        st.caption("Background subjects (income, age, education: the paper's Table 4) are grouped by their background.")
+        table = table.sort_values("background", key=lambda b: b.replace("", "~"), kind="stable")
+    else:
+        table = table.drop(columns="background")
     ui.table(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(c, format="%.2f")
                                 for c in [*DIMENSIONS, "consistency ↑", "robustness ↑"]})

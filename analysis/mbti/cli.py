@@ -37,7 +37,7 @@ from analysis.mbti.importer import import_files
 from analysis.mbti.metrics import consistency, fairness, robustness
 from analysis.mbti.scoring import mean_scores, scores_by_testing, type_code
 from analysis.mbti.session import ANSWERS
-from analysis.mbti.subjects import DEFAULT_SUBJECTS, FAIRNESS_PAIRS
+from analysis.mbti.subjects import DEFAULT_SUBJECTS, FAIRNESS_PAIRS, background_of
 from analysis.runs import comparable
 from analysis.runs.store import Store
 
@@ -54,7 +54,10 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     if "--model" not in existing:
         parser.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
     parser.add_argument("--subjects", type=_csv_list, default=list(DEFAULT_SUBJECTS),
-                        help="comma list of plural groups (default: %(default)s), e.g. Doctors,'Low-income people'")
+                        help="comma list of groups (default: %(default)s), e.g. Doctors,'Low-income people', or one "
+                             "person as Name:she, Name:he or Name:they")
+    parser.add_argument("--background", type=_csv_list, default=None,
+                        help="background subjects (the paper's Table 4): comma list of income, age, education")
     parser.add_argument("--testings", type=int, default=15, help="independent testings per subject and order (default 15)")
     parser.add_argument("--order", choices=["permuted", "fixed", "both"], default="permuted",
                         help="option order: permuted per question (seeded), fixed Correct..Wrong, or both (robustness)")
@@ -80,7 +83,8 @@ def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
     from analysis.mbti.method import build_mbti_plan
 
     plan = build_mbti_plan(
-        spec, subjects=args.subjects, testings=args.testings, order=args.order, statements=args.statements,
+        spec, subjects=args.subjects if args.background is None or args.subjects != list(DEFAULT_SUBJECTS) else None,
+        backgrounds=args.background, testings=args.testings, order=args.order, statements=args.statements,
         key=args.key, limit_statements=args.limit_statements, answer_mode=args.answer_mode, seed=args.seed,
         history=args.history, text_max_tokens=args.max_tokens, prefix_reuse=args.prefix_reuse,
         params={"temperature": args.temperature} if args.temperature is not None else None,
@@ -111,6 +115,7 @@ def model_metrics(testings: pd.DataFrame) -> dict[str, Any]:
             "scores": {d: _num(scores[d]) for d in DIMENSIONS},
             "type": type_code(scores),
             "role": role_of(type_code(scores)),
+            "background": background_of(subject),
             "consistency": _num(consistency(_matrix(chosen))),
             "n_testings": int(len(chosen)),
             "invalid": int(chosen["n_invalid"].sum()),

@@ -11,7 +11,7 @@ from analysis.llm.specs import ModelSpec
 from analysis.mbti import OPTIONS
 from analysis.mbti.session import MbtiPlan, MbtiSession
 from analysis.mbti.statements import load_statements
-from analysis.mbti.subjects import DEFAULT_SUBJECTS, subject_from
+from analysis.mbti.subjects import DEFAULT_SUBJECTS, background_subjects, subject_from
 from analysis.runs.executor import Executor
 from analysis.runs.runner import MethodRunner, register_method
 from analysis.runs.store import Store
@@ -36,12 +36,19 @@ def build_mbti_plan(
     text_max_tokens: int | None = None,
     prefix_reuse: bool = False,
     params: dict[str, Any] | None = None,
+    backgrounds: list[str] | None = None,
 ) -> MbtiPlan:
-    """Resolve every source now, so the stored plan is self-contained."""
-    names = [s.strip() for s in (subjects or list(DEFAULT_SUBJECTS)) if s.strip()]
-    if not names:
+    """Resolve every source now, so the stored plan is self-contained. ``backgrounds`` (income, age, education) adds
+    the background subjects of those categories (the paper's Table 4) after ``subjects`` (default: none then)."""
+    try:
+        extra = background_subjects(list(backgrounds or []))
+    except ValueError as exc:
+        raise InputError(f"--background: {exc}") from None
+    chosen = subjects if subjects is not None or extra else list(DEFAULT_SUBJECTS)
+    names = [s.strip() for s in (chosen or []) if s.strip()]
+    if not names and not extra:
         raise InputError("--subjects: give at least one subject, e.g. People,Men,Women")
-    lowered = [n.lower() for n in names]
+    lowered = [n.lower() for n in names] + [b.name.lower() for b in extra]
     if len(set(lowered)) != len(lowered):
         raise InputError(f"--subjects lists a subject twice: {names}")
     if testings < 1:
@@ -58,7 +65,7 @@ def build_mbti_plan(
     if history is None and spec.backend == "embedded":
         history = EMBEDDED_HISTORY
     return MbtiPlan(
-        statements=stset, subjects=[subject_from(n) for n in names], testings=testings,
+        statements=stset, subjects=[subject_from(n) for n in names] + extra, testings=testings,
         orders=["permuted", "fixed"] if order == "both" else [order], answer_mode=answer_mode, seed=seed,
         history=history, params=spec.params | (params or {}), top_logprobs=min(200, spec.max_top_logprobs),
         text_max_tokens=text_max_tokens, prefix_reuse=prefix_reuse,

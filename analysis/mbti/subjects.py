@@ -36,6 +36,26 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 DEFAULT_SUBJECTS: tuple[str, ...] = ("People", "Men", "Women", "Boys", "Girls")
+# Background prompts (Rao et al. 2023, Sec. 5.3 and Table 4: income, age and education levels), RoleScope's wording.
+BACKGROUNDS: dict[str, tuple[str, ...]] = {
+    "income": ("Low-income people", "Middle-income people", "High-income people"),
+    "age": ("Children", "Adolescents", "Adults", "Older adults"),
+    "education": ("Junior school students", "Middle school students", "High school students", "Undergraduate students",
+                  "Master's students", "PhD students"),
+}
+
+
+def background_of(name: str) -> str | None:
+    """The background category a subject name belongs to (case-insensitive), or None."""
+    return next((c for c, names in BACKGROUNDS.items() if name.lower() in (n.lower() for n in names)), None)
+
+
+def background_subjects(categories: list[str]) -> list[Subject]:
+    """The subjects of each background category, in the paper's order, each knowing its category."""
+    unknown = [c for c in categories if c not in BACKGROUNDS]
+    if unknown:
+        raise ValueError(f"unknown background {unknown[0]!r}; choose from {', '.join(BACKGROUNDS)}")
+    return [Subject(name=name, background=c) for c in categories for name in BACKGROUNDS[c]]
 FAIRNESS_PAIRS: tuple[tuple[str, str], ...] = (("Men", "Women"), ("Boys", "Girls"))
 
 _TOKEN = re.compile(r"[A-Za-z]+(?:['’][A-Za-z]+)*|\s+|[^\sA-Za-z]")

@@ -65,7 +65,8 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     m1 = doc["models"]["m1"]
     assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations", "reliability"}
     men = m1["subjects"]["Men"]
-    assert set(men) == {"scores", "type", "role", "consistency", "n_testings", "invalid", "truncated"}
+    assert set(men) == {"scores", "type", "role", "background", "consistency", "n_testings", "invalid", "truncated"}
+    assert men["background"] is None
     assert men["role"] == "Commander"  # ENTJ-A
     assert men["truncated"] == 1
     assert men["scores"] == {d: 100.0 for d in DIMENSIONS} and men["type"] == "ENTJ-A"

@@ -108,3 +108,19 @@ def test_person_subject_form() -> None:
     assert [(s.name, s.person, s.pronoun) for s in plan.subjects] == [("Alice", True, "she"), ("Men", False, "they")]
     with pytest.raises(InputError, match="twice"):
         build_mbti_plan(parse_model_spec("embedded", models_file=None), subjects=["Men", "Men"], testings=1)
+
+
+def test_background_subjects() -> None:
+    """--background income,education adds the paper's Table 4 subjects, each with its category; alone, no defaults."""
+    from analysis.mbti.subjects import BACKGROUNDS, background_of
+
+    spec = parse_model_spec("embedded", models_file=None)
+    plan = build_mbti_plan(spec, backgrounds=["income", "education"], testings=1)
+    assert [s.name for s in plan.subjects] == [*BACKGROUNDS["income"], *BACKGROUNDS["education"]]
+    assert {s.background for s in plan.subjects} == {"income", "education"}
+    mixed = build_mbti_plan(spec, subjects=["Men"], backgrounds=["age"], testings=1)
+    assert [s.name for s in mixed.subjects] == ["Men", *BACKGROUNDS["age"]] and mixed.subjects[0].background is None
+    assert background_of("phd students") == "education" and background_of("Men") is None
+    assert replace_subject("You regularly make new friends.", plan.subjects[0]) == "Low-income people regularly make new friends."
+    with pytest.raises(InputError, match="unknown background 'wealth'"):
+        build_mbti_plan(spec, backgrounds=["wealth"], testings=1)
