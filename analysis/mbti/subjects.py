@@ -186,6 +186,11 @@ def replace_subject(statement: str, subject: str | Subject) -> str:
     for i, tok in enumerate(tokens):
         low = tok.lower().replace("’", "'")
         start = _sentence_start(tokens, i)
+        if mentioned and subj.pronoun == "they" and low in _OTHERS_PRONOUNS and (named := _others_named(tokens, i)):
+            # the statement's own "their" ("not to make people look bad, even when it is completely their fault")
+            # would now also point at the subject: name the others it meant
+            out.append(_OTHERS_PRONOUNS[low].format(named))
+            continue
         if low in ("you", "your", "yours", "yourself", "yourselves") or low in _CONTRACTIONS:
             role = _role(tokens, i) if low == "you" or low in _CONTRACTIONS else None
             if not mentioned:
@@ -219,6 +224,27 @@ def replace_subject(statement: str, subject: str | Subject) -> str:
             agreed = False
         out.append(tok)
     return "".join(out)
+
+
+_OTHERS_PRONOUNS = {"they": "those {}", "them": "those {}", "their": "those {}'s", "theirs": "those {}'s"}
+_OTHERS_NOUNS = ("people", "others")
+
+
+def _others_named(tokens: list[str], i: int) -> str | None:
+    """The plural noun a third-person pronoun of the original statement refers to, when a clause boundary (a comma or
+    a conjunction) separates them: "people" or "others" as the nearest preceding noun of that kind; else None."""
+    boundary = False
+    for tok in reversed(tokens[:i]):
+        low = tok.lower()
+        if low in _SENTENCE_END:
+            return None
+        if low == "," or low in ("when", "because", "if", "although", "though", "while"):
+            boundary = True
+        if low in _OTHERS_NOUNS:
+            return ("people" if low == "people" else "others") if boundary else None
+        if low in ("you", "your", "yours"):
+            return None  # the subject is nearer: the pronoun is the statement's own reference to it
+    return None
 
 
 def _is_adverb(low: str) -> bool:

@@ -96,3 +96,20 @@ def test_mid_sentence_form() -> None:
     assert Subject(name="Asian Americans").mid == "Asian Americans"
     assert Subject(name="Children").possessive == "children's"
     assert Subject(name="Barbers").possessive == "barbers'"
+
+
+@pytest.mark.parametrize(("statement", "who", "expected"), [
+    ("You never blame people, even when it is completely their fault.", "Men",
+     "Men never blame people, even when it is completely those people's fault."),
+    ("You help others, because they need it.", "Women", "Women help others, because those others need it."),
+    # one clause: the statement's own "their" still reads as the people's; a person's pronoun is not ambiguous
+    ("You wish people relied less on their feelings.", "Men", "Men wish people relied less on their feelings."),
+    ("You never blame people, even when it is completely their fault.", "Alice:she",
+     "Alice never blames people, even when it is completely their fault."),
+])
+def test_statement_pronouns_that_would_point_at_a_they_subject(statement: str, who: str, expected: str) -> None:
+    """A statement's own "their" after a clause boundary would read as the new subject's ("Men ... their fault"):
+    the others it meant are named."""
+    from analysis.mbti.subjects import subject_from
+
+    assert replace_subject(statement, subject_from(who)) == expected
