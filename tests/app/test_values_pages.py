@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
 from analysis.runs.store import Store
@@ -118,6 +119,26 @@ def test_leaderboard_shows_the_published_figures_apart(app_on_fixture):
     assert published["model"].str.endswith(" (published)").all()
     row = published.set_index("model").loc["Llama-3.3-70B-Instruct (published)"]
     assert (row["cardinal"], row["ordinal"], row["rank_order"]) == (0.783, 0.782, 0.81)
+
+
+def test_a_leaderboard_campaign_model_stands_beside_the_published_figures(app_on_fixture, monkeypatch):
+    """A model whose configuration is the leaderboard's protocol joins the published rows (its own Cardinal and RO,
+    no Ordinal: that one is relative to the leaderboard's pool); the others are named with the reason they are not."""
+    import analysis.values.campaign as campaign
+
+    at = app_on_fixture("leaderboard")
+    n_models = len(at.dataframe[0].value)
+    # the page asks for every model in the sidebar's order: the first one ran the campaign
+    verdicts = iter([None] + ["not run as the campaign"] * (n_models - 1))
+    monkeypatch.setattr(campaign, "off_protocol", lambda doc: next(verdicts))
+    at.run()
+    side = at.dataframe[1].value
+    board = at.dataframe[0].value.set_index("model")
+    (ours,) = side.loc[side["protocol"] == "this store: leaderboard campaign", "model"]
+    row = side.set_index("model").loc[ours]
+    assert pd.isna(row["ordinal"]) and row["cardinal"] == pytest.approx(board.loc[ours, "cardinal"])
+    left_out = next(c.value for c in at.caption if c.value.startswith("Not placed beside"))
+    assert left_out.count(": not run as the campaign") == n_models - 1 and f"**{ours}**" not in left_out
 
 
 def test_a_one_persona_model_is_undefined_not_ranked(app_on_fixture, fixture_store, tmp_path, monkeypatch):
