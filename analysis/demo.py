@@ -254,6 +254,14 @@ def _is_bundled(store_path: Path) -> bool:
     return store_path.resolve() == DEMO_STORE.resolve()
 
 
+def prune_unreferenced_calls(conn: sqlite3.Connection) -> int:
+    """Drop cached calls no run uses any more (a run replaced after a protocol change leaves its old calls behind);
+    returns how many. Only for the bundled demo, whose runs are all its campaign's: a user's store keeps its cache."""
+    cur = conn.execute("DELETE FROM calls WHERE cache_key NOT IN (SELECT cache_key FROM run_calls)")
+    conn.commit()
+    return cur.rowcount
+
+
 def finalize(store_path: Path) -> None:
     """Checkpoint the WAL into the file and switch to rollback journal, so the file alone is the store;
     the bundled store is also packed into its committed archive (``analysis.demo_store``) and its metric documents
@@ -261,6 +269,8 @@ def finalize(store_path: Path) -> None:
     code, which this package does not import)."""
     conn = sqlite3.connect(store_path)
     try:
+        if _is_bundled(store_path):
+            prune_unreferenced_calls(conn)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         conn.execute("PRAGMA journal_mode=DELETE")
         conn.execute("VACUUM")

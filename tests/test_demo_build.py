@@ -213,3 +213,22 @@ def test_rederive_rebuilds_tables_from_stored_replies_without_new_calls(two_buil
     ta, tc = result_tables(a), result_tables(c)
     for table in (*METHOD_TABLES, "calls"):
         assert tc[table] == ta[table], f"{table}: {len(set(ta[table]) ^ set(tc[table]))} rows differ"
+
+
+def test_pruning_drops_only_calls_no_run_uses(tmp_path: Path) -> None:
+    """After a protocol change the replaced runs' calls stay in the cache; the bundled demo drops them before packing:
+    3 calls stored, 2 used by a run -> 1 dropped, the used ones kept."""
+    from analysis.demo import prune_unreferenced_calls
+    from analysis.runs.store import Store
+
+    with Store(tmp_path / "s.db") as store:
+        store.create_run("r", "values", "m", {}, {"method": "values"})
+    conn = sqlite3.connect(tmp_path / "s.db")
+    conn.executemany("INSERT INTO calls (cache_key, model, request, reply, created_at) VALUES (?, 'm', '{}', 'x', 0)",
+                     [("a",), ("b",), ("old",)])
+    conn.executemany("INSERT INTO run_calls (run_id, unit, cache_key, cached, created_at) VALUES ('r', ?, ?, 0, 0)",
+                     [("u1", "a"), ("u2", "b")])
+    conn.commit()
+    assert prune_unreferenced_calls(conn) == 1
+    assert sorted(k for (k,) in conn.execute("SELECT cache_key FROM calls")) == ["a", "b"]
+    conn.close()
