@@ -15,7 +15,7 @@ from tests.stub_server import messages_hash, read_log, stub_process
 
 REPO = Path(__file__).resolve().parents[2]
 PERSONAS, ITEMS = 6, 10
-N_CALLS = PERSONAS * ITEMS + PERSONAS * (2 + ITEMS)
+N_CALLS = PERSONAS * ITEMS + PERSONAS * (3 + ITEMS)  # 3 messages generated after the opening
 RUNS = {"ra": "0", "rb": "1"}  # run id -> seed (different option permutations, shared conversation turns)
 
 

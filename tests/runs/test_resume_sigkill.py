@@ -18,7 +18,7 @@ from tests.stub_server import messages_hash, read_log, stub_process
 REPO = Path(__file__).resolve().parents[2]
 CONCURRENCY = 4
 PERSONAS, ITEMS = 6, 10
-N_CALLS = PERSONAS * ITEMS + PERSONAS * (2 + ITEMS)  # no_conv + topics_a with 3 messages (2 generated turns)
+N_CALLS = PERSONAS * ITEMS + PERSONAS * (3 + ITEMS)  # no_conv + topics_a with 3 messages generated after the opening
 KEY = ["context", "persona_id", "item_id", "sample"]
 
 
