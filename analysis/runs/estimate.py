@@ -86,12 +86,19 @@ def measured_throughput(store: Store, model: str, method: str | None = None) -> 
 
 def modelled_tokens(method: str, plan: Any) -> tuple[float, float] | None:
     """(tokens in, tokens out) of a plan from its prompt lengths; ``None`` for methods whose prompts depend on
-    replies (trust, PersonaGym)."""
+    replies (trust, PersonaGym) and for replies of unbounded length (MBTI text replies without ``--max-tokens``:
+    the reference's protocol, where each reply's length also enters every later prompt)."""
     if method == "values":
         return _values_tokens(plan)
-    if method == "mbti":
+    if method == "mbti" and (plan.answer_mode == "logprob" or plan.text_max_tokens is not None):
         return _mbti_tokens(plan)
     return None
+
+
+def _unmodelled_reason(method: str, plan: Any) -> str:
+    if method == "mbti" and plan is not None and not isinstance(plan, dict):
+        return "not modelled: replies have the model's own length (no --max-tokens); measured after a first run"
+    return "not modelled for this method"
 
 
 def estimate_run(method: str, plan: Any, spec: Any, n_calls: int, measured: Throughput | None = None) -> RunEstimate:
@@ -111,7 +118,7 @@ def estimate_run(method: str, plan: Any, spec: Any, n_calls: int, measured: Thro
     elif tokens is not None and spec.backend == "embedded":
         seconds = tokens[0] / EMBEDDED_PROMPT_TPS + tokens[1] / EMBEDDED_GEN_TPS
     if tokens is None:
-        return RunEstimate(n_calls, None, None, None, seconds, basis if measured else "not modelled for this method")
+        return RunEstimate(n_calls, None, None, None, seconds, basis if measured else _unmodelled_reason(method, plan))
     tin, tout = (int(round(t)) for t in tokens)
     return RunEstimate(n_calls, tin, tout, spec.cost(tin, tout), seconds, basis)
 

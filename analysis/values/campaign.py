@@ -24,13 +24,14 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
-from analysis.values.method import build_values_plan
-from analysis.values.questionnaire import ValuesAnswerMode, ValuesPlan
 from analysis.values.sources import is_hub_path
+
+if TYPE_CHECKING:  # the plan types import the LLM client, which the leaderboard page (off_protocol) does not need
+    from analysis.values.questionnaire import ValuesAnswerMode, ValuesPlan
 
 LEADERBOARD = "leaderboard"
 POPULATION = "personas/real_world_people/personas.json"
@@ -80,6 +81,8 @@ def leaderboard_campaign(spec: ModelSpec, reference: str | Path, *, answer_mode:
                          **protocol: Any) -> Campaign:
     """The two plans of the leaderboard campaign from ``reference`` (a clone of flowersteam/value_stability or an
     ``hf://datasets/...`` copy of its layout). ``limit_personas`` runs the first N of the 50 (a reduced campaign)."""
+    from analysis.values.method import build_values_plan
+
     root = str(reference)
     if not is_hub_path(root) and not Path(root).is_dir():
         raise InputError(f"--reference {root}: not a folder (give your clone of flowersteam/value_stability)")

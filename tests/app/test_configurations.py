@@ -44,7 +44,7 @@ def test_picker_switches_the_configuration(two_config_store: Path, cache_dir: Pa
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Testings · invalid answers"].startswith("2 · ")  # the latest configuration alone: 2 testings
-    assert metrics["Type"] == "ISFP-T"  # all 'Wrong' on '+' statements
+    assert metrics["Type"] == "ISFP-T (Adventurer)"  # all 'Wrong' on '+' statements; the paper's role name
     picker = next(s for s in at.sidebar.selectbox if s.label == f"MBTI: {MODEL}")
     assert picker.options[0].startswith("latest")
     assert "statements=" in picker.options[1]  # says how the older configuration differs

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from analysis.llm.specs import ModelSpec, parse_model_spec
-from analysis.runs.estimate import MIN_MEASURED_CALLS, estimate_run, measured_throughput
+from analysis.runs.estimate import MIN_MEASURED_CALLS, REPLY_FILL, estimate_run, measured_throughput
 from analysis.runs.runner import create_run, execute_run
 from analysis.runs.store import Store
 from analysis.values.method import build_values_plan
@@ -100,3 +100,19 @@ def test_measurement_prefers_the_same_method(tmp_path, stub_server):
         est = estimate_run("trust", {}, spec, 10, trust)
         assert est.tokens_in is None and est.seconds == pytest.approx(10 / trust.calls_per_s)
         assert "calls of mbti at" in est.basis
+
+
+def test_uncapped_mbti_replies_are_not_modelled(stub_server):
+    """MBTI text replies at the model's own length (the reference's protocol, no ``--max-tokens``): their tokens,
+    which also enter every later prompt of the testing, cannot be modelled from prompt lengths; a cap can."""
+    from analysis.mbti.method import build_mbti_plan
+
+    spec = _stub_spec(stub_server.url)
+    uncapped = build_mbti_plan(spec, subjects=["People"], testings=1, order="fixed", limit_statements=6, answer_mode="text")
+    est = estimate_run("mbti", uncapped, spec, uncapped.n_calls())
+    assert est.n_calls == 6 and est.tokens_in is None and est.tokens_out is None and est.seconds is None
+    assert "model's own length" in est.basis
+    capped = build_mbti_plan(spec, subjects=["People"], testings=1, order="fixed", limit_statements=6, answer_mode="text",
+                             text_max_tokens=20)
+    est = estimate_run("mbti", capped, spec, capped.n_calls())
+    assert est.tokens_in > 0 and est.tokens_out == round(6 * 20 * REPLY_FILL)  # 6 replies, each modelled as 60 % of the cap
