@@ -10,7 +10,9 @@ population with prefix reuse on, in a fresh store, and prints per persona:
   the SVS items share a growing history);
 - the full campaign (50 personas) extrapolated: calls, tokens, and hours at a given endpoint throughput.
 
-Run: ``.venv/bin/python bench/bench_campaign.py --reference ../shared/anchors/stick_to_your_role [--personas 2]``.
+Run: ``.venv/bin/python bench/bench_campaign.py --reference ../shared/anchors/stick_to_your_role [--personas 2]``;
+``--store PATH`` keeps the store, so that an interrupted bench resumes where it stopped (finished calls come from the
+store's cache; token counts are those of the calls when they were made).
 Default answer mode ``logprob`` (2 tokens per answer): ``cot`` answers run to hundreds of tokens each, hours on this
 CPU. Other processes share the two cores: wall times are indicative, token counts are not affected.
 """
@@ -46,14 +48,16 @@ def main() -> None:
     ap.add_argument("--personas", type=int, default=2)
     ap.add_argument("--answer-mode", default="logprob", choices=["logprob", "text", "cot"])
     ap.add_argument("--calls-per-s", type=float, default=5.0, help="endpoint throughput for the full-campaign line")
+    ap.add_argument("--store", type=Path, help="keep the store here and resume from it (default: a temporary one)")
     args = ap.parse_args()
     spec = parse_model_spec("embedded", models_file=None)
     campaign = leaderboard_campaign(spec, args.reference, limit_personas=args.personas, answer_mode=args.answer_mode,
                                     prefix_reuse=True)
-    with tempfile.TemporaryDirectory() as tmp, Store(Path(tmp) / "bench.db") as store:
+    with tempfile.TemporaryDirectory() as tmp, Store(args.store or Path(tmp) / "bench.db") as store:
         t0 = time.perf_counter()
         for name, plan in (("pvq", campaign.pvq), ("svs", campaign.svs)):
-            create_run(store, "values", spec, plan.model_dump(), name)
+            if store.query_one("SELECT run_id FROM runs WHERE run_id=?", (name,)) is None:
+                create_run(store, "values", spec, plan.model_dump(), name)
             execute_run(store, name, concurrency=2)
         wall = time.perf_counter() - t0
         calls = store.frame("SELECT r.unit, r.run_id, c.tokens_in, c.tokens_out, c.cached_tokens FROM run_calls r "
