@@ -52,7 +52,7 @@ from analysis.trust.effects import ASSUMED_GROUP_SIZE
 from analysis.trust.forecasting import individual_consistency
 from analysis.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
 
-__all__ = ["add_run_arguments", "plan_from_args", "metrics_json"]
+__all__ = ["add_run_arguments", "plan_from_args", "run_args", "metrics_json"]
 
 
 def _csv_list(value: str) -> list[str]:
@@ -88,11 +88,15 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="dollars per round (default 10; ablation 44, 100)")
     parser.add_argument("--personas", default="250",
                         help="N: a generated bank of N personas (default 250, test split = 50); or a GenAgents .jsonl file "
-                             "or folder of <id>/scratch.json")
+                             "or folder of <id>/scratch.json (paper set: its test personas, 50 of them by default)")
     parser.add_argument("--split", choices=["train", "validation", "test", "all"], default="test",
                         help="persona split to run (default test, as in the paper)")
     parser.add_argument("--limit-personas", type=int, help="run only the first N personas of the split")
-    parser.add_argument("--attributes", type=_csv_list, help="population level: attributes to elicit (default all 15)")
+    parser.add_argument("--attribute-set", choices=["paper", "rolescope15"], default="paper",
+                        help="paper: Table 5's traits, levels and splits (default; test split: 10 traits, Table 3's nine "
+                             "elicited); rolescope15: RoleScope's earlier 15 attributes, the same in every split")
+    parser.add_argument("--attributes", type=_csv_list,
+                        help="population level: attributes to elicit (default: Table 3's nine, or all 15 of rolescope15)")
     parser.add_argument("--seed", type=int, default=0, help="bank generation, Big Five augmentation and prior perturbation seed")
     parser.add_argument("--temperature", type=float, help="default 0.05 (the paper), unless the model spec sets one")
     parser.add_argument("--max-tokens", type=int, help="reply length limit for every call (defaults: beliefs 600, "
@@ -104,6 +108,17 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--run-id")
 
 
+def run_args(**options: Any) -> argparse.Namespace:
+    """The ``run trust`` options with their command-line defaults, ``options`` replacing some (for the Run page)."""
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    args = parser.parse_args(["--model", "unused"])
+    unknown = set(options) - set(vars(args))
+    if unknown:
+        raise ValueError(f"unknown run trust options: {sorted(unknown)}")
+    return argparse.Namespace(**(vars(args) | options))
+
+
 def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
     """The resolved plan (a dict for ``create_run``) from parsed ``run trust`` options."""
     from analysis.trust.method import build_trust_plan
@@ -112,7 +127,7 @@ def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
     plan = build_trust_plan(
         spec, level=args.level, strategies=args.strategies, conditioning=args.conditioning, condition_on=args.condition_on,
         rounds=args.rounds, archetypes=args.archetypes, endowment=args.endowment, personas=args.personas, split=args.split,
-        limit_personas=args.limit_personas, attributes=args.attributes, seed=args.seed,
+        limit_personas=args.limit_personas, attributes=args.attributes, attribute_set=args.attribute_set, seed=args.seed,
         play_knows_archetype=args.play_knows_archetype, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
         params={"temperature": args.temperature} if args.temperature is not None else None,
     )

@@ -169,7 +169,7 @@ def conditioning_consistency(priors: pd.DataFrame, transfers: pd.DataFrame, *, n
         imposed, original = _load(row.get("imposed")), _load(row.get("original"))
         if not imposed or not original:
             continue
-        levels = BY_KEY[row["attribute"]].levels
+        levels = _prior_levels(row["attribute"], original)
         belief = Belief(row["attribute"], levels, tuple(imposed), ranking_scores(imposed, levels), float("nan"))
         s = _attribute_stats([ranking_scores(imposed, levels), ranking_scores(original, levels)], belief, behaviour, w)
         for k, key in enumerate(("imposed", "original")):
@@ -185,6 +185,13 @@ def conditioning_consistency(priors: pd.DataFrame, transfers: pd.DataFrame, *, n
         }
     return {"attributes": out, **_medians("spearman_imposed", pts["imposed"], reps["imposed"], n_boot, level),
             **_medians("spearman_original", pts["original"], reps["original"], n_boot, level), "n_personas": len(behaviour)}
+
+
+def _prior_levels(attribute: str, original: list[str]) -> tuple[str, ...]:
+    """The levels of a prior: the rolescope15 order when the ranking is a permutation of it, else the ranking's own
+    order (a level order only aligns scores with means; ρ does not depend on it)."""
+    known = BY_KEY.get(attribute)
+    return known.levels if known is not None and sorted(known.levels) == sorted(original) else tuple(original)
 
 
 def _float(x: Any) -> float:

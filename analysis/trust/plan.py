@@ -7,7 +7,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from analysis.trust import DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, Conditioning, Level, Strategy
-from analysis.trust.personas import Persona
+from analysis.trust.attributes import Attribute
+from analysis.trust.personas import Persona, attribute_table
 
 DEFAULT_MAX_TOKENS: dict[str, int] = {"belief": 600, "action": 300, "forecast": 600, "round": 300}
 
@@ -20,6 +21,8 @@ class TrustPlan(BaseModel):
     endowment: int = Field(DEFAULT_ENDOWMENT, ge=1)
     personas: list[Persona]
     bank: dict[str, Any] = Field(default_factory=dict, description="Persona provenance: source, size/path, seed, split.")
+    attribute_set: str = Field("rolescope15", description="'paper' (Table 5, the default of new plans) or 'rolescope15'; "
+                                                          "plans stored before the choice existed used rolescope15.")
     attributes: list[str] = Field(default_factory=list, description="Attributes whose beliefs are elicited (population).")
     strategies: list[Strategy] = Field(default_factory=list)
     conditioning: Conditioning = "none"
@@ -31,6 +34,12 @@ class TrustPlan(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict, description="Generation params (defaults + model + overrides).")
     max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
     prefix_reuse: bool = False
+
+    @property
+    def table(self) -> dict[str, Attribute]:
+        """key -> Attribute (levels, label) of the plan's attribute set and split."""
+        split = self.bank.get("split", "test")
+        return attribute_table(self.attribute_set, split if split in ("train", "validation", "test") else "test")
 
     @property
     def elicited(self) -> list[str]:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from analysis.trust import DOLLAR_STRATEGY
 from analysis.trust.game import RoundOutcome
+from analysis.trust.attributes import Attribute
 from analysis.trust.personas import BY_KEY
 
 ROLE_SYSTEM = ("You are role-playing a real person. Stay in character and make every decision as this person would.\n\n"
@@ -39,27 +40,32 @@ def archetype_text(k: int) -> str:
             f"${k}, no matter how much was sent")
 
 
-def belief_block(beliefs: dict[str, list[str]], strategy: str) -> str:
+def _attr(attribute: str | Attribute, table: dict[str, Attribute] | None = None) -> Attribute:
+    """An Attribute as given, or looked up by key in ``table`` (default the rolescope15 set)."""
+    return attribute if isinstance(attribute, Attribute) else (table or BY_KEY)[attribute]
+
+
+def belief_block(beliefs: dict[str, list[str]], strategy: str, table: dict[str, Attribute] | None = None) -> str:
     """The conditioning text: one ranking per attribute (App. C.2.3); identical for own and imposed beliefs."""
     order = ("from the groups who send the most to those who send the least" if strategy == DOLLAR_STRATEGY
              else "from the most trusting groups to the least trusting")
-    lines = [f"- {BY_KEY[key].label}: " + " > ".join(ranking) for key, ranking in beliefs.items()]
+    lines = [f"- {_attr(key, table).label}: " + " > ".join(ranking) for key, ranking in beliefs.items()]
     return ("Research on the people in this study has found the following (each line lists groups "
             f"{order}):\n" + "\n".join(lines) + "\nMake your decision consistent with these findings, given who you are.")
 
 
 def role_messages(description: str, endowment: int, beliefs: dict[str, list[str]] | None = None,
-                  strategy: str = "Ctx+Tr") -> list[dict[str, str]]:
+                  strategy: str = "Ctx+Tr", table: dict[str, Attribute] | None = None) -> list[dict[str, str]]:
     """Single-round role play as Player A; ``beliefs`` (attribute -> ranking) adds the conditioning block."""
-    block = f"\n\n{belief_block(beliefs, strategy)}" if beliefs else ""
+    block = f"\n\n{belief_block(beliefs, strategy, table)}" if beliefs else ""
     user = (f"You take part in a study and play Player A in this game.\n\n{rules(endowment)}{block}\n\n"
             "How much do you send to Player B? Think it through as yourself in a few sentences, then end your reply "
             f"with a last line of the form\nAmount: $X\nwhere X is a whole number from 0 to {endowment}.")
     return [{"role": "system", "content": ROLE_SYSTEM.format(description=description)}, {"role": "user", "content": user}]
 
 
-def _characteristic(attribute: str) -> str:
-    attr = BY_KEY[attribute]
+def _characteristic(attribute: str | Attribute) -> str:
+    attr = _attr(attribute)
     values = "\n".join(f"- {level}" for level in attr.levels)
     return f'Consider the characteristic "{attr.label}", which takes these values:\n{values}'
 
@@ -74,7 +80,7 @@ _TRUST_QUESTION = (
 )
 
 
-def belief_messages(strategy: str, attribute: str, endowment: int) -> list[dict[str, str]]:
+def belief_messages(strategy: str, attribute: str | Attribute, endowment: int) -> list[dict[str, str]]:
     """The belief elicitation request of one strategy for one attribute."""
     game = (f"A study uses the following game.\n\n{rules(endowment)}\n\nIn the study you will play Player A, role-playing "
             "people with many different characteristics.\n\n")

@@ -24,7 +24,7 @@ def test_embedded_population_level(tmp_path: Path) -> None:
     schema (ranking of both levels, amount in [0, 10]); invalid rows keep raw text and reason; re-execution is cached."""
     spec = parse_model_spec("embedded")
     with Store(tmp_path / "s.db") as store:
-        plan = build_trust_plan(spec, personas=10, limit_personas=2, attributes=["sex"],
+        plan = build_trust_plan(spec, personas=10, limit_personas=2, attributes=["sex"], attribute_set="rolescope15",
                                 max_tokens={"belief": 80, "action": 40})
         run_id = create_run(store, "trust", spec, plan.model_dump())
         summary = execute_run(store, run_id, concurrency=2)

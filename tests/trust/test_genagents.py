@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not GSS.exists(), reason="reference data ../shar
 
 @pytest.fixture(scope="module")
 def bank():
-    return load_genagents(GSS, seed=7)
+    return load_genagents(GSS, seed=7, attribute_set="rolescope15")
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +68,8 @@ def test_descriptions_state_every_attribute(bank, raw) -> None:
 def test_big_five_is_seeded_recorded_and_uniform(bank) -> None:
     """Big Five come from the recorded per-agent seed: reloading reproduces them, another seed changes them;
     each trait's levels are near uniform (within 0.03 of 1/3 over 3,505 agents)."""
-    again = {p.details["agent_id"]: p for p in load_genagents(GSS, seed=7)}
-    other = {p.details["agent_id"]: p for p in load_genagents(GSS, seed=8)}
+    again = {p.details["agent_id"]: p for p in load_genagents(GSS, seed=7, attribute_set="rolescope15")}
+    other = {p.details["agent_id"]: p for p in load_genagents(GSS, seed=8, attribute_set="rolescope15")}
     changed = 0
     for p in bank:
         aid = p.details["agent_id"]
@@ -92,12 +92,12 @@ def test_scratch_folders_load_like_the_jsonl(tmp_path: Path, bank, raw) -> None:
             doc.pop("agent_id")
         (tmp_path / "gss_agents" / aid).mkdir(parents=True)
         (tmp_path / "gss_agents" / aid / "scratch.json").write_text(json.dumps(doc), encoding="utf-8")
-    folder = {p.details["agent_id"]: p for p in load_genagents(tmp_path, seed=7)}
+    folder = {p.details["agent_id"]: p for p in load_genagents(tmp_path, seed=7, attribute_set="rolescope15")}
     by_id = {p.details["agent_id"]: p for p in bank}
     assert sorted(folder) == ids
     for aid in ids:
         assert folder[aid].attributes == by_id[aid].attributes and folder[aid].description == by_id[aid].description
-    single = load_genagents(tmp_path / "gss_agents" / ids[1], seed=7)
+    single = load_genagents(tmp_path / "gss_agents" / ids[1], seed=7, attribute_set="rolescope15")
     assert len(single) == 1 and single[0].attributes == by_id[ids[1]].attributes
 
 

@@ -97,7 +97,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> type[FakeClient]:
 
 
 def run(store: Store, **options) -> tuple[str, TrustPlan]:
-    plan = build_trust_plan(SPEC, **options)
+    plan = build_trust_plan(SPEC, **({"attribute_set": "rolescope15"} | options))
     run_id = runner.create_run(store, "trust", SPEC, plan.model_dump())
     runner.execute_run(store, run_id, concurrency=4, retry=RetryPolicy(max_attempts=1))
     return run_id, plan
@@ -311,7 +311,7 @@ def test_endowment_ablation_and_plan_errors(tmp_path: Path, fake: type[FakeClien
             build_trust_plan(SPEC, personas=10, **kwargs)
     plan = build_trust_plan(SPEC, strategies=["noctx-tr", "ctx-usd"])
     assert plan.strategies == ["NoCtx+Tr", "Ctx+$"] and len(plan.personas) == 50 and plan.params["temperature"] == 0.05
-    assert plan.n_calls() == 2 * 15 + 50
+    assert plan.n_calls() == 2 * 9 + 50  # Table 3's nine attributes (paper set)
     assert build_trust_plan(parse_model_spec("embedded"), personas=10).params["temperature"] == 0.05
 
 
@@ -321,7 +321,7 @@ def test_stub_population_run_with_transient_faults_matches_clean_run(stub_server
     from tests.stub_server import FaultRule
 
     spec = parse_model_spec("stub-model@" + stub_server.url)
-    plan = build_trust_plan(spec, personas=20, attributes=["age", "sex"]).model_dump()
+    plan = build_trust_plan(spec, personas=20, attributes=["age", "sex"], attribute_set="rolescope15").model_dump()
     fast = RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05)
     cols = ["strategy", "attribute", "valid", "reason", "raw", "cache_key"]
 
