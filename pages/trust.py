@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from analysis.trust.labels import personas_text
 from app import charts, data, state, ui
 
 ctx = ui.context()
@@ -25,6 +26,7 @@ mdoc = data.trust_doc(ref)["models"][model]
 invalid = mdoc.get("invalid") or {}
 st.caption(f"Endowment ${mdoc.get('endowment')}; unparseable replies kept and counted: "
            + ", ".join(f"{n} {k}" for k, n in invalid.items()) + ".")
+st.caption(personas_text(mdoc.get("personas") or {}))
 reasons = mdoc.get("invalid_reasons") or {}
 if reasons:
     with st.expander("Why replies failed to parse"):

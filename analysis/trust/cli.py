@@ -17,7 +17,8 @@
         "invalid_reasons": {TABLE: {REASON: n}},
         "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n}, "conditioning": C, "priors_in_prompt": n,
                       "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x}}},
-        "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}}}}}
+        "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}},
+        "personas": {LEVEL: {"attribute_set": "paper"|"rolescope15", "source": "generated"|"genagents", "n": n, ...}}}}}
 
   ``behaviour``, ``play`` and ``invalid_reasons`` (``analysis.trust.behaviour``) describe the play
   alone, so a model whose beliefs or forecasts never parse still has something to show.
@@ -238,6 +239,13 @@ def _behaviour(transfers: pd.DataFrame, priors: pd.DataFrame) -> dict[str, Any]:
                                          "priors_in_prompt": int(len(carried))}
 
 
+def persona_source(signature: dict[str, Any]) -> dict[str, Any]:
+    """Where a configuration's personas come from: the attribute set (plans before the choice: rolescope15) and the
+    bank (source 'generated' — the offline default — or 'genagents' with its path, size, seed, split, n)."""
+    bank = signature.get("bank") if isinstance(signature.get("bank"), dict) else {}
+    return {"attribute_set": signature.get("attribute_set", "rolescope15"), **bank}
+
+
 def _endowment_siblings(configs: list[comparable.Configuration], used: comparable.Configuration) -> list[str]:
     """Runs of the configurations that differ from ``used`` in the endowment alone (the endowment ablation)."""
     return [r for c in configs if c.id != used.id and set(c.differs_from(used)) == {"endowment"} for r in c.run_ids]
@@ -281,6 +289,8 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
                                 if name in sel.used}
         doc["configurations"] = {level: comparable.describe(sel.found[name], sel.used[name])
                                  for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
+        doc["personas"] = {level: persona_source(sel.used[name].signature)
+                           for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
         models[name] = doc
     return {"models": models}
 

@@ -31,6 +31,7 @@ def test_trust_population_matches_document(app_on_fixture, docs):
     captions = [c.value for c in at.caption]
     assert sum(c.startswith("Chance (95 % band)") for c in captions) == 2
     assert any(c.startswith("Split-half reliability of behaviour") for c in captions)
+    assert any(c.startswith("Personas — population: ") and "RoleScope's earlier 15 attributes" in c for c in captions)
     assert any(c.startswith("Published (paper, Table 3, Ctx+Tr") and "Llama 3.1 70B Instruct: ρ 0.50" in c for c in captions)
     table = at.dataframe[0].value.set_index("attribute")
     for attribute, row in pop["attributes"].items():

@@ -156,3 +156,17 @@ def test_empty_store_gives_no_models(tmp_path: Path) -> None:
     """A store without trust rows yields {"models": {}}."""
     with Store(tmp_path / "s.db") as store:
         assert metrics_json(store) == {"models": {}}
+
+
+def test_personas_text_says_where_personas_come_from() -> None:
+    """The generated bank is named the offline default (and GenAgents the paper's bank); a GenAgents file its path."""
+    from analysis.trust.labels import personas_text
+
+    gen = personas_text({"population": {"attribute_set": "paper", "source": "generated", "size": 250, "seed": 0,
+                                         "split": "test", "n": 50}})
+    assert gen.startswith("Personas — population: 50 personas of the test split of the generated bank (the offline default")
+    assert "the paper used the GenAgents bank" in gen and "Table 5" in gen
+    ga = personas_text({"individual": {"attribute_set": "paper", "source": "genagents", "path": "g.jsonl", "size": 296,
+                                       "seed": 2, "split": "test", "n": 50}})
+    assert "50 personas of the test split of the GenAgents bank `g.jsonl` (296 eligible agents" in ga
+    assert "did not record" in personas_text({"population": {"attribute_set": "rolescope15"}})
