@@ -148,6 +148,20 @@ with tabs[2]:
                      hide_index=True, width="stretch", column_config={"MAE ↓": st.column_config.NumberColumn("MAE ↓", format="%.2f")})
         st.caption("Chance: forecasts drawn uniformly from $0 to the endowment, or another persona's forecasts for the "
                    "same Trustee (the forecasts kept, their link to the persona's own play broken).")
+    trajectories = (mdoc.get("individual") or {}).get("trajectories") or {}
+    if trajectories:
+        st.markdown("**Forecasts next to play** (the paper's Tables 6–8: one table per Trustee archetype)")
+        c = st.columns(2)
+        k = state.selectbox("Trustee archetype k", sorted(trajectories, key=int), key="trace_k", container=c[0])
+        persona = state.selectbox("Persona", sorted(trajectories[k]), key="trace_persona", container=c[1])
+        ui.table(pd.DataFrame([{"round": r["round"], "forecast $": r["forecast"], "forecast explanation": r["explanation"]
+                                or (f"— ({r['forecast_reason']})" if r.get("forecast_reason") else "—"),
+                                "sent $": r["sent"], "returned $": r["returned"],
+                                "play": "played" if r["valid"] else (r.get("reason") or "invalid")}
+                               for r in trajectories[k][persona]]), hide_index=True, width="stretch")
+        st.caption("Each forecast is made before its round from a crafted state summary (round 1: the game has just "
+                   "started; later: the Trustee has returned $k after each transfer, and how many rounds remain), as in "
+                   "the paper; runs with `--forecast upfront` forecast every round before play.")
 with tabs[3]:
     endowments = mdoc.get("endowments") or {}
     if len(endowments) < 2:

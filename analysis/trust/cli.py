@@ -11,7 +11,8 @@
                                   "median_spearman": x, "median_abs_diff": x, ...CIs, "n_personas": n}},
         "conditioning": {COND: {"attributes": {ATTR: {"spearman_imposed": x, "spearman_original": x, ...}},
                                 "median_spearman_imposed": x, "median_spearman_original": x, "strategy": S, ...}},
-        "individual": {"archetypes": {K: {"mae_by_round": [..], "mae": x, "mae_ci": [lo, hi], ...}}},
+        "individual": {"archetypes": {K: {"mae_by_round": [..], "mae": x, "mae_ci": [lo, hi], ...}},
+                       "trajectories": {K: {PERSONA: [{"round", "forecast", "explanation", "sent", "returned", ...}]}}},
         "endowment": E, "endowments": {E: {STRATEGY: {"median_spearman": x, "median_abs_diff": x}}},
         "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n},
         "invalid_reasons": {TABLE: {REASON: n}},
@@ -50,7 +51,7 @@ from analysis.trust import CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT,
 from analysis.trust.behaviour import invalid_reasons, play_by_round, population_behaviour
 from analysis.trust.consistency import Belief, belief_from_row, conditioning_consistency, population_consistency
 from analysis.trust.effects import ASSUMED_GROUP_SIZE
-from analysis.trust.forecasting import individual_consistency
+from analysis.trust.forecasting import individual_consistency, trajectories
 from analysis.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
 
 __all__ = ["add_run_arguments", "plan_from_args", "run_args", "metrics_json"]
@@ -102,6 +103,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--temperature", type=float, help="default 0.05 (the paper), unless the model spec sets one")
     parser.add_argument("--max-tokens", type=int, help="reply length limit for every call (defaults: beliefs 600, "
                                                        "game 300, forecast 600, round 300)")
+    parser.add_argument("--forecast", choices=["per_round", "upfront"], default="per_round",
+                        help="individual level: per_round = one forecast before each round from a state summary of the "
+                             "game so far (the paper's Tables 6-8, default); upfront = one forecast of every round before play")
     parser.add_argument("--play-knows-archetype", action="store_true",
                         help="individual level: describe the archetype in every round prompt too")
     parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
@@ -129,7 +133,7 @@ def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
         spec, level=args.level, strategies=args.strategies, conditioning=args.conditioning, condition_on=args.condition_on,
         rounds=args.rounds, archetypes=args.archetypes, endowment=args.endowment, personas=args.personas, split=args.split,
         limit_personas=args.limit_personas, attributes=args.attributes, attribute_set=args.attribute_set, seed=args.seed,
-        play_knows_archetype=args.play_knows_archetype, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
+        play_knows_archetype=args.play_knows_archetype, forecast=args.forecast, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
         params={"temperature": args.temperature} if args.temperature is not None else None,
     )
     return plan.model_dump()
@@ -215,12 +219,15 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
                                      priors[priors["endowment"] == endowment], n_boot=n_boot, seed=seed,
                                      assumed_group_size=assumed_group_size)
     individual = individual_consistency(rounds, n_boot=n_boot, seed=seed) if len(rounds) else {"archetypes": {}}
+    individual["trajectories"] = trajectories(rounds, forecasts)
     if chance > 0 and len(rounds):
         played = int(rounds["endowment"].dropna().iloc[0]) if rounds["endowment"].notna().any() else DEFAULT_ENDOWMENT
         individual["chance"] = trust_chance.individual_chance(rounds, individual, played, n_sims=chance, seed=seed,
                                                               store=store)
     tables = {"beliefs": beliefs, "transfers": transfers, "forecasts": forecasts, "rounds": rounds}
     invalid = {name: int((df["valid"] == 0).sum()) for name, df in tables.items()}
+    if "forecast_valid" in rounds:  # per-round forecasts live on the round rows
+        invalid["forecasts"] += int((rounds["forecast_valid"] == 0).sum())
     return {"population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
             "endowments": endowments, "invalid": invalid, "n_rows": {name: int(len(df)) for name, df in tables.items()}, "invalid_reasons": invalid_reasons(tables),
             "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors), "play": play_by_round(rounds)}

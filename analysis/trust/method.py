@@ -76,6 +76,7 @@ def build_trust_plan(
     attribute_set: str = DEFAULT_ATTRIBUTE_SET,
     seed: int = 0,
     play_knows_archetype: bool = False,
+    forecast: str = "per_round",
     max_tokens: dict[str, int] | None = None,
     params: dict[str, Any] | None = None,
     prefix_reuse: bool = False,
@@ -89,6 +90,8 @@ def build_trust_plan(
         raise InputError("--conditioning applies to --level population only")
     if endowment < 1:
         raise InputError("--endowment must be >= 1")
+    if forecast not in ("per_round", "upfront"):
+        raise InputError(f"--forecast '{forecast}': use per_round or upfront")
     if rounds < 1:
         raise InputError("--rounds must be >= 1")
     ks = [int(k) for k in archetypes]
@@ -114,7 +117,7 @@ def build_trust_plan(
         level=level, endowment=endowment, personas=people, bank=bank, attribute_set=attribute_set,
         attributes=attrs if level == "population" else [], strategies=chosen if level == "population" else [],
         conditioning=conditioning, condition_on=parse_strategy(condition_on), rounds=rounds, archetypes=ks,
-        play_knows_archetype=play_knows_archetype, seed=seed, params=DEFAULT_PARAMS | spec.params | (params or {}),
+        play_knows_archetype=play_knows_archetype, forecast=forecast, seed=seed, params=DEFAULT_PARAMS | spec.params | (params or {}),
         max_tokens=tokens, prefix_reuse=prefix_reuse,
     )
 

@@ -387,6 +387,37 @@ def parse_forecast(reply: str, rounds: int, endowment: int, finish_reason: str |
     return ParsedForecast(True, sends=[f.send for f in got.forecasts], explanations=[f.explanation for f in got.forecasts])
 
 
+class OneForecast(BaseModel):
+    """A per-round forecast (Tables 6–8): the whole dollars to send this round and why."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    send: int
+    explanation: str = ""
+
+    _send_text = field_validator("send", mode="before")(_send)
+    _explanation_text = field_validator("explanation", mode="before")(_text)
+
+    @model_validator(mode="after")
+    def _bounded(self, info: ValidationInfo) -> OneForecast:
+        endowment = _context(info, "endowment")
+        if not 0 <= self.send <= endowment:
+            raise ValueError(f"${self.send} is outside [0, {endowment}]")
+        return self
+
+
+def parse_round_forecast(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedForecast:
+    """Validate a per-round forecast reply ({"send": X, "explanation": ...}); ``sends``/``explanations`` of length 1."""
+    obj = extract_json(reply)
+    if obj is None:
+        return ParsedForecast(False, _no_json(finish_reason))
+    try:
+        got = OneForecast.model_validate(obj, context={"endowment": endowment})
+    except ValidationError as exc:
+        return ParsedForecast(False, _reason(exc))
+    return ParsedForecast(True, sends=[got.send], explanations=[got.explanation])
+
+
 _THOUGHT = re.compile(r"THOUGHT\s*:\s*(.*?)(?=\n\s*ACTION\s*:|\Z)", re.IGNORECASE | re.DOTALL)
 
 

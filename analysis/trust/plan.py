@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -30,6 +30,10 @@ class TrustPlan(BaseModel):
     rounds: int = Field(DEFAULT_ROUNDS, ge=1)
     archetypes: list[int] = Field(default_factory=lambda: list(DEFAULT_ARCHETYPES))
     play_knows_archetype: bool = Field(False, description="Also describe the archetype in every round prompt.")
+    forecast: Literal["per_round", "upfront"] = Field(
+        "upfront", description="per_round: one forecast call before each round from a crafted state summary (the paper, "
+                               "the default of new plans); upfront: one call forecasting every round before play (plans "
+                               "stored before the choice existed).")
     seed: int = 0
     params: dict[str, Any] = Field(default_factory=dict, description="Generation params (defaults + model + overrides).")
     max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
@@ -59,4 +63,5 @@ class TrustPlan(BaseModel):
     def n_calls(self) -> int:
         if self.level == "population":
             return len(self.elicited) * len(self.attributes) + len(self.personas)
-        return len(self.personas) * len(self.archetypes) * (1 + self.rounds)
+        per_game = 2 * self.rounds if self.forecast == "per_round" else 1 + self.rounds
+        return len(self.personas) * len(self.archetypes) * per_game

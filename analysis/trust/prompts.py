@@ -6,8 +6,12 @@
 - ``belief_messages``: NoCtx+Tr (no game, rank by interpersonal trust + η²), Ctx+Tr (the same
   after the rules and the role), Ctx+$ (after the rules: mean and SD of dollars sent per level),
   each asking for one JSON object with the schema written out.
-- ``forecast_messages``: individual level (C.3): the archetype described, a send forecast for
-  every round as JSON.
+- ``round_forecast_messages`` (default, Tables 6–8): individual level, one forecast per round from a
+  crafted state summary (``state_summary``: "The game has just started ..." in round 1, then "the
+  other player has returned $k after each transfer ..." with the rounds remaining), the archetype
+  described (C.3), reply as JSON {"send", "explanation"}.
+- ``forecast_messages`` (option ``--forecast upfront``): the archetype described, a send forecast for
+  every round as one JSON list before play.
 - ``round_messages``: multi-round ReAct play (B.2): rules, round number, history of actions and
   observations, THOUGHT then ACTION: Send $X.
 """
@@ -108,6 +112,31 @@ def forecast_messages(description: str, endowment: int, rounds: int, k: int) -> 
             f"{rounds}:\n"
             '{"forecasts": [{"round": 1, "send": <whole dollars from 0 to ' f"{endowment}" '>, '
             '"explanation": "<one sentence>"}, "..."]}')
+    return [{"role": "system", "content": ROLE_SYSTEM.format(description=description)}, {"role": "user", "content": user}]
+
+
+def state_summary(round_no: int, rounds: int, k: int) -> str:
+    """The crafted state of the game before round ``round_no`` against T_k (Sec. 5.2, Tables 6–8): never the model's
+    own play, only what T_k's fixed rule implies (returned $k, or everything received when less)."""
+    remaining = rounds - round_no + 1
+    left = f"This is round {round_no} of {rounds}; {remaining} round{'s' * (remaining != 1)} remain{'s' * (remaining == 1)}, " \
+           "this one included."
+    if round_no == 1:
+        return f"The game has just started: there is no history of the other player's behaviour yet. {left}"
+    played = round_no - 1
+    return (f"{played} round{'s' * (played != 1)} have been played. The other player has returned ${k} after each transfer "
+            f"(or everything they received, when that was less than ${k}). {left}")
+
+
+def round_forecast_messages(description: str, endowment: int, rounds: int, round_no: int,
+                            k: int) -> list[dict[str, str]]:
+    """Individual level, one round: forecast this round's send from the crafted state summary, as JSON."""
+    user = (f"You take part in a study and play {rounds} rounds of this game as Player A. Every round you receive a fresh "
+            f"${endowment}.\n\n{rules(endowment)}\n\nPlayer B follows a fixed rule: {archetype_text(k)}.\n\n"
+            f"{state_summary(round_no, rounds, k)}\n\n"
+            "Before this round is played, forecast how much you will send in it. Reply with one JSON object only, in "
+            "exactly this form:\n"
+            '{"send": <whole dollars from 0 to ' f"{endowment}" '>, "explanation": "<why, in a few sentences>"}')
     return [{"role": "system", "content": ROLE_SYSTEM.format(description=description)}, {"role": "user", "content": user}]
 
 

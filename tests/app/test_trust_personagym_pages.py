@@ -55,6 +55,12 @@ def test_trust_conditioning_and_individual(app_on_fixture, docs):
     assert list(mae.index) == [1, 3, 5]
     assert mae.loc[3, "MAE ↓"] == pytest.approx(doc["individual"]["archetypes"]["3"]["mae"])
     assert mae["vs chance"].str.contains("p = ").all()
+    traces = doc["individual"]["trajectories"]
+    trace = next(f for f in frames if "forecast explanation" in f.columns)  # Tables 6–8: forecasts next to play
+    first = traces[sorted(traces, key=int)[0]]
+    expected = first[sorted(first)[0]]
+    assert trace["round"].tolist() == [r["round"] for r in expected]
+    assert trace["sent $"].tolist() == [r["sent"] for r in expected]
 
 
 def test_personagym_tasks_and_persona_drill_down(app_on_fixture, docs):

@@ -40,15 +40,19 @@ def test_run_arguments_to_plan() -> None:
     with pytest.raises(InputError, match="--attributes"):
         plan_from_args(parse("--attributes", "sex"), SPEC)  # a train-split trait: not in the test split
     assert plan.bank == {"source": "generated", "size": 250, "seed": 0, "split": "test", "limit": None, "n": 50}
-    args = parse("--level", "individual", "--rounds", "4", "--archetypes", "1, 5", "--endowment", "44", "--personas", "30",
+    args_list = ("--level", "individual", "--rounds", "4", "--archetypes", "1, 5", "--endowment", "44", "--personas", "30",
                  "--split", "train", "--limit-personas", "3", "--seed", "9", "--temperature", "0.7", "--max-tokens", "77",
                  "--play-knows-archetype")
+    args = parse(*args_list)
     plan = TrustPlan.model_validate(plan_from_args(args, SPEC))
     assert (plan.level, plan.rounds, plan.archetypes, plan.endowment, plan.seed, plan.play_knows_archetype) == (
         "individual", 4, [1, 5], 44, 9, True)
     assert [p.split for p in plan.personas] == ["train"] * 3 and plan.personas[0].id.startswith("p9-")
     assert plan.params["temperature"] == 0.7 and set(plan.max_tokens.values()) == {77}
-    assert plan.strategies == [] and plan.attributes == [] and plan.n_calls() == 3 * 2 * 5
+    assert plan.strategies == [] and plan.attributes == [] and plan.forecast == "per_round"
+    assert plan.n_calls() == 3 * 2 * (2 * 4)  # per round: a forecast call and a play call
+    upfront = TrustPlan.model_validate(plan_from_args(parse(*args_list, "--forecast", "upfront"), SPEC))
+    assert upfront.forecast == "upfront" and upfront.n_calls() == 3 * 2 * (1 + 4)
     args = parse("--strategies", "ctx-usd,NoCtx+Tr", "--conditioning", "strong", "--attributes", "age,religion")
     plan = TrustPlan.model_validate(plan_from_args(args, SPEC))
     assert plan.strategies == ["Ctx+$", "NoCtx+Tr"] and plan.elicited == ["Ctx+$", "NoCtx+Tr", "Ctx+Tr"]
