@@ -8,9 +8,12 @@
     {"models": {NAME: {
         "population": {STRATEGY: {"attributes": {ATTR: {"spearman": x, "eta2_belief": x, "eta2_behaviour": x,
                                                         "abs_diff": x, ...CIs and rankings}},
-                                  "median_spearman": x, "median_abs_diff": x, ...CIs, "n_personas": n}},
-        "conditioning": {COND: {"attributes": {ATTR: {"spearman_imposed": x, "spearman_original": x, ...}},
-                                "median_spearman_imposed": x, "median_spearman_original": x, "strategy": S, ...}},
+                                  "median_spearman": x, "median_abs_diff": x, "mae_eta2": x, ...CIs, "n_personas": n}},
+        "conditioning": {COND: {"attributes": {ATTR: {"spearman_imposed": x, "spearman_original": x, "prior_spearman": x,
+                                                      "target": x, "target_reached": b, "abs_diff": x, ...}},
+                                "median_spearman_imposed": x, "median_spearman_original": x, "strategy": S,
+                                "median_spearman_imposed_reached": x, "n_reached": n, "n_with_target": n,
+                                "mae_eta2": x, ...}},
         "individual": {"archetypes": {K: {"mae_by_round": [..], "mae": x, "mae_ci": [lo, hi], ...}},
                        "trajectories": {K: {PERSONA: [{"round", "forecast", "explanation", "sent", "returned", ...}]}}},
         "endowment": E, "endowments": {E: {STRATEGY: {"median_spearman": x, "median_abs_diff": x}}},
@@ -168,17 +171,20 @@ def _conditioning(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
     strategy = str(priors["strategy"].iloc[0]) if len(priors) else "Ctx+Tr"
     plain = transfers[transfers["conditioning"] == "none"]
     own = _latest_beliefs(beliefs, strategy, assumed_group_size)
+    eta2 = {a: b.eta2 for a, b in own.items()}
     if len(plain) and own:
         baseline = pd.DataFrame([{"attribute": a, "original": list(b.ranking), "imposed": list(b.ranking), "achieved": 1.0,
                                   "target": None} for a, b in own.items()])
-        out["none"] = {"strategy": strategy, **conditioning_consistency(baseline, plain, n_boot=n_boot, seed=seed)}
+        out["none"] = {"strategy": strategy, **conditioning_consistency(baseline, plain, n_boot=n_boot, seed=seed,
+                                                                        belief_eta2=eta2)}
     for cond in CONDITIONINGS[1:]:
         mine = transfers[transfers["conditioning"] == cond]
         if mine.empty:
             continue
         run_id = mine.sort_values("_order")["run_id"].iloc[-1]
         run_priors = priors[priors["run_id"] == run_id]
-        doc = conditioning_consistency(run_priors, mine[mine["run_id"] == run_id], n_boot=n_boot, seed=seed)
+        doc = conditioning_consistency(run_priors, mine[mine["run_id"] == run_id], n_boot=n_boot, seed=seed,
+                                       belief_eta2=eta2)
         out[cond] = {"strategy": str(run_priors["strategy"].iloc[0]) if len(run_priors) else strategy, "run_id": run_id, **doc}
     return out
 

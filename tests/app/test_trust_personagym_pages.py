@@ -51,7 +51,11 @@ def test_trust_conditioning_and_individual(app_on_fixture, docs):
     assert list(cond.index) == ["none", "weak"]
     weak = doc["conditioning"]["weak"]["median_spearman_imposed"]
     assert cond.loc["weak", "median ρ with prompt prior"] == pytest.approx(weak)
-    mae = frames[2].set_index("archetype k")
+    mae = next(f for f in frames if "archetype k" in f.columns).set_index("archetype k")
+    achieved = next(f for f in frames if "achieved ρ" in f.columns)  # Table 4: each prior's achieved ρ and target
+    weak_rows = achieved[achieved["conditioning"] == "weak"].set_index("attribute")
+    for attribute, row in doc["conditioning"]["weak"]["attributes"].items():
+        assert weak_rows.loc[attribute, "achieved ρ"] == pytest.approx(row["prior_spearman"])
     assert list(mae.index) == [1, 3, 5]
     assert mae.loc[3, "MAE ↓"] == pytest.approx(doc["individual"]["archetypes"]["3"]["mae"])
     assert mae["vs chance"].str.contains("p = ").all()

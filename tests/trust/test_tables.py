@@ -1,0 +1,115 @@
+"""The paper's tables from ``metrics trust --json`` on a small hand-built store, every expected value worked by hand.
+
+Eight personas on three test-split traits (Table 5): US citizenship (2 levels), conscientiousness (3), work status (4).
+
+    persona  citizenship          consc.    work           sent   (conditioned 'weak' run: 10 − sent)
+    p1       A U.S. citizen       Low       In school       2
+    p2       A U.S. citizen       Low       Keeping house   4
+    p3       A U.S. citizen       Moderate  Retired         6
+    p4       A U.S. citizen       High      Other           8
+    p5       Not a U.S. citizen   Moderate  In school       0
+    p6       Not a U.S. citizen   High      Keeping house  10
+    p7       Not a U.S. citizen   High      Retired         6
+    p8       Not a U.S. citizen   Low       Other           8
+
+Mean 44/8 = 5.5, SS_total = 78. Citizenship: A 5, Not 6: SS_b = 8 · 0.25 = 2, η² = 1/39. Conscientiousness: Low 14/3,
+Moderate 3, High 8: SS_b = 100/3, η² = 50/117. Work: In school 1, Keeping house 7, Retired 6, Other 8: SS_b = 58,
+η² = 29/39. (η² is unchanged by x -> 10 − x; the rankings reverse.) The document rounds to 6 decimals: tolerance 1e-6.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analysis.runs.store import Store
+from analysis.trust.cli import metrics_json
+from analysis.trust.tables import BELIEFS, PRIORS, TRANSFERS
+
+A, NOT = "A U.S. citizen", "Not a U.S. citizen"
+PEOPLE = [(A, "Low", "In school", 2), (A, "Low", "Keeping house", 4), (A, "Moderate", "Retired", 6), (A, "High", "Other", 8),
+          (NOT, "Moderate", "In school", 0), (NOT, "High", "Keeping house", 10), (NOT, "High", "Retired", 6),
+          (NOT, "Low", "Other", 8)]
+LEVELS = {"us_citizenship": [A, NOT], "conscientiousness": ["Low", "Moderate", "High"],
+          "work_status": ["In school", "Keeping house", "Retired", "Other"]}
+# Ctx+Tr beliefs: ranking (most -> least trusting) and stated η²
+BELIEF = {"us_citizenship": ([A, NOT], 0.05), "conscientiousness": (["High", "Moderate", "Low"], 0.3),
+          "work_status": (["Retired", "Other", "Keeping house", "In school"], 0.1)}
+ETA2 = {"us_citizenship": 1 / 39, "conscientiousness": 50 / 117, "work_status": 29 / 39}
+
+
+def _transfers(run_id: str, conditioning: str, endowment: int = 10, mirror: bool = False) -> list[dict]:
+    return [{"run_id": run_id, "model": "m", "endowment": endowment, "conditioning": conditioning, "persona_id": f"p{i}",
+             "attributes": {"us_citizenship": c, "conscientiousness": b5, "work_status": w},
+             "sent": (endowment - s) if mirror else s, "valid": 1} for i, (c, b5, w, s) in enumerate(PEOPLE, 1)]
+
+
+def _beliefs(run_id: str, endowment: int = 10) -> list[dict]:
+    return [{"run_id": run_id, "model": "m", "endowment": endowment, "strategy": "Ctx+Tr", "attribute": a,
+             "levels": LEVELS[a], "ranking": ranking, "effect_size": eta2, "valid": 1}
+            for a, (ranking, eta2) in BELIEF.items()]
+
+
+def _plan(**extra) -> dict:
+    return {"method": "trust", "level": "population", "endowment": 10, "attribute_set": "paper", **extra}
+
+
+@pytest.fixture(scope="module")
+def doc(tmp_path_factory) -> dict:
+    path = Path(tmp_path_factory.mktemp("tables")) / "s.db"
+    with Store(path) as store:
+        store.create_run("r1", "trust", "m", {}, _plan())
+        store.create_run("rw", "trust", "m", {}, _plan(conditioning="weak"))
+        store.upsert(BELIEFS.name, _beliefs("r1"))
+        store.upsert(TRANSFERS.name, _transfers("r1", "none") + _transfers("rw", "weak", mirror=True))
+        store.upsert(PRIORS.name, [
+            {"run_id": "rw", "model": "m", "endowment": 10, "conditioning": "weak", "strategy": "Ctx+Tr",
+             "attribute": "work_status", "original": BELIEF["work_status"][0],
+             "imposed": ["Other", "Retired", "Keeping house", "In school"], "target": 0.8, "achieved": 0.8},
+            {"run_id": "rw", "model": "m", "endowment": 10, "conditioning": "weak", "strategy": "Ctx+Tr",
+             "attribute": "conscientiousness", "original": BELIEF["conscientiousness"][0],
+             "imposed": BELIEF["conscientiousness"][0], "target": 0.8, "achieved": 1.0},  # 3 levels: 0.8 unreachable
+            {"run_id": "rw", "model": "m", "endowment": 10, "conditioning": "weak", "strategy": "Ctx+Tr",
+             "attribute": "us_citizenship", "original": BELIEF["us_citizenship"][0],
+             "imposed": BELIEF["us_citizenship"][0], "target": 0.8, "achieved": 1.0},  # 2 levels: only ±1
+        ])
+        return metrics_json(store, n_boot=0)["models"]["m"]
+
+
+def test_table3_spearman_eta2_difference_and_mae(doc) -> None:
+    """Table 3 (Ctx+Tr): ρ citizenship −1 (belief A > Not, play Not > A); conscientiousness Σd² = 2 of n = 3:
+    ρ = 1 − 12/24 = 0.5; work Σd² = 6 of n = 4: ρ = 1 − 36/60 = 0.4. |Δη²| = |0.05 − 1/39|, |0.3 − 50/117|,
+    |0.1 − 29/39|; medians 0.4 and |0.3 − 50/117|; MAE of η² = (134/117 − 0.35)/3."""
+    pop = doc["population"]["Ctx+Tr"]
+    rho = {a: d["spearman"] for a, d in pop["attributes"].items()}
+    assert rho == pytest.approx({"us_citizenship": -1.0, "conscientiousness": 0.5, "work_status": 0.4}, abs=1e-6)
+    for a, (_, stated) in BELIEF.items():
+        assert pop["attributes"][a]["eta2_behaviour"] == pytest.approx(ETA2[a], abs=1e-6)
+        assert pop["attributes"][a]["abs_diff"] == pytest.approx(abs(stated - ETA2[a]), abs=1e-6)
+    assert pop["attributes"]["work_status"]["behaviour_ranking"] == ["Other", "Keeping house", "Retired", "In school"]
+    assert pop["median_spearman"] == pytest.approx(0.4, abs=1e-6)
+    assert pop["median_abs_diff"] == pytest.approx(50 / 117 - 0.3, abs=1e-6)
+    assert pop["mae_eta2"] == pytest.approx((134 / 117 - 0.35) / 3, abs=1e-6)
+
+
+def test_table4_conditioning_with_reached_targets_and_mae(doc) -> None:
+    """Table 4 ('weak', behaviour mirrored 10 − sent): work (target 0.8 reached): ρ imposed Σd² = 18 -> −0.8, original
+    Σd² = 14 -> −0.4; conscientiousness and citizenship kept their original ranking (0.8 unreachable): ρ −0.5 and +1 for
+    both. Medians over all three: imposed −0.5, original −0.4; over the one reached: −0.8 / −0.4; MAE of η² against the
+    original beliefs' η² equals Table 3's (η² does not change under x -> 10 − x)."""
+    weak = doc["conditioning"]["weak"]
+    att = weak["attributes"]
+    assert {a: (d["spearman_imposed"], d["spearman_original"]) for a, d in att.items()} == {
+        "work_status": (pytest.approx(-0.8), pytest.approx(-0.4)), "conscientiousness": (pytest.approx(-0.5), pytest.approx(-0.5)),
+        "us_citizenship": (pytest.approx(1.0), pytest.approx(1.0))}
+    assert {a: (d["prior_spearman"], d["target_reached"], d["n_levels"]) for a, d in att.items()} == {
+        "work_status": (0.8, True, 4), "conscientiousness": (1.0, False, 3), "us_citizenship": (1.0, False, 2)}
+    assert weak["median_spearman_imposed"] == pytest.approx(-0.5) and weak["median_spearman_original"] == pytest.approx(-0.4)
+    assert (weak["n_reached"], weak["n_with_target"], weak["target_tolerance"]) == (1, 3, 0.05)
+    assert weak["median_spearman_imposed_reached"] == pytest.approx(-0.8)
+    assert weak["median_spearman_original_reached"] == pytest.approx(-0.4)
+    assert weak["mae_eta2"] == pytest.approx((134 / 117 - 0.35) / 3, abs=1e-6)
+    none = doc["conditioning"]["none"]  # the unconditioned play against the model's own beliefs: Table 4's first row
+    assert none["median_spearman_imposed"] == pytest.approx(0.4) and "n_reached" not in none
+    assert none["mae_eta2"] == pytest.approx((134 / 117 - 0.35) / 3, abs=1e-6)
