@@ -182,9 +182,22 @@ with tabs[2]:
 with tabs[3]:
     endowments = mdoc.get("endowments") or {}
     if len(endowments) < 2:
-        st.caption(f"One endowment in the store (${mdoc.get('endowment')}). The ablation runs the population level at "
-                   "$10, $44 and $100 (`--endowment`).")
-    rows = [{"endowment": f"${e}", "strategy": s, "median Spearman": d.get("median_spearman"),
-             "median |Δη²|": d.get("median_abs_diff")} for e, by in endowments.items() for s, d in by.items()]
+        st.caption(f"One endowment in the store (${mdoc.get('endowment')}). The ablation (the paper's Table 9) runs the "
+                   "population level at $10, $44 and $100 in one command: `python -m analysis run trust --endowments "
+                   "10,44,100`.")
+    rows = [{"strategy": s, "endowment": f"${e}", "mean Spearman (Table 9)": d.get("mean_spearman"),
+             "median Spearman": d.get("median_spearman"), "median |Δη²|": d.get("median_abs_diff"),
+             "MAE η²": d.get("mae_eta2"), "personas": d.get("n_personas")}
+            for e, by in sorted(endowments.items(), key=lambda kv: int(kv[0])) for s, d in by.items()]
     if rows:
-        ui.table(pd.DataFrame(rows), hide_index=True, width="stretch")
+        frame = pd.DataFrame(rows)
+        st.markdown("**Mean Spearman per strategy and endowment** (the paper's Table 9)")
+        ui.table(frame.pivot(index="strategy", columns="endowment", values="mean Spearman (Table 9)")
+                 .reindex(columns=[r["endowment"] for r in rows if r["strategy"] == rows[0]["strategy"]]),
+                 width="stretch")
+        ui.table(frame, hide_index=True, width="stretch")
+        with st.expander("Per attribute"):
+            ui.table(pd.DataFrame([{"strategy": s, "endowment": f"${e}", "attribute": a, "Spearman": r.get("spearman"),
+                                    "|Δη²|": r.get("abs_diff")}
+                                   for e, by in endowments.items() for s, d in by.items()
+                                   for a, r in (d.get("attributes") or {}).items()]), hide_index=True, width="stretch")

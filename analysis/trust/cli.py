@@ -16,7 +16,8 @@
                                 "mae_eta2": x, ...}},
         "individual": {"archetypes": {K: {"mae_by_round": [..], "mae": x, "mae_ci": [lo, hi], ...}},
                        "trajectories": {K: {PERSONA: [{"round", "forecast", "explanation", "sent", "returned", ...}]}}},
-        "endowment": E, "endowments": {E: {STRATEGY: {"median_spearman": x, "median_abs_diff": x}}},
+        "endowment": E, "endowments": {E: {STRATEGY: {"mean_spearman": x, "median_spearman": x, "median_abs_diff": x,
+                                                      "mae_eta2": x, "attributes": {ATTR: {"spearman": x, "abs_diff": x}}}}},
         "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n},
         "invalid_reasons": {TABLE: {REASON: n}},
         "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n}, "conditioning": C, "priors_in_prompt": n,
@@ -43,12 +44,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.runs import comparable
 from analysis.runs.store import Store
+from analysis.stats import json_number
 from analysis.trust import chance as trust_chance
 from analysis.trust import CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES
 from analysis.trust.behaviour import invalid_reasons, play_by_round, population_behaviour
@@ -57,7 +60,7 @@ from analysis.trust.effects import ASSUMED_GROUP_SIZE
 from analysis.trust.forecasting import individual_consistency, trajectories
 from analysis.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
 
-__all__ = ["add_run_arguments", "plan_from_args", "run_args", "metrics_json"]
+__all__ = ["add_run_arguments", "plan_from_args", "plans_from_args", "run_args", "metrics_json"]
 
 
 def _csv_list(value: str) -> list[str]:
@@ -91,6 +94,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="individual level: Trustee archetypes k (returns min(k, 3*sent)); default 1,3,5")
     parser.add_argument("--endowment", type=int, default=DEFAULT_ENDOWMENT,
                         help="dollars per round (default 10; ablation 44, 100)")
+    parser.add_argument("--endowments", type=_int_list,
+                        help="the endowment ablation in one command (App. D.1, Table 9): one run per endowment, e.g. "
+                             "10,44,100; the paper's $10 runs last so that it stays the headline configuration")
     parser.add_argument("--personas", default="250",
                         help="N: a generated bank of N personas (default 250, test split = 50); or a GenAgents .jsonl file "
                              "or folder of <id>/scratch.json (paper set: its test personas, 50 of them by default)")
@@ -125,6 +131,26 @@ def run_args(**options: Any) -> argparse.Namespace:
     if unknown:
         raise ValueError(f"unknown run trust options: {sorted(unknown)}")
     return argparse.Namespace(**(vars(args) | options))
+
+
+def ablation_endowments(args: argparse.Namespace) -> list[int]:
+    """The endowments of ``--endowments`` in run order (each once; $10 — the paper's headline — last), or []."""
+    given = getattr(args, "endowments", None)
+    if not given:
+        return []
+    if args.endowment != DEFAULT_ENDOWMENT:
+        raise InputError("--endowments runs every listed endowment; drop --endowment")
+    if len(set(given)) != len(given) or any(e < 1 for e in given):
+        raise InputError(f"--endowments {given}: give distinct whole dollars >= 1, e.g. 10,44,100")
+    return [e for e in given if e != DEFAULT_ENDOWMENT] + [e for e in given if e == DEFAULT_ENDOWMENT]
+
+
+def plans_from_args(args: argparse.Namespace, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
+    """(run-id suffix, plan) for every run ``run trust`` makes: one, or one per ``--endowments`` endowment."""
+    endowments = ablation_endowments(args)
+    if not endowments:
+        return [("", plan_from_args(args, spec))]
+    return [(f"e{e}", plan_from_args(argparse.Namespace(**(vars(args) | {"endowment": e})), spec)) for e in endowments]
 
 
 def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
@@ -189,6 +215,16 @@ def _conditioning(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
     return out
 
 
+def endowment_summary(doc: dict[str, Any]) -> dict[str, Any]:
+    """One strategy at one endowment (Table 9): mean and median ρ over attributes (undefined ρ left out), median |Δη²|,
+    MAE of η², and ρ / |Δη²| per attribute."""
+    rhos = [d["spearman"] for d in doc["attributes"].values() if d["spearman"] is not None]
+    return {"mean_spearman": json_number(float(np.mean(rhos))) if rhos else None, "n_attributes_defined": len(rhos),
+            "median_spearman": doc["median_spearman"], "median_abs_diff": doc["median_abs_diff"],
+            "mae_eta2": doc.get("mae_eta2"), "n_personas": doc.get("n_personas"),
+            "attributes": {a: {"spearman": d["spearman"], "abs_diff": d["abs_diff"]} for a, d in doc["attributes"].items()}}
+
+
 def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.DataFrame, rounds: pd.DataFrame,
                   forecasts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
                   assumed_group_size: int = ASSUMED_GROUP_SIZE, endowment: int | None = None, chance: int = 0,
@@ -212,8 +248,7 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
                 continue
             boot = n_boot if e == endowment else 0
             doc = population_consistency(mine, t_e, n_boot=boot, seed=seed)
-            endowments.setdefault(str(e), {})[strategy] = {"median_spearman": doc["median_spearman"],
-                                                           "median_abs_diff": doc["median_abs_diff"]}
+            endowments.setdefault(str(e), {})[strategy] = endowment_summary(doc)
             if e == endowment:
                 doc["reliability"] = trust_chance.split_half(mine, t_e, seed=seed)
                 if chance > 0:

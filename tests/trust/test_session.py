@@ -400,3 +400,25 @@ def test_stub_population_run_with_transient_faults_matches_clean_run(stub_server
     assert sum(1 for e in stub_server.calls() if e["fault"]) > 0
     pd.testing.assert_frame_equal(got_b, ref_b)
     pd.testing.assert_frame_equal(got_t, ref_t)
+
+
+def test_endowments_in_one_command(tmp_path: Path, fake: type[FakeClient], capsys: pytest.CaptureFixture) -> None:
+    """`run trust --endowments 10,44,100`: three runs, $10 last (the headline), each endowment in its prompts; the
+    metrics list the three under 'endowments'; --endowment beside it is refused (exit 2)."""
+    from analysis.__main__ import main
+
+    store = tmp_path / "s.db"
+    base = ["run", "trust", "--model", "fake@http://127.0.0.1:9/v1", "--store", str(store), "--personas", "20",
+            "--attributes", "age", "--strategies", "ctx-tr", "--attribute-set", "rolescope15", "--quiet"]
+    fake.transfer = staticmethod(lambda s, u: "Amount: $2")
+    assert main([*base, "--endowments", "10,44,100", "--run-id", "abl"]) == 0
+    with Store(store, read_only=True) as st:
+        runs = st.frame("SELECT run_id FROM runs ORDER BY rowid")["run_id"].tolist()
+        (doc,) = metrics_json(st, n_boot=0)["models"].values()
+    assert runs == ["abl-e44", "abl-e100", "abl-e10"]
+    seen = {e for e in (10, 44, 100) for r in fake.requests if f"from $0 to ${e}" in r.messages[-1][1]}
+    assert seen == {10, 44, 100}
+    assert doc["endowment"] == 10 and set(doc["endowments"]) == {"10", "44", "100"}
+    assert set(doc["endowments"]["44"]["Ctx+Tr"]) >= {"mean_spearman", "median_spearman", "attributes"}
+    assert main([*base, "--endowments", "10,44", "--endowment", "44"]) == 2
+    assert "drop --endowment" in capsys.readouterr().err

@@ -40,9 +40,11 @@ ETA2 = {"us_citizenship": 1 / 39, "conscientiousness": 50 / 117, "work_status": 
 
 
 def _transfers(run_id: str, conditioning: str, endowment: int = 10, mirror: bool = False) -> list[dict]:
+    """The table's sends, scaled to the endowment (× E/10), or mirrored (E − scaled send)."""
+    scale = endowment // 10
     return [{"run_id": run_id, "model": "m", "endowment": endowment, "conditioning": conditioning, "persona_id": f"p{i}",
              "attributes": {"us_citizenship": c, "conscientiousness": b5, "work_status": w},
-             "sent": (endowment - s) if mirror else s, "valid": 1} for i, (c, b5, w, s) in enumerate(PEOPLE, 1)]
+             "sent": (endowment - scale * s) if mirror else scale * s, "valid": 1} for i, (c, b5, w, s) in enumerate(PEOPLE, 1)]
 
 
 def _beliefs(run_id: str, endowment: int = 10) -> list[dict]:
@@ -55,10 +57,19 @@ def _plan(**extra) -> dict:
     return {"method": "trust", "level": "population", "endowment": 10, "attribute_set": "paper", **extra}
 
 
-@pytest.fixture(scope="module")
-def doc(tmp_path_factory) -> dict:
-    path = Path(tmp_path_factory.mktemp("tables")) / "s.db"
+def _ablation(store: Store) -> None:
+    """Table 9's other endowments, made before the $10 run (the headline is the latest configuration): $40 of $44 =
+    sends × 4 (same rankings, same η²); $100: 100 − 10 × send (rankings reversed, same η²)."""
+    store.create_run("r44", "trust", "m", {}, _plan(endowment=44))
+    store.create_run("r100", "trust", "m", {}, _plan(endowment=100))
+    store.upsert(BELIEFS.name, _beliefs("r44", 44) + _beliefs("r100", 100))
+    store.upsert(TRANSFERS.name, _transfers("r44", "none", 44) + _transfers("r100", "none", 100, mirror=True))
+
+
+def build_store(path: Path) -> Path:
+    """The store of this module: the $44 and $100 runs, then the $10 run and its 'weak' conditioned run."""
     with Store(path) as store:
+        _ablation(store)
         store.create_run("r1", "trust", "m", {}, _plan())
         store.create_run("rw", "trust", "m", {}, _plan(conditioning="weak"))
         store.upsert(BELIEFS.name, _beliefs("r1"))
@@ -74,6 +85,15 @@ def doc(tmp_path_factory) -> dict:
              "attribute": "us_citizenship", "original": BELIEF["us_citizenship"][0],
              "imposed": BELIEF["us_citizenship"][0], "target": 0.8, "achieved": 1.0},  # 2 levels: only ±1
         ])
+        for run_id in ("r44", "r100", "r1", "rw"):
+            store.set_run_status(run_id, "completed")
+    return path
+
+
+@pytest.fixture(scope="module")
+def doc(tmp_path_factory) -> dict:
+    path = build_store(Path(tmp_path_factory.mktemp("tables")) / "s.db")
+    with Store(path, read_only=True) as store:
         return metrics_json(store, n_boot=0)["models"]["m"]
 
 
@@ -113,3 +133,17 @@ def test_table4_conditioning_with_reached_targets_and_mae(doc) -> None:
     none = doc["conditioning"]["none"]  # the unconditioned play against the model's own beliefs: Table 4's first row
     assert none["median_spearman_imposed"] == pytest.approx(0.4) and "n_reached" not in none
     assert none["mae_eta2"] == pytest.approx((134 / 117 - 0.35) / 3, abs=1e-6)
+
+
+def test_table9_endowment_ablation(doc) -> None:
+    """Table 9: mean ρ over the three attributes at $10 and $44: (−1 + 0.5 + 0.4)/3 = −1/30, medians 0.4; at $100 the
+    rankings reverse: (1 − 0.5 − 0.4)/3 = 1/30, median −0.4; η² and the MAE do not change; per attribute in the JSON."""
+    assert doc["endowment"] == 10 and set(doc["endowments"]) == {"10", "44", "100"}
+    table9 = {e: by["Ctx+Tr"] for e, by in doc["endowments"].items()}
+    for e, mean, median in (("10", -1 / 30, 0.4), ("44", -1 / 30, 0.4), ("100", 1 / 30, -0.4)):
+        assert table9[e]["mean_spearman"] == pytest.approx(mean, abs=1e-6)
+        assert table9[e]["median_spearman"] == pytest.approx(median, abs=1e-6)
+        assert table9[e]["mae_eta2"] == pytest.approx((134 / 117 - 0.35) / 3, abs=1e-6)
+        assert table9[e]["n_attributes_defined"] == 3 and table9[e]["n_personas"] == 8
+    assert table9["100"]["attributes"]["work_status"]["spearman"] == pytest.approx(-0.4, abs=1e-6)
+    assert table9["44"]["attributes"]["us_citizenship"] == {"spearman": -1.0, "abs_diff": pytest.approx(0.05 - 1 / 39, abs=1e-6)}
