@@ -109,12 +109,17 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--attributes", type=_csv_list,
                         help="population level: attributes to elicit (default: Table 3's nine, or all 15 of rolescope15)")
     parser.add_argument("--seed", type=int, default=0, help="bank generation, Big Five augmentation and prior perturbation seed")
-    parser.add_argument("--temperature", type=float, help="default 0.05 (the paper), unless the model spec sets one")
+    parser.add_argument("--temperature", type=float,
+                        help="default 0.05 (the paper's App. E, with top_p 1 and, on the embedded server, top_k 0), unless "
+                             "the model spec sets one")
     parser.add_argument("--max-tokens", type=int, help="reply length limit for every call (defaults: beliefs 600, "
                                                        "game 300, forecast 600, round 300)")
     parser.add_argument("--forecast", choices=["per_round", "upfront"], default="per_round",
                         help="individual level: per_round = one forecast before each round from a state summary of the "
                              "game so far (the paper's Tables 6-8, default); upfront = one forecast of every round before play")
+    parser.add_argument("--answer", choices=["reasoned", "numeric"], default="reasoned",
+                        help="population play: reasoned = reasoning ending 'Amount: $X' (default); numeric = a bare whole "
+                             "number, the first integer of the reply taken (the paper's App. E extraction)")
     parser.add_argument("--play-knows-archetype", action="store_true",
                         help="individual level: describe the archetype in every round prompt too")
     parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
@@ -162,7 +167,7 @@ def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
         spec, level=args.level, strategies=args.strategies, conditioning=args.conditioning, condition_on=args.condition_on,
         rounds=args.rounds, archetypes=args.archetypes, endowment=args.endowment, personas=args.personas, split=args.split,
         limit_personas=args.limit_personas, attributes=args.attributes, attribute_set=args.attribute_set, seed=args.seed,
-        play_knows_archetype=args.play_knows_archetype, forecast=args.forecast, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
+        play_knows_archetype=args.play_knows_archetype, forecast=args.forecast, answer=args.answer, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
         params={"temperature": args.temperature} if args.temperature is not None else None,
     )
     return plan.model_dump()

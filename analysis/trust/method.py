@@ -26,8 +26,18 @@ from analysis.trust.population import PopulationSession
 DEFAULT_BANK_SIZE = 250
 # A GenAgents file under the paper's attribute set: a seeded sample of 50 of its test personas (N = 50, Sec. 4).
 DEFAULT_GENAGENTS_N = 50
-# The paper's decoding (App. E): temperature 0.05; the model spec and --temperature override it.
-DEFAULT_PARAMS: dict[str, Any] = {"temperature": 0.05}
+# The paper's decoding (App. E): temperature 0.05, top_p 1.0, top_k 0 (no top-k cut); the model spec and
+# --temperature override them. top_k is sent only to backends known to accept it (TOP_K_BACKENDS: the embedded
+# llama.cpp server); OpenAI's API rejects the field, and other servers differ on what 0 means.
+DEFAULT_PARAMS: dict[str, Any] = {"temperature": 0.05, "top_p": 1.0}
+PAPER_TOP_K = 0
+TOP_K_BACKENDS = frozenset({"embedded"})
+
+
+def decoding_params(spec: ModelSpec, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The generation params a trust plan records and sends: the paper's, top_k where accepted, then spec, overrides."""
+    top_k = {"top_k": PAPER_TOP_K} if spec.backend in TOP_K_BACKENDS else {}
+    return DEFAULT_PARAMS | top_k | spec.params | (overrides or {})
 
 
 def parse_strategy(name: str) -> str:
@@ -77,6 +87,7 @@ def build_trust_plan(
     seed: int = 0,
     play_knows_archetype: bool = False,
     forecast: str = "per_round",
+    answer: str = "reasoned",
     max_tokens: dict[str, int] | None = None,
     params: dict[str, Any] | None = None,
     prefix_reuse: bool = False,
@@ -90,6 +101,8 @@ def build_trust_plan(
         raise InputError("--conditioning applies to --level population only")
     if endowment < 1:
         raise InputError("--endowment must be >= 1")
+    if answer not in ("reasoned", "numeric"):
+        raise InputError(f"--answer '{answer}': use reasoned or numeric")
     if forecast not in ("per_round", "upfront"):
         raise InputError(f"--forecast '{forecast}': use per_round or upfront")
     if rounds < 1:
@@ -117,7 +130,7 @@ def build_trust_plan(
         level=level, endowment=endowment, personas=people, bank=bank, attribute_set=attribute_set,
         attributes=attrs if level == "population" else [], strategies=chosen if level == "population" else [],
         conditioning=conditioning, condition_on=parse_strategy(condition_on), rounds=rounds, archetypes=ks,
-        play_knows_archetype=play_knows_archetype, forecast=forecast, seed=seed, params=DEFAULT_PARAMS | spec.params | (params or {}),
+        play_knows_archetype=play_knows_archetype, forecast=forecast, answer=answer, seed=seed, params=decoding_params(spec, params),
         max_tokens=tokens, prefix_reuse=prefix_reuse,
     )
 

@@ -126,6 +126,27 @@ def extract_amount(reply: str, endowment: int, finish_reason: str | None = None)
     return _validated(found[-1], endowment)
 
 
+_FIRST_NUMBER = re.compile(r"(?P<neg>-)?\$?(?P<int>\d+)(?P<frac>\.\d+)?")
+
+
+def extract_first_integer(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedAmount:
+    """App. E's scalar extraction for a bare numeric answer: the first number of the reply (the paper's ``\\$?(\\d+)``),
+    valid when a whole amount in [0, endowment]. Deliberately stricter than taking the digits: a first number that is
+    negative ("-3"), a fraction ("4.5") or above the endowment is invalid, and no later number is tried."""
+    m = _FIRST_NUMBER.search(reply)
+    if m is None:
+        if finish_reason == "length":
+            return ParsedAmount(None, "truncated: the reply hit the length limit before a number")
+        return ParsedAmount(None, "no integer in the reply")
+    text = m.group(0)
+    if m.group("neg") or m.group("frac"):
+        return ParsedAmount(None, f"'{text}' is not a whole amount >= 0", "first integer", text)
+    value = int(m.group("int"))
+    if value > endowment:
+        return ParsedAmount(None, f"'{text}' is outside [0, {endowment}]", "first integer", text)
+    return ParsedAmount(value, None, "first integer", text)
+
+
 def _validated(decision: _Decision, endowment: int) -> ParsedAmount:
     how, found = decision.how, decision.amount
     if decision.value is None:

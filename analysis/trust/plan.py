@@ -34,6 +34,9 @@ class TrustPlan(BaseModel):
         "upfront", description="per_round: one forecast call before each round from a crafted state summary (the paper, "
                                "the default of new plans); upfront: one call forecasting every round before play (plans "
                                "stored before the choice existed).")
+    answer: Literal["reasoned", "numeric"] = Field(
+        "reasoned", description="population play: reasoned = a few sentences ending 'Amount: $X'; numeric = a bare "
+                                "whole number, its first integer taken (App. E)")
     seed: int = 0
     params: dict[str, Any] = Field(default_factory=dict, description="Generation params (defaults + model + overrides).")
     max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))

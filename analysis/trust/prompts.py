@@ -59,12 +59,17 @@ def belief_block(beliefs: dict[str, list[str]], strategy: str, table: dict[str, 
 
 
 def role_messages(description: str, endowment: int, beliefs: dict[str, list[str]] | None = None,
-                  strategy: str = "Ctx+Tr", table: dict[str, Attribute] | None = None) -> list[dict[str, str]]:
-    """Single-round role play as Player A; ``beliefs`` (attribute -> ranking) adds the conditioning block."""
+                  strategy: str = "Ctx+Tr", table: dict[str, Attribute] | None = None,
+                  answer: str = "reasoned") -> list[dict[str, str]]:
+    """Single-round role play as Player A; ``beliefs`` (attribute -> ranking) adds the conditioning block.
+
+    ``answer``: 'reasoned' asks for a few sentences ending "Amount: $X"; 'numeric' for a bare whole number (App. E)."""
     block = f"\n\n{belief_block(beliefs, strategy, table)}" if beliefs else ""
+    ask = ("Think it through as yourself in a few sentences, then end your reply with a last line of the form\n"
+           f"Amount: $X\nwhere X is a whole number from 0 to {endowment}." if answer == "reasoned" else
+           f"Answer as yourself with a single whole number of dollars from 0 to {endowment} and nothing else.")
     user = (f"You take part in a study and play Player A in this game.\n\n{rules(endowment)}{block}\n\n"
-            "How much do you send to Player B? Think it through as yourself in a few sentences, then end your reply "
-            f"with a last line of the form\nAmount: $X\nwhere X is a whole number from 0 to {endowment}.")
+            f"How much do you send to Player B? {ask}")
     return [{"role": "system", "content": ROLE_SYSTEM.format(description=description)}, {"role": "user", "content": user}]
 
 
@@ -124,7 +129,7 @@ def state_summary(round_no: int, rounds: int, k: int) -> str:
     if round_no == 1:
         return f"The game has just started: there is no history of the other player's behaviour yet. {left}"
     played = round_no - 1
-    return (f"{played} round{'s' * (played != 1)} have been played. The other player has returned ${k} after each transfer "
+    return (f"{played} round{'s have' if played != 1 else ' has'} been played. The other player has returned ${k} after each transfer "
             f"(or everything they received, when that was less than ${k}). {left}")
 
 
