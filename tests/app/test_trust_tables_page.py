@@ -1,4 +1,5 @@
-"""AppTest: the Trust page draws Table 3's MAE, Table 4's achieved priors and reached medians, and Table 9 from the
+"""AppTest: the Trust page draws Table 3's MAE, Table 4's achieved priors and reached medians, Tables 6–8's forecasts
+next to play, and Table 9 from the
 hand-built store of tests/trust/test_tables.py (values worked by hand there)."""
 
 from __future__ import annotations
@@ -30,5 +31,8 @@ def test_tables_3_4_and_9_on_the_page(at: AppTest) -> None:
     achieved = next(f for f in frames if "achieved ρ" in f.columns)
     achieved = achieved[achieved["conditioning"] == "weak"].set_index("attribute")
     assert achieved.loc["work_status", "achieved ρ"] == 0.8 and bool(achieved.loc["us_citizenship", "reached"]) is False
+    trace = next(f for f in frames if "forecast explanation" in f.columns)  # Tables 6–8: T_1 first
+    assert trace["forecast explanation"].tolist()[:2] == ["just started", "returned $1"]
+    assert trace["forecast explanation"].iloc[2] == "— (no JSON object in the reply)"
     table9 = next(f for f in frames if list(f.columns) == ["$10", "$44", "$100"])
     assert table9.loc["Ctx+Tr"].tolist() == pytest.approx([-1 / 30, -1 / 30, 1 / 30], abs=1e-6)

@@ -25,7 +25,7 @@ import pytest
 
 from analysis.runs.store import Store
 from analysis.trust.cli import metrics_json
-from analysis.trust.tables import BELIEFS, PRIORS, TRANSFERS
+from analysis.trust.tables import BELIEFS, PRIORS, ROUNDS, TRANSFERS
 
 A, NOT = "A U.S. citizen", "Not a U.S. citizen"
 PEOPLE = [(A, "Low", "In school", 2), (A, "Low", "Keeping house", 4), (A, "Moderate", "Retired", 6), (A, "High", "Other", 8),
@@ -85,7 +85,17 @@ def build_store(path: Path) -> Path:
              "attribute": "us_citizenship", "original": BELIEF["us_citizenship"][0],
              "imposed": BELIEF["us_citizenship"][0], "target": 0.8, "achieved": 1.0},  # 2 levels: only ±1
         ])
-        for run_id in ("r44", "r100", "r1", "rw"):
+        store.create_run("ri", "trust", "m", {}, {"method": "trust", "level": "individual", "endowment": 10,
+                                                  "forecast": "per_round"})
+        store.upsert(ROUNDS.name, [
+            {"run_id": "ri", "model": "m", "endowment": 10, "persona_id": "p1", "archetype": k, "round": t, "forecast": f,
+             "forecast_valid": int(f is not None), "forecast_explanation": e, "sent": sent, "valid": int(sent is not None),
+             "received": None if sent is None else 3 * sent, "returned": None if sent is None else min(k, 3 * sent),
+             "forecast_reason": None if f is not None else "no JSON object in the reply",
+             "reason": None if sent is not None else "not played: round 2 had no valid amount"}
+            for k, t, f, e, sent in ((1, 1, 0, "just started", 0), (1, 2, 3, "returned $1", 2), (1, 3, None, None, None),
+                                     (5, 1, 0, "cautious", 4), (5, 2, 3, "returned $5", 3), (5, 3, 0, "last round", 0))])
+        for run_id in ("r44", "r100", "r1", "rw", "ri"):
             store.set_run_status(run_id, "completed")
     return path
 
@@ -147,3 +157,31 @@ def test_table9_endowment_ablation(doc) -> None:
         assert table9[e]["n_attributes_defined"] == 3 and table9[e]["n_personas"] == 8
     assert table9["100"]["attributes"]["work_status"]["spearman"] == pytest.approx(-0.4, abs=1e-6)
     assert table9["44"]["attributes"]["us_citizenship"] == {"spearman": -1.0, "abs_diff": pytest.approx(0.05 - 1 / 39, abs=1e-6)}
+
+
+def test_tables_6_to_8_forecasts_next_to_play(doc) -> None:
+    """Tables 6–8 (one per archetype): round, forecast, its explanation, the send and T_k's return min(k, 3s).
+    T_1: |0−0|, |3−2| (round 3 not played): MAE 1/2; T_5: |0−4|, |3−3|, |0−0|: MAE 4/3, by round [4, 0, 0]."""
+    traces = doc["individual"]["trajectories"]
+    assert [(r["round"], r["forecast"], r["explanation"], r["sent"], r["returned"]) for r in traces["1"]["p1"]] == [
+        (1, 0, "just started", 0, 0), (2, 3, "returned $1", 2, 1), (3, None, None, None, None)]
+    assert traces["1"]["p1"][2]["forecast_reason"] == "no JSON object in the reply"
+    assert traces["1"]["p1"][2]["reason"] == "not played: round 2 had no valid amount"
+    assert [(r["forecast"], r["sent"], r["returned"]) for r in traces["5"]["p1"]] == [(0, 4, 5), (3, 3, 5), (0, 0, 0)]
+    arch = doc["individual"]["archetypes"]
+    assert arch["1"]["mae"] == pytest.approx(0.5) and arch["1"]["mae_by_round"] == [0.0, 1.0]  # by round up to the last pair
+    assert arch["5"]["mae"] == pytest.approx(4 / 3, abs=1e-6) and arch["5"]["mae_by_round"] == [4.0, 0.0, 0.0]
+    assert doc["invalid"]["forecasts"] == 1
+
+
+def test_upfront_explanations_fill_the_trajectory() -> None:
+    """With --forecast upfront the explanation of round t is the t-th of the forecast row's list."""
+    import pandas as pd
+
+    from analysis.trust.forecasting import trajectories
+
+    rounds = pd.DataFrame([{"persona_id": "p", "archetype": 3, "round": t, "forecast": 2, "sent": 1, "returned": 3,
+                            "valid": 1} for t in (1, 2)])
+    forecasts = pd.DataFrame([{"persona_id": "p", "archetype": 3, "valid": 1, "explanations": '["first", "second"]'}])
+    trace = trajectories(rounds, forecasts)["3"]["p"]
+    assert [r["explanation"] for r in trace] == ["first", "second"]
