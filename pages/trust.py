@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from analysis import published
 from analysis.trust.labels import personas_text
 from app import charts, data, state, ui
 
@@ -134,6 +135,9 @@ with tabs[1]:
                    "3-level attributes no ranking has that ρ and the closest one is imposed (often the original itself, "
                    "i.e. self-conditioning). 'target reached' = achieved ρ within 0.05 of the target; the medians of "
                    "that column use only those attributes. MAE η²: mean |η² of the original belief − η² in play|.")
+        table4 = published.load("trust")["table4"]["conditions"]
+        st.caption("Published (paper, Table 4, median Spearman; figures from the paper, not computed here): " + "; ".join(
+            f"{cond}: " + ", ".join(f"{m} {ui.fmt(v, 2)}" for m, v in by.items()) for cond, by in table4.items()))
         with st.expander("Achieved prior ρ per attribute"):
             ui.table(pd.DataFrame([{"conditioning": c, "attribute": a, "levels": r.get("n_levels"), "target ρ": r.get("target"),
                                     "achieved ρ": r.get("prior_spearman"), "reached": r.get("target_reached"),
@@ -196,6 +200,11 @@ with tabs[3]:
                  .reindex(columns=[r["endowment"] for r in rows if r["strategy"] == rows[0]["strategy"]]),
                  width="stretch")
         ui.table(frame, hide_index=True, width="stretch")
+        with st.expander("Published (paper, Table 9: mean Spearman; figures from the paper, not computed here)"):
+            table9 = published.load("trust")["table9"]["models"]
+            ui.table(pd.DataFrame([{"model": m, "strategy": s, **{f"${e}": v for e, v in by.items()}}
+                                   for m, strategies in table9.items() for s, by in strategies.items()]),
+                     hide_index=True, width="stretch")
         with st.expander("Per attribute"):
             ui.table(pd.DataFrame([{"strategy": s, "endowment": f"${e}", "attribute": a, "Spearman": r.get("spearman"),
                                     "|Δη²|": r.get("abs_diff")}

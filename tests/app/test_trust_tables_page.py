@@ -24,6 +24,7 @@ def test_tables_3_4_and_9_on_the_page(at: AppTest) -> None:
     assert not at.exception
     captions = [c.value for c in at.caption]
     assert any(c.startswith("Effect-size consistency") and "= 0.27" in c for c in captions)  # (134/117 − 0.35)/3
+    assert any(c.startswith("Published (paper, Table 4") and "Self-Conditioned: Gemma 2 27B 0.00" in c for c in captions)
     frames = [d.value for d in at.dataframe]
     cond = next(f for f in frames if "target reached (attributes)" in f.columns).set_index("conditioning")
     assert cond.loc["weak", "target reached (attributes)"] == "1 of 3"
@@ -36,3 +37,5 @@ def test_tables_3_4_and_9_on_the_page(at: AppTest) -> None:
     assert trace["forecast explanation"].iloc[2] == "— (no JSON object in the reply)"
     table9 = next(f for f in frames if list(f.columns) == ["$10", "$44", "$100"])
     assert table9.loc["Ctx+Tr"].tolist() == pytest.approx([-1 / 30, -1 / 30, 1 / 30], abs=1e-6)
+    paper = next(f for f in frames if "model" in f.columns and "$44" in f.columns).set_index(["model", "strategy"])
+    assert paper.loc[("Llama 3.1 8B Instruct", "Ctx+$"), "$100"] == 0.96  # the paper's Table 9
