@@ -279,9 +279,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         plan = plan_from_args(args, spec)
     elif args.method == "trust":
-        from analysis.trust.cli import plan_from_args as trust_plan
+        from analysis.trust.cli import plans_from_args as trust_plans
 
-        plan = trust_plan(args, spec)
+        plans = trust_plans(args, spec)
+        if len(plans) > 1:  # --endowments: the ablation, one run per endowment
+            return _run_plans("trust", spec, plans, args)
+        plan = plans[0][1]
     elif args.method == "personagym":
         from analysis.personagym.cli import plan_from_args
 
@@ -294,10 +297,25 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _execute(store, run_id, args)
 
 
+def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.Namespace) -> int:
+    """Several runs from one command, one after another (run ids ``RUN_ID-SUFFIX`` when ``--run-id`` is given)."""
+    from analysis.runs.runner import create_run
+    from analysis.runs.store import Store
+
+    codes = []
+    with Store(args.store) as store:
+        for suffix, plan in plans:
+            run_id = create_run(store, method, spec, plan, f"{args.run_id}-{suffix}" if args.run_id else None)
+            print(f"run {run_id} created in {args.store}", file=sys.stderr)
+            codes.append(_execute(store, run_id, args))
+            if codes[-1] == 130:
+                break
+    return max(codes)
+
+
 def _run_values_campaign(args: argparse.Namespace, spec, protocol: dict) -> int:
     """``run values --campaign leaderboard``: its sources and estimate first, then its two runs one after another."""
     from analysis.runs.estimate import estimate_run, measured_throughput
-    from analysis.runs.runner import create_run
     from analysis.runs.store import Store
     from analysis.values.campaign import leaderboard_campaign
 
@@ -318,14 +336,7 @@ def _run_values_campaign(args: argparse.Namespace, spec, protocol: dict) -> int:
             time = f", ~{est.seconds / 60:.0f} min" if est.seconds is not None else ""
             print(f"{name}: {len(plan.personas)} personas x {len(plan.contexts)} contexts, {est.n_calls:,} calls, {tokens}"
                   f"{time} ({est.basis})", file=sys.stderr)
-        codes = []
-        for suffix, plan in (("pvq", campaign.pvq), ("svs", campaign.svs)):
-            run_id = create_run(store, "values", spec, plan.model_dump(), f"{args.run_id}-{suffix}" if args.run_id else None)
-            print(f"run {run_id} created in {args.store}", file=sys.stderr)
-            codes.append(_execute(store, run_id, args))
-            if codes[-1] == 130:
-                break
-    return max(codes)
+    return _run_plans("values", spec, [("pvq", campaign.pvq.model_dump()), ("svs", campaign.svs.model_dump())], args)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:

@@ -293,21 +293,21 @@ def _built(builder: Callable[[ModelSpec], dict], ids: list[str]) -> Callable[[Mo
     return lambda spec: _keep_personas(builder(spec), ids)
 
 
-TRUST_FILTERS = ("sex", "age", "political_views", "religion")
+TRUST_FILTERS = ("age", "political_views", "religion", "work_status", "sex")
 
 
 def _trust_plan() -> Callable[[ModelSpec], dict] | None:
     """The trust-game options of ``run trust`` (the same plan builder as the command line), on ticked personas."""
-    from argparse import Namespace
-
     from analysis.trust import CONDITIONINGS, STRATEGIES
-    from analysis.trust.cli import plan_from_args
+    from analysis.trust.cli import plan_from_args, run_args
     from analysis.trust.genagents import load_genagents
     from analysis.trust.personas import generate_bank, select
 
     source = choose.persona_source(
         "run_trust_pop", types=[".jsonl", ".json"], check=lambda path: (load_genagents(path), [])[1],
-        bundled_label="Generated bank (offline)", path_help="A GenAgents agent bank: a .jsonl file with one agent per line.")
+        bundled_label="Generated bank (offline)",
+        path_help="A GenAgents agent bank: a .jsonl file with one agent per line (its test personas of the paper's "
+                  "Table 5; 50 of them unless ticked).")
     if source is None:
         return None
     c = st.columns(4)
@@ -347,10 +347,9 @@ def _trust_plan() -> Callable[[ModelSpec], dict] | None:
     if not strategies or not archetypes:
         st.warning("Pick at least one strategy / archetype.")
         return None
-    args = Namespace(level=level, strategies=strategies, conditioning=conditioning, condition_on="Ctx+Tr",
-                     rounds=int(rounds), archetypes=[int(a) for a in archetypes], endowment=int(endowment),
-                     personas=bank_arg, split="test", limit_personas=None if ids else int(personas), attributes=None,
-                     seed=0, temperature=None, max_tokens=None, play_knows_archetype=False, prefix_reuse=False)
+    args = run_args(level=level, strategies=strategies, conditioning=conditioning, rounds=int(rounds),
+                    archetypes=[int(a) for a in archetypes], endowment=int(endowment), personas=bank_arg,
+                    limit_personas=None if ids else int(personas))
     return _built(partial(plan_from_args, args), ids)
 
 

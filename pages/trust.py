@@ -3,6 +3,8 @@
 import pandas as pd
 import streamlit as st
 
+from analysis import published
+from analysis.trust.labels import personas_text
 from app import charts, data, state, ui
 
 ctx = ui.context()
@@ -25,6 +27,7 @@ mdoc = data.trust_doc(ref)["models"][model]
 invalid = mdoc.get("invalid") or {}
 st.caption(f"Endowment ${mdoc.get('endowment')}; unparseable replies kept and counted: "
            + ", ".join(f"{n} {k}" for k, n in invalid.items()) + ".")
+st.caption(personas_text(mdoc.get("personas") or {}))
 reasons = mdoc.get("invalid_reasons") or {}
 if reasons:
     with st.expander("Why replies failed to parse"):
@@ -74,6 +77,8 @@ with tabs[0]:
                     ui.ci_text(pop.get("median_abs_diff"), *(pop.get("median_abs_diff_ci") or [None, None])),
                     help="How far the stated effect size of an attribute is from the effect size in play (one-way ANOVA η²).")
         m[2].metric("Personas who played", pop.get("n_personas", 0))
+        st.caption(f"Effect-size consistency (the paper's MAE, Sec. 4.3): mean over attributes of |η² belief − η² "
+                   f"behaviour| = {ui.ci_text(pop.get('mae_eta2'), *(pop.get('mae_eta2_ci') or [None, None]))}.")
         with m[0]:
             ui.chance_caption(bands.get("median_spearman"), 2)
         with m[1]:
@@ -120,7 +125,25 @@ with tabs[1]:
         ui.table(pd.DataFrame([{"conditioning": c, "strategy": d.get("strategy"),
                                     "median ρ with prompt prior": d.get("median_spearman_imposed"),
                                     "median ρ with original beliefs": d.get("median_spearman_original"),
+                                    "target reached (attributes)": (f"{d['n_reached']} of {d['n_with_target']}"
+                                                                    if "n_reached" in d else "—"),
+                                    "median ρ with prompt prior, target reached": d.get("median_spearman_imposed_reached"),
+                                    "MAE η² ↓": d.get("mae_eta2"),
                                     "personas": d.get("n_personas")} for c, d in conditioning.items()]),
+                     hide_index=True, width="stretch")
+        st.caption("Imposed priors aim at Spearman 0.8 (weak) / 0.2 (strong) with the original ranking; on 2- and "
+                   "3-level attributes no ranking has that ρ and the closest one is imposed (often the original itself, "
+                   "i.e. self-conditioning). 'target reached' = achieved ρ within 0.05 of the target; the medians of "
+                   "that column use only those attributes. MAE η²: mean |η² of the original belief − η² in play|.")
+        table4 = published.load("trust")["table4"]["conditions"]
+        st.caption("Published (paper, Table 4, median Spearman; figures from the paper, not computed here): " + "; ".join(
+            f"{cond}: " + ", ".join(f"{m} {ui.fmt(v, 2)}" for m, v in by.items()) for cond, by in table4.items()))
+        with st.expander("Achieved prior ρ per attribute"):
+            ui.table(pd.DataFrame([{"conditioning": c, "attribute": a, "levels": r.get("n_levels"), "target ρ": r.get("target"),
+                                    "achieved ρ": r.get("prior_spearman"), "reached": r.get("target_reached"),
+                                    "ρ with prompt prior": r.get("spearman_imposed"),
+                                    "ρ with original": r.get("spearman_original")}
+                                   for c, d in conditioning.items() for a, r in d["attributes"].items()]),
                      hide_index=True, width="stretch")
 with tabs[2]:
     archetypes = (mdoc.get("individual") or {}).get("archetypes") or {}
@@ -146,12 +169,44 @@ with tabs[2]:
                      hide_index=True, width="stretch", column_config={"MAE ↓": st.column_config.NumberColumn("MAE ↓", format="%.2f")})
         st.caption("Chance: forecasts drawn uniformly from $0 to the endowment, or another persona's forecasts for the "
                    "same Trustee (the forecasts kept, their link to the persona's own play broken).")
+    trajectories = (mdoc.get("individual") or {}).get("trajectories") or {}
+    if trajectories:
+        st.markdown("**Forecasts next to play** (the paper's Tables 6–8: one table per Trustee archetype)")
+        c = st.columns(2)
+        k = state.selectbox("Trustee archetype k", sorted(trajectories, key=int), key="trace_k", container=c[0])
+        persona = state.selectbox("Persona", sorted(trajectories[k]), key="trace_persona", container=c[1])
+        ui.table(pd.DataFrame([{"round": r["round"], "forecast $": r["forecast"], "forecast explanation": r["explanation"]
+                                or (f"— ({r['forecast_reason']})" if r.get("forecast_reason") else "—"),
+                                "sent $": r["sent"], "returned $": r["returned"],
+                                "play": "played" if r["valid"] else (r.get("reason") or "invalid")}
+                               for r in trajectories[k][persona]]), hide_index=True, width="stretch")
+        st.caption("Each forecast is made before its round from a crafted state summary (round 1: the game has just "
+                   "started; later: the Trustee has returned $k after each transfer, and how many rounds remain), as in "
+                   "the paper; runs with `--forecast upfront` forecast every round before play.")
 with tabs[3]:
     endowments = mdoc.get("endowments") or {}
     if len(endowments) < 2:
-        st.caption(f"One endowment in the store (${mdoc.get('endowment')}). The ablation runs the population level at "
-                   "$10, $44 and $100 (`--endowment`).")
-    rows = [{"endowment": f"${e}", "strategy": s, "median Spearman": d.get("median_spearman"),
-             "median |Δη²|": d.get("median_abs_diff")} for e, by in endowments.items() for s, d in by.items()]
+        st.caption(f"One endowment in the store (${mdoc.get('endowment')}). The ablation (the paper's Table 9) runs the "
+                   "population level at $10, $44 and $100 in one command: `python -m analysis run trust --endowments "
+                   "10,44,100`.")
+    rows = [{"strategy": s, "endowment": f"${e}", "mean Spearman (Table 9)": d.get("mean_spearman"),
+             "median Spearman": d.get("median_spearman"), "median |Δη²|": d.get("median_abs_diff"),
+             "MAE η²": d.get("mae_eta2"), "personas": d.get("n_personas")}
+            for e, by in sorted(endowments.items(), key=lambda kv: int(kv[0])) for s, d in by.items()]
     if rows:
-        ui.table(pd.DataFrame(rows), hide_index=True, width="stretch")
+        frame = pd.DataFrame(rows)
+        st.markdown("**Mean Spearman per strategy and endowment** (the paper's Table 9)")
+        ui.table(frame.pivot(index="strategy", columns="endowment", values="mean Spearman (Table 9)")
+                 .reindex(columns=[r["endowment"] for r in rows if r["strategy"] == rows[0]["strategy"]]),
+                 width="stretch")
+        ui.table(frame, hide_index=True, width="stretch")
+        with st.expander("Published (paper, Table 9: mean Spearman; figures from the paper, not computed here)"):
+            table9 = published.load("trust")["table9"]["models"]
+            ui.table(pd.DataFrame([{"model": m, "strategy": s, **{f"${e}": v for e, v in by.items()}}
+                                   for m, strategies in table9.items() for s, by in strategies.items()]),
+                     hide_index=True, width="stretch")
+        with st.expander("Per attribute"):
+            ui.table(pd.DataFrame([{"strategy": s, "endowment": f"${e}", "attribute": a, "Spearman": r.get("spearman"),
+                                    "|Δη²|": r.get("abs_diff")}
+                                   for e, by in endowments.items() for s, d in by.items()
+                                   for a, r in (d.get("attributes") or {}).items()]), hide_index=True, width="stretch")

@@ -19,8 +19,9 @@ from analysis.demo import CONFIGS, PLANNERS
 
 REPO = Path(__file__).resolve().parents[1]
 NOT_RESULTS = {"created_at", "started_at", "finished_at", "updated_at", "latency_s", "cached_tokens"}
+# trust_forecasts holds up-front forecasts only (--forecast upfront); the default per-round ones are on trust_rounds
 METHOD_TABLES = ("values_answers", "values_conversations", "mbti_answers", "trust_beliefs", "trust_transfers",
-                 "trust_forecasts", "trust_rounds", "personagym_questions", "personagym_answers", "personagym_grades")
+                 "trust_rounds", "personagym_questions", "personagym_answers", "personagym_grades")
 
 
 def build(store: Path) -> subprocess.CompletedProcess[str]:

@@ -21,8 +21,9 @@ from analysis.llm.specs import ModelSpec
 
 # Generation parameters that are part of the request (and therefore of the cache key).
 REQUEST_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "logprobs", "top_logprobs", "stop", "presence_penalty", "frequency_penalty")
-# Server-specific knobs sent in the body as extra fields (llama.cpp: cache_prompt = prefix reuse).
-EXTRA_PARAMS = ("cache_prompt",)
+# Server-specific knobs sent in the body as extra fields (llama.cpp: cache_prompt = prefix reuse; top_k, which
+# OpenAI's API rejects: a method sends it only to backends that accept it).
+EXTRA_PARAMS = ("cache_prompt", "top_k")
 
 
 @dataclass(frozen=True)

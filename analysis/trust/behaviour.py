@@ -39,7 +39,8 @@ def population_behaviour(transfers: pd.DataFrame) -> dict[str, Any]:
         level_of = [(a or {}).get(key) for a in df["attributes"]]
         frame = pd.DataFrame({"level": level_of, "sent": sent}).dropna(subset=["level"])
         by = frame.groupby("level")["sent"].agg(["mean", "count"])
-        order = [lv for lv in (BY_KEY[key].levels if key in BY_KEY else by.index) if lv in by.index]
+        known = [lv for lv in (BY_KEY[key].levels if key in BY_KEY else ()) if lv in by.index]
+        order = known + [lv for lv in by.index if lv not in known]  # another set's levels keep their own order
         attributes[key] = {"means": {lv: json_number(by.at[lv, "mean"]) for lv in order},
                            "n": {lv: int(by.at[lv, "count"]) for lv in order},
                            "eta2": json_number(eta_squared(frame["sent"], frame["level"]))}

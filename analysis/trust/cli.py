@@ -8,16 +8,22 @@
     {"models": {NAME: {
         "population": {STRATEGY: {"attributes": {ATTR: {"spearman": x, "eta2_belief": x, "eta2_behaviour": x,
                                                         "abs_diff": x, ...CIs and rankings}},
-                                  "median_spearman": x, "median_abs_diff": x, ...CIs, "n_personas": n}},
-        "conditioning": {COND: {"attributes": {ATTR: {"spearman_imposed": x, "spearman_original": x, ...}},
-                                "median_spearman_imposed": x, "median_spearman_original": x, "strategy": S, ...}},
-        "individual": {"archetypes": {K: {"mae_by_round": [..], "mae": x, "mae_ci": [lo, hi], ...}}},
-        "endowment": E, "endowments": {E: {STRATEGY: {"median_spearman": x, "median_abs_diff": x}}},
+                                  "median_spearman": x, "median_abs_diff": x, "mae_eta2": x, ...CIs, "n_personas": n}},
+        "conditioning": {COND: {"attributes": {ATTR: {"spearman_imposed": x, "spearman_original": x, "prior_spearman": x,
+                                                      "target": x, "target_reached": b, "abs_diff": x, ...}},
+                                "median_spearman_imposed": x, "median_spearman_original": x, "strategy": S,
+                                "median_spearman_imposed_reached": x, "n_reached": n, "n_with_target": n,
+                                "mae_eta2": x, ...}},
+        "individual": {"archetypes": {K: {"mae_by_round": [..], "mae": x, "mae_ci": [lo, hi], ...}},
+                       "trajectories": {K: {PERSONA: [{"round", "forecast", "explanation", "sent", "returned", ...}]}}},
+        "endowment": E, "endowments": {E: {STRATEGY: {"mean_spearman": x, "median_spearman": x, "median_abs_diff": x,
+                                                      "mae_eta2": x, "attributes": {ATTR: {"spearman": x, "abs_diff": x}}}}},
         "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n},
         "invalid_reasons": {TABLE: {REASON: n}},
         "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n}, "conditioning": C, "priors_in_prompt": n,
                       "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x}}},
-        "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}}}}}
+        "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}},
+        "personas": {LEVEL: {"attribute_set": "paper"|"rolescope15", "source": "generated"|"genagents", "n": n, ...}}}}}
 
   ``behaviour``, ``play`` and ``invalid_reasons`` (``analysis.trust.behaviour``) describe the play
   alone, so a model whose beliefs or forecasts never parse still has something to show.
@@ -38,21 +44,23 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.runs import comparable
 from analysis.runs.store import Store
+from analysis.stats import json_number
 from analysis.trust import chance as trust_chance
 from analysis.trust import CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES
 from analysis.trust.behaviour import invalid_reasons, play_by_round, population_behaviour
 from analysis.trust.consistency import Belief, belief_from_row, conditioning_consistency, population_consistency
 from analysis.trust.effects import ASSUMED_GROUP_SIZE
-from analysis.trust.forecasting import individual_consistency
+from analysis.trust.forecasting import individual_consistency, trajectories
 from analysis.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
 
-__all__ = ["add_run_arguments", "plan_from_args", "metrics_json"]
+__all__ = ["add_run_arguments", "plan_from_args", "plans_from_args", "run_args", "metrics_json"]
 
 
 def _csv_list(value: str) -> list[str]:
@@ -86,22 +94,68 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="individual level: Trustee archetypes k (returns min(k, 3*sent)); default 1,3,5")
     parser.add_argument("--endowment", type=int, default=DEFAULT_ENDOWMENT,
                         help="dollars per round (default 10; ablation 44, 100)")
+    parser.add_argument("--endowments", type=_int_list,
+                        help="the endowment ablation in one command (App. D.1, Table 9): one run per endowment, e.g. "
+                             "10,44,100; the paper's $10 runs last so that it stays the headline configuration")
     parser.add_argument("--personas", default="250",
                         help="N: a generated bank of N personas (default 250, test split = 50); or a GenAgents .jsonl file "
-                             "or folder of <id>/scratch.json")
+                             "or folder of <id>/scratch.json (paper set: its test personas, 50 of them by default)")
     parser.add_argument("--split", choices=["train", "validation", "test", "all"], default="test",
                         help="persona split to run (default test, as in the paper)")
     parser.add_argument("--limit-personas", type=int, help="run only the first N personas of the split")
-    parser.add_argument("--attributes", type=_csv_list, help="population level: attributes to elicit (default all 15)")
+    parser.add_argument("--attribute-set", choices=["paper", "rolescope15"], default="paper",
+                        help="paper: Table 5's traits, levels and splits (default; test split: 10 traits, Table 3's nine "
+                             "elicited); rolescope15: RoleScope's earlier 15 attributes, the same in every split")
+    parser.add_argument("--attributes", type=_csv_list,
+                        help="population level: attributes to elicit (default: Table 3's nine, or all 15 of rolescope15)")
     parser.add_argument("--seed", type=int, default=0, help="bank generation, Big Five augmentation and prior perturbation seed")
-    parser.add_argument("--temperature", type=float, help="default 0.05 (the paper), unless the model spec sets one")
+    parser.add_argument("--temperature", type=float,
+                        help="default 0.05 (the paper's App. E, with top_p 1 and, on the embedded server, top_k 0), unless "
+                             "the model spec sets one")
     parser.add_argument("--max-tokens", type=int, help="reply length limit for every call (defaults: beliefs 600, "
                                                        "game 300, forecast 600, round 300)")
+    parser.add_argument("--forecast", choices=["per_round", "upfront"], default="per_round",
+                        help="individual level: per_round = one forecast before each round from a state summary of the "
+                             "game so far (the paper's Tables 6-8, default); upfront = one forecast of every round before play")
+    parser.add_argument("--answer", choices=["reasoned", "numeric"], default="reasoned",
+                        help="population play: reasoned = reasoning ending 'Amount: $X' (default); numeric = a bare whole "
+                             "number, the first integer of the reply taken (the paper's App. E extraction)")
     parser.add_argument("--play-knows-archetype", action="store_true",
                         help="individual level: describe the archetype in every round prompt too")
     parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
     if "--run-id" not in existing:
         parser.add_argument("--run-id")
+
+
+def run_args(**options: Any) -> argparse.Namespace:
+    """The ``run trust`` options with their command-line defaults, ``options`` replacing some (for the Run page)."""
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    args = parser.parse_args(["--model", "unused"])
+    unknown = set(options) - set(vars(args))
+    if unknown:
+        raise ValueError(f"unknown run trust options: {sorted(unknown)}")
+    return argparse.Namespace(**(vars(args) | options))
+
+
+def ablation_endowments(args: argparse.Namespace) -> list[int]:
+    """The endowments of ``--endowments`` in run order (each once; $10 — the paper's headline — last), or []."""
+    given = getattr(args, "endowments", None)
+    if not given:
+        return []
+    if args.endowment != DEFAULT_ENDOWMENT:
+        raise InputError("--endowments runs every listed endowment; drop --endowment")
+    if len(set(given)) != len(given) or any(e < 1 for e in given):
+        raise InputError(f"--endowments {given}: give distinct whole dollars >= 1, e.g. 10,44,100")
+    return [e for e in given if e != DEFAULT_ENDOWMENT] + [e for e in given if e == DEFAULT_ENDOWMENT]
+
+
+def plans_from_args(args: argparse.Namespace, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
+    """(run-id suffix, plan) for every run ``run trust`` makes: one, or one per ``--endowments`` endowment."""
+    endowments = ablation_endowments(args)
+    if not endowments:
+        return [("", plan_from_args(args, spec))]
+    return [(f"e{e}", plan_from_args(argparse.Namespace(**(vars(args) | {"endowment": e})), spec)) for e in endowments]
 
 
 def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
@@ -112,8 +166,8 @@ def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
     plan = build_trust_plan(
         spec, level=args.level, strategies=args.strategies, conditioning=args.conditioning, condition_on=args.condition_on,
         rounds=args.rounds, archetypes=args.archetypes, endowment=args.endowment, personas=args.personas, split=args.split,
-        limit_personas=args.limit_personas, attributes=args.attributes, seed=args.seed,
-        play_knows_archetype=args.play_knows_archetype, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
+        limit_personas=args.limit_personas, attributes=args.attributes, attribute_set=args.attribute_set, seed=args.seed,
+        play_knows_archetype=args.play_knows_archetype, forecast=args.forecast, answer=args.answer, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
         params={"temperature": args.temperature} if args.temperature is not None else None,
     )
     return plan.model_dump()
@@ -148,19 +202,32 @@ def _conditioning(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
     strategy = str(priors["strategy"].iloc[0]) if len(priors) else "Ctx+Tr"
     plain = transfers[transfers["conditioning"] == "none"]
     own = _latest_beliefs(beliefs, strategy, assumed_group_size)
+    eta2 = {a: b.eta2 for a, b in own.items()}
     if len(plain) and own:
         baseline = pd.DataFrame([{"attribute": a, "original": list(b.ranking), "imposed": list(b.ranking), "achieved": 1.0,
                                   "target": None} for a, b in own.items()])
-        out["none"] = {"strategy": strategy, **conditioning_consistency(baseline, plain, n_boot=n_boot, seed=seed)}
+        out["none"] = {"strategy": strategy, **conditioning_consistency(baseline, plain, n_boot=n_boot, seed=seed,
+                                                                        belief_eta2=eta2)}
     for cond in CONDITIONINGS[1:]:
         mine = transfers[transfers["conditioning"] == cond]
         if mine.empty:
             continue
         run_id = mine.sort_values("_order")["run_id"].iloc[-1]
         run_priors = priors[priors["run_id"] == run_id]
-        doc = conditioning_consistency(run_priors, mine[mine["run_id"] == run_id], n_boot=n_boot, seed=seed)
+        doc = conditioning_consistency(run_priors, mine[mine["run_id"] == run_id], n_boot=n_boot, seed=seed,
+                                       belief_eta2=eta2)
         out[cond] = {"strategy": str(run_priors["strategy"].iloc[0]) if len(run_priors) else strategy, "run_id": run_id, **doc}
     return out
+
+
+def endowment_summary(doc: dict[str, Any]) -> dict[str, Any]:
+    """One strategy at one endowment (Table 9): mean and median ρ over attributes (undefined ρ left out), median |Δη²|,
+    MAE of η², and ρ / |Δη²| per attribute."""
+    rhos = [d["spearman"] for d in doc["attributes"].values() if d["spearman"] is not None]
+    return {"mean_spearman": json_number(float(np.mean(rhos))) if rhos else None, "n_attributes_defined": len(rhos),
+            "median_spearman": doc["median_spearman"], "median_abs_diff": doc["median_abs_diff"],
+            "mae_eta2": doc.get("mae_eta2"), "n_personas": doc.get("n_personas"),
+            "attributes": {a: {"spearman": d["spearman"], "abs_diff": d["abs_diff"]} for a, d in doc["attributes"].items()}}
 
 
 def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.DataFrame, rounds: pd.DataFrame,
@@ -186,8 +253,7 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
                 continue
             boot = n_boot if e == endowment else 0
             doc = population_consistency(mine, t_e, n_boot=boot, seed=seed)
-            endowments.setdefault(str(e), {})[strategy] = {"median_spearman": doc["median_spearman"],
-                                                           "median_abs_diff": doc["median_abs_diff"]}
+            endowments.setdefault(str(e), {})[strategy] = endowment_summary(doc)
             if e == endowment:
                 doc["reliability"] = trust_chance.split_half(mine, t_e, seed=seed)
                 if chance > 0:
@@ -199,12 +265,15 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
                                      priors[priors["endowment"] == endowment], n_boot=n_boot, seed=seed,
                                      assumed_group_size=assumed_group_size)
     individual = individual_consistency(rounds, n_boot=n_boot, seed=seed) if len(rounds) else {"archetypes": {}}
+    individual["trajectories"] = trajectories(rounds, forecasts)
     if chance > 0 and len(rounds):
         played = int(rounds["endowment"].dropna().iloc[0]) if rounds["endowment"].notna().any() else DEFAULT_ENDOWMENT
         individual["chance"] = trust_chance.individual_chance(rounds, individual, played, n_sims=chance, seed=seed,
                                                               store=store)
     tables = {"beliefs": beliefs, "transfers": transfers, "forecasts": forecasts, "rounds": rounds}
     invalid = {name: int((df["valid"] == 0).sum()) for name, df in tables.items()}
+    if "forecast_valid" in rounds:  # per-round forecasts live on the round rows
+        invalid["forecasts"] += int((rounds["forecast_valid"] == 0).sum())
     return {"population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
             "endowments": endowments, "invalid": invalid, "n_rows": {name: int(len(df)) for name, df in tables.items()}, "invalid_reasons": invalid_reasons(tables),
             "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors), "play": play_by_round(rounds)}
@@ -221,6 +290,13 @@ def _behaviour(transfers: pd.DataFrame, priors: pd.DataFrame) -> dict[str, Any]:
     carried = priors[(priors["run_id"] == run_id) & priors["imposed"].notna()] if len(priors) else priors
     return population_behaviour(mine) | {"conditioning": str(mine["conditioning"].iloc[0]),
                                          "priors_in_prompt": int(len(carried))}
+
+
+def persona_source(signature: dict[str, Any]) -> dict[str, Any]:
+    """Where a configuration's personas come from: the attribute set (plans before the choice: rolescope15) and the
+    bank (source 'generated' — the offline default — or 'genagents' with its path, size, seed, split, n)."""
+    bank = signature.get("bank") if isinstance(signature.get("bank"), dict) else {}
+    return {"attribute_set": signature.get("attribute_set", "rolescope15"), **bank}
 
 
 def _endowment_siblings(configs: list[comparable.Configuration], used: comparable.Configuration) -> list[str]:
@@ -266,6 +342,8 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
                                 if name in sel.used}
         doc["configurations"] = {level: comparable.describe(sel.found[name], sel.used[name])
                                  for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
+        doc["personas"] = {level: persona_source(sel.used[name].signature)
+                           for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
         models[name] = doc
     return {"models": models}
 

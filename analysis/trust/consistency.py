@@ -8,7 +8,9 @@ For one strategy and attribute a (levels l = 1..L):
   the mean per level (behavioural ranking) and η² = SS_between / SS_total;
 - consistency: ρ = Spearman(belief, behavioural ranking) over the levels with data (ties share
   average ranks; NaN when either side is constant) and |η²_belief − η²_behaviour|;
-- summary: the medians of ρ and of |Δη²| over attributes (NaN attributes left out).
+- summary: the medians of ρ and of |Δη²| over attributes (NaN attributes left out; Table 3), and the
+  effect-size consistency MAE = mean over attributes of |η²_belief − η²_behaviour| (Sec. 4.3, Table 4's
+  second metric).
 
 Bootstrap CIs (``analysis.stats``): personas are resampled with replacement (``resample_indices``
 / ``counts_from_indices`` with the given seed: the same resamples for every attribute and for the
@@ -16,7 +18,11 @@ medians), beliefs held fixed; each replicate recomputes the level means, η², �
 from multiplicity weights; ``percentile_ci`` gives the interval of the finite replicates.
 
 Conditioning: for a run whose role prompts carried rankings (own, or perturbed to ρ = 0.8 / 0.2),
-ρ of the behaviour with the *imposed* ranking and with the *original* elicited ranking.
+ρ of the behaviour with the *imposed* ranking and with the *original* elicited ranking, the prior's
+achieved ρ with the original and whether it reached its target (|achieved − target| ≤ 0.05,
+``TARGET_TOLERANCE``: on 2- and 3-level attributes 0.8 / 0.2 cannot be reached and the closest
+ranking — often the original itself — was imposed); the medians over all attributes and over the
+reached ones, with their counts; and the MAE of |η²_belief (the original belief) − η²_behaviour|.
 """
 
 from __future__ import annotations
@@ -142,7 +148,20 @@ def population_consistency(beliefs: Mapping[str, Belief], transfers: pd.DataFram
             "n_levels_compared": s["n_levels"],
         }
     return {"attributes": out, **_medians("spearman", rho_pts, rho_reps, n_boot, level),
-            **_medians("abs_diff", diff_pts, diff_reps, n_boot, level), "n_personas": n}
+            **_medians("abs_diff", diff_pts, diff_reps, n_boot, level), **_mae(diff_pts, diff_reps, n_boot, level),
+            "n_personas": n}
+
+
+def _mae(points: list[float], reps: list[np.ndarray], n_boot: int, level: float) -> dict[str, Any]:
+    """``mae_eta2``: mean of the finite |Δη²| over attributes, with the bootstrap CI of that mean."""
+    pts = np.array(points, dtype=float)
+    if not np.isfinite(pts).any():
+        return {"mae_eta2": None, "mae_eta2_ci": [None, None]}
+    point = float(np.nanmean(pts))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rep = np.nanmean(np.stack(reps, axis=-1), axis=-1) if n_boot and reps else np.array([])
+    return {"mae_eta2": json_number(point), "mae_eta2_ci": _ci(stats.percentile_ci(point, rep, level))}
 
 
 def _medians(name: str, points: list[float], reps: list[np.ndarray], n_boot: int, level: float) -> dict[str, Any]:
@@ -153,38 +172,77 @@ def _medians(name: str, points: list[float], reps: list[np.ndarray], n_boot: int
     return {f"median_{name}": json_number(point), f"median_{name}_ci": _ci(stats.percentile_ci(point, rep, level))}
 
 
+TARGET_TOLERANCE = 0.05
+
+
+def target_reached(achieved: float, target: float) -> bool | None:
+    """Whether an imposed prior's achieved ρ is within ``TARGET_TOLERANCE`` of its target (None without a target)."""
+    if not np.isfinite(target):
+        return None
+    return bool(np.isfinite(achieved) and abs(achieved - target) <= TARGET_TOLERANCE + 1e-12)
+
+
 def conditioning_consistency(priors: pd.DataFrame, transfers: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
-                             level: float = 0.95) -> dict[str, Any]:
+                             level: float = 0.95, belief_eta2: Mapping[str, float] | None = None) -> dict[str, Any]:
     """ρ of conditioned behaviour with the imposed and with the original ranking, per attribute, and medians.
 
     ``priors``: rows with attribute, original, imposed (rankings; rows without an imposed ranking are
-    skipped), achieved (ρ between the two), target.
+    skipped), achieved (ρ between the two), target. ``belief_eta2``: attribute -> the original belief's η²
+    (for the effect-size MAE; attributes without one are left out of it).
     """
     behaviour = behaviour_frame(transfers)
     w = _weights(len(behaviour), n_boot, seed)
+    belief_eta2 = belief_eta2 or {}
     out: dict[str, Any] = {}
-    pts: dict[str, list[float]] = {"imposed": [], "original": []}
-    reps: dict[str, list[np.ndarray]] = {"imposed": [], "original": []}
+    pts: dict[str, list[float]] = {"imposed": [], "original": [], "imposed_reached": [], "original_reached": [], "diff": []}
+    reps: dict[str, list[np.ndarray]] = {k: [] for k in pts}
     for row in priors.to_dict("records"):
         imposed, original = _load(row.get("imposed")), _load(row.get("original"))
         if not imposed or not original:
             continue
-        levels = BY_KEY[row["attribute"]].levels
+        levels = _prior_levels(row["attribute"], original)
         belief = Belief(row["attribute"], levels, tuple(imposed), ranking_scores(imposed, levels), float("nan"))
         s = _attribute_stats([ranking_scores(imposed, levels), ranking_scores(original, levels)], belief, behaviour, w)
+        achieved, target = _float(row.get("achieved")), _float(row.get("target"))
+        reached = target_reached(achieved, target)
         for k, key in enumerate(("imposed", "original")):
             pts[key].append(s["rho"][k])
             reps[key].append(s["rho_reps"][k])
+            if reached:
+                pts[f"{key}_reached"].append(s["rho"][k])
+                reps[f"{key}_reached"].append(s["rho_reps"][k])
+        eta_belief = _float(belief_eta2.get(row["attribute"]))
+        diff = abs(eta_belief - s["eta2"])
+        pts["diff"].append(diff)
+        reps["diff"].append(np.abs(eta_belief - s["eta2_reps"]))
         out[row["attribute"]] = {
             "spearman_imposed": json_number(s["rho"][0]), "spearman_original": json_number(s["rho"][1]),
+            "target_reached": reached, "n_levels": len(levels), "eta2_belief": json_number(eta_belief),
+            "abs_diff": json_number(diff),
             "spearman_imposed_ci": _ci(stats.percentile_ci(s["rho"][0], s["rho_reps"][0], level)),
             "spearman_original_ci": _ci(stats.percentile_ci(s["rho"][1], s["rho_reps"][1], level)),
             "prior_spearman": json_number(_float(row.get("achieved"))), "target": json_number(_float(row.get("target"))),
             "eta2_behaviour": json_number(s["eta2"]), "imposed": list(imposed), "original": list(original),
             "behaviour_ranking": behaviour_ranking(s["means"], levels),
         }
+    has_target = [a for a, d in out.items() if d["target_reached"] is not None]
+    reached_doc: dict[str, Any] = {}
+    if has_target:  # imposed priors: the medians over the attributes whose prior reached its target, and how many
+        reached_doc = {**_medians("spearman_imposed_reached", pts["imposed_reached"], reps["imposed_reached"], n_boot, level),
+                       **_medians("spearman_original_reached", pts["original_reached"], reps["original_reached"], n_boot,
+                                  level),
+                       "n_reached": sum(bool(out[a]["target_reached"]) for a in has_target), "n_with_target": len(has_target),
+                       "target_tolerance": TARGET_TOLERANCE}
     return {"attributes": out, **_medians("spearman_imposed", pts["imposed"], reps["imposed"], n_boot, level),
-            **_medians("spearman_original", pts["original"], reps["original"], n_boot, level), "n_personas": len(behaviour)}
+            **_medians("spearman_original", pts["original"], reps["original"], n_boot, level), **reached_doc,
+            **_mae(pts["diff"], reps["diff"], n_boot, level), "n_personas": len(behaviour)}
+
+
+def _prior_levels(attribute: str, original: list[str]) -> tuple[str, ...]:
+    """The levels of a prior: the rolescope15 order when the ranking is a permutation of it, else the ranking's own
+    order (a level order only aligns scores with means; ρ does not depend on it)."""
+    known = BY_KEY.get(attribute)
+    return known.levels if known is not None and sorted(known.levels) == sorted(original) else tuple(original)
 
 
 def _float(x: Any) -> float:

@@ -8,10 +8,14 @@ Rounds that were not played (an earlier round failed or was invalid) and invalid
 no pair. When several runs hold the same (persona, archetype, round), the latest run's row counts.
 The CI of MAE resamples personas (``analysis.stats`` bootstrap helpers): replicate =
 Σ_i w_i S_i / Σ_i w_i C_i with S_i, C_i the persona's sum of absolute errors and pair count.
+Forecasts are made per round from a crafted state summary (the default) or all up front; the pairs
+are the same either way. ``trajectories`` lays out the paper's Tables 6–8 (forecast, explanation,
+play per round) for every persona and archetype.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -56,3 +60,44 @@ def individual_consistency(rounds: pd.DataFrame, *, n_boot: int = 1000, seed: in
     ks = sorted({int(k) for k in rounds["archetype"].dropna()})
     return {"archetypes": {str(k): archetype_mae(pairs[pairs["archetype"] == k], n_boot=n_boot, seed=seed, level=level)
                            for k in ks}}
+
+
+def _explanations(forecasts: pd.DataFrame) -> dict[tuple[str, int], list[Any]]:
+    """(persona, archetype) -> the up-front forecast's explanations per round (latest valid row)."""
+    if forecasts is None or forecasts.empty:
+        return {}
+    df = forecasts[forecasts["valid"] == 1]
+    df = df.sort_values("_order") if "_order" in df else df
+    out = {}
+    for r in df.to_dict("records"):
+        value = r.get("explanations")
+        out[(r["persona_id"], int(r["archetype"]))] = json.loads(value) if isinstance(value, str) else (value or [])
+    return out
+
+
+def trajectories(rounds: pd.DataFrame, forecasts: pd.DataFrame | None = None) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """The paper's Tables 6–8 for every persona: ``{str(k): {persona: [{"round", "forecast", "explanation", "sent",
+    "returned", "valid", "reason"}, ...]}}`` in round order. The explanation is the per-round forecast's, else the
+    up-front forecast's for that round; invalid or unplayed rounds keep their reason."""
+    if rounds.empty:
+        return {}
+    upfront = _explanations(forecasts) if forecasts is not None else {}
+    df = latest_rounds(rounds).sort_values(["archetype", "persona_id", "round"])
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for r in df.to_dict("records"):
+        k, pid, t = int(r["archetype"]), str(r["persona_id"]), int(r["round"])
+        explanation = r.get("forecast_explanation")
+        if not isinstance(explanation, str):
+            listed = upfront.get((pid, k)) or []
+            explanation = listed[t - 1] if t - 1 < len(listed) else None
+        reason = r.get("forecast_reason") if pd.notna(r.get("forecast_valid")) and r.get("forecast_valid") == 0 else None
+        out.setdefault(str(k), {}).setdefault(pid, []).append({
+            "round": t, "forecast": _int(r.get("forecast")), "explanation": explanation, "sent": _int(r.get("sent")),
+            "returned": _int(r.get("returned")), "valid": bool(r.get("valid") == 1),
+            "reason": r.get("reason") if isinstance(r.get("reason"), str) else None,
+            "forecast_reason": reason if isinstance(reason, str) else None})
+    return out
+
+
+def _int(x: Any) -> int | None:
+    return int(x) if x is not None and pd.notna(x) else None

@@ -7,6 +7,16 @@ folder holding ``<id>/scratch.json`` agent folders (searched recursively; a fold
 and family structure names shortened, religions outside the named ones grouped. An unknown value
 is an InputError naming the file, line/folder and field.
 
+Paper attribute set (the default, ``paper_test_levels``): the paper's test split (Table 5). An agent joins
+the test split when its political views, religion and work status are test levels (GSS names are
+the paper's own there); age, highest degree, same residence and citizenship always map. Family
+structure at 16: GSS "Lived with parents" is the test level "Both parents"; the other GSS answers
+(divorce, a parent died, left home, ...) name no single test level (which parent? which guardian?),
+so the agent's family structure is left unset (not described, not grouped) rather than guessed. The
+test personas come in a seeded order (ids sorted, shuffled with ``random.Random(seed)``) so that
+``--limit-personas 50`` (the default for a GenAgents file) is a seeded sample; their descriptions are
+the paper's form (``personas.describe``: test-split traits and Big Five only).
+
 Big Five (the paper's augmentation, Sec. 3.2): each trait gets an independent uniform level drawn
 with ``random.Random(big_five_seed(seed, agent_id))``: the recorded ``seed`` plus the agent id fix
 it, whatever the file order or subset. Persona ids are ``ga{seed}-{agent_id}`` (another seed gives
@@ -22,7 +32,10 @@ from typing import Any
 
 from analysis.errors import InputError
 from analysis.importers.files import load_json, parse_json, read_text
-from analysis.trust.personas import BIG_FIVE, Persona, age_band, assign_splits, describe, sample_levels
+from analysis.trust.personas import (
+    BIG_FIVE, DEFAULT_ATTRIBUTE_SET, Persona, age_band, assign_splits, attribute_table, big_five_keys, check_attribute_set,
+    describe, sample_levels,
+)
 
 _WEALTH = {
     "Less than $5,000": "Less than $20,000", "$5,000 to $20,000": "Less than $20,000",
@@ -127,10 +140,46 @@ def agent_levels(origin: str, doc: dict[str, Any]) -> dict[str, str]:
     return levels
 
 
-def load_genagents(path: str | Path, seed: int = 0) -> list[Persona]:
-    """Every agent as a Persona with Big Five levels drawn from the recorded seed, and its split."""
+# paper test-split key -> (rolescope15 key whose GenAgents level it reads, that level -> test level)
+_PAPER_FAMILY = {"Both parents": "Both parents"}  # rolescope15's "Both parents" is GSS "Lived with parents"
+PAPER_FROM_LEVELS: dict[str, tuple[str, dict[str, str] | None]] = {
+    "age": ("age", None), "highest_degree": ("education", None), "same_residence_since_16": ("residence_since_16", None),
+    "us_citizenship": ("citizenship", {"U.S. citizen": "A U.S. citizen", "Not a U.S. citizen": "Not a U.S. citizen"}),
+    "political_views": ("political_views", {"Moderate": "Moderate, middle of the road"}),
+    "religion": ("religion", None),  # read from the raw answer: rolescope15 merges Orthodox-Christian away
+    "work_status": ("work_status", None), "family_structure_at_16": ("family_at_16", _PAPER_FAMILY),
+}
+# These must hold a test level for the agent to join the test split; the others may stay unset.
+PAPER_REQUIRED = ("age", "highest_degree", "same_residence_since_16", "us_citizenship", "political_views", "religion",
+                  "work_status")
+
+
+def paper_test_levels(origin: str, doc: dict[str, Any], levels: dict[str, str]) -> dict[str, str] | None:
+    """The agent's levels of the paper's test split, or None when it is not a test persona.
+
+    ``levels``: the agent's rolescope15 levels (``agent_levels``). Religion reads the raw GSS answer (rolescope15
+    merges Christian and Orthodox-Christian)."""
+    table = attribute_table("paper", "test")
+    out: dict[str, str] = {}
+    for key, (source, mapping) in PAPER_FROM_LEVELS.items():
+        value = str(doc["religion"]).strip() if key == "religion" else levels[source]
+        if mapping is not None:
+            value = mapping.get(value, value if key != "family_structure_at_16" else "")
+        if value in table[key].levels:
+            out[key] = value
+        elif key in PAPER_REQUIRED:
+            return None
+    return out
+
+
+def load_genagents(path: str | Path, seed: int = 0, attribute_set: str = DEFAULT_ATTRIBUTE_SET) -> list[Persona]:
+    """Every agent as a Persona with Big Five levels drawn from the recorded seed, and its split.
+
+    ``paper``: only the agents that are test personas of Table 5, all in split 'test', in a seeded order."""
+    check_attribute_set(attribute_set)
     drafts: list[tuple[str, dict[str, str], dict[str, Any]]] = []
     seen: set[str] = set()
+    paper = attribute_set == "paper"
     for origin, doc in read_agents(path):
         agent_id = str(_field(origin, doc, "agent_id"))
         if agent_id in seen:
@@ -138,12 +187,30 @@ def load_genagents(path: str | Path, seed: int = 0) -> list[Persona]:
         seen.add(agent_id)
         levels = agent_levels(origin, doc)
         b5_seed = big_five_seed(seed, agent_id)
+        if paper:
+            test = paper_test_levels(origin, doc, levels)
+            if test is None:
+                continue
+            table = attribute_table("paper", "test")
+            keys = big_five_keys("paper", "test")
+            drafts.append((f"gp{seed}-{agent_id}", test | sample_levels(random.Random(b5_seed), keys, table),
+                           {"agent_id": agent_id, "age": int(doc["age"]), "big_five_seed": b5_seed}))
+            continue
         levels |= sample_levels(random.Random(b5_seed), BIG_FIVE)
         name = " ".join(str(doc[k]).strip() for k in ("first_name", "last_name") if doc.get(k))
         place = ", ".join(str(doc[k]).strip() for k in ("city", "state") if doc.get(k))
         details = {"agent_id": agent_id, "age": int(doc["age"]), "big_five_seed": b5_seed}
         details |= ({"name": name} if name else {}) | ({"place": place} if place else {})
         drafts.append((f"ga{seed}-{agent_id}", levels, details))
+    if paper:
+        if not drafts:
+            raise InputError(f"{path}: no agent has test-split levels of the paper's Table 5")
+        order = sorted(d[0] for d in drafts)
+        random.Random(seed).shuffle(order)
+        rank = {pid: k for k, pid in enumerate(order)}
+        return [Persona(id=pid, source="genagents", split="test", attributes=levels, details=details,
+                        description=describe(levels, details, "paper", "test"))
+                for pid, levels, details in sorted(drafts, key=lambda d: rank[d[0]])]
     splits = assign_splits([d[0] for d in drafts], seed)
     return [Persona(id=pid, source="genagents", split=splits[pid], attributes=levels, details=details,
                     description=describe(levels, details)) for pid, levels, details in drafts]

@@ -1,6 +1,10 @@
-"""Individual level: per persona and Trustee archetype T_k, a forecast of every round, then R rounds of play.
+"""Individual level: per persona and Trustee archetype T_k, forecasts and R rounds of play.
 
-The forecast call comes first (the archetype described, one JSON list of sends). Play is ReAct
+Forecasts (``plan.forecast``): 'per_round' (the paper, Sec. 5.2 and Tables 6–8; the default): before
+each round t one call forecasts that round's send from a crafted state summary (round 1: the game
+has just started; later: T_k has returned $k after each transfer, rounds remaining), stored on the
+round's row with its explanation, then the round is played. 'upfront': one call before play
+forecasts every round (one JSON list), stored in ``trust_forecasts``. Play is ReAct
 style, one call per round: the prompt holds the rules, the round number and every earlier
 action and observation; the reply reasons (THOUGHT) and acts (ACTION: Send $X); the archetype's
 return min(k, 3·sent) is the observation fed into the next round. An invalid forecast is stored
@@ -23,10 +27,10 @@ from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor, run_units
 from analysis.runs.store import Store
 from analysis.trust.game import RoundOutcome, play_round
-from analysis.trust.parse import extract_amount, parse_forecast, thought_of
+from analysis.trust.parse import extract_amount, parse_forecast, parse_round_forecast, thought_of
 from analysis.trust.personas import Persona
 from analysis.trust.plan import TrustPlan
-from analysis.trust.prompts import forecast_messages, round_messages
+from analysis.trust.prompts import forecast_messages, round_forecast_messages, round_messages
 from analysis.trust.tables import FORECASTS, ROUNDS
 
 
@@ -60,17 +64,35 @@ class IndividualSession:
                                                   "sends": parsed.sends, "explanations": parsed.explanations}])
         return parsed.sends
 
-    async def game(self, persona: Persona, k: int) -> None:
-        """Forecast, then play every round against T_k until the end or the first failed/invalid round."""
+    async def round_forecast(self, persona: Persona, k: int, t: int) -> dict[str, Any]:
+        """The per-round forecast call of round ``t``: its columns of the round row (forecast, explanation, validity)."""
         plan = self.plan
-        sends = await self.forecast(persona, k)
+        messages = round_forecast_messages(persona.description, plan.endowment, plan.rounds, t, k)
+        request = ChatRequest.build(messages, self.plan.request_params("forecast", self.spec.backend), sample=k)
+        out = await self.ex.call(f"individual/{persona.id}/T{k}/forecast{t}", request)
+        if not out.ok:
+            return {"forecast": None, "forecast_valid": 0, "forecast_reason": f"call failed: {out.error}",
+                    "forecast_cache_key": out.cache_key}
+        parsed = parse_round_forecast(out.reply.text, plan.endowment, out.reply.finish_reason)
+        return {"forecast": parsed.sends[0] if parsed.valid else None,
+                "forecast_explanation": parsed.explanations[0] if parsed.valid else None,
+                "forecast_valid": int(parsed.valid), "forecast_reason": parsed.reason, "forecast_raw": out.reply.text,
+                "forecast_finish_reason": out.reply.finish_reason, "forecast_cache_key": out.cache_key}
+
+    async def game(self, persona: Persona, k: int) -> None:
+        """Forecast(s), then play every round against T_k until the end or the first failed/invalid round."""
+        plan = self.plan
+        per_round = plan.forecast == "per_round"
+        sends = None if per_round else await self.forecast(persona, k)
         history: list[RoundOutcome] = []
         for t in range(1, plan.rounds + 1):
+            forecast = (await self.round_forecast(persona, k, t) if per_round
+                        else {"forecast": sends[t - 1] if sends else None})
             messages = round_messages(persona.description, plan.endowment, plan.rounds, t, history,
                                       k if plan.play_knows_archetype else None)
             request = ChatRequest.build(messages, self.plan.request_params("round", self.spec.backend), sample=k)
             out = await self.ex.call(f"individual/{persona.id}/T{k}/round{t}", request)
-            row = self._base(persona, k) | {"round": t, "forecast": sends[t - 1] if sends else None, "cache_key": out.cache_key}
+            row = self._base(persona, k) | {"round": t, **forecast, "cache_key": out.cache_key}
             if not out.ok:
                 self._stop(persona, k, t, row | {"valid": 0, "reason": f"call failed: {out.error}"}, sends, "failed")
                 return
@@ -90,5 +112,6 @@ class IndividualSession:
         rows = [row] + [self._base(persona, k) | {"round": r, "forecast": sends[r - 1] if sends else None, "valid": 0,
                                                   "reason": f"not played: round {t} {why}"} for r in rest]
         self.store.upsert(ROUNDS.name, rows)
-        if rest:
-            self.ex.progress.update(done=len(rest), skipped=len(rest))
+        skipped = len(rest) * (2 if self.plan.forecast == "per_round" else 1)  # per round: its forecast and its play
+        if skipped:
+            self.ex.progress.update(done=skipped, skipped=skipped)

@@ -16,14 +16,28 @@ from analysis.trust import (
 )
 from analysis.trust.genagents import load_genagents
 from analysis.trust.individual import IndividualSession
-from analysis.trust.personas import ATTRIBUTE_KEYS, Persona, generate_bank, select
+from analysis.trust.personas import (
+    DEFAULT_ATTRIBUTE_SET, Persona, attribute_table, check_attribute_set, default_attributes, generate_bank, select,
+)
 from analysis.trust.plan import DEFAULT_MAX_TOKENS, TrustPlan
 from analysis.trust.population import PopulationSession
 
 # A generated bank of 250 has a test split of 50 personas: the paper's N = 50 (Sec. 4).
 DEFAULT_BANK_SIZE = 250
-# The paper's decoding (App. E): temperature 0.05; the model spec and --temperature override it.
-DEFAULT_PARAMS: dict[str, Any] = {"temperature": 0.05}
+# A GenAgents file under the paper's attribute set: a seeded sample of 50 of its test personas (N = 50, Sec. 4).
+DEFAULT_GENAGENTS_N = 50
+# The paper's decoding (App. E): temperature 0.05, top_p 1.0, top_k 0 (no top-k cut); the model spec and
+# --temperature override them. top_k is sent only to backends known to accept it (TOP_K_BACKENDS: the embedded
+# llama.cpp server); OpenAI's API rejects the field, and other servers differ on what 0 means.
+DEFAULT_PARAMS: dict[str, Any] = {"temperature": 0.05, "top_p": 1.0}
+PAPER_TOP_K = 0
+TOP_K_BACKENDS = frozenset({"embedded"})
+
+
+def decoding_params(spec: ModelSpec, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The generation params a trust plan records and sends: the paper's, top_k where accepted, then spec, overrides."""
+    top_k = {"top_k": PAPER_TOP_K} if spec.backend in TOP_K_BACKENDS else {}
+    return DEFAULT_PARAMS | top_k | spec.params | (overrides or {})
 
 
 def parse_strategy(name: str) -> str:
@@ -36,17 +50,21 @@ def parse_strategy(name: str) -> str:
     raise InputError(f"--strategies: unknown strategy '{name}'; use {', '.join(STRATEGIES)} (or noctx-tr, ctx-tr, ctx-usd)")
 
 
-def resolve_personas(personas: int | str | Path, *, seed: int, split: str,
-                     limit: int | None) -> tuple[list[Persona], dict[str, Any]]:
-    """``personas`` = N (a generated bank of N) or a GenAgents .jsonl / folder path; then one split, at most ``limit``."""
+def resolve_personas(personas: int | str | Path, *, seed: int, split: str, limit: int | None,
+                     attribute_set: str = DEFAULT_ATTRIBUTE_SET) -> tuple[list[Persona], dict[str, Any]]:
+    """``personas`` = N (a generated bank of N) or a GenAgents .jsonl / folder path; then one split, at most ``limit``.
+
+    A GenAgents file under the paper's set holds test personas only; ``limit`` defaults to 50 there."""
     if isinstance(personas, str) and personas.strip().isdigit():
         personas = int(personas.strip())
     if isinstance(personas, int):
-        bank = generate_bank(personas, seed)
+        bank = generate_bank(personas, seed, attribute_set)
         info: dict[str, Any] = {"source": "generated", "size": personas, "seed": seed}
     else:
-        bank = load_genagents(personas, seed)
+        bank = load_genagents(personas, seed, attribute_set)
         info = {"source": "genagents", "path": str(personas), "size": len(bank), "seed": seed}
+        if attribute_set == "paper" and limit is None and split == "test":
+            limit = DEFAULT_GENAGENTS_N
     chosen = select(bank, split, limit)
     return chosen, info | {"split": split, "limit": limit, "n": len(chosen)}
 
@@ -65,8 +83,11 @@ def build_trust_plan(
     split: str = "test",
     limit_personas: int | None = None,
     attributes: Sequence[str] | None = None,
+    attribute_set: str = DEFAULT_ATTRIBUTE_SET,
     seed: int = 0,
     play_knows_archetype: bool = False,
+    forecast: str = "per_round",
+    answer: str = "reasoned",
     max_tokens: dict[str, int] | None = None,
     params: dict[str, Any] | None = None,
     prefix_reuse: bool = False,
@@ -80,6 +101,10 @@ def build_trust_plan(
         raise InputError("--conditioning applies to --level population only")
     if endowment < 1:
         raise InputError("--endowment must be >= 1")
+    if answer not in ("reasoned", "numeric"):
+        raise InputError(f"--answer '{answer}': use reasoned or numeric")
+    if forecast not in ("per_round", "upfront"):
+        raise InputError(f"--forecast '{forecast}': use per_round or upfront")
     if rounds < 1:
         raise InputError("--rounds must be >= 1")
     ks = [int(k) for k in archetypes]
@@ -90,19 +115,22 @@ def build_trust_plan(
         raise InputError("--strategies: give at least one of " + ", ".join(STRATEGIES))
     if len(set(chosen)) != len(chosen):
         raise InputError(f"--strategies lists a strategy twice: {chosen}")
-    attrs = list(attributes) if attributes is not None else list(ATTRIBUTE_KEYS)
-    unknown = [a for a in attrs if a not in ATTRIBUTE_KEYS]
+    check_attribute_set(attribute_set)
+    table = attribute_table(attribute_set, split)
+    attrs = list(attributes) if attributes is not None else default_attributes(attribute_set, split)
+    unknown = [a for a in attrs if a not in table]
     if unknown or not attrs or len(set(attrs)) != len(attrs):
-        raise InputError(f"--attributes {attrs}: give distinct names from {', '.join(ATTRIBUTE_KEYS)}")
+        raise InputError(f"--attributes {attrs}: give distinct names from {', '.join(table)} "
+                         f"(attribute set {attribute_set}, split {split})")
     tokens = dict(DEFAULT_MAX_TOKENS) | (max_tokens or {})
     if any(v < 1 for v in tokens.values()):
         raise InputError("--max-tokens must be >= 1")
-    people, bank = resolve_personas(personas, seed=seed, split=split, limit=limit_personas)
+    people, bank = resolve_personas(personas, seed=seed, split=split, limit=limit_personas, attribute_set=attribute_set)
     return TrustPlan(
-        level=level, endowment=endowment, personas=people, bank=bank,
+        level=level, endowment=endowment, personas=people, bank=bank, attribute_set=attribute_set,
         attributes=attrs if level == "population" else [], strategies=chosen if level == "population" else [],
         conditioning=conditioning, condition_on=parse_strategy(condition_on), rounds=rounds, archetypes=ks,
-        play_knows_archetype=play_knows_archetype, seed=seed, params=DEFAULT_PARAMS | spec.params | (params or {}),
+        play_knows_archetype=play_knows_archetype, forecast=forecast, answer=answer, seed=seed, params=decoding_params(spec, params),
         max_tokens=tokens, prefix_reuse=prefix_reuse,
     )
 

@@ -126,6 +126,27 @@ def extract_amount(reply: str, endowment: int, finish_reason: str | None = None)
     return _validated(found[-1], endowment)
 
 
+_FIRST_NUMBER = re.compile(r"(?P<neg>-)?\$?(?P<int>\d+)(?P<frac>\.\d+)?")
+
+
+def extract_first_integer(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedAmount:
+    """App. E's scalar extraction for a bare numeric answer: the first number of the reply (the paper's ``\\$?(\\d+)``),
+    valid when a whole amount in [0, endowment]. Deliberately stricter than taking the digits: a first number that is
+    negative ("-3"), a fraction ("4.5") or above the endowment is invalid, and no later number is tried."""
+    m = _FIRST_NUMBER.search(reply)
+    if m is None:
+        if finish_reason == "length":
+            return ParsedAmount(None, "truncated: the reply hit the length limit before a number")
+        return ParsedAmount(None, "no integer in the reply")
+    text = m.group(0)
+    if m.group("neg") or m.group("frac"):
+        return ParsedAmount(None, f"'{text}' is not a whole amount >= 0", "first integer", text)
+    value = int(m.group("int"))
+    if value > endowment:
+        return ParsedAmount(None, f"'{text}' is outside [0, {endowment}]", "first integer", text)
+    return ParsedAmount(value, None, "first integer", text)
+
+
 def _validated(decision: _Decision, endowment: int) -> ParsedAmount:
     how, found = decision.how, decision.amount
     if decision.value is None:
@@ -385,6 +406,37 @@ def parse_forecast(reply: str, rounds: int, endowment: int, finish_reason: str |
     except ValidationError as exc:
         return ParsedForecast(False, _reason(exc))
     return ParsedForecast(True, sends=[f.send for f in got.forecasts], explanations=[f.explanation for f in got.forecasts])
+
+
+class OneForecast(BaseModel):
+    """A per-round forecast (Tables 6–8): the whole dollars to send this round and why."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    send: int
+    explanation: str = ""
+
+    _send_text = field_validator("send", mode="before")(_send)
+    _explanation_text = field_validator("explanation", mode="before")(_text)
+
+    @model_validator(mode="after")
+    def _bounded(self, info: ValidationInfo) -> OneForecast:
+        endowment = _context(info, "endowment")
+        if not 0 <= self.send <= endowment:
+            raise ValueError(f"${self.send} is outside [0, {endowment}]")
+        return self
+
+
+def parse_round_forecast(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedForecast:
+    """Validate a per-round forecast reply ({"send": X, "explanation": ...}); ``sends``/``explanations`` of length 1."""
+    obj = extract_json(reply)
+    if obj is None:
+        return ParsedForecast(False, _no_json(finish_reason))
+    try:
+        got = OneForecast.model_validate(obj, context={"endowment": endowment})
+    except ValidationError as exc:
+        return ParsedForecast(False, _reason(exc))
+    return ParsedForecast(True, sends=[got.send], explanations=[got.explanation])
 
 
 _THOUGHT = re.compile(r"THOUGHT\s*:\s*(.*?)(?=\n\s*ACTION\s*:|\Z)", re.IGNORECASE | re.DOTALL)

@@ -1,7 +1,12 @@
-"""Persona attributes (the paper's Table 5 subset named in the issue), a seeded generated bank with
-train/validation/test splits, and first-person descriptions.
+"""Persona attribute sets, a seeded generated bank with train/validation/test splits, and descriptions.
 
-Attributes: age band, sex, highest degree, political views, religion, work status, total wealth,
+Two attribute sets (``ATTRIBUTE_SETS``, recorded in the plan):
+
+- ``paper`` (default): Table 5 of the paper (``analysis.trust.attributes``): a persona of split s has
+  the traits and levels Table 5 marks s; description = one "Trait: level" line per trait (App. C.4).
+- ``rolescope15``: RoleScope's earlier set of 15 attributes, the same for every split (below).
+
+The ``rolescope15`` attributes: age band, sex, highest degree, political views, religion, work status, total wealth,
 U.S. citizenship, family structure at 16, residence since 16, and the Big Five (openness,
 conscientiousness, extraversion, agreeableness, neuroticism) at Low/Moderate/High. Level names
 and the first-person sentences are RoleScope's wording.
@@ -17,30 +22,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from analysis.errors import InputError
+from analysis.trust.attributes import TABLE3_ATTRIBUTES, Attribute, paper_split
 
 Split = Literal["train", "validation", "test"]
 SPLITS: tuple[str, ...] = ("train", "validation", "test")
 SPLIT_FRACTIONS: tuple[float, float] = (0.6, 0.2)  # train, validation; test is the rest
-
-
-@dataclass(frozen=True)
-class Attribute:
-    """One persona attribute: its levels (in a natural order) and one first-person sentence per level."""
-
-    key: str
-    label: str
-    levels: tuple[str, ...]
-    phrases: tuple[str, ...]
-    big_five: bool = False
-
-    def phrase(self, level: str) -> str:
-        return self.phrases[self.levels.index(level)]
 
 
 AGE_BANDS: tuple[tuple[str, int, int], ...] = (("18-29", 18, 29), ("30-44", 30, 44), ("45-64", 45, 64), ("65+", 65, 89))
@@ -109,6 +100,36 @@ BY_KEY: dict[str, Attribute] = {a.key: a for a in ATTRIBUTES}
 ATTRIBUTE_KEYS: tuple[str, ...] = tuple(BY_KEY)
 BIG_FIVE: tuple[str, ...] = tuple(a.key for a in ATTRIBUTES if a.big_five)
 
+ATTRIBUTE_SETS: tuple[str, ...] = ("paper", "rolescope15")
+DEFAULT_ATTRIBUTE_SET = "paper"
+
+
+def check_attribute_set(name: str) -> None:
+    if name not in ATTRIBUTE_SETS:
+        raise InputError(f"--attribute-set '{name}': use {' or '.join(ATTRIBUTE_SETS)}")
+
+
+def attribute_table(attribute_set: str, split: str = "test") -> dict[str, Attribute]:
+    """key -> Attribute of one set and split (``rolescope15`` is the same for every split)."""
+    check_attribute_set(attribute_set)
+    if attribute_set == "rolescope15":
+        return dict(BY_KEY)
+    if split not in SPLITS:
+        raise InputError(f"--split '{split}': the paper's attribute set differs per split; use train, validation or test")
+    return {a.key: a for a in paper_split(split)}
+
+
+def default_attributes(attribute_set: str, split: str = "test") -> list[str]:
+    """The attributes elicited by default: Table 3's nine for the paper's test split, else every attribute of the split."""
+    if attribute_set == "paper" and split == "test":
+        return list(TABLE3_ATTRIBUTES)
+    return list(attribute_table(attribute_set, split))
+
+
+def big_five_keys(attribute_set: str, split: str = "test") -> list[str]:
+    """The Big Five traits of one set and split (the paper's test split: conscientiousness, openness)."""
+    return [k for k, a in attribute_table(attribute_set, split).items() if a.big_five]
+
 
 class Persona(BaseModel):
     """One persona: its attribute levels, optional details (name, exact age, place) and description."""
@@ -131,12 +152,17 @@ def age_band(age: int) -> str:
     return AGE_BANDS[-1][0]
 
 
-def describe(attributes: dict[str, str], details: dict[str, Any] | None = None) -> str:
-    """First-person description: name and place when known, then one sentence per attribute in ATTRIBUTES order.
+def describe(attributes: dict[str, str], details: dict[str, Any] | None = None,
+             attribute_set: str = "rolescope15", split: str = "test") -> str:
+    """The persona description of ``attribute_set``.
 
-    The age sentence says the exact age when ``details['age']`` is known, else the band.
+    ``paper``: one "Trait: level" line per trait of the split (Table 5 order) the persona has a level for.
+    ``rolescope15``: first person; name and place when known, then one sentence per attribute in ATTRIBUTES
+    order; the age sentence says the exact age when ``details['age']`` is known, else the band.
     """
     details = details or {}
+    if attribute_set == "paper":
+        return "\n".join(a.phrase(attributes[a.key]) for a in paper_split(split) if attributes.get(a.key) is not None)
     parts: list[str] = []
     if details.get("name"):
         parts.append(f"My name is {details['name']}.")
@@ -166,24 +192,37 @@ def assign_splits(ids: Sequence[str], seed: int) -> dict[str, str]:
     return {pid: ("train" if k < n_train else "validation" if k < n_train + n_val else "test") for k, pid in enumerate(order)}
 
 
-def sample_levels(rng: random.Random, keys: Sequence[str]) -> dict[str, str]:
-    """One uniform, independent draw per attribute key."""
-    return {key: rng.choice(BY_KEY[key].levels) for key in keys}
+def sample_levels(rng: random.Random, keys: Sequence[str], table: dict[str, Attribute] | None = None) -> dict[str, str]:
+    """One uniform, independent draw per attribute key (levels from ``table``, default the rolescope15 set)."""
+    table = table or BY_KEY
+    return {key: rng.choice(table[key].levels) for key in keys}
 
 
-def generate_bank(n: int, seed: int = 0) -> list[Persona]:
-    """``n`` generated personas (see module docstring), ids ``g{seed}-{i:04d}``, with their splits."""
+def generate_bank(n: int, seed: int = 0, attribute_set: str = DEFAULT_ATTRIBUTE_SET) -> list[Persona]:
+    """``n`` generated personas (see module docstring) with their splits.
+
+    ``rolescope15``: ids ``g{seed}-{i:04d}``, every attribute drawn, split assigned after.
+    ``paper``: ids ``p{seed}-{i:04d}``; the split is assigned first, then persona i draws the traits and levels of
+    its split (Table 5) with ``random.Random(f"{seed}:{i}")``.
+    """
+    check_attribute_set(attribute_set)
     if n < 1:
         raise InputError("--personas: a generated bank needs at least 1 persona")
-    drafts: list[tuple[str, dict[str, str], dict[str, Any]]] = []
-    for i in range(n):
+    prefix = "p" if attribute_set == "paper" else "g"
+    ids = [f"{prefix}{seed}-{i:04d}" for i in range(n)]
+    splits = assign_splits(ids, seed)
+    out = []
+    for i, pid in enumerate(ids):
         rng = random.Random(f"{seed}:{i}")
-        levels = sample_levels(rng, ATTRIBUTE_KEYS)
-        _, lo, hi = next(b for b in AGE_BANDS if b[0] == levels["age"])
-        drafts.append((f"g{seed}-{i:04d}", levels, {"age": rng.randint(lo, hi)}))
-    splits = assign_splits([d[0] for d in drafts], seed)
-    return [Persona(id=pid, source="generated", split=splits[pid], attributes=levels, details=details,
-                    description=describe(levels, details)) for pid, levels, details in drafts]
+        table = attribute_table(attribute_set, splits[pid])
+        levels = sample_levels(rng, list(table), table)
+        details: dict[str, Any] = {}
+        if "age" in levels:
+            _, lo, hi = next(b for b in AGE_BANDS if b[0] == levels["age"])
+            details["age"] = rng.randint(lo, hi)
+        out.append(Persona(id=pid, source="generated", split=splits[pid], attributes=levels, details=details,
+                           description=describe(levels, details, attribute_set, splits[pid])))
+    return out
 
 
 def select(personas: Sequence[Persona], split: str = "test", limit: int | None = None) -> list[Persona]:

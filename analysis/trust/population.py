@@ -19,9 +19,9 @@ from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
 from analysis.trust import PRIOR_TARGETS
-from analysis.trust.parse import ParsedBelief, extract_amount, parse_belief
+from analysis.trust.parse import ParsedBelief, extract_amount, extract_first_integer, parse_belief
 from analysis.trust.perturb import perturb_ranking, prior_seed
-from analysis.trust.personas import BY_KEY, Persona
+from analysis.trust.personas import Persona
 from analysis.trust.plan import TrustPlan
 from analysis.trust.prompts import belief_messages, role_messages
 from analysis.trust.tables import BELIEFS, PRIORS, TRANSFERS
@@ -52,8 +52,9 @@ class PopulationSession:
 
     async def elicit(self, strategy: str, attribute: str) -> ParsedBelief | None:
         """One belief call; stores the row; returns the belief when valid."""
-        levels = BY_KEY[attribute].levels
-        messages = belief_messages(strategy, attribute, self.plan.endowment)
+        attr = self.plan.table[attribute]
+        levels = attr.levels
+        messages = belief_messages(strategy, attr, self.plan.endowment)
         request = ChatRequest.build(messages, self.plan.request_params("belief", self.spec.backend))
         out = await self.ex.call(f"belief/{strategy}/{attribute}", request)
         row = self._base() | {"strategy": strategy, "attribute": attribute, "levels": list(levels), "cache_key": out.cache_key}
@@ -92,7 +93,7 @@ class PopulationSession:
     async def simulate(self, persona: Persona, beliefs: dict[str, list[str]] | None) -> None:
         """One single-round game as ``persona``; stores the amount sent or why there is none."""
         plan = self.plan
-        messages = role_messages(persona.description, plan.endowment, beliefs, plan.condition_on)
+        messages = role_messages(persona.description, plan.endowment, beliefs, plan.condition_on, plan.table, plan.answer)
         request = ChatRequest.build(messages, self.plan.request_params("action", self.spec.backend))
         out = await self.ex.call(f"persona/{persona.id}", request)
         row = self._base() | {"conditioning": plan.conditioning, "persona_id": persona.id, "source": persona.source,
@@ -100,7 +101,8 @@ class PopulationSession:
         if not out.ok:
             self.store.upsert(TRANSFERS.name, [row | {"valid": 0, "reason": f"call failed: {out.error}"}])
             return
-        got = extract_amount(out.reply.text, plan.endowment, out.reply.finish_reason)
+        extract = extract_first_integer if plan.answer == "numeric" else extract_amount
+        got = extract(out.reply.text, plan.endowment, out.reply.finish_reason)
         self.store.upsert(TRANSFERS.name, [row | {"raw": out.reply.text, "finish_reason": out.reply.finish_reason,
                                                   "valid": int(got.valid), "reason": got.reason,
                                                   "sent": got.amount, "extraction": got.how}])

@@ -6,8 +6,12 @@
 - ``belief_messages``: NoCtx+Tr (no game, rank by interpersonal trust + η²), Ctx+Tr (the same
   after the rules and the role), Ctx+$ (after the rules: mean and SD of dollars sent per level),
   each asking for one JSON object with the schema written out.
-- ``forecast_messages``: individual level (C.3): the archetype described, a send forecast for
-  every round as JSON.
+- ``round_forecast_messages`` (default, Tables 6–8): individual level, one forecast per round from a
+  crafted state summary (``state_summary``: "The game has just started ..." in round 1, then "the
+  other player has returned $k after each transfer ..." with the rounds remaining), the archetype
+  described (C.3), reply as JSON {"send", "explanation"}.
+- ``forecast_messages`` (option ``--forecast upfront``): the archetype described, a send forecast for
+  every round as one JSON list before play.
 - ``round_messages``: multi-round ReAct play (B.2): rules, round number, history of actions and
   observations, THOUGHT then ACTION: Send $X.
 """
@@ -18,6 +22,7 @@ from collections.abc import Sequence
 
 from analysis.trust import DOLLAR_STRATEGY
 from analysis.trust.game import RoundOutcome
+from analysis.trust.attributes import Attribute
 from analysis.trust.personas import BY_KEY
 
 ROLE_SYSTEM = ("You are role-playing a real person. Stay in character and make every decision as this person would.\n\n"
@@ -39,27 +44,37 @@ def archetype_text(k: int) -> str:
             f"${k}, no matter how much was sent")
 
 
-def belief_block(beliefs: dict[str, list[str]], strategy: str) -> str:
+def _attr(attribute: str | Attribute, table: dict[str, Attribute] | None = None) -> Attribute:
+    """An Attribute as given, or looked up by key in ``table`` (default the rolescope15 set)."""
+    return attribute if isinstance(attribute, Attribute) else (table or BY_KEY)[attribute]
+
+
+def belief_block(beliefs: dict[str, list[str]], strategy: str, table: dict[str, Attribute] | None = None) -> str:
     """The conditioning text: one ranking per attribute (App. C.2.3); identical for own and imposed beliefs."""
     order = ("from the groups who send the most to those who send the least" if strategy == DOLLAR_STRATEGY
              else "from the most trusting groups to the least trusting")
-    lines = [f"- {BY_KEY[key].label}: " + " > ".join(ranking) for key, ranking in beliefs.items()]
+    lines = [f"- {_attr(key, table).label}: " + " > ".join(ranking) for key, ranking in beliefs.items()]
     return ("Research on the people in this study has found the following (each line lists groups "
             f"{order}):\n" + "\n".join(lines) + "\nMake your decision consistent with these findings, given who you are.")
 
 
 def role_messages(description: str, endowment: int, beliefs: dict[str, list[str]] | None = None,
-                  strategy: str = "Ctx+Tr") -> list[dict[str, str]]:
-    """Single-round role play as Player A; ``beliefs`` (attribute -> ranking) adds the conditioning block."""
-    block = f"\n\n{belief_block(beliefs, strategy)}" if beliefs else ""
+                  strategy: str = "Ctx+Tr", table: dict[str, Attribute] | None = None,
+                  answer: str = "reasoned") -> list[dict[str, str]]:
+    """Single-round role play as Player A; ``beliefs`` (attribute -> ranking) adds the conditioning block.
+
+    ``answer``: 'reasoned' asks for a few sentences ending "Amount: $X"; 'numeric' for a bare whole number (App. E)."""
+    block = f"\n\n{belief_block(beliefs, strategy, table)}" if beliefs else ""
+    ask = ("Think it through as yourself in a few sentences, then end your reply with a last line of the form\n"
+           f"Amount: $X\nwhere X is a whole number from 0 to {endowment}." if answer == "reasoned" else
+           f"Answer as yourself with a single whole number of dollars from 0 to {endowment} and nothing else.")
     user = (f"You take part in a study and play Player A in this game.\n\n{rules(endowment)}{block}\n\n"
-            "How much do you send to Player B? Think it through as yourself in a few sentences, then end your reply "
-            f"with a last line of the form\nAmount: $X\nwhere X is a whole number from 0 to {endowment}.")
+            f"How much do you send to Player B? {ask}")
     return [{"role": "system", "content": ROLE_SYSTEM.format(description=description)}, {"role": "user", "content": user}]
 
 
-def _characteristic(attribute: str) -> str:
-    attr = BY_KEY[attribute]
+def _characteristic(attribute: str | Attribute) -> str:
+    attr = _attr(attribute)
     values = "\n".join(f"- {level}" for level in attr.levels)
     return f'Consider the characteristic "{attr.label}", which takes these values:\n{values}'
 
@@ -74,7 +89,7 @@ _TRUST_QUESTION = (
 )
 
 
-def belief_messages(strategy: str, attribute: str, endowment: int) -> list[dict[str, str]]:
+def belief_messages(strategy: str, attribute: str | Attribute, endowment: int) -> list[dict[str, str]]:
     """The belief elicitation request of one strategy for one attribute."""
     game = (f"A study uses the following game.\n\n{rules(endowment)}\n\nIn the study you will play Player A, role-playing "
             "people with many different characteristics.\n\n")
@@ -102,6 +117,31 @@ def forecast_messages(description: str, endowment: int, rounds: int, k: int) -> 
             f"{rounds}:\n"
             '{"forecasts": [{"round": 1, "send": <whole dollars from 0 to ' f"{endowment}" '>, '
             '"explanation": "<one sentence>"}, "..."]}')
+    return [{"role": "system", "content": ROLE_SYSTEM.format(description=description)}, {"role": "user", "content": user}]
+
+
+def state_summary(round_no: int, rounds: int, k: int) -> str:
+    """The crafted state of the game before round ``round_no`` against T_k (Sec. 5.2, Tables 6–8): never the model's
+    own play, only what T_k's fixed rule implies (returned $k, or everything received when less)."""
+    remaining = rounds - round_no + 1
+    left = f"This is round {round_no} of {rounds}; {remaining} round{'s' * (remaining != 1)} remain{'s' * (remaining == 1)}, " \
+           "this one included."
+    if round_no == 1:
+        return f"The game has just started: there is no history of the other player's behaviour yet. {left}"
+    played = round_no - 1
+    return (f"{played} round{'s have' if played != 1 else ' has'} been played. The other player has returned ${k} after each transfer "
+            f"(or everything they received, when that was less than ${k}). {left}")
+
+
+def round_forecast_messages(description: str, endowment: int, rounds: int, round_no: int,
+                            k: int) -> list[dict[str, str]]:
+    """Individual level, one round: forecast this round's send from the crafted state summary, as JSON."""
+    user = (f"You take part in a study and play {rounds} rounds of this game as Player A. Every round you receive a fresh "
+            f"${endowment}.\n\n{rules(endowment)}\n\nPlayer B follows a fixed rule: {archetype_text(k)}.\n\n"
+            f"{state_summary(round_no, rounds, k)}\n\n"
+            "Before this round is played, forecast how much you will send in it. Reply with one JSON object only, in "
+            "exactly this form:\n"
+            '{"send": <whole dollars from 0 to ' f"{endowment}" '>, "explanation": "<why, in a few sentences>"}')
     return [{"role": "system", "content": ROLE_SYSTEM.format(description=description)}, {"role": "user", "content": user}]
 
 

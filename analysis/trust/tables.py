@@ -7,7 +7,8 @@
 - ``trust_transfers``: population level, one per persona: the amount sent in the single round.
 - ``trust_forecasts``: individual level, one per (persona, archetype): the forecast send per round.
 - ``trust_rounds``: individual level, one per (persona, archetype, round): the action, what the
-  archetype returned, the round's earnings, and the forecast for that round (copied for the MAE).
+  archetype returned, the round's earnings, and the forecast for that round (copied for the MAE); with
+  per-round forecasts (the default) also that forecast call's explanation, validity, reason and raw reply.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ ROUNDS = register_table(Table(
     "trust_rounds",
     _RUN + (("persona_id", "TEXT"), ("archetype", "INTEGER"), ("round", "INTEGER"), ("forecast", "INTEGER"), ("sent", "INTEGER"),
             ("received", "INTEGER"), ("returned", "INTEGER"), ("earnings", "INTEGER"), ("extraction", "TEXT"),
-            ("thought", "TEXT")) + _ANSWER,
+            ("thought", "TEXT")) + _ANSWER + (
+            ("forecast_explanation", "TEXT"), ("forecast_valid", "INTEGER"), ("forecast_reason", "TEXT"),
+            ("forecast_raw", "TEXT"), ("forecast_finish_reason", "TEXT"), ("forecast_cache_key", "TEXT")),
     ("run_id", "persona_id", "archetype", "round"),
 ))

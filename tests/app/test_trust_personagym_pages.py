@@ -31,6 +31,7 @@ def test_trust_population_matches_document(app_on_fixture, docs):
     captions = [c.value for c in at.caption]
     assert sum(c.startswith("Chance (95 % band)") for c in captions) == 2
     assert any(c.startswith("Split-half reliability of behaviour") for c in captions)
+    assert any(c.startswith("Personas — population: ") and "RoleScope's earlier 15 attributes" in c for c in captions)
     assert any(c.startswith("Published (paper, Table 3, Ctx+Tr") and "Llama 3.1 70B Instruct: ρ 0.50" in c for c in captions)
     table = at.dataframe[0].value.set_index("attribute")
     for attribute, row in pop["attributes"].items():
@@ -50,10 +51,20 @@ def test_trust_conditioning_and_individual(app_on_fixture, docs):
     assert list(cond.index) == ["none", "weak"]
     weak = doc["conditioning"]["weak"]["median_spearman_imposed"]
     assert cond.loc["weak", "median ρ with prompt prior"] == pytest.approx(weak)
-    mae = frames[2].set_index("archetype k")
+    mae = next(f for f in frames if "archetype k" in f.columns).set_index("archetype k")
+    achieved = next(f for f in frames if "achieved ρ" in f.columns)  # Table 4: each prior's achieved ρ and target
+    weak_rows = achieved[achieved["conditioning"] == "weak"].set_index("attribute")
+    for attribute, row in doc["conditioning"]["weak"]["attributes"].items():
+        assert weak_rows.loc[attribute, "achieved ρ"] == pytest.approx(row["prior_spearman"])
     assert list(mae.index) == [1, 3, 5]
     assert mae.loc[3, "MAE ↓"] == pytest.approx(doc["individual"]["archetypes"]["3"]["mae"])
     assert mae["vs chance"].str.contains("p = ").all()
+    traces = doc["individual"]["trajectories"]
+    trace = next(f for f in frames if "forecast explanation" in f.columns)  # Tables 6–8: forecasts next to play
+    first = traces[sorted(traces, key=int)[0]]
+    expected = first[sorted(first)[0]]
+    assert trace["round"].tolist() == [r["round"] for r in expected]
+    assert trace["sent $"].tolist() == [r["sent"] for r in expected]
 
 
 def test_personagym_tasks_and_persona_drill_down(app_on_fixture, docs):

@@ -13,6 +13,7 @@ from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.runs.store import Store
 from analysis.trust.cli import add_run_arguments, metrics_json, plan_from_args
+from analysis.trust.attributes import TABLE3_ATTRIBUTES
 from analysis.trust.plan import TrustPlan
 from analysis.trust.tables import BELIEFS, PRIORS, ROUNDS, TRANSFERS
 
@@ -30,17 +31,28 @@ def test_run_arguments_to_plan() -> None:
     """Every option reaches the plan; defaults follow the paper; --model/--run-id are not added twice."""
     plan = TrustPlan.model_validate(plan_from_args(parse(), SPEC))
     assert (plan.level, plan.strategies, plan.conditioning, plan.endowment, len(plan.personas), len(plan.attributes)) == (
-        "population", ["NoCtx+Tr", "Ctx+Tr", "Ctx+$"], "none", 10, 50, 15)
+        "population", ["NoCtx+Tr", "Ctx+Tr", "Ctx+$"], "none", 10, 50, 9)
+    assert plan.attribute_set == "paper" and plan.attributes == list(TABLE3_ATTRIBUTES)
+    old = TrustPlan.model_validate(plan_from_args(parse("--attribute-set", "rolescope15"), SPEC))
+    assert old.attribute_set == "rolescope15" and len(old.attributes) == 15 and old.personas[0].id.startswith("g0-")
+    with pytest.raises(InputError, match="differs per split"):
+        plan_from_args(parse("--split", "all"), SPEC)
+    with pytest.raises(InputError, match="--attributes"):
+        plan_from_args(parse("--attributes", "sex"), SPEC)  # a train-split trait: not in the test split
     assert plan.bank == {"source": "generated", "size": 250, "seed": 0, "split": "test", "limit": None, "n": 50}
-    args = parse("--level", "individual", "--rounds", "4", "--archetypes", "1, 5", "--endowment", "44", "--personas", "30",
+    args_list = ("--level", "individual", "--rounds", "4", "--archetypes", "1, 5", "--endowment", "44", "--personas", "30",
                  "--split", "train", "--limit-personas", "3", "--seed", "9", "--temperature", "0.7", "--max-tokens", "77",
                  "--play-knows-archetype")
+    args = parse(*args_list)
     plan = TrustPlan.model_validate(plan_from_args(args, SPEC))
     assert (plan.level, plan.rounds, plan.archetypes, plan.endowment, plan.seed, plan.play_knows_archetype) == (
         "individual", 4, [1, 5], 44, 9, True)
-    assert [p.split for p in plan.personas] == ["train"] * 3 and plan.personas[0].id.startswith("g9-")
+    assert [p.split for p in plan.personas] == ["train"] * 3 and plan.personas[0].id.startswith("p9-")
     assert plan.params["temperature"] == 0.7 and set(plan.max_tokens.values()) == {77}
-    assert plan.strategies == [] and plan.attributes == [] and plan.n_calls() == 3 * 2 * 5
+    assert plan.strategies == [] and plan.attributes == [] and plan.forecast == "per_round"
+    assert plan.n_calls() == 3 * 2 * (2 * 4)  # per round: a forecast call and a play call
+    upfront = TrustPlan.model_validate(plan_from_args(parse(*args_list, "--forecast", "upfront"), SPEC))
+    assert upfront.forecast == "upfront" and upfront.n_calls() == 3 * 2 * (1 + 4)
     args = parse("--strategies", "ctx-usd,NoCtx+Tr", "--conditioning", "strong", "--attributes", "age,religion")
     plan = TrustPlan.model_validate(plan_from_args(args, SPEC))
     assert plan.strategies == ["Ctx+$", "NoCtx+Tr"] and plan.elicited == ["Ctx+$", "NoCtx+Tr", "Ctx+Tr"]
@@ -57,8 +69,13 @@ def test_run_arguments_to_plan() -> None:
 
 @pytest.mark.skipif(not GSS.exists(), reason="reference data ../shared/anchors not present")
 def test_personas_path_loads_genagents() -> None:
-    """--personas PATH uses the GenAgents bank: its test split (701), limited, with the seed recorded."""
-    plan = TrustPlan.model_validate(plan_from_args(parse("--personas", str(GSS), "--limit-personas", "5", "--seed", "2"), SPEC))
+    """--personas PATH uses the GenAgents bank: 50 of its 296 test personas of Table 5 by default; rolescope15: its
+    test split (701), limited, with the seed recorded."""
+    plan = TrustPlan.model_validate(plan_from_args(parse("--personas", str(GSS), "--seed", "2"), SPEC))
+    assert plan.bank == {"source": "genagents", "path": str(GSS), "size": 296, "seed": 2, "split": "test", "limit": 50, "n": 50}
+    assert all(p.description.startswith("Age: ") and "Openness To Experience: " in p.description for p in plan.personas)
+    args = parse("--personas", str(GSS), "--limit-personas", "5", "--seed", "2", "--attribute-set", "rolescope15")
+    plan = TrustPlan.model_validate(plan_from_args(args, SPEC))
     assert len(plan.personas) == 5 and {p.source for p in plan.personas} == {"genagents"}
     assert plan.bank == {"source": "genagents", "path": str(GSS), "size": 3505, "seed": 2, "split": "test", "limit": 5, "n": 5}
     assert all(p.details["big_five_seed"] for p in plan.personas)
@@ -143,3 +160,17 @@ def test_empty_store_gives_no_models(tmp_path: Path) -> None:
     """A store without trust rows yields {"models": {}}."""
     with Store(tmp_path / "s.db") as store:
         assert metrics_json(store) == {"models": {}}
+
+
+def test_personas_text_says_where_personas_come_from() -> None:
+    """The generated bank is named the offline default (and GenAgents the paper's bank); a GenAgents file its path."""
+    from analysis.trust.labels import personas_text
+
+    gen = personas_text({"population": {"attribute_set": "paper", "source": "generated", "size": 250, "seed": 0,
+                                         "split": "test", "n": 50}})
+    assert gen.startswith("Personas — population: 50 personas of the test split of the generated bank (the offline default")
+    assert "the paper used the GenAgents bank" in gen and "Table 5" in gen
+    ga = personas_text({"individual": {"attribute_set": "paper", "source": "genagents", "path": "g.jsonl", "size": 296,
+                                       "seed": 2, "split": "test", "n": 50}})
+    assert "50 personas of the test split of the GenAgents bank `g.jsonl` (296 eligible agents" in ga
+    assert "did not record" in personas_text({"population": {"attribute_set": "rolescope15"}})

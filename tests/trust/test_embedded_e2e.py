@@ -24,7 +24,7 @@ def test_embedded_population_level(tmp_path: Path) -> None:
     schema (ranking of both levels, amount in [0, 10]); invalid rows keep raw text and reason; re-execution is cached."""
     spec = parse_model_spec("embedded")
     with Store(tmp_path / "s.db") as store:
-        plan = build_trust_plan(spec, personas=10, limit_personas=2, attributes=["sex"],
+        plan = build_trust_plan(spec, personas=10, limit_personas=2, attributes=["sex"], attribute_set="rolescope15",
                                 max_tokens={"belief": 80, "action": 40})
         run_id = create_run(store, "trust", spec, plan.model_dump())
         summary = execute_run(store, run_id, concurrency=2)
@@ -47,7 +47,8 @@ def test_embedded_population_level(tmp_path: Path) -> None:
 
 
 def test_embedded_individual_level(tmp_path: Path) -> None:
-    """1 persona x archetype T_3 x (forecast + 2 rounds): forecast row and one row per round, each valid with the
+    """1 persona x archetype T_3 x 2 rounds, each a per-round forecast then play (4 calls, top_k 0 accepted by the
+    server): one row per round with its forecast (valid, or invalid with a reason) and its play, valid with the
     archetype's return and earnings, or invalid with a reason (later rounds 'not played')."""
     spec = parse_model_spec("embedded")
     with Store(tmp_path / "s.db") as store:
@@ -55,12 +56,13 @@ def test_embedded_individual_level(tmp_path: Path) -> None:
                                 max_tokens={"forecast": 80, "round": 60})
         run_id = create_run(store, "trust", spec, plan.model_dump())
         summary = execute_run(store, run_id, concurrency=2)
-        assert (summary.status, summary.total, summary.done, summary.failed) == ("completed", 3, 3, 0)
-        forecasts = store.table(FORECASTS.name, [run_id])
+        assert plan.params["top_k"] == 0
+        assert (summary.status, summary.total, summary.done, summary.failed) == ("completed", 4, 4, 0)
+        assert store.table(FORECASTS.name, [run_id]).empty  # per-round forecasts live on the round rows
         rounds = store.table(ROUNDS.name, [run_id]).sort_values("round")
-        assert len(forecasts) == 1 and forecasts["raw"].notna().all()
-        assert forecasts["valid"].iloc[0] == 1 or forecasts["reason"].iloc[0]
         assert list(rounds["round"]) == [1, 2]
+        first = rounds.iloc[0]
+        assert first["forecast_raw"] and (first["forecast_valid"] == 1 or first["forecast_reason"])
         for row in rounds.itertuples():
             if row.valid:
                 assert row.returned == min(3, 3 * row.sent) and row.earnings == 10 - row.sent + row.returned

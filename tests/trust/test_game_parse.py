@@ -143,3 +143,30 @@ def test_thought_is_split_from_action() -> None:
     """THOUGHT text is kept without the ACTION line."""
     assert thought_of("THOUGHT: they returned $3 twice.\nACTION: Send $2") == "they returned $3 twice."
     assert thought_of("Send $2") is None
+
+
+def test_first_integer_of_a_bare_numeric_answer() -> None:
+    """App. E's scalar rule for --answer numeric: the first number (\\$?(\\d+)), within [0, E]; a negative, a fraction or a
+    first number above E is invalid (no later number is tried); nothing numeric is invalid, a cut reply says so."""
+    from analysis.trust.parse import extract_first_integer
+
+    cases = {"7": 7, "$4": 4, "0": 0, "10.": 10, "I send 3 dollars and keep 7": 3, "- 5": 5}
+    for text, want in cases.items():
+        got = extract_first_integer(text, 10)
+        assert (got.amount, got.how) == (want, "first integer"), text
+    for text, reason in {"-3": "'-3' is not a whole amount >= 0", "4.5": "'4.5' is not a whole amount >= 0",
+                         "12, no, 5": "'12' is outside [0, 10]", "nothing": "no integer in the reply"}.items():
+        got = extract_first_integer(text, 10)
+        assert not got.valid and got.reason == reason, text
+    assert extract_first_integer("Let me think", 10, "length").reason.startswith("truncated")
+    assert extract_first_integer("44", 44).amount == 44
+
+
+def test_numeric_answer_prompt() -> None:
+    """--answer numeric asks for a bare whole number instead of reasoning ending in 'Amount: $X'."""
+    from analysis.trust.prompts import role_messages
+
+    numeric = role_messages("Age: 65+", 10, answer="numeric")[1]["content"]
+    assert numeric.endswith("How much do you send to Player B? Answer as yourself with a single whole number of dollars "
+                            "from 0 to 10 and nothing else.") and "Amount:" not in numeric
+    assert "Amount: $X" in role_messages("Age: 65+", 10)[1]["content"]

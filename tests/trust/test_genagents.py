@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not GSS.exists(), reason="reference data ../shar
 
 @pytest.fixture(scope="module")
 def bank():
-    return load_genagents(GSS, seed=7)
+    return load_genagents(GSS, seed=7, attribute_set="rolescope15")
 
 
 @pytest.fixture(scope="module")
@@ -68,8 +68,8 @@ def test_descriptions_state_every_attribute(bank, raw) -> None:
 def test_big_five_is_seeded_recorded_and_uniform(bank) -> None:
     """Big Five come from the recorded per-agent seed: reloading reproduces them, another seed changes them;
     each trait's levels are near uniform (within 0.03 of 1/3 over 3,505 agents)."""
-    again = {p.details["agent_id"]: p for p in load_genagents(GSS, seed=7)}
-    other = {p.details["agent_id"]: p for p in load_genagents(GSS, seed=8)}
+    again = {p.details["agent_id"]: p for p in load_genagents(GSS, seed=7, attribute_set="rolescope15")}
+    other = {p.details["agent_id"]: p for p in load_genagents(GSS, seed=8, attribute_set="rolescope15")}
     changed = 0
     for p in bank:
         aid = p.details["agent_id"]
@@ -92,12 +92,12 @@ def test_scratch_folders_load_like_the_jsonl(tmp_path: Path, bank, raw) -> None:
             doc.pop("agent_id")
         (tmp_path / "gss_agents" / aid).mkdir(parents=True)
         (tmp_path / "gss_agents" / aid / "scratch.json").write_text(json.dumps(doc), encoding="utf-8")
-    folder = {p.details["agent_id"]: p for p in load_genagents(tmp_path, seed=7)}
+    folder = {p.details["agent_id"]: p for p in load_genagents(tmp_path, seed=7, attribute_set="rolescope15")}
     by_id = {p.details["agent_id"]: p for p in bank}
     assert sorted(folder) == ids
     for aid in ids:
         assert folder[aid].attributes == by_id[aid].attributes and folder[aid].description == by_id[aid].description
-    single = load_genagents(tmp_path / "gss_agents" / ids[1], seed=7)
+    single = load_genagents(tmp_path / "gss_agents" / ids[1], seed=7, attribute_set="rolescope15")
     assert len(single) == 1 and single[0].attributes == by_id[ids[1]].attributes
 
 
@@ -126,3 +126,46 @@ def test_bad_input_names_file_and_field(tmp_path: Path, raw) -> None:
         load_genagents(tmp_path / "empty")
     with pytest.raises(InputError, match="not found"):
         load_genagents(tmp_path / "nope.jsonl")
+
+
+# -- the paper's form (default): Table 5's test split -------------------------------------------------------------
+PAPER_TEST = {"political_views": {"Extremely liberal", "Slightly liberal", "Slightly conservative", "Extremely conservative"},
+              "religion": {"Jewish", "Muslim/Islam", "None", "Orthodox-Christian", "Protestant"},
+              "work_status": {"In school", "Keeping house", "Retired", "Other"}}
+
+
+def test_paper_bank_holds_the_test_personas_in_the_papers_form(raw) -> None:
+    """Default set: the agents whose political views, religion and work status are test levels (counted here on the
+    raw answers: 296), all in split test, seeded order; family structure 'Both parents' from 'Lived with parents',
+    unset otherwise; descriptions = "Trait: level" lines of the test traits and the split's two Big Five, nothing else."""
+    expected = {a for a, d in raw.items() if d["political_views"] in PAPER_TEST["political_views"]
+                and d["religion"] in PAPER_TEST["religion"] and d["work_status"] in PAPER_TEST["work_status"]}
+    bank = load_genagents(GSS, seed=7)
+    assert len(bank) == len(expected) == 296 and {p.details["agent_id"] for p in bank} == expected
+    assert {p.split for p in bank} == {"test"} and all(p.id == f"gp7-{p.details['agent_id']}" for p in bank)
+    for p in bank:
+        doc = raw[p.details["agent_id"]]
+        assert p.attributes["political_views"] == doc["political_views"] and p.attributes["religion"] == doc["religion"]
+        assert p.attributes["work_status"] == doc["work_status"] and p.attributes["age"] == age_band(doc["age"])
+        if doc["family_structure_at_16"] == "Lived with parents":
+            assert p.attributes["family_structure_at_16"] == "Both parents"
+        else:
+            assert "family_structure_at_16" not in p.attributes and "Family Structure At 16" not in p.description
+        lines = p.description.split("\n")
+        assert len(lines) == len(p.attributes) and {ln.split(": ")[0] for ln in lines} <= {
+            "Age", "Conscientiousness", "Family Structure At 16", "Highest Degree Received", "Openness To Experience",
+            "Political Views", "Religion", "Same Residence Since 16", "Us Citizenship Status", "Work Status"}
+        assert doc["first_name"] not in p.description and doc["city"] not in p.description
+    by_id = {p.details["agent_id"]: p for p in bank}
+    efrain = by_id["400afd76-2cb0-41b8-aa30-176caae303a5"]  # worked by hand from its raw line
+    assert efrain.description.split("\n")[2:4] == ["Family Structure At 16: Both parents", "Highest Degree Received: High school"]
+    assert efrain.description.split("\n")[5:] == [
+        "Political Views: Slightly conservative", "Religion: Protestant", "Same Residence Since 16: Different state",
+        "Us Citizenship Status: A U.S. citizen", "Work Status: Keeping house"]
+    assert efrain.description.startswith("Age: 45-64\nConscientiousness: ")
+    again, other = load_genagents(GSS, seed=7), load_genagents(GSS, seed=8)
+    assert [p.id for p in again] == [p.id for p in bank]
+    assert [p.details["agent_id"] for p in other] != [p.details["agent_id"] for p in bank]  # another seeded sample
+    for trait in ("conscientiousness", "openness"):
+        assert set(Counter(p.attributes[trait] for p in bank)) == {"Low", "Moderate", "High"}
+    assert not any(k in p.attributes for p in bank for k in ("extraversion", "agreeableness", "neuroticism", "sex"))

@@ -64,6 +64,7 @@ class FakeClient:
     belief: Callable[[str], str] = staticmethod(belief_reply)
     forecast: Callable[[str, str], str] = staticmethod(lambda s, u: json.dumps({"forecasts": [5] * 6}))
     round: Callable[[str, str], str] = staticmethod(round_reply)
+    round_forecast: Callable[[str, str], str] = staticmethod(lambda s, u: json.dumps({"send": 5, "explanation": "steady"}))
 
     def __init__(self, spec: ModelSpec, api_key: str | None = None):
         self.spec = spec
@@ -73,6 +74,8 @@ class FakeClient:
         system, user = request.messages[0][1], request.messages[-1][1]
         if "characteristic" in user:
             text = FakeClient.belief(user)
+        elif '{"send":' in user:
+            text = FakeClient.round_forecast(system, user)
         elif '"forecasts"' in user:
             text = FakeClient.forecast(system, user)
         elif "This is round" in user:
@@ -92,12 +95,13 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> type[FakeClient]:
     FakeClient.belief = staticmethod(belief_reply)
     FakeClient.forecast = staticmethod(lambda s, u: json.dumps({"forecasts": [5] * 6}))
     FakeClient.round = staticmethod(round_reply)
+    FakeClient.round_forecast = staticmethod(lambda s, u: json.dumps({"send": 5, "explanation": "steady"}))
     monkeypatch.setattr(runner, "LLMClient", FakeClient)
     return FakeClient
 
 
 def run(store: Store, **options) -> tuple[str, TrustPlan]:
-    plan = build_trust_plan(SPEC, **options)
+    plan = build_trust_plan(SPEC, **({"attribute_set": "rolescope15"} | options))
     run_id = runner.create_run(store, "trust", SPEC, plan.model_dump())
     runner.execute_run(store, run_id, concurrency=4, retry=RetryPolicy(max_attempts=1))
     return run_id, plan
@@ -220,9 +224,9 @@ def test_self_conditioning_uses_own_beliefs(tmp_path: Path, fake: type[FakeClien
 
 def test_individual_game_follows_the_archetype(tmp_path: Path, fake: type[FakeClient]) -> None:
     """Forecast 5 every round, send $t in round t: returns min(k, 3t), history shown to the next round,
-    MAE by round = |5 − t| and overall 11/6 for R = 6; calls = personas × archetypes × 7."""
+    MAE by round = |5 − t| and overall 11/6 for R = 6; calls = personas × archetypes × 7 (the up-front option)."""
     with Store(tmp_path / "s.db") as store:
-        run_id, plan = run(store, level="individual", personas=10, archetypes=[1, 5])
+        run_id, plan = run(store, level="individual", personas=10, archetypes=[1, 5], forecast="upfront")
         rounds = store.table(ROUNDS.name, [run_id])
         forecasts = store.table(FORECASTS.name, [run_id])
         doc = metrics_json(store, n_boot=50)["models"]["fake"]
@@ -266,7 +270,8 @@ def test_failed_and_invalid_rounds_stop_their_game_and_resume_completes(tmp_path
     fake.round = staticmethod(rounds)
     fake.forecast = staticmethod(lambda s, u: json.dumps({"forecasts": [3, 3, 3, 3]}))
     with Store(tmp_path / "s.db") as store:
-        plan = build_trust_plan(SPEC, level="individual", personas=10, limit_personas=2, archetypes=[3], rounds=4)
+        plan = build_trust_plan(SPEC, level="individual", personas=10, limit_personas=2, archetypes=[3], rounds=4,
+                                forecast="upfront")
         run_id = runner.create_run(store, "trust", SPEC, plan.model_dump())
         summary = runner.execute_run(store, run_id, retry=RetryPolicy(max_attempts=1))
         assert (summary.status, summary.total, summary.done, summary.failed) == ("completed_with_failures", 10, 10, 1)
@@ -283,6 +288,55 @@ def test_failed_and_invalid_rounds_stop_their_game_and_resume_completes(tmp_path
         assert again.status == "completed" and len(fake.requests) - n_before == 3  # failed round 2, then rounds 3-4
         rows = store.table(ROUNDS.name, [run_id])
         assert int(rows["valid"].sum()) == 4 + 2
+
+
+def test_per_round_forecasts_from_state_summaries(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """Default: before each round one forecast call from the crafted state (round 1: the game has just started; round t:
+    T_k returned $k after each transfer, R − t + 1 rounds remain), then the round; forecast t sends $t − 1 ("send one
+    less"), play sends $t: MAE 1 every round; explanations on the rows and in the trajectories (Tables 6–8); an invalid
+    forecast is counted and has no pair; a game stopped in round 3 skips 2 calls per later round."""
+    def forecast(system: str, user: str) -> str:
+        t = int(re.search(r"This is round (\d+) of", user).group(1))
+        return json.dumps({"send": t - 1, "explanation": f"because round {t}"}) if t != 4 else "I cannot say."
+
+    def rounds(system: str, user: str) -> str:
+        return "ACTION: Send $99" if "This is round 3 of" in user else round_reply(system, user)
+
+    fake.round_forecast = staticmethod(forecast)
+    with Store(tmp_path / "s.db") as store:
+        run_id, plan = run(store, level="individual", personas=10, limit_personas=1, archetypes=[3], rounds=4)
+        assert plan.forecast == "per_round" and plan.n_calls() == 1 * 1 * 8 == len(fake.requests)
+        users = [q.messages[-1][1] for q in fake.requests]
+        kinds = ["forecast" if '{"send":' in u else "round" for u in users]
+        assert kinds == ["forecast", "round"] * 4  # each forecast comes before its round
+        assert "The game has just started: there is no history of the other player's behaviour yet. This is round 1 of " \
+               "4; 4 rounds remain, this one included." in users[0]
+        assert "2 rounds have been played. The other player has returned $3 after each transfer (or everything they " \
+               "received, when that was less than $3). This is round 3 of 4; 2 rounds remain, this one included." in users[4]
+        assert "round 4 of 4; 1 round remains, this one included." in users[6]
+        assert "Player B follows a fixed rule: after every round Player B returns $3" in users[2]
+        rows = store.table(ROUNDS.name, [run_id]).sort_values("round")
+        assert rows["forecast"].tolist()[:3] == [0, 1, 2] and pd.isna(rows["forecast"].iloc[3])
+        assert rows["forecast_valid"].tolist() == [1, 1, 1, 0] and rows["forecast_reason"].iloc[3] == "no JSON object in the reply"
+        assert rows["forecast_explanation"].iloc[1] == "because round 2" and store.table(FORECASTS.name, [run_id]).empty
+        doc = metrics_json(store, n_boot=0)["models"]["fake"]
+    arch = doc["individual"]["archetypes"]["3"]
+    assert arch["mae_by_round"] == [1.0, 1.0, 1.0] and arch["mae"] == 1.0 and arch["n_pairs"] == 3
+    assert doc["invalid"]["forecasts"] == 1
+    trace = next(iter(doc["individual"]["trajectories"]["3"].values()))
+    assert [(r["round"], r["forecast"], r["explanation"], r["sent"], r["returned"]) for r in trace] == [
+        (1, 0, "because round 1", 1, 3), (2, 1, "because round 2", 2, 3), (3, 2, "because round 3", 3, 3),
+        (4, None, None, 4, 3)]
+    assert trace[3]["forecast_reason"] == "no JSON object in the reply"
+    fake.requests.clear()
+    fake.round = staticmethod(rounds)
+    with Store(tmp_path / "t.db") as store:
+        plan = build_trust_plan(SPEC, level="individual", personas=10, limit_personas=1, archetypes=[1], rounds=4)
+        run_id = runner.create_run(store, "trust", SPEC, plan.model_dump())
+        summary = runner.execute_run(store, run_id)
+        assert (summary.total, summary.done) == (8, 8) and len(fake.requests) == 6  # rounds 1-3 and their forecasts
+        rows = store.table(ROUNDS.name, [run_id]).sort_values("round")
+        assert rows["reason"].iloc[3] == "not played: round 3 had no valid amount" and pd.isna(rows["forecast"].iloc[3])
 
 
 def test_endowment_ablation_and_plan_errors(tmp_path: Path, fake: type[FakeClient]) -> None:
@@ -311,7 +365,7 @@ def test_endowment_ablation_and_plan_errors(tmp_path: Path, fake: type[FakeClien
             build_trust_plan(SPEC, personas=10, **kwargs)
     plan = build_trust_plan(SPEC, strategies=["noctx-tr", "ctx-usd"])
     assert plan.strategies == ["NoCtx+Tr", "Ctx+$"] and len(plan.personas) == 50 and plan.params["temperature"] == 0.05
-    assert plan.n_calls() == 2 * 15 + 50
+    assert plan.n_calls() == 2 * 9 + 50  # Table 3's nine attributes (paper set)
     assert build_trust_plan(parse_model_spec("embedded"), personas=10).params["temperature"] == 0.05
 
 
@@ -321,7 +375,7 @@ def test_stub_population_run_with_transient_faults_matches_clean_run(stub_server
     from tests.stub_server import FaultRule
 
     spec = parse_model_spec("stub-model@" + stub_server.url)
-    plan = build_trust_plan(spec, personas=20, attributes=["age", "sex"]).model_dump()
+    plan = build_trust_plan(spec, personas=20, attributes=["age", "sex"], attribute_set="rolescope15").model_dump()
     fast = RetryPolicy(max_attempts=4, base_delay_s=0.01, max_delay_s=0.05)
     cols = ["strategy", "attribute", "valid", "reason", "raw", "cache_key"]
 
@@ -346,3 +400,25 @@ def test_stub_population_run_with_transient_faults_matches_clean_run(stub_server
     assert sum(1 for e in stub_server.calls() if e["fault"]) > 0
     pd.testing.assert_frame_equal(got_b, ref_b)
     pd.testing.assert_frame_equal(got_t, ref_t)
+
+
+def test_endowments_in_one_command(tmp_path: Path, fake: type[FakeClient], capsys: pytest.CaptureFixture) -> None:
+    """`run trust --endowments 10,44,100`: three runs, $10 last (the headline), each endowment in its prompts; the
+    metrics list the three under 'endowments'; --endowment beside it is refused (exit 2)."""
+    from analysis.__main__ import main
+
+    store = tmp_path / "s.db"
+    base = ["run", "trust", "--model", "fake@http://127.0.0.1:9/v1", "--store", str(store), "--personas", "20",
+            "--attributes", "age", "--strategies", "ctx-tr", "--attribute-set", "rolescope15", "--quiet"]
+    fake.transfer = staticmethod(lambda s, u: "Amount: $2")
+    assert main([*base, "--endowments", "10,44,100", "--run-id", "abl"]) == 0
+    with Store(store, read_only=True) as st:
+        runs = st.frame("SELECT run_id FROM runs ORDER BY rowid")["run_id"].tolist()
+        (doc,) = metrics_json(st, n_boot=0)["models"].values()
+    assert runs == ["abl-e44", "abl-e100", "abl-e10"]
+    seen = {e for e in (10, 44, 100) for r in fake.requests if f"from $0 to ${e}" in r.messages[-1][1]}
+    assert seen == {10, 44, 100}
+    assert doc["endowment"] == 10 and set(doc["endowments"]) == {"10", "44", "100"}
+    assert set(doc["endowments"]["44"]["Ctx+Tr"]) >= {"mean_spearman", "median_spearman", "attributes"}
+    assert main([*base, "--endowments", "10,44", "--endowment", "44"]) == 2
+    assert "drop --endowment" in capsys.readouterr().err

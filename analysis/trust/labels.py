@@ -1,0 +1,29 @@
+"""Sentences the trust page shows about a metrics document (pure text from the JSON; no Streamlit)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_SETS = {"paper": "the paper's Table 5 traits and levels of the split",
+         "rolescope15": "RoleScope's earlier 15 attributes (--attribute-set rolescope15)"}
+
+
+def personas_text(personas: dict[str, dict[str, Any]]) -> str:
+    """Where the personas of each level come from: the generated bank (the offline default) or a GenAgents file."""
+    if not personas:
+        return "Personas: unknown (imported results)."
+    parts = []
+    for level, info in personas.items():
+        split, n = info.get("split", "test"), info.get("n")
+        attrs = _SETS.get(info.get("attribute_set", ""), str(info.get("attribute_set")))
+        if not info.get("source"):
+            what = "personas of a bank the run did not record"
+        elif info.get("source") == "genagents":
+            what = (f"{n} personas of the {split} split of the GenAgents bank `{info.get('path')}` ({info.get('size')} "
+                    f"eligible agents, sample seed {info.get('seed')}), Big Five drawn at random")
+        else:
+            what = (f"{n} personas of the {split} split of the generated bank (the offline default: {info.get('size')} "
+                    f"personas drawn uniformly, seed {info.get('seed')}; the paper used the GenAgents bank — pass "
+                    "`--personas gss_agents.jsonl` to do the same)")
+        parts.append(f"{level}: {what}; described by {attrs}")
+    return "Personas — " + "; ".join(parts) + "."
