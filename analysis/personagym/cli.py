@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,15 @@ from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.personagym import TASKS
 from analysis.personagym import chance as pg_chance
+from analysis.personagym.data import paper_table1
 from analysis.personagym.importer import import_files
 from analysis.personagym.metrics import (
     model_task_scores,
     persona_score,
     persona_task_scores,
+    KEYS,
     question_scores,
+    table1_row,
     task_spread,
 )
 from analysis.personagym.tables import ANSWERS, GRADES, PUBLISHED, QUESTIONS
@@ -68,31 +72,48 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="comma list of grading model specs (default: the --model itself)")
     parser.add_argument("--generator", help="model that picks environments, writes questions and score examples "
                                             "(default: the first evaluator)")
-    parser.add_argument("--environments-per-persona", type=int, default=3, help="environments picked per persona (default 3)")
+    parser.add_argument("--environments-per-persona", type=int, default=None,
+                        help="cap: ask for N environments and keep at most N (default: the generator picks as many "
+                             "relevant ones as it likes, the reference's behaviour)")
     parser.add_argument("--environments", default="default", help="'default' (bundled list) or a .json/.txt file of names")
+    parser.add_argument("--rubrics", default="default",
+                        help="'default' (bundled, RoleScope's wording), a rubrics .json, or a folder of rubric .txt files "
+                             "such as the reference's PersonaGym/rubrics (sent to the judges as written)")
     parser.add_argument("--max-retries", type=int, default=3,
-                        help="extra generator attempts when a reply gives too few valid items (default 3)")
-    parser.add_argument("--grade-without-examples", action="store_true",
-                        help="grade questions whose score examples stayed incomplete (with the examples that parsed)")
+                        help="extra generator attempts when environments or questions come out short (default 3)")
+    parser.add_argument("--examples-retries", type=int, default=0,
+                        help="extra attempts when a question's score examples are incomplete (default 0: one call, "
+                             "the reference's)")
+    parser.add_argument("--skip-incomplete-examples", action="store_true",
+                        help="leave ungraded the questions whose score examples are incomplete (default: graded with "
+                             "the examples that parsed and the rubric's criteria, and marked)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the persona sample and of the generator's sampling")
-    parser.add_argument("--temperature", type=float, help="the persona agent's temperature (default: the model's)")
-    parser.add_argument("--max-tokens", type=int, default=400, help="length limit of the agent's answers (default 400)")
+    parser.add_argument("--temperature", type=float, help="the persona agent's temperature (default 0.9, the reference's)")
+    parser.add_argument("--top-p", type=float, help="the persona agent's top_p (default 0.9, the reference's)")
+    parser.add_argument("--max-tokens", type=int, default=3000,
+                        help="length limit of the agent's answers (default 3000, the reference's); answers that hit it "
+                             "are flagged and counted")
     if "--run-id" not in existing:
         parser.add_argument("--run-id")
 
 
 def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
     """The resolved plan (a dict for ``create_run``) from parsed ``run personagym`` options."""
-    from analysis.personagym.method import build_personagym_plan
+    from analysis.personagym.method import build_personagym_plan, self_graded_roles
     from analysis.personagym.session import plan_json
 
+    params = {k: v for k, v in (("temperature", args.temperature), ("top_p", args.top_p)) if v is not None}
     plan = build_personagym_plan(
         spec, personas=args.personas, questions=args.questions, questions_per_task=args.questions_per_task,
         evaluators=args.evaluators, generator=args.generator, environments_per_persona=args.environments_per_persona,
-        environments=args.environments, seed=args.seed, max_retries=args.max_retries, answer_max_tokens=args.max_tokens,
-        grade_without_examples=args.grade_without_examples,
-        params={"temperature": args.temperature} if args.temperature is not None else None,
+        environments=args.environments, rubrics=args.rubrics, seed=args.seed, max_retries=args.max_retries,
+        answer_max_tokens=args.max_tokens, grade_without_examples=not args.skip_incomplete_examples,
+        examples_retries=args.examples_retries, params=params or None,
     )
+    roles = self_graded_roles(plan_json(plan), spec.name)
+    if roles:
+        print(f"PersonaGym: self-graded — the agent {spec.name} is also the {' and the '.join(roles)} "
+              "(give --evaluators / --generator to judge it with other models)", file=sys.stderr)
     return plan_json(plan)
 
 
@@ -105,13 +126,30 @@ def _tasks(by_persona: pd.DataFrame) -> tuple[dict[str, float | None], float | N
     return {t: _num(tasks[t]) for t in TASKS}, _num(persona_score(tasks))
 
 
-def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int) -> dict[str, Any]:
-    """The per-model part of the metrics document from one agent model's grades and answers."""
+def _table1(row: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {k: {"mean": _num(v["mean"]), "sd": _num(v["sd"]), "n_personas": v["n_personas"]} for k, v in row.items()}
+
+
+def _flag(frame: pd.DataFrame, column: str) -> pd.Series:
+    values = frame[column] if column in frame else pd.Series(0, index=frame.index)
+    return pd.to_numeric(values, errors="coerce").fillna(0).astype(int)
+
+
+def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
+                  generators: list[str] | None = None) -> dict[str, Any]:
+    """The per-model part of the metrics document from one agent model's grades and answers (``generators``: the
+    models that wrote its questions, to say whether it was self-graded)."""
     scores = question_scores(grades)
     by_persona = persona_task_scores(scores)
     tasks, ps = _tasks(by_persona)
     given = answers[answers["status"] == "ok"]
-    refused = pd.to_numeric(given["refusal"], errors="coerce").fillna(0).astype(int)
+    refused = _flag(given, "refusal")
+    agent = str(given["model"].iloc[0]) if len(given) else (str(grades["model"].iloc[0]) if len(grades) else None)
+    roles = (["evaluator"] if agent is not None and agent in set(grades["evaluator"]) else []) + (
+        ["question generator"] if agent is not None and agent in (generators or []) else [])
+    ok_grades = grades[grades["status"] == "ok"]
+    incomplete = ok_grades[pd.to_numeric(ok_grades["n_examples"], errors="coerce") < 5] if "n_examples" in ok_grades \
+        else ok_grades.iloc[0:0]
     by_evaluator = {}
     for ev in dict.fromkeys(grades["evaluator"]):
         ev_tasks, ev_ps = _tasks(persona_task_scores(question_scores(grades[grades["evaluator"] == ev])))
@@ -130,6 +168,7 @@ def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int) -
             "n_graded": int((scores.loc[scores["persona"] == persona, "n_valid"] > 0).sum()),
             "invalid": int((p_grades["status"] == "invalid").sum()),
             "refusals": int(refused[given["persona"] == persona].sum()),
+            "truncated": int(_flag(given, "truncated")[given["persona"] == persona].sum()),
         }
     spread = task_spread(by_persona)
     return {
@@ -137,6 +176,10 @@ def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int) -
         "n_graded": int((scores["n_valid"] > 0).sum()),
         "invalid": int((grades["status"] == "invalid").sum()),
         "refusals": int(refused.sum()),
+        "truncated": int(_flag(given, "truncated").sum()),
+        "graded_incomplete_examples": int(len(incomplete[KEYS].drop_duplicates())),
+        "self_graded": {"value": bool(roles), "roles": roles},
+        "table1": _table1(table1_row(by_persona)),
         "n_answers": int(len(given)),
         "not_graded": int(len(given) - (scores["n_valid"] > 0).sum()),
         "n_grades": int((grades["status"] == "ok").sum()),
@@ -193,9 +236,13 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
     # an agent whose runs asked nothing (no environment picked) is listed too: scores undefined, its shortfall said
     for name in dict.fromkeys(list(answers["model"]) + list(grades["model"]) + list(missing["run_id"].map(agent_of))):
         mine = grades[grades["model"] == name]
-        doc = model_metrics(mine, answers[answers["model"] == name], int(shortfall.get(name, 0))) | selection.document(name)
+        generated = questions[(questions["run_id"].map(agent_of) == name) & (questions["source"] == "run")]
+        doc = model_metrics(mine, answers[answers["model"] == name], int(shortfall.get(name, 0)),
+                            list(dict.fromkeys(generated["model"]))) | selection.document(name)
         doc["judges"] = pg_chance.judge_agreement(mine)
         if chance > 0 and len(mine):
             doc["chance"] = pg_chance.model_chance(mine, doc, n_sims=chance, store=store)
         models[name] = doc
-    return {"models": models, "published": published_json(published), "judges": pg_chance.ranking_without(grades)}
+    return {"models": models, "published": published_json(published), "judges": pg_chance.ranking_without(grades),
+            "table1": {"models": {m: d["table1"] for m, d in models.items()}, "paper": paper_table1()},
+            "figure4": {m: {"refusals": d["refusals"], "n_answers": d["n_answers"]} for m, d in models.items()}}

@@ -32,8 +32,8 @@ def default_reply(request: ChatRequest, model: str) -> str:
     stage = stage_of(request)
     if stage == "environments":
         names = re.findall(r"^- (.+)$", text, re.MULTILINE)
-        k = int(re.search(r"Choose the (\d+) environments", text).group(1))
-        return json.dumps(names[:k])
+        cap = re.search(r"Choose the (\d+) environments", text)
+        return json.dumps(names[:int(cap.group(1)) if cap else 3])  # uncapped: the model chooses (three here)
     if stage == "questions":
         n = int(re.search(r"Write exactly (\d+) different", text).group(1))
         task = re.search(r"Evaluation task: (.+?) \(", text).group(1)

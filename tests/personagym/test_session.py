@@ -212,12 +212,13 @@ def test_invalid_grades_are_excluded_and_counted(tmp_path: Path, fake: type[Fake
 
 
 def test_incomplete_score_examples(tmp_path: Path, fake: type[FakeClient]) -> None:
-    """Score examples missing scores: retried; still incomplete -> grades not asked; with grade_without_examples the
-    evaluator sees the examples that parsed (n_examples = 3)."""
+    """Score examples missing scores: by default (the reference) one call, and the question is graded with the
+    examples that parsed and the criteria (n_examples = 3 marks it, counted in the document); with examples_retries
+    they are asked again; with grade_without_examples False the grades are not asked."""
     partial = "Score 1: I would walk away.\nScore 3: I would ask around first.\nScore 5: I would plan it all carefully."
     fake.reply = staticmethod(lambda r, m: partial if stage_of(r) == "examples" else default_reply(r, m))
     with Store(tmp_path / "s.db") as store:
-        strict_id, _ = run(store, max_retries=1)
+        strict_id, _ = run(store, examples_retries=1, grade_without_examples=False)
         ex = store.table(EXAMPLES.name, [strict_id])
         strict = store.table(GRADES.name, [strict_id])
         assert len(ex) == 10 and set(ex["status"]) == {"invalid"} and set(ex["n_examples"]) == {3}
@@ -225,9 +226,12 @@ def test_incomplete_score_examples(tmp_path: Path, fake: type[FakeClient]) -> No
         assert strict["reason"].iloc[0] == ("not asked: no complete score examples after 2 attempts "
                                             "(no example for score 2, 4)")
         fake.calls.clear()
-        lenient_id, _ = run(store, max_retries=1, grade_without_examples=True)
+        lenient_id, _ = run(store)
         lenient = store.table(GRADES.name, [lenient_id])
+        assert len(store.table(EXAMPLES.name, [lenient_id])) == 5  # one call per question
+        doc = metrics_json(store, "agent")  # the latest configuration: this run
     assert set(lenient["status"]) == {"ok"} and set(lenient["n_examples"]) == {3}
+    assert doc["models"]["agent"]["graded_incomplete_examples"] == 5 and doc["models"]["agent"]["n_graded"] == 5
     grade = next(r for _, r in fake.calls if stage_of(r) == "grade").messages[-1][1]
     assert "Score 3: I would ask around first." in grade and "Score 2: " not in grade.split("Example responses")[1]
 
