@@ -270,3 +270,40 @@ def test_refusals_are_counted(tmp_path: Path, fake: type[FakeClient]) -> None:
     assert ans["refusal"].sum() == 4 and set(ans.loc[ans["refusal"] == 1, "refusal_marker"]) == {"as an ai language model"}
     assert doc["refusals"] == 4 and doc["n_graded"] == 5
     assert set(TASKS) == set(doc["tasks"])
+
+
+def test_environments_as_many_as_the_model_chooses_or_capped(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """Default (the reference's select_settings): no count asked, every known name the model lists is kept (7 here);
+    with a cap of 2 the prompt asks for 2 and the other 5 are counted as extra, not used."""
+    def reply(request: ChatRequest, model: str) -> str:
+        if stage_of(request) != "environments":
+            return default_reply(request, model)
+        return json.dumps(re.findall(r"^- (.+)$", request.messages[-1][1], re.MULTILINE)[:7])
+
+    fake.reply = staticmethod(reply)
+    with Store(tmp_path / "s.db") as store:
+        free_id, free = run(store, environments_per_persona=None)
+        capped_id, capped = run(store, environments_per_persona=2)
+        envs = {r: store.table(ENVIRONMENTS.name, [r]).iloc[0] for r in (free_id, capped_id)}
+        qs = store.table(QUESTIONS.name, [free_id])
+    prompts = [r.messages[-1][1] for _, r in fake.calls if stage_of(r) == "environments"]
+    assert "Choose the environments from the list" in prompts[0] and "Choose the 2 environments" in prompts[1]
+    assert (envs[free_id].n_selected, envs[free_id].n_extra) == (7, 0)
+    assert (envs[capped_id].n_selected, envs[capped_id].n_extra) == (2, 5)
+    assert json.loads(qs["environments"].iloc[0]) == free.environments[:7]
+    assert free.environments_per_persona is None and capped.environments_per_persona == 2
+
+
+def test_answers_cut_at_the_limit_are_flagged_and_counted(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """An answer whose reply stopped at max_tokens (finish_reason 'length') is stored truncated = 1, still graded,
+    and counted per model and persona in the metrics document."""
+    fake.finish = staticmethod(lambda r, m: "length" if stage_of(r) == "answer" and "Expected Action" in
+                               r.messages[-1][1] else "stop")
+    with Store(tmp_path / "s.db") as store:
+        run_id, plan = run(store, questions_per_task=2)
+        answers = store.table(ANSWERS.name, [run_id])
+        doc = metrics_json(store)
+    assert plan.answer_max_tokens == 3000 and all(dict(r.params)["max_tokens"] == 3000 for _, r in fake.calls)
+    assert int(answers["truncated"].sum()) == 2 and set(answers.loc[answers["truncated"] == 1, "task"]) == {"Expected Action"}
+    m = doc["models"]["agent"]
+    assert m["truncated"] == 2 and m["n_graded"] == 10 and sum(p["truncated"] for p in m["personas"].values()) == 2
