@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
+import numpy as np
 import pytest
 
 from analysis.personagym import TASKS
@@ -95,3 +97,29 @@ def test_personagym_agent_that_answered_nothing_is_shown_undefined(app_on_fixtur
     assert row["PersonaScore ↑"] is None or row["PersonaScore ↑"] != row["PersonaScore ↑"]  # undefined, never 0
     assert row["not asked"] == 5
     assert any("quiet answered no question" in i.value for i in at.info)
+
+
+def test_personagym_table1_and_figure4(app_on_fixture, docs):
+    """Table 1 shows each model's mean (SD over personas) as the document has it, then the paper's six rows; Fig. 4
+    draws the document's refusal counts."""
+    from analysis.personagym.report import cell
+
+    at = app_on_fixture("personagym", model="smollm2-greedy")
+    assert not at.exception
+    doc = docs[1]
+    table = next(d.value for d in at.dataframe if "source" in d.value.columns and "personas" in d.value.columns)
+    ours = table[table["source"] == "this store"].set_index("model")
+    for model, row in doc["table1"]["models"].items():
+        for column in (*TASKS, "PersonaScore"):
+            assert ours.loc[model, column] == cell(row[column])
+            assert row[column]["sd"] is not None  # three personas: every SD is defined
+    paper = table[table["source"] == "paper, Table 1"].set_index("model")
+    assert paper.loc["Claude 3 Haiku", "Action Justification"] == "2.47 (1.64)" and len(paper) == 6
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    bars = next(c for c in charts if c["layout"].get("xaxis", {}).get("title", {}).get("text") == "refused answers")
+    assert sorted(bars["data"][0]["y"]) == sorted(f"{m} (of {d['n_answers']})" for m, d in doc["figure4"].items())
+    x = bars["data"][0]["x"]
+    values = np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]) if isinstance(x, dict) else x
+    by_label = dict(zip(bars["data"][0]["y"], values))
+    assert {m: by_label[f"{m} (of {d['n_answers']})"] for m, d in doc["figure4"].items()} == {
+        m: d["refusals"] for m, d in doc["figure4"].items()}
