@@ -110,7 +110,7 @@ def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
         answer_max_tokens=args.max_tokens, grade_without_examples=not args.skip_incomplete_examples,
         examples_retries=args.examples_retries, params=params or None,
     )
-    roles = self_graded_roles(plan_json(plan), spec.name)
+    roles = self_graded_roles(plan_json(plan), spec.public_dict())
     if roles:
         print(f"PersonaGym: self-graded — the agent {spec.name} is also the {' and the '.join(roles)} "
               "(give --evaluators / --generator to judge it with other models)", file=sys.stderr)
@@ -136,17 +136,19 @@ def _flag(frame: pd.DataFrame, column: str) -> pd.Series:
 
 
 def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
-                  generators: list[str] | None = None) -> dict[str, Any]:
-    """The per-model part of the metrics document from one agent model's grades and answers (``generators``: the
-    models that wrote its questions, to say whether it was self-graded)."""
+                  generators: list[str] | None = None, roles: list[str] | None = None) -> dict[str, Any]:
+    """The per-model part of the metrics document from one agent model's grades and answers. Self-graded ``roles``
+    come from the runs' plans when known; otherwise from the names in the data (the agent's name among the
+    evaluators, or among ``generators``, the models that wrote its questions)."""
     scores = question_scores(grades)
     by_persona = persona_task_scores(scores)
     tasks, ps = _tasks(by_persona)
     given = answers[answers["status"] == "ok"]
     refused = _flag(given, "refusal")
     agent = str(given["model"].iloc[0]) if len(given) else (str(grades["model"].iloc[0]) if len(grades) else None)
-    roles = (["evaluator"] if agent is not None and agent in set(grades["evaluator"]) else []) + (
-        ["question generator"] if agent is not None and agent in (generators or []) else [])
+    if roles is None:
+        roles = (["evaluator"] if agent is not None and agent in set(grades["evaluator"]) else []) + (
+            ["question generator"] if agent is not None and agent in (generators or []) else [])
     ok_grades = grades[grades["status"] == "ok"]
     incomplete = ok_grades[pd.to_numeric(ok_grades["n_examples"], errors="coerce") < 5] if "n_examples" in ok_grades \
         else ok_grades.iloc[0:0]
@@ -210,6 +212,21 @@ def published_json(published: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
+def _plan_roles(store: Store, selection: comparable.Selection, model: str) -> list[str] | None:
+    """The self-graded roles over the runs ``model``'s metrics use, from their plans (None when no run has a plan
+    with personas, e.g. hand-built or imported runs)."""
+    from analysis.personagym.method import self_graded_roles
+
+    roles: dict[str, None] = {}
+    known = False
+    for run_id in (selection.run_ids(model) if model in selection.used else []):
+        run = store.get_run(run_id)
+        if isinstance(run.get("plan"), dict) and "personas" in run["plan"]:
+            known = True
+            roles.update(dict.fromkeys(self_graded_roles(run["plan"], run.get("model_spec") or {})))
+    return list(roles) if known else None
+
+
 def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None, *,
                  chance: int = 0) -> dict[str, Any]:
     """The ``metrics personagym --json`` document for every agent model in the store (or only ``model``).
@@ -238,7 +255,8 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
         mine = grades[grades["model"] == name]
         generated = questions[(questions["run_id"].map(agent_of) == name) & (questions["source"] == "run")]
         doc = model_metrics(mine, answers[answers["model"] == name], int(shortfall.get(name, 0)),
-                            list(dict.fromkeys(generated["model"]))) | selection.document(name)
+                            list(dict.fromkeys(generated["model"])), _plan_roles(store, selection, name)) \
+            | selection.document(name)
         doc["judges"] = pg_chance.judge_agreement(mine)
         if chance > 0 and len(mine):
             doc["chance"] = pg_chance.model_chance(mine, doc, n_sims=chance, store=store)

@@ -92,15 +92,23 @@ def build_personagym_plan(
     )
 
 
-def self_graded_roles(plan: dict[str, Any], agent: str) -> list[str]:
-    """The judging roles the agent plays itself in a stored plan: "evaluator" (no --evaluators, or the agent among
-    them) and "question generator" (no generator of its own; question files are not generated)."""
+def _identity(spec: dict[str, Any]) -> tuple[Any, ...]:
+    """The model behind a public spec dict (backend, model, server), whatever its name or decoding."""
+    return spec.get("backend"), spec.get("model"), spec.get("base_url") or None
+
+
+def self_graded_roles(plan: dict[str, Any], agent: dict[str, Any]) -> list[str]:
+    """The judging roles the agent's own model plays in a stored plan (``agent``: the run's public spec dict; the
+    same backend, model and server count as the same model, whatever the name or decoding): "evaluator" (no
+    --evaluators, or the agent's model among them) and "question generator" (no generator of its own, or the agent's
+    model; personas with question files have no generated questions)."""
+    mine = _identity(agent)
     roles = []
-    if not plan.get("evaluators") or any(e.get("name") == agent for e in plan["evaluators"]):
+    if not plan.get("evaluators") or any(_identity(e) == mine for e in plan["evaluators"]):
         roles.append("evaluator")
     generated = any(p.get("questions") is None for p in plan.get("personas", []))
     generator = plan.get("generator")
-    if generated and (generator is None or generator.get("name") == agent):
+    if generated and (generator is None or _identity(generator) == mine):
         roles.append("question generator")
     return roles
 

@@ -116,9 +116,9 @@ def test_metrics_document(tmp_path: Path) -> None:
     assert only["models"]["m2"]["persona_score"] is None
 
 
-def test_run_arguments_to_plan(tmp_path: Path) -> None:
+def test_run_arguments_to_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Every option reaches the plan; evaluators are stored as public spec dicts; the generator defaults to the
-    first evaluator; --model/--run-id are not added twice."""
+    first evaluator; --model/--run-id are not added twice; a run judged by its own agent says 'self-graded'."""
     parser = argparse.ArgumentParser()
     add_run_arguments(parser)
     args = parser.parse_args(["--model", "x", "--personas", "3", "--questions-per-task", "2", "--evaluators",
@@ -135,12 +135,14 @@ def test_run_arguments_to_plan(tmp_path: Path) -> None:
     assert not plan.grade_without_examples and plan.examples_retries == 2 and plan.n_calls() == 3 * (1 + 5 + 5 * 2 * (2 + 2))
     assert plan.rubrics["Toxicity Control"].source.endswith("Toxicity.txt") and plan.rubrics["Toxicity Control"].template
     json.dumps(plan_from_args(args, SPEC))
+    assert "self-graded" not in capsys.readouterr().err
     lead = argparse.ArgumentParser()
     lead.add_argument("--model", required=True)
     lead.add_argument("--run-id")
     add_run_arguments(lead)
     defaults = lead.parse_args(["--model", "m"])
     plan = PersonaGymPlan.model_validate(plan_from_args(defaults, SPEC))
+    assert "PersonaGym: self-graded — the agent agent is also the evaluator and the question generator" in capsys.readouterr().err
     assert len(plan.personas) == 60 and plan.questions_per_task == 10 and plan.evaluators == [] and plan.generator is None
     assert plan.n_calls() == 60 * (1 + 5 + 50 * 3)
     # the reference's protocol: environments uncapped, agent at T 0.9 / top_p 0.9, every call up to 3000 tokens,

@@ -307,3 +307,22 @@ def test_answers_cut_at_the_limit_are_flagged_and_counted(tmp_path: Path, fake: 
     assert int(answers["truncated"].sum()) == 2 and set(answers.loc[answers["truncated"] == 1, "task"]) == {"Expected Action"}
     m = doc["models"]["agent"]
     assert m["truncated"] == 2 and m["n_graded"] == 10 and sum(p["truncated"] for p in m["personas"].values()) == 2
+
+
+def test_self_graded_runs_say_so(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """No --evaluators: the agent grades and writes its own questions -> self-graded in both roles. An evaluator that is
+    the agent's model under another name (same backend, model and server, other decoding) is still the agent; other
+    judges with their own generator -> not self-graded."""
+    twin = AGENT.model_copy(update={"name": "agent-greedy", "params": {"temperature": 0.0}})
+    with Store(tmp_path / "a.db") as store:
+        run(store)
+        alone = metrics_json(store)["models"]["agent"]["self_graded"]
+    with Store(tmp_path / "b.db") as store:
+        run(store, evaluators=[twin, JUDGE2], generator=JUDGE2)
+        twin_doc = metrics_json(store)["models"]["agent"]["self_graded"]
+    with Store(tmp_path / "c.db") as store:
+        run(store, evaluators=[JUDGE1, JUDGE2])
+        other = metrics_json(store)["models"]["agent"]["self_graded"]
+    assert alone == {"value": True, "roles": ["evaluator", "question generator"]}
+    assert twin_doc == {"value": True, "roles": ["evaluator"]}
+    assert other == {"value": False, "roles": []}
