@@ -135,6 +135,12 @@ def _flag(frame: pd.DataFrame, column: str) -> pd.Series:
     return pd.to_numeric(values, errors="coerce").fillna(0).astype(int)
 
 
+def _truncated(given: pd.DataFrame) -> pd.Series:
+    """1 for an answer cut at the length limit: its flag, or (rows stored before the flag) finish_reason 'length'."""
+    finish = given["finish_reason"] if "finish_reason" in given else pd.Series(None, index=given.index, dtype="string")
+    return (_flag(given, "truncated").astype(bool) | (finish.astype("string") == "length").fillna(False)).astype(int)
+
+
 def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
                   generators: list[str] | None = None, roles: list[str] | None = None) -> dict[str, Any]:
     """The per-model part of the metrics document from one agent model's grades and answers. Self-graded ``roles``
@@ -170,7 +176,7 @@ def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
             "n_graded": int((scores.loc[scores["persona"] == persona, "n_valid"] > 0).sum()),
             "invalid": int((p_grades["status"] == "invalid").sum()),
             "refusals": int(refused[given["persona"] == persona].sum()),
-            "truncated": int(_flag(given, "truncated")[given["persona"] == persona].sum()),
+            "truncated": int(_truncated(given)[given["persona"] == persona].sum()),
         }
     spread = task_spread(by_persona)
     return {
@@ -178,7 +184,7 @@ def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
         "n_graded": int((scores["n_valid"] > 0).sum()),
         "invalid": int((grades["status"] == "invalid").sum()),
         "refusals": int(refused.sum()),
-        "truncated": int(_flag(given, "truncated").sum()),
+        "truncated": int(_truncated(given).sum()),
         "graded_incomplete_examples": int(len(incomplete[KEYS].drop_duplicates())),
         "self_graded": {"value": bool(roles), "roles": roles},
         "table1": _table1(table1_row(by_persona)),

@@ -38,7 +38,9 @@ def _store(path: Path) -> Store:
     # m2 answered three questions, graded by itself, on questions it wrote itself: self-graded in both roles
     for q in range(3):
         base = {"run_id": "r2", "model": "m2", "persona_id": "A", "persona": "A", "task": EA, "q_index": q}
-        answers.append(base | {"status": "ok", "answer": "y", "refusal": 0, "truncated": 0})
+        # q0 was stored before the truncated flag existed: its finish_reason 'length' says it was cut
+        answers.append(base | {"status": "ok", "answer": "y", "refusal": 0, "truncated": None if q == 0 else 0,
+                               "finish_reason": "length" if q == 0 else "stop"})
         grades.append(base | {"evaluator": "m2", "score": 3, "status": "ok", "n_examples": 5 if q else 2})
     questions = [{"run_id": "r2", "model": "m2", "persona_id": "A", "persona": "A", "task": EA, "q_index": q,
                   "question": "Q?", "status": "ok", "source": "run"} for q in range(3)]
@@ -77,14 +79,15 @@ def test_table1_mean_and_sd_over_personas(tmp_path: Path) -> None:
 
 
 def test_figure4_refusals_truncation_and_self_grading(tmp_path: Path) -> None:
-    """Fig. 4: refusals per model (m1: B's PC and AJ answers = 2 of 17; m2: 0 of 3). Truncated answers: 1 (C, TC).
+    """Fig. 4: refusals per model (m1: B's PC and AJ answers = 2 of 17; m2: 0 of 3). Truncated answers: m1 1 (C, TC),
+    m2 1 (an older row without the flag, finish_reason 'length').
     m2 graded its own answers on questions it generated: self-graded as evaluator and question generator; m1 not.
     One of m2's grades saw 2 score examples: graded with incomplete examples, counted."""
     with _store(tmp_path / "s.db") as store:
         doc = metrics_json(store)
     assert doc["figure4"] == {"m1": {"refusals": 2, "n_answers": 17}, "m2": {"refusals": 0, "n_answers": 3}}
     m1, m2 = doc["models"]["m1"], doc["models"]["m2"]
-    assert (m1["truncated"], m2["truncated"]) == (1, 0) and m1["personas"]["C"]["truncated"] == 1
+    assert (m1["truncated"], m2["truncated"]) == (1, 1) and m1["personas"]["C"]["truncated"] == 1
     assert m1["self_graded"] == {"value": False, "roles": []}
     assert m2["self_graded"] == {"value": True, "roles": ["evaluator", "question generator"]}
     assert (m1["graded_incomplete_examples"], m2["graded_incomplete_examples"]) == (0, 1)
