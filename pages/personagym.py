@@ -179,5 +179,10 @@ for task in [t for t in TASKS if t in set(qa["task"])]:
             st.markdown(f"**Q{int(q) + 1}.** {question}")
             with st.chat_message("assistant"):
                 st.text(answer if isinstance(answer, str) else "(no answer)")
-            st.caption(" · ".join(f"{g.evaluator}: {ui.fmt(g.score, 0) if g.grade_status == 'ok' else g.grade_status}"
-                                  for g in grades.itertuples() if isinstance(g.evaluator, str)) or "not graded")
+            marks = ["cut at the length limit"] if (grades.get("truncated", pd.Series(dtype=float)) == 1).any() else []
+            shown = pd.to_numeric(grades.get("n_examples", pd.Series(dtype=float)), errors="coerce").dropna()
+            if len(shown) and shown.min() < 5:
+                marks.append(f"graded with {int(shown.min())} of 5 score examples and the rubric's criteria")
+            st.caption(" · ".join([f"{g.evaluator}: {ui.fmt(g.score, 0) if g.grade_status == 'ok' else g.grade_status}"
+                                   for g in grades.itertuples() if isinstance(g.evaluator, str)] or ["not graded"])
+                       + "".join(f" · {m}" for m in marks))

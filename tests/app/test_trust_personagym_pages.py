@@ -123,3 +123,32 @@ def test_personagym_table1_and_figure4(app_on_fixture, docs):
     by_label = dict(zip(bars["data"][0]["y"], values))
     assert {m: by_label[f"{m} (of {d['n_answers']})"] for m, d in doc["figure4"].items()} == {
         m: d["refusals"] for m, d in doc["figure4"].items()}
+
+
+def test_personagym_marks_cut_answers_incomplete_examples_and_self_grading(app_on_fixture, tmp_path):
+    """A self-graded run (no evaluators: the agent grades and writes its questions) is named so; an answer cut at the
+    limit and a grade made with 3 of 5 score examples are marked beside the grade and counted in the task table."""
+    from analysis.llm.specs import parse_model_spec
+    from analysis.personagym.tables import ANSWERS, GRADES, QUESTIONS
+
+    spec = parse_model_spec("embedded").public_dict()
+    plan = {"method": "personagym", "personas": [{"id": "p1", "description": "P one", "questions": None}], "evaluators": []}
+    with Store(tmp_path / "user.db") as store:
+        store.create_run("pg-self", "personagym", "embedded", spec, plan)
+        base = {"run_id": "pg-self", "model": "embedded", "persona_id": "p1", "persona": "P one", "q_index": 0}
+        store.upsert(QUESTIONS.name, [base | {"task": t, "question": f"Q {t}?", "status": "ok", "source": "run"}
+                                      for t in TASKS])
+        store.upsert(ANSWERS.name, [base | {"task": t, "question": f"Q {t}?", "answer": "A.", "status": "ok", "refusal": 0,
+                                            "truncated": int(t == TASKS[0]), "finish_reason": "stop"} for t in TASKS])
+        store.upsert(GRADES.name, [base | {"task": t, "evaluator": "embedded", "score": 4.0, "status": "ok",
+                                           "n_examples": 3 if t == TASKS[0] else 5, "raw": "Therefore, the final score is 4"}
+                                   for t in TASKS])
+        store.set_run_status("pg-self", "completed")
+    at = app_on_fixture("personagym", store="user", model="embedded", persona="P one")
+    assert not at.exception
+    row = at.dataframe[0].value.set_index("model").loc["embedded"]
+    assert row["self-graded"] == "evaluator, question generator" and row["cut at the length limit"] == 1
+    assert row["graded with incomplete examples"] == 1
+    assert any("**embedded** is self-graded" in w.value for w in at.warning)
+    assert any(c.value == "embedded: 4 · cut at the length limit · graded with 3 of 5 score examples and the rubric's "
+               "criteria" for c in at.caption)
