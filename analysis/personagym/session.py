@@ -274,7 +274,9 @@ class PersonaGymSession:
         await asyncio.gather(*(self.grade(p, task, i, question, answer, examples, spec, ex) for spec, ex in self.evaluators))
 
     async def answer(self, p: Persona, task: str, i: int, question: str) -> tuple[str | None, str]:
-        params = self.spec.params | self.plan.agent_params | {"max_tokens": self.plan.answer_max_tokens}
+        # a seed per answer (the spec's or the plan's own seed wins) so that a sampled run repeats and resumes exactly
+        params = ({"seed": self._seed("answer", p.id, task, i)} | self.spec.params | self.plan.agent_params
+                  | {"max_tokens": self.plan.answer_max_tokens})
         request = ChatRequest.build(agent_messages(p.description, question), params)
         out = await self.agent.call(f"{p.id}/{task_slug(task)}/q{i}/answer", request)
         row = self._base(p, self.spec.name) | {"task": task, "q_index": i, "question": question, "cache_key": out.cache_key}

@@ -19,8 +19,8 @@ repository; the rubric files compared here are the anchors' copy of its ``rubric
 
 Deliberate differences (README, PersonaGym): one question per grading and examples call (the reference batches five,
 and its ``examples[i]`` at l. 120 indexes a character of the joined examples string), RoleScope's wording of the
-prompts unless the user's rubric files are given, a per-call seed for the generator, and an unreadable grade is
-invalid instead of 0.
+prompts unless the user's rubric files are given, a seed per generator call and per answer, and an unreadable grade
+is invalid instead of 0.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def default_reply_of(question_prompt: str) -> str:
 
 def _decoding(request: object) -> dict:
     params = dict(request.params)
-    params.pop("seed", None)  # RoleScope's addition: a seed per generator call, so a resumed run asks the same
+    params.pop("seed", None)  # RoleScope's addition: a seed per sampled call, so a run repeats and resumes exactly
     return params
 
 
@@ -107,6 +107,7 @@ def test_default_requests_follow_the_reference(tmp_path: Path, fake: type[FakeCl
     for _, _, a in (c for c in calls if c[1] == "answer"):
         assert [role for role, _ in a.messages] == ["system", "user"] and _decoding(a) == REFERENCE_SAMPLING
         assert persona in a.messages[0][1] and a.messages[1][1] in asked  # the persona; the question alone
+    assert len({dict(c[2].params)["seed"] for c in calls if c[1] in ("answer", "environments", "questions")}) == 16
 
     for _, _, e in (c for c in calls if c[1] == "examples"):
         assert [role for role, _ in e.messages] == ["user"] and _decoding(e) == REFERENCE_GREEDY
