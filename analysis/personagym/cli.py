@@ -6,17 +6,26 @@
 - ``metrics_json(store, model)``: the ``metrics personagym --json`` document::
 
     {"models": {NAME: {"tasks": {TASK: x}, "persona_score": x, "n_graded": n, "invalid": n, "refusals": n,
+                       "truncated": n, "graded_incomplete_examples": n, "self_graded": {"value": bool, "roles": [s]},
+                       "table1": {TASK | "PersonaScore": {"mean": x, "sd": x, "n_personas": n}},
                        "n_answers": n, "not_graded": n, "n_grades": n, "shortfall": n, "spread": {TASK: sd},
                        "evaluators": [EVAL], "by_evaluator": {EVAL: {"tasks": {TASK: x}, "persona_score": x}},
                        "personas": {PERSONA: {"id": s, "tasks": {TASK: x}, "persona_score": x, "n_graded": n,
-                                              "invalid": n, "refusals": n}}}},
+                                              "invalid": n, "refusals": n, "truncated": n}}}},
      "published": {NAME: {"tasks": {TASK: x}, "persona_score": x, "mean_of_tasks": x, "consistent": bool,
-                          "note": s, "date": "YYYYMMDD", "run_id": s}}}
+                          "note": s, "date": "YYYYMMDD", "run_id": s}},
+     "table1": {"models": {NAME: table1}, "paper": {"source": s, "models": {MODEL: {TASK | "PersonaScore":
+                                                                                   {"mean": x, "sd": x}}}}},
+     "figure4": {NAME: {"refusals": n, "n_answers": n}}}
 
   NAME is the agent model (the run's model). ``n_graded`` = answers with at least one valid grade
   (they make the scores); ``invalid`` = evaluator replies without a usable score; ``refusals`` =
   answers flagged as refusing the persona; ``not_graded`` = answers with no valid grade;
-  ``shortfall`` = question slots that could not be filled (shortfall or not asked). Scores are
+  ``shortfall`` = question slots that could not be filled (shortfall or not asked); ``truncated`` = answers cut
+  at the length limit; ``graded_incomplete_examples`` = answers graded with fewer than 5 score examples;
+  ``self_graded`` = the judging roles the agent's own model played (evaluator, question generator); ``table1`` =
+  the paper's Table 1 row (mean and SD over personas, ``metrics.table1_row``); ``figure4`` = the paper's Fig. 4
+  (refusals per model). Scores are
   defined in ``analysis.personagym.metrics``; a score that cannot be computed is null.
   ``published`` holds imported reference scores (``import personagym``), never mixed with ours.
 - ``import_files(store, paths, notes=None)``: ``import personagym PATH...`` (see ``importer``).
@@ -39,10 +48,10 @@ from analysis.personagym import chance as pg_chance
 from analysis.personagym.data import paper_table1
 from analysis.personagym.importer import import_files
 from analysis.personagym.metrics import (
+    KEYS,
     model_task_scores,
     persona_score,
     persona_task_scores,
-    KEYS,
     question_scores,
     table1_row,
     task_spread,
