@@ -152,3 +152,30 @@ def test_personagym_marks_cut_answers_incomplete_examples_and_self_grading(app_o
     assert any("**embedded** is self-graded" in w.value for w in at.warning)
     assert any(c.value == "embedded: 4 · cut at the length limit · graded with 3 of 5 score examples and the rubric's "
                "criteria" for c in at.caption)
+
+
+def test_personagym_judges_scores_and_agreement(app_on_fixture, tmp_path):
+    """Two evaluators: the page lists each evaluator's task scores and PersonaScore and their ICC(2,1), as the
+    metrics document has them."""
+    from analysis.llm.specs import parse_model_spec
+    from analysis.personagym.tables import ANSWERS, GRADES
+
+    e1 = [5, 4, 2, 3, 1]
+    e2 = [4, 4, 1, 3, 2]
+    with Store(tmp_path / "user.db") as store:
+        store.create_run("pg-two", "personagym", "agent", parse_model_spec("embedded").public_dict(), {})
+        base = {"run_id": "pg-two", "model": "agent", "persona_id": "p1", "persona": "P one", "q_index": 0}
+        store.upsert(ANSWERS.name, [base | {"task": t, "answer": "A.", "status": "ok", "refusal": 0} for t in TASKS])
+        store.upsert(GRADES.name, [base | {"task": t, "evaluator": ev, "score": float(g), "status": "ok", "n_examples": 5}
+                                   for ev, grades in (("e1", e1), ("e2", e2)) for t, g in zip(TASKS, grades)])
+        store.set_run_status("pg-two", "completed")
+        doc = personagym_metrics(store)["models"]["agent"]
+    at = app_on_fixture("personagym", store="user")
+    assert not at.exception
+    assert "Judges" in [h.value for h in at.subheader]
+    icc = doc["judges"]["icc2"]
+    assert icc is not None and any(m.value == f"**agent** — ICC(2,1) {icc:.2f} over 5 answers" for m in at.markdown)
+    table = next(d.value for d in at.dataframe if "evaluator" in d.value.columns).set_index("evaluator")
+    assert list(table.index) == ["e1", "e2"]
+    assert table.loc["e1", "PersonaScore"] == pytest.approx(3.0) and table.loc["e2", "PersonaScore"] == pytest.approx(2.8)
+    assert table.loc["e2", TASKS[2]] == pytest.approx(1.0)
