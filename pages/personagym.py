@@ -81,7 +81,8 @@ st.subheader("Table 1 — mean (SD over personas)")
 st.caption("As the paper's Table 1: per task, the mean over personas of each persona's mean grade, with the standard "
            "deviation over personas (ddof 1) in parentheses; PersonaScore = mean of the five task means, its SD over "
            "the personas scored on all five tasks ('personas'). The paper's rows: 200 personas, 10 questions per task, "
-           "GPT-4o and LLaMA-3-70b as judges.")
+           "GPT-4o and LLaMA-3-70b as judges. 'spread' closes each group, as the paper's last row: max − min of the "
+           "models' means.")
 paper_rows = list(((doc.get("table1") or {}).get("paper") or {}).get("models") or {})
 ui.table(table1_frame(doc, models, paper_rows), hide_index=True, width="stretch")
 

@@ -14,8 +14,8 @@
                                               "invalid": n, "refusals": n, "truncated": n}}}},
      "published": {NAME: {"tasks": {TASK: x}, "persona_score": x, "mean_of_tasks": x, "consistent": bool,
                           "note": s, "date": "YYYYMMDD", "run_id": s}},
-     "table1": {"models": {NAME: table1}, "paper": {"source": s, "models": {MODEL: {TASK | "PersonaScore":
-                                                                                   {"mean": x, "sd": x}}}}},
+     "table1": {"models": {NAME: table1}, "spread": {TASK | "PersonaScore": x},
+                "paper": {"source": s, "models": {MODEL: {TASK | "PersonaScore": {"mean": x, "sd": x}}}, "spread": {...}}},
      "figure4": {NAME: {"refusals": n, "n_answers": n}}}
 
   NAME is the agent model (the run's model). ``n_graded`` = answers with at least one valid grade
@@ -49,6 +49,7 @@ from analysis.personagym.data import paper_table1
 from analysis.personagym.importer import import_files
 from analysis.personagym.metrics import (
     KEYS,
+    model_spread,
     model_task_scores,
     persona_score,
     persona_task_scores,
@@ -242,6 +243,14 @@ def _plan_roles(store: Store, selection: comparable.Selection, model: str) -> li
     return list(roles) if known else None
 
 
+def _table1_doc(models: dict[str, Any]) -> dict[str, Any]:
+    """Table 1: our models' rows and their spread, the paper's rows and theirs."""
+    ours = {m: d["table1"] for m, d in models.items()}
+    paper = paper_table1()
+    return {"models": ours, "spread": {k: _num(v) for k, v in model_spread(ours).items()},
+            "paper": paper | {"spread": {k: _num(v) for k, v in model_spread(paper["models"]).items()}}}
+
+
 def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None, *,
                  chance: int = 0) -> dict[str, Any]:
     """The ``metrics personagym --json`` document for every agent model in the store (or only ``model``).
@@ -277,5 +286,5 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
             doc["chance"] = pg_chance.model_chance(mine, doc, n_sims=chance, store=store)
         models[name] = doc
     return {"models": models, "published": published_json(published), "judges": pg_chance.ranking_without(grades),
-            "table1": {"models": {m: d["table1"] for m, d in models.items()}, "paper": paper_table1()},
+            "table1": _table1_doc(models),
             "figure4": {m: {"refusals": d["refusals"], "n_answers": d["n_answers"]} for m, d in models.items()}}

@@ -13,7 +13,8 @@
   (per model: the paper's Fig. 4).
 - Table 1 (the paper's): per task the model task score with, in parentheses, the standard deviation
   (ddof 1) over personas of the persona task scores; PersonaScore with the standard deviation over
-  personas of the persona PersonaScores (personas scored on all five tasks).
+  personas of the persona PersonaScores (personas scored on all five tasks); its last row, the spread
+  among models (max − min of their means).
 """
 
 from __future__ import annotations
@@ -102,6 +103,18 @@ def table1_row(by_persona: pd.DataFrame) -> dict[str, dict[str, float | int]]:
     ps = _mean_sd(persona_scores(by_persona))
     ps["mean"] = persona_score({t: row[t]["mean"] for t in TASKS})
     return row | {"PersonaScore": ps}
+
+
+def model_spread(rows: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, float | None]:
+    """Table 1's last row: per column, max − min over the models of their means (the paper, Sec. 4.2: "Action
+    Justification and Persona Consistency show the highest spread among models (2.08 and 1.34)"); None with fewer
+    than two models defined in that column."""
+    out: dict[str, float | None] = {}
+    for column in (*TASKS, "PersonaScore"):
+        means = [r[column]["mean"] for r in rows.values() if column in r and r[column].get("mean") is not None
+                 and not (isinstance(r[column]["mean"], float) and math.isnan(r[column]["mean"]))]
+        out[column] = float(max(means) - min(means)) if len(means) >= 2 else None
+    return out
 
 
 def refusal_counts(answers: pd.DataFrame) -> pd.Series:

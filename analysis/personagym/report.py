@@ -1,7 +1,8 @@
 """The paper's Table 1 and Fig. 4 as frames to show, from the ``metrics personagym --json`` document.
 
 - ``table1_frame``: one row per model, a column per task and PersonaScore, each cell "mean (SD)" as the paper prints
-  it (SD over personas; "—" when undefined, e.g. one persona), plus the number of personas scored on all five tasks.
+  it (SD over personas; "—" when undefined, e.g. one persona), plus the number of personas scored on all five tasks;
+  after each group of two or more models, the paper's last row: the spread among models (max − min of the means).
 - ``figure4_frame``: refusals per model (the paper's Fig. 4) with the answers they are out of.
 - ``evaluator_frame``: one model's task scores and PersonaScore per evaluator (the ensemble's parts).
 """
@@ -27,17 +28,25 @@ def cell(value: Mapping[str, Any] | None) -> str:
     return f"{mean:.2f}" + (f" ({sd:.2f})" if sd is not None else " (—)")
 
 
+def _spread_row(spread: Mapping[str, float | None], source: str) -> dict[str, Any]:
+    return {"model": "spread (max − min)", "source": source,
+            **{c: "—" if spread.get(c) is None else f"{spread[c]:.2f}" for c in COLUMNS}, "personas": None}
+
+
 def table1_frame(doc: Mapping[str, Any], models: Iterable[str], paper: Iterable[str] = ()) -> pd.DataFrame:
-    """Table 1 rows for ``models`` of this store, then the paper's rows named in ``paper``."""
+    """Table 1 rows for ``models`` of this store, then the paper's rows named in ``paper``; each group of two or more
+    models ends with its spread row."""
     table = doc.get("table1") or {}
-    rows = []
+    ours = []
     for m in models:
         row = (table.get("models") or {}).get(m) or {}
-        rows.append({"model": m, "source": "this store", **{c: cell(row.get(c)) for c in COLUMNS},
+        ours.append({"model": m, "source": "this store", **{c: cell(row.get(c)) for c in COLUMNS},
                      "personas": (row.get("PersonaScore") or {}).get("n_personas")})
-    for m in paper:
-        row = ((table.get("paper") or {}).get("models") or {}).get(m) or {}
-        rows.append({"model": m, "source": "paper, Table 1", **{c: cell(row.get(c)) for c in COLUMNS}, "personas": 200})
+    published = table.get("paper") or {}
+    theirs = [{"model": m, "source": "paper, Table 1", **{c: cell(((published.get("models") or {}).get(m) or {}).get(c))
+                                                         for c in COLUMNS}, "personas": 200} for m in paper]
+    rows = ours + ([_spread_row(table.get("spread") or {}, "this store")] if len(ours) > 1 else [])
+    rows += theirs + ([_spread_row(published.get("spread") or {}, "paper, Table 1")] if len(theirs) > 1 else [])
     return pd.DataFrame(rows, columns=["model", "source", *COLUMNS, "personas"])
 
 

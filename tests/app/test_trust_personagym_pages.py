@@ -109,12 +109,14 @@ def test_personagym_table1_and_figure4(app_on_fixture, docs):
     doc = docs[1]
     table = next(d.value for d in at.dataframe if "source" in d.value.columns and "personas" in d.value.columns)
     ours = table[table["source"] == "this store"].set_index("model")
+    assert ours.loc["spread (max − min)", "PersonaScore"] == f"{doc['table1']['spread']['PersonaScore']:.2f}"
     for model, row in doc["table1"]["models"].items():
         for column in (*TASKS, "PersonaScore"):
             assert ours.loc[model, column] == cell(row[column])
             assert row[column]["sd"] is not None  # three personas: every SD is defined
     paper = table[table["source"] == "paper, Table 1"].set_index("model")
-    assert paper.loc["Claude 3 Haiku", "Action Justification"] == "2.47 (1.64)" and len(paper) == 6
+    assert paper.loc["Claude 3 Haiku", "Action Justification"] == "2.47 (1.64)" and len(paper) == 7
+    assert paper.loc["spread (max − min)", "Action Justification"] == "2.08"  # the paper's Sec. 4.2
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     bars = next(c for c in charts if c["layout"].get("xaxis", {}).get("title", {}).get("text") == "refused answers")
     assert sorted(bars["data"][0]["y"]) == sorted(f"{m} (of {d['n_answers']})" for m, d in doc["figure4"].items())

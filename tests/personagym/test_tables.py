@@ -76,6 +76,11 @@ def test_table1_mean_and_sd_over_personas(tmp_path: Path) -> None:
     paper = doc["table1"]["paper"]["models"]
     assert paper["LLaMA-2-13b"][AJ] == {"mean": 3.96, "sd": 0.80} and paper["Claude 3 Haiku"][TC] == {"mean": 4.94, "sd": 0.36}
     assert paper["GPT 3.5"]["PersonaScore"] == {"mean": 4.38, "sd": 0.23}
+    # the last row: spread among models (max - min of the means); ours: EA 3.5 - 3.0, the rest defined for m1 only
+    assert doc["table1"]["spread"] == {EA: 0.5, LH: None, PC: None, TC: None, AJ: None, "PersonaScore": None}
+    # the paper's, from its rows, as its Sec. 4.2 states them: AJ 2.08, PC 1.34, EA 0.56, LH 0.94, TC 0.78
+    spread = doc["table1"]["paper"]["spread"]
+    assert {t: round(spread[t], 2) for t in TASKS} == {AJ: 2.08, PC: 1.34, EA: 0.56, LH: 0.94, TC: 0.78}
 
 
 def test_figure4_refusals_truncation_and_self_grading(tmp_path: Path) -> None:
