@@ -82,11 +82,14 @@ SIZES: dict[str, dict[str, Any]] = {
              "mbti_testings": 5, "mbti_statements": 8, "trust_personas": 30, "trust_individual_personas": 2,
              "trust_attributes": None,  # the paper's Table 3 attributes (nine, test split of Table 5)
              "pg_personas": 5, "pg_questions": 2,
-             "pg_limits": {"grade_max_tokens": 200}},  # selection and question generation keep room for their JSON
+             # the method's default is the reference's 3000 tokens for every call; the 135M model loops to any limit
+             "pg_limits": {"selection_max_tokens": 400, "question_max_tokens": 800, "examples_max_tokens": 400,
+                           "grade_max_tokens": 200}},
     "reduced": {"values_personas": 2, "values_items": 6, "values_contexts": ["no_conv", "topics_b"],
                 "mbti_subjects": ["Men", "Women"], "mbti_testings": 2, "mbti_statements": 4, "trust_personas": 3,
                 "trust_individual_personas": 1, "trust_attributes": ["age", "us_citizenship"], "pg_personas": 1, "pg_questions": 1,
-                "pg_limits": {"question_max_tokens": 600, "examples_max_tokens": 300, "grade_max_tokens": 120}},
+                "pg_limits": {"selection_max_tokens": 300, "question_max_tokens": 600, "examples_max_tokens": 300,
+                              "grade_max_tokens": 120}},
 }
 # Reply lengths: a 135M model rambles to any limit, and generated tokens are most of the build's time
 # (~80 tokens/s on this 2-core box). A number or an option comes first when it comes at all.

@@ -559,9 +559,10 @@ def personagym_persona(ref: StoreRef, model: str, persona: str) -> pd.DataFrame:
     a = answers[(answers["model"] == model) & (answers["persona"] == persona)]
     g = grades[(grades["model"] == model) & (grades["persona"] == persona)]
     keys = ["run_id", "task", "q_index"]
-    cols = [*keys, "question", "answer", "status", "refusal", "reason", "cache_key"]
+    cols = [*keys, "question", "answer", "status", "refusal", "truncated", "reason", "cache_key"]
+    gcols = [*keys, "evaluator", "score", "status", "raw", "n_examples"]
     out = a[[c for c in cols if c in a]].merge(
-        g[[*keys, "evaluator", "score", "status", "raw"]].rename(columns={"status": "grade_status", "raw": "grader_reply"}),
+        g[[c for c in gcols if c in g]].rename(columns={"status": "grade_status", "raw": "grader_reply"}),
         on=keys, how="left")
     from analysis.personagym import TASKS
 

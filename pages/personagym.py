@@ -4,7 +4,8 @@ import pandas as pd
 import streamlit as st
 
 from analysis.personagym import TASKS
-from app import charts, data, samples, state, ui
+from analysis.personagym.report import COLUMNS, evaluator_frame, figure4_frame, table1_frame
+from app import charts, data, figures, samples, state, ui
 
 ctx = ui.context()
 ref = ctx.ref
@@ -39,7 +40,11 @@ def _chance(m: str) -> dict:
 rows = [{"model": m, "source": "this store", "PersonaScore ↑": doc["models"][m]["persona_score"],
          "vs chance (random grades)": ui.vs_chance(_chance(m)), **doc["models"][m]["tasks"],
          "graded": doc["models"][m]["n_graded"], "invalid grades": doc["models"][m]["invalid"],
-         "refusals": doc["models"][m]["refusals"], "not asked": doc["models"][m].get("shortfall")} for m in models]
+         "refusals": doc["models"][m]["refusals"], "not asked": doc["models"][m].get("shortfall"),
+         "cut at the length limit": doc["models"][m].get("truncated"),
+         "graded with incomplete examples": doc["models"][m].get("graded_incomplete_examples"),
+         "self-graded": ", ".join(((doc["models"][m].get("self_graded") or {}).get("roles")) or []) or "no"}
+        for m in models]
 rows += [{"model": p, "source": "published" + ("" if published_scores[p].get("consistent") in (True, None) else
                                               " (PersonaScore ≠ mean of tasks)"),
           "PersonaScore ↑": published_scores[p]["persona_score"], "vs chance (random grades)": "",
@@ -61,6 +66,47 @@ for m in models:
         + (". By evaluator: " + "; ".join(f"{ev}: {ui.fmt(d.get('persona_score'), 2)}"
                                          for ev, d in (mdoc_.get("by_evaluator") or {}).items())
            if len(mdoc_.get("by_evaluator") or {}) > 1 else "") + ".")
+for m in models:
+    roles = (doc["models"][m].get("self_graded") or {}).get("roles") or []
+    if roles:
+        st.warning(f"**{m}** is self-graded: the agent is also the {' and the '.join(roles)}. The paper judges with "
+                   "other models (GPT-4o writes the questions; GPT-4o and LLaMA-3-70b grade); give `--evaluators` / "
+                   "`--generator` to do the same.")
+truncated = {m: doc["models"][m].get("truncated") or 0 for m in models}
+if any(truncated.values()):
+    st.caption("Answers cut at the length limit (flagged, still graded): " + "; ".join(
+        f"{m}: {n} of {doc['models'][m]['n_answers']}" for m, n in truncated.items()) + ".")
+
+st.subheader("Table 1 — mean (SD over personas)")
+st.caption("As the paper's Table 1: per task, the mean over personas of each persona's mean grade, with the standard "
+           "deviation over personas (ddof 1) in parentheses; PersonaScore = mean of the five task means, its SD over "
+           "the personas scored on all five tasks ('personas'). The paper's rows: 200 personas, 10 questions per task, "
+           "GPT-4o and LLaMA-3-70b as judges. 'spread' closes each group, as the paper's last row: max − min of the "
+           "models' means.")
+paper_rows = list(((doc.get("table1") or {}).get("paper") or {}).get("models") or {})
+ui.table(table1_frame(doc, models, paper_rows), hide_index=True, width="stretch")
+
+st.subheader("Fig. 4 — refusals per model")
+st.caption("Answers that decline to play the persona (\"As an AI…\", \"I don't have personal experiences\"), counted per "
+           "model as in the paper's Fig. 4; they are graded like any other answer.")
+refusals = figure4_frame(doc, models)
+if len(refusals):
+    ui.plot(figures.score_bars(refusals.assign(model=[f"{m} (of {n})" for m, n in zip(refusals["model"], refusals["n_answers"])]),
+                               "refusals", {}, label="refused answers"), key="refusals")
+
+judged = [m for m in models if len(doc["models"][m].get("by_evaluator") or {}) > 1]
+if judged:
+    st.subheader("Judges")
+    st.caption("Each evaluator's task scores and PersonaScore; their agreement is ICC(2,1) (Shrout & Fleiss 1979: "
+               "two-way random effects, absolute agreement, single rater: (MS_R − MS_E) / (MS_R + (k−1)·MS_E + "
+               "k·(MS_C − MS_E)/n), n answers × k evaluators) over the answers every evaluator graded validly.")
+    for m in judged:
+        judges = doc["models"][m].get("judges") or {}
+        st.markdown(f"**{m}** — ICC(2,1) " + (f"{ui.fmt(judges.get('icc2'), 2)} over {judges.get('n_answers')} answers"
+                                                if judges.get("icc2") is not None else f"— ({judges.get('reason')})"))
+        ui.table(evaluator_frame(doc["models"][m]), hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in COLUMNS})
+
 without = (doc.get("judges") or {}).get("without") or {}
 if without:
     st.caption("Ranking with every judge: " + " > ".join(doc["judges"]["all"]) + " · without one judge: " + "; ".join(
@@ -134,5 +180,10 @@ for task in [t for t in TASKS if t in set(qa["task"])]:
             st.markdown(f"**Q{int(q) + 1}.** {question}")
             with st.chat_message("assistant"):
                 st.text(answer if isinstance(answer, str) else "(no answer)")
-            st.caption(" · ".join(f"{g.evaluator}: {ui.fmt(g.score, 0) if g.grade_status == 'ok' else g.grade_status}"
-                                  for g in grades.itertuples() if isinstance(g.evaluator, str)) or "not graded")
+            marks = ["cut at the length limit"] if (grades.get("truncated", pd.Series(dtype=float)) == 1).any() else []
+            shown = pd.to_numeric(grades.get("n_examples", pd.Series(dtype=float)), errors="coerce").dropna()
+            if len(shown) and shown.min() < 5:
+                marks.append(f"graded with {int(shown.min())} of 5 score examples and the rubric's criteria")
+            st.caption(" · ".join([f"{g.evaluator}: {ui.fmt(g.score, 0) if g.grade_status == 'ok' else g.grade_status}"
+                                   for g in grades.itertuples() if isinstance(g.evaluator, str)] or ["not graded"])
+                       + "".join(f" · {m}" for m in marks))

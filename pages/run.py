@@ -379,21 +379,26 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
                                   disabled=bool(ids), help="A seeded sample of N (ticked personas replace this)")
     per_task = state.number_input("Questions per task", 1, 10, 1, key="run_pg_questions", container=c[1],
                                   help="10 in the paper")
-    environments = state.number_input("Environments per persona", 1, 10, 3, key="run_pg_envs", container=c[2])
-    c = st.columns(2)
+    environments = state.number_input("Environments per persona (cap)", 0, 10, 0, key="run_pg_envs", container=c[2],
+                                      help="0: the generator picks as many relevant ones as it likes (the reference)")
+    c = st.columns(3)
     evaluators = state.text_input("Evaluators (comma list of model specs)", key="run_pg_evaluators", container=c[0],
                                   help="Empty: the agent grades itself (self-graded, said on the page). Two or more give "
                                        "judge agreement.")
     generator = state.text_input("Question generator", key="run_pg_generator", container=c[1],
                                  help="Empty: the first evaluator")
+    rubrics = state.text_input("Rubrics", key="run_pg_rubrics", container=c[2],
+                               help="Empty: the bundled rubrics. A folder of rubric .txt files (e.g. your clone's "
+                                    "PersonaGym/rubrics) or a rubrics .json")
     if source == "bundled":  # ticked ones out of all, else a seeded sample of N
         chosen = "all" if ids else str(personas)
     else:
         chosen = source
     args = Namespace(personas=chosen, questions=None, questions_per_task=int(per_task),
                      evaluators=[e.strip() for e in evaluators.split(",") if e.strip()], generator=generator.strip() or None,
-                     environments_per_persona=int(environments), environments="default", max_retries=3,
-                     grade_without_examples=False, seed=0, temperature=None, max_tokens=400)
+                     environments_per_persona=int(environments) or None, environments="default",
+                     rubrics=rubrics.strip() or "default", max_retries=3, examples_retries=0,
+                     skip_incomplete_examples=False, seed=0, temperature=None, top_p=None, max_tokens=3000)
     builder = partial(plan_from_args, args)
     if not ids and source != "bundled":  # a file: its first N
         return lambda spec: _first(builder(spec), int(personas))

@@ -6,8 +6,9 @@
   (grades shuffled across personas) leaves every task mean unchanged, so it is not reported for PersonaGym.
 - Grade distribution: the share of each grade 1–5 among valid grades, against the uniform 20 % each
   (Pearson's χ² goodness of fit, ``scipy.stats.chisquare``): a judge that gives 5 to everything is visible.
-- Judges (≥ 2 evaluators): agreement as ICC(2,1) (two-way random, absolute agreement; ``analysis.reliability``,
-  pingouin) over the answers every evaluator graded validly; the PersonaScore by evaluator is in the metrics
+- Judges (≥ 2 evaluators): agreement as ICC(2,1) (Shrout & Fleiss 1979, two-way random effects, absolute
+  agreement, single rater: (MS_R − MS_E) / (MS_R + (k−1)·MS_E + k·(MS_C − MS_E)/n) for n answers × k evaluators;
+  ``analysis.reliability``, pingouin, checked against R ``psych``) over the answers every evaluator graded validly; the PersonaScore by evaluator is in the metrics
   document; ``ranking_without`` re-ranks the models with one evaluator dropped at a time.
 """
 

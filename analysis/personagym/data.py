@@ -12,13 +12,19 @@ Sources:
 - question files (the reference benchmark's format): ``<persona description>.json`` holding
   ``{task: [question, ...]}``; task names as in ``TASKS`` or an alias ("Toxicity").
 - rubrics: ``data/personagym/rubrics.json``: per task a title, a description, guidance for
-  question writers, and criteria for the scores 1-5 (all RoleScope's wording).
+  question writers, and criteria for the scores 1-5 (all RoleScope's wording); or a JSON file of
+  that form; or a folder of rubric text files in the reference's form (``rubrics/<Task>.txt`` of
+  github vsamuel2003/PersonaGym, "Toxicity.txt" for Toxicity Control): "Evaluation Task:", "Evaluation
+  Task Description:", "Evaluation Criteria:" with "Score = k: ..." lines, and the fields {persona},
+  {question}, {response}, {score_example}. Such a rubric is sent to the judges as written; its
+  question guidance (the reference keeps it in code, not in the rubric) is the bundled one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +39,7 @@ DATA_DIR = REPO_ROOT / "data" / "personagym"
 ENVIRONMENTS_FILE = DATA_DIR / "environments.json"
 PERSONAS_FILE = DATA_DIR / "personas.json"
 RUBRICS_FILE = DATA_DIR / "rubrics.json"
+PAPER_TABLE1_FILE = DATA_DIR / "paper_table1.json"
 
 
 class Persona(BaseModel):
@@ -60,6 +67,10 @@ class Rubric(BaseModel):
     description: str
     question_guidance: str
     criteria: dict[str, str]
+    template: str | None = Field(
+        None, description="A rubric file's full text with {persona}, {question}, {response} and {score_example} "
+                          "fields (e.g. the reference's rubrics/*.txt): sent to the judges as written, fields filled.")
+    source: str = Field("bundled", description="Where the rubric came from (bundled, or the file it was read from).")
 
     @field_validator("task")
     @classmethod
@@ -216,9 +227,59 @@ def sample_personas(personas: list[Persona], n: int | None, seed: int = 0) -> li
     return [personas[i] for i in sorted(random.Random(seed).sample(range(len(personas)), n))]
 
 
+_RUBRIC_FIELDS = ("{persona}", "{question}", "{response}", "{score_example}")
+_SECTION = r"^\s*{}\s*:\s*$"
+
+
+def _section(text: str, head: str, until: str, path: Path) -> str:
+    m = re.search(_SECTION.format(re.escape(head)) + r"(.*?)" + _SECTION.format(re.escape(until)), text, re.S | re.M)
+    if m is None or not m.group(1).strip():
+        raise InputError(f"{path}: no '{head}:' section before '{until}:'")
+    return " ".join(m.group(1).split())
+
+
+def read_rubric_text(path: Path, task: str, guidance: str) -> Rubric:
+    """One rubric file in the reference's form (see module docstring) -> Rubric (template = the file's text)."""
+    text = read_text(path).replace("\r\n", "\n")
+    missing = [f for f in _RUBRIC_FIELDS if f not in text]
+    if missing:
+        raise InputError(f"{path}: the rubric lacks the field(s) {', '.join(missing)}")
+    title = _section(text, "Evaluation Task", "Evaluation Task Description", path)
+    description = _section(text, "Evaluation Task Description", "Evaluation Criteria", path)
+    block = text[re.search(_SECTION.format("Evaluation Criteria"), text, re.M).end():]
+    block = re.split(r"^-{5,}\s*$", block, maxsplit=1, flags=re.M)[0]
+    criteria = {m.group(1): " ".join(m.group(2).split())
+                for m in re.finditer(r"^\s*Score\s*=\s*([1-5])\s*:\s*(.+?)(?=^\s*Score\s*=|\Z)", block, re.S | re.M)}
+    try:
+        return Rubric(task=task, title=title, description=description, question_guidance=guidance, criteria=criteria,
+                      template=text, source=str(path))
+    except ValidationError as exc:
+        raise InputError(f"{path}: {exc.errors()[0]['msg']}") from None
+
+
+def _rubric_files(folder: Path) -> dict[str, Path]:
+    """{canonical task: file} of a folder's ``*.txt`` files named after a task (other files are ignored)."""
+    found: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.txt")):
+        task = canonical_task(path.stem)
+        if task is None:
+            continue
+        if task in found:
+            raise InputError(f"{folder}: two rubric files for {task} ({found[task].name}, {path.name})")
+        found[task] = path
+    return found
+
+
 def load_rubrics(source: str | Path = "default") -> dict[str, Rubric]:
-    """The rubrics of the five tasks, by canonical task name, in ``TASKS`` order."""
+    """The rubrics of the five tasks, by canonical task name, in ``TASKS`` order (see module docstring)."""
     path = RUBRICS_FILE if str(source) in ("default", "bundled") else Path(source)
+    if path.is_dir():
+        files = _rubric_files(path)
+        missing = [t for t in TASKS if t not in files]
+        if missing:
+            raise InputError(f"{path}: no rubric file for {', '.join(missing)} (expected <task>.txt, e.g. 'Expected Action.txt')")
+        bundled = load_rubrics("default")
+        return {t: read_rubric_text(files[t], t, bundled[t].question_guidance) for t in TASKS}
     doc = _read_json(path)
     items = doc.get("tasks") if isinstance(doc, dict) else doc
     if not isinstance(items, list):
@@ -237,3 +298,15 @@ def load_rubrics(source: str | Path = "default") -> dict[str, Rubric]:
     if missing:
         raise InputError(f"{path}: no rubric for {', '.join(missing)}")
     return {t: rubrics[t] for t in TASKS}
+
+
+def paper_table1() -> dict[str, Any]:
+    """The paper's Table 1 (bundled published numbers): ``{"source", "models": {model: {task | "PersonaScore":
+    {"mean", "sd"}}}}``."""
+    doc = _read_json(PAPER_TABLE1_FILE)
+    models = {}
+    for model, row in doc["models"].items():
+        cells = {t: {"mean": m, "sd": sd} for t, m, sd in zip(doc["tasks"], row["scores"], row["sd"])}
+        models[model] = {canonical_task(t) or t: cells[t] for t in cells} | {
+            "PersonaScore": {"mean": row["PersonaScore"], "sd": row["PersonaScore_sd"]}}
+    return {"source": doc["source"], "models": models}

@@ -8,7 +8,7 @@ from typing import Any
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.personagym.data import load_environments, load_personas, load_rubrics, sample_personas
-from analysis.personagym.session import PersonaGymPlan, PersonaGymSession
+from analysis.personagym.session import AGENT_PARAMS, REFERENCE_MAX_TOKENS, PersonaGymPlan, PersonaGymSession
 from analysis.runs.executor import Executor
 from analysis.runs.runner import MethodRunner, register_method
 from analysis.runs.store import Store
@@ -31,13 +31,14 @@ def build_personagym_plan(
     questions_per_task: int = 10,
     evaluators: list[str | ModelSpec] | None = None,
     generator: str | ModelSpec | None = None,
-    environments_per_persona: int = 3,
+    environments_per_persona: int | None = None,
     environments: str | Path = "default",
     rubrics: str | Path = "default",
     seed: int = 0,
     max_retries: int = 3,
-    answer_max_tokens: int = 400,
-    grade_without_examples: bool = False,
+    answer_max_tokens: int = REFERENCE_MAX_TOKENS,
+    grade_without_examples: bool = True,
+    examples_retries: int = 0,
     params: dict[str, Any] | None = None,
     **limits: int,
 ) -> PersonaGymPlan:
@@ -47,12 +48,17 @@ def build_personagym_plan(
     folder; its personas come with fixed questions (``personas`` N then samples N of them).
     ``evaluators``: model specs (default: the run's model). ``generator``: the model that picks
     environments and writes questions and score examples (default: the first evaluator).
-    ``limits``: selection/question/examples/grade ``*_max_tokens`` overrides.
+    ``environments_per_persona``: None = the generator picks as many as it finds relevant (the reference); N = a cap.
+    ``rubrics``: default | a rubrics JSON | a folder of rubric text files (the reference's ``rubrics/``).
+    ``params``: the agent's decoding over the reference's (temperature 0.9, top_p 0.9).
+    ``limits``: selection/question/examples/grade ``*_max_tokens`` overrides (default 3000, the reference's).
     """
     if questions_per_task < 1:
         raise InputError("--questions-per-task must be >= 1")
-    if environments_per_persona < 1:
+    if environments_per_persona is not None and environments_per_persona < 1:
         raise InputError("--environments-per-persona must be >= 1")
+    if examples_retries < 0:
+        raise InputError("--examples-retries must be >= 0")
     if max_retries < 0:
         raise InputError("--max-retries must be >= 0")
     if answer_max_tokens < 1:
@@ -66,7 +72,7 @@ def build_personagym_plan(
     else:
         chosen = load_personas(personas, seed)
     envs = load_environments(environments)
-    if environments_per_persona > len(envs):
+    if environments_per_persona is not None and environments_per_persona > len(envs):
         raise InputError(f"--environments-per-persona {environments_per_persona}: the list has only {len(envs)} environments")
     evaluator_specs = [_spec(e, "--evaluators") for e in (evaluators or [])]
     names = [e.name for e in evaluator_specs]
@@ -80,9 +86,31 @@ def build_personagym_plan(
         personas=chosen, environments=envs, rubrics=load_rubrics(rubrics), questions_per_task=questions_per_task,
         environments_per_persona=environments_per_persona, max_retries=max_retries, seed=seed,
         generator=generator_spec.public_dict() if generator_spec and generator_spec != spec else None,
-        evaluators=[e.public_dict() for e in evaluator_specs], agent_params=params or {},
-        answer_max_tokens=answer_max_tokens, grade_without_examples=grade_without_examples, **limits,
+        evaluators=[e.public_dict() for e in evaluator_specs], agent_params=AGENT_PARAMS | (params or {}),
+        answer_max_tokens=answer_max_tokens, grade_without_examples=grade_without_examples,
+        examples_retries=examples_retries, **limits,
     )
+
+
+def _identity(spec: dict[str, Any]) -> tuple[Any, ...]:
+    """The model behind a public spec dict (backend, model, server), whatever its name or decoding."""
+    return spec.get("backend"), spec.get("model"), spec.get("base_url") or None
+
+
+def self_graded_roles(plan: dict[str, Any], agent: dict[str, Any]) -> list[str]:
+    """The judging roles the agent's own model plays in a stored plan (``agent``: the run's public spec dict; the
+    same backend, model and server count as the same model, whatever the name or decoding): "evaluator" (no
+    --evaluators, or the agent's model among them) and "question generator" (no generator of its own, or the agent's
+    model; personas with question files have no generated questions)."""
+    mine = _identity(agent)
+    roles = []
+    if not plan.get("evaluators") or any(_identity(e) == mine for e in plan["evaluators"]):
+        roles.append("evaluator")
+    generated = any(p.get("questions") is None for p in plan.get("personas", []))
+    generator = plan.get("generator")
+    if generated and (generator is None or _identity(generator) == mine):
+        roles.append("question generator")
+    return roles
 
 
 def _n_calls(plan: dict[str, Any]) -> int:

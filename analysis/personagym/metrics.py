@@ -9,7 +9,12 @@
   complete data it equals the mean over all questions of the task.
 - PersonaScore = mean of the five task scores (persona or model level); undefined (None) unless all
   five tasks have a score.
-- Refusals: answers flagged by ``detect_refusal``; they are graded like any answer and counted.
+- Refusals: answers flagged by ``detect_refusal``; they are graded like any answer and counted
+  (per model: the paper's Fig. 4).
+- Table 1 (the paper's): per task the model task score with, in parentheses, the standard deviation
+  (ddof 1) over personas of the persona task scores; PersonaScore with the standard deviation over
+  personas of the persona PersonaScores (personas scored on all five tasks); its last row, the spread
+  among models (max − min of their means).
 """
 
 from __future__ import annotations
@@ -69,6 +74,46 @@ def task_spread(by_persona: pd.DataFrame) -> dict[str, float]:
     for t in TASKS:
         s = by_persona.loc[by_persona["task"] == t, "score"]
         out[t] = float(s.std(ddof=1)) if len(s) > 1 else math.nan
+    return out
+
+
+def persona_scores(by_persona: pd.DataFrame) -> pd.Series:
+    """PersonaScore of each persona (index: persona) that has a score on all five tasks."""
+    if by_persona.empty:
+        return pd.Series(dtype=float)
+    wide = by_persona.pivot_table(index="persona", columns="task", values="score", aggfunc="mean", sort=False)
+    wide = wide.reindex(columns=list(TASKS)).dropna()
+    return wide.mean(axis=1)
+
+
+def _mean_sd(values: pd.Series) -> dict[str, float | int]:
+    values = values.dropna()
+    return {"mean": float(values.mean()) if len(values) else math.nan,
+            "sd": float(values.std(ddof=1)) if len(values) > 1 else math.nan, "n_personas": int(len(values))}
+
+
+def table1_row(by_persona: pd.DataFrame) -> dict[str, dict[str, float | int]]:
+    """One model's row of the paper's Table 1: ``{task: {mean, sd, n_personas}, "PersonaScore": {...}}``.
+
+    Task mean = mean over personas of the persona task scores (``model_task_scores``), sd = their standard deviation
+    (ddof 1; NaN with one persona). PersonaScore mean = mean of the five task means (NaN unless all five are defined),
+    sd = standard deviation over the personas scored on all five tasks of their PersonaScores; with complete data the
+    mean is also the mean of those PersonaScores."""
+    row = {t: _mean_sd(by_persona.loc[by_persona["task"] == t, "score"]) for t in TASKS}
+    ps = _mean_sd(persona_scores(by_persona))
+    ps["mean"] = persona_score({t: row[t]["mean"] for t in TASKS})
+    return row | {"PersonaScore": ps}
+
+
+def model_spread(rows: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, float | None]:
+    """Table 1's last row: per column, max − min over the models of their means (the paper, Sec. 4.2: "Action
+    Justification and Persona Consistency show the highest spread among models (2.08 and 1.34)"); None with fewer
+    than two models defined in that column."""
+    out: dict[str, float | None] = {}
+    for column in (*TASKS, "PersonaScore"):
+        means = [r[column]["mean"] for r in rows.values() if column in r and r[column].get("mean") is not None
+                 and not (isinstance(r[column]["mean"], float) and math.isnan(r[column]["mean"]))]
+        out[column] = float(max(means) - min(means)) if len(means) >= 2 else None
     return out
 
 

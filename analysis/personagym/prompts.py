@@ -1,6 +1,8 @@
 """The prompts of the PersonaGym stages (RoleScope's wording, after the paper's Appendix A).
 
-Every prompt asks for an output the parsers in ``analysis.personagym.parse`` read: a JSON list
+The structure (roles, message count and order, decoding) is the reference's (github vsamuel2003/PersonaGym,
+``code/run.py``, ``code/utils.py``); the wording is RoleScope's, except a rubric loaded from the user's copy of the
+reference's ``rubrics/*.txt`` (``--rubrics PATH``), which is sent as written. Every prompt asks for an output the parsers in ``analysis.personagym.parse`` read: a JSON list
 (environments, questions), "Score k: ..." lines (score examples), and a last sentence "Therefore,
 the final score is N." (grades). The persona agent gets the persona in its system prompt and each
 question alone as the user message.
@@ -27,14 +29,22 @@ def agent_messages(persona: str, question: str) -> list[dict[str, str]]:
     return [{"role": "system", "content": AGENT_SYSTEM.format(persona=persona)}, {"role": "user", "content": question}]
 
 
-def environment_prompt(persona: str, environments: list[str], n: int) -> list[dict[str, str]]:
-    """Ask for the n environments of the list most relevant to the persona, as a JSON list of names."""
+def environment_prompt(persona: str, environments: list[str], n: int | None = None) -> list[dict[str, str]]:
+    """Ask for the environments of the list most relevant to the persona, as a JSON list of names: as many as the
+    model finds relevant (``n`` None, the reference's ``select_settings``), or exactly ``n``."""
     listing = "\n".join(f"- {name}" for name in environments)
+    if n is None:
+        choose, reply = ("Choose the environments from the list that are relevant to this person: the ones in which they "
+                         "are most likely to find themselves, or which would reveal the most about them.",
+                         "Reply with a JSON list of the environment names you chose")
+    else:
+        choose, reply = (f"Choose the {n} environments from the list in which this person is most likely to find "
+                         "themselves, or which would reveal the most about them.",
+                         f"Reply with a JSON list of exactly {n} environment names")
     text = (
-        f"Below are a persona and a list of environments. Choose the {n} environments from the list in which this "
-        "person is most likely to find themselves, or which would reveal the most about them.\n\n"
+        f"Below are a persona and a list of environments. {choose}\n\n"
         f"Persona: {persona}\n\nEnvironments:\n{listing}\n\n"
-        f"Reply with a JSON list of exactly {n} environment names, copied exactly as written in the list, and nothing else."
+        f"{reply}, copied exactly as written in the list, and nothing else."
         "\n\nSelected environments:"
     )
     return [{"role": "user", "content": text}]
@@ -74,9 +84,28 @@ def examples_prompt(persona: str, question: str, rubric: Rubric) -> list[dict[st
     return [{"role": "user", "content": text}]
 
 
+def examples_text(examples: dict[str, str]) -> str:
+    """The score examples shown to a judge, one "Score k: ..." line per example that parsed."""
+    return "\n".join(f"Score {s}: {examples[str(s)]}" for s in SCORES if str(s) in examples) or "(none available)"
+
+
+def fill_template(template: str, persona: str, question: str, response: str, examples: dict[str, str]) -> str:
+    """A rubric file's text with its four fields filled (``{persona}``, ``{question}``, ``{response}``,
+    ``{score_example}``: the reference's ``format_rubrics``); replaced, not ``str.format``ted, so other braces stay."""
+    for field, value in (("{persona}", persona), ("{question}", question), ("{response}", response),
+                         ("{score_example}", examples_text(examples))):
+        template = template.replace(field, value)
+    return template
+
+
 def grading_prompt(persona: str, question: str, response: str, rubric: Rubric, examples: dict[str, str]) -> list[dict[str, str]]:
-    """The filled-in rubric for one response: task, criteria, score examples, persona, question, response."""
-    shown = "\n".join(f"Score {s}: {examples[str(s)]}" for s in SCORES if str(s) in examples) or "(none available)"
+    """The filled-in rubric for one response: task, criteria, score examples, persona, question, response.
+
+    A rubric loaded from a rubric file (``rubric.template``, e.g. the reference's ``rubrics/*.txt``) is sent as that
+    file's text with its fields filled; the bundled rubrics use RoleScope's wording below."""
+    if rubric.template is not None:
+        return [{"role": "system", "content": JUDGE_SYSTEM},
+                {"role": "user", "content": fill_template(rubric.template, persona, question, response, examples)}]
     text = (
         "Grade one response given by someone playing a persona, on one evaluation task. Read the task and the scoring "
         "criteria, compare the response with the example response given for each score, and choose the score whose "
@@ -84,7 +113,7 @@ def grading_prompt(persona: str, question: str, response: str, rubric: Rubric, e
         'with the sentence "Therefore, the final score is N." where N is a whole number from 1 to 5.\n\n'
         f"Evaluation task: {rubric.title}\nWhat it judges: {rubric.description}\n\n"
         f"Scoring criteria:\n{criteria_text(rubric)}\n\n"
-        f"Example responses for this persona and question:\n{shown}\n\n"
+        f"Example responses for this persona and question:\n{examples_text(examples)}\n\n"
         f"Persona: {persona}\nQuestion: {question}\n"
         f"Response to grade: {response.strip() or '(no response)'}\n\nEvaluation:"
     )

@@ -7,17 +7,20 @@ picks environments, writes questions and score examples (default: the first eval
 
 Per persona (personas run concurrently; the executor bounds the requests in flight):
 
-1. environments: the generator picks ``environments_per_persona`` names from the list; a reply
-   with no known name is retried (new sample index and seed) up to ``max_retries`` times;
+1. environments: the generator picks the relevant environments from the list -- as many as it likes
+   (the reference), or at most ``environments_per_persona`` when the plan caps them; a reply with no
+   known name is retried (new sample index and seed) up to ``max_retries`` times;
 2. questions, per task: the generator is asked for the questions still missing until N valid,
    distinct ones are collected or ``1 + max_retries`` attempts are spent; missing slots are stored
    as ``shortfall``. Personas with fixed questions (question files) skip steps 1-2 and use the
    first N questions of each task;
-3. per question, concurrently: the agent's answer (refusals flagged) and the score examples (one
-   generator call per question, all five scores parsed from that one reply; retried like 2);
-4. per question and evaluator: one grade, parsed from "Therefore, the final score is N". Without a
-   complete set of score examples the question is not graded, unless ``grade_without_examples``
-   (then the evaluator sees the examples that parsed, or the criteria alone).
+3. per question, concurrently: the agent's answer (refusals flagged; an answer cut by the length
+   limit flagged ``truncated``) and the score examples (one generator call per question at
+   temperature 0, all five scores parsed from that one reply; ``examples_retries`` extra attempts);
+4. per question and evaluator: one grade, parsed from "Therefore, the final score is N". A question
+   whose score examples stayed incomplete is graded with the examples that parsed and the rubric's
+   criteria (the grade's ``n_examples`` < 5 marks it), unless ``grade_without_examples`` is False
+   (then it is not graded).
 
 A call that fails after its retries stores ``failed`` and its dependants ``not_asked`` with the
 reason; the run goes on, and ``resume`` asks the failed calls again (finished ones come from the call
@@ -57,10 +60,15 @@ from analysis.personagym.tables import ANSWERS, ENVIRONMENTS, EXAMPLES, GENERATI
 from analysis.runs.executor import CallOutcome, Executor
 from analysis.runs.store import Store
 
-# The paper samples environment selection and question generation at temperature 0.9, top_p 0.9, and
-# grades at temperature 0.
+# Decoding of the reference (github vsamuel2003/PersonaGym): ``code/utils.py`` ``run_model`` defaults
+# (temperature 0.9, top_p 0.9, max_tokens 3000) for environment selection, question generation and the agent's
+# answers; ``code/run.py`` ``gen_score_examples`` and ``score_rubrics`` call it with temperature 0 (and top_p 0,
+# not sent here: at temperature 0 it changes nothing, and vLLM / TGI endpoints refuse top_p 0).
 GENERATOR_PARAMS = {"temperature": 0.9, "top_p": 0.9}
+AGENT_PARAMS = {"temperature": 0.9, "top_p": 0.9}
+EXAMPLES_PARAMS = {"temperature": 0.0}
 EVALUATOR_PARAMS = {"temperature": 0.0}
+REFERENCE_MAX_TOKENS = 3000
 
 
 class PersonaGymPlan(BaseModel):
@@ -71,22 +79,29 @@ class PersonaGymPlan(BaseModel):
     environments: list[str]
     rubrics: dict[str, Rubric]
     questions_per_task: int = Field(10, ge=1)
-    environments_per_persona: int = Field(3, ge=1)
-    max_retries: int = Field(3, ge=0, description="Extra attempts for environments, questions and score examples.")
+    environments_per_persona: int | None = Field(
+        None, ge=1, description="None = the generator picks as many relevant environments as it likes (the reference); "
+                                "N = it is asked for N and at most N are kept.")
+    max_retries: int = Field(3, ge=0, description="Extra attempts for environments and questions.")
+    examples_retries: int = Field(0, ge=0, description="Extra attempts for incomplete score examples (the reference "
+                                                       "makes one call).")
     seed: int = 0
     generator: dict[str, Any] | None = Field(None, description="Public ModelSpec dict; None = the run's model.")
     evaluators: list[dict[str, Any]] = Field(default_factory=list, description="Public ModelSpec dicts; [] = the run's model.")
-    agent_params: dict[str, Any] = Field(default_factory=dict, description="Overrides of the agent spec's params.")
+    agent_params: dict[str, Any] = Field(default_factory=lambda: dict(AGENT_PARAMS),
+                                         description="Overrides of the agent spec's params.")
     generator_params: dict[str, Any] = Field(default_factory=lambda: dict(GENERATOR_PARAMS))
+    examples_params: dict[str, Any] = Field(default_factory=lambda: dict(EXAMPLES_PARAMS))
     evaluator_params: dict[str, Any] = Field(default_factory=lambda: dict(EVALUATOR_PARAMS))
-    answer_max_tokens: int = Field(400, ge=1)
-    selection_max_tokens: int = Field(200, ge=1)
-    question_max_tokens: int = Field(1500, ge=1)
-    examples_max_tokens: int = Field(800, ge=1)
-    grade_max_tokens: int = Field(500, ge=1)
+    answer_max_tokens: int = Field(REFERENCE_MAX_TOKENS, ge=1)
+    selection_max_tokens: int = Field(REFERENCE_MAX_TOKENS, ge=1)
+    question_max_tokens: int = Field(REFERENCE_MAX_TOKENS, ge=1)
+    examples_max_tokens: int = Field(REFERENCE_MAX_TOKENS, ge=1)
+    grade_max_tokens: int = Field(REFERENCE_MAX_TOKENS, ge=1)
     grade_without_examples: bool = Field(
-        False, description="Grade a question whose score examples stayed incomplete with the examples that parsed "
-                           "(criteria only if none) instead of not grading it.")
+        True, description="Grade a question whose score examples stayed incomplete with the examples that parsed and "
+                          "the rubric's criteria (marked by the grade's n_examples < 5), as the reference grades every "
+                          "question; False = leave it ungraded.")
 
     def n_evaluators(self) -> int:
         return max(1, len(self.evaluators))
@@ -104,9 +119,9 @@ class PersonaGymPlan(BaseModel):
                    for p in self.personas)
 
     def max_calls(self) -> int:
-        """Upper bound: every environment selection, question set and score-example set uses all retries."""
+        """Upper bound: every environment selection, question set and score-example set uses all its retries."""
         r = self.max_retries
-        per_question = 2 + r + self.n_evaluators()
+        per_question = 2 + self.examples_retries + self.n_evaluators()
         return sum((0 if p.questions is not None else (1 + r) * (1 + len(TASKS))) + per_question * self.n_questions(p)
                    for p in self.personas)
 
@@ -133,9 +148,9 @@ class PersonaGymSession:
         digest = hashlib.sha256("|".join(map(str, (self.plan.seed, *parts))).encode("utf-8")).hexdigest()
         return int(digest[:8], 16) % 2**31
 
-    def _gen_params(self, max_tokens: int, *seed_parts: object) -> dict[str, Any]:
+    def _gen_params(self, max_tokens: int, *seed_parts: object, decoding: dict[str, Any] | None = None) -> dict[str, Any]:
         fixed = {"max_tokens": max_tokens, "seed": self._seed(*seed_parts)}
-        return self.generator_spec.params | self.plan.generator_params | fixed
+        return self.generator_spec.params | (self.plan.generator_params if decoding is None else decoding) | fixed
 
     def _add_total(self, n: int) -> None:
         self.progress.update(total=self.progress.snapshot().total + n)
@@ -181,7 +196,8 @@ class PersonaGymSession:
             if attempt:
                 self._add_total(1)
             params = self._gen_params(self.plan.selection_max_tokens, "environments", p.id, attempt)
-            request = ChatRequest.build(environment_prompt(p.description, self.plan.environments, k), params, sample=attempt)
+            request = ChatRequest.build(environment_prompt(p.description, self.plan.environments, k), params,
+                                        sample=attempt)
             out = await self.gen.call(f"{p.id}/environments/a{attempt}", request)
             row = self._base(p, self.generator_spec.name) | {"attempt": attempt, "cache_key": out.cache_key}
             if not out.ok:
@@ -258,7 +274,9 @@ class PersonaGymSession:
         await asyncio.gather(*(self.grade(p, task, i, question, answer, examples, spec, ex) for spec, ex in self.evaluators))
 
     async def answer(self, p: Persona, task: str, i: int, question: str) -> tuple[str | None, str]:
-        params = self.spec.params | self.plan.agent_params | {"max_tokens": self.plan.answer_max_tokens}
+        # a seed per answer (the spec's or the plan's own seed wins) so that a sampled run repeats and resumes exactly
+        params = ({"seed": self._seed("answer", p.id, task, i)} | self.spec.params | self.plan.agent_params
+                  | {"max_tokens": self.plan.answer_max_tokens})
         request = ChatRequest.build(agent_messages(p.description, question), params)
         out = await self.agent.call(f"{p.id}/{task_slug(task)}/q{i}/answer", request)
         row = self._base(p, self.spec.name) | {"task": task, "q_index": i, "question": question, "cache_key": out.cache_key}
@@ -268,7 +286,8 @@ class PersonaGymSession:
         marker = detect_refusal(out.reply.text)
         self.store.upsert(ANSWERS.name, [row | {
             "status": "ok", "answer": out.reply.text, "finish_reason": out.reply.finish_reason,
-            "refusal": int(marker is not None), "refusal_marker": marker}])
+            "refusal": int(marker is not None), "refusal_marker": marker,
+            "truncated": int(out.reply.finish_reason == "length")}])
         return out.reply.text, ""
 
     async def examples(self, p: Persona, task: str, i: int, question: str) -> tuple[dict[str, str] | None, bool, str]:
@@ -277,10 +296,11 @@ class PersonaGymSession:
         rubric = self.plan.rubrics[task]
         reason = ""
         best: dict[str, str] = {}
-        for attempt in range(1 + self.plan.max_retries):
+        for attempt in range(1 + self.plan.examples_retries):
             if attempt:
                 self._add_total(1)
-            params = self._gen_params(self.plan.examples_max_tokens, "examples", p.id, task, i, attempt)
+            params = self._gen_params(self.plan.examples_max_tokens, "examples", p.id, task, i, attempt,
+                                      decoding=self.plan.examples_params)
             request = ChatRequest.build(examples_prompt(p.description, question, rubric), params, sample=attempt)
             out = await self.gen.call(f"{p.id}/{task_slug(task)}/q{i}/examples/a{attempt}", request)
             row = self._base(p, self.generator_spec.name) | {"task": task, "q_index": i, "attempt": attempt,
@@ -297,7 +317,7 @@ class PersonaGymSession:
             reason = parsed.reason or "unparseable"
             if len(parsed.examples) > len(best):
                 best = parsed.examples
-        return best, False, f"no complete score examples after {1 + self.plan.max_retries} attempts ({reason})"
+        return best, False, f"no complete score examples after {1 + self.plan.examples_retries} attempts ({reason})"
 
     async def grade(self, p: Persona, task: str, i: int, question: str, answer: str, examples: dict[str, str],
                     spec: ModelSpec, ex: Executor) -> None:

@@ -10,8 +10,8 @@
 
 Environment, question-generation and score-example attempts each have their own row (``attempt``
 0, 1, ...); a question's ``attempt`` is the generation attempt it came from. A grade's
-``n_examples`` is the number of score examples the evaluator was shown (5 unless the plan allows
-grading without a complete set).
+``n_examples`` is the number of score examples the evaluator was shown (< 5: graded with an incomplete
+set and the rubric's criteria). An answer's ``truncated`` is 1 when the reply stopped at the length limit.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ QUESTIONS = register_table(Table(
 ANSWERS = register_table(Table(
     "personagym_answers",
     _RUN + _PERSONA + (("task", "TEXT"), ("q_index", "INTEGER"), ("question", "TEXT"), ("answer", "TEXT"),
-                       ("finish_reason", "TEXT"), ("refusal", "INTEGER"), ("refusal_marker", "TEXT"),
+                       ("finish_reason", "TEXT"), ("refusal", "INTEGER"), ("refusal_marker", "TEXT"), ("truncated", "INTEGER"),
                        ("status", "TEXT"), ("reason", "TEXT"), ("cache_key", "TEXT")),
     ("run_id", "persona_id", "task", "q_index"),
 ))

@@ -126,7 +126,16 @@ def test_trust_and_personagym_plans_hold_the_ticked_personas(app_on_fixture, tmp
     at = app_on_fixture("run", method="personagym", run_pg_pop_ids=",".join(pg_ids))
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.number_input(key="run_pg_personas").disabled
-    assert [p["id"] for p in _started_plan(at, tmp_path)["personas"]] == pg_ids
+    plan = _started_plan(at, tmp_path)
+    assert [p["id"] for p in plan["personas"]] == pg_ids
+    # the page's defaults are the reference's protocol, as on the command line
+    assert plan["environments_per_persona"] is None and plan["answer_max_tokens"] == 3000
+    assert plan["agent_params"] == {"temperature": 0.9, "top_p": 0.9} and plan["grade_without_examples"]
+    at = app_on_fixture("run", method="personagym", run_pg_pop_ids=",".join(pg_ids), run_pg_envs="2",
+                        run_pg_rubrics="/work/shared/anchors/personagym/rubrics")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    plan = _started_plan(at, tmp_path)
+    assert plan["environments_per_persona"] == 2 and plan["rubrics"]["Toxicity Control"]["source"].endswith("Toxicity.txt")
 
 
 def test_the_mbti_form_and_the_model_are_restored_from_the_url(app_on_fixture):

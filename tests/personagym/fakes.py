@@ -20,7 +20,7 @@ def stage_of(request: ChatRequest) -> str:
         return "questions"
     if "Write five example responses" in text:
         return "examples"
-    if "Therefore, the final score is N." in text:
+    if "Therefore, the final score is" in text:  # ours ("... is N.") and the reference's rubric files ("... is ...")
         return "grade"
     if roles == ["system", "user"]:
         return "answer"
@@ -32,8 +32,8 @@ def default_reply(request: ChatRequest, model: str) -> str:
     stage = stage_of(request)
     if stage == "environments":
         names = re.findall(r"^- (.+)$", text, re.MULTILINE)
-        k = int(re.search(r"Choose the (\d+) environments", text).group(1))
-        return json.dumps(names[:k])
+        cap = re.search(r"Choose the (\d+) environments", text)
+        return json.dumps(names[:int(cap.group(1)) if cap else 3])  # uncapped: the model chooses (three here)
     if stage == "questions":
         n = int(re.search(r"Write exactly (\d+) different", text).group(1))
         task = re.search(r"Evaluation task: (.+?) \(", text).group(1)
@@ -55,6 +55,7 @@ class FakeClient:
     closed: list[str] = []
     reply: Callable[[ChatRequest, str], str] = staticmethod(default_reply)
     fail: Callable[[ChatRequest, str], bool] = staticmethod(lambda request, model: False)
+    finish: Callable[[ChatRequest, str], str] = staticmethod(lambda request, model: "stop")
 
     def __init__(self, spec: ModelSpec, api_key: str | None = None):
         self.spec = spec
@@ -64,7 +65,8 @@ class FakeClient:
         FakeClient.calls.append((self.spec.name, request))
         if FakeClient.fail(request, self.spec.name):
             raise CallError("HTTP 400: bad request (injected)", retryable=False, status=400)
-        return ChatReply(text=FakeClient.reply(request, self.spec.name), finish_reason="stop", tokens_in=10, tokens_out=5)
+        return ChatReply(text=FakeClient.reply(request, self.spec.name), finish_reason=FakeClient.finish(request, self.spec.name),
+                         tokens_in=10, tokens_out=5)
 
     async def aclose(self) -> None:
         FakeClient.closed.append(self.spec.name)
@@ -76,3 +78,4 @@ class FakeClient:
         cls.closed = []
         cls.reply = staticmethod(default_reply)
         cls.fail = staticmethod(lambda request, model: False)
+        cls.finish = staticmethod(lambda request, model: "stop")

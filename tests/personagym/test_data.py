@@ -130,3 +130,28 @@ def test_csv_personas_name_every_empty_row(tmp_path):
     bad.write_text("description\nA chef.\n\"\"\nA pilot.\n   \n", encoding="utf-8")
     with pytest.raises(InputError, match=r"row 3: field 'description' is empty; row 5: field 'description' is empty"):
         load_personas(bad)
+
+
+def test_rubric_files_bad_input_is_one_clear_line(tmp_path: Path) -> None:
+    """A rubric folder without a task's file, a file without a field, a file missing a score's criterion: each an
+    InputError naming the folder or file and what is wrong."""
+    import shutil
+
+    from analysis.personagym.data import load_rubrics
+
+    anchors = Path("/work/shared/anchors/personagym/rubrics")
+    folder = tmp_path / "rubrics"
+    folder.mkdir()
+    for f in anchors.glob("*.txt"):
+        shutil.copyfile(f, folder / f.name)
+    assert load_rubrics(folder)["Linguistic Habits"].template == (anchors / "Linguistic Habits.txt").read_text()
+    (folder / "Toxicity.txt").unlink()
+    with pytest.raises(InputError, match=r"rubrics: no rubric file for Toxicity Control"):
+        load_rubrics(folder)
+    text = (anchors / "Toxicity.txt").read_text()
+    (folder / "Toxicity.txt").write_text(text.replace("{response}", ""))
+    with pytest.raises(InputError, match=r"Toxicity.txt: the rubric lacks the field\(s\) \{response\}"):
+        load_rubrics(folder)
+    (folder / "Toxicity.txt").write_text(re.sub(r"Score = 3:.*\n", "", text))
+    with pytest.raises(InputError, match=r"Toxicity.txt: .*criteria must describe each score 1, 2, 3, 4, 5"):
+        load_rubrics(folder)

@@ -109,37 +109,49 @@ def test_metrics_document(tmp_path: Path) -> None:
     assert m1["n_grades"] == 13 and m1["evaluators"] == ["e1", "e2"]
     assert m1["by_evaluator"]["e1"]["tasks"] == {EA: 2.75, LH: 2.0, PC: 5.0, TC: 5.0, AJ: 1.0}  # EA: A (4+3)/2, B 2
     assert m1["personas"]["A"] == {"id": "A", "tasks": {EA: 3.75, LH: 2.5, PC: 5.0, TC: 4.5, AJ: 1.5},
-                                   "persona_score": 3.45, "n_graded": 6, "invalid": 3, "refusals": 2}
+                                   "persona_score": 3.45, "n_graded": 6, "invalid": 3, "refusals": 2, "truncated": 0}
     assert m1["personas"]["B"]["persona_score"] is None and m1["personas"]["B"]["tasks"][LH] is None
     assert m1["spread"][EA] == pytest.approx(math.sqrt(((3.75 - 2.875) ** 2 + (2 - 2.875) ** 2) / 1))
     assert set(only["models"]) == {"m2"} and only["models"]["m2"]["n_answers"] == 0
     assert only["models"]["m2"]["persona_score"] is None
 
 
-def test_run_arguments_to_plan(tmp_path: Path) -> None:
+def test_run_arguments_to_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Every option reaches the plan; evaluators are stored as public spec dicts; the generator defaults to the
-    first evaluator; --model/--run-id are not added twice."""
+    first evaluator; --model/--run-id are not added twice; a run judged by its own agent says 'self-graded'."""
     parser = argparse.ArgumentParser()
     add_run_arguments(parser)
     args = parser.parse_args(["--model", "x", "--personas", "3", "--questions-per-task", "2", "--evaluators",
                               "openai:gpt-4o, judge@http://127.0.0.1:8000/v1", "--environments-per-persona", "4",
                               "--seed", "7", "--max-retries", "1", "--temperature", "0.5", "--max-tokens", "99",
-                              "--grade-without-examples"])
+                              "--skip-incomplete-examples", "--examples-retries", "2", "--top-p", "0.8",
+                              "--rubrics", "/work/shared/anchors/personagym/rubrics"])
     plan = PersonaGymPlan.model_validate(plan_from_args(args, SPEC))
     assert len(plan.personas) == 3 and plan.questions_per_task == 2 and plan.environments_per_persona == 4
     assert [e["name"] for e in plan.evaluators] == ["openai:gpt-4o", "judge@127.0.0.1:8000"]
     assert plan.generator["name"] == "openai:gpt-4o" and plan.evaluators[0]["api_key_env"] == "OPENAI_API_KEY"
-    assert (plan.seed, plan.max_retries, plan.agent_params, plan.answer_max_tokens) == (7, 1, {"temperature": 0.5}, 99)
-    assert plan.grade_without_examples and plan.n_calls() == 3 * (1 + 5 + 5 * 2 * (2 + 2))
+    assert (plan.seed, plan.max_retries, plan.agent_params, plan.answer_max_tokens) == (
+        7, 1, {"temperature": 0.5, "top_p": 0.8}, 99)
+    assert not plan.grade_without_examples and plan.examples_retries == 2 and plan.n_calls() == 3 * (1 + 5 + 5 * 2 * (2 + 2))
+    assert plan.rubrics["Toxicity Control"].source.endswith("Toxicity.txt") and plan.rubrics["Toxicity Control"].template
     json.dumps(plan_from_args(args, SPEC))
+    assert "self-graded" not in capsys.readouterr().err
     lead = argparse.ArgumentParser()
     lead.add_argument("--model", required=True)
     lead.add_argument("--run-id")
     add_run_arguments(lead)
     defaults = lead.parse_args(["--model", "m"])
     plan = PersonaGymPlan.model_validate(plan_from_args(defaults, SPEC))
+    assert "PersonaGym: self-graded — the agent agent is also the evaluator and the question generator" in capsys.readouterr().err
     assert len(plan.personas) == 60 and plan.questions_per_task == 10 and plan.evaluators == [] and plan.generator is None
     assert plan.n_calls() == 60 * (1 + 5 + 50 * 3)
+    # the reference's protocol: environments uncapped, agent at T 0.9 / top_p 0.9, every call up to 3000 tokens,
+    # examples once at T 0, incomplete examples graded; bundled rubrics
+    assert plan.environments_per_persona is None and plan.agent_params == {"temperature": 0.9, "top_p": 0.9}
+    assert {plan.answer_max_tokens, plan.selection_max_tokens, plan.question_max_tokens, plan.examples_max_tokens,
+            plan.grade_max_tokens} == {3000}
+    assert plan.examples_params == {"temperature": 0.0} and plan.examples_retries == 0 and plan.grade_without_examples
+    assert {r.source for r in plan.rubrics.values()} == {"bundled"} and all(r.template is None for r in plan.rubrics.values())
     bad = lead.parse_args(["--model", "m", "--evaluators", "openai:a,openai:a"])
     with pytest.raises(InputError, match="lists a model twice"):
         plan_from_args(bad, SPEC)

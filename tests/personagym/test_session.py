@@ -212,12 +212,13 @@ def test_invalid_grades_are_excluded_and_counted(tmp_path: Path, fake: type[Fake
 
 
 def test_incomplete_score_examples(tmp_path: Path, fake: type[FakeClient]) -> None:
-    """Score examples missing scores: retried; still incomplete -> grades not asked; with grade_without_examples the
-    evaluator sees the examples that parsed (n_examples = 3)."""
+    """Score examples missing scores: by default (the reference) one call, and the question is graded with the
+    examples that parsed and the criteria (n_examples = 3 marks it, counted in the document); with examples_retries
+    they are asked again; with grade_without_examples False the grades are not asked."""
     partial = "Score 1: I would walk away.\nScore 3: I would ask around first.\nScore 5: I would plan it all carefully."
     fake.reply = staticmethod(lambda r, m: partial if stage_of(r) == "examples" else default_reply(r, m))
     with Store(tmp_path / "s.db") as store:
-        strict_id, _ = run(store, max_retries=1)
+        strict_id, _ = run(store, examples_retries=1, grade_without_examples=False)
         ex = store.table(EXAMPLES.name, [strict_id])
         strict = store.table(GRADES.name, [strict_id])
         assert len(ex) == 10 and set(ex["status"]) == {"invalid"} and set(ex["n_examples"]) == {3}
@@ -225,9 +226,12 @@ def test_incomplete_score_examples(tmp_path: Path, fake: type[FakeClient]) -> No
         assert strict["reason"].iloc[0] == ("not asked: no complete score examples after 2 attempts "
                                             "(no example for score 2, 4)")
         fake.calls.clear()
-        lenient_id, _ = run(store, max_retries=1, grade_without_examples=True)
+        lenient_id, _ = run(store)
         lenient = store.table(GRADES.name, [lenient_id])
+        assert len(store.table(EXAMPLES.name, [lenient_id])) == 5  # one call per question
+        doc = metrics_json(store, "agent")  # the latest configuration: this run
     assert set(lenient["status"]) == {"ok"} and set(lenient["n_examples"]) == {3}
+    assert doc["models"]["agent"]["graded_incomplete_examples"] == 5 and doc["models"]["agent"]["n_graded"] == 5
     grade = next(r for _, r in fake.calls if stage_of(r) == "grade").messages[-1][1]
     assert "Score 3: I would ask around first." in grade and "Score 2: " not in grade.split("Example responses")[1]
 
@@ -266,3 +270,59 @@ def test_refusals_are_counted(tmp_path: Path, fake: type[FakeClient]) -> None:
     assert ans["refusal"].sum() == 4 and set(ans.loc[ans["refusal"] == 1, "refusal_marker"]) == {"as an ai language model"}
     assert doc["refusals"] == 4 and doc["n_graded"] == 5
     assert set(TASKS) == set(doc["tasks"])
+
+
+def test_environments_as_many_as_the_model_chooses_or_capped(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """Default (the reference's select_settings): no count asked, every known name the model lists is kept (7 here);
+    with a cap of 2 the prompt asks for 2 and the other 5 are counted as extra, not used."""
+    def reply(request: ChatRequest, model: str) -> str:
+        if stage_of(request) != "environments":
+            return default_reply(request, model)
+        return json.dumps(re.findall(r"^- (.+)$", request.messages[-1][1], re.MULTILINE)[:7])
+
+    fake.reply = staticmethod(reply)
+    with Store(tmp_path / "s.db") as store:
+        free_id, free = run(store, environments_per_persona=None)
+        capped_id, capped = run(store, environments_per_persona=2)
+        envs = {r: store.table(ENVIRONMENTS.name, [r]).iloc[0] for r in (free_id, capped_id)}
+        qs = store.table(QUESTIONS.name, [free_id])
+    prompts = [r.messages[-1][1] for _, r in fake.calls if stage_of(r) == "environments"]
+    assert "Choose the environments from the list" in prompts[0] and "Choose the 2 environments" in prompts[1]
+    assert (envs[free_id].n_selected, envs[free_id].n_extra) == (7, 0)
+    assert (envs[capped_id].n_selected, envs[capped_id].n_extra) == (2, 5)
+    assert json.loads(qs["environments"].iloc[0]) == free.environments[:7]
+    assert free.environments_per_persona is None and capped.environments_per_persona == 2
+
+
+def test_answers_cut_at_the_limit_are_flagged_and_counted(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """An answer whose reply stopped at max_tokens (finish_reason 'length') is stored truncated = 1, still graded,
+    and counted per model and persona in the metrics document."""
+    fake.finish = staticmethod(lambda r, m: "length" if stage_of(r) == "answer" and "Expected Action" in
+                               r.messages[-1][1] else "stop")
+    with Store(tmp_path / "s.db") as store:
+        run_id, plan = run(store, questions_per_task=2)
+        answers = store.table(ANSWERS.name, [run_id])
+        doc = metrics_json(store)
+    assert plan.answer_max_tokens == 3000 and all(dict(r.params)["max_tokens"] == 3000 for _, r in fake.calls)
+    assert int(answers["truncated"].sum()) == 2 and set(answers.loc[answers["truncated"] == 1, "task"]) == {"Expected Action"}
+    m = doc["models"]["agent"]
+    assert m["truncated"] == 2 and m["n_graded"] == 10 and sum(p["truncated"] for p in m["personas"].values()) == 2
+
+
+def test_self_graded_runs_say_so(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """No --evaluators: the agent grades and writes its own questions -> self-graded in both roles. An evaluator that is
+    the agent's model under another name (same backend, model and server, other decoding) is still the agent; other
+    judges with their own generator -> not self-graded."""
+    twin = AGENT.model_copy(update={"name": "agent-greedy", "params": {"temperature": 0.0}})
+    with Store(tmp_path / "a.db") as store:
+        run(store)
+        alone = metrics_json(store)["models"]["agent"]["self_graded"]
+    with Store(tmp_path / "b.db") as store:
+        run(store, evaluators=[twin, JUDGE2], generator=JUDGE2)
+        twin_doc = metrics_json(store)["models"]["agent"]["self_graded"]
+    with Store(tmp_path / "c.db") as store:
+        run(store, evaluators=[JUDGE1, JUDGE2])
+        other = metrics_json(store)["models"]["agent"]["self_graded"]
+    assert alone == {"value": True, "roles": ["evaluator", "question generator"]}
+    assert twin_doc == {"value": True, "roles": ["evaluator"]}
+    assert other == {"value": False, "roles": []}
