@@ -69,6 +69,13 @@ def main() -> None:
     print(f"{'kind':<12}{'calls/persona':>14}{'tokens in/persona':>19}{'tokens out/persona':>20}")
     for kind, g in calls.groupby("kind"):
         print(f"{kind:<12}{len(g) / n:>14.1f}{g.tokens_in.sum() / n:>19,.0f}{g.tokens_out.sum() / n:>20,.0f}")
+    failed = store.frame("SELECT run_id, unit, error FROM call_failures")
+    planned = campaign.n_calls()
+    if len(failed) or len(calls) < planned:
+        # a failed conversation turn leaves its context's later turns and items unasked: they are in neither table
+        print(f"{planned - len(calls):,} of {planned:,} planned calls not made: {len(failed)} failed")
+        for kind, g in failed.assign(kind=[_kind(u, r) for u, r in zip(failed.unit, failed.run_id)]).groupby("kind"):
+            print(f"  {kind}: {len(g)} failed, e.g. {g.unit.iloc[0]}: {str(g.error.iloc[0])[:200]}")
     sent, processed = calls.tokens_in.sum(), (calls.tokens_in - calls.cached_tokens).sum()
     print(f"{'all':<12}{len(calls) / n:>14.1f}{sent / n:>19,.0f}{calls.tokens_out.sum() / n:>20,.0f}")
     print(f"prompt tokens sent {sent:,}, processed {processed:,}: prefix reuse saves {sent / max(1, processed):.1f}x")
