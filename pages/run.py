@@ -381,6 +381,9 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
                                   help="10 in the paper")
     environments = state.number_input("Environments per persona (cap)", 0, 10, 0, key="run_pg_envs", container=c[2],
                                       help="0: the generator picks as many relevant ones as it likes (the reference)")
+    max_tokens = state.number_input("Max tokens per call", 1, 8000, 3000, key="run_pg_max_tokens", container=c[0],
+                                    help="3000: the reference's limit for every call; answers that hit it are flagged. "
+                                         "A small model loops to any limit: a lower one saves time")
     c = st.columns(3)
     evaluators = state.text_input("Evaluators (comma list of model specs)", key="run_pg_evaluators", container=c[0],
                                   help="Empty: the agent grades itself (self-graded, said on the page). Two or more give "
@@ -398,7 +401,8 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
                      evaluators=[e.strip() for e in evaluators.split(",") if e.strip()], generator=generator.strip() or None,
                      environments_per_persona=int(environments) or None, environments="default",
                      rubrics=rubrics.strip() or "default", max_retries=3, examples_retries=0,
-                     skip_incomplete_examples=False, seed=0, temperature=None, top_p=None, max_tokens=3000)
+                     skip_incomplete_examples=False, seed=0, temperature=None, top_p=None,
+                     max_tokens=int(max_tokens), call_max_tokens=int(max_tokens))
     builder = partial(plan_from_args, args)
     if not ids and source != "bundled":  # a file: its first N
         return lambda spec: _first(builder(spec), int(personas))

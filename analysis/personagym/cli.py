@@ -103,6 +103,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-tokens", type=int, default=3000,
                         help="length limit of the agent's answers (default 3000, the reference's); answers that hit it "
                              "are flagged and counted")
+    parser.add_argument("--call-max-tokens", type=int, default=3000,
+                        help="length limit of the selection, question, examples and grading calls (default 3000, the "
+                             "reference's)")
     if "--run-id" not in existing:
         parser.add_argument("--run-id")
 
@@ -119,6 +122,7 @@ def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
         environments=args.environments, rubrics=args.rubrics, seed=args.seed, max_retries=args.max_retries,
         answer_max_tokens=args.max_tokens, grade_without_examples=not args.skip_incomplete_examples,
         examples_retries=args.examples_retries, params=params or None,
+        **{f"{call}_max_tokens": args.call_max_tokens for call in ("selection", "question", "examples", "grade")},
     )
     roles = self_graded_roles(plan_json(plan), spec.public_dict())
     if roles:

@@ -76,7 +76,8 @@ def _tiny(page: Any, method: str) -> None:
         _number(page, "Personas", 1)
         _number(page, "Rounds", 1)
     else:
-        _number(page, "Environments per persona", 1)
+        _number(page, "Environments per persona (cap)", 1)
+        _number(page, "Max tokens per call", 160)
 
 
 def _calls_planned(page: Any, suffix: str = "") -> int:

@@ -125,13 +125,14 @@ def test_run_arguments_to_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str
                               "openai:gpt-4o, judge@http://127.0.0.1:8000/v1", "--environments-per-persona", "4",
                               "--seed", "7", "--max-retries", "1", "--temperature", "0.5", "--max-tokens", "99",
                               "--skip-incomplete-examples", "--examples-retries", "2", "--top-p", "0.8",
-                              "--rubrics", "/work/shared/anchors/personagym/rubrics"])
+                              "--rubrics", "/work/shared/anchors/personagym/rubrics", "--call-max-tokens", "77"])
     plan = PersonaGymPlan.model_validate(plan_from_args(args, SPEC))
     assert len(plan.personas) == 3 and plan.questions_per_task == 2 and plan.environments_per_persona == 4
     assert [e["name"] for e in plan.evaluators] == ["openai:gpt-4o", "judge@127.0.0.1:8000"]
     assert plan.generator["name"] == "openai:gpt-4o" and plan.evaluators[0]["api_key_env"] == "OPENAI_API_KEY"
     assert (plan.seed, plan.max_retries, plan.agent_params, plan.answer_max_tokens) == (
         7, 1, {"temperature": 0.5, "top_p": 0.8}, 99)
+    assert {plan.selection_max_tokens, plan.question_max_tokens, plan.examples_max_tokens, plan.grade_max_tokens} == {77}
     assert not plan.grade_without_examples and plan.examples_retries == 2 and plan.n_calls() == 3 * (1 + 5 + 5 * 2 * (2 + 2))
     assert plan.rubrics["Toxicity Control"].source.endswith("Toxicity.txt") and plan.rubrics["Toxicity Control"].template
     json.dumps(plan_from_args(args, SPEC))
