@@ -13,7 +13,7 @@ Pure functions on frames and metric documents (no store access, no LLM, no UI):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,12 @@ N_BOOT = 1000
 
 def _f(x: Any) -> float:
     return float("nan") if x is None else float(x)
+
+
+def _mean_defined(values: Iterable[Any]) -> float:
+    """Mean of the defined values; NaN (shown as undefined) when none is, without numpy's empty-slice warning."""
+    defined = [v for v in map(_f, values) if math.isfinite(v)]
+    return sum(defined) / len(defined) if defined else float("nan")
 
 
 def _none(x: float) -> float | None:
@@ -364,7 +370,7 @@ def compare_trust(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any]) -> list[Di
     common = [k for k in ia if k in ib]
     if common:
         out.append(_diff("Trust", "Forecast MAE, mean over archetypes (lower is better)",
-                         np.nanmean([_f(ia[k].get("mae")) for k in common]), np.nanmean([_f(ib[k].get("mae")) for k in common])))
+                         _mean_defined(ia[k].get("mae") for k in common), _mean_defined(ib[k].get("mae") for k in common)))
     return out
 
 

@@ -124,3 +124,19 @@ def test_rate_table_wilson_interval_by_hand():
     row = t.iloc[0]
     assert (row["rate"], row["lo"], row["hi"]) == pytest.approx((0.2, centre - half, centre + half), abs=1e-9)
     assert math.isnan(t.iloc[1]["rate"]) and t.iloc[1]["n"] == 0  # undefined, never 0 %
+
+
+def test_trust_forecast_mae_mean_skips_undefined_archetypes():
+    """Forecast MAE over shared archetypes: the mean of the defined ones ((2 + 4) / 2 = 3); none defined is undefined
+    (NaN, drawn as "—"), with no numpy warning."""
+    import math
+    import warnings
+
+    from analysis.views import compare_trust
+
+    a = {"individual": {"archetypes": {"1": {"mae": 2.0}, "3": {"mae": None}, "5": {"mae": 4.0}}}}
+    b = {"individual": {"archetypes": {"1": {"mae": None}, "3": {"mae": None}, "5": {"mae": None}}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (diff,) = compare_trust(a, b)
+    assert diff.a == 3.0 and math.isnan(diff.b) and math.isnan(diff.diff)
