@@ -97,18 +97,25 @@ def _identity(spec: dict[str, Any]) -> tuple[Any, ...]:
     return spec.get("backend"), spec.get("model"), spec.get("base_url") or None
 
 
+def _same_model(judge: dict[str, Any] | str, agent: dict[str, Any]) -> bool:
+    """Whether a plan's judge is the agent's model; a judge stored by name only (imported or older plans) is
+    compared by name."""
+    if isinstance(judge, str):
+        return judge == agent.get("name")
+    return _identity(judge) == _identity(agent)
+
+
 def self_graded_roles(plan: dict[str, Any], agent: dict[str, Any]) -> list[str]:
     """The judging roles the agent's own model plays in a stored plan (``agent``: the run's public spec dict; the
     same backend, model and server count as the same model, whatever the name or decoding): "evaluator" (no
     --evaluators, or the agent's model among them) and "question generator" (no generator of its own, or the agent's
     model; personas with question files have no generated questions)."""
-    mine = _identity(agent)
     roles = []
-    if not plan.get("evaluators") or any(_identity(e) == mine for e in plan["evaluators"]):
+    if not plan.get("evaluators") or any(_same_model(e, agent) for e in plan["evaluators"]):
         roles.append("evaluator")
     generated = any(p.get("questions") is None for p in plan.get("personas", []))
     generator = plan.get("generator")
-    if generated and (generator is None or _identity(generator) == mine):
+    if generated and (generator is None or _same_model(generator, agent)):
         roles.append("question generator")
     return roles
 
