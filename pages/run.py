@@ -146,9 +146,9 @@ for job in live:
         _live()
     if not job.running:
         _results_button(job.run_id, str(stored["method"].get(job.run_id, "values")) if len(stored) else "values")
-pair = [r for r in shown if len(stored) and r in stored.index] if len(shown) == 2 else []
-if len(pair) == 2 and not any(j.running for j in live):
-    models = [str(stored.loc[r, "model"]) for r in pair]
+finished = [r for r in shown if len(stored) and r in stored.index]
+models = list(dict.fromkeys(str(stored.loc[r, "model"]) for r in finished))  # an A/B pair: its runs span two models
+if len(shown) >= 2 and len(finished) == len(shown) and len(models) == 2 and not any(j.running for j in live):
     if st.button(f"Compare {models[0]} and {models[1]}", type="primary", icon=":material/compare_arrows:",
                  key="pair_compare", on_click=_open_compare, args=(models,)):
         st.switch_page("pages/compare.py")
@@ -294,12 +294,17 @@ def _built(builder: Callable[[ModelSpec], dict], ids: list[str]) -> Callable[[Mo
 
 
 TRUST_FILTERS = ("age", "political_views", "religion", "work_status", "sex")
+ATTRIBUTE_SETS = {"paper": "The paper's (Table 5, test split)", "rolescope15": "RoleScope's earlier 15"}
+ANSWERS = {"reasoned": "Reasoned, ending 'Amount: $X'", "numeric": "A bare number (App. E)"}
+FORECASTS = {"per_round": "Before each round (Tables 6-8)", "upfront": "Once, before play"}
+ABLATION = [10, 44, 100]
 
 
-def _trust_plan() -> Callable[[ModelSpec], dict] | None:
-    """The trust-game options of ``run trust`` (the same plan builder as the command line), on ticked personas."""
+def _trust_plan() -> Callable[[ModelSpec], list[dict]] | None:
+    """The trust-game options of ``run trust`` (the same plan builders as the command line), on ticked personas: one
+    plan, or one per endowment of the ablation (App. D.1, Table 9)."""
     from analysis.trust import CONDITIONINGS, STRATEGIES
-    from analysis.trust.cli import plan_from_args, run_args
+    from analysis.trust.cli import plans_from_args, run_args
     from analysis.trust.genagents import load_genagents
     from analysis.trust.personas import generate_bank, select
 
@@ -314,15 +319,19 @@ def _trust_plan() -> Callable[[ModelSpec], dict] | None:
     level = state.selectbox("Level", ["population", "individual"], key="run_trust_level", container=c[0],
                             help="population: beliefs per attribute and one game per persona; individual: forecasts and "
                                  "multi-round play against Trustee archetypes")
-    bank_size = state.number_input("Generated bank size", 10, 5000, 250, key="run_trust_bank", container=c[1],
+    attribute_set = state.selectbox("Attributes", list(ATTRIBUTE_SETS), key="run_trust_attrs", container=c[1],
+                                    format_func=ATTRIBUTE_SETS.get,
+                                    help="paper: Table 5's traits and levels, personas described by the test split's "
+                                         "attributes (the default); rolescope15: the earlier 15 attributes")
+    bank_size = state.number_input("Generated bank size", 10, 5000, 250, key="run_trust_bank", container=c[2],
                                    disabled=source != "bundled", help="Personas generated offline (test split: 20 %)")
-    personas = state.number_input("Personas", 1, 1000, 4, key="run_trust_personas", container=c[2],
+    personas = state.number_input("Personas", 1, 1000, 4, key="run_trust_personas", container=c[3],
                                   help="The first N of the test split (ticked personas replace this).")
-    endowment = state.number_input("Endowment ($)", 1, 1000, 10, key="run_trust_endowment", container=c[3],
-                                   help="10 in the paper; 44, 100 ablation")
     bank_arg = str(bank_size) if source == "bundled" else source
     try:
-        bank = select(generate_bank(bank_size) if source == "bundled" else load_genagents(source), "test")
+        people = generate_bank(bank_size, attribute_set=attribute_set) if source == "bundled" else \
+            load_genagents(source, attribute_set=attribute_set)
+        bank = select(people, "test")
     except RoleScopeError as exc:
         st.error(str(exc))
         return None
@@ -331,26 +340,39 @@ def _trust_plan() -> Callable[[ModelSpec], dict] | None:
         ids = choose.persona_picker(frame, key="run_trust_pop", search=("description",),
                                     filters=tuple(f for f in TRUST_FILTERS if f in frame),
                                     columns=tuple(c for c in (*TRUST_FILTERS, "description") if c in frame))
+    c = st.columns(4)
     if level == "population":
-        c = st.columns(2)
         strategies = state.multiselect("Belief elicitation", list(STRATEGIES), default=list(STRATEGIES),
                                        key="run_trust_strategies", container=c[0])
         conditioning = state.selectbox("Conditioning", list(CONDITIONINGS), key="run_trust_conditioning", container=c[1],
                                        help="the role prompt carries no beliefs, the model's own, or perturbed priors")
-        rounds, archetypes = 6, [1, 3, 5]
+        answer = state.selectbox("Answer", list(ANSWERS), key="run_trust_answer", container=c[2], format_func=ANSWERS.get,
+                                 help="How the Trustor states its transfer: reasoning that ends 'Amount: $X' (default), "
+                                      "or a bare whole number whose first integer is taken (the paper's App. E)")
+        rounds, archetypes, forecast = 6, [1, 3, 5], "per_round"
     else:
-        c = st.columns(2)
         rounds = state.number_input("Rounds", 1, 20, 6, key="run_trust_rounds", container=c[0])
         archetypes = state.multiselect("Trustee archetypes k (returns min(k, 3·sent))", list(range(1, 11)),
                                        default=[1, 3, 5], key="run_trust_archetypes", container=c[1])
-        strategies, conditioning = list(STRATEGIES), "none"
+        forecast = state.selectbox("Forecasts", list(FORECASTS), key="run_trust_forecast", container=c[2],
+                                   format_func=FORECASTS.get,
+                                   help="per round: a forecast before each round from a summary of the game so far "
+                                        "(the paper, default); once: every round forecast before play")
+        strategies, conditioning, answer = list(STRATEGIES), "none", "reasoned"
+    with c[3]:
+        ablation = state.toggle("Endowment ablation", key="run_trust_ablation",
+                                help=f"One run per endowment, ${', $'.join(map(str, ABLATION))} (App. D.1, Table 9); "
+                                     "the $10 run is the headline configuration")
+        endowment = state.number_input("Endowment ($)", 1, 1000, 10, key="run_trust_endowment", disabled=ablation,
+                                       help="10 in the paper; 44, 100 in its ablation")
     if not strategies or not archetypes:
         st.warning("Pick at least one strategy / archetype.")
         return None
     args = run_args(level=level, strategies=strategies, conditioning=conditioning, rounds=int(rounds),
-                    archetypes=[int(a) for a in archetypes], endowment=int(endowment), personas=bank_arg,
-                    limit_personas=None if ids else int(personas))
-    return _built(partial(plan_from_args, args), ids)
+                    archetypes=[int(a) for a in archetypes], endowment=10 if ablation else int(endowment),
+                    endowments=ABLATION if ablation else None, personas=bank_arg, attribute_set=attribute_set,
+                    forecast=forecast, answer=answer, limit_personas=None if ids else int(personas))
+    return lambda spec: [_keep_personas(plan, ids) for _, plan in plans_from_args(args, spec)]
 
 
 def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
@@ -409,8 +431,9 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
     return _built(builder, ids)
 
 
-def _what_it_will_show(method: str, plan: dict) -> None:
-    """Before starting: which of the method's analyses this plan can produce, and a warning when none."""
+def _what_it_will_show(method: str, plan: dict, n_runs: int = 1) -> None:
+    """Before starting: which of the method's analyses this plan (the first of ``n_runs`` per model) can produce, and a
+    warning when none."""
     lines, none = [], False
     if method == "values":
         n, contexts = len(plan.get("personas") or []), len(plan.get("contexts") or [])
@@ -431,7 +454,8 @@ def _what_it_will_show(method: str, plan: dict) -> None:
         if plan.get("level") == "population":
             lines = [("belief–behaviour Spearman ρ per attribute", n >= 2,
                       "needs ≥ 2 personas (levels nobody plays are left out)"),
-                     ("split-half reliability of behaviour", n >= 4, "needs ≥ 4 personas with a valid transfer")]
+                     ("split-half reliability of behaviour", n >= 4, "needs ≥ 4 personas with a valid transfer"),
+                     ("the endowment ablation (Table 9)", n_runs > 1, "needs 'Endowment ablation'")]
         else:
             rounds = int(plan.get("rounds") or 1)
             lines = [("forecast error per archetype", n >= 1, "needs a persona"),
@@ -451,9 +475,6 @@ def _what_it_will_show(method: str, plan: dict) -> None:
     if none:
         st.warning("As planned, this run produces no metric any analysis page can show. Add personas, contexts or "
                    "testings first.", icon="⚠️")
-
-
-METHODS = {"values": "Values (Stick to Your Role!)", "mbti": "MBTI", "trust": "Trust game", "personagym": "PersonaGym"}
 
 
 def _connection_check(spec: ModelSpec, api_key: str | None, enabled: bool, suffix: str = "") -> None:
@@ -495,6 +516,19 @@ def _show_estimate(est: RunEstimate, spec: ModelSpec, label: str = "") -> None:
                ". Cost from the model's prices in models.toml; calls already in the cache are free.")
 
 
+def _as_list(built: Any) -> list[Any]:
+    """A plan builder's result as a list of plans (the trust endowment ablation builds one plan per endowment)."""
+    return built if isinstance(built, list) else [built]
+
+
+def _plan_label(spec: ModelSpec, plan: dict, n_models: int, n_plans: int) -> str:
+    """The suffix naming a plan's estimate when there are several: its model (A/B), its endowment (ablation)."""
+    parts = [spec.name] if n_models > 1 else []
+    if n_plans > n_models and plan.get("endowment") is not None:
+        parts.append(f"${plan['endowment']}")
+    return "".join(f" · {p}" for p in parts)
+
+
 METHODS = {"values": "Values (Stick to Your Role!)", "mbti": "MBTI", "trust": "Trust game", "personagym": "PersonaGym"}
 st.subheader("New run")
 method = state.segmented("Method", list(METHODS), key="method", format_func=METHODS.get)
@@ -516,11 +550,11 @@ if state.toggle("Also run on a second model (A/B)", key="run_ab",
         elif sides:
             sides.append((spec_b, key_ok_b, api_key_b))
     pair_missing = len(sides) < 2
-plans: list[tuple[ModelSpec, Any]] = []
+plans: list[tuple[ModelSpec, Any, str | None]] = []  # (spec, plan, key): one plan per model, or several (ablation)
 if sides:
     try:
         build = {"values": _values_plan, "mbti": _mbti_plan, "trust": _trust_plan, "personagym": _personagym_plan}[method]()
-        plans = [(s, build(s)) for s, _, _ in sides] if build is not None else []
+        plans = [(s, p, k) for s, _, k in sides for p in _as_list(build(s))] if build is not None else []
     except RoleScopeError as exc:
         st.error(str(exc))
         plans = []
@@ -529,17 +563,17 @@ concurrency = state.number_input("Concurrent requests", 1, 256, 2 if spec is not
                                  "serves one at a time).")
 
 if plans:
-    dumps = [p if isinstance(p, dict) else p.model_dump() for _, p in plans]
-    _what_it_will_show(method, dumps[0])
-    for (spec_, plan_), dump in zip(plans, dumps):
-        _show_estimate(_estimate(method, plan_, dump, spec_), spec_, f" · {spec_.name}" if len(plans) > 1 else "")
+    dumps = [p if isinstance(p, dict) else p.model_dump() for _, p, _ in plans]
+    _what_it_will_show(method, dumps[0], len(plans) // len(sides))
+    for (spec_, plan_, _), dump in zip(plans, dumps):
+        _show_estimate(_estimate(method, plan_, dump, spec_), spec_, _plan_label(spec_, dump, len(sides), len(plans)))
     busy = bool(jobs.active())
     ready = all(ok for _, ok, _ in sides) and not pair_missing
-    label = "Start run" if len(plans) == 1 else "Run on A and B"
+    label = "Start run" if len(plans) == 1 else "Run on A and B" if len(plans) == len(sides) else f"Start {len(plans)} runs"
     if st.button(label, type="primary", icon=":material/play_arrow:", disabled=busy or not ready, key="run_start"):
         started: list[str] = []
         try:
-            for (spec_, _), dump, (_, _, key_) in zip(plans, dumps, sides):
+            for (spec_, _, key_), dump in zip(plans, dumps):
                 run_id = new_run_id(method)
                 create_run(ref.store, method, spec_, dump, run_id)
                 started.append(jobs.start(ref.path, run_id, api_key=key_, concurrency=int(concurrency)).run_id)

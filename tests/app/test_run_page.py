@@ -246,3 +246,43 @@ def test_trust_and_personagym_plans_say_what_they_can_show(app_on_fixture, metho
     at = app_on_fixture("run", method=method, **query)
     shows = next(m.value for m in at.markdown if m.value.startswith("**This run can show**"))
     assert expected in shows, shows
+
+
+def test_trust_protocol_options_reach_the_stored_plans(app_on_fixture, stub_server, tmp_path):
+    """The Run page sets the options of ``run trust``: attribute set and answer form land in the plan; the endowment
+    ablation plans one run per endowment ($10 last, the headline), estimated and started together."""
+    at = app_on_fixture("run", method="trust")
+    at.selectbox(key="run_model").set_value("other").run()
+    at.text_input(key="run_spec").input(f"stub-model@{stub_server.url}").run()
+    at.number_input(key="run_trust_personas").set_value(1).run()
+    at.multiselect(key="run_trust_strategies").set_value(["Ctx+Tr"]).run()
+    at.selectbox(key="run_trust_attrs").set_value("rolescope15").run()
+    at.selectbox(key="run_trust_answer").set_value("numeric").run()
+    at.toggle(key="run_trust_ablation").set_value(True).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.number_input(key="run_trust_endowment").disabled
+    labels = [m.label for m in at.metric if m.label.startswith("LLM calls")]
+    assert labels == ["LLM calls · $44", "LLM calls · $100", "LLM calls · $10"]
+    assert "the endowment ablation (Table 9) ✅" in next(m.value for m in at.markdown if m.value.startswith("**This run"))
+    assert at.button(key="run_start").label == "Start 3 runs"
+    at.button(key="run_start").click().run()
+    started = at.session_state["run_jobs"]
+    assert len(started) == 3
+    for run_id in started:
+        _wait_for_job(run_id, timeout=240)
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        plans = [json.loads(store.frame("SELECT plan FROM runs WHERE run_id = ?", [r])["plan"].iloc[0]) for r in started]
+    assert [p["endowment"] for p in plans] == [44, 100, 10]
+    assert {p["attribute_set"] for p in plans} == {"rolescope15"} and {p["answer"] for p in plans} == {"numeric"}
+    assert len({json.dumps(p["personas"]) for p in plans}) == 1
+
+
+def test_trust_individual_level_offers_the_upfront_forecast(app_on_fixture):
+    """Per-round forecasts (default) make one forecast call per round; the upfront option one per game."""
+    at = app_on_fixture("run", method="trust", run_trust_level="individual", run_trust_personas="1",
+                        run_trust_rounds="6", run_trust_archetypes=["1"])
+    per_round = int({m.label: m.value for m in at.metric}["LLM calls"])
+    at.selectbox(key="run_trust_forecast").set_value("upfront").run()
+    assert not at.exception and not at.error
+    upfront = int({m.label: m.value for m in at.metric}["LLM calls"])
+    assert per_round - upfront == 5 and at.query_params["run_trust_forecast"] == "upfront"
