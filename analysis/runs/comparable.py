@@ -45,9 +45,12 @@ EXECUTION_FIELDS = frozenset({"prefix_reuse", "max_retries", "concurrency"})
 COVERAGE_FIELDS: dict[tuple[str, str], frozenset[str]] = {
     ("values", "values"): frozenset({"contexts", "population"}),
     ("mbti", "mbti"): frozenset({"subjects", "orders", "testings"}),
+    # trust: also the fields of the other level, which its runs carry but never use (forecasts are individual,
+    # the population answer form is population)
     ("trust", "population"): frozenset({"level", "attributes", "strategies", "conditioning", "archetypes", "rounds",
-                                         "play_knows_archetype"}),
-    ("trust", "individual"): frozenset({"level", "attributes", "strategies", "conditioning", "condition_on", "archetypes"}),
+                                         "play_knows_archetype", "forecast"}),
+    ("trust", "individual"): frozenset({"level", "attributes", "strategies", "conditioning", "condition_on", "archetypes",
+                                         "answer"}),
     ("personagym", "personagym"): frozenset({"personas"}),
 }
 

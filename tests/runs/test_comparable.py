@@ -53,6 +53,17 @@ def test_imported_runs_pool_by_source_and_trust_levels_are_families() -> None:
     assert [c.run_ids for c in comparable.configurations(runs, "trust", "individual")["m"]] == [("i",)]
 
 
+def test_trust_fields_of_the_other_level_do_not_split_a_level() -> None:
+    """forecast is read only at the individual level and answer only at the population level (``analysis.trust``)."""
+    base = {"level": "population", "endowment": 10, "forecast": "per_round", "answer": "reasoned"}
+    pop = [comparable.signature_id(comparable.signature("trust", base | f, "population"))
+           for f in ({}, {"forecast": "upfront"}, {"answer": "numeric"})]
+    assert pop[0] == pop[1] != pop[2]
+    ind = [comparable.signature_id(comparable.signature("trust", base | {"level": "individual"} | f, "individual"))
+           for f in ({}, {"answer": "numeric"}, {"forecast": "upfront"})]
+    assert ind[0] == ind[1] != ind[2]
+
+
 def test_latest_rows_keeps_whole_runs_per_cell_and_choose_prefers_latest() -> None:
     frame = pd.DataFrame({"run_id": ["old", "old", "new", "other"], "context": ["a", "a", "a", "b"], "x": [1, 2, 3, 4]})
     kept = comparable.latest_rows(frame, ["context"], {"old": 1.0, "new": 2.0, "other": 0.5})
