@@ -400,8 +400,8 @@ def invalid_rates(ref: StoreRef) -> pd.DataFrame:
             for m, g in answers.groupby("model", sort=True):
                 counts.append(("mbti", m, "invalid answers", int((g["valid"] != 1).sum()), len(g)))
         for m, d in trust_doc(ref).get("models", {}).items():
-            n = d.get("n_rows") or {}
-            counts.append(("trust", m, "invalid replies", sum((d.get("invalid") or {}).values()), sum(n.values())))
+            counts.append(("trust", m, "invalid replies", sum((d.get("invalid_replies") or {}).values()),
+                           sum((d.get("n_replies") or {}).values())))
         for m, d in personagym_doc(ref).get("models", {}).items():
             counts.append(("personagym", m, "invalid grades", d.get("invalid", 0), d.get("invalid", 0) + d.get("n_grades", 0)))
             counts.append(("personagym", m, "refusals", d.get("refusals", 0), d.get("n_answers", 0)))

@@ -205,8 +205,8 @@ class PersonaGymSession:
                 return [], f"environment selection failed: {out.error}"
             parsed = parse_list(out.reply.text, split_commas=True)
             match = match_environments(parsed.items, self.plan.environments, k)
-            reason = (f"no known environment in the reply ({len(match.unknown)} unknown names)" if parsed.items
-                      else "no list in the reply")
+            reason = _cut(f"no known environment in the reply ({len(match.unknown)} unknown names)" if parsed.items
+                          else "no list in the reply", out)
             self.store.upsert(ENVIRONMENTS.name, [row | {
                 "status": "ok" if match.selected else "invalid", "selected": match.selected, "n_selected": len(match.selected),
                 "unknown": match.unknown, "n_unknown": len(match.unknown), "n_duplicates": match.duplicates,
@@ -243,7 +243,8 @@ class PersonaGymSession:
             self.store.upsert(GENERATIONS.name, [row | {
                 "status": "ok" if new else "invalid", "n_parsed": parsed.n_parsed, "n_new": len(new),
                 "rejected": parsed.rejected, "form": parsed.form, "raw": out.reply.text,
-                "reason": None if new else ("no list in the reply" if parsed.form == "none" else "no valid new question")}])
+                "reason": None if new else _cut("no list in the reply" if parsed.form == "none" else "no valid new question",
+                                                out)}])
             if len(accepted) >= n:
                 break
         missing = n - len(accepted)
@@ -311,10 +312,10 @@ class PersonaGymSession:
             parsed = parse_score_examples(out.reply.text)
             self.store.upsert(EXAMPLES.name, [row | {
                 "status": "ok" if parsed.valid else "invalid", "examples": parsed.examples, "n_examples": len(parsed.examples),
-                "raw": out.reply.text, "reason": parsed.reason}])
+                "raw": out.reply.text, "reason": None if parsed.valid else _cut(parsed.reason or "unparseable", out)}])
             if parsed.valid:
                 return parsed.examples, True, ""
-            reason = parsed.reason or "unparseable"
+            reason = _cut(parsed.reason or "unparseable", out)
             if len(parsed.examples) > len(best):
                 best = parsed.examples
         return best, False, f"no complete score examples after {1 + self.plan.examples_retries} attempts ({reason})"
@@ -331,7 +332,14 @@ class PersonaGymSession:
             return
         grade = parse_grade(out.reply.text)
         self.store.upsert(GRADES.name, [row | {"status": "ok" if grade.valid else "invalid", "score": grade.score,
-                                               "raw": out.reply.text, "reason": grade.reason}])
+                                               "raw": out.reply.text,
+                                               "reason": None if grade.valid else _cut(grade.reason or "unparseable", out)}])
+
+
+def _cut(reason: str, out: CallOutcome) -> str:
+    """An invalid reply's reason, saying when the reply was cut by the length limit (what it lacks may be past the cut)."""
+    return f"{reason} (the reply hit the length limit)" if out.reply is not None and out.reply.finish_reason == "length" \
+        else reason
 
 
 def plan_json(plan: PersonaGymPlan) -> dict[str, Any]:

@@ -18,7 +18,8 @@
                        "trajectories": {K: {PERSONA: [{"round", "forecast", "explanation", "sent", "returned", ...}]}}},
         "endowment": E, "endowments": {E: {STRATEGY: {"mean_spearman": x, "median_spearman": x, "median_abs_diff": x,
                                                       "mae_eta2": x, "attributes": {ATTR: {"spearman": x, "abs_diff": x}}}}},
-        "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n},
+        "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n}, "n_rows": {...}: planned answers;
+        "invalid_replies": {...}, "n_replies": {...}: those a reply came for (not: rounds never played, failed calls);
         "invalid_reasons": {TABLE: {REASON: n}},
         "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n}, "conditioning": C, "priors_in_prompt": n,
                       "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x}}},
@@ -270,13 +271,30 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
         played = int(rounds["endowment"].dropna().iloc[0]) if rounds["endowment"].notna().any() else DEFAULT_ENDOWMENT
         individual["chance"] = trust_chance.individual_chance(rounds, individual, played, n_sims=chance, seed=seed,
                                                               store=store)
-    tables = {"beliefs": beliefs, "transfers": transfers, "forecasts": forecasts, "rounds": rounds}
-    invalid = {name: int((df["valid"] == 0).sum()) for name, df in tables.items()}
-    if "forecast_valid" in rounds:  # per-round forecasts live on the round rows
-        invalid["forecasts"] += int((rounds["forecast_valid"] == 0).sum())
+    tables = reply_rows(beliefs, transfers, forecasts, rounds)
+    replied = {name: df[df["raw"].notna()] for name, df in tables.items()}
     return {"population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
-            "endowments": endowments, "invalid": invalid, "n_rows": {name: int(len(df)) for name, df in tables.items()}, "invalid_reasons": invalid_reasons(tables),
+            "endowments": endowments, "invalid": {name: int((df["valid"] == 0).sum()) for name, df in tables.items()},
+            "n_rows": {name: int(len(df)) for name, df in tables.items()},
+            "invalid_replies": {name: int((df["valid"] == 0).sum()) for name, df in replied.items()},
+            "n_replies": {name: int(len(df)) for name, df in replied.items()}, "invalid_reasons": invalid_reasons(tables),
             "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors), "play": play_by_round(rounds)}
+
+
+def reply_rows(beliefs: pd.DataFrame, transfers: pd.DataFrame, forecasts: pd.DataFrame,
+               rounds: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per kind of answer, one row per planned answer with ``valid``, ``reason`` and ``raw`` (null when no reply came:
+    a round not played after an invalid one, a failed call). Per-round forecasts live on the round rows (their
+    ``forecast_*`` columns, null when the round was not played); they count as forecasts."""
+    cols = ["valid", "reason", "raw"]
+    out = {name: df.reindex(columns=cols) for name, df in
+           {"beliefs": beliefs, "transfers": transfers, "forecasts": forecasts, "rounds": rounds}.items()}
+    if "forecast_valid" in rounds:
+        asked = rounds[rounds["forecast_valid"].notna()]
+        per_round = asked[["forecast_valid", "forecast_reason", "forecast_raw"]].set_axis(cols, axis=1)
+        out["forecasts"] = pd.concat([df for df in (out["forecasts"], per_round) if len(df)] or [out["forecasts"]],
+                                     ignore_index=True)
+    return out
 
 
 def _behaviour(transfers: pd.DataFrame, priors: pd.DataFrame) -> dict[str, Any]:

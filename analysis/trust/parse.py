@@ -5,7 +5,9 @@ Amounts (``extract_amount``): only a stated decision counts: the answer marker t
 or "dollars" ("I will send $3", "I'll send 3 dollars and keep 7"), or to send nothing ("I will not
 send anything"). Different decided amounts are ambiguous; an echoed template ("Amount: $X") or a
 reply cut off before its decision is invalid; a negative, a fraction ("$4.50") or more than E
-("$12" with E = 10) is invalid. No other number in the reply is ever taken for the amount.
+("$12" with E = 10) is invalid. No other number in the reply is ever taken for the amount: not a
+number in an expression ("amount = 10 * max(1, 10)" in code), nor a marker quoted inside a sentence
+('the last line is: "Amount: $10" is what you get'), both seen in the demo's replies.
 
 Structures (``extract_json`` + pydantic): the first JSON object in the reply, looked for in
 ```code fences``` first, then anywhere (prose around it is ignored; trailing commas are
@@ -30,11 +32,18 @@ from analysis.trust import DOLLAR_STRATEGY
 _WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
     "eighteen nineteen twenty".split())}
-_AMOUNT = (r"(?P<neg>-\s*)?(?:\$\s*(?P<num>\d[\d,]*(?:\.\d+)?)|(?P<bare>\d[\d,]*(?:\.\d+)?)(?=\s*(?:dollars?|bucks)\b)"
+# a number followed by an arithmetic operator or a range ("10 * max(1, 10)", "$5-$6") is part of an expression
+_NOT_EXPRESSION = r"(?![\d.,]*\s*(?:[*×/+^=]|-\s*\$?\d))"
+_AMOUNT = (r"(?P<neg>-\s*)?(?:\$\s*(?P<num>\d[\d,]*(?:\.\d+)?)" + _NOT_EXPRESSION +
+           r"|(?P<bare>\d[\d,]*(?:\.\d+)?)(?=\s*(?:dollars?|bucks)\b)"
            r"|(?P<word>" + "|".join(_WORDS) + r")(?=\s+dollars?\b))")
 _PLACEHOLDER = r"(?:\$\s*[A-Za-z]\b|\[[^\]\n]{1,30}\]|<[^>\n]{1,30}>|\$?\s*_{2,}|\$?\s*\.{3})"
 _MARK = r"\b(?:amount(?:\s+(?:sent|to\s+send))?|action|final\s+answer|decision)\s*[:=]\s*(?:send\s*)?"
-_MARKER = re.compile(_MARK + r"(?:" + _AMOUNT + r"|(?P<plain>\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*%)(?!\w))", re.IGNORECASE)
+_MARKER = re.compile(_MARK + r"(?:" + _AMOUNT + r"|(?P<plain>\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*%)(?!\w)" + _NOT_EXPRESSION + ")",
+                     re.IGNORECASE)
+_QUOTES = "\"'“‘«"
+# after a quoted marker: its closing quote, punctuation, the end of the line (then it is the reply's answer line)
+_QUOTE_ENDS_LINE = re.compile(r"\s*[\"'”’»]\s*[.!]?\s*(?:\n|$)")
 _MARKER_PLACEHOLDER = re.compile(_MARK + _PLACEHOLDER, re.IGNORECASE)
 _SUBJECT = (r"(?<!\bif )(?<!\bwhen )(?<!\bshould )\bI(?:'ll|'m|'d| will| would| am| shall| have| decided| decide| choose| chose"
             r"| plan| want| intend| think I'll| made (?:a|the|my) decision| make (?:a|the|my) decision)?"
@@ -88,13 +97,29 @@ def _decisions(text: str) -> list[_Decision]:
         digits = next(groups[k] for k in ("num", "bare", "plain") if groups.get(k) is not None)
         return f"{'-' if groups.get('neg') else ''}${digits}"
 
-    markers = [_Decision("marker", value(m), m.group(0).strip(), m.end(), written(m)) for m in _MARKER.finditer(text)]
+    markers = [_Decision("marker", value(m), m.group(0).strip(), m.end(), written(m)) for m in _MARKER.finditer(text)
+               if not _mentioned(text, m)]
     if markers:
         return markers
     phrases = [_Decision("send phrase", value(m), m.group(0).strip(), m.end(), written(m))
                for m in _SEND_PHRASE.finditer(text)]
     phrases += [_Decision("zero phrase", 0.0, m.group(0).strip(), m.end(), "$0") for m in _ZERO_PHRASE.finditer(text)]
     return sorted(phrases, key=lambda d: d.end)
+
+
+_TIMES = re.compile(r"(?<=[\d)])[ \t]*\*(?!\*)[ \t]*(?=[\d(A-Za-z_])")  # "10 * max(1, 10)", "3*4": multiplication
+
+
+def _without_markdown(reply: str) -> str:
+    """The reply without emphasis asterisks and backticks ("**Amount:** $2"); a multiplication sign is kept as "×"."""
+    return _TIMES.sub(" × ", reply).replace("*", "").replace("`", "")
+
+
+def _mentioned(text: str, m: re.Match[str]) -> bool:
+    """A marker in quotation marks inside a sentence is mentioned, not stated ('So the last line is: "Amount: $10" is
+    what you get.'); a quoted marker that ends its line is the reply's answer line."""
+    before = text[:m.start()].rstrip(" ")
+    return bool(before) and before[-1] in _QUOTES and _QUOTE_ENDS_LINE.match(text, m.end()) is None
 
 
 def extract_amount(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedAmount:
@@ -108,7 +133,7 @@ def extract_amount(reply: str, endowment: int, finish_reason: str | None = None)
     only decision at the cut, is truncated. The amount must then be a whole number in [0, endowment]; nothing is
     clipped or guessed (the reference's first-number regex ``\$?(\d+)`` would take "$1" from "Player B returned $1").
     """
-    text = reply.replace("*", "").replace("`", "")
+    text = _without_markdown(reply)
     truncated = finish_reason == "length"
     found = _decisions(text)
     if truncated and found and found[-1].end >= len(text.rstrip()):
@@ -127,24 +152,36 @@ def extract_amount(reply: str, endowment: int, finish_reason: str | None = None)
 
 
 _FIRST_NUMBER = re.compile(r"(?P<neg>-)?\$?(?P<int>\d+)(?P<frac>\.\d+)?")
+# a bare answer line: a number with at most "$", "dollars", a bullet or an "Answer:" label around it
+_BARE_LINE = re.compile(r"(?:[-•>][ \t]+)?(?:(?:final[ \t]+)?(?:answer|amount)[ \t]*[:=][ \t]*|send[ \t]+)?-?[ \t]*\$?[ \t]*"
+                        r"\d+(?:\.\d+)?[ \t]*(?:dollars?|USD)?[ \t]*[.!]?", re.IGNORECASE)
 
 
 def extract_first_integer(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedAmount:
-    """App. E's scalar extraction for a bare numeric answer: the first number of the reply (the paper's ``\\$?(\\d+)``),
-    valid when a whole amount in [0, endowment]. Deliberately stricter than taking the digits: a first number that is
-    negative ("-3"), a fraction ("4.5") or above the endowment is invalid, and no later number is tried."""
-    m = _FIRST_NUMBER.search(reply)
-    if m is None:
-        if finish_reason == "length":
-            return ParsedAmount(None, "truncated: the reply hit the length limit before a number")
-        return ParsedAmount(None, "no integer in the reply")
-    text = m.group(0)
-    if m.group("neg") or m.group("frac"):
-        return ParsedAmount(None, f"'{text}' is not a whole amount >= 0", "first integer", text)
-    value = int(m.group("int"))
-    if value > endowment:
-        return ParsedAmount(None, f"'{text}' is outside [0, {endowment}]", "first integer", text)
-    return ParsedAmount(value, None, "first integer", text)
+    """App. E's scalar extraction for a bare numeric answer: when the reply's first line is a bare number ("7", "$4",
+    "Answer: 5", "3 dollars."), its first number (the paper's ``\\$?(\\d+)``), valid when a whole amount in
+    [0, endowment]; a negative ("-3"), a fraction ("4.5") or a number above the endowment is invalid, and no later
+    number is tried. A reply that is not a bare number is read only for a stated decision (``extract_amount``): on the
+    embedded model's real replies ("To solve this problem ... tripled by 3 ..."), the first integer stored 3 for 39 of
+    50 personas, none of which decided anything."""
+    text = _without_markdown(reply)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines and _BARE_LINE.fullmatch(lines[0]):
+        if finish_reason == "length" and len(lines) == 1:
+            return ParsedAmount(None, "truncated: the reply hit the length limit right after its number")
+        m = _FIRST_NUMBER.search(lines[0])
+        assert m is not None  # the bare line holds a number
+        found = m.group(0)
+        if m.group("neg") or m.group("frac"):
+            return ParsedAmount(None, f"'{found}' is not a whole amount >= 0", "first integer", found)
+        value = int(m.group("int"))
+        if value > endowment:
+            return ParsedAmount(None, f"'{found}' is outside [0, {endowment}]", "first integer", found)
+        return ParsedAmount(value, None, "first integer", found)
+    decided = extract_amount(reply, endowment, finish_reason)
+    if decided.valid or not lines:
+        return decided
+    return ParsedAmount(None, f"not a bare number; {decided.reason}", decided.how, decided.text)
 
 
 def _validated(decision: _Decision, endowment: int) -> ParsedAmount:

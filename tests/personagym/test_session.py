@@ -309,6 +309,22 @@ def test_answers_cut_at_the_limit_are_flagged_and_counted(tmp_path: Path, fake: 
     assert m["truncated"] == 2 and m["n_graded"] == 10 and sum(p["truncated"] for p in m["personas"].values()) == 2
 
 
+def test_invalid_replies_cut_at_the_limit_say_so(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """An invalid grade whose reply hit the length limit says so in its reason (its score may lie past the cut); an
+    invalid reply that ended on its own does not."""
+    def reply(request: ChatRequest, model: str) -> str:
+        return "The persona is convincing and the response" if stage_of(request) == "grade" else default_reply(request, model)
+
+    fake.reply = staticmethod(reply)
+    fake.finish = staticmethod(lambda r, m: "length" if stage_of(r) == "grade" and "Toxicity" in r.messages[-1][1]
+                               else "stop")
+    with Store(tmp_path / "s.db") as store:
+        run_id, _ = run(store)
+        grades = store.table(GRADES.name, [run_id]).set_index("task")["reason"]
+    assert grades["Toxicity Control"] == "no 'final score is N' sentence (the reply hit the length limit)"
+    assert grades["Expected Action"] == "no 'final score is N' sentence"
+
+
 def test_self_graded_runs_say_so(tmp_path: Path, fake: type[FakeClient]) -> None:
     """No --evaluators: the agent grades and writes its own questions -> self-graded in both roles. An evaluator that is
     the agent's model under another name (same backend, model and server, other decoding) is still the agent; other

@@ -65,6 +65,17 @@ CORPUS: list[tuple[str, str | None, int | str]] = [
     ("You are a man who has a graduate degree. You are a man who has a graduate", "length", TRUNCATED),  # demo
     ("Let me reason. I will send $4. Then", "length", 4),  # the decision came before the cut
     ("My decision is below.\nAmount: $1", "length", TRUNCATED),  # cut right after "$1": may be "$10"
+    # expressions and quotations are not decisions (the first two: the demo's smollm2-t07, read as $10 until fixed)
+    ("let's think of it in a bit of code:\n\n```\ndef calculate_three_payoffs(amount, multiplier):\n    return {\n"
+     "        'Amount': 3 * amount + amount * multiplier,\n    }\n\ndef calculate_three_payoffs(amount, multiplier):\n"
+     "    amount = 10 * max(1, 10", "length", TRUNCATED),
+    ('So the last line is: "Amount: $10" is what you get.\n\nBut I\'ll keep going. I\'ll tell you about another game',
+     "length", TRUNCATED),
+    ("Amount: 10 * 3", "stop", NONE_STATED),
+    ("Amount: $5-$6", "stop", NONE_STATED),
+    ('Here is my answer line:\n"Amount: $5"', "stop", 5),  # a quoted marker that ends its line is the answer line
+    ("Amount: **5**", "stop", 5),
+    ("I will send **$4** to Player B.", "stop", 4),
 ]
 
 

@@ -145,21 +145,44 @@ def test_thought_is_split_from_action() -> None:
     assert thought_of("Send $2") is None
 
 
+# Replies of the embedded model (SmolLM2-135M, our own data) to the numeric prompt, cut at 300 characters: none is a
+# bare number; App. E's first integer would have stored 3, 10 and 1.
+REAL_NUMERIC_REPLIES = [
+    ("To solve this problem, we need to break it down step by step.\n\nFirst, let's find the total amount sent to Player "
+     "B.\n\nThe amount sent is tripled, so the total amount sent is tripled by 3.\n\nThe tripled amount is tripled by 3,"
+     " so the tripled amount is tripled by 3 times 3, which is 9.\n\nThe tripled amou", "length"),
+    ("You can solve this problem by breaking it down into a simple equation.\n\nThe total amount sent to Player B is "
+     "tripled, so the equation would be:\n\n(10 x 3) + 3 = 33 + 3 = 36\n\nSo, the amount sent to Player B is 36.\n\nThe "
+     "amount you send to Player B is 36.\n\nThe total amount sent to Player B is 36 + 3 = 4", "length"),
+    ("You can solve this problem using the concept of division.\n\nTo solve this problem, you need to find the total "
+     "amount of money you need to send to Player B, which is 10.\n\nTo find the amount you need to send, you can divide "
+     "10 by 10, which gives you 1.\n\nSo, you need to send 1 dollar to Player B.\n\nThe a", "stop"),
+]
+
+
 def test_first_integer_of_a_bare_numeric_answer() -> None:
-    """App. E's scalar rule for --answer numeric: the first number (\\$?(\\d+)), within [0, E]; a negative, a fraction or a
-    first number above E is invalid (no later number is tried); nothing numeric is invalid, a cut reply says so."""
+    """App. E's scalar rule for --answer numeric: when the reply's first line is a bare number, its first number
+    (\\$?(\\d+)), within [0, E]; a negative, a fraction or a number above E is invalid (no later number is tried). A reply
+    that is not a bare number is read for a stated decision only; the embedded model's real replies decide nothing."""
     from analysis.trust.parse import extract_first_integer
 
-    cases = {"7": 7, "$4": 4, "0": 0, "10.": 10, "I send 3 dollars and keep 7": 3, "- 5": 5}
+    cases = {"7": 7, "$4": 4, "0": 0, "10.": 10, "- 5": 5, "Answer: 5": 5, "**5**": 5, "3 dollars.": 3,
+             "5\n\nBecause I trust people.": 5}
     for text, want in cases.items():
         got = extract_first_integer(text, 10)
         assert (got.amount, got.how) == (want, "first integer"), text
+    assert extract_first_integer("I send 3 dollars and keep 7", 10).amount == 3  # a stated decision, not the first number
     for text, reason in {"-3": "'-3' is not a whole amount >= 0", "4.5": "'4.5' is not a whole amount >= 0",
-                         "12, no, 5": "'12' is outside [0, 10]", "nothing": "no integer in the reply"}.items():
+                         "12": "'12' is outside [0, 10]", "12, no, 5": "not a bare number; no decision stated",
+                         "nothing": "not a bare number; no decision stated"}.items():
         got = extract_first_integer(text, 10)
-        assert not got.valid and got.reason == reason, text
-    assert extract_first_integer("Let me think", 10, "length").reason.startswith("truncated")
+        assert not got.valid and got.reason.startswith(reason), text
+    assert extract_first_integer("Let me think", 10, "length").reason.startswith("not a bare number; truncated")
+    assert extract_first_integer("1", 10, "length").reason.startswith("truncated")  # "1" may be the start of "10"
     assert extract_first_integer("44", 44).amount == 44
+    for reply, finish in REAL_NUMERIC_REPLIES:
+        got = extract_first_integer(reply, 10, finish)
+        assert not got.valid and got.reason.startswith("not a bare number"), reply[:60]
 
 
 def test_numeric_answer_prompt() -> None:

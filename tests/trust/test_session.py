@@ -322,7 +322,8 @@ def test_per_round_forecasts_from_state_summaries(tmp_path: Path, fake: type[Fak
         doc = metrics_json(store, n_boot=0)["models"]["fake"]
     arch = doc["individual"]["archetypes"]["3"]
     assert arch["mae_by_round"] == [1.0, 1.0, 1.0] and arch["mae"] == 1.0 and arch["n_pairs"] == 3
-    assert doc["invalid"]["forecasts"] == 1
+    assert doc["invalid"]["forecasts"] == 1 and doc["n_rows"]["forecasts"] == 4  # per-round forecasts count as forecasts
+    assert doc["invalid_reasons"]["forecasts"] == {"no JSON object in the reply": 1}
     trace = next(iter(doc["individual"]["trajectories"]["3"].values()))
     assert [(r["round"], r["forecast"], r["explanation"], r["sent"], r["returned"]) for r in trace] == [
         (1, 0, "because round 1", 1, 3), (2, 1, "because round 2", 2, 3), (3, 2, "because round 3", 3, 3),
@@ -337,6 +338,11 @@ def test_per_round_forecasts_from_state_summaries(tmp_path: Path, fake: type[Fak
         assert (summary.total, summary.done) == (8, 8) and len(fake.requests) == 6  # rounds 1-3 and their forecasts
         rows = store.table(ROUNDS.name, [run_id]).sort_values("round")
         assert rows["reason"].iloc[3] == "not played: round 3 had no valid amount" and pd.isna(rows["forecast"].iloc[3])
+        doc = metrics_json(store, n_boot=0)["models"]["fake"]
+    # round 4 was never played: a planned round (invalid, with its reason) but no reply, and its forecast was not asked
+    assert (doc["n_rows"]["rounds"], doc["invalid"]["rounds"]) == (4, 2)
+    assert (doc["n_replies"]["rounds"], doc["invalid_replies"]["rounds"]) == (3, 1)
+    assert (doc["n_rows"]["forecasts"], doc["n_replies"]["forecasts"]) == (3, 3)
 
 
 def test_endowment_ablation_and_plan_errors(tmp_path: Path, fake: type[FakeClient]) -> None:
