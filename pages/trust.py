@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis import published
-from analysis.trust.labels import personas_text
+from analysis.trust.labels import invalid_text, personas_text
 from app import charts, data, state, ui
 
 ctx = ui.context()
@@ -24,9 +24,8 @@ if not models:
 model = state.selectbox("Model", models, key="model")
 ui.tiny_model_note([model], data.model_specs(ref))
 mdoc = data.trust_doc(ref)["models"][model]
-invalid = mdoc.get("invalid") or {}
-st.caption(f"Endowment ${mdoc.get('endowment')}; unparseable replies kept and counted: "
-           + ", ".join(f"{n} {k}" for k, n in invalid.items()) + ".")
+invalid = mdoc.get("invalid_replies") or mdoc.get("invalid") or {}
+st.caption(f"Endowment ${mdoc.get('endowment')}; unparseable replies kept and counted: " + invalid_text(mdoc) + ".")
 st.caption(personas_text(mdoc.get("personas") or {}))
 reasons = mdoc.get("invalid_reasons") or {}
 if reasons:

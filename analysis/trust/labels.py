@@ -27,3 +27,16 @@ def personas_text(personas: dict[str, dict[str, Any]]) -> str:
                     "`--personas gss_agents.jsonl` to do the same)")
         parts.append(f"{level}: {what}; described by {attrs}")
     return "Personas — " + "; ".join(parts) + "."
+
+
+def invalid_text(doc: dict[str, Any]) -> str:
+    """The unparseable replies per kind ("27 beliefs, 6 rounds"), and how many planned answers got no reply at all
+    (rounds never played after an invalid one, failed calls), which are not unparseable replies."""
+    replies, rows = doc.get("invalid_replies"), doc.get("invalid") or {}
+    if replies is None:  # a document from before replies were told apart from planned answers
+        return ", ".join(f"{n} {kind}" for kind, n in rows.items())
+    parts = []
+    for kind, n in replies.items():
+        missing = rows.get(kind, n) - n
+        parts.append(f"{n} {kind}" + (f" (and {missing} with no reply: never played or failed)" if missing else ""))
+    return ", ".join(parts)

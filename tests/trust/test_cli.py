@@ -174,3 +174,11 @@ def test_personas_text_says_where_personas_come_from() -> None:
                                        "seed": 2, "split": "test", "n": 50}})
     assert "50 personas of the test split of the GenAgents bank `g.jsonl` (296 eligible agents" in ga
     assert "did not record" in personas_text({"population": {"attribute_set": "rolescope15"}})
+
+
+def test_invalid_text_tells_unparseable_replies_from_answers_never_made() -> None:
+    from analysis.trust.labels import invalid_text
+
+    doc = {"invalid": {"beliefs": 27, "rounds": 36}, "invalid_replies": {"beliefs": 27, "rounds": 6}}
+    assert invalid_text(doc) == "27 beliefs, 6 rounds (and 30 with no reply: never played or failed)"
+    assert invalid_text({"invalid": {"beliefs": 2}}) == "2 beliefs"
