@@ -98,6 +98,11 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endowments", type=_int_list,
                         help="the endowment ablation in one command (App. D.1, Table 9): one run per endowment, e.g. "
                              "10,44,100; the paper's $10 runs last so that it stays the headline configuration")
+    parser.add_argument("--paper-tables", action="store_true",
+                        help="every run the paper's tables need, in one command: the individual level (Tables 6-8), the "
+                             "population at $44 and $100 (Table 9), then at $10 under self, weak and strong conditioning "
+                             "and unconditioned (Tables 3, 4; the headline); sets --level, --conditioning and the "
+                             "endowments")
     parser.add_argument("--personas", default="250",
                         help="N: a generated bank of N personas (default 250, test split = 50); or a GenAgents .jsonl file "
                              "or folder of <id>/scratch.json (paper set: its test personas, 50 of them by default)")
@@ -151,8 +156,26 @@ def ablation_endowments(args: argparse.Namespace) -> list[int]:
     return [e for e in given if e != DEFAULT_ENDOWMENT] + [e for e in given if e == DEFAULT_ENDOWMENT]
 
 
+#: ``--paper-tables``: (run-id suffix, options) of each run, in run order. The unconditioned $10 run comes last, so
+#: that it is the latest run of the headline configuration; belief requests repeat across the population runs and
+#: are answered from the call cache.
+PAPER_TABLE_RUNS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("individual", {"level": "individual"}),
+    *((f"e{e}", {"endowment": e}) for e in (44, 100)),
+    *((c, {"conditioning": c}) for c in ("self", "weak", "strong")),
+    ("none", {}),
+)
+
+
 def plans_from_args(args: argparse.Namespace, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
-    """(run-id suffix, plan) for every run ``run trust`` makes: one, or one per ``--endowments`` endowment."""
+    """(run-id suffix, plan) for every run ``run trust`` makes: one, one per ``--endowments`` endowment, or every run of
+    ``--paper-tables``."""
+    if getattr(args, "paper_tables", False):
+        if args.level != "population" or args.conditioning != "none" or args.endowment != DEFAULT_ENDOWMENT or args.endowments:
+            raise InputError("--paper-tables sets the level, the conditioning and the endowments; drop --level, "
+                             "--conditioning, --endowment and --endowments")
+        return [(suffix, plan_from_args(argparse.Namespace(**(vars(args) | options)), spec))
+                for suffix, options in PAPER_TABLE_RUNS]
     endowments = ablation_endowments(args)
     if not endowments:
         return [("", plan_from_args(args, spec))]

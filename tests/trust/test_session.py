@@ -428,3 +428,35 @@ def test_endowments_in_one_command(tmp_path: Path, fake: type[FakeClient], capsy
     assert set(doc["endowments"]["44"]["Ctx+Tr"]) >= {"mean_spearman", "median_spearman", "attributes"}
     assert main([*base, "--endowments", "10,44", "--endowment", "44"]) == 2
     assert "drop --endowment" in capsys.readouterr().err
+
+
+def test_every_paper_table_from_one_command(tmp_path: Path, fake: type[FakeClient], capsys: pytest.CaptureFixture) -> None:
+    """`run trust --paper-tables`: the individual level, the population at $44 and $100, then at $10 under self, weak
+    and strong conditioning and unconditioned (last: the headline). One store then holds Table 3 (population),
+    Table 4 (the four conditionings), Tables 6-8 (individual) and Table 9 (three endowments); repeated belief requests
+    come from the call cache. Options it sets are refused beside it (exit 2)."""
+    from analysis.__main__ import main
+
+    store = tmp_path / "s.db"
+    base = ["run", "trust", "--model", "fake@http://127.0.0.1:9/v1", "--store", str(store), "--personas", "40",
+            "--attributes", "age,sex", "--strategies", "ctx-tr", "--attribute-set", "rolescope15", "--rounds", "3",
+            "--archetypes", "1,3", "--quiet"]
+    assert main([*base, "--paper-tables", "--run-id", "pt"]) == 0
+    with Store(store, read_only=True) as st:
+        runs = st.frame("SELECT run_id, plan FROM runs ORDER BY rowid")
+        n_calls = int(st.frame("SELECT COUNT(*) AS n FROM calls")["n"].iloc[0])
+        (doc,) = metrics_json(st, n_boot=0)["models"].values()
+    assert runs["run_id"].tolist() == ["pt-individual", "pt-e44", "pt-e100", "pt-self", "pt-weak", "pt-strong", "pt-none"]
+    plans = [json.loads(p) for p in runs["plan"]]
+    assert [(p["level"], p["endowment"], p["conditioning"]) for p in plans] == [
+        ("individual", 10, "none"), ("population", 44, "none"), ("population", 100, "none"), ("population", 10, "self"),
+        ("population", 10, "weak"), ("population", 10, "strong"), ("population", 10, "none")]
+    assert doc["endowment"] == 10 and set(doc["endowments"]) == {"10", "44", "100"}  # Table 9
+    assert doc["population"]["Ctx+Tr"]["median_spearman"] is not None  # Table 3
+    assert set(doc["conditioning"]) == {"none", "self", "weak", "strong"}  # Table 4
+    assert set(doc["individual"]["archetypes"]) == {"1", "3"}  # Tables 6-8
+    beliefs = [r for r in fake.requests if "characteristic" in r.messages[-1][1]]
+    assert len({json.dumps(r.messages) for r in beliefs}) == 2 * 3  # 2 attributes x 3 endowments asked once each
+    assert len(fake.requests) == n_calls  # nothing asked twice: the $10 runs share their belief calls
+    assert main([*base, "--paper-tables", "--conditioning", "weak"]) == 2
+    assert "--paper-tables sets" in capsys.readouterr().err
