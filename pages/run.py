@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from functools import partial
@@ -340,17 +341,25 @@ def _trust_plan() -> Callable[[ModelSpec], list[dict]] | None:
         ids = choose.persona_picker(frame, key="run_trust_pop", search=("description",),
                                     filters=tuple(f for f in TRUST_FILTERS if f in frame),
                                     columns=tuple(c for c in (*TRUST_FILTERS, "description") if c in frame))
-    c = st.columns(4)
-    if level == "population":
+    paper = state.toggle("Every run of the paper's tables", key="run_trust_paper",
+                         help="Tables 3, 4, 6-8 and 9 in one go (run trust --paper-tables): the individual level, the "
+                              "population at $44 and $100, then at $10 under self, weak and strong conditioning and "
+                              "unconditioned (the headline)")
+    strategies, conditioning, answer = list(STRATEGIES), "none", "reasoned"
+    rounds, archetypes, forecast = 6, [1, 3, 5], "per_round"
+    if paper or level == "population":
+        c = st.columns(3)
         strategies = state.multiselect("Belief elicitation", list(STRATEGIES), default=list(STRATEGIES),
                                        key="run_trust_strategies", container=c[0])
-        conditioning = state.selectbox("Conditioning", list(CONDITIONINGS), key="run_trust_conditioning", container=c[1],
-                                       help="the role prompt carries no beliefs, the model's own, or perturbed priors")
+        if not paper:
+            conditioning = state.selectbox("Conditioning", list(CONDITIONINGS), key="run_trust_conditioning",
+                                           container=c[1], help="the role prompt carries no beliefs, the model's own, "
+                                                                "or perturbed priors")
         answer = state.selectbox("Answer", list(ANSWERS), key="run_trust_answer", container=c[2], format_func=ANSWERS.get,
                                  help="How the Trustor states its transfer: reasoning that ends 'Amount: $X' (default), "
                                       "or a bare whole number whose first integer is taken (the paper's App. E)")
-        rounds, archetypes, forecast = 6, [1, 3, 5], "per_round"
-    else:
+    if paper or level == "individual":
+        c = st.columns(3)
         rounds = state.number_input("Rounds", 1, 20, 6, key="run_trust_rounds", container=c[0])
         archetypes = state.multiselect("Trustee archetypes k (returns min(k, 3·sent))", list(range(1, 11)),
                                        default=[1, 3, 5], key="run_trust_archetypes", container=c[1])
@@ -358,20 +367,22 @@ def _trust_plan() -> Callable[[ModelSpec], list[dict]] | None:
                                    format_func=FORECASTS.get,
                                    help="per round: a forecast before each round from a summary of the game so far "
                                         "(the paper, default); once: every round forecast before play")
-        strategies, conditioning, answer = list(STRATEGIES), "none", "reasoned"
-    with c[3]:
-        ablation = state.toggle("Endowment ablation", key="run_trust_ablation",
+    ablation = False
+    if not paper:
+        c = st.columns(3)
+        ablation = state.toggle("Endowment ablation", key="run_trust_ablation", container=c[1],
                                 help=f"One run per endowment, ${', $'.join(map(str, ABLATION))} (App. D.1, Table 9); "
                                      "the $10 run is the headline configuration")
-        endowment = state.number_input("Endowment ($)", 1, 1000, 10, key="run_trust_endowment", disabled=ablation,
-                                       help="10 in the paper; 44, 100 in its ablation")
+        endowment = state.number_input("Endowment ($)", 1, 1000, 10, key="run_trust_endowment", container=c[0],
+                                       disabled=ablation, help="10 in the paper; 44, 100 in its ablation")
     if not strategies or not archetypes:
         st.warning("Pick at least one strategy / archetype.")
         return None
-    args = run_args(level=level, strategies=strategies, conditioning=conditioning, rounds=int(rounds),
-                    archetypes=[int(a) for a in archetypes], endowment=10 if ablation else int(endowment),
-                    endowments=ABLATION if ablation else None, personas=bank_arg, attribute_set=attribute_set,
-                    forecast=forecast, answer=answer, limit_personas=None if ids else int(personas))
+    args = run_args(level="population" if paper else level, strategies=strategies, conditioning=conditioning,
+                    rounds=int(rounds), archetypes=[int(a) for a in archetypes],
+                    endowment=10 if paper or ablation else int(endowment), endowments=ABLATION if ablation else None,
+                    paper_tables=paper, personas=bank_arg, attribute_set=attribute_set, forecast=forecast, answer=answer,
+                    limit_personas=None if ids else int(personas))
     return lambda spec: [_keep_personas(plan, ids) for _, plan in plans_from_args(args, spec)]
 
 
@@ -521,11 +532,13 @@ def _as_list(built: Any) -> list[Any]:
     return built if isinstance(built, list) else [built]
 
 
-def _plan_label(spec: ModelSpec, plan: dict, n_models: int, n_plans: int) -> str:
-    """The suffix naming a plan's estimate when there are several: its model (A/B), its endowment (ablation)."""
+def _plan_label(spec: ModelSpec, plan: dict, plans: list[dict], n_models: int) -> str:
+    """The suffix naming a plan's estimate when there are several: its model (A/B), and what tells it from the other
+    plans of its model (the trust ablation's endowment, the paper tables' level and conditioning)."""
     parts = [spec.name] if n_models > 1 else []
-    if n_plans > n_models and plan.get("endowment") is not None:
-        parts.append(f"${plan['endowment']}")
+    for key, shown in (("level", str), ("endowment", lambda v: f"${v}"), ("conditioning", lambda v: "unconditioned" if v == "none" else f"{v}-conditioned")):
+        if len({json.dumps(p.get(key)) for p in plans}) > 1:
+            parts.append(shown(plan.get(key)))
     return "".join(f" · {p}" for p in parts)
 
 
@@ -566,7 +579,8 @@ if plans:
     dumps = [p if isinstance(p, dict) else p.model_dump() for _, p, _ in plans]
     _what_it_will_show(method, dumps[0], len(plans) // len(sides))
     for (spec_, plan_, _), dump in zip(plans, dumps):
-        _show_estimate(_estimate(method, plan_, dump, spec_), spec_, _plan_label(spec_, dump, len(sides), len(plans)))
+        mine = [d for (s_, _, _), d in zip(plans, dumps) if s_ is spec_]
+        _show_estimate(_estimate(method, plan_, dump, spec_), spec_, _plan_label(spec_, dump, mine, len(sides)))
     busy = bool(jobs.active())
     ready = all(ok for _, ok, _ in sides) and not pair_missing
     label = "Start run" if len(plans) == 1 else "Run on A and B" if len(plans) == len(sides) else f"Start {len(plans)} runs"

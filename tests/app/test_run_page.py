@@ -286,3 +286,20 @@ def test_trust_individual_level_offers_the_upfront_forecast(app_on_fixture):
     assert not at.exception and not at.error
     upfront = int({m.label: m.value for m in at.metric}["LLM calls"])
     assert per_round - upfront == 5 and at.query_params["run_trust_forecast"] == "upfront"
+
+
+def test_trust_paper_tables_plan_every_run_from_the_page(app_on_fixture):
+    """'Every run of the paper's tables' plans the seven runs of ``run trust --paper-tables``, each estimate named by
+    what sets it apart; both levels' options show and the conditioning and endowment ones do not."""
+    at = app_on_fixture("run", method="trust", run_trust_personas="2", run_trust_strategies=["Ctx+Tr"])
+    at.toggle(key="run_trust_paper").set_value(True).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    labels = [m.label for m in at.metric if m.label.startswith("LLM calls")]
+    assert labels == ["LLM calls · individual · $10 · unconditioned", "LLM calls · population · $44 · unconditioned",
+                      "LLM calls · population · $100 · unconditioned", "LLM calls · population · $10 · self-conditioned",
+                      "LLM calls · population · $10 · weak-conditioned", "LLM calls · population · $10 · strong-conditioned",
+                      "LLM calls · population · $10 · unconditioned"]
+    keys = {w.key for w in (*at.selectbox, *at.number_input, *at.toggle)}
+    assert {"run_trust_rounds", "run_trust_forecast", "run_trust_answer"} <= keys
+    assert not {"run_trust_conditioning", "run_trust_endowment", "run_trust_ablation"} & keys
+    assert at.button(key="run_start").label == "Start 7 runs"
