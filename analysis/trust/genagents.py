@@ -105,18 +105,30 @@ def read_agents(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
             doc.setdefault("agent_id", f.parent.name)
             out.append((str(f), doc))
         return out
-    out = []
+    out, errors = [], []
     lines = read_text(path).splitlines()
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        doc = parse_json(line, f"{path} line {n}")
-        if not isinstance(doc, dict):
-            raise InputError(f"{path} line {n}: expected a JSON object")
+        try:
+            doc = parse_json(line, f"line {n}")
+            if not isinstance(doc, dict):
+                raise InputError(f"line {n}: expected a JSON object")
+        except InputError as exc:
+            errors.append(str(exc))
+            continue
         out.append((f"{path} line {n}", doc))
+    refuse_bad_agents(path, errors)
     if not out:
         raise InputError(f"{path}: no agents")
     return out
+
+
+def refuse_bad_agents(path: str | Path, errors: list[str], shown: int = 5) -> None:
+    """One line naming every bad agent (the first ``shown`` in full, then how many more); a bad agent refuses the file."""
+    if errors:
+        more = f"; and {len(errors) - shown} more" if len(errors) > shown else ""
+        raise InputError(f"{path}: {len(errors)} bad agent{'s' * (len(errors) > 1)}: {'; '.join(errors[:shown])}{more}")
 
 
 def _field(origin: str, doc: dict[str, Any], name: str) -> Any:
@@ -180,12 +192,18 @@ def load_genagents(path: str | Path, seed: int = 0, attribute_set: str = DEFAULT
     drafts: list[tuple[str, dict[str, str], dict[str, Any]]] = []
     seen: set[str] = set()
     paper = attribute_set == "paper"
+    errors: list[str] = []
     for origin, doc in read_agents(path):
-        agent_id = str(_field(origin, doc, "agent_id"))
-        if agent_id in seen:
-            raise InputError(f"{origin}: agent_id '{agent_id}' appears twice")
-        seen.add(agent_id)
-        levels = agent_levels(origin, doc)
+        where = origin.removeprefix(f"{path} ")  # "line 7", or the agent's scratch.json
+        try:
+            agent_id = str(_field(where, doc, "agent_id"))
+            if agent_id in seen:
+                raise InputError(f"{where}: agent_id '{agent_id}' appears twice")
+            seen.add(agent_id)
+            levels = agent_levels(where, doc)
+        except InputError as exc:
+            errors.append(str(exc))
+            continue
         b5_seed = big_five_seed(seed, agent_id)
         if paper:
             test = paper_test_levels(origin, doc, levels)
@@ -202,6 +220,7 @@ def load_genagents(path: str | Path, seed: int = 0, attribute_set: str = DEFAULT
         details = {"agent_id": agent_id, "age": int(doc["age"]), "big_five_seed": b5_seed}
         details |= ({"name": name} if name else {}) | ({"place": place} if place else {})
         drafts.append((f"ga{seed}-{agent_id}", levels, details))
+    refuse_bad_agents(path, errors)
     if paper:
         if not drafts:
             raise InputError(f"{path}: no agent has test-split levels of the paper's Table 5")

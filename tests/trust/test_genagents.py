@@ -106,7 +106,7 @@ def test_bad_input_names_file_and_field(tmp_path: Path, raw) -> None:
     doc = dict(next(iter(raw.values())))
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(doc) + "\n" + json.dumps(doc | {"agent_id": "x", "religion": "Pastafarian"}) + "\n")
-    with pytest.raises(InputError, match=r"bad.jsonl line 2: field 'religion': unknown value 'Pastafarian'"):
+    with pytest.raises(InputError, match=r"bad.jsonl: 1 bad agent: line 2: field 'religion': unknown value 'Pastafarian'"):
         load_genagents(bad)
     missing = {k: v for k, v in doc.items() if k != "total_wealth"}
     bad.write_text(json.dumps(missing) + "\n")
@@ -121,6 +121,23 @@ def test_bad_input_names_file_and_field(tmp_path: Path, raw) -> None:
     bad.write_text(json.dumps(doc) + "\n" + json.dumps(doc) + "\n")
     with pytest.raises(InputError, match="appears twice"):
         load_genagents(bad)
+    agents = [doc | {"agent_id": f"a{i}"} for i in range(9)]
+    agents[1] |= {"religion": "Pastafarian"}
+    agents[4] = {k: v for k, v in agents[4].items() if k != "age"}
+    rows = [json.dumps(a) for a in agents]
+    rows[6] = "{not json"
+    rows[8] = json.dumps(agents[0])
+    bad.write_text("\n".join(rows) + "\n")
+    with pytest.raises(InputError) as err:  # every bad agent named in one line, none loaded
+        load_genagents(bad)
+    assert str(err.value) == (f"{bad}: 1 bad agent: line 7: invalid JSON at line 1, column 2 (Expecting property name "
+                              "enclosed in double quotes)")  # a line that is not JSON refuses the file before fields
+    rows[6] = json.dumps(agents[6])
+    bad.write_text("\n".join(rows) + "\n")
+    with pytest.raises(InputError) as err:
+        load_genagents(bad)
+    assert str(err.value) == (f"{bad}: 3 bad agents: line 2: field 'religion': unknown value 'Pastafarian'; line 5: "
+                              "field 'age' is missing; line 9: agent_id 'a0' appears twice")
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="no <id>/scratch.json"):
         load_genagents(tmp_path / "empty")
