@@ -535,10 +535,10 @@ def _as_list(built: Any) -> list[Any]:
 def _plan_label(spec: ModelSpec, plan: dict, plans: list[dict], n_models: int) -> str:
     """The suffix naming a plan's estimate when there are several: its model (A/B), and what tells it from the other
     plans of its model (the trust ablation's endowment, the paper tables' level and conditioning)."""
+    shown = {"level": str, "endowment": lambda v: f"${v}",
+             "conditioning": lambda v: "unconditioned" if v == "none" else f"{v}-conditioned"}
     parts = [spec.name] if n_models > 1 else []
-    for key, shown in (("level", str), ("endowment", lambda v: f"${v}"), ("conditioning", lambda v: "unconditioned" if v == "none" else f"{v}-conditioned")):
-        if len({json.dumps(p.get(key)) for p in plans}) > 1:
-            parts.append(shown(plan.get(key)))
+    parts += [show(plan.get(key)) for key, show in shown.items() if len({json.dumps(p.get(key)) for p in plans}) > 1]
     return "".join(f" · {p}" for p in parts)
 
 
@@ -578,9 +578,12 @@ concurrency = state.number_input("Concurrent requests", 1, 256, 2 if spec is not
 if plans:
     dumps = [p if isinstance(p, dict) else p.model_dump() for _, p, _ in plans]
     _what_it_will_show(method, dumps[0], len(plans) // len(sides))
+    per_model: dict[str, list[dict]] = {}
+    for (spec_, _, _), dump in zip(plans, dumps):
+        per_model.setdefault(spec_.name, []).append(dump)
     for (spec_, plan_, _), dump in zip(plans, dumps):
-        mine = [d for (s_, _, _), d in zip(plans, dumps) if s_ is spec_]
-        _show_estimate(_estimate(method, plan_, dump, spec_), spec_, _plan_label(spec_, dump, mine, len(sides)))
+        _show_estimate(_estimate(method, plan_, dump, spec_), spec_,
+                       _plan_label(spec_, dump, per_model[spec_.name], len(sides)))
     busy = bool(jobs.active())
     ready = all(ok for _, ok, _ in sides) and not pair_missing
     label = "Start run" if len(plans) == 1 else "Run on A and B" if len(plans) == len(sides) else f"Start {len(plans)} runs"

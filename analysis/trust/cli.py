@@ -315,8 +315,9 @@ def reply_rows(beliefs: pd.DataFrame, transfers: pd.DataFrame, forecasts: pd.Dat
     if "forecast_valid" in rounds:
         asked = rounds[rounds["forecast_valid"].notna()]
         per_round = asked[["forecast_valid", "forecast_reason", "forecast_raw"]].set_axis(cols, axis=1)
-        out["forecasts"] = pd.concat([df for df in (out["forecasts"], per_round) if len(df)] or [out["forecasts"]],
-                                     ignore_index=True)
+        if len(per_round):  # (concatenating an empty frame is deprecated in pandas)
+            frames = [df for df in (out["forecasts"], per_round) if len(df)]
+            out["forecasts"] = pd.concat(frames, ignore_index=True)
     return out
 
 

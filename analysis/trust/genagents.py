@@ -89,7 +89,8 @@ def big_five_seed(seed: int, agent_id: str) -> int:
 
 
 def read_agents(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
-    """(origin, agent object) pairs from a .jsonl file or a folder of ``<id>/scratch.json``; origin names file and line."""
+    """(origin, agent object) pairs from a .jsonl file or a folder of ``<id>/scratch.json``; origin names the line
+    ("line 7") or the agent's scratch.json."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"--personas {path}: file or folder not found")
@@ -117,7 +118,7 @@ def read_agents(path: str | Path) -> list[tuple[str, dict[str, Any]]]:
         except InputError as exc:
             errors.append(str(exc))
             continue
-        out.append((f"{path} line {n}", doc))
+        out.append((f"line {n}", doc))
     refuse_bad_agents(path, errors)
     if not out:
         raise InputError(f"{path}: no agents")
@@ -194,13 +195,12 @@ def load_genagents(path: str | Path, seed: int = 0, attribute_set: str = DEFAULT
     paper = attribute_set == "paper"
     errors: list[str] = []
     for origin, doc in read_agents(path):
-        where = origin.removeprefix(f"{path} ")  # "line 7", or the agent's scratch.json
         try:
-            agent_id = str(_field(where, doc, "agent_id"))
+            agent_id = str(_field(origin, doc, "agent_id"))
             if agent_id in seen:
-                raise InputError(f"{where}: agent_id '{agent_id}' appears twice")
+                raise InputError(f"{origin}: agent_id '{agent_id}' appears twice")
             seen.add(agent_id)
-            levels = agent_levels(where, doc)
+            levels = agent_levels(origin, doc)
         except InputError as exc:
             errors.append(str(exc))
             continue
