@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from analysis.errors import InputError, RoleScopeError
 from analysis.llm.keys import redact
+from analysis.llm.specs import USER_INPUT
 
 MODEL_HELP = "embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml (PersonaGym: the persona agent)"
 DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
@@ -40,6 +41,8 @@ def _add_exec(p: argparse.ArgumentParser) -> None:
                    help="most a call may wait between its retries in all (Retry-After included) before it is stored "
                         "as failed (default 300)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--trust-endpoint", action="append", default=[], metavar="URL",
+                   help="send the key a stored run names to this base URL (read from a store, so not sent otherwise)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -228,7 +231,7 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
     try:
         summary = execute_run(store, run_id, concurrency=args.concurrency,
                               retry=RetryPolicy(max_attempts=args.max_attempts, max_total_wait_s=args.max_wait),
-                              progress=tracker, cancel=cancel)
+                              progress=tracker, cancel=cancel, confirmed=tuple(args.trust_endpoint))
     finally:
         if bar is not None:
             bar.close()
@@ -537,6 +540,7 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    user_input = USER_INPUT.set(True)  # a model spec parsed from these arguments is one the user configured
     try:
         return COMMANDS[args.command](args)
     except RoleScopeError as exc:
@@ -554,6 +558,8 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # last resort: still one line, still key-free
         print(f"error: {type(exc).__name__}: {redact(str(exc))}", file=sys.stderr)
         return 1
+    finally:
+        USER_INPUT.reset(user_input)
 
 
 if __name__ == "__main__":

@@ -21,12 +21,12 @@ class ConnectionCheck:
     seconds: float
 
 
-def check_connection(spec: ModelSpec, api_key: str | None = None) -> ConnectionCheck:
+def check_connection(spec: ModelSpec, api_key: str | None = None, *, confirmed: tuple[str, ...] = ()) -> ConnectionCheck:
     """Send one request (the probe above, ``max_tokens`` 1, temperature 0) and report what happened: the reply's
     first token and the latency, or the client's error (HTTP status and body, connection refused, timeout ...),
     with every known secret redacted. Never raises for a failing endpoint."""
     async def once() -> str:
-        client = LLMClient(spec, api_key, max_connections=1)
+        client = LLMClient(spec, api_key, max_connections=1, confirmed=confirmed)
         try:
             reply = await client.complete(ChatRequest.build(PROBE, {"max_tokens": 1, "temperature": 0}))
             return reply.text

@@ -6,9 +6,12 @@ may help; retries, caching and persistence live in ``analysis.runs.executor``.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import math
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +19,7 @@ import httpx
 import openai
 
 from analysis.llm.embedded import embedded_base_url
-from analysis.llm.keys import redact, resolve_api_key
+from analysis.llm.keys import clip, redact_token_rows, resolve_api_key
 from analysis.llm.specs import ModelSpec
 
 # Generation parameters that are part of the request (and therefore of the cache key).
@@ -83,7 +86,7 @@ class CallError(Exception):
     """One failed attempt. ``retryable`` for 429/5xx/timeouts/connection/malformed replies."""
 
     def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None, status: int | None = None):
-        super().__init__(redact(message))
+        super().__init__(clip(message, 1000))
         self.retryable = retryable
         self.retry_after = retry_after
         self.status = status
@@ -112,12 +115,37 @@ def _retry_after_seconds(headers: httpx.Headers | None) -> float | None:
             return None
 
 
+#: A token count above this is no count (SQLite's integers end at 2**63, and no request uses a billion tokens).
+MAX_TOKEN_COUNT = 10**9
+#: Bounds of one reply. The body (decompressed) may hold at most ``MAX_BODY_BYTES`` plus room for the logprobs asked;
+#: the text at most ``MAX_CHARS_PER_TOKEN`` characters per ``max_tokens`` (``MAX_TEXT_CHARS`` without a limit).
+MAX_BODY_BYTES = 8 * 2**20
+MAX_ERROR_BYTES = 64 * 2**10
+MAX_TEXT_CHARS = 2 * 10**6
+MAX_CHARS_PER_TOKEN = 64
+MAX_FINISH_REASON = 64
+
+
+def _malformed(what: str) -> CallError:
+    """A retryable failure of one call for a reply that must not be stored (the text is redacted, then cut)."""
+    return CallError(f"malformed reply: {clip(what, 200)}", retryable=True)
+
+
 def _count(value: Any, name: str) -> int:
-    """A token count: a non-negative int, or 0 when the server sent none."""
+    """A token count: a non-negative int below ``MAX_TOKEN_COUNT``, or 0 when the server sent none."""
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise CallError(f"malformed reply: {name} is {json.dumps(value)[:40]}, not a token count", retryable=True)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_TOKEN_COUNT:
+        raise _malformed(f"{name} is {clip(json.dumps(value), 40)}, not a token count")
+    return value
+
+
+def _text(value: str, what: str) -> str:
+    """``value`` if it can be stored as UTF-8 (a lone surrogate cannot), else a retryable failure of the call."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _malformed(f"{what} holds a lone surrogate (not text)") from None
     return value
 
 
@@ -141,21 +169,75 @@ def _top_logprobs(logprobs: Any) -> list[dict[str, float]] | None:
             value = entry.get("logprob") if isinstance(entry, dict) else None
             if not isinstance(token, str) or isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise CallError("malformed reply: logprobs need a text token and a numeric logprob", retryable=True)
-            row[redact(token)] = float(value)
+            if not math.isfinite(value):
+                raise _malformed(f"logprob {value!r} is not a finite number")
+            row[_text(token, "a logprob token")] = float(value)
         out.append(row)
-    return out
+    return redact_token_rows(out)
 
 
-def http_status_error(resp: httpx.Response) -> CallError:
-    """A CallError for an HTTP error status: 408/409/429/5xx may succeed on retry, other 4xx will not. The body is
-    redacted before it is cut to 200 characters (cutting first could leave a key's prefix that no rule recognises)."""
+def http_status_error(resp: httpx.Response, body: bytes | None = None) -> CallError:
+    """A CallError for an HTTP error status: 408/409/429/5xx may succeed on retry, other 4xx will not. The body (read
+    already when streamed) is redacted before it is cut to 200 characters (``clip``)."""
     status = resp.status_code
+    text = body.decode("utf-8", "replace") if body is not None else resp.text
     return CallError(
-        f"HTTP {status}: {redact(resp.text)[:200]}".strip(),
+        f"HTTP {status}: {clip(text, 200)}".strip(),
         retryable=status in (408, 409, 429) or status >= 500,
         retry_after=_retry_after_seconds(resp.headers),
         status=status,
     )
+
+
+def _body_limit(params: dict[str, Any]) -> int:
+    """The most bytes a reply to ``params`` may take: ``MAX_BODY_BYTES`` plus 96 bytes per logprob entry asked."""
+    per_token = (int(params.get("top_logprobs") or 0) or (1 if params.get("logprobs") else 0)) * 96
+    positions = int(params.get("max_tokens") or 4096)
+    return MAX_BODY_BYTES + min(per_token * positions, 256 * 2**20)
+
+
+def _text_limit(params: dict[str, Any]) -> int:
+    """The most characters a reply's text may have: ``MAX_CHARS_PER_TOKEN`` per token asked (at least 4,096)."""
+    max_tokens = params.get("max_tokens")
+    return max(4096, MAX_CHARS_PER_TOKEN * int(max_tokens)) if max_tokens else MAX_TEXT_CHARS
+
+
+class _Decoder:
+    """Content-Encoding decoding with a bound on what one input chunk may expand to (a gzip bomb stops at the cap)."""
+
+    def __init__(self, encoding: str):
+        encoding = encoding.strip().lower()
+        if encoding in ("", "identity"):
+            self._z = None
+        elif encoding in ("gzip", "x-gzip"):
+            self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self._z = zlib.decompressobj()
+        else:
+            raise _malformed(f"content-encoding '{encoding}' not supported")
+
+    def feed(self, chunk: bytes, room: int) -> bytes:
+        if self._z is None:
+            return chunk
+        out = self._z.decompress(chunk, room + 1)
+        return out
+
+
+async def _read_capped(resp: httpx.Response, limit: int, *, truncate: bool = False) -> bytes:
+    """The decoded body, at most ``limit`` bytes: past it, a retryable failure (or, with ``truncate``, the first
+    ``limit`` bytes: for error bodies, which are only shown)."""
+    decoder = _Decoder(resp.headers.get("content-encoding", ""))
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in resp.aiter_raw():
+        data = decoder.feed(chunk, limit - size)
+        size += len(data)
+        parts.append(data)
+        if size > limit:
+            if truncate:
+                return b"".join(parts)[:limit]
+            raise _malformed(f"reply of more than {limit:,} bytes")
+    return b"".join(parts)
 
 
 def classify_error(exc: Exception) -> CallError:
@@ -165,10 +247,10 @@ def classify_error(exc: Exception) -> CallError:
     if isinstance(exc, httpx.TimeoutException):
         return CallError("timeout waiting for the endpoint", retryable=True)
     if isinstance(exc, httpx.TransportError):
-        return CallError(f"connection error: {type(exc).__name__}: {redact(str(exc))}", retryable=True)
-    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
-        return CallError(f"malformed reply: {redact(str(exc))[:200]}", retryable=True)
-    return CallError(f"{type(exc).__name__}: {redact(str(exc))}", retryable=False)
+        return CallError(f"connection error: {type(exc).__name__}: {clip(str(exc), 300)}", retryable=True)
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError, RecursionError)):
+        return CallError(f"malformed reply: {clip(str(exc), 200)}", retryable=True)
+    return CallError(f"{type(exc).__name__}: {clip(str(exc), 300)}", retryable=False)
 
 
 # httpcore's connection pool does O(connections^2) bookkeeping on every request; at 64 requests in
@@ -180,10 +262,11 @@ POOL_SHARD_SIZE = 8
 class LLMClient:
     """An AsyncOpenAI client for one ModelSpec. One attempt per ``complete`` call."""
 
-    def __init__(self, spec: ModelSpec, api_key: str | None = None, max_connections: int = 256):
+    def __init__(self, spec: ModelSpec, api_key: str | None = None, max_connections: int = 256, *,
+                 confirmed: tuple[str, ...] = ()):
         self.spec = spec
+        self._key = resolve_api_key(spec, api_key, confirmed=confirmed) or "not-needed"  # before any connection
         self._base_url = embedded_base_url() if spec.backend == "embedded" else spec.base_url
-        self._key = resolve_api_key(spec, api_key) or "not-needed"
         self._per_shard = max(1, min(POOL_SHARD_SIZE, max_connections))
         self._max_shards = -(-max(1, max_connections) // self._per_shard)
         self._ssl = httpx.create_ssl_context()  # httpx's default context, loaded once for all pools (~80 ms each)
@@ -237,26 +320,34 @@ class LLMClient:
             # request came before (different batch splits, different low bits): off unless the plan asked for it
             params.setdefault("cache_prompt", False)
         body = {"model": self.spec.model, "messages": request.message_dicts, **params}
-        content = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        try:
+            content = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        except ValueError as exc:  # NaN or inf in a parameter: never sent as a bare NaN
+            raise CallError(f"request not sent: {exc}", retryable=False) from None
         shard = self._pick_shard()
         self._busy[shard] += 1
         started = time.perf_counter()
         try:
-            resp = await self._http[shard].post(self._url or "", content=content, headers=self._headers)
+            # one deadline for the whole exchange: a reply dripped a byte at a time never trips a per-read timeout
+            async with asyncio.timeout(self.spec.timeout_s):
+                async with self._http[shard].stream("POST", self._url or "", content=content, headers=self._headers) as resp:
+                    if resp.status_code >= 400:
+                        raise http_status_error(resp, await _read_capped(resp, MAX_ERROR_BYTES, truncate=True))
+                    raw = await _read_capped(resp, _body_limit(params))
             latency = time.perf_counter() - started
-            if resp.status_code >= 400:
-                raise http_status_error(resp)
-            doc = json.loads(resp.content)
+            doc = json.loads(raw)
+        except TimeoutError:
+            raise CallError(f"timeout: no complete reply within {self.spec.timeout_s:g} s", retryable=True) from None
         except Exception as exc:
             raise classify_error(exc) from None
         finally:
             self._busy[shard] -= 1
         try:
-            return self._reply(doc, latency)
+            return self._reply(doc, latency, params)
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
-            raise CallError(f"malformed reply: {type(exc).__name__}: {exc}", retryable=True) from None
+            raise _malformed(f"{type(exc).__name__}: {exc}") from None
 
-    def _reply(self, doc: Any, latency: float) -> ChatReply:
+    def _reply(self, doc: Any, latency: float, params: dict[str, Any] | None = None) -> ChatReply:
         """A validated ChatReply from a chat.completion document, with every known secret redacted from its text and
         logprob tokens (a proxy that echoes the Authorization header must not put the key in the store).
 
@@ -270,12 +361,20 @@ class LLMClient:
         text = message.get("content") if isinstance(message, dict) else None
         if text is not None and not isinstance(text, str):
             raise CallError(f"malformed reply: content is {type(text).__name__}, not text", retryable=True)
+        text = _text(text or "", "content")
+        limit = _text_limit(params or {})
+        if len(text) > limit:
+            raise _malformed(f"content of {len(text):,} characters, more than the {limit:,} this request can produce")
         top = _top_logprobs(choice.get("logprobs"))
-        if not (text or "").strip() and not top:
+        if top and len(top) > (params or {}).get("max_tokens", len(top)) + 1:
+            raise _malformed(f"{len(top)} logprob positions for at most {params['max_tokens']} tokens")  # type: ignore[index]
+        if not text.strip() and not top:
             raise CallError("malformed reply: empty content", retryable=True)
         finish = choice.get("finish_reason")
         if finish is not None and not isinstance(finish, str):
             raise CallError("malformed reply: finish_reason is not text", retryable=True)
+        if finish is not None and len(_text(finish, "finish_reason")) > MAX_FINISH_REASON:
+            raise _malformed(f"finish_reason of {len(finish):,} characters")
         usage = doc.get("usage") or {}
         if not isinstance(usage, dict):
             raise CallError("malformed reply: usage is not an object", retryable=True)
@@ -284,8 +383,8 @@ class LLMClient:
         details = usage.get("prompt_tokens_details") or {}
         cached = _count(details.get("cached_tokens") if isinstance(details, dict) else None, "cached_tokens")
         return ChatReply(
-            text=redact(text or ""),
-            finish_reason=choice.get("finish_reason"),
+            text=text,
+            finish_reason=finish,
             top_logprobs=top,
             tokens_in=tokens_in,
             tokens_out=tokens_out,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -140,8 +141,26 @@ def load_named_models(path: Path | None = None) -> dict[str, ModelSpec]:
     return specs
 
 
+#: Set while the user's own input is being read (the CLI's arguments): a spec parsed then is one the user configured,
+#: so its key may go to its endpoint (``analysis.llm.keys``). Stored specs are never parsed from text.
+USER_INPUT: ContextVar[bool] = ContextVar("rolescope_user_input", default=False)
+_user_endpoints: set[tuple[str | None, str | None]] = set()
+
+
+def user_endpoints() -> set[tuple[str | None, str | None]]:
+    """(base_url, api_key_env) of every spec parsed from the user's own input in this process."""
+    return set(_user_endpoints)
+
+
 def parse_model_spec(spec: str, models_file: Path | None = DEFAULT_MODELS_FILE) -> ModelSpec:
     """Turn a user's model string into a ModelSpec (see module docstring for the forms)."""
+    parsed = _parse_model_spec(spec, models_file)
+    if USER_INPUT.get() and parsed.base_url:
+        _user_endpoints.add((parsed.base_url, parsed.api_key_env))
+    return parsed
+
+
+def _parse_model_spec(spec: str, models_file: Path | None) -> ModelSpec:
     spec = spec.strip()
     if not spec:
         raise InputError("model spec is empty; try 'embedded', 'openai:gpt-4o-mini' or 'llama3@http://localhost:11434/v1'")

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from analysis.errors import InputError, RunFailure
 from analysis.llm.client import LLMClient
-from analysis.llm.keys import redact
+from analysis.llm.keys import redact, resolve_api_key
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor, RetryPolicy
 from analysis.runs.progress import ProgressTracker
@@ -60,6 +60,25 @@ def method_runner(name: str) -> MethodRunner:
     if name not in _METHODS:
         raise InputError(f"method '{name}' is not available; known: {sorted(_METHODS) or sorted(METHOD_MODULES)}")
     return _METHODS[name]
+
+
+def specs_in(plan: Any) -> list[ModelSpec]:
+    """Every model spec stored inside a plan (a PersonaGym evaluator or generator, ...): the dicts with a spec's
+    fields, wherever they are."""
+    found: list[ModelSpec] = []
+    if isinstance(plan, dict):
+        if {"backend", "model", "base_url", "api_key_env"} <= plan.keys() and plan.get("backend") != "imported":
+            try:
+                found.append(ModelSpec.model_validate(plan))
+            except ValueError as exc:
+                raise InputError(f"a model spec stored in the plan is invalid: {str(exc).splitlines()[0]}") from None
+        else:
+            for value in plan.values():
+                found.extend(specs_in(value))
+    elif isinstance(plan, list):
+        for value in plan:
+            found.extend(specs_in(value))
+    return found
 
 
 def new_run_id(method: str) -> str:
@@ -105,22 +124,31 @@ async def execute_run_async(
     retry: RetryPolicy | None = None,
     progress: ProgressTracker | None = None,
     cancel: threading.Event | None = None,
+    confirmed: tuple[str, ...] = (),
 ) -> RunSummary:
-    """Execute (or resume) a stored run. Cancellation (event or task cancel) marks it 'cancelled'."""
+    """Execute (or resume) a stored run. Cancellation (event or task cancel) marks it 'cancelled'.
+
+    Its specs are read from the store, so a key goes to an endpoint only when the user configured it or named it in
+    ``confirmed`` (``analysis.llm.keys``); every spec of the plan (evaluators, generators) is checked before a call."""
     run = store.get_run(run_id)
     if run["status"] == "imported":
         raise InputError(f"run {run_id} was imported from {run['plan'].get('path', 'a file')}; there is nothing to resume")
     runner = method_runner(run["method"])
     spec = ModelSpec.model_validate(run["model_spec"])
+
+    def same_endpoint(other: ModelSpec) -> bool:
+        return (other.api_key_env, other.base_url) == (spec.api_key_env, spec.base_url)
+
+    for other in [spec, *specs_in(run["plan"])]:  # refused before the run is touched: nothing sent, nothing changed
+        resolve_api_key(other, api_key if same_endpoint(other) else None, confirmed=confirmed)
     progress = progress or ProgressTracker()
     progress.update(total=runner.n_calls(run["plan"]), status="running")
     started = time.time()
     store.set_run_status(run_id, "running")
-    client = LLMClient(spec, api_key=api_key)
+    client = LLMClient(spec, api_key=api_key, confirmed=confirmed)
 
     def other_client(other: ModelSpec) -> LLMClient:  # e.g. evaluators: the caller's key only for the same endpoint
-        same = (other.api_key_env, other.base_url) == (spec.api_key_env, spec.base_url)
-        return LLMClient(other, api_key=api_key if same else None)
+        return LLMClient(other, api_key=api_key if same_endpoint(other) else None, confirmed=confirmed)
 
     executor = Executor(store, run_id, client, concurrency=concurrency, retry=retry, progress=progress,
                         client_factory=other_client)

@@ -36,6 +36,7 @@ import pandas as pd
 
 from analysis.errors import InputError, RunFailure
 from analysis.importers.files import check_regular_file
+from analysis.llm.keys import Scrubber
 
 if TYPE_CHECKING:  # imported lazily: openai costs ~1 s, and reading a store (the app, `runs`, `export`) needs none of it
     from analysis.llm.client import ChatReply, ChatRequest
@@ -85,7 +86,7 @@ class Table:
 _TABLES: dict[str, Table] = {}
 
 
-def _ensure_table(conn: sqlite3.Connection, table: Table) -> None:
+def _ensure_table(conn: sqlite3.Connection | _ScrubbingConnection, table: Table) -> None:
     """Create a registered table, or add the columns a newer RoleScope declares for it (``ALTER TABLE ADD COLUMN``;
     older rows read NULL there)."""
     conn.execute(table.ddl())
@@ -171,14 +172,15 @@ class Store:
             raise InputError(f"store {self.path}: schema version {row[0] if row else 'missing'}, this RoleScope reads {SCHEMA_VERSION}")
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken with BEGIN IMMEDIATE so concurrent writers queue, not fail."""
+    def _tx(self) -> Iterator[_ScrubbingConnection]:
+        """One write transaction, taken with BEGIN IMMEDIATE so concurrent writers queue, not fail. Every statement in
+        it goes through the scrubber (``_ScrubbingConnection``): no string reaches the file with a secret in it."""
         if self.read_only:
             raise RunFailure(f"store {self.path} is read-only (the bundled demo); write to a user store with --store")
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self._conn
+                yield _ScrubbingConnection(self._conn)
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
@@ -277,7 +279,7 @@ class Store:
                 "INSERT OR IGNORE INTO calls VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     cache_key, model, json.dumps(request.to_json(), ensure_ascii=False), reply.text, reply.finish_reason,
-                    json.dumps(reply.top_logprobs) if reply.top_logprobs is not None else None,
+                    json.dumps(c.scrubber.token_rows(reply.top_logprobs)) if reply.top_logprobs is not None else None,
                     reply.tokens_in, reply.tokens_out, reply.cached_tokens, reply.latency_s, reply.cost, run_id, now,
                 ),
             )
@@ -386,6 +388,38 @@ class Store:
     def table_names(self) -> list[str]:
         with self._lock:
             return [r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
+
+
+class _ScrubbingConnection:
+    """The store's write path: a connection whose ``execute``/``executemany`` pass every string parameter through one
+    ``Scrubber`` (the secrets in play, looked up once per transaction) before SQLite sees it. Replies, reasons,
+    errors, finish reasons, plans, specs, model names and JSON blobs all arrive here as strings, so none can miss it.
+    A lone surrogate, which SQLite cannot encode, is stored as U+FFFD instead of aborting the write."""
+
+    def __init__(self, conn: sqlite3.Connection):
+        self._conn = conn
+        self.scrubber = Scrubber()
+
+    def _clean(self, params: Iterable[Any] | dict[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
+        if isinstance(params, dict):
+            return {k: self._value(v) for k, v in params.items()}
+        return tuple(self._value(v) for v in params)
+
+    def _value(self, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        value = self.scrubber.text(value)
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            value = value.encode("utf-8", "replace").decode("utf-8")
+        return value
+
+    def execute(self, sql: str, params: Iterable[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        return self._conn.execute(sql, self._clean(params))
+
+    def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> sqlite3.Cursor:
+        return self._conn.executemany(sql, (self._clean(r) for r in rows))
 
 
 def claim_owner(token: str) -> str:

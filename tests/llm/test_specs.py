@@ -11,7 +11,7 @@ import pytest
 
 from analysis.errors import InputError
 from analysis.llm.client import CallError, ChatRequest, http_status_error, classify_error
-from analysis.llm.keys import REDACTED, redact, register_secret, resolve_api_key
+from analysis.llm.keys import trust_spec, REDACTED, redact, register_secret, resolve_api_key
 from analysis.llm.specs import (
     EMBEDDED_MODEL, HF_ROUTER_BASE_URL, OPENAI_BASE_URL, ModelSpec, load_named_models, parse_model_spec,
 )
@@ -169,7 +169,9 @@ def keyed_spec(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> ModelSpec:
     """A custom spec whose key variable exists nowhere but in this test; cwd is an empty folder."""
     monkeypatch.delenv(KEY_ENV, raising=False)
     monkeypatch.chdir(tmp_path)
-    return ModelSpec(name="k", backend="custom", model="m", base_url="http://localhost:1/v1", api_key_env=KEY_ENV)
+    spec = ModelSpec(name="k", backend="custom", model="m", base_url="http://localhost:1/v1", api_key_env=KEY_ENV)
+    trust_spec(spec)  # as the command line does for a spec the user typed
+    return spec
 
 
 def write_secrets(tmp_path: Path, value: str) -> None:

@@ -7,6 +7,7 @@ Before, only ``object`` columns were scrubbed; under pandas 3 text columns are `
 from __future__ import annotations
 
 import io
+import sqlite3
 import zipfile
 from pathlib import Path
 
@@ -26,16 +27,33 @@ SHAPED_KEY = "sk-proj-" + "Q" * 40  # key-shaped: scrubbed even if never registe
 
 @pytest.fixture
 def leaky_store(tmp_path: Path) -> Path:
+    """A store holding keys: written by another tool (plain sqlite3), since RoleScope's write path scrubs them. Exports
+    are the second layer and must scrub on their own."""
     register_secret(PLAIN_KEY)
     path = tmp_path / "leaky.db"
     with Store(path) as store:
         store.create_run("r", "mbti", "m", {}, {"method": "mbti"})
         request = ChatRequest.build([{"role": "user", "content": "hi"}], {})
-        store.record_call("r", "u", "k1", "m", request, ChatReply(f"Authorization: Bearer {PLAIN_KEY} / {SHAPED_KEY}", "stop"))
+        store.record_call("r", "u", "k1", "m", request, ChatReply("placeholder", "stop"))
+        store.upsert(ANSWERS.name, [{"run_id": "r", "model": "m", "subject": "Men", "order_mode": "fixed", "testing": 0,
+                                     "statement_id": "1", "raw": "placeholder", "reason": "placeholder", "valid": 0}])
+        assert store.query_one("SELECT COUNT(*) AS n FROM calls WHERE reply LIKE '%***%'")["n"] == 0
+    with sqlite3.connect(path) as raw:
+        raw.execute("UPDATE calls SET reply=?", (f"Authorization: Bearer {PLAIN_KEY} / {SHAPED_KEY}",))
+        raw.execute(f"UPDATE {ANSWERS.name} SET raw=?, reason=?", (f"echo {PLAIN_KEY}", f"x {SHAPED_KEY}"))
+    return path
+
+
+def test_the_store_write_path_scrubs_before_exports_do(tmp_path: Path) -> None:
+    register_secret(PLAIN_KEY)
+    with Store(tmp_path / "s.db") as store:
+        store.create_run("r", "mbti", f"m {PLAIN_KEY}", {"note": SHAPED_KEY}, {"method": "mbti", "x": PLAIN_KEY})
         store.upsert(ANSWERS.name, [{"run_id": "r", "model": "m", "subject": "Men", "order_mode": "fixed", "testing": 0,
                                      "statement_id": "1", "raw": f"echo {PLAIN_KEY}", "reason": f"x {SHAPED_KEY}",
                                      "valid": 0}])
-    return path
+    blob = (tmp_path / "s.db").read_bytes() + (tmp_path / "s.db-wal").read_bytes() if (tmp_path / "s.db-wal").exists() \
+        else (tmp_path / "s.db").read_bytes()
+    assert PLAIN_KEY.encode() not in blob and SHAPED_KEY.encode() not in blob and b"***" in blob
 
 
 def _assert_clean(blob: bytes, where: str) -> None:

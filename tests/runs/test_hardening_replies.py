@@ -15,6 +15,7 @@ from analysis.llm.keys import register_secret
 from analysis.llm.specs import parse_model_spec
 from analysis.runs.executor import RetryPolicy
 from analysis.runs.runner import create_run, execute_run
+from analysis.llm.keys import trust_spec
 from analysis.runs.store import Store
 from analysis.values.method import build_values_plan
 from tests.runs.test_keys import _files_containing
@@ -32,6 +33,7 @@ def test_key_echoed_in_successful_replies_is_never_stored(stub_server: StubServe
     monkeypatch.setenv("ROLESCOPE_API_KEY", key)
     stub_server.configure([FaultRule("echo_auth_ok", modulo=1, times=None)])
     spec = parse_model_spec("stub-model@" + stub_server.url)
+    trust_spec(spec)  # the user's own endpoint, as `run --model` makes it
     store = Store(tmp_path / "s.db")
     plan = build_values_plan(spec, limit_personas=2, limit_items=4, answer_mode=mode)
     create_run(store, "values", spec, plan.model_dump(), "e1")
@@ -69,6 +71,7 @@ def test_malformed_200_is_retried_not_cached_and_resume_completes(stub_server: S
     """A 200 with the wrong types is a retryable failure, never a cached success; once the endpoint recovers, resume
     asks again and every answer is valid."""
     spec = parse_model_spec("stub-model@" + stub_server.url)
+    trust_spec(spec)  # the user's own endpoint, as `run --model` makes it
     store = Store(tmp_path / "s.db")
     plan = build_values_plan(spec, limit_personas=2, limit_items=4, answer_mode="logprob")
     create_run(store, "values", spec, plan.model_dump(), "m1")

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from analysis.__main__ import main
+from analysis.llm.keys import trust_spec
 from analysis.runs.store import Store
 from tests.stub_server import FaultRule, StubServer
 
@@ -89,6 +90,7 @@ def test_wal_file_is_key_free_while_store_is_open(stub_server: StubServer, tmp_p
     monkeypatch.setenv("ROLESCOPE_API_KEY", key)
     stub_server.configure([FaultRule("echo_auth", modulo=2, residue=1, times=None)])
     spec = parse_model_spec("stub-model@" + stub_server.url)
+    trust_spec(spec)  # the user's own endpoint, as `run --model` makes it
     store = Store(tmp_path / "open.db")
     plan = build_values_plan(spec, limit_personas=2, limit_items=5, answer_mode="logprob")
     create_run(store, "values", spec, plan.model_dump(), "w1")
