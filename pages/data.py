@@ -117,7 +117,11 @@ def delete_section(run_id: str) -> None:
         calls = st.checkbox("Also delete the cached calls no other run uses", key="delete_calls")
         sure = st.checkbox(f"Yes, delete {run_id}", key=f"delete_sure_{run_id}")
         if st.button("Delete run", type="primary", disabled=not sure, key="delete_run"):
-            removed = open_store(ref.path, False).delete_run(run_id, calls=calls)
+            try:
+                removed = open_store(ref.path, False).delete_run(run_id, calls=calls)
+            except RoleScopeError as exc:  # it is executing: refused, nothing deleted
+                st.error(str(exc))
+                return
             st.session_state["data_deleted"] = (f"Deleted {run_id}" + (f" and {removed} cached call(s)." if calls else
                                                                         " (its cached calls are kept)."))
             st.session_state.pop("run", None)

@@ -12,6 +12,7 @@ Accepted forms (ARCHITECTURE.md, "One LLM path"):
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from contextvars import ContextVar
@@ -55,8 +56,8 @@ class ModelSpec(BaseModel):
         """An environment variable *name*; the key itself written here (an easy mistake) is refused, never echoed."""
         if value is None:
             return value
-        if not _ENV_NAME.fullmatch(value) or looks_like_key(value):
-            raise ValueError("must name an environment variable (letters, digits and _, e.g. OPENAI_API_KEY), "
+        if not _ENV_NAME.fullmatch(value) or looks_like_key(value) or _is_a_value(value):
+            raise ValueError("must name an environment variable (capitals, digits and _, e.g. OPENAI_API_KEY), "
                              "not hold the key; the value is not shown")
         return value
 
@@ -78,7 +79,13 @@ class ModelSpec(BaseModel):
         return data
 
 
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+# Capitals only: a weak key ("hunter2", "letmein") would pass a looser rule and be stored and printed as a "name".
+_ENV_NAME = re.compile(r"[A-Z_][A-Z0-9_]{0,63}")
+
+
+def _is_a_value(text: str) -> bool:
+    """Whether ``text`` is the value of an environment variable (a key pasted where its variable's name goes)."""
+    return len(text) >= 6 and any(text == value for value in os.environ.values())
 _KEYLIKE = re.compile(r"[A-Za-z0-9_]{20,}")
 
 

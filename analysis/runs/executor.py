@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from analysis.llm.client import CallError, ChatReply, ChatRequest, LLMClient
-from analysis.llm.keys import redact
+from analysis.llm.keys import clip
 from analysis.llm.specs import ModelSpec
 from analysis.runs.progress import ProgressTracker
 from analysis.runs.store import Store, claim_owner
@@ -25,6 +25,7 @@ from analysis.runs.store import Store, claim_owner
 CLAIM_MARGIN_S = 60.0
 #: How often a call waiting for another's claim looks for its reply.
 CLAIM_POLL_S = 0.1
+_CLAIM_LOST = "claim lost"
 
 
 @dataclass(frozen=True)
@@ -121,17 +122,21 @@ class Executor:
         itself only if that claim is released (the call failed) or its lease runs out (the process died)."""
         key = request.cache_key(self._identity)
         owner = f"{self._owner_prefix}-{next(self._owner_ids)}"  # one per call: duplicates in this process wait too
-        cached = await self._cached_or_claimed(key, owner)
-        if cached is not None:
-            self.store.link_cached_call(self.run_id, unit, key)
-            self.progress.update(done=1, cached=1)
-            return CallOutcome(unit, key, cached, cached=True)
-        try:
-            async with self._semaphore:
-                reply, error, attempts = await self._attempt(request, key, owner)
-        except BaseException:
-            self.store.release_claim(key, owner)
-            raise
+        while True:
+            cached = await self._cached_or_claimed(key, owner)
+            if cached is not None:
+                self.store.link_cached_call(self.run_id, unit, key)
+                self.progress.update(done=1, cached=1)
+                return CallOutcome(unit, key, cached, cached=True)
+            try:
+                async with self._semaphore:
+                    reply, error, attempts = await self._attempt(request, key, owner)
+            except BaseException:
+                self.store.release_claim(key, owner)
+                raise
+            if error is not _CLAIM_LOST:
+                break
+            # the lease ran out during a long wait and another process claimed the request: wait for its reply
         if reply is not None:
             self.store.record_call(self.run_id, unit, key, self.client.spec.name, request, reply)  # ends the claim
             self.progress.update(done=1, tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, cost=reply.cost or 0.0)
@@ -159,16 +164,17 @@ class Executor:
         attempt, waited = 0, 0.0
         while True:
             attempt += 1
-            self.store.claim_call(key, owner, self._lease_s)  # renew the lease for this attempt
+            if not self.store.claim_call(key, owner, self._lease_s):  # renew the lease for this attempt
+                return None, _CLAIM_LOST, attempt  # lost (or answered) meanwhile: sending now would pay twice
             try:
                 return await self.client.complete(request), None, attempt
             except CallError as exc:
                 if not exc.retryable or attempt >= self.retry.max_attempts:
-                    return None, redact(str(exc)), attempt
+                    return None, clip(str(exc), 1000), attempt
                 wait = self.retry.delay(attempt - 1, exc.retry_after, self._rng)
                 if waited + wait > self.retry.max_total_wait_s:
-                    return None, redact(f"{exc} (gave up: the next retry would wait {wait:.0f}s, past the "
-                                        f"{self.retry.max_total_wait_s:.0f}s this call may wait in all)"), attempt
+                    return None, clip(f"{exc} (gave up: the next retry would wait {wait:.0f}s, past the "
+                                      f"{self.retry.max_total_wait_s:.0f}s this call may wait in all)", 1000), attempt
                 waited += wait
                 await asyncio.sleep(wait)
 

@@ -22,7 +22,7 @@ from analysis.llm.keys import redact, resolve_api_key
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor, RetryPolicy
 from analysis.runs.progress import ProgressTracker
-from analysis.runs.store import Store
+from analysis.runs.store import Store, claim_owner
 
 
 class Session(Protocol):
@@ -153,8 +153,11 @@ async def execute_run_async(
     executor = Executor(store, run_id, client, concurrency=concurrency, retry=retry, progress=progress,
                         client_factory=other_client)
     session = runner.build_session(run["plan"], executor, store, run_id, spec)
+    owner = claim_owner(secrets.token_hex(4))
+    store.own_run(run_id, owner, RUN_LEASE_S)
     work = asyncio.ensure_future(session.run())
     watcher = asyncio.ensure_future(_watch_cancel(cancel, work)) if cancel else None
+    renewer = asyncio.ensure_future(_renew_ownership(store, run_id, owner))
     status, error = "completed", None
     try:
         await work
@@ -165,6 +168,8 @@ async def execute_run_async(
     finally:
         if watcher:
             watcher.cancel()
+        renewer.cancel()
+        store.release_run(run_id, owner)
         await executor.close_others()
         await client.aclose()
     snap = progress.snapshot()
@@ -176,6 +181,16 @@ async def execute_run_async(
         raise RunFailure(f"run {run_id} failed: {error}")
     return RunSummary(run_id, status, snap.total, snap.done, snap.cached, snap.failed, snap.tokens_in, snap.tokens_out,
                       time.time() - started, snap.skipped)
+
+
+#: How long a run's ownership lasts without renewal (renewed every third of it while the run executes).
+RUN_LEASE_S = 300.0
+
+
+async def _renew_ownership(store: Store, run_id: str, owner: str) -> None:
+    while True:
+        await asyncio.sleep(RUN_LEASE_S / 3)
+        store.own_run(run_id, owner, RUN_LEASE_S)
 
 
 async def _watch_cancel(cancel: threading.Event, work: asyncio.Future) -> None:

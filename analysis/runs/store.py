@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import pandas as pd
 
@@ -65,6 +66,9 @@ CREATE TABLE IF NOT EXISTS run_calls (
 );
 CREATE TABLE IF NOT EXISTS call_claims (
     cache_key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_owners (
+    run_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS call_failures_run ON call_failures(run_id);
 """
@@ -129,8 +133,9 @@ class Store:
         if read_only:
             if not self.path.exists():
                 raise InputError(f"store {self.path}: file not found")
-            # mode=ro (not immutable): a WAL store being written by a run stays readable and current
-            uri = f"file:{self.path.resolve()}?mode=ro"
+            # mode=ro (not immutable): a WAL store being written by a run stays readable and current. The path is
+            # quoted: '%41', '?' or '#' in a file name are part of the name, not of the URI
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             self._check_version()
             return
@@ -149,13 +154,24 @@ class Store:
                     _ensure_table(self._conn, table)
                 self._conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
+            if "readonly" in str(exc).replace(" ", "") or not os.access(self.path if self.path.exists() else self.path.parent, os.W_OK):
+                raise InputError(f"store {self.path}: read-only (file system or permissions); commands that only read "
+                                 "it (runs, metrics, export) still work") from None
             raise InputError(f"store {self.path}: not a RoleScope store ({exc})") from None
         self._check_version()
 
     def _refuse_other_schema(self) -> None:
-        """InputError (connection closed) when the file is a store of another schema version; reads only."""
+        """InputError (connection closed) when the file is a store of another schema version, or an SQLite file that
+        is no store at all (tables but no RoleScope ``meta``): nothing is added to it. Reads only."""
         has_meta = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
         if not has_meta:
+            others = [r[0] for r in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' LIMIT 4")]
+            if others:
+                self._conn.close()
+                shown = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
+                raise InputError(f"store {self.path}: an SQLite file that is not a RoleScope store (it holds {shown}); "
+                                 "nothing was changed")
             return
         row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is not None and str(row[0]) != str(SCHEMA_VERSION):
@@ -217,11 +233,35 @@ class Store:
                 (status, now, finished, error, n_units, run_id),
             )
 
+    def own_run(self, run_id: str, owner: str, lease_s: float) -> None:
+        """Mark ``run_id`` as executing in ``owner`` (``claim_owner``) for ``lease_s`` seconds (renewed while it runs)."""
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO run_owners VALUES (?,?,?)", (run_id, owner, time.time() + lease_s))
+
+    def release_run(self, run_id: str, owner: str) -> None:
+        with self._tx() as c:
+            c.execute("DELETE FROM run_owners WHERE run_id=? AND owner=?", (run_id, owner))
+
+    def run_executor(self, run_id: str) -> str | None:
+        """The owner executing ``run_id`` now, or None (never run, finished, or its process is gone)."""
+        if "run_owners" not in self.table_names():
+            return None
+        row = self.query_one("SELECT owner, expires_at FROM run_owners WHERE run_id=?", (run_id,))
+        if row is None or row["expires_at"] <= time.time() or not _owner_alive(row["owner"]):
+            return None
+        return str(row["owner"])
+
     def delete_run(self, run_id: str, *, calls: bool = False) -> int:
         """Remove a run and every row it owns, in one transaction; returns the number of cached calls removed.
 
         Its calls stay in the call cache by default, so running the same plan again costs nothing; with ``calls``
-        the calls only this run used are removed too (a call another run links to is always kept)."""
+        the calls only this run used are removed too (a call another run links to is always kept). A run that is
+        executing (``run_executor``) is refused: its process would go on writing rows for a run that is gone."""
+        executing = self.run_executor(run_id)
+        if executing:
+            host, _, pid = executing.partition(":")
+            raise InputError(f"run {run_id} is executing (process {pid.partition(':')[0]} on {host}); cancel it or let "
+                             "it finish, then delete it")
         with self._tx() as c:
             own = []
             if calls:

@@ -9,6 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from analysis.__main__ import main
 from analysis.errors import InputError
 from analysis.llm.client import CallError, ChatRequest, http_status_error, classify_error
 from analysis.llm.keys import trust_spec, REDACTED, redact, register_secret, resolve_api_key
@@ -341,15 +342,22 @@ def test_embedded_requests_turn_llama_cpp_prompt_cache_off_unless_asked(stub_ser
     assert sent == [False, True, "absent"]
 
 
-@pytest.mark.parametrize("value", ["sk-proj-" + "a1" * 20, "a8Fk29dkL3mQpZ7xW1nB4vC6", "OPENAI API KEY", "1KEY", "$HOME"])
-def test_api_key_env_must_be_a_variable_name(tmp_path: Path, value: str) -> None:
+@pytest.mark.parametrize("value", ["sk-proj-" + "a1" * 20, "a8Fk29dkL3mQpZ7xW1nB4vC6", "OPENAI API KEY", "1KEY", "$HOME",
+                                   "hunter2", "letmein", "HUNTER2HUNTER2"])
+def test_api_key_env_must_be_a_variable_name(tmp_path: Path, value: str, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     """The key itself written as api_key_env is refused (it would be stored in runs.model_spec and printed by
-    `models --json`); the error names the file, table and field, never the value."""
+    `models --json`), a weak one ("hunter2") too; the error names the file, table and field, never the value."""
+    monkeypatch.setenv("SOME_SERVICE_KEY", "HUNTER2HUNTER2")  # a capitalised weak key: refused as a variable's value
     path = tmp_path / "models.toml"
     path.write_text(f'[models.mine]\nspec = "m@http://127.0.0.1:9/v1"\napi_key_env = "{value}"\n')
     with pytest.raises(InputError) as exc:
         load_named_models(path)
     assert "[models.mine] field 'api_key_env'" in str(exc.value) and value not in str(exc.value)
+    monkeypatch.setattr("analysis.llm.specs.DEFAULT_MODELS_FILE", path)
+    assert main(["models", "--json"]) == 2  # `models --json` refuses the file instead of printing the key
+    out, err = capsys.readouterr()
+    assert value not in out + err and "api_key_env" in err
     assert ModelSpec(name="x", backend="custom", model="m", api_key_env="MY_PROXY_KEY_2").api_key_env == "MY_PROXY_KEY_2"
 
 
