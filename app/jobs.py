@@ -49,11 +49,11 @@ class RunJob:
         return self.summary.status if self.summary else self.tracker.snapshot().status
 
 
-def _work(job: RunJob, api_key: str | None, concurrency: int) -> None:
+def _work(job: RunJob, api_key: str | None, concurrency: int, confirmed: tuple[str, ...]) -> None:
     try:
         with Store(job.store_path) as store:
             job.summary = execute_run(store, job.run_id, api_key=api_key, concurrency=concurrency, progress=job.tracker,
-                                      cancel=job.cancel)
+                                      cancel=job.cancel, confirmed=confirmed)
     except Exception as exc:  # noqa: BLE001 - reported on the page, never raised into Streamlit
         job.error = redact(str(exc) if type(exc).__name__ in ("RunFailure", "InputError") else f"{type(exc).__name__}: {exc}")
     finally:
@@ -67,14 +67,16 @@ class JobRegistry:
         self._lock = threading.Lock()
         self._jobs: dict[str, RunJob] = {}
 
-    def start(self, store_path: str, run_id: str, *, api_key: str | None = None, concurrency: int = 4) -> RunJob:
-        """Execute (or resume) ``run_id`` in a new worker thread; refuses a run that is already executing here."""
+    def start(self, store_path: str, run_id: str, *, api_key: str | None = None, concurrency: int = 4,
+              confirmed: tuple[str, ...] = ()) -> RunJob:
+        """Execute (or resume) ``run_id`` in a new worker thread; refuses a run that is already executing here.
+        ``confirmed``: the endpoints the user ticked, in this session, to receive their key."""
         with self._lock:
             current = self._jobs.get(run_id)
             if current is not None and current.running:
                 raise RuntimeError(f"run {run_id} is already executing")
             job = RunJob(run_id, store_path)
-            job.thread = threading.Thread(target=_work, args=(job, api_key, concurrency), name=f"run-{run_id}", daemon=True)
+            job.thread = threading.Thread(target=_work, args=(job, api_key, concurrency, confirmed), name=f"run-{run_id}", daemon=True)
             self._jobs[run_id] = job
             job.thread.start()
             return job

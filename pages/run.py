@@ -7,12 +7,13 @@ import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
+from urllib.parse import urlsplit
 
 import pandas as pd
 import streamlit as st
 
 from analysis.errors import RoleScopeError
-from analysis.llm.keys import resolve_api_key
+from analysis.llm.keys import endpoint_trusted, find_api_key
 from analysis.llm.specs import ModelSpec, load_named_models, parse_model_spec
 from analysis.runs.runner import create_run, method_runner, new_run_id
 from analysis.runs.estimate import RunEstimate, estimate_run
@@ -176,23 +177,35 @@ def _spec_picker(suffix: str = "", label: str = "Model") -> ModelSpec | None:
         return None
 
 
-def _api_key(spec: ModelSpec, key: str = "run_api_key") -> tuple[bool, str | None]:
-    """(usable, key): the key from the environment / secrets, or one typed into a session-only password field."""
+def _api_key(spec: ModelSpec, key: str = "run_api_key") -> tuple[bool, str | None, tuple[str, ...]]:
+    """(usable, key, confirmed endpoints): the key from the environment / secrets, or one typed into a session-only
+    password field. An endpoint that is neither built in nor in models.toml (typed, pre-filled by a link, or read
+    from a stored run) gets the key only after a tick naming its host, held in this session only."""
     if spec.backend == "embedded":
         st.caption("No key needed: the embedded model runs inside this app.")
-        return True, None
-    found = resolve_api_key(spec)
+        return True, None, ()
+    found = find_api_key(spec)
     if found:
         st.caption(f"Key found in `{spec.api_key_env}` (environment or `.streamlit/secrets.toml`).")
-        return True, found
-    typed = st.text_input(f"API key ({spec.api_key_env or 'none needed for a local server'})", type="password",
-                          key=key, help="Kept in this browser session only; never stored or logged.")
-    if typed:
-        return True, resolve_api_key(spec, typed)
-    if spec.backend == "custom":
-        return True, None  # local servers usually need none
-    st.warning(f"Set `{spec.api_key_env}` in the environment or `.streamlit/secrets.toml`, or type the key above.")
-    return False, None
+    else:
+        found = st.text_input(f"API key ({spec.api_key_env or 'none needed for a local server'})", type="password",
+                              key=key, help="Kept in this browser session only; never stored or logged.") or None
+        if found:
+            found = find_api_key(spec, found)
+        elif spec.backend == "custom":
+            return True, None, ()  # local servers usually need none, and no key goes anywhere
+        else:
+            st.warning(f"Set `{spec.api_key_env}` in the environment or `.streamlit/secrets.toml`, or type the key above.")
+            return False, None, ()
+    if endpoint_trusted(spec):
+        return True, found, ()
+    host = urlsplit(spec.base_url or "").hostname or spec.base_url
+    if st.checkbox(f"Send the key in `{spec.api_key_env}` to **{host}**", key=f"{key}_send_to_host", value=False,
+                   help=f"{spec.base_url} is not in models.toml: a link or a stored run can name any host. Tick only if "
+                        "you meant this endpoint (this session only; never in the link)."):
+        return True, found, (spec.base_url or "",)
+    st.info(f"{spec.base_url} is not one of your configured endpoints: tick the box to send it your key.")
+    return False, None, ()
 
 
 # -- plans --------------------------------------------------------------------------------------------
@@ -488,13 +501,14 @@ def _what_it_will_show(method: str, plan: dict, n_runs: int = 1) -> None:
                    "testings first.", icon="⚠️")
 
 
-def _connection_check(spec: ModelSpec, api_key: str | None, enabled: bool, suffix: str = "") -> None:
+def _connection_check(spec: ModelSpec, api_key: str | None, enabled: bool, suffix: str = "",
+                      confirmed: tuple[str, ...] = ()) -> None:
     if st.button("Test connection", icon=":material/network_check:", disabled=not enabled, key=f"run_check{suffix}",
                  help="One tiny request (1 token) to this model with this key; the exact error when it fails."):
         from analysis.llm.check import check_connection
 
         with st.spinner("Sending one request…"):
-            result = check_connection(spec, api_key)
+            result = check_connection(spec, api_key, confirmed=confirmed)
         if result.ok:
             st.success("Connected: " + result.message)
         else:
@@ -546,18 +560,20 @@ METHODS = {"values": "Values (Stick to Your Role!)", "mbti": "MBTI", "trust": "T
 st.subheader("New run")
 method = state.segmented("Method", list(METHODS), key="method", format_func=METHODS.get)
 sides: list[tuple[ModelSpec, bool, str | None]] = []  # (spec, usable key, key) of model A, then B
+confirmed: tuple[str, ...] = ()  # endpoints the user ticked to receive their key (this session)
 pair_missing = False
 spec = _spec_picker()
 if spec is not None:
-    key_ok, api_key = _api_key(spec)
-    _connection_check(spec, api_key, key_ok)
+    key_ok, api_key, confirmed = _api_key(spec)
+    _connection_check(spec, api_key, key_ok, confirmed=confirmed)
     sides.append((spec, key_ok, api_key))
 if state.toggle("Also run on a second model (A/B)", key="run_ab",
                 help="The same plan on two models at once; Compare opens on the pair when both have finished."):
     spec_b = _spec_picker("_b", "Model B")
     if spec_b is not None:
-        key_ok_b, api_key_b = _api_key(spec_b, key="run_api_key_b")
-        _connection_check(spec_b, api_key_b, key_ok_b, "_b")
+        key_ok_b, api_key_b, confirmed_b = _api_key(spec_b, key="run_api_key_b")
+        _connection_check(spec_b, api_key_b, key_ok_b, "_b", confirmed_b)
+        confirmed += confirmed_b
         if spec is not None and spec_b.name == spec.name:
             st.warning(f"A and B are both {spec.name}: pick two different models (or two named configurations).")
         elif sides:
@@ -593,7 +609,8 @@ if plans:
             for (spec_, _, key_), dump in zip(plans, dumps):
                 run_id = new_run_id(method)
                 create_run(ref.store, method, spec_, dump, run_id)
-                started.append(jobs.start(ref.path, run_id, api_key=key_, concurrency=int(concurrency)).run_id)
+                started.append(jobs.start(ref.path, run_id, api_key=key_, concurrency=int(concurrency),
+                                          confirmed=confirmed).run_id)
         except (RoleScopeError, RuntimeError) as exc:
             st.error(str(exc))
         if started:
@@ -617,11 +634,12 @@ else:
                  hide_index=True, width="stretch")
     run_id = st.selectbox("Run to resume", list(unfinished["run_id"]), key="resume_id")
     rspec = ModelSpec.model_validate(data.run_record(user_ref(), run_id)["model_spec"])
-    ok, rkey = _api_key(rspec, key="resume_api_key") if rspec.backend != "embedded" else (True, None)
+    ok, rkey, rconfirmed = _api_key(rspec, key="resume_api_key") if rspec.backend != "embedded" else (True, None, ())
     busy = bool(jobs.active())
     if st.button("Resume run", icon=":material/replay:", disabled=busy or not ok, key="resume_start"):
         try:
-            st.session_state["run_job"] = jobs.start(ref.path, run_id, api_key=rkey, concurrency=int(concurrency)).run_id
+            st.session_state["run_job"] = jobs.start(ref.path, run_id, api_key=rkey, concurrency=int(concurrency),
+                                                     confirmed=rconfirmed).run_id
         except RuntimeError as exc:
             st.error(str(exc))
         else:

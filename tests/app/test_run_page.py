@@ -303,3 +303,23 @@ def test_trust_paper_tables_plan_every_run_from_the_page(app_on_fixture):
     assert {"run_trust_rounds", "run_trust_forecast", "run_trust_answer"} <= keys
     assert not {"run_trust_conditioning", "run_trust_endowment", "run_trust_ablation"} & keys
     assert at.button(key="run_start").label == "Start 7 runs"
+
+
+def test_a_linked_endpoint_gets_no_key_without_a_tick_naming_its_host(app_on_fixture, monkeypatch, stub_server):
+    """A link pre-fills a custom endpoint while ROLESCOPE_API_KEY is set: nothing can start (nor be tested) until the
+    user ticks the box naming that host; the tick never reaches the URL; the run then sends the key there."""
+    import hashlib
+
+    key = "sk-test-linked-endpoint-0123456789"
+    monkeypatch.setenv("ROLESCOPE_API_KEY", key)
+    at = app_on_fixture("run", run_model="other", run_spec=f"m@{stub_server.url}")
+    assert not at.exception
+    assert at.button(key="run_start").disabled and at.button(key="run_check").disabled
+    tick = at.checkbox(key="run_api_key_send_to_host")
+    assert "127.0.0.1" in tick.label and not tick.value
+    tick.check().run()
+    assert not at.button(key="run_start").disabled
+    assert "send_to_host" not in str(dict(at.query_params)) and key not in str(dict(at.query_params))
+    at.button(key="run_check").click().run()
+    assert any("Connected" in s.value for s in at.success)
+    assert {c["auth_sha256"] for c in stub_server.calls()} == {hashlib.sha256(f"Bearer {key}".encode()).hexdigest()}
