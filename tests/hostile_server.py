@@ -16,7 +16,7 @@ Modes (``MODES``):
 - ``gzip_bomb``: a gzip body that inflates to ``size`` bytes; ``drip``: the body one byte every ``drip_s`` seconds;
 - ``deep_json``: a body nested 100,000 deep; ``not_json``: HTML; ``wrong_types``: choices as a string;
 - ``huge_finish``: a 100,000-character finish reason; ``null_choice``: ``choices: [null]``;
-- ``ok``: the stub's answer unchanged.
+- ``ok``: the stub's answer unchanged; ``mixed``: request n gets ``MIXED[n % len(MIXED)]``.
 
 Every request is logged (``calls``): ordinal, the stub's message hash, the mode applied and whether an Authorization
 header came (its sha256 only, never the header).
@@ -36,7 +36,13 @@ from tests.stub_server import messages_hash, reply_body
 
 MODES = ("ok", "finish_echo", "split_tokens", "count_echo", "reply_echo", "nan_logprob", "inf_logprob", "surrogate",
          "huge_count", "negative_count", "big", "gzip_bomb", "drip", "deep_json", "not_json", "wrong_types",
-         "huge_finish", "null_choice")
+         "huge_finish", "null_choice", "mixed")
+#: What ``mixed`` cycles through, one mode per request (``drip`` is left out: it takes seconds per request).
+MIXED = ("ok", "finish_echo", "nan_logprob", "reply_echo", "surrogate", "huge_count", "count_echo", "big", "ok",
+         "negative_count", "gzip_bomb", "deep_json", "not_json", "wrong_types", "huge_finish", "null_choice",
+         "inf_logprob")
+#: The modes whose replies are valid (stored, once scrubbed); every other mode's reply fails its call.
+VALID_MODES = ("ok", "finish_echo", "reply_echo", "split_tokens")
 
 
 @dataclass
@@ -171,6 +177,8 @@ class HostileServer:
         ordinal = len(self._state.calls)
         digest = messages_hash(body.get("messages") or [])
         mode = cfg.mode if ordinal % max(1, cfg.every) == 0 else "ok"
+        if mode == "mixed":
+            mode = MIXED[ordinal % len(MIXED)]
         self._state.calls.append({"ordinal": ordinal, "hash": digest, "mode": mode,
                                   "auth_sha256": hashlib.sha256(auth.encode()).hexdigest() if auth else None})
         key = auth.removeprefix("Bearer ")

@@ -24,7 +24,7 @@ from analysis.llm.client import ChatReply, ChatRequest, _count
 from analysis.llm.keys import REDACTED, clip, redact, redact_token_rows, register_secret
 from analysis.llm.specs import ModelSpec
 from analysis.runs.store import Store
-from tests.hostile_server import HostileServer
+from tests.hostile_server import VALID_MODES, HostileServer
 from tests.runs.test_keys import _files_containing
 
 REPO = Path(__file__).resolve().parents[2]
@@ -348,3 +348,35 @@ def test_a_read_only_store_is_called_read_only(tmp_path: Path, capfd: pytest.Cap
         assert "read-only" in capfd.readouterr().err
     finally:
         tmp_path.chmod(0o755)
+
+
+# -- the fuzz test: hostile replies through every method's entry point -----------------------------------------------
+@pytest.mark.parametrize("method", ["values-logprob", "values-text", "mbti", "trust", "personagym"])
+def test_fuzz_hostile_replies_through_every_method(hostile: HostileServer, tmp_path: Path, method: str,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capfd: pytest.CaptureFixture[str]) -> None:
+    """Request n gets hostile mode n (``tests.hostile_server.MIXED``), with a plain key present. The run ends with
+    one-line messages and no traceback; the store passes ``PRAGMA integrity_check`` and holds no key; a resume on the
+    healed endpoint asks only what was not stored; every valid reply paid for is stored exactly once."""
+    key = KEYS["plain"]()
+    monkeypatch.setenv("ROLESCOPE_API_KEY", key)
+    hostile.configure("mixed")
+    store = tmp_path / "s.db"
+    code = main([*METHOD_ARGS[method], "--model", f"m@{hostile.url}", "--store", str(store), "--max-attempts", "1",
+                 "--run-id", "f1"])
+    err = capfd.readouterr().err
+    assert code in (0, 1) and "Traceback" not in err, err
+    assert not any(line.startswith((" ", "\t")) for line in err.splitlines()), err  # no traceback frame
+    assert _integrity_ok(store)
+    with Store(store, read_only=True) as st:
+        n_runs_before = len(st.runs())
+    hostile.configure("ok")
+    code = main(["resume", "f1", "--store", str(store), "--quiet"])
+    assert code in (0, 1) and "Traceback" not in capfd.readouterr().err
+    assert _integrity_ok(store) and _files_containing(tmp_path, [key]) == []
+    with Store(store, read_only=True) as st:
+        assert len(st.runs()) == n_runs_before  # nothing lost, nothing added
+        stored = st.query_one("SELECT COUNT(*) AS n FROM calls")["n"]
+        linked = st.query_one("SELECT COUNT(*) AS n FROM run_calls WHERE cached = 0")["n"]
+    valid_paid = sum(c["mode"] in VALID_MODES for c in hostile.calls())
+    assert valid_paid == stored == linked  # each valid reply paid once and kept once
