@@ -4,7 +4,7 @@
 
 (a) bare: ``httpx.AsyncClient`` posting chat completions under an ``asyncio.Semaphore``, parsing the JSON.
 (b) executor: ``Executor.call`` per unit (cache lookup miss, openai client, retries wrapper, one SQLite
-    commit per call to a fresh store, progress events). Every request is unique (no cache hits).
+    commit per call to a fresh store through the store's scrubber, with ``--secrets`` keys in play, progress events). Every request is unique (no cache hits).
 Prints requests/s per concurrency level, the ratio (b)/(a), the targets (ratio >= 0.8; >= 500 req/s at 64) and
 the client process's CPU time per request of each (less sensitive than req/s to other load on the machine).
 Each level runs (a) and (b) in ``--rounds`` interleaved chunks and sums their times, so drifting load from
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import secrets
 import sys
 import tempfile
 import time
@@ -28,6 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analysis.llm.client import ChatRequest, LLMClient  # noqa: E402
+from analysis.llm.keys import register_secret, secrets_in_play  # noqa: E402
 from analysis.llm.specs import parse_model_spec  # noqa: E402
 from analysis.runs.executor import Executor  # noqa: E402
 from analysis.runs.store import Store  # noqa: E402
@@ -108,7 +110,12 @@ def main() -> int:
     parser.add_argument("--levels", default="1,16,64")
     parser.add_argument("--requests", default="400,2000,2000", help="requests per level and variant (one per level)")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved (a)/(b) chunks per level")
+    parser.add_argument("--secrets", type=int, default=3, help="keys the store's scrubber checks every write for "
+                        "(registered at random, plain and key-shaped; default 3)")
     args = parser.parse_args()
+    for i in range(args.secrets):  # the scrubber in the write path looks for each, whole and in fragments
+        register_secret(("sk-bench-" if i % 2 else "plainbench") + secrets.token_hex(16))
+    print(f"scrubber: {len(secrets_in_play())} secrets in play", flush=True)
     levels = [int(v) for v in args.levels.split(",")]
     requests = [int(v) for v in args.requests.split(",")]
     rows = []

@@ -53,7 +53,7 @@ _KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{16,}|hf_[A-Za-z0-9]{16,})")
 _FILE_TTL_S = 2.0
 
 _lock = threading.Lock()
-_registered: set[str] = set()
+_registered: set[str] = set()  # frozen per lookup: a frozenset of a few keys is cheap to hash
 _trusted: set[tuple[str, str | None]] = set()  # (normalised base_url, api_key_env) the user gave in this process
 
 
@@ -135,15 +135,42 @@ def _strings(value: object) -> list[str]:
     return []
 
 
-def secrets_in_play() -> frozenset[str]:
-    """Every secret the scrubber removes now (see the module docstring)."""
-    names = _configured_key_names()
+def _environment_fingerprint() -> int:
+    # os.environ's own store (bytes on POSIX): hashing it costs ~3 us, decoding every item ~150 us
+    data = getattr(os.environ, "_data", None)
+    return hash(tuple(data.items())) if isinstance(data, dict) else hash(tuple(os.environ.items()))
+
+
+_files_seen: tuple[float, str, frozenset[str], frozenset[str]] | None = None  # (when, cwd, key names, file secrets)
+
+
+def _file_secrets() -> tuple[frozenset[str], frozenset[str]]:
+    """(key variable names configured in models.toml, strings of secrets.toml), looked at again every ``_FILE_TTL_S``."""
+    global _files_seen
+    now, cwd = time.monotonic(), os.getcwd()
+    seen = _files_seen
+    if seen is None or now - seen[0] >= _FILE_TTL_S or seen[1] != cwd:
+        found: set[str] = set()
+        for path in _secrets_files():
+            found.update(_strings(_cached_file(path, _toml)))
+        seen = _files_seen = (now, cwd, frozenset(_configured_key_names()), frozenset(found))
+    return seen[2], seen[3]
+
+
+@lru_cache(maxsize=16)
+def _in_play(environment: int, names: frozenset[str], files: frozenset[str], registered: frozenset[str]) -> frozenset[str]:
     found = {value for name, value in os.environ.items() if (name in names or _is_key_variable(name))}
-    for path in _secrets_files():
-        found.update(_strings(_cached_file(path, _toml)))
-    with _lock:
-        found |= _registered
+    found |= files | registered
     return frozenset(s for s in found if len(s) >= MIN_SECRET)
+
+
+def secrets_in_play() -> frozenset[str]:
+    """Every secret the scrubber removes now (see the module docstring). Recomputed only when the environment, the
+    registered keys or the files change (a store write looks them up at every transaction)."""
+    names, files = _file_secrets()
+    with _lock:
+        registered = frozenset(_registered)
+    return _in_play(_environment_fingerprint(), names, files, registered)
 
 
 # -- the scrubber ----------------------------------------------------------------------------------------------------
@@ -197,7 +224,9 @@ def _redact_with(text: str, index: _Index) -> str:
                     merged.append([start, end])
             for start, end in reversed(merged):
                 text = text[:start] + REDACTED + text[end:]
-    return _KEY_PATTERN.sub(REDACTED, text)
+    if "sk-" in text or "hf_" in text:
+        text = _KEY_PATTERN.sub(REDACTED, text)
+    return text
 
 
 class Scrubber:
