@@ -6,17 +6,21 @@ clear ``InputError`` naming it and the reason, never a traceback or a hang:
 - only regular files are read: a folder, a FIFO (opening one would block forever), a device or a socket is refused;
   a missing file, a symlink loop and a permission problem are told apart;
 - text must decode in the given encodings (UTF-8 by default), else the byte offset is named;
+- CSV is read through ``csv_rows``: a malformed record or a field longer than ``csv.field_size_limit()`` (131,072
+  characters) names the file and the row;
 - JSON is parsed with NaN / Infinity refused (not JSON, and never a valid score), and a document nested too deeply
   (Python's parser recurses) or holding a number too long to convert (Python caps int digits) is refused.
 """
 
 from __future__ import annotations
 
+import csv
 import errno
+import io
 import json
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,19 +124,39 @@ def expand_paths(paths: Sequence[str | Path], pattern: str, *, what: str,
     return list(unique.values())
 
 
+def csv_rows(reader: Iterable[Any], path: str | Path) -> list[Any]:
+    """Every row of a ``csv.reader`` / ``csv.DictReader``, or an InputError naming the file, the row (the header is
+    row 1) and the line it starts on: a field longer than ``csv.field_size_limit()`` or, with ``strict=True``, a
+    malformed record (a quoted cell cut off)."""
+    rows: list[Any] = []
+    count, start = 0, 1  # rows read (the header included) and the line the next one starts on
+    try:
+        if isinstance(reader, csv.DictReader):
+            _ = reader.fieldnames  # the header is read here; a bad header is row 1
+            count, start = (1, reader.line_num + 1) if reader.fieldnames is not None else (0, 1)
+        for row in reader:
+            rows.append(row)
+            count, start = count + 1, reader.line_num + 1  # type: ignore[attr-defined]
+    except csv.Error as exc:
+        where = f"row {count + 1} (line {start})"
+        if "field larger than field limit" in str(exc):
+            raise InputError(f"{path}: {where} has a field longer than {csv.field_size_limit():,} characters "
+                             "(the CSV field size limit)") from None
+        raise InputError(f"{path}: not a readable CSV file ({where}: {exc})") from None
+    return rows
+
+
 def read_csv_rows(path: Path, required: Sequence[str]) -> list[dict[str, str]]:
     """The rows of a CSV file with a header, as dicts of stripped strings (column names lower-cased); a missing
-    required column or an empty file is an InputError naming the file."""
-    import csv
-    import io
-
+    required column, an empty file or an unreadable row (``csv_rows``) is an InputError naming the file."""
     text = read_text(path)
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    records = csv_rows(reader, path)
     columns = [c.strip().lower() for c in reader.fieldnames or []]
     missing = [c for c in required if c not in columns]
     if missing:
         raise InputError(f"{path}: CSV without column(s) {', '.join(missing)} (header: {', '.join(columns) or 'none'})")
-    rows = [{k.strip().lower(): (v or "").strip() for k, v in row.items() if k is not None} for row in reader]
+    rows = [{k.strip().lower(): (v or "").strip() for k, v in row.items() if k is not None} for row in records]
     if not rows:
         raise InputError(f"{path}: CSV has a header but no rows")
     return rows

@@ -22,7 +22,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from analysis.errors import InputError
-from analysis.importers.files import load_json, read_text
+from analysis.importers.files import csv_rows, load_json, read_text
 from analysis.values import VALUES
 from analysis.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
 
@@ -111,10 +111,7 @@ def _read_json(path: Path) -> object:
 
 
 def _read_rows(path: Path) -> list[list[str]]:
-    try:
-        rows = [r for r in csv.reader(io.StringIO(read_text(path), newline="")) if r]
-    except csv.Error as exc:
-        raise InputError(f"{path}: not a readable CSV ({exc})") from None
+    rows = [r for r in csv_rows(csv.reader(io.StringIO(read_text(path), newline="")), path) if r]
     for n, row in enumerate(rows, 1):
         if len(row) < 3:
             raise InputError(f"{path}: line {n} has {len(row)} cells; expected item text, option labels and 'undef'")
