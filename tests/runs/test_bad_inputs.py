@@ -80,3 +80,54 @@ def test_csv_field_over_the_limit_in_an_instrument_folder(tmp_path: Path, capsys
     refused(["run", "values", "--model", MODEL, "--instrument", str(male.parents[1]), "--store", str(store)], capsys,
             str(male), "row 2 (line 2)", "131,072")
     assert stored_runs(store, capsys) == []
+
+
+# -- 2. models.toml types and URL ports -------------------------------------------------------------------------------
+
+SPEC_LINE = 'spec = "m@http://127.0.0.1:9/v1"\n'
+BAD_MODELS_TOML = {
+    "timeout string": ('[models.bad]\n' + SPEC_LINE + 'timeout_s = "x"\n', "field 'timeout_s'"),
+    "params number": ('[models.bad]\n' + SPEC_LINE + 'params = 3\n', "field 'params'"),
+    "params number, no spec": ('[models.bad]\nbackend = "custom"\nmodel = "m"\nbase_url = "http://h/v1"\nparams = 3\n',
+                               "field 'params'"),
+    "table is a string": ('[models]\nbad = "openai:gpt-4o"\n', "[models.bad] must be a table"),
+    "models is a string": ('models = "bad"\n', "'models' must be a table"),
+    "spec is a number": ('[models.bad]\nspec = 3\n', "field 'spec'"),
+    "base_url port 99999": ('[models.bad]\nbackend = "custom"\nmodel = "m"\nbase_url = "http://h:99999/v1"\n',
+                            "field 'base_url'"),
+    "spec port 99999": ('[models.bad]\nspec = "m@http://h:99999/v1"\n', "99999"),
+    "base_url ftp": ('[models.bad]\nbackend = "custom"\nmodel = "m"\nbase_url = "ftp://h/v1"\n', "field 'base_url'"),
+    "custom without base_url": ('[models.bad]\nbackend = "custom"\nmodel = "m"\n', "field 'base_url'"),
+    "timeout 0": ('[models.bad]\n' + SPEC_LINE + 'timeout_s = 0\n', "field 'timeout_s'"),
+    "timeout -1": ('[models.bad]\n' + SPEC_LINE + 'timeout_s = -1\n', "field 'timeout_s'"),
+    "timeout inf": ('[models.bad]\n' + SPEC_LINE + 'timeout_s = inf\n', "field 'timeout_s'"),
+    "negative price": ('[models.bad]\n' + SPEC_LINE + 'price_input_per_mtok = -1\n', "field 'price_input_per_mtok'"),
+    "nan price": ('[models.bad]\n' + SPEC_LINE + 'price_output_per_mtok = nan\n', "field 'price_output_per_mtok'"),
+    "nan temperature": ('[models.bad]\n' + SPEC_LINE + 'params = { temperature = nan }\n', "field 'params'"),
+    "string temperature": ('[models.bad]\n' + SPEC_LINE + 'params = { temperature = "hot" }\n', "field 'params'"),
+    "negative top logprobs": ('[models.bad]\n' + SPEC_LINE + 'max_top_logprobs = -1\n', "field 'max_top_logprobs'"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_MODELS_TOML))
+def test_bad_models_toml_is_one_line(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    toml, needle = BAD_MODELS_TOML[case]
+    path = tmp_path / "models.toml"
+    path.write_text(toml, encoding="utf-8")
+    monkeypatch.setattr("analysis.llm.specs.DEFAULT_MODELS_FILE", path)
+    store = tmp_path / "s.db"
+    refused(["run", "mbti", "--model", "bad", "--store", str(store)], capsys, str(path), needle)
+    refused(["models", "--json"], capsys, str(path), needle)
+    assert stored_runs(store, capsys) == []
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("m@http://127.0.0.1:99999/v1", "99999"), ("m@http://127.0.0.1:0/v1", "port 0"),
+    ("m@http://127.0.0.1:-1/v1", "-1"), ("m@http://127.0.0.1:x/v1", "127.0.0.1:x"),
+])
+def test_model_spec_port_out_of_range(spec: str, needle: str, tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "s.db"
+    refused(["run", "values", "--model", spec, "--store", str(store)], capsys, needle)
+    assert stored_runs(store, capsys) == []
