@@ -7,13 +7,15 @@ column's dtype (object, pandas' ``StringDtype``, categorical), so no key that re
 
 from __future__ import annotations
 
+import errno
 import io
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
-from analysis.errors import InputError
+from analysis.errors import InputError, RunFailure
 from analysis.llm.keys import redact
 from analysis.runs.store import Store
 
@@ -54,11 +56,47 @@ def export_store(store: Store, out_dir: str | Path, fmt: ExportFormat) -> list[P
     """Write every table to ``out_dir/<table>.<fmt>`` (``frame_bytes``: text scrubbed of secrets)."""
     if fmt not in ("csv", "json", "parquet"):
         raise InputError(f"export format '{fmt}': use csv, json or parquet")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = check_out_dir(out_dir)
     written = []
     for name in sorted(store.table_names()):
         path = out / f"{name}.{fmt}"
-        path.write_bytes(frame_bytes(store.table(name), fmt))
+        try:
+            path.write_bytes(frame_bytes(store.table(name), fmt))
+        except IsADirectoryError:
+            raise InputError(f"export --out {out}: {path.name} is a folder there, not a file") from None
+        except OSError as exc:
+            raise RunFailure(f"export --out {out}: cannot write {path.name} ({exc.strerror})") from None
         written.append(path)
     return written
+
+
+def check_out_dir(out_dir: str | Path) -> Path:
+    """``out_dir`` as a folder to write into, created if missing; an existing file, FIFO, device, symlink loop or a
+    path under a file is an InputError naming it."""
+    out = Path(out_dir).expanduser()
+    try:
+        info = out.stat()
+    except FileNotFoundError:
+        if out.is_symlink():
+            raise InputError(f"export --out {out}: broken symbolic link") from None
+        info = None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"export --out {out}: symbolic link loop") from None
+        if exc.errno == errno.ENOTDIR:
+            raise InputError(f"export --out {out}: a part of this path is a file, not a folder") from None
+        raise InputError(f"export --out {out}: cannot use this path ({exc.strerror})") from None
+    if info is not None:
+        if stat.S_ISDIR(info.st_mode):
+            return out
+        kind = ("an existing file" if stat.S_ISREG(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode)
+                else "a socket" if stat.S_ISSOCK(info.st_mode) else "a device")
+        raise InputError(f"export --out {out}: is {kind}, expected a folder (the export writes one file per table "
+                         "into it)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(f"export --out {out}: a part of this path is a file, not a folder") from None
+    except OSError as exc:
+        raise InputError(f"export --out {out}: cannot create this folder ({exc.strerror})") from None
+    return out

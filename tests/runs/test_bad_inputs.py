@@ -131,3 +131,39 @@ def test_model_spec_port_out_of_range(spec: str, needle: str, tmp_path: Path,
     store = tmp_path / "s.db"
     refused(["run", "values", "--model", spec, "--store", str(store)], capsys, needle)
     assert stored_runs(store, capsys) == []
+
+
+# -- 3. export --out that is not a folder -----------------------------------------------------------------------------
+
+@pytest.fixture
+def small_store(tmp_path: Path) -> Path:
+    from analysis.runs.store import Store
+
+    path = tmp_path / "small.db"
+    with Store(path) as store:
+        store.create_run("r1", "mbti", "m", {}, {"method": "mbti"})
+    return path
+
+
+def test_export_out_is_an_existing_file(small_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    target = tmp_path / "tables.csv"
+    target.write_text("keep me")
+    refused(["export", "--store", str(small_store), "--format", "csv", "--out", str(target)], capsys,
+            str(target), "is an existing file, expected a folder")
+    assert target.read_text() == "keep me"
+    under = target / "sub"
+    refused(["export", "--store", str(small_store), "--format", "csv", "--out", str(under)], capsys,
+            str(under), "is a file, not a folder")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    refused(["export", "--store", str(small_store), "--format", "json", "--out", str(fifo)], capsys, str(fifo), "a FIFO")
+    loop = tmp_path / "loop"
+    os.symlink(tmp_path / "loop2", loop)
+    os.symlink(loop, tmp_path / "loop2")
+    refused(["export", "--store", str(small_store), "--format", "json", "--out", str(loop)], capsys, str(loop),
+            "symbolic link loop")
+    folder = tmp_path / "new/out"  # a missing folder is still created
+    assert main(["export", "--store", str(small_store), "--format", "csv", "--out", str(folder)]) == 0
+    assert (folder / "runs.csv").is_file()
