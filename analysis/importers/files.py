@@ -19,6 +19,7 @@ import errno
 import io
 import json
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -83,16 +84,54 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_SURROGATE = re.compile(r"(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(doc: Any) -> str | None:
+    """The first string (or key) of a parsed document holding a lone surrogate (JSON's ``"\\ud800"``: not a character,
+    no UTF-8 encoding, so SQLite and every writer refuse it), else None. Iterative: documents may nest deeply."""
+    stack = [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _surrogate_error(text: str, path: str | Path, bad: str) -> InputError:
+    code = f"\\u{ord(_SURROGATE.search(bad).group()):04x}"  # type: ignore[union-attr]
+    where = ""
+    for match in _ESCAPED_SURROGATE.finditer(text):
+        if match.group().lower().endswith(code[1:]):
+            line = text.count("\n", 0, match.start()) + 1
+            where = f" at line {line}, column {match.end() - 6 - (text.rfind(chr(10), 0, match.start()) + 1) + 1}"
+            break
+    return InputError(f"{path}: invalid JSON text: a string holds {code}{where}, a lone surrogate (half of a UTF-16 "
+                      "pair), not a character")
+
+
 def parse_json(text: str, path: str | Path) -> Any:
-    """A JSON document, or an InputError naming the file and the reason (line and column when known)."""
+    """A JSON document, or an InputError naming the file and the reason (line and column when known). A string
+    holding a lone surrogate (``"\\ud800"``) is refused: it cannot be stored or written as UTF-8."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})") from None
     except RecursionError:
         raise InputError(f"{path}: invalid JSON (nested too deeply)") from None
     except ValueError as exc:  # NaN/Infinity, or an integer beyond Python's digit limit
         raise InputError(f"{path}: invalid JSON ({str(exc).splitlines()[0][:120]})") from None
+    bad = _lone_surrogate(doc) if _SURROGATE.search(text) or "\\u" in text else None
+    if bad is not None:
+        raise _surrogate_error(text, path, bad)
+    return doc
 
 
 def load_json(path: str | Path, encodings: Sequence[str] = ("utf-8-sig",)) -> Any:

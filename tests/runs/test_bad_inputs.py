@@ -167,3 +167,45 @@ def test_export_out_is_an_existing_file(small_store: Path, tmp_path: Path, capsy
     folder = tmp_path / "new/out"  # a missing folder is still created
     assert main(["export", "--store", str(small_store), "--format", "csv", "--out", str(folder)]) == 0
     assert (folder / "runs.csv").is_file()
+
+
+# -- 4. lone surrogates and invalid UTF-8 in imported JSON ------------------------------------------------------------
+
+def _value_stability_file(root: Path, **changes: object) -> Path:
+    from tests.importers.test_value_stability import write_results
+
+    path, _ = write_results(root, "no_conv", n_personas=2)
+    doc = json.loads(path.read_text())
+    for key, value in changes.items():
+        doc["simulated_population"][0][key] = value
+    path.write_text(json.dumps(doc))  # ensure_ascii: "\ud800" is written as the JSON escape
+    return path
+
+
+@pytest.mark.parametrize("kind", ["personagym", "value-stability"])
+@pytest.mark.parametrize("how", ["escape", "raw bytes"])
+def test_import_with_a_lone_surrogate_names_the_file(kind: str, how: str, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    if kind == "personagym":
+        path = tmp_path / "persona.json"
+        path.write_text(json.dumps({"Expected Action": ["What now? \ud800"], "Toxicity": ["Say it."]}))
+    else:
+        path = _value_stability_file(tmp_path, name="Ada \ud800")
+    if how == "raw bytes":  # the UTF-8 encoding of U+D800, which no UTF-8 decoder accepts
+        path.write_bytes(path.read_bytes().replace(b"\\ud800", b"\xed\xa0\x80"))
+        needle = "not UTF-8 text"
+    else:
+        needle = "\\ud800"
+    store = tmp_path / "s.db"
+    refused(["import", kind, str(path), "--store", str(store)], capsys, str(path), needle)
+    assert stored_runs(store, capsys) == []
+
+
+def test_valid_surrogate_pairs_still_import(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "persona.json"
+    path.write_text(json.dumps({"Expected Action": ["What now? \U0001F600"], "Toxicity": ["Say it."]}))
+    assert '\\ud83d\\ude00' in path.read_text()
+    store = tmp_path / "s.db"
+    assert main(["import", "personagym", str(path), "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert len(stored_runs(store, capsys)) == 1
