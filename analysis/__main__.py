@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
+from analysis.cli_types import non_negative_float, non_negative_int, positive_int
 from analysis.errors import InputError, RoleScopeError
 from analysis.llm.keys import redact
 
@@ -34,9 +35,9 @@ def _add_store(p: argparse.ArgumentParser) -> None:
 
 
 def _add_exec(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--concurrency", type=int, default=8, help="max requests in flight (default 8)")
-    p.add_argument("--max-attempts", type=int, default=6, help="attempts per call before it is stored as failed")
-    p.add_argument("--max-wait", type=float, default=300.0, metavar="SECONDS",
+    p.add_argument("--concurrency", type=positive_int, default=8, help="max requests in flight (default 8)")
+    p.add_argument("--max-attempts", type=positive_int, default=6, help="attempts per call before it is stored as failed")
+    p.add_argument("--max-wait", type=non_negative_float, default=300.0, metavar="SECONDS",
                    help="most a call may wait between its retries in all (Retry-After included) before it is stored "
                         "as failed (default 300)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -61,8 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     values.add_argument("--population", default="default", help="'default' or a personas.json path / hf:// path")
     values.add_argument("--contexts", type=_csv, default=["no_conv"], help="comma list: no_conv, topics_a, chess, ..., chunk .jsonl paths")
     values.add_argument("--instrument", default="pvq", help="pvq (bundled) | svs | PATH (json or data_pvq/data_svs folder) | hf://datasets/...")
-    values.add_argument("--limit-personas", type=int)
-    values.add_argument("--limit-items", type=int)
+    values.add_argument("--limit-personas", type=positive_int)
+    values.add_argument("--limit-items", type=positive_int)
     values.add_argument("--messages", type=int, default=3,
                         help="messages generated after the opening: persona, interlocutor, persona... (odd; default 3, "
                              "the leaderboard's n_msgs); with --structure appended: length incl. the opening")
@@ -73,11 +74,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="leaderboard: the nine evaluations of the Stick to Your Role! leaderboard (needs --reference)")
     values.add_argument("--reference", metavar="PATH",
                         help="with --campaign: your clone of flowersteam/value_stability (or hf://datasets/... of its layout)")
-    values.add_argument("--samples", type=int, default=1)
+    values.add_argument("--samples", type=positive_int, default=1)
     values.add_argument("--seed", type=int, default=0)
-    values.add_argument("--conversation-temperature", type=float, default=0.7, help="conversation turns (default 0.7)")
-    values.add_argument("--answer-temperature", type=float, default=0.0, help="answers and SVS picks (default 0)")
-    values.add_argument("--conversation-max-tokens", type=int, default=100, help="per conversation turn (default 100)")
+    values.add_argument("--conversation-temperature", type=non_negative_float, default=0.7, help="conversation turns (default 0.7)")
+    values.add_argument("--answer-temperature", type=non_negative_float, default=0.0, help="answers and SVS picks (default 0)")
+    values.add_argument("--conversation-max-tokens", type=positive_int, default=100, help="per conversation turn (default 100)")
     values.add_argument("--structure", choices=["reference", "appended"], default="reference",
                         help="appended: RoleScope's earlier protocol (the question glued onto the last interlocutor turn)")
     values.add_argument("--persona-prompt", choices=["reference", "in-character"], default="reference",
@@ -143,8 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(metrics)
     metrics.add_argument("--model", help="only this model (display name)")
     metrics.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    metrics.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for CIs (default 1000)")
-    metrics.add_argument("--chance", type=int, default=100, metavar="N",
+    metrics.add_argument("--n-boot", type=non_negative_int, default=1000,
+                         help="bootstrap resamples for CIs (default 1000; 0 = no CIs)")
+    metrics.add_argument("--chance", type=non_negative_int, default=100, metavar="N",
                          help="simulations of each null model for the chance bands (default 100; 0 = none)")
     metrics.add_argument("--config", action="append", metavar="ID",
                          help="use this configuration (id or unique prefix, from the document's 'configurations') for "
@@ -159,8 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--answer-mode", choices=["logprob", "text"], default="text", help="with --model (default: text)")
     build.add_argument("--size", choices=["full", "reduced"], default="full", help="reduced: the small CI campaign")
     build.add_argument("--methods", type=_csv, help="comma list (default: every method)")
-    build.add_argument("--concurrency", type=int, default=2)
-    build.add_argument("--chance", type=int, metavar="N",
+    build.add_argument("--concurrency", type=positive_int, default=2)
+    build.add_argument("--chance", type=non_negative_int, metavar="N",
                        help="cache N simulations per null model for the chance bands (default: 100 for the bundled demo, "
                             "0 for other stores)")
     build.add_argument("--rederive", action="store_true",
@@ -473,8 +475,6 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    if args.chance < 0:
-        raise InputError(f"metrics --chance: expected a number of simulations ≥ 0, got {args.chance}")
     with _read_store(args.store) as store:
         if args.method == "values":
             from analysis.values.metrics import values_metrics

@@ -209,3 +209,70 @@ def test_valid_surrogate_pairs_still_import(tmp_path: Path, capsys: pytest.Captu
     assert main(["import", "personagym", str(path), "--store", str(store)]) == 0
     capsys.readouterr()
     assert len(stored_runs(store, capsys)) == 1
+
+
+# -- 5. counts, temperatures, waits: no negative, zero or non-finite values that mean nothing -------------------------
+
+BAD_OPTIONS = [
+    (["metrics", "values"], "--n-boot", "-5"), (["metrics", "values"], "--n-boot", "1.5"),
+    (["metrics", "trust"], "--chance", "-1"), (["metrics", "mbti"], "--chance", "nan"),
+    (["run", "values", "--model", MODEL], "--answer-temperature", "nan"),
+    (["run", "values", "--model", MODEL], "--answer-temperature", "inf"),
+    (["run", "values", "--model", MODEL], "--conversation-temperature", "-0.5"),
+    (["run", "values", "--model", MODEL], "--conversation-temperature", "1e400"),
+    (["run", "values", "--model", MODEL], "--samples", "0"),
+    (["run", "values", "--model", MODEL], "--limit-personas", "-3"),
+    (["run", "values", "--model", MODEL], "--limit-items", "0"),
+    (["run", "values", "--model", MODEL], "--conversation-max-tokens", "0"),
+    (["run", "values", "--model", MODEL], "--concurrency", "0"),
+    (["run", "values", "--model", MODEL], "--max-attempts", "-1"),
+    (["run", "values", "--model", MODEL], "--max-wait", "nan"),
+    (["run", "values", "--model", MODEL], "--max-wait", "-1"),
+    (["run", "mbti", "--model", MODEL], "--temperature", "nan"),
+    (["run", "mbti", "--model", MODEL], "--testings", "0"),
+    (["run", "mbti", "--model", MODEL], "--limit-statements", "-1"),
+    (["run", "mbti", "--model", MODEL], "--max-tokens", "0"),
+    (["run", "mbti", "--model", MODEL], "--history", "-1"),
+    (["run", "trust", "--model", MODEL], "--temperature", "-inf"),
+    (["run", "trust", "--model", MODEL], "--rounds", "0"),
+    (["run", "trust", "--model", MODEL], "--endowment", "-10"),
+    (["run", "trust", "--model", MODEL], "--limit-personas", "0"),
+    (["run", "trust", "--model", MODEL], "--max-tokens", "-5"),
+    (["run", "personagym", "--model", MODEL], "--temperature", "nan"),
+    (["run", "personagym", "--model", MODEL], "--top-p", "0"),
+    (["run", "personagym", "--model", MODEL], "--top-p", "1.5"),
+    (["run", "personagym", "--model", MODEL], "--questions-per-task", "0"),
+    (["run", "personagym", "--model", MODEL], "--environments-per-persona", "-1"),
+    (["run", "personagym", "--model", MODEL], "--max-retries", "-1"),
+    (["run", "personagym", "--model", MODEL], "--examples-retries", "-2"),
+    (["run", "personagym", "--model", MODEL], "--max-tokens", "0"),
+    (["run", "personagym", "--model", MODEL], "--call-max-tokens", "-1"),
+    (["resume", "r1"], "--concurrency", "-4"),
+    (["demo", "build"], "--chance", "-1"),
+    (["demo", "build"], "--concurrency", "0"),
+]
+
+
+@pytest.mark.parametrize("command, option, value", BAD_OPTIONS,
+                         ids=[f"{' '.join(c[:2])} {o} {v}" for c, o, v in BAD_OPTIONS])
+def test_meaningless_numbers_are_refused_by_the_parser(command: list[str], option: str, value: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "s.db"
+    argv = [*command, f"{option}={value}"] + (["--store", str(store)] if command[0] != "demo" else [])
+    with pytest.raises(SystemExit) as exit_info:  # argparse exits before main's handlers
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    assert f"argument {option}" in err and value in err, err
+    assert not store.exists()
+
+
+def test_nan_is_never_sent_as_a_temperature(tmp_path: Path) -> None:
+    from analysis.cli_types import finite_float, non_negative_float
+
+    for text in ("nan", "NaN", "inf", "-Infinity", "1e999"):
+        for check in (finite_float, non_negative_float):
+            with pytest.raises(Exception, match="finite"):
+                check(text)
+    assert non_negative_float("0") == 0.0 and finite_float("-1.5") == -1.5
