@@ -546,7 +546,7 @@ def main(argv: list[str] | None = None) -> int:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or exc.title
         more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        print(f"error: {exc.title} field '{where}': {redact(str(first['msg']))}{more}", file=sys.stderr)
+        print(f"error: {exc.title} field '{where}': {redact(str(first['msg']).removeprefix('Value error, '))}{more}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -217,7 +217,7 @@ def _validated(data: dict[str, Any], path: Path) -> StatementSet:
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"statements {path}: field '{loc}': {err['msg']}") from None
+        raise InputError(f"statements {path}: field '{loc}': {err['msg'].removeprefix('Value error, ')}") from None
 
 
 def _from_json(path: Path) -> StatementSet:

@@ -67,11 +67,19 @@ def build_values_plan(
             raise InputError("--limit-personas must be >= 1")
         personas = personas[:limit_personas]
     inst = load_instrument(instrument).limited(limit_items)
+    if not inst.keyed_items:  # (a loaded instrument has some: the first limit_items have none)
+        raise InputError(f"instrument {instrument}: its first {limit_items} item(s) (--limit-items) are keyed to no "
+                         "value; nothing could be scored")
+    if contexts is not None and not contexts:
+        raise InputError("--contexts names no context; give e.g. no_conv or a chunk .jsonl path")
     labels = contexts or ["no_conv"]
     if len(set(labels)) != len(labels):
         raise InputError(f"--contexts lists a context twice: {labels}")
     if not personas:
         raise InputError(f"population {population}: no persona chosen")
+    empty = [label for label, text in (shared_openings or {}).items() if not isinstance(text, str) or not text.strip()]
+    if empty:
+        raise InputError(f"context {empty[0]}: its opening message is empty")
     ctxs = [load_context(c, max(p.id for p in personas) + 1) for c in labels]
     ctxs = [c.model_copy(update={"openings": [shared_openings[c.label]]})
             if c.kind == "shared_opening" and c.label in (shared_openings or {}) else c for c in ctxs]
@@ -95,7 +103,7 @@ def build_values_plan(
         )
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise InputError(f"values plan: {'.'.join(map(str, err['loc'])) or 'plan'}: {err['msg']}") from None
+        raise InputError(f"values plan: {'.'.join(map(str, err['loc'])) or 'plan'}: {err['msg'].removeprefix('Value error, ')}") from None
 
 
 def _with_partners(ctx: Context, personas: list[Persona], seed: int, interlocutors: str | Path | None) -> Context:

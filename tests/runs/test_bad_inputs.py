@@ -276,3 +276,89 @@ def test_nan_is_never_sent_as_a_temperature(tmp_path: Path) -> None:
             with pytest.raises(Exception, match="finite"):
                 check(text)
     assert non_negative_float("0") == 0.0 and finite_float("-1.5") == -1.5
+
+
+# -- 6. plans that cannot run are refused before the run is created ---------------------------------------------------
+
+def _pvq(tmp_path: Path, change) -> Path:
+    doc = json.loads((Path(__file__).resolve().parents[2] / "data/values/instruments/pvq_rs.json").read_text())
+    change(doc)
+    path = tmp_path / "instrument.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _unkey(doc: dict) -> None:
+    for item in doc["items"]:
+        item["value"] = None
+
+
+def _lines(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+VALUES_SMALL = ["--limit-personas", "1", "--limit-items", "1"]
+UNRUNNABLE = {
+    "context opening null": (lambda t: ["run", "values", "--model", MODEL, *VALUES_SMALL, "--contexts",
+                                        str(_lines(t, "c.jsonl", '{"content": null}\n'))], "line 1: 'content' is null"),
+    "context opening number": (lambda t: ["run", "values", "--model", MODEL, *VALUES_SMALL, "--contexts",
+                                          str(_lines(t, "c.jsonl", '{"content": 42}\n'))], "'content' is a number"),
+    "context opening empty": (lambda t: ["run", "values", "--model", MODEL, *VALUES_SMALL, "--contexts",
+                                         str(_lines(t, "c.jsonl", '{"content": "  "}\n'))], "'content' is empty"),
+    "context file empty": (lambda t: ["run", "values", "--model", MODEL, *VALUES_SMALL, "--contexts",
+                                      str(_lines(t, "c.jsonl", ""))], "0 openings for 1 personas"),
+    "no context": (lambda t: ["run", "values", "--model", MODEL, *VALUES_SMALL, "--contexts", ","], "--contexts"),
+    "personas list empty": (lambda t: ["run", "values", "--model", MODEL, "--population",
+                                       str(_lines(t, "p.json", "[]"))], "non-empty list"),
+    "persona description empty": (lambda t: ["run", "values", "--model", MODEL, "--population", str(_lines(
+        t, "p.json", '[{"name": "Ada", "description": " ", "gender": "F"}]'))], "field 'description'"),
+    "persona description empty (csv)": (lambda t: ["run", "values", "--model", MODEL, "--population", str(_lines(
+        t, "p.csv", 'name,description,gender\nAda,,F\n'))], "row 2 field 'description'"),
+    "item text empty": (lambda t: ["run", "values", "--model", MODEL, "--instrument", str(_pvq(
+        t, lambda d: d["items"][0].update(text={"male": "", "female": "She likes."})))], "items.0.text"),
+    "item without text": (lambda t: ["run", "values", "--model", MODEL, "--instrument", str(_pvq(
+        t, lambda d: d["items"][0].update(text={})))], "items.0.text"),
+    "option label empty": (lambda t: ["run", "values", "--model", MODEL, "--instrument", str(_pvq(
+        t, lambda d: d["options"][0].update(label="")))], "options.0.label"),
+    "no scored items": (lambda t: ["run", "values", "--model", MODEL, "--instrument", str(_pvq(t, _unkey))],
+                        "no item is keyed"),
+    "no scored items after --limit-items": (lambda t: ["run", "values", "--model", MODEL, "--limit-items", "1",
+                                                       "--instrument", str(_pvq(t, lambda d: d["items"][0].update(
+                                                           value=None)))], "keyed to no value"),
+    "mbti key id 0": (lambda t: ["run", "mbti", "--model", MODEL, "--key", str(_lines(t, "k.json", '{"E": [0, 1]}'))],
+                      "'0'"),
+    "mbti key id 999": (lambda t: ["run", "mbti", "--model", MODEL, "--key", str(_lines(t, "k.json", '{"E": [1, 999]}'))],
+                        "['999']"),
+    "mbti key rows id 0": (lambda t: ["run", "mbti", "--model", MODEL, "--key", str(_lines(
+        t, "k.csv", "id,dimension,direction\n0,E,+\n"))], "['0']"),
+    "mbti statement text empty": (lambda t: ["run", "mbti", "--model", MODEL, "--statements", str(_lines(
+        t, "s.json", '[{"id": "1", "text": " ", "dimension": "E"}]'))], "statement text is empty"),
+    "mbti no scored statements after limit": (lambda t: ["run", "mbti", "--model", MODEL, "--limit-statements", "1",
+                                                         "--statements", str(_lines(t, "s.json", json.dumps([
+                                                             {"id": "1", "text": "You plan.", "dimension": None},
+                                                             {"id": "2", "text": "You talk.", "dimension": "E"}])))],
+                                              "keeps no statement keyed"),
+    "trust condition-on unknown": (lambda t: ["run", "trust", "--model", MODEL, "--condition-on", "nope"],
+                                   "--condition-on: unknown strategy 'nope'"),
+    "personagym no persona": (lambda t: ["run", "personagym", "--model", MODEL, "--personas",
+                                         str(_lines(t, "p.txt", "\n# none\n"))], "no persona in this file"),
+    "personagym persona description empty": (lambda t: ["run", "personagym", "--model", MODEL, "--personas",
+                                                        str(_lines(t, "p.json", '["A pilot.", ""]'))],
+                                             "field 'description' missing or empty"),
+    "personagym rubric path": (lambda t: ["run", "personagym", "--model", MODEL, "--rubrics", str(t / "nowhere")],
+                               "file not found"),
+}
+
+
+@pytest.mark.parametrize("case", list(UNRUNNABLE))
+def test_unrunnable_plans_create_no_run(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv, needle = UNRUNNABLE[case]
+    store = tmp_path / "s.db"
+    from analysis.runs.store import Store
+
+    with Store(store) as s:  # an existing store: the refused run must not be added to it
+        s.create_run("before", "mbti", "m", {}, {"method": "mbti"})
+    refused([*argv(tmp_path), "--store", str(store), "--quiet"], capsys, needle)
+    assert [r["run_id"] for r in stored_runs(store, capsys)] == ["before"]
