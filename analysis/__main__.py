@@ -23,6 +23,8 @@ from analysis.llm.keys import redact
 
 MODEL_HELP = "embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml (PersonaGym: the persona agent)"
 DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
+#: A run planned at more calls than this needs ``--yes`` (a typo such as ``--samples 1000`` would cost a fortune).
+CONFIRM_CALLS = 100_000
 IMPORT_KINDS = ("value-stability", "chatgpt-mbti", "personagym", "genagents")
 
 
@@ -32,6 +34,11 @@ def _csv(value: str) -> list[str]:
 
 def _add_store(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store", type=Path, default=DEFAULT_STORE, help="SQLite store file (default: %(default)s)")
+
+
+def _add_yes(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--yes", action="store_true",
+                   help=f"run even when the plan makes more than {CONFIRM_CALLS:,} calls (refused without it)")
 
 
 def _add_exec(p: argparse.ArgumentParser) -> None:
@@ -92,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "~4-5x fewer prompt tokens, same argmax answers in bench/bench_prefix.py, but logprobs and "
                              "greedy turns are not bit-identical, so off by default")
     values.add_argument("--run-id")
+    _add_yes(values)
     _add_store(values)
     _add_exec(values)
 
@@ -107,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         method = run_sub.add_parser(name, help=help_text)
         method.add_argument("--model", required=True, help=MODEL_HELP)
         method.add_argument("--run-id")
+        _add_yes(method)
         add_arguments(method)
         _add_store(method)
         _add_exec(method)
@@ -293,10 +302,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         plan = plan_from_args(args, spec)
     else:  # pragma: no cover - argparse restricts choices
         raise InputError(f"method '{args.method}' is not available yet")
+    _confirm_size(args.method, [plan], args)
     with Store(args.store) as store:
         run_id = create_run(store, args.method, spec, plan, args.run_id)
         print(f"run {run_id} created in {args.store}", file=sys.stderr)
         return _execute(store, run_id, args)
+
+
+def _confirm_size(method: str, plans: list[dict], args: argparse.Namespace) -> None:
+    """Refuse plans that make more than ``CONFIRM_CALLS`` calls in all unless ``--yes`` was given (before any run
+    is created)."""
+    from analysis.runs.runner import method_runner
+
+    n_calls = sum(method_runner(method).n_calls(plan) for plan in plans)
+    if n_calls > CONFIRM_CALLS and not getattr(args, "yes", False):
+        runs = f" in {len(plans)} runs" if len(plans) > 1 else ""
+        raise InputError(f"run {method}: this plan makes {n_calls:,} calls{runs}, more than {CONFIRM_CALLS:,}; check the "
+                         "options and pass --yes to run it")
 
 
 def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.Namespace) -> int:
@@ -304,6 +326,7 @@ def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.
     from analysis.runs.runner import create_run
     from analysis.runs.store import Store
 
+    _confirm_size(method, [plan for _, plan in plans], args)
     codes = []
     with Store(args.store) as store:
         for suffix, plan in plans:
@@ -328,6 +351,7 @@ def _run_values_campaign(args: argparse.Namespace, spec, protocol: dict) -> int:
                          "--contexts, --instrument and --limit-items (--limit-personas runs a reduced population)")
     campaign = leaderboard_campaign(spec, args.reference, answer_mode=args.answer_mode or "cot",
                                     limit_personas=args.limit_personas, **protocol)
+    _confirm_size("values", [campaign.pvq.model_dump(), campaign.svs.model_dump()], args)
     for line in campaign.sources:
         print(line, file=sys.stderr)
     with Store(args.store) as store:

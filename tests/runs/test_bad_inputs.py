@@ -362,3 +362,33 @@ def test_unrunnable_plans_create_no_run(case: str, tmp_path: Path, capsys: pytes
         s.create_run("before", "mbti", "m", {}, {"method": "mbti"})
     refused([*argv(tmp_path), "--store", str(store), "--quiet"], capsys, needle)
     assert [r["run_id"] for r in stored_runs(store, capsys)] == ["before"]
+
+
+# -- 7. very large plans need --yes -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, calls", [
+    (["run", "values", "--model", MODEL, "--samples", "100"], "160,000 calls"),
+    (["run", "mbti", "--model", MODEL, "--testings", "500"], "150,000 calls"),
+    (["run", "trust", "--model", MODEL, "--level", "individual", "--rounds", "400"], "120,000 calls"),
+    (["run", "trust", "--model", MODEL, "--level", "individual", "--rounds", "200", "--endowments", "10,44"],
+     "120,000 calls in 2 runs"),
+    (["run", "personagym", "--model", MODEL, "--evaluators", "j@http://127.0.0.1:9/v1", "--questions-per-task", "400"],
+     "calls"),
+])
+def test_huge_plans_need_yes(argv: list[str], calls: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "s.db"
+    refused([*argv, "--store", str(store)], capsys, calls, "more than 100,000", "--yes")
+    assert not store.exists()
+
+
+def test_yes_runs_a_plan_over_the_threshold(stub_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("analysis.__main__.CONFIRM_CALLS", 1)
+    store = tmp_path / "s.db"
+    argv = ["run", "mbti", "--model", "stub@" + stub_server.url, "--subjects", "Men", "--testings", "1",
+            "--limit-statements", "2", "--store", str(store), "--quiet"]
+    refused(argv, capsys, "makes 2 calls, more than 1")
+    assert stored_runs(store, capsys) == []
+    assert main([*argv, "--yes"]) == 0
+    capsys.readouterr()
+    assert len(stored_runs(store, capsys)) == 1
