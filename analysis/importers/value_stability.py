@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from analysis.errors import InputError
-from analysis.importers.files import decode, parse_json, read_bytes
+from analysis.importers.files import check_regular_file, decode, parse_json, read_bytes
 from analysis.runs.store import Store
 from analysis.values.questionnaire import ANSWERS
 
@@ -342,7 +342,9 @@ def _build(path: Path, content: bytes, doc: object) -> ParsedResults:
 
 
 def _expand(paths: Iterable[str | Path]) -> tuple[list[Path], list[ImportReport]]:
-    """Files as given; folders -> every results.json below them. Missing paths become failed reports."""
+    """Files as given; folders -> every results.json below them. A path that is neither a folder nor a regular file
+    (missing, a FIFO, a symlink loop, a broken link, a device) becomes a failed report saying which
+    (``check_regular_file``)."""
     files: list[Path] = []
     failed: list[ImportReport] = []
     seen: set[Path] = set()
@@ -352,11 +354,13 @@ def _expand(paths: Iterable[str | Path]) -> tuple[list[Path], list[ImportReport]
             found = sorted(path.rglob("results.json"))
             if not found:
                 failed.append(ImportReport(str(path), "failed", error=f"{path}: no results.json in this folder"))
-        elif path.is_file():
-            found = [path]
         else:
-            failed.append(ImportReport(str(path), "failed", error=f"{path}: file not found"))
-            found = []
+            try:
+                check_regular_file(path)
+            except InputError as exc:
+                failed.append(ImportReport(str(path), "failed", error=str(exc)))
+                continue
+            found = [path]
         for f in found:
             if f.resolve() not in seen:
                 seen.add(f.resolve())

@@ -392,3 +392,24 @@ def test_yes_runs_a_plan_over_the_threshold(stub_server, tmp_path: Path, monkeyp
     assert main([*argv, "--yes"]) == 0
     capsys.readouterr()
     assert len(stored_runs(store, capsys)) == 1
+
+
+# -- 8. import value-stability names what a path is -------------------------------------------------------------------
+
+def test_import_value_stability_names_fifos_and_link_loops(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    fifo = tmp_path / "results.json"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.json"
+    os.symlink(tmp_path / "loop2.json", loop)
+    os.symlink(loop, tmp_path / "loop2.json")
+    broken = tmp_path / "broken.json"
+    os.symlink(tmp_path / "nowhere.json", broken)
+    store = tmp_path / "s.db"
+    for path, needle in ((fifo, "is a FIFO, not a regular file"), (loop, "symbolic link loop"),
+                         (broken, "broken symbolic link"), (tmp_path / "missing.json", "file not found")):
+        err = refused(["import", "value-stability", str(path), "--store", str(store)], capsys, str(path), needle)
+        if needle != "file not found":
+            assert "file not found" not in err
+    assert stored_runs(store, capsys) == []
