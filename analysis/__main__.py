@@ -18,7 +18,8 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from analysis.cli_types import non_negative_float, non_negative_int, positive_int
-from analysis.errors import InputError, RoleScopeError
+from analysis.cli_types import run_id as run_id_type
+from analysis.errors import InputError, RoleScopeError, one_line
 from analysis.llm.keys import redact
 
 MODEL_HELP = "embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml (PersonaGym: the persona agent)"
@@ -55,7 +56,7 @@ class _Parser(argparse.ArgumentParser):
     prints its usage first; ``--help`` still shows it). Sub-commands' parsers inherit the class."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {self.prog}: {message}\n")
+        self.exit(2, f"error: {self.prog}: {one_line(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -98,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="embedded: reuse the KV cache of the shared prefix (persona + conversation) across items; "
                              "~4-5x fewer prompt tokens, same argmax answers in bench/bench_prefix.py, but logprobs and "
                              "greedy turns are not bit-identical, so off by default")
-    values.add_argument("--run-id")
+    values.add_argument("--run-id", type=run_id_type)
     _add_yes(values)
     _add_store(values)
     _add_exec(values)
@@ -114,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         method = run_sub.add_parser(name, help=help_text)
         method.add_argument("--model", required=True, help=MODEL_HELP)
-        method.add_argument("--run-id")
+        method.add_argument("--run-id", type=run_id_type)
         _add_yes(method)
         add_arguments(method)
         _add_store(method)
@@ -244,17 +245,18 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     skipped = f", {summary.skipped} not asked after a failure" if summary.skipped else ""
+    shown = one_line(run_id)  # a stored id (resume) may predate the --run-id check
     print(
-        f"run {summary.run_id}: {summary.status}; {summary.answered}/{summary.total} calls answered ({summary.cached} "
+        f"run {shown}: {summary.status}; {summary.answered}/{summary.total} calls answered ({summary.cached} "
         f"cached), {summary.failed} failed{skipped}; {summary.tokens_in} tokens in, {summary.tokens_out} out, "
         f"{summary.seconds:.1f}s",
         file=sys.stderr,
     )
     if summary.status == "cancelled":
-        print(f"resume with: python -m analysis resume {run_id} --store {store.path}", file=sys.stderr)
+        print(f"resume with: python -m analysis resume {shown} --store {store.path}", file=sys.stderr)
         return 130
     if summary.failed:  # exit 1: some units failed (their failures are stored; resume asks again)
-        print(f"{summary.failed} calls failed; resume with: python -m analysis resume {run_id} --store {store.path}",
+        print(f"{summary.failed} calls failed; resume with: python -m analysis resume {shown} --store {store.path}",
               file=sys.stderr)
         return 1
     return 0
@@ -387,8 +389,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
         df.insert(3, "config", df["run_id"].map(comparable.configuration_of(comparable.store_runs(store))))
     if args.json:
         print(df.to_json(orient="records"))
-    else:
-        print(df.to_string(index=False) if len(df) else "no runs")
+    else:  # one line per run, whatever names a store holds (written before names were checked, or by other tools)
+        text = df.map(lambda v: one_line(v) if isinstance(v, str) else v)
+        print(text.to_string(index=False) if len(df) else "no runs")
     return 0
 
 
@@ -452,7 +455,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         for run_id in run_ids:
             print(f"imported {run_id}", file=sys.stderr)
         for note in notes:
-            print(f"warning: {note}", file=sys.stderr)
+            print(f"warning: {one_line(note)}", file=sys.stderr)
         if args.json:
             print(json.dumps({"run_ids": run_ids, "warnings": notes}))
         return 0
@@ -465,7 +468,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         with Store(args.store) as store:
             reports = reports + store_parsed(store, parsed_vs)
     for report in reports:
-        print(redact(report.line()), file=sys.stderr)
+        print(one_line(redact(report.line())), file=sys.stderr)
     if args.json:
         print(json.dumps([r.as_dict() for r in reports], indent=1))
     return 2 if any(r.status == "failed" for r in reports) else 0
@@ -564,19 +567,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except RoleScopeError as exc:
-        print(f"error: {redact(str(exc))}", file=sys.stderr)
+        print(f"error: {one_line(redact(str(exc)))}", file=sys.stderr)
         return exc.exit_code
     except ValidationError as exc:  # a plan or option out of range (--samples 0, --messages -2): bad input
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or exc.title
         more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        print(f"error: {exc.title} field '{where}': {redact(str(first['msg']).removeprefix('Value error, '))}{more}", file=sys.stderr)
+        print(f"error: {exc.title} field '{one_line(where)}': "
+              f"{one_line(redact(str(first['msg']).removeprefix('Value error, ')))}{more}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # last resort: still one line, still key-free
-        print(f"error: {type(exc).__name__}: {redact(str(exc))}", file=sys.stderr)
+        print(f"error: {type(exc).__name__}: {one_line(redact(str(exc)))}", file=sys.stderr)
         return 1
 
 

@@ -64,3 +64,23 @@ def probability(text: str) -> float:
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"'{text}': give a number above 0 and at most 1")
     return value
+
+
+#: Longest run id ``--run-id`` takes (ids appear in every table row and every command line).
+MAX_RUN_ID = 200
+
+
+def run_id(text: str) -> str:
+    """A run id to create: printable text without spaces at its ends, at most ``MAX_RUN_ID`` characters. A newline or
+    other control character would forge lines in ``runs`` and the progress lines."""
+    from analysis.errors import one_line
+
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the run id is empty")
+    if one_line(text) != text:
+        raise argparse.ArgumentTypeError(f"'{one_line(text)}' holds a newline or another control character")
+    if text != text.strip():
+        raise argparse.ArgumentTypeError(f"'{text}' starts or ends with a space")
+    if len(text) > MAX_RUN_ID:
+        raise argparse.ArgumentTypeError(f"{len(text)} characters; a run id has at most {MAX_RUN_ID}")
+    return text

@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from analysis.errors import InputError
+from analysis.errors import InputError, one_line
 from analysis.importers.files import check_regular_file, decode, parse_json, read_bytes
 from analysis.runs.store import Store
 from analysis.values.questionnaire import ANSWERS
@@ -279,6 +279,7 @@ def _build(path: Path, content: bytes, doc: object) -> ParsedResults:
     engine = args.get("engine")
     if not isinstance(engine, str) or not engine.strip():
         raise _Bad(f"{args_key}.engine", "missing or empty (the model name)")
+    engine = one_line(engine)  # a newline in a name read from a file would forge lines of the CLI's output
     personas = [_persona(p, i) for i, p in enumerate(_get(doc, "simulated_population", list))]
     if not personas:
         raise _Bad("simulated_population", "empty")
@@ -293,7 +294,7 @@ def _build(path: Path, content: bytes, doc: object) -> ParsedResults:
                 raise _Bad(f"generations[{i}].{inst.subject}[{j}]", f"expected text, found {type(reply).__name__}")
     cot = bool(args.get("cot")) or any(len(r or "") > COT_REPLY_CHARS for replies in generations for r in replies)
 
-    label = context_label(path)
+    label = one_line(context_label(path))
     digest = hashlib.sha256(label.encode() + b"\0" + content).hexdigest()
     run_id = f"vs-{re.sub(r'[^A-Za-z0-9._-]+', '-', engine)}-{label}-{digest[:10]}"
     rows: list[dict[str, Any]] = []

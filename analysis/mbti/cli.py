@@ -30,6 +30,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.cli_types import non_negative_float, non_negative_int, positive_int
+from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.mbti import DIMENSIONS, role_of
@@ -76,7 +77,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep only the last N exchanges in each conversation (default: all; embedded: 10)")
     parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
     if "--run-id" not in existing:
-        parser.add_argument("--run-id")
+        parser.add_argument("--run-id", type=run_id_type)
 
 
 def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import InputError
+from analysis.errors import InputError, one_line
 from analysis.importers.files import csv_rows, expand_paths, read_bytes
 from analysis.mbti import OPTIONS
 from analysis.mbti.parse import listed_options, parse_correctness
@@ -108,7 +108,7 @@ def parse_answer_file(path: Path, content: bytes) -> ParsedFile:
     if not table:
         raise InputError(f"{path}: empty file")
     subjects = _header_subjects(table[0], path)
-    model = path.resolve().parent.name or "unknown"
+    model = one_line(path.resolve().parent.name) or "unknown"  # a name from a file prints on one line
     digest = hashlib.sha256(content).hexdigest()
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{model}-{path.stem}").strip("-")
     run_id = f"chatgpt-mbti-{slug}-{digest[:10]}"

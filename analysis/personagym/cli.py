@@ -42,6 +42,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.cli_types import non_negative_float, non_negative_int, positive_int, probability
+from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.personagym import TASKS
@@ -108,7 +109,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="length limit of the selection, question, examples and grading calls (default 3000, the "
                              "reference's)")
     if "--run-id" not in existing:
-        parser.add_argument("--run-id")
+        parser.add_argument("--run-id", type=run_id_type)
 
 
 def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:

@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.cli_types import non_negative_float, positive_int
+from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.runs import comparable
@@ -131,7 +132,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="individual level: describe the archetype in every round prompt too")
     parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
     if "--run-id" not in existing:
-        parser.add_argument("--run-id")
+        parser.add_argument("--run-id", type=run_id_type)
 
 
 def run_args(**options: Any) -> argparse.Namespace:

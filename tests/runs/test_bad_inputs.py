@@ -413,3 +413,61 @@ def test_import_value_stability_names_fifos_and_link_loops(tmp_path: Path, capsy
         if needle != "file not found":
             assert "file not found" not in err
     assert stored_runs(store, capsys) == []
+
+
+# -- 9. control characters in run ids and imported model names --------------------------------------------------------
+
+@pytest.mark.parametrize("bad", ["r1\nrun forged: completed", "r1\r", "\x1b[2Jr1", "r1\u2028x", "", "  ", " r1", "r" * 201])
+@pytest.mark.parametrize("method", ["values", "mbti", "trust", "personagym"])
+def test_run_id_with_control_characters_is_refused(method: str, bad: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "s.db"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", method, "--model", MODEL, "--run-id", bad, "--store", str(store)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "argument --run-id" in err, err
+    assert "\x1b" not in err and "\r" not in err and "\u2028" not in err
+    assert not store.exists()
+
+
+def test_model_spec_with_a_newline_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "s.db"
+    refused(["run", "mbti", "--model", "m\nforged@http://127.0.0.1:9/v1", "--store", str(store)], capsys,
+            "field 'name'", "control characters")
+    assert not store.exists()
+
+
+def test_imported_model_names_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Names read from files (a results.json 'engine', a folder name) are stored with their control characters
+    escaped: ``runs`` and the import lines show one line per run."""
+    store = tmp_path / "s.db"
+    path = _value_stability_file(tmp_path)
+    doc = json.loads(path.read_text())
+    doc["args"]["engine"] = doc["params"]["engine"] = "evil\nrun forged: completed\x1b[2J"
+    path.write_text(json.dumps(doc))
+    folder = tmp_path / "model\nforged"
+    folder.mkdir()
+    (folder / "persona.json").write_text(json.dumps({"Expected Action": ["What now?"], "Toxicity": ["Say it."]}))
+    assert main(["import", "value-stability", str(path), "--store", str(store)]) == 0
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "evil\\nrun forged: completed\\x1b[2J" in err, err
+    assert main(["import", "personagym", str(folder / "persona.json"), "--store", str(store)]) == 0
+    capsys.readouterr()
+    models = sorted(r["model"] for r in stored_runs(store, capsys))
+    assert models == ["evil\\nrun forged: completed\\x1b[2J", "questions:model\\nforged"]
+    assert main(["runs", "--store", str(store)]) == 0
+    out = capsys.readouterr().out
+    assert len(out.strip().splitlines()) == 3 and "\x1b" not in out  # the header and one line per run
+
+
+def test_error_lines_escape_control_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Whatever reaches an error message (here a run id typed for resume) is printed on one line."""
+    from analysis.runs.store import Store
+
+    store = tmp_path / "s.db"
+    with Store(store) as s:
+        s.create_run("r1", "mbti", "m", {}, {"method": "mbti"})
+    code = main(["resume", "nope\nforged line", "--store", str(store)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "nope\\nforged line" in err, err
