@@ -26,7 +26,7 @@ MODEL_HELP = "embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml (
 DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
 #: A run planned at more calls than this needs ``--yes`` (a typo such as ``--samples 1000`` would cost a fortune).
 CONFIRM_CALLS = 100_000
-IMPORT_KINDS = ("value-stability", "chatgpt-mbti", "personagym", "genagents")
+IMPORT_KINDS = ("value-stability", "chatgpt-mbti", "personagym")
 
 
 def _csv(value: str) -> list[str]:
@@ -138,7 +138,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, required=True)
 
     imp = sub.add_parser("import", help="import a reference project's result files as runs")
-    imp.add_argument("kind", choices=IMPORT_KINDS, help="value-stability: Stick to Your Role! results.json files")
+    imp.add_argument("kind", choices=IMPORT_KINDS,
+                     help="value-stability: Stick to Your Role! results.json files; chatgpt-mbti: ChatGPT-MBTI answer "
+                          "CSVs; personagym: PersonaGym question files and scores.json (GenAgents personas are not "
+                          "imported: give the file to run trust --personas)")
     imp.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="result files, or folders searched for them")
     _add_store(imp)
     imp.add_argument("--json", action="store_true", help="print the per-file reports as JSON on stdout")
@@ -459,8 +462,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"run_ids": run_ids, "warnings": notes}))
         return 0
-    if args.kind != "value-stability":
-        raise InputError(f"import {args.kind}: not implemented yet")
+    if args.kind != "value-stability":  # pragma: no cover - argparse restricts choices
+        raise InputError(f"import {args.kind}: unknown kind; use one of {', '.join(IMPORT_KINDS)}")
     from analysis.importers.value_stability import parse_value_stability, store_parsed
 
     parsed_vs, reports = parse_value_stability(args.paths)

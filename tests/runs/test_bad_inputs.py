@@ -471,3 +471,19 @@ def test_error_lines_escape_control_characters(tmp_path: Path, capsys: pytest.Ca
     code = main(["resume", "nope\nforged line", "--store", str(store)])
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "nope\\nforged line" in err, err
+
+
+# -- 10. import offers only the kinds it implements -------------------------------------------------------------------
+
+def test_import_genagents_is_not_offered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from analysis.__main__ import IMPORT_KINDS, build_parser
+
+    assert "genagents" not in IMPORT_KINDS
+    with pytest.raises(SystemExit) as exit_info:
+        main(["import", "genagents", str(tmp_path / "agents.jsonl"), "--store", str(tmp_path / "s.db")])
+    err = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2 and len(err.splitlines()) == 1 and "invalid choice: 'genagents'" in err, err
+    assert "not implemented" not in err
+    import_help = next(a for a in build_parser()._subparsers._group_actions[0].choices["import"]._actions
+                       if a.dest == "kind")
+    assert "genagents" not in import_help.choices
