@@ -81,6 +81,12 @@ def build_values_plan(
     if empty:
         raise InputError(f"context {empty[0]}: its opening message is empty")
     ctxs = [load_context(c, max(p.id for p in personas) + 1) for c in labels]
+    first_of: dict[str, str] = {}
+    for source, ctx in zip(labels, ctxs):  # a context's answers are stored under its label (a chunk: its file name)
+        if ctx.label in first_of:
+            raise InputError(f"--contexts: {first_of[ctx.label]} and {source} are both context '{ctx.label}' (a chunk "
+                             "is named by its file name); rename one of the files")
+        first_of[ctx.label] = source
     ctxs = [c.model_copy(update={"openings": [shared_openings[c.label]]})
             if c.kind == "shared_opening" and c.label in (shared_openings or {}) else c for c in ctxs]
     ctxs = [_with_partners(ctx, personas, seed, (interlocutor_files or {}).get(ctx.label)) for ctx in ctxs]

@@ -487,3 +487,22 @@ def test_import_genagents_is_not_offered(tmp_path: Path, capsys: pytest.CaptureF
     import_help = next(a for a in build_parser()._subparsers._group_actions[0].choices["import"]._actions
                        if a.dest == "kind")
     assert "genagents" not in import_help.choices
+
+
+# -- 12. two contexts with one name ----------------------------------------------------------------------------------
+
+def test_two_context_files_with_one_name_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = tmp_path / "a" / "x.jsonl", tmp_path / "b" / "x.jsonl"
+    for path, text in ((a, "Hello, I need help with my garden."), (b, "Can you fix my bike?")):
+        path.parent.mkdir()
+        path.write_text(json.dumps({"content": text}) + "\n")
+    store = tmp_path / "s.db"
+    refused(["run", "values", "--model", MODEL, *VALUES_SMALL, "--contexts", f"{a},{b}", "--store", str(store)],
+            capsys, str(a), str(b), "context 'x'")
+    assert stored_runs(store, capsys) == []
+    bundled = tmp_path / "c" / "topics_a.jsonl"  # a file named as a bundled context
+    bundled.parent.mkdir()
+    bundled.write_text(json.dumps({"content": "Hi there."}) + "\n")
+    refused(["run", "values", "--model", MODEL, *VALUES_SMALL, "--contexts", f"topics_a,{bundled}", "--store",
+             str(store)], capsys, str(bundled), "context 'topics_a'")
+    assert stored_runs(store, capsys) == []
