@@ -84,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --campaign: your clone of flowersteam/value_stability (or hf://datasets/... of its layout)")
     values.add_argument("--samples", type=positive_int, default=1)
     values.add_argument("--seed", type=int, default=0)
-    values.add_argument("--conversation-temperature", type=non_negative_float, default=0.7, help="conversation turns (default 0.7)")
+    values.add_argument("--conversation-temperature", type=non_negative_float, default=0.7,
+                        help="conversation turns (default 0.7)")
     values.add_argument("--answer-temperature", type=non_negative_float, default=0.0, help="answers and SVS picks (default 0)")
     values.add_argument("--conversation-max-tokens", type=positive_int, default=100, help="per conversation turn (default 100)")
     values.add_argument("--structure", choices=["reference", "appended"], default="reference",

@@ -60,7 +60,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                              "person as Name:she, Name:he or Name:they")
     parser.add_argument("--background", type=_csv_list, default=None,
                         help="background subjects (the paper's Table 4): comma list of income, age, education")
-    parser.add_argument("--testings", type=positive_int, default=15, help="independent testings per subject and order (default 15)")
+    parser.add_argument("--testings", type=positive_int, default=15,
+                        help="independent testings per subject and order (default 15)")
     parser.add_argument("--order", choices=["permuted", "fixed", "both"], default="permuted",
                         help="option order: permuted per question (seeded), fixed Correct..Wrong, or both (robustness)")
     parser.add_argument("--statements", default="default", help="'default' (bundled) or a statements .json/.csv/.txt file")

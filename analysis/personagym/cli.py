@@ -100,7 +100,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="leave ungraded the questions whose score examples are incomplete (default: graded with "
                              "the examples that parsed and the rubric's criteria, and marked)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the persona sample and of the generator's sampling")
-    parser.add_argument("--temperature", type=non_negative_float, help="the persona agent's temperature (default 0.9, the reference's)")
+    parser.add_argument("--temperature", type=non_negative_float,
+                        help="the persona agent's temperature (default 0.9, the reference's)")
     parser.add_argument("--top-p", type=probability, help="the persona agent's top_p (default 0.9, the reference's)")
     parser.add_argument("--max-tokens", type=positive_int, default=3000,
                         help="length limit of the agent's answers (default 3000, the reference's); answers that hit it "

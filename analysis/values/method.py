@@ -109,7 +109,8 @@ def build_values_plan(
         )
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise InputError(f"values plan: {'.'.join(map(str, err['loc'])) or 'plan'}: {err['msg'].removeprefix('Value error, ')}") from None
+        reason = err["msg"].removeprefix("Value error, ")
+        raise InputError(f"values plan: {'.'.join(map(str, err['loc'])) or 'plan'}: {reason}") from None
 
 
 def _with_partners(ctx: Context, personas: list[Persona], seed: int, interlocutors: str | Path | None) -> Context:
