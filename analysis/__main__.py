@@ -17,13 +17,17 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
-from analysis.errors import InputError, RoleScopeError
+from analysis.cli_types import non_negative_float, non_negative_int, positive_int
+from analysis.cli_types import run_id as run_id_type
+from analysis.errors import InputError, RoleScopeError, one_line
 from analysis.llm.keys import redact
 from analysis.llm.specs import USER_INPUT
 
 MODEL_HELP = "embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml (PersonaGym: the persona agent)"
 DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
-IMPORT_KINDS = ("value-stability", "chatgpt-mbti", "personagym", "genagents")
+#: A run planned at more calls than this needs ``--yes`` (a typo such as ``--samples 1000`` would cost a fortune).
+CONFIRM_CALLS = 100_000
+IMPORT_KINDS = ("value-stability", "chatgpt-mbti", "personagym")
 
 
 def _csv(value: str) -> list[str]:
@@ -34,10 +38,15 @@ def _add_store(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store", type=Path, default=DEFAULT_STORE, help="SQLite store file (default: %(default)s)")
 
 
+def _add_yes(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--yes", action="store_true",
+                   help=f"run even when the plan makes more than {CONFIRM_CALLS:,} calls (refused without it)")
+
+
 def _add_exec(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--concurrency", type=int, default=8, help="max requests in flight (default 8)")
-    p.add_argument("--max-attempts", type=int, default=6, help="attempts per call before it is stored as failed")
-    p.add_argument("--max-wait", type=float, default=300.0, metavar="SECONDS",
+    p.add_argument("--concurrency", type=positive_int, default=8, help="max requests in flight (default 8)")
+    p.add_argument("--max-attempts", type=positive_int, default=6, help="attempts per call before it is stored as failed")
+    p.add_argument("--max-wait", type=non_negative_float, default=300.0, metavar="SECONDS",
                    help="most a call may wait between its retries in all (Retry-After included) before it is stored "
                         "as failed (default 300)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -50,7 +59,7 @@ class _Parser(argparse.ArgumentParser):
     prints its usage first; ``--help`` still shows it). Sub-commands' parsers inherit the class."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {self.prog}: {message}\n")
+        self.exit(2, f"error: {self.prog}: {one_line(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,8 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     values.add_argument("--population", default="default", help="'default' or a personas.json path / hf:// path")
     values.add_argument("--contexts", type=_csv, default=["no_conv"], help="comma list: no_conv, topics_a, chess, ..., chunk .jsonl paths")
     values.add_argument("--instrument", default="pvq", help="pvq (bundled) | svs | PATH (json or data_pvq/data_svs folder) | hf://datasets/...")
-    values.add_argument("--limit-personas", type=int)
-    values.add_argument("--limit-items", type=int)
+    values.add_argument("--limit-personas", type=positive_int)
+    values.add_argument("--limit-items", type=positive_int)
     values.add_argument("--messages", type=int, default=3,
                         help="messages generated after the opening: persona, interlocutor, persona... (odd; default 3, "
                              "the leaderboard's n_msgs); with --structure appended: length incl. the opening")
@@ -76,11 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="leaderboard: the nine evaluations of the Stick to Your Role! leaderboard (needs --reference)")
     values.add_argument("--reference", metavar="PATH",
                         help="with --campaign: your clone of flowersteam/value_stability (or hf://datasets/... of its layout)")
-    values.add_argument("--samples", type=int, default=1)
+    values.add_argument("--samples", type=positive_int, default=1)
     values.add_argument("--seed", type=int, default=0)
-    values.add_argument("--conversation-temperature", type=float, default=0.7, help="conversation turns (default 0.7)")
-    values.add_argument("--answer-temperature", type=float, default=0.0, help="answers and SVS picks (default 0)")
-    values.add_argument("--conversation-max-tokens", type=int, default=100, help="per conversation turn (default 100)")
+    values.add_argument("--conversation-temperature", type=non_negative_float, default=0.7,
+                        help="conversation turns (default 0.7)")
+    values.add_argument("--answer-temperature", type=non_negative_float, default=0.0, help="answers and SVS picks (default 0)")
+    values.add_argument("--conversation-max-tokens", type=positive_int, default=100, help="per conversation turn (default 100)")
     values.add_argument("--structure", choices=["reference", "appended"], default="reference",
                         help="appended: RoleScope's earlier protocol (the question glued onto the last interlocutor turn)")
     values.add_argument("--persona-prompt", choices=["reference", "in-character"], default="reference",
@@ -93,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="embedded: reuse the KV cache of the shared prefix (persona + conversation) across items; "
                              "~4-5x fewer prompt tokens, same argmax answers in bench/bench_prefix.py, but logprobs and "
                              "greedy turns are not bit-identical, so off by default")
-    values.add_argument("--run-id")
+    values.add_argument("--run-id", type=run_id_type)
+    _add_yes(values)
     _add_store(values)
     _add_exec(values)
 
@@ -108,7 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
     ):
         method = run_sub.add_parser(name, help=help_text)
         method.add_argument("--model", required=True, help=MODEL_HELP)
-        method.add_argument("--run-id")
+        method.add_argument("--run-id", type=run_id_type)
+        _add_yes(method)
         add_arguments(method)
         _add_store(method)
         _add_exec(method)
@@ -130,7 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, required=True)
 
     imp = sub.add_parser("import", help="import a reference project's result files as runs")
-    imp.add_argument("kind", choices=IMPORT_KINDS, help="value-stability: Stick to Your Role! results.json files")
+    imp.add_argument("kind", choices=IMPORT_KINDS,
+                     help="value-stability: Stick to Your Role! results.json files; chatgpt-mbti: ChatGPT-MBTI answer "
+                          "CSVs; personagym: PersonaGym question files and scores.json (GenAgents personas are not "
+                          "imported: give the file to run trust --personas)")
     imp.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="result files, or folders searched for them")
     _add_store(imp)
     imp.add_argument("--json", action="store_true", help="print the per-file reports as JSON on stdout")
@@ -146,8 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(metrics)
     metrics.add_argument("--model", help="only this model (display name)")
     metrics.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    metrics.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for CIs (default 1000)")
-    metrics.add_argument("--chance", type=int, default=100, metavar="N",
+    metrics.add_argument("--n-boot", type=non_negative_int, default=1000,
+                         help="bootstrap resamples for CIs (default 1000; 0 = no CIs)")
+    metrics.add_argument("--chance", type=non_negative_int, default=100, metavar="N",
                          help="simulations of each null model for the chance bands (default 100; 0 = none)")
     metrics.add_argument("--config", action="append", metavar="ID",
                          help="use this configuration (id or unique prefix, from the document's 'configurations') for "
@@ -162,8 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--answer-mode", choices=["logprob", "text"], default="text", help="with --model (default: text)")
     build.add_argument("--size", choices=["full", "reduced"], default="full", help="reduced: the small CI campaign")
     build.add_argument("--methods", type=_csv, help="comma list (default: every method)")
-    build.add_argument("--concurrency", type=int, default=2)
-    build.add_argument("--chance", type=int, metavar="N",
+    build.add_argument("--concurrency", type=positive_int, default=2)
+    build.add_argument("--chance", type=non_negative_int, metavar="N",
                        help="cache N simulations per null model for the chance bands (default: 100 for the bundled demo, "
                             "0 for other stores)")
     build.add_argument("--rederive", action="store_true",
@@ -236,17 +252,18 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
         if bar is not None:
             bar.close()
     skipped = f", {summary.skipped} not asked after a failure" if summary.skipped else ""
+    shown = one_line(run_id)  # a stored id (resume) may predate the --run-id check
     print(
-        f"run {summary.run_id}: {summary.status}; {summary.answered}/{summary.total} calls answered ({summary.cached} "
+        f"run {shown}: {summary.status}; {summary.answered}/{summary.total} calls answered ({summary.cached} "
         f"cached), {summary.failed} failed{skipped}; {summary.tokens_in} tokens in, {summary.tokens_out} out, "
         f"{summary.seconds:.1f}s",
         file=sys.stderr,
     )
     if summary.status == "cancelled":
-        print(f"resume with: python -m analysis resume {run_id} --store {store.path}", file=sys.stderr)
+        print(f"resume with: python -m analysis resume {shown} --store {store.path}", file=sys.stderr)
         return 130
     if summary.failed:  # exit 1: some units failed (their failures are stored; resume asks again)
-        print(f"{summary.failed} calls failed; resume with: python -m analysis resume {run_id} --store {store.path}",
+        print(f"{summary.failed} calls failed; resume with: python -m analysis resume {shown} --store {store.path}",
               file=sys.stderr)
         return 1
     return 0
@@ -294,10 +311,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         plan = plan_from_args(args, spec)
     else:  # pragma: no cover - argparse restricts choices
         raise InputError(f"method '{args.method}' is not available yet")
+    _confirm_size(args.method, [plan], args)
     with Store(args.store) as store:
         run_id = create_run(store, args.method, spec, plan, args.run_id)
         print(f"run {run_id} created in {args.store}", file=sys.stderr)
         return _execute(store, run_id, args)
+
+
+def _confirm_size(method: str, plans: list[dict], args: argparse.Namespace) -> None:
+    """Refuse plans that make more than ``CONFIRM_CALLS`` calls in all unless ``--yes`` was given (before any run
+    is created)."""
+    from analysis.runs.runner import method_runner
+
+    n_calls = sum(method_runner(method).n_calls(plan) for plan in plans)
+    if n_calls > CONFIRM_CALLS and not getattr(args, "yes", False):
+        runs = f" in {len(plans)} runs" if len(plans) > 1 else ""
+        raise InputError(f"run {method}: this plan makes {n_calls:,} calls{runs}, more than {CONFIRM_CALLS:,}; check the "
+                         "options and pass --yes to run it")
 
 
 def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.Namespace) -> int:
@@ -305,6 +335,7 @@ def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.
     from analysis.runs.runner import create_run
     from analysis.runs.store import Store
 
+    _confirm_size(method, [plan for _, plan in plans], args)
     codes = []
     with Store(args.store) as store:
         for suffix, plan in plans:
@@ -329,6 +360,7 @@ def _run_values_campaign(args: argparse.Namespace, spec, protocol: dict) -> int:
                          "--contexts, --instrument and --limit-items (--limit-personas runs a reduced population)")
     campaign = leaderboard_campaign(spec, args.reference, answer_mode=args.answer_mode or "cot",
                                     limit_personas=args.limit_personas, **protocol)
+    _confirm_size("values", [campaign.pvq.model_dump(), campaign.svs.model_dump()], args)
     for line in campaign.sources:
         print(line, file=sys.stderr)
     with Store(args.store) as store:
@@ -364,8 +396,9 @@ def cmd_runs(args: argparse.Namespace) -> int:
         df.insert(3, "config", df["run_id"].map(comparable.configuration_of(comparable.store_runs(store))))
     if args.json:
         print(df.to_json(orient="records"))
-    else:
-        print(df.to_string(index=False) if len(df) else "no runs")
+    else:  # one line per run, whatever names a store holds (written before names were checked, or by other tools)
+        text = df.map(lambda v: one_line(v) if isinstance(v, str) else v)
+        print(text.to_string(index=False) if len(df) else "no runs")
     return 0
 
 
@@ -429,12 +462,12 @@ def cmd_import(args: argparse.Namespace) -> int:
         for run_id in run_ids:
             print(f"imported {run_id}", file=sys.stderr)
         for note in notes:
-            print(f"warning: {note}", file=sys.stderr)
+            print(f"warning: {one_line(note)}", file=sys.stderr)
         if args.json:
             print(json.dumps({"run_ids": run_ids, "warnings": notes}))
         return 0
-    if args.kind != "value-stability":
-        raise InputError(f"import {args.kind}: not implemented yet")
+    if args.kind != "value-stability":  # pragma: no cover - argparse restricts choices
+        raise InputError(f"import {args.kind}: unknown kind; use one of {', '.join(IMPORT_KINDS)}")
     from analysis.importers.value_stability import parse_value_stability, store_parsed
 
     parsed_vs, reports = parse_value_stability(args.paths)
@@ -442,7 +475,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         with Store(args.store) as store:
             reports = reports + store_parsed(store, parsed_vs)
     for report in reports:
-        print(redact(report.line()), file=sys.stderr)
+        print(one_line(redact(report.line())), file=sys.stderr)
     if args.json:
         print(json.dumps([r.as_dict() for r in reports], indent=1))
     return 2 if any(r.status == "failed" for r in reports) else 0
@@ -476,8 +509,6 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    if args.chance < 0:
-        raise InputError(f"metrics --chance: expected a number of simulations ≥ 0, got {args.chance}")
     with _read_store(args.store) as store:
         if args.method == "values":
             from analysis.values.metrics import values_metrics
@@ -544,19 +575,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except RoleScopeError as exc:
-        print(f"error: {redact(str(exc))}", file=sys.stderr)
+        print(f"error: {one_line(redact(str(exc)))}", file=sys.stderr)
         return exc.exit_code
     except ValidationError as exc:  # a plan or option out of range (--samples 0, --messages -2): bad input
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or exc.title
         more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        print(f"error: {exc.title} field '{where}': {redact(str(first['msg']))}{more}", file=sys.stderr)
+        print(f"error: {exc.title} field '{one_line(where)}': "
+              f"{one_line(redact(str(first['msg']).removeprefix('Value error, ')))}{more}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # last resort: still one line, still key-free
-        print(f"error: {type(exc).__name__}: {redact(str(exc))}", file=sys.stderr)
+        print(f"error: {type(exc).__name__}: {one_line(redact(str(exc)))}", file=sys.stderr)
         return 1
     finally:
         USER_INPUT.reset(user_input)

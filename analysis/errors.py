@@ -24,3 +24,19 @@ class RunFailure(RoleScopeError):
     """A runtime failure: an endpoint, the embedded server, the store."""
 
     exit_code = 1
+
+
+#: Characters that end or rewrite a line on a terminal: C0/C1 controls (newline, carriage return, escape, ...) and
+#: the Unicode line and paragraph separators.
+_LINE_BREAKING = frozenset({"Cc", "Zl", "Zp"})
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character and line separator written as its escape (``\\n``, ``\\x1b``,
+    ``\\u2028``), so that a name read from a file or typed as an option prints on one line and cannot forge lines
+    of the CLI's output (or move the cursor). Other characters, non-ASCII ones included, are kept."""
+    import unicodedata
+
+    if text.isprintable():
+        return text
+    return "".join(repr(c)[1:-1] if unicodedata.category(c) in _LINE_BREAKING else c for c in text)

@@ -6,17 +6,22 @@ clear ``InputError`` naming it and the reason, never a traceback or a hang:
 - only regular files are read: a folder, a FIFO (opening one would block forever), a device or a socket is refused;
   a missing file, a symlink loop and a permission problem are told apart;
 - text must decode in the given encodings (UTF-8 by default), else the byte offset is named;
+- CSV is read through ``csv_rows``: a malformed record or a field longer than ``csv.field_size_limit()`` (131,072
+  characters) names the file and the row;
 - JSON is parsed with NaN / Infinity refused (not JSON, and never a valid score), and a document nested too deeply
   (Python's parser recurses) or holding a number too long to convert (Python caps int digits) is refused.
 """
 
 from __future__ import annotations
 
+import csv
 import errno
+import io
 import json
 import os
+import re
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,16 +84,54 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_SURROGATE = re.compile(r"(?<!\\)(?:\\\\)*\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(doc: Any) -> str | None:
+    """The first string (or key) of a parsed document holding a lone surrogate (JSON's ``"\\ud800"``: not a character,
+    no UTF-8 encoding, so SQLite and every writer refuse it), else None. Iterative: documents may nest deeply."""
+    stack = [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _surrogate_error(text: str, path: str | Path, bad: str) -> InputError:
+    code = f"\\u{ord(_SURROGATE.search(bad).group()):04x}"  # type: ignore[union-attr]
+    where = ""
+    for match in _ESCAPED_SURROGATE.finditer(text):
+        if match.group().lower().endswith(code[1:]):
+            line = text.count("\n", 0, match.start()) + 1
+            where = f" at line {line}, column {match.end() - 6 - (text.rfind(chr(10), 0, match.start()) + 1) + 1}"
+            break
+    return InputError(f"{path}: invalid JSON text: a string holds {code}{where}, a lone surrogate (half of a UTF-16 "
+                      "pair), not a character")
+
+
 def parse_json(text: str, path: str | Path) -> Any:
-    """A JSON document, or an InputError naming the file and the reason (line and column when known)."""
+    """A JSON document, or an InputError naming the file and the reason (line and column when known). A string
+    holding a lone surrogate (``"\\ud800"``) is refused: it cannot be stored or written as UTF-8."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})") from None
     except RecursionError:
         raise InputError(f"{path}: invalid JSON (nested too deeply)") from None
     except ValueError as exc:  # NaN/Infinity, or an integer beyond Python's digit limit
         raise InputError(f"{path}: invalid JSON ({str(exc).splitlines()[0][:120]})") from None
+    bad = _lone_surrogate(doc) if _SURROGATE.search(text) or "\\u" in text else None
+    if bad is not None:
+        raise _surrogate_error(text, path, bad)
+    return doc
 
 
 def load_json(path: str | Path, encodings: Sequence[str] = ("utf-8-sig",)) -> Any:
@@ -120,19 +163,39 @@ def expand_paths(paths: Sequence[str | Path], pattern: str, *, what: str,
     return list(unique.values())
 
 
+def csv_rows(reader: Iterable[Any], path: str | Path) -> list[Any]:
+    """Every row of a ``csv.reader`` / ``csv.DictReader``, or an InputError naming the file, the row (the header is
+    row 1) and the line it starts on: a field longer than ``csv.field_size_limit()`` or, with ``strict=True``, a
+    malformed record (a quoted cell cut off)."""
+    rows: list[Any] = []
+    count, start = 0, 1  # rows read (the header included) and the line the next one starts on
+    try:
+        if isinstance(reader, csv.DictReader):
+            _ = reader.fieldnames  # the header is read here; a bad header is row 1
+            count, start = (1, reader.line_num + 1) if reader.fieldnames is not None else (0, 1)
+        for row in reader:
+            rows.append(row)
+            count, start = count + 1, reader.line_num + 1  # type: ignore[attr-defined]
+    except csv.Error as exc:
+        where = f"row {count + 1} (line {start})"
+        if "field larger than field limit" in str(exc):
+            raise InputError(f"{path}: {where} has a field longer than {csv.field_size_limit():,} characters "
+                             "(the CSV field size limit)") from None
+        raise InputError(f"{path}: not a readable CSV file ({where}: {exc})") from None
+    return rows
+
+
 def read_csv_rows(path: Path, required: Sequence[str]) -> list[dict[str, str]]:
     """The rows of a CSV file with a header, as dicts of stripped strings (column names lower-cased); a missing
-    required column or an empty file is an InputError naming the file."""
-    import csv
-    import io
-
+    required column, an empty file or an unreadable row (``csv_rows``) is an InputError naming the file."""
     text = read_text(path)
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    records = csv_rows(reader, path)
     columns = [c.strip().lower() for c in reader.fieldnames or []]
     missing = [c for c in required if c not in columns]
     if missing:
         raise InputError(f"{path}: CSV without column(s) {', '.join(missing)} (header: {', '.join(columns) or 'none'})")
-    rows = [{k.strip().lower(): (v or "").strip() for k, v in row.items() if k is not None} for row in reader]
+    rows = [{k.strip().lower(): (v or "").strip() for k, v in row.items() if k is not None} for row in records]
     if not rows:
         raise InputError(f"{path}: CSV has a header but no rows")
     return rows

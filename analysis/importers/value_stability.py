@@ -37,8 +37,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from analysis.errors import InputError
-from analysis.importers.files import decode, parse_json, read_bytes
+from analysis.errors import InputError, one_line
+from analysis.importers.files import check_regular_file, decode, parse_json, read_bytes
 from analysis.runs.store import Store
 from analysis.values.questionnaire import ANSWERS
 
@@ -279,6 +279,7 @@ def _build(path: Path, content: bytes, doc: object) -> ParsedResults:
     engine = args.get("engine")
     if not isinstance(engine, str) or not engine.strip():
         raise _Bad(f"{args_key}.engine", "missing or empty (the model name)")
+    engine = one_line(engine)  # a newline in a name read from a file would forge lines of the CLI's output
     personas = [_persona(p, i) for i, p in enumerate(_get(doc, "simulated_population", list))]
     if not personas:
         raise _Bad("simulated_population", "empty")
@@ -293,7 +294,7 @@ def _build(path: Path, content: bytes, doc: object) -> ParsedResults:
                 raise _Bad(f"generations[{i}].{inst.subject}[{j}]", f"expected text, found {type(reply).__name__}")
     cot = bool(args.get("cot")) or any(len(r or "") > COT_REPLY_CHARS for replies in generations for r in replies)
 
-    label = context_label(path)
+    label = one_line(context_label(path))
     digest = hashlib.sha256(label.encode() + b"\0" + content).hexdigest()
     run_id = f"vs-{re.sub(r'[^A-Za-z0-9._-]+', '-', engine)}-{label}-{digest[:10]}"
     rows: list[dict[str, Any]] = []
@@ -342,7 +343,9 @@ def _build(path: Path, content: bytes, doc: object) -> ParsedResults:
 
 
 def _expand(paths: Iterable[str | Path]) -> tuple[list[Path], list[ImportReport]]:
-    """Files as given; folders -> every results.json below them. Missing paths become failed reports."""
+    """Files as given; folders -> every results.json below them. A path that is neither a folder nor a regular file
+    (missing, a FIFO, a symlink loop, a broken link, a device) becomes a failed report saying which
+    (``check_regular_file``)."""
     files: list[Path] = []
     failed: list[ImportReport] = []
     seen: set[Path] = set()
@@ -352,11 +355,13 @@ def _expand(paths: Iterable[str | Path]) -> tuple[list[Path], list[ImportReport]
             found = sorted(path.rglob("results.json"))
             if not found:
                 failed.append(ImportReport(str(path), "failed", error=f"{path}: no results.json in this folder"))
-        elif path.is_file():
-            found = [path]
         else:
-            failed.append(ImportReport(str(path), "failed", error=f"{path}: file not found"))
-            found = []
+            try:
+                check_regular_file(path)
+            except InputError as exc:
+                failed.append(ImportReport(str(path), "failed", error=str(exc)))
+                continue
+            found = [path]
         for f in found:
             if f.resolve() not in seen:
                 seen.add(f.resolve())

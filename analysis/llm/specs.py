@@ -12,9 +12,11 @@ Accepted forms (ARCHITECTURE.md, "One LLM path"):
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
+import unicodedata
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
@@ -39,16 +41,56 @@ class ModelSpec(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field(description="Display name used in tables and leaderboards.")
+    name: str = Field(min_length=1, description="Display name used in tables and leaderboards.")
     backend: Backend
-    model: str = Field(description="Model id sent in the request body.")
+    model: str = Field(min_length=1, description="Model id sent in the request body.")
     base_url: str | None = Field(default=None, description="None for embedded (port chosen at start).")
     api_key_env: str | None = Field(default=None, description="Name of the environment variable holding the key.")
     params: dict[str, Any] = Field(default_factory=dict, description="Default generation params.")
-    price_input_per_mtok: float | None = None
-    price_output_per_mtok: float | None = None
-    max_top_logprobs: int = Field(default=20, description="Largest top_logprobs the endpoint accepts.")
-    timeout_s: float = 120.0
+    price_input_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    price_output_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    max_top_logprobs: int = Field(default=20, ge=0, description="Largest top_logprobs the endpoint accepts.")
+    timeout_s: float = Field(default=120.0, gt=0, allow_inf_nan=False)
+
+    @field_validator("name", "model")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        """No control characters (a newline in a name would forge lines in the CLI's output)."""
+        if any(unicodedata.category(c) == "Cc" for c in value):
+            raise ValueError("must not contain control characters (newlines, tabs, ...)")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        """An http(s) URL with a host and, when given, a port in 1..65535."""
+        if value is None:
+            return value
+        try:
+            parts = urlsplit(value)
+            port = parts.port  # raises for a port out of range or not a number
+        except ValueError as exc:
+            raise ValueError(f"not a valid URL ({exc})") from None
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise ValueError("expected an http(s)://host[:port]/path URL")
+        if port == 0:
+            raise ValueError("port 0 is not a port a server listens on")
+        if any(unicodedata.category(c) == "Cc" or c.isspace() for c in value):
+            raise ValueError("must not contain spaces or control characters")
+        return value
+
+    @field_validator("params")
+    @classmethod
+    def _params(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """Generation params: the numeric ones are numbers, and no number is NaN or infinite (JSON has neither; an
+        endpoint would get a bare NaN)."""
+        for key, item in value.items():
+            if key in _NUMERIC_PARAMS and (isinstance(item, bool) or not isinstance(item, int | float)):
+                raise ValueError(f"'{key}' must be a number, got {item!r}")
+            bad = _non_finite(item)
+            if bad:
+                raise ValueError(f"'{key}' holds {bad}; give a finite number")
+        return value
 
     @field_validator("api_key_env")
     @classmethod
@@ -77,6 +119,21 @@ class ModelSpec(BaseModel):
         data = self.model_dump()
         data["base_url"] = strip_url_credentials(self.base_url)
         return data
+
+
+_NUMERIC_PARAMS = frozenset({"temperature", "top_p", "top_k", "min_p", "max_tokens", "max_completion_tokens",
+                             "presence_penalty", "frequency_penalty", "repetition_penalty", "seed", "n"})
+
+
+def _non_finite(value: Any) -> str | None:
+    """'nan' / 'inf' when ``value`` is or holds (in lists and dicts) a NaN or infinite float, else None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else "inf"
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list | tuple):
+        return next((bad for bad in map(_non_finite, value) if bad), None)
+    return None
 
 
 # Capitals only: a weak key ("hunter2", "letmein") would pass a looser rule and be stored and printed as a "name".
@@ -130,24 +187,48 @@ def load_named_models(path: Path | None = None) -> dict[str, ModelSpec]:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML ({exc})") from None
+    models = doc.get("models") or {}
+    if not isinstance(models, dict):
+        raise InputError(f"{path}: 'models' must be a table of [models.<name>] tables, got {_toml_type(models)}")
     specs: dict[str, ModelSpec] = {}
-    for name, table in (doc.get("models") or {}).items():
+    for name, table in models.items():
+        where = f"{path}: [models.{name}]"
         if not isinstance(table, dict):
-            raise InputError(f"{path}: [models.{name}] must be a table")
+            raise InputError(f"{where} must be a table, got {_toml_type(table)}")
         table = dict(table)
-        base = parse_model_spec(table.pop("spec"), models_file=None) if "spec" in table else None
+        if "spec" in table and not isinstance(table["spec"], str):
+            raise InputError(f"{where} field 'spec': must be a model string such as 'openai:gpt-4o-mini', "
+                             f"got {_toml_type(table['spec'])}")
+        if "params" in table and not isinstance(table["params"], dict):
+            raise InputError(f"{where} field 'params': must be a table such as {{ temperature = 0.7 }}, "
+                             f"got {_toml_type(table['params'])}")
+        try:
+            base = parse_model_spec(table.pop("spec"), models_file=None) if "spec" in table else None
+        except InputError as exc:
+            raise InputError(f"{where} field 'spec': {exc}") from None
         fields = (base.model_dump() if base else {}) | {"name": name} | table
         if base is not None and "params" in table:
             fields["params"] = base.params | table["params"]
         try:
-            specs[name] = ModelSpec(**fields)
+            spec = ModelSpec(**fields)
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first["loc"])
-            raise InputError(f"{path}: [models.{name}] field '{loc}': {first['msg']}") from None
+            msg = first["msg"].removeprefix("Value error, ")
+            raise InputError(f"{where} field '{loc}': {msg}") from None
+        if spec.backend != "embedded" and spec.base_url is None:
+            raise InputError(f"{where} field 'base_url': a {spec.backend} model needs one (or give spec = \"...\")")
+        specs[name] = spec
     return specs
 
 
+def _toml_type(value: Any) -> str:
+    kinds = {str: "a string", bool: "a boolean", int: "an integer", float: "a float", list: "an array",
+             dict: "a table"}
+    return next((what for kind, what in kinds.items() if isinstance(value, kind)), type(value).__name__)
+
+
+_DEFAULT: Any = object()
 #: Set while the user's own input is being read (the CLI's arguments): a spec parsed then is one the user configured,
 #: so its key may go to its endpoint (``analysis.llm.keys``). Stored specs are never parsed from text.
 USER_INPUT: ContextVar[bool] = ContextVar("rolescope_user_input", default=False)
@@ -159,9 +240,17 @@ def user_endpoints() -> set[tuple[str | None, str | None]]:
     return set(_user_endpoints)
 
 
-def parse_model_spec(spec: str, models_file: Path | None = DEFAULT_MODELS_FILE) -> ModelSpec:
-    """Turn a user's model string into a ModelSpec (see module docstring for the forms)."""
-    parsed = _parse_model_spec(spec, models_file)
+def parse_model_spec(spec: str, models_file: Path | None = _DEFAULT) -> ModelSpec:
+    """Turn a user's model string into a ModelSpec (see module docstring for the forms); ``models_file`` defaults to
+    ``DEFAULT_MODELS_FILE`` as it is when called. Parsed while ``USER_INPUT`` is set, its endpoint is the user's."""
+    if models_file is _DEFAULT:
+        models_file = DEFAULT_MODELS_FILE
+    try:
+        parsed = _parse_model_spec(spec, models_file)
+    except ValidationError as exc:  # a field the string form fills (a URL with port 0, a newline in the model name)
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"])
+        raise InputError(f"model spec: field '{loc}': {first['msg'].removeprefix('Value error, ')}") from None
     if USER_INPUT.get() and parsed.base_url:
         _user_endpoints.add((parsed.base_url, parsed.api_key_env))
     return parsed

@@ -29,6 +29,8 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.cli_types import non_negative_float, non_negative_int, positive_int
+from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.mbti import DIMENSIONS, role_of
@@ -58,24 +60,25 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                              "person as Name:she, Name:he or Name:they")
     parser.add_argument("--background", type=_csv_list, default=None,
                         help="background subjects (the paper's Table 4): comma list of income, age, education")
-    parser.add_argument("--testings", type=int, default=15, help="independent testings per subject and order (default 15)")
+    parser.add_argument("--testings", type=positive_int, default=15,
+                        help="independent testings per subject and order (default 15)")
     parser.add_argument("--order", choices=["permuted", "fixed", "both"], default="permuted",
                         help="option order: permuted per question (seeded), fixed Correct..Wrong, or both (robustness)")
     parser.add_argument("--statements", default="default", help="'default' (bundled) or a statements .json/.csv/.txt file")
     parser.add_argument("--key", help="key for the statements: chatgpt-mbti (the original 60) or a key .json/.csv file")
-    parser.add_argument("--limit-statements", type=int, help="ask only the first N statements")
+    parser.add_argument("--limit-statements", type=positive_int, help="ask only the first N statements")
     parser.add_argument("--answer-mode", choices=["text", "logprob"], default="text",
                         help="text: free reply to the options in words (default); logprob: one letter A-G")
     parser.add_argument("--seed", type=int, default=0, help="seed of the option permutations")
-    parser.add_argument("--temperature", type=float)
-    parser.add_argument("--max-tokens", type=int,
+    parser.add_argument("--temperature", type=non_negative_float)
+    parser.add_argument("--max-tokens", type=positive_int,
                         help="text mode: reply length limit (default: none, the model's own, as the reference); a reply "
                              "that hits it is flagged truncated")
-    parser.add_argument("--history", type=int,
+    parser.add_argument("--history", type=non_negative_int,
                         help="keep only the last N exchanges in each conversation (default: all; embedded: 10)")
     parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
     if "--run-id" not in existing:
-        parser.add_argument("--run-id")
+        parser.add_argument("--run-id", type=run_id_type)
 
 
 def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:

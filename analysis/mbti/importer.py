@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import InputError
-from analysis.importers.files import expand_paths, read_bytes
+from analysis.errors import InputError, one_line
+from analysis.importers.files import csv_rows, expand_paths, read_bytes
 from analysis.mbti import OPTIONS
 from analysis.mbti.parse import listed_options, parse_correctness
 from analysis.mbti.prompts import CANONICAL
@@ -104,14 +104,11 @@ def _split_prompt(prompt: str) -> tuple[int | None, str, str | None]:
 def parse_answer_file(path: Path, content: bytes) -> ParsedFile:
     """One published answer CSV -> the rows of one imported run (see module docstring)."""
     text, encoding = decode(content, path)
-    try:
-        table = list(csv.reader(io.StringIO(text, newline=""), strict=True))  # a cut-off quoted cell is an error
-    except csv.Error as exc:
-        raise InputError(f"{path}: not a readable CSV file ({exc})") from None
+    table = csv_rows(csv.reader(io.StringIO(text, newline=""), strict=True), path)  # a cut-off quoted cell is an error
     if not table:
         raise InputError(f"{path}: empty file")
     subjects = _header_subjects(table[0], path)
-    model = path.resolve().parent.name or "unknown"
+    model = one_line(path.resolve().parent.name) or "unknown"  # a name from a file prints on one line
     digest = hashlib.sha256(content).hexdigest()
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", f"{model}-{path.stem}").strip("-")
     run_id = f"chatgpt-mbti-{slug}-{digest[:10]}"

@@ -62,6 +62,9 @@ def build_mbti_plan(
     if answer_mode == "logprob" and spec.max_top_logprobs < len(OPTIONS):
         raise InputError(f"model {spec.name} returns at most {spec.max_top_logprobs} top logprobs; use --answer-mode text")
     stset = load_statements(statements, key).limited(limit_statements)
+    if not stset.keyed:
+        raise InputError(f"--limit-statements {limit_statements} keeps no statement keyed to a dimension; nothing "
+                         "could be scored")
     if history is None and spec.backend == "embedded":
         history = EMBEDDED_HISTORY
     return MbtiPlan(

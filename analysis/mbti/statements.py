@@ -31,7 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from analysis.errors import InputError
-from analysis.importers.files import load_json, read_text
+from analysis.importers.files import csv_rows, load_json, read_text
 from analysis.mbti import DIMENSIONS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -217,7 +217,7 @@ def _validated(data: dict[str, Any], path: Path) -> StatementSet:
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"statements {path}: field '{loc}': {err['msg']}") from None
+        raise InputError(f"statements {path}: field '{loc}': {err['msg'].removeprefix('Value error, ')}") from None
 
 
 def _from_json(path: Path) -> StatementSet:
@@ -251,14 +251,12 @@ def _normalise_row(row: Any, path: Path, n: int) -> Any:
 
 
 def _csv_dicts(path: Path) -> list[dict[str, str]]:
-    reader = csv.DictReader(io.StringIO(read_text(path, ("utf-8-sig", "cp1252"))))
-    try:
-        if not reader.fieldnames:
-            raise InputError(f"{path}: empty CSV file")
-        reader.fieldnames = [f.strip().lower() for f in reader.fieldnames]
-        return [r for r in reader if any((v or "").strip() for v in r.values())]
-    except csv.Error as exc:
-        raise InputError(f"{path}: not a readable CSV file ({exc})") from None
+    reader = csv.DictReader(io.StringIO(read_text(path, ("utf-8-sig", "cp1252")), newline=""))
+    rows = csv_rows(reader, path)
+    if not reader.fieldnames:
+        raise InputError(f"{path}: empty CSV file")
+    names = [f.strip().lower() for f in reader.fieldnames]
+    return [dict(zip(names, r.values())) for r in rows if any(isinstance(v, str) and v.strip() for v in r.values())]
 
 
 def _from_csv(path: Path) -> StatementSet:

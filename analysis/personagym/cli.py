@@ -41,6 +41,8 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.cli_types import non_negative_float, non_negative_int, positive_int, probability
+from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.personagym import TASKS
@@ -77,37 +79,38 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="all (the 60 bundled), N (a seeded sample of them) or a personas file (.json list / .txt)")
     parser.add_argument("--questions", type=Path,
                         help="question file or folder (<persona>.json = {task: [questions]}): fixed questions, no generation")
-    parser.add_argument("--questions-per-task", type=int, default=10, help="questions per task and persona (default 10)")
+    parser.add_argument("--questions-per-task", type=positive_int, default=10, help="questions per task and persona (default 10)")
     parser.add_argument("--evaluators", type=_csv_list, default=[],
                         help="comma list of grading model specs (default: the --model itself)")
     parser.add_argument("--generator", help="model that picks environments, writes questions and score examples "
                                             "(default: the first evaluator)")
-    parser.add_argument("--environments-per-persona", type=int, default=None,
+    parser.add_argument("--environments-per-persona", type=positive_int, default=None,
                         help="cap: ask for N environments and keep at most N (default: the generator picks as many "
                              "relevant ones as it likes, the reference's behaviour)")
     parser.add_argument("--environments", default="default", help="'default' (bundled list) or a .json/.txt file of names")
     parser.add_argument("--rubrics", default="default",
                         help="'default' (bundled, RoleScope's wording), a rubrics .json, or a folder of rubric .txt files "
                              "such as the reference's PersonaGym/rubrics (sent to the judges as written)")
-    parser.add_argument("--max-retries", type=int, default=3,
+    parser.add_argument("--max-retries", type=non_negative_int, default=3,
                         help="extra generator attempts when environments or questions come out short (default 3)")
-    parser.add_argument("--examples-retries", type=int, default=0,
+    parser.add_argument("--examples-retries", type=non_negative_int, default=0,
                         help="extra attempts when a question's score examples are incomplete (default 0: one call, "
                              "the reference's)")
     parser.add_argument("--skip-incomplete-examples", action="store_true",
                         help="leave ungraded the questions whose score examples are incomplete (default: graded with "
                              "the examples that parsed and the rubric's criteria, and marked)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the persona sample and of the generator's sampling")
-    parser.add_argument("--temperature", type=float, help="the persona agent's temperature (default 0.9, the reference's)")
-    parser.add_argument("--top-p", type=float, help="the persona agent's top_p (default 0.9, the reference's)")
-    parser.add_argument("--max-tokens", type=int, default=3000,
+    parser.add_argument("--temperature", type=non_negative_float,
+                        help="the persona agent's temperature (default 0.9, the reference's)")
+    parser.add_argument("--top-p", type=probability, help="the persona agent's top_p (default 0.9, the reference's)")
+    parser.add_argument("--max-tokens", type=positive_int, default=3000,
                         help="length limit of the agent's answers (default 3000, the reference's); answers that hit it "
                              "are flagged and counted")
-    parser.add_argument("--call-max-tokens", type=int, default=3000,
+    parser.add_argument("--call-max-tokens", type=positive_int, default=3000,
                         help="length limit of the selection, question, examples and grading calls (default 3000, the "
                              "reference's)")
     if "--run-id" not in existing:
-        parser.add_argument("--run-id")
+        parser.add_argument("--run-id", type=run_id_type)
 
 
 def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:

@@ -211,6 +211,8 @@ def load_personas(source: str | int | Path = "all", seed: int = 0) -> list[Perso
         personas = _personas_from_path(PERSONAS_FILE)
     else:
         personas = _personas_from_path(Path(text))
+    if not personas:
+        raise InputError(f"{source}: no persona in this file")
     ids = [p.id for p in personas]
     if len(set(ids)) != len(ids):
         dup = next(i for i in ids if ids.count(i) > 1)

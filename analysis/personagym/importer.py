@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import InputError
+from analysis.errors import InputError, one_line
 from analysis.importers.files import decode, expand_paths, load_json, parse_json, read_bytes
 from analysis.personagym import TASKS, canonical_task
 from analysis.personagym.data import persona_key, read_question_file
@@ -66,7 +66,7 @@ def parse_question_file(path: Path, content: bytes) -> ParsedFile:
     """A question file -> one imported run of question rows."""
     persona, questions = read_question_file(path, content)
     digest = hashlib.sha256(content).hexdigest()
-    folder = path.resolve().parent.name or "questions"
+    folder = one_line(path.resolve().parent.name) or "questions"  # names from files print on one line
     model = f"questions:{folder}"
     run_id = f"personagym-questions-{_slug(persona)}-{digest[:10]}"
     pid = persona_key(persona)
@@ -88,9 +88,9 @@ def _number(value: Any, path: Path, key: str) -> float:
 
 def parse_scores_file(path: Path, doc: dict[str, Any], digest: str) -> ParsedFile:
     """A published scores.json -> one imported run of ``personagym_published`` rows."""
-    folder = path.resolve().parent.name
+    folder = one_line(path.resolve().parent.name)  # names from files print on one line
     m = _DATED.match(folder)
-    date, model = (m.group(1), m.group(2)) if m else (None, folder or path.stem)
+    date, model = (m.group(1), m.group(2)) if m else (None, folder or one_line(path.stem))
     tasks: dict[str, float] = {}
     published: float | None = None
     for key, value in doc.items():

@@ -48,6 +48,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analysis.cli_types import non_negative_float, positive_int
+from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.runs import comparable
@@ -89,11 +91,11 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                              "(weak) / 0.2 (strong)")
     parser.add_argument("--condition-on", default="Ctx+Tr",
                         help="strategy whose beliefs condition the role prompt (default Ctx+Tr)")
-    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
+    parser.add_argument("--rounds", type=positive_int, default=DEFAULT_ROUNDS,
                         help=f"individual level: rounds per game (default {DEFAULT_ROUNDS})")
     parser.add_argument("--archetypes", type=_int_list, default=list(DEFAULT_ARCHETYPES),
                         help="individual level: Trustee archetypes k (returns min(k, 3*sent)); default 1,3,5")
-    parser.add_argument("--endowment", type=int, default=DEFAULT_ENDOWMENT,
+    parser.add_argument("--endowment", type=positive_int, default=DEFAULT_ENDOWMENT,
                         help="dollars per round (default 10; ablation 44, 100)")
     parser.add_argument("--endowments", type=_int_list,
                         help="the endowment ablation in one command (App. D.1, Table 9): one run per endowment, e.g. "
@@ -108,17 +110,17 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                              "or folder of <id>/scratch.json (paper set: its test personas, 50 of them by default)")
     parser.add_argument("--split", choices=["train", "validation", "test", "all"], default="test",
                         help="persona split to run (default test, as in the paper)")
-    parser.add_argument("--limit-personas", type=int, help="run only the first N personas of the split")
+    parser.add_argument("--limit-personas", type=positive_int, help="run only the first N personas of the split")
     parser.add_argument("--attribute-set", choices=["paper", "rolescope15"], default="paper",
                         help="paper: Table 5's traits, levels and splits (default; test split: 10 traits, Table 3's nine "
                              "elicited); rolescope15: RoleScope's earlier 15 attributes, the same in every split")
     parser.add_argument("--attributes", type=_csv_list,
                         help="population level: attributes to elicit (default: Table 3's nine, or all 15 of rolescope15)")
     parser.add_argument("--seed", type=int, default=0, help="bank generation, Big Five augmentation and prior perturbation seed")
-    parser.add_argument("--temperature", type=float,
+    parser.add_argument("--temperature", type=non_negative_float,
                         help="default 0.05 (the paper's App. E, with top_p 1 and, on the embedded server, top_k 0), unless "
                              "the model spec sets one")
-    parser.add_argument("--max-tokens", type=int, help="reply length limit for every call (defaults: beliefs 600, "
+    parser.add_argument("--max-tokens", type=positive_int, help="reply length limit for every call (defaults: beliefs 600, "
                                                        "game 300, forecast 600, round 300)")
     parser.add_argument("--forecast", choices=["per_round", "upfront"], default="per_round",
                         help="individual level: per_round = one forecast before each round from a state summary of the "
@@ -130,7 +132,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
                         help="individual level: describe the archetype in every round prompt too")
     parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
     if "--run-id" not in existing:
-        parser.add_argument("--run-id")
+        parser.add_argument("--run-id", type=run_id_type)
 
 
 def run_args(**options: Any) -> argparse.Namespace:

@@ -40,14 +40,15 @@ def decoding_params(spec: ModelSpec, overrides: dict[str, Any] | None = None) ->
     return DEFAULT_PARAMS | top_k | spec.params | (overrides or {})
 
 
-def parse_strategy(name: str) -> str:
-    """A strategy's paper name from any accepted spelling (NoCtx+Tr, ctx-tr, ctx-usd, ...)."""
+def parse_strategy(name: str, option: str = "--strategies") -> str:
+    """A strategy's paper name from any accepted spelling (NoCtx+Tr, ctx-tr, ctx-usd, ...); ``option`` names the
+    option in the error."""
     key = name.strip()
     if key in STRATEGIES:
         return key
     if key.lower() in STRATEGY_ALIASES:
         return STRATEGY_ALIASES[key.lower()]
-    raise InputError(f"--strategies: unknown strategy '{name}'; use {', '.join(STRATEGIES)} (or noctx-tr, ctx-tr, ctx-usd)")
+    raise InputError(f"{option}: unknown strategy '{name}'; use {', '.join(STRATEGIES)} (or noctx-tr, ctx-tr, ctx-usd)")
 
 
 def resolve_personas(personas: int | str | Path, *, seed: int, split: str, limit: int | None,
@@ -129,7 +130,7 @@ def build_trust_plan(
     return TrustPlan(
         level=level, endowment=endowment, personas=people, bank=bank, attribute_set=attribute_set,
         attributes=attrs if level == "population" else [], strategies=chosen if level == "population" else [],
-        conditioning=conditioning, condition_on=parse_strategy(condition_on), rounds=rounds, archetypes=ks,
+        conditioning=conditioning, condition_on=parse_strategy(condition_on, "--condition-on"), rounds=rounds, archetypes=ks,
         play_knows_archetype=play_knows_archetype, forecast=forecast, answer=answer, seed=seed, params=decoding_params(spec, params),
         max_tokens=tokens, prefix_reuse=prefix_reuse,
     )

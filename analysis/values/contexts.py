@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from analysis.errors import InputError
 from analysis.importers.files import parse_json, read_text
@@ -33,6 +33,13 @@ class Context(BaseModel):
     partners: list[Persona] | None = Field(
         default=None, description="The interlocutor persona of each persona of the plan, in plan order (shared openings); "
         "None in plans stored before: the next persona of the population.")
+
+    @field_validator("openings")
+    @classmethod
+    def _openings(cls, value: list[str]) -> list[str]:
+        if any(not o.strip() for o in value):
+            raise ValueError("an opening message is empty")
+        return value
 
     def opening_for(self, persona_index: int) -> str | None:
         """The opening of persona ``persona_index`` (its id: its line in the population file, as in the reference)."""
@@ -69,6 +76,11 @@ def load_context(source: str, n_personas: int) -> Context:
     return Context(label=path.stem, kind="topic", openings=read_chunk(path, n_personas), interlocutor="user")
 
 
+def _json_kind(value: object) -> str:
+    return ("null" if value is None else "a boolean" if isinstance(value, bool) else "a number"
+            if isinstance(value, int | float) else "a list" if isinstance(value, list) else "an object")
+
+
 def read_chunk(path: Path, n_personas: int) -> list[str]:
     """First ``n_personas`` ``content`` fields of a chunk file (extra lines are unused)."""
     openings: list[str] = []
@@ -81,7 +93,10 @@ def read_chunk(path: Path, n_personas: int) -> list[str]:
             content = parse_json(line, path)["content"]
         except (InputError, KeyError, TypeError):
             raise InputError(f"context {path}: line {lineno} is not a JSON object with 'content'") from None
-        openings.append(str(content))
+        if not isinstance(content, str) or not content.strip():
+            what = "empty" if isinstance(content, str) else f"{_json_kind(content)}, not text"
+            raise InputError(f"context {path}: line {lineno}: 'content' is {what}; expected the opening message")
+        openings.append(content)
     if len(openings) < n_personas:
         raise InputError(f"context {path}: {len(openings)} openings for {n_personas} personas (persona i takes line i)")
     return openings

