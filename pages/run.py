@@ -16,7 +16,7 @@ from analysis.llm.keys import resolve_api_key
 from analysis.llm.specs import ModelSpec, load_named_models, parse_model_spec
 from analysis.runs.runner import create_run, method_runner, new_run_id
 from analysis.runs.estimate import RunEstimate, estimate_run
-from app import choose, data, state, ui
+from app import choose, data, links, state, ui
 from app.jobs import RunJob, registry
 from app.stores import USER_LABEL, demo_ref, user_ref
 
@@ -239,12 +239,14 @@ def _values_plan() -> Callable[[ModelSpec], Any] | None:
                                  help="Stability needs at least two.")
     extra = state.text_input("More contexts (paths or hub references, comma-separated)", key="run_contexts_more",
                              container=c[1], help="A .jsonl chunk of conversation openings (one per persona), or "
-                             "hf://datasets/<owner>/<name>/<file>.jsonl")
+                             "hf://datasets/<owner>/<name>/<file>.jsonl",
+                             link_filter=links.comma_paths(available_contexts()))
     contexts = [*contexts, *(x.strip() for x in extra.split(",") if x.strip())]
     c = st.columns(3)
     instrument = state.text_input("Instrument", key="run_instrument", default="pvq", container=c[0],
                                   help="'pvq' (bundled), a path to a reference data_pvq / data_svs folder, or a hub "
-                                       "reference hf://datasets/<owner>/<name>/<folder>.")
+                                       "reference hf://datasets/<owner>/<name>/<folder>.",
+                                  link_filter=links.one_path(("pvq", "svs")))
     mode = state.selectbox("Answer mode", ["logprob", "text", "cot"], key="run_mode", container=c[1],
                            help="logprob: the most probable letter after '('; text: '(X)' in 10 tokens; cot: reasoning "
                                 "then 'Answer: (X)' in up to 2000 tokens, as the leaderboard's configurations.")
@@ -396,7 +398,8 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
     source = choose.persona_source(
         "run_pg_pop", types=[".json", ".txt", ".csv"], check=lambda path: (load_personas(path), [])[1],
         bundled_label="Bundled personas", path_help="A personas file (.json list of strings or {id, description}, "
-        ".txt one per line, .csv with a description column) or a folder of PersonaGym question files.")
+        ".txt one per line, .csv with a description column) or a folder of PersonaGym question files.",
+        names=("all", "default", "bundled"))
     if source is None:
         return None
     try:
@@ -425,7 +428,8 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
                                  help="Empty: the first evaluator")
     rubrics = state.text_input("Rubrics", key="run_pg_rubrics", container=c[2],
                                help="Empty: the bundled rubrics. A folder of rubric .txt files (e.g. your clone's "
-                                    "PersonaGym/rubrics) or a rubrics .json")
+                                    "PersonaGym/rubrics) or a rubrics .json",
+                               link_filter=links.one_path(("default", "bundled")))
     if source == "bundled":  # ticked ones out of all, else a seeded sample of N
         chosen = "all" if ids else str(personas)
     else:
