@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.errors import RoleScopeError
-from app import links, state, stores
+from app import links, state, stores, ui
 
 SOURCES = {"bundled": "Bundled", "upload": "Upload a file", "path": "A path or hub reference"}
 
@@ -44,7 +44,7 @@ def persona_source(key: str, *, types: Sequence[str], check: Callable[[Path], li
             try:
                 errors = check(Path(typed).expanduser())
             except RoleScopeError as exc:
-                box.error(str(exc))
+                box.error(ui.plain(exc))
                 return None
             if errors:
                 _show_errors(box, typed, errors)
@@ -91,8 +91,8 @@ def _store_upload(name: str, content: bytes, check: Callable[[Path], list[str]],
 def _show_errors(box, name: str, errors: list[str]) -> None:
     shown = errors[:20]
     more = f"\n- … and {len(errors) - 20} more" if len(errors) > 20 else ""
-    box.error(f"{name}: {len(errors)} bad row{'s' * (len(errors) != 1)}; nothing was stored or run. Fix the file and "
-              "upload it again:\n" + "\n".join(f"- {e}" for e in shown) + more)
+    box.error(f"{ui.plain(name)}: {len(errors)} bad row{'s' * (len(errors) != 1)}; nothing was stored or run. Fix the "
+              "file and upload it again:\n" + "\n".join(f"- {ui.plain(e)}" for e in shown) + more)
 
 
 def _ids_param(key: str) -> str:

@@ -57,7 +57,7 @@ def sidebar() -> PageContext | None:
     try:
         ref = ref_for(path, read_only)
     except RoleScopeError as exc:
-        st.error(str(exc))
+        st.error(plain(exc))
         st.session_state.pop(_CTX, None)
         return None
     side.caption(f"`{path}`" + (" · read-only" if read_only else ""))

@@ -48,9 +48,9 @@ def outcome(run_id: str, status: str, done: int, cached: int, failed: int, error
     """How a finished run ended, in the colour it deserves: red when it failed or no call succeeded (with the first
     error in view), yellow with failed calls or when cancelled, green only when every call succeeded."""
     failures = data.failures(user_ref(), run_id) if failed or status == "failed" else None
-    first = (f" First error: {failures['error'].iloc[0]}" if failures is not None and len(failures) else "")
+    first = (f" First error: {ui.plain(failures['error'].iloc[0])}" if failures is not None and len(failures) else "")
     if error or status == "failed":
-        st.error(f"Run failed: {error or 'see the failed calls below'}.{first}", icon="🛑")
+        st.error(f"Run failed: {ui.plain(error) if error else 'see the failed calls below'}.{first}", icon="🛑")
     elif failed and failed >= done:
         st.error(f"Run failed: all {failed} calls failed, nothing was answered.{first}", icon="🛑")
     elif status.startswith("completed") and failed:
@@ -105,7 +105,7 @@ def _shown_runs() -> list[str]:
 
 def _stored_panel(run_id: str, record: pd.Series) -> None:
     """A run that finished in an earlier server process (or before a restart): its record tells how it ended."""
-    st.markdown(f"**Run `{run_id}`** · {record['status']}")
+    st.markdown(f"**Run `{run_id}`** · {ui.plain(record['status'])}")
     n_failed = int(record.get("n_failed") or 0)
     n_calls = int(record.get("n_calls") or 0)
     error = record.get("error")
@@ -210,7 +210,7 @@ def _values_personas() -> tuple[str, list[int]] | None:
     try:
         personas = load_population(population)
     except RoleScopeError as exc:
-        st.error(str(exc))
+        st.error(ui.plain(exc))
         return None
     frame = pd.DataFrame([p.model_dump() for p in personas])
     with st.expander(f"Browse and tick personas ({len(personas)} in this population)"):
@@ -336,7 +336,7 @@ def _trust_plan() -> Callable[[ModelSpec], list[dict]] | None:
             load_genagents(source, attribute_set=attribute_set)
         bank = select(people, "test")
     except RoleScopeError as exc:
-        st.error(str(exc))
+        st.error(ui.plain(exc))
         return None
     frame = pd.DataFrame([{"id": p.id, "description": p.description, **p.attributes} for p in bank])
     with st.expander(f"Browse and tick personas ({len(bank)} in the test split)"):
@@ -405,7 +405,7 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
     try:
         population = load_personas("all" if source == "bundled" else source)
     except RoleScopeError as exc:
-        st.error(str(exc))
+        st.error(ui.plain(exc))
         return None
     frame = pd.DataFrame([{"id": p.id, "description": p.description} for p in population])
     with st.expander(f"Browse and tick personas ({len(population)})"):
@@ -500,9 +500,9 @@ def _connection_check(spec: ModelSpec, api_key: str | None, enabled: bool, suffi
         with st.spinner("Sending one request…"):
             result = check_connection(spec, api_key)
         if result.ok:
-            st.success("Connected: " + result.message)
+            st.success("Connected: " + ui.plain(result.message))
         else:
-            st.error("Connection failed: " + result.message)
+            st.error("Connection failed: " + ui.plain(result.message))
 
 
 def _estimate(method: str, plan: Any, plan_dict: dict, spec: ModelSpec) -> RunEstimate:
@@ -563,7 +563,7 @@ if state.toggle("Also run on a second model (A/B)", key="run_ab",
         key_ok_b, api_key_b = _api_key(spec_b, key="run_api_key_b")
         _connection_check(spec_b, api_key_b, key_ok_b, "_b")
         if spec is not None and spec_b.name == spec.name:
-            st.warning(f"A and B are both {spec.name}: pick two different models (or two named configurations).")
+            st.warning(f"A and B are both {ui.plain(spec.name)}: pick two different models (or two named configurations).")
         elif sides:
             sides.append((spec_b, key_ok_b, api_key_b))
     pair_missing = len(sides) < 2
@@ -573,7 +573,7 @@ if sides:
         build = {"values": _values_plan, "mbti": _mbti_plan, "trust": _trust_plan, "personagym": _personagym_plan}[method]()
         plans = [(s, p, k) for s, _, k in sides for p in _as_list(build(s))] if build is not None else []
     except RoleScopeError as exc:
-        st.error(str(exc))
+        st.error(ui.plain(exc))
         plans = []
 concurrency = state.number_input("Concurrent requests", 1, 256, 2 if spec is not None and spec.backend == "embedded" else 8,
                                  key="run_concurrency", help="Requests in flight at once, per model (the embedded model "
@@ -599,7 +599,7 @@ if plans:
                 create_run(ref.store, method, spec_, dump, run_id)
                 started.append(jobs.start(ref.path, run_id, api_key=key_, concurrency=int(concurrency)).run_id)
         except (RoleScopeError, RuntimeError) as exc:
-            st.error(str(exc))
+            st.error(ui.plain(exc))
         if started:
             st.session_state["run_job"], st.session_state["run_jobs"] = started[0], started
             st.query_params["run_job"] = started
@@ -627,6 +627,6 @@ else:
         try:
             st.session_state["run_job"] = jobs.start(ref.path, run_id, api_key=rkey, concurrency=int(concurrency)).run_id
         except RuntimeError as exc:
-            st.error(str(exc))
+            st.error(ui.plain(exc))
         else:
             st.rerun()

@@ -9,6 +9,7 @@ import pandas as pd
 
 from analysis.runs.store import Store
 from app.choose import filter_population
+from app.ui import plain
 
 GOOD_CSV = b"name,description,gender\nAda,A retired engineer who bakes bread.,F\nBo,A young farmer.,M\nCy,A nurse.,female\n"
 BAD_CSV = b"name,description,gender\nAda,A retired engineer.,F\nBo,A young farmer.,x\nCy,A nurse.,M\nDi,,\n"
@@ -86,7 +87,7 @@ def test_a_bad_path_gets_one_clear_line(app_on_fixture, tmp_path):
     bad.write_bytes(BAD_CSV)
     at = app_on_fixture("run", run_pop_src="path")
     at.text_input(key="run_pop_path").set_value(str(bad)).run()
-    assert [e.value.split(":")[0] for e in at.error] == [str(bad)]
+    assert [e.value.split(":")[0] for e in at.error] == [plain(str(bad))]  # the file's text is escaped (ui.plain)
     at.text_input(key="run_pop_path").set_value(str(tmp_path / "missing.json")).run()
     assert any("file not found" in e.value for e in at.error) and not at.exception
     at = app_on_fixture("run")
