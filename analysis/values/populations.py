@@ -28,6 +28,13 @@ class Persona(BaseModel):
     description: str
     gender: Literal["female", "male"]
 
+    @field_validator("name", "description")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
     @field_validator("gender", mode="before")
     @classmethod
     def _gender(cls, value: object) -> str:

@@ -61,6 +61,19 @@ def test_a_csv_upload_with_bad_rows_is_refused_whole(app_on_fixture, tmp_path):
         assert store.runs().empty
 
 
+def test_an_upload_with_an_empty_description_is_refused_whole(app_on_fixture, tmp_path):
+    """A row with a name and a gender but no description (or only spaces) is a bad row like any other: one error naming
+    it, no file kept, no plan."""
+    empty = b"name,description,gender\nAda,A retired engineer.,F\nBo,,M\nCy,   ,F\n"
+    at = app_on_fixture("run", run_pop_src="upload")
+    at.file_uploader(key="run_pop_upload").set_value(("people.csv", empty, "text/csv")).run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("people.csv: 2 bad rows; nothing was stored or run"), errors
+    assert "row 3 field 'description'" in errors[0] and "row 4 field 'description'" in errors[0]
+    assert _uploads(tmp_path) == [] and "LLM calls" not in {m.label for m in at.metric}
+
+
 def test_a_valid_upload_is_kept_and_its_personas_asked(app_on_fixture, tmp_path):
     at = app_on_fixture("run", run_pop_src="upload")
     at.file_uploader(key="run_pop_upload").set_value(("people.csv", GOOD_CSV, "text/csv")).run()
