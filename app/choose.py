@@ -18,16 +18,17 @@ import pandas as pd
 import streamlit as st
 
 from analysis.errors import RoleScopeError
-from app import state, stores
+from app import links, state, stores, ui
 
 SOURCES = {"bundled": "Bundled", "upload": "Upload a file", "path": "A path or hub reference"}
 
 
 def persona_source(key: str, *, types: Sequence[str], check: Callable[[Path], list[str]], bundled_label: str,
-                   path_help: str, container=None) -> str | None:
+                   path_help: str, container=None, names: Sequence[str] = ()) -> str | None:
     """The persona source: ``"bundled"``, the stored path of a valid uploaded file, or a typed path / hub reference.
     ``check(path)`` returns one error line per bad row (or raises RoleScopeError for an unreadable file).
-    None while no valid file is given."""
+    None while no valid file is given. A path from a link is opened only when it names an upload or bundled data
+    (``app.links``; ``names``: bundled names the loader also takes in the path field)."""
     box = container or st
     source = state.segmented("Personas from", list(SOURCES), key=f"{key}_src", container=box,
                              format_func=lambda s: bundled_label if s == "bundled" else SOURCES[s])
@@ -35,14 +36,15 @@ def persona_source(key: str, *, types: Sequence[str], check: Callable[[Path], li
         return "bundled"
     if source == "path":
         typed = state.text_input("Path or hub reference", key=f"{key}_path", container=box, help=path_help,
-                                 placeholder="/data/personas.json · hf://datasets/<owner>/<name>/<file>")
+                                 placeholder="/data/personas.json · hf://datasets/<owner>/<name>/<file>",
+                                 link_filter=links.one_path(names))
         if not typed.strip():
             return None
         if not typed.startswith("hf://"):
             try:
                 errors = check(Path(typed).expanduser())
             except RoleScopeError as exc:
-                box.error(str(exc))
+                box.error(ui.plain(exc))
                 return None
             if errors:
                 _show_errors(box, typed, errors)
@@ -89,8 +91,8 @@ def _store_upload(name: str, content: bytes, check: Callable[[Path], list[str]],
 def _show_errors(box, name: str, errors: list[str]) -> None:
     shown = errors[:20]
     more = f"\n- … and {len(errors) - 20} more" if len(errors) > 20 else ""
-    box.error(f"{name}: {len(errors)} bad row{'s' * (len(errors) != 1)}; nothing was stored or run. Fix the file and "
-              "upload it again:\n" + "\n".join(f"- {e}" for e in shown) + more)
+    box.error(f"{ui.plain(name)}: {len(errors)} bad row{'s' * (len(errors) != 1)}; nothing was stored or run. Fix the "
+              "file and upload it again:\n" + "\n".join(f"- {ui.plain(e)}" for e in shown) + more)
 
 
 def _ids_param(key: str) -> str:

@@ -1,5 +1,7 @@
 """Stored samples behind a number: a sample's messages, raw reply, parsed answer and (if invalid) its reason, and
 the drill-down from a clicked chart point to the samples of its unit (an item, a persona, a statement, a question).
+Stored text (replies, messages, reasons, persona descriptions) is shown with ``st.text`` or escaped by ``ui.plain``:
+a reply never renders as Markdown (an image link in it would load a remote image).
 
 Method-free: pages say which stored answers a chart's points stand for (a frame) and which columns a point's
 ``customdata`` carries (``fields``); this module turns a Streamlit selection event into those rows and shows them.
@@ -113,11 +115,11 @@ def show_call(ref: StoreRef, cache_key: str | None, raw: str | None) -> None:
         return
     request = call["request"]
     st.caption(f"Call `{cache_key[:16]}…` · {call.get('tokens_in') or 0} tokens in, {call.get('tokens_out') or 0} out · "
-               f"{(call.get('latency_s') or 0):.2f} s · params {request.get('params')}")
+               f"{(call.get('latency_s') or 0):.2f} s · params {ui.plain(request.get('params'))}")
     for msg in request.get("messages", []):
         with st.chat_message("assistant" if msg["role"] == "assistant" else "user" if msg["role"] == "user" else "ai",
                              avatar=":material/settings:" if msg["role"] == "system" else None):
-            st.caption(msg["role"])
+            st.caption(ui.plain(msg["role"]))
             st.text(msg["content"])
     with st.chat_message("assistant", avatar=":material/smart_toy:"):
         st.caption("reply (raw)")
@@ -126,7 +128,7 @@ def show_call(ref: StoreRef, cache_key: str | None, raw: str | None) -> None:
         first = call["logprobs"][0] if isinstance(call["logprobs"], list) and call["logprobs"] else {}
         top = sorted(first.items(), key=lambda kv: -kv[1])[:10] if isinstance(first, dict) else []
         if top:
-            st.caption("Top logprobs of the first token: " + " · ".join(f"`{t!r}` {lp:.2f}" for t, lp in top))
+            st.caption("Top logprobs of the first token: " + " · ".join(f"{ui.plain(repr(t))} {lp:.2f}" for t, lp in top))
 
 
 def show_sample(ref: StoreRef, row: pd.Series, detail: Callable[[pd.Series], None] | None = None) -> None:
@@ -138,7 +140,7 @@ def show_sample(ref: StoreRef, row: pd.Series, detail: Callable[[pd.Series], Non
         st.json(parsed(row), expanded=True)
         reason = invalid_reason(row)
         if reason is not None:
-            st.error(f"Invalid: {reason}")
+            st.error(f"Invalid: {ui.plain(reason)}")
         if detail is not None:
             detail(row)
     with right:
@@ -169,11 +171,11 @@ def panel(ref: StoreRef, rows: pd.DataFrame, title: str, *, key: str, columns: S
     reader pick one value of that column first (a persona's answers per context; ``split_label`` names the picker);
     ``link`` is the Data page's query for all of them."""
     with st.container(border=True):
-        st.markdown(f"**{title} · {len(rows)} sample{'s' * (len(rows) != 1)}**")
+        st.markdown(f"**{ui.plain(title)} · {len(rows)} sample{'s' * (len(rows) != 1)}**")
         if split and split in rows and rows[split].nunique() > 1:
             parts = list(dict.fromkeys(rows[split]))
             part = st.segmented_control(split_label or split.replace("_", " ").capitalize(), parts, default=parts[0],
-                                        key=f"{key}-{split}-{title}") or parts[0]
+                                        key=f"{key}-{split}-{title}", format_func=ui.plain) or parts[0]
             rows = rows[rows[split] == part]
         if rows.empty:
             st.caption("No stored samples for this point.")

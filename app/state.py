@@ -4,6 +4,10 @@ Each bound widget has a key that is also its query parameter. On the first rende
 session the widget starts from the URL (if the value is valid), else from the value kept
 earlier in this session, else from the default; after rendering, the current value is written
 back to the URL, so any view can be bookmarked or shared and restored as it was.
+
+A field that names a file takes a ``link_filter`` (``app.links``): a value that arrives from the query string and is
+not one this session wrote there itself (the user's own typing, published after rendering) passes that filter first;
+what it refuses is not used, and the field says so in one warning line until the user types something.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 _KEEP = "_url_keep"
+_REFUSED = "_url_refused"  # key -> (the value the field took instead, the refused parts)
 
 
 def _kept() -> dict[str, Any]:
@@ -22,27 +27,41 @@ def _kept() -> dict[str, Any]:
     return st.session_state[_KEEP]
 
 
-def _initial(key: str, valid: Callable[[Any], bool], parse: Callable[[Any], Any], default: Any) -> Any:
+def _refused() -> dict[str, tuple[Any, list[str]]]:
+    if _REFUSED not in st.session_state:
+        st.session_state[_REFUSED] = {}
+    return st.session_state[_REFUSED]
+
+
+def _initial(key: str, valid: Callable[[Any], bool], parse: Callable[[Any], Any], default: Any,
+             link_filter: Callable[[Any], tuple[Any, list[str]]] | None = None) -> Any:
+    kept = _kept().get(key)
     if key in st.query_params:
         raw = st.query_params.get_all(key)
         try:
             value = parse(raw)
         except (ValueError, TypeError):
             value = None
+        if value is not None and valid(value) and link_filter is not None and value != kept:
+            value, refused = link_filter(value)  # from the link, not this session's own value
+            if refused:
+                instead = value if value is not None else kept if kept is not None and valid(kept) else default
+                _refused()[key] = (instead, refused)
         if value is not None and valid(value):
             return value
-    kept = _kept().get(key)
     if kept is not None and valid(kept):
         return kept
     return default
 
 
-def _prepare(key: str, valid: Callable[[Any], bool], parse: Callable[[Any], Any], default: Any) -> None:
+def _prepare(key: str, valid: Callable[[Any], bool], parse: Callable[[Any], Any], default: Any,
+             link_filter: Callable[[Any], tuple[Any, list[str]]] | None = None) -> None:
     """Set the widget's session value before it is drawn: its current value when valid, else the URL /
     kept / default one. Always assigned, so a widget of another page that shares the key (same selection,
     other options) starts from the shared value instead of its first option."""
     current = st.session_state.get(key)
-    st.session_state[key] = current if current is not None and valid(current) else _initial(key, valid, parse, default)
+    st.session_state[key] = (current if current is not None and valid(current)
+                             else _initial(key, valid, parse, default, link_filter))
 
 
 def _publish(key: str, value: Any, to_url: Callable[[Any], str | list[str]]) -> None:
@@ -114,10 +133,21 @@ def toggle(label: str, *, key: str, default: bool = False, container: Any = None
 
 
 def text_input(label: str, *, key: str, default: str = "", container: Any = None, help: str | None = None,
-               placeholder: str | None = None) -> str:
-    """A text input bound to ``key`` (never for secrets: the value is in the URL)."""
-    _prepare(key, lambda v: isinstance(v, str), lambda raw: raw[-1], default)
-    value = (container or st).text_input(label, key=key, help=help, placeholder=placeholder)
+               placeholder: str | None = None,
+               link_filter: Callable[[str], tuple[str | None, list[str]]] | None = None) -> str:
+    """A text input bound to ``key`` (never for secrets: the value is in the URL). A field naming files gives
+    ``link_filter`` (``app.links.one_path`` / ``comma_paths``): what it refuses of a value from a link is ignored."""
+    _prepare(key, lambda v: isinstance(v, str), lambda raw: raw[-1], default, link_filter)
+    box = container or st
+    value = box.text_input(label, key=key, help=help, placeholder=placeholder)
+    refused = _refused().get(key)
+    if refused is not None:
+        if value == refused[0]:
+            from app import links, ui
+
+            box.warning(f"{links.WARNING} ({', '.join(ui.plain(r) for r in refused[1])})", icon="⚠️")
+        else:  # the user typed: their value is theirs
+            _refused().pop(key, None)
     _publish(key, value, str)
     return value
 

@@ -19,7 +19,7 @@ for key, (label, path, read_only) in ui.store_ids().items():
     try:
         STORES[key] = (label, ref_for(path, read_only))
     except RoleScopeError as exc:  # an opened file that went away: the others stay comparable
-        st.caption(f"{label}: {exc}")
+        st.caption(f"{label}: {ui.plain(exc)}")
 current = next((k for k, (_, r) in STORES.items() if r.path == ref.path), None)
 if current is not None:
     STORES[current] = (STORES[current][0], ref)  # the sidebar's store with its chosen configurations

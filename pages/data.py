@@ -78,7 +78,7 @@ def samples() -> None:
             with st.expander(f"The simulated conversation before the questions ({len(conv)} turns)"):
                 for turn in conv.sort_values("turn").itertuples():
                     with st.chat_message("user" if turn.speaker == "interlocutor" else "assistant"):
-                        st.caption(turn.speaker)
+                        st.caption(ui.plain(turn.speaker))
                         st.text(turn.content)
 
 
@@ -172,7 +172,7 @@ def importer() -> None:
     files = st.file_uploader("Files", type=list(spec.extensions), accept_multiple_files=True, key="import_files")
     if st.button("Import", icon=":material/upload_file:", disabled=not files, key="import_go"):
         outcome = import_uploads(target.store, kind, [(f.name, f.getvalue()) for f in files or []], folder)
-        (st.success if outcome.ok else st.error)("\n\n".join(outcome.lines))
+        (st.success if outcome.ok else st.error)("\n\n".join(ui.plain(line) for line in outcome.lines))
     st.divider()
     st.markdown("**Open a store file** (read-only, this session)")
     upload = st.file_uploader("RoleScope store (.db)", type=["db", "sqlite"], key="store_upload")
@@ -180,7 +180,7 @@ def importer() -> None:
         try:
             path = save_store_upload(upload.getvalue(), upload.name, UPLOAD_DIR)
         except RoleScopeError as exc:
-            st.error(str(exc))
+            st.error(ui.plain(exc))
         else:
             add_opened_store(upload.name, path)
             st.session_state["store"] = f"file-{upload.name}"

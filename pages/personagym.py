@@ -130,12 +130,12 @@ if not personas:
 
 def judge(row: pd.Series) -> None:
     """Beside a PersonaGym sample: its question, and the judge's grade with the judge's reply (the rationale)."""
-    st.markdown(f"**Q{int(row['q_index']) + 1}.** {row['question']}")
+    st.markdown(f"**Q{int(row['q_index']) + 1}.** {ui.plain(row['question'])}")
     if not isinstance(row.get("evaluator"), str):
         st.caption("Not graded.")
         return
     grade = ui.fmt(row["score"], 0) if row.get("grade_status") == "ok" else row.get("grade_status")
-    st.markdown(f"**Judge {row['evaluator']}: {grade}**")
+    st.markdown(f"**Judge {ui.plain(row['evaluator'])}: {ui.plain(grade)}**")
     st.text(row.get("grader_reply") or "(no reply stored)")
 
 
@@ -177,13 +177,13 @@ for task in [t for t in TASKS if t in set(qa["task"])]:
     sub = qa[qa["task"] == task]
     with st.expander(f"{task} · {sub['q_index'].nunique()} questions · mean grade {ui.fmt(pdoc['tasks'].get(task), 2)}"):
         for (q, question, answer), grades in sub.groupby(["q_index", "question", "answer"], sort=False, dropna=False):
-            st.markdown(f"**Q{int(q) + 1}.** {question}")
+            st.markdown(f"**Q{int(q) + 1}.** {ui.plain(question)}")
             with st.chat_message("assistant"):
                 st.text(answer if isinstance(answer, str) else "(no answer)")
             marks = ["cut at the length limit"] if (grades.get("truncated", pd.Series(dtype=float)) == 1).any() else []
             shown = pd.to_numeric(grades.get("n_examples", pd.Series(dtype=float)), errors="coerce").dropna()
             if len(shown) and shown.min() < 5:
                 marks.append(f"graded with {int(shown.min())} of 5 score examples and the rubric's criteria")
-            st.caption(" · ".join([f"{g.evaluator}: {ui.fmt(g.score, 0) if g.grade_status == 'ok' else g.grade_status}"
+            st.caption(" · ".join([ui.plain(f"{g.evaluator}: {ui.fmt(g.score, 0) if g.grade_status == 'ok' else g.grade_status}")
                                    for g in grades.itertuples() if isinstance(g.evaluator, str)] or ["not graded"])
                        + "".join(f" · {m}" for m in marks))

@@ -17,7 +17,7 @@ from analysis.llm.keys import endpoint_trusted, find_api_key
 from analysis.llm.specs import ModelSpec, load_named_models, parse_model_spec
 from analysis.runs.runner import create_run, method_runner, new_run_id
 from analysis.runs.estimate import RunEstimate, estimate_run
-from app import choose, data, state, ui
+from app import choose, data, links, state, ui
 from app.jobs import RunJob, registry
 from app.stores import USER_LABEL, demo_ref, user_ref
 
@@ -49,9 +49,9 @@ def outcome(run_id: str, status: str, done: int, cached: int, failed: int, error
     """How a finished run ended, in the colour it deserves: red when it failed or no call succeeded (with the first
     error in view), yellow with failed calls or when cancelled, green only when every call succeeded."""
     failures = data.failures(user_ref(), run_id) if failed or status == "failed" else None
-    first = (f" First error: {failures['error'].iloc[0]}" if failures is not None and len(failures) else "")
+    first = (f" First error: {ui.plain(failures['error'].iloc[0])}" if failures is not None and len(failures) else "")
     if error or status == "failed":
-        st.error(f"Run failed: {error or 'see the failed calls below'}.{first}", icon="🛑")
+        st.error(f"Run failed: {ui.plain(error) if error else 'see the failed calls below'}.{first}", icon="🛑")
     elif failed and failed >= done:
         st.error(f"Run failed: all {failed} calls failed, nothing was answered.{first}", icon="🛑")
     elif status.startswith("completed") and failed:
@@ -106,7 +106,7 @@ def _shown_runs() -> list[str]:
 
 def _stored_panel(run_id: str, record: pd.Series) -> None:
     """A run that finished in an earlier server process (or before a restart): its record tells how it ended."""
-    st.markdown(f"**Run `{run_id}`** · {record['status']}")
+    st.markdown(f"**Run `{run_id}`** · {ui.plain(record['status'])}")
     n_failed = int(record.get("n_failed") or 0)
     n_calls = int(record.get("n_calls") or 0)
     error = record.get("error")
@@ -223,7 +223,7 @@ def _values_personas() -> tuple[str, list[int]] | None:
     try:
         personas = load_population(population)
     except RoleScopeError as exc:
-        st.error(str(exc))
+        st.error(ui.plain(exc))
         return None
     frame = pd.DataFrame([p.model_dump() for p in personas])
     with st.expander(f"Browse and tick personas ({len(personas)} in this population)"):
@@ -252,12 +252,14 @@ def _values_plan() -> Callable[[ModelSpec], Any] | None:
                                  help="Stability needs at least two.")
     extra = state.text_input("More contexts (paths or hub references, comma-separated)", key="run_contexts_more",
                              container=c[1], help="A .jsonl chunk of conversation openings (one per persona), or "
-                             "hf://datasets/<owner>/<name>/<file>.jsonl")
+                             "hf://datasets/<owner>/<name>/<file>.jsonl",
+                             link_filter=links.comma_paths(available_contexts()))
     contexts = [*contexts, *(x.strip() for x in extra.split(",") if x.strip())]
     c = st.columns(3)
     instrument = state.text_input("Instrument", key="run_instrument", default="pvq", container=c[0],
                                   help="'pvq' (bundled), a path to a reference data_pvq / data_svs folder, or a hub "
-                                       "reference hf://datasets/<owner>/<name>/<folder>.")
+                                       "reference hf://datasets/<owner>/<name>/<folder>.",
+                                  link_filter=links.one_path(("pvq", "svs")))
     mode = state.selectbox("Answer mode", ["logprob", "text", "cot"], key="run_mode", container=c[1],
                            help="logprob: the most probable letter after '('; text: '(X)' in 10 tokens; cot: reasoning "
                                 "then 'Answer: (X)' in up to 2000 tokens, as the leaderboard's configurations.")
@@ -347,7 +349,7 @@ def _trust_plan() -> Callable[[ModelSpec], list[dict]] | None:
             load_genagents(source, attribute_set=attribute_set)
         bank = select(people, "test")
     except RoleScopeError as exc:
-        st.error(str(exc))
+        st.error(ui.plain(exc))
         return None
     frame = pd.DataFrame([{"id": p.id, "description": p.description, **p.attributes} for p in bank])
     with st.expander(f"Browse and tick personas ({len(bank)} in the test split)"):
@@ -409,13 +411,14 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
     source = choose.persona_source(
         "run_pg_pop", types=[".json", ".txt", ".csv"], check=lambda path: (load_personas(path), [])[1],
         bundled_label="Bundled personas", path_help="A personas file (.json list of strings or {id, description}, "
-        ".txt one per line, .csv with a description column) or a folder of PersonaGym question files.")
+        ".txt one per line, .csv with a description column) or a folder of PersonaGym question files.",
+        names=("all", "default", "bundled"))
     if source is None:
         return None
     try:
         population = load_personas("all" if source == "bundled" else source)
     except RoleScopeError as exc:
-        st.error(str(exc))
+        st.error(ui.plain(exc))
         return None
     frame = pd.DataFrame([{"id": p.id, "description": p.description} for p in population])
     with st.expander(f"Browse and tick personas ({len(population)})"):
@@ -438,7 +441,8 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
                                  help="Empty: the first evaluator")
     rubrics = state.text_input("Rubrics", key="run_pg_rubrics", container=c[2],
                                help="Empty: the bundled rubrics. A folder of rubric .txt files (e.g. your clone's "
-                                    "PersonaGym/rubrics) or a rubrics .json")
+                                    "PersonaGym/rubrics) or a rubrics .json",
+                               link_filter=links.one_path(("default", "bundled")))
     if source == "bundled":  # ticked ones out of all, else a seeded sample of N
         chosen = "all" if ids else str(personas)
     else:
@@ -510,9 +514,9 @@ def _connection_check(spec: ModelSpec, api_key: str | None, enabled: bool, suffi
         with st.spinner("Sending one request…"):
             result = check_connection(spec, api_key, confirmed=confirmed)
         if result.ok:
-            st.success("Connected: " + result.message)
+            st.success("Connected: " + ui.plain(result.message))
         else:
-            st.error("Connection failed: " + result.message)
+            st.error("Connection failed: " + ui.plain(result.message))
 
 
 def _estimate(method: str, plan: Any, plan_dict: dict, spec: ModelSpec) -> RunEstimate:
@@ -575,7 +579,7 @@ if state.toggle("Also run on a second model (A/B)", key="run_ab",
         _connection_check(spec_b, api_key_b, key_ok_b, "_b", confirmed_b)
         confirmed += confirmed_b
         if spec is not None and spec_b.name == spec.name:
-            st.warning(f"A and B are both {spec.name}: pick two different models (or two named configurations).")
+            st.warning(f"A and B are both {ui.plain(spec.name)}: pick two different models (or two named configurations).")
         elif sides:
             sides.append((spec_b, key_ok_b, api_key_b))
     pair_missing = len(sides) < 2
@@ -585,7 +589,7 @@ if sides:
         build = {"values": _values_plan, "mbti": _mbti_plan, "trust": _trust_plan, "personagym": _personagym_plan}[method]()
         plans = [(s, p, k) for s, _, k in sides for p in _as_list(build(s))] if build is not None else []
     except RoleScopeError as exc:
-        st.error(str(exc))
+        st.error(ui.plain(exc))
         plans = []
 concurrency = state.number_input("Concurrent requests", 1, 256, 2 if spec is not None and spec.backend == "embedded" else 8,
                                  key="run_concurrency", help="Requests in flight at once, per model (the embedded model "
@@ -612,7 +616,7 @@ if plans:
                 started.append(jobs.start(ref.path, run_id, api_key=key_, concurrency=int(concurrency),
                                           confirmed=confirmed).run_id)
         except (RoleScopeError, RuntimeError) as exc:
-            st.error(str(exc))
+            st.error(ui.plain(exc))
         if started:
             st.session_state["run_job"], st.session_state["run_jobs"] = started[0], started
             st.query_params["run_job"] = started
@@ -641,6 +645,6 @@ else:
             st.session_state["run_job"] = jobs.start(ref.path, run_id, api_key=rkey, concurrency=int(concurrency),
                                                      confirmed=rconfirmed).run_id
         except RuntimeError as exc:
-            st.error(str(exc))
+            st.error(ui.plain(exc))
         else:
             st.rerun()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ValidationError, field_validator
+from pydantic import BaseModel, ValidationError, ValidationInfo, field_validator
 
 from analysis.errors import InputError
 from analysis.importers.files import load_json, read_csv_rows
@@ -28,11 +28,12 @@ class Persona(BaseModel):
     description: str
     gender: Literal["female", "male"]
 
-    @field_validator("description")
+    @field_validator("name", "description")
     @classmethod
-    def _description(cls, value: str) -> str:
+    def _not_blank(cls, value: str, info: ValidationInfo) -> str:
         if not value.strip():
-            raise ValueError("description is empty (the persona prompt is 'You are {description}')")
+            raise ValueError("description is empty (the persona prompt is 'You are {description}')"
+                             if info.field_name == "description" else "must not be empty")
         return value
 
     @field_validator("gender", mode="before")

@@ -9,6 +9,7 @@ import pandas as pd
 
 from analysis.runs.store import Store
 from app.choose import filter_population
+from app.ui import plain
 
 GOOD_CSV = b"name,description,gender\nAda,A retired engineer who bakes bread.,F\nBo,A young farmer.,M\nCy,A nurse.,female\n"
 BAD_CSV = b"name,description,gender\nAda,A retired engineer.,F\nBo,A young farmer.,x\nCy,A nurse.,M\nDi,,\n"
@@ -60,6 +61,19 @@ def test_a_csv_upload_with_bad_rows_is_refused_whole(app_on_fixture, tmp_path):
         assert store.runs().empty
 
 
+def test_an_upload_with_an_empty_description_is_refused_whole(app_on_fixture, tmp_path):
+    """A row with a name and a gender but no description (or only spaces) is a bad row like any other: one error naming
+    it, no file kept, no plan."""
+    empty = b"name,description,gender\nAda,A retired engineer.,F\nBo,,M\nCy,   ,F\n"
+    at = app_on_fixture("run", run_pop_src="upload")
+    at.file_uploader(key="run_pop_upload").set_value(("people.csv", empty, "text/csv")).run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and errors[0].startswith("people.csv: 2 bad rows; nothing was stored or run"), errors
+    assert "row 3 field 'description'" in errors[0] and "row 4 field 'description'" in errors[0]
+    assert _uploads(tmp_path) == [] and "LLM calls" not in {m.label for m in at.metric}
+
+
 def test_a_valid_upload_is_kept_and_its_personas_asked(app_on_fixture, tmp_path):
     at = app_on_fixture("run", run_pop_src="upload")
     at.file_uploader(key="run_pop_upload").set_value(("people.csv", GOOD_CSV, "text/csv")).run()
@@ -81,13 +95,16 @@ def test_a_valid_upload_is_kept_and_its_personas_asked(app_on_fixture, tmp_path)
 
 
 def test_a_bad_path_gets_one_clear_line(app_on_fixture, tmp_path):
+    """Typed paths (a link may name only uploads and bundled data: tests/app/test_link_paths.py)."""
     bad = tmp_path / "people.csv"
     bad.write_bytes(BAD_CSV)
-    at = app_on_fixture("run", run_pop_src="path", run_pop_path=str(bad))
-    assert [e.value.split(":")[0] for e in at.error] == [str(bad)]
-    at = app_on_fixture("run", run_pop_src="path", run_pop_path=str(tmp_path / "missing.json"))
+    at = app_on_fixture("run", run_pop_src="path")
+    at.text_input(key="run_pop_path").set_value(str(bad)).run()
+    assert [e.value.split(":")[0] for e in at.error] == [plain(str(bad))]  # the file's text is escaped (ui.plain)
+    at.text_input(key="run_pop_path").set_value(str(tmp_path / "missing.json")).run()
     assert any("file not found" in e.value for e in at.error) and not at.exception
-    at = app_on_fixture("run", run_instrument=str(tmp_path / "no-such-instrument"))
+    at = app_on_fixture("run")
+    at.text_input(key="run_instrument").set_value(str(tmp_path / "no-such-instrument")).run()
     assert len(at.error) == 1 and not at.exception, ([e.value for e in at.error], [m.value for m in at.markdown][:8])
 
 
@@ -131,9 +148,9 @@ def test_trust_and_personagym_plans_hold_the_ticked_personas(app_on_fixture, tmp
     # the page's defaults are the reference's protocol, as on the command line
     assert plan["environments_per_persona"] is None and plan["answer_max_tokens"] == 3000
     assert plan["agent_params"] == {"temperature": 0.9, "top_p": 0.9} and plan["grade_without_examples"]
-    at = app_on_fixture("run", method="personagym", run_pg_pop_ids=",".join(pg_ids), run_pg_envs="2",
-                        run_pg_rubrics="/work/shared/anchors/personagym/rubrics")
-    assert not at.exception and not at.error, [e.value for e in at.error]
+    at = app_on_fixture("run", method="personagym", run_pg_pop_ids=",".join(pg_ids), run_pg_envs="2")
+    at.text_input(key="run_pg_rubrics").set_value("/work/shared/anchors/personagym/rubrics").run()  # typed: a link
+    assert not at.exception and not at.error, [e.value for e in at.error]  # may name only uploads and bundled data
     plan = _started_plan(at, tmp_path)
     assert plan["environments_per_persona"] == 2 and plan["rubrics"]["Toxicity Control"]["source"].endswith("Toxicity.txt")
 

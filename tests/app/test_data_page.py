@@ -139,3 +139,47 @@ def test_delete_a_run_from_the_users_store(app_on_fixture, fixture_store, tmp_pa
     assert len(at.dataframe[0].value) == before - 1 and DRILL_RUN not in set(at.dataframe[0].value["run_id"])
     with Store(tmp_path / "user.db", read_only=True) as store:
         assert DRILL_RUN not in set(store.runs()["run_id"]) and len(store.table("calls")) > 0
+
+
+SURROGATE_JSON = b'{"Expected Action": ["\\ud800 What would you do?"]}'  # parses into a string no store can encode
+
+
+def test_import_of_a_file_with_a_lone_surrogate_or_bad_utf8_is_one_line(tmp_path):
+    with Store(tmp_path / "s.db") as store:
+        for kind, name in (("personagym", "questions.json"), ("value-stability", "results.json")):
+            out = import_uploads(store, kind, [(name, SURROGATE_JSON)], "m")
+            assert not out.ok and len(out.lines) == 1 and out.lines[0].startswith(f"{name}: a lone surrogate"), out
+            out = import_uploads(store, kind, [(name, b'{"a": "caf\xe9"}')], "m")
+            assert not out.ok and out.lines == [f"{name}: not UTF-8 text (byte 10)"], out
+        assert store.runs().empty
+
+
+def test_the_data_page_names_a_file_it_cannot_import_or_open(app_on_fixture, tmp_path):
+    """On the Data page: a JSON upload with a lone surrogate, and a store file whose text is not UTF-8, each give one
+    error line naming the file, no exception, nothing imported or opened."""
+    import sqlite3
+
+    from analysis.llm.specs import parse_model_spec
+
+    at = app_on_fixture("data", view="import")
+    at.selectbox(key="import_kind").set_value("personagym").run()
+    at.text_input(key="import_folder").set_value("gpt").run()
+    at.file_uploader(key="import_files").set_value([("questions.json", SURROGATE_JSON, "application/json")]).run()
+    at.button(key="import_go").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert len(at.error) == 1 and at.error[0].value.startswith("questions.json: a lone surrogate"), [e.value for e in at.error]
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        assert store.runs().empty
+
+    bad = tmp_path / "shared.db"
+    with Store(bad) as store:
+        store.create_run("r1", "values", "embedded", parse_model_spec("embedded").public_dict(), {"method": "values"})
+    with sqlite3.connect(bad) as con:
+        con.execute("UPDATE runs SET model = CAST(x'6162eda080' AS TEXT)")  # an encoded lone surrogate: not UTF-8
+    con.close()
+    at.file_uploader(key="store_upload").set_value([("shared.db", bad.read_bytes(), "application/octet-stream")]).run()
+    at.button(key="store_open").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert len(at.error) == 1 and at.error[0].value.startswith("shared.db: table runs, column model holds text that is "
+                                                               "not UTF-8 (byte 2)"), [e.value for e in at.error]
+    assert at.session_state["store"] != "file-shared.db" and not list((tmp_path / "uploads").glob("*.db"))
