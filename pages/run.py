@@ -173,7 +173,7 @@ def _spec_picker(suffix: str = "", label: str = "Model") -> ModelSpec | None:
     try:
         return parse_model_spec(text)
     except RoleScopeError as exc:
-        st.error(str(exc))
+        st.error(ui.plain(str(exc)))
         return None
 
 
@@ -199,12 +199,13 @@ def _api_key(spec: ModelSpec, key: str = "run_api_key") -> tuple[bool, str | Non
             return False, None, ()
     if endpoint_trusted(spec):
         return True, found, ()
-    host = urlsplit(spec.base_url or "").hostname or spec.base_url
+    host = ui.plain(urlsplit(spec.base_url or "").hostname or spec.base_url)
+    url = ui.plain(spec.base_url)
     if st.checkbox(f"Send the key in `{spec.api_key_env}` to **{host}**", key=f"{key}_send_to_host", value=False,
-                   help=f"{spec.base_url} is not in models.toml: a link or a stored run can name any host. Tick only if "
+                   help=f"{url} is not in models.toml: a link or a stored run can name any host. Tick only if "
                         "you meant this endpoint (this session only; never in the link)."):
         return True, found, (spec.base_url or "",)
-    st.info(f"{spec.base_url} is not one of your configured endpoints: tick the box to send it your key.")
+    st.info(f"{url} is not one of your configured endpoints: tick the box to send it your key.")
     return False, None, ()
 
 
