@@ -22,11 +22,10 @@ from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError, RoleScopeError, one_line
 from analysis.llm.keys import redact
 from analysis.llm.specs import USER_INPUT
+from analysis.runs.limits import CONFIRM_CALLS  # a typo such as --samples 1000 would cost a fortune: --yes above it
 
 MODEL_HELP = "embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml (PersonaGym: the persona agent)"
 DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
-#: A run planned at more calls than this needs ``--yes`` (a typo such as ``--samples 1000`` would cost a fortune).
-CONFIRM_CALLS = 100_000
 IMPORT_KINDS = ("value-stability", "chatgpt-mbti", "personagym")
 
 

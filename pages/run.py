@@ -17,6 +17,7 @@ from analysis.llm.keys import endpoint_trusted, find_api_key
 from analysis.llm.specs import ModelSpec, load_named_models, parse_model_spec
 from analysis.runs.runner import create_run, method_runner, new_run_id
 from analysis.runs.estimate import RunEstimate, estimate_run
+from analysis.runs.limits import CONFIRM_CALLS
 from app import choose, data, links, state, ui
 from app.jobs import RunJob, registry
 from app.stores import USER_LABEL, demo_ref, user_ref
@@ -607,6 +608,10 @@ if plans:
                        _plan_label(spec_, dump, per_model[spec_.name], len(sides)))
     busy = bool(jobs.active())
     ready = all(ok for _, ok, _ in sides) and not pair_missing
+    n_calls = sum(method_runner(method).n_calls(d) for d in dumps)
+    if n_calls > CONFIRM_CALLS:
+        ready &= st.checkbox(f"Yes, start {n_calls:,} calls", key="run_confirm_large", value=False,
+                             help=f"Plans of more than {CONFIRM_CALLS:,} calls start only when confirmed.")
     label = "Start run" if len(plans) == 1 else "Run on A and B" if len(plans) == len(sides) else f"Start {len(plans)} runs"
     if st.button(label, type="primary", icon=":material/play_arrow:", disabled=busy or not ready, key="run_start"):
         started: list[str] = []

@@ -323,3 +323,14 @@ def test_a_linked_endpoint_gets_no_key_without_a_tick_naming_its_host(app_on_fix
     at.button(key="run_check").click().run()
     assert any("Connected" in s.value for s in at.success)
     assert {c["auth_sha256"] for c in stub_server.calls()} == {hashlib.sha256(f"Bearer {key}".encode()).hexdigest()}
+
+
+def test_a_very_large_plan_starts_only_when_confirmed(app_on_fixture, monkeypatch):
+    """Above the call threshold (the CLI's --yes), the start button waits for a tick naming the number of calls."""
+    monkeypatch.setattr("analysis.runs.limits.CONFIRM_CALLS", 5)
+    at = app_on_fixture("run")
+    assert not at.exception and at.button(key="run_start").disabled
+    tick = at.checkbox(key="run_confirm_large")
+    assert tick.label.startswith("Yes, start") and not tick.value
+    tick.check().run()
+    assert not at.button(key="run_start").disabled
