@@ -107,9 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(values)
     _add_exec(values)
 
-    from analysis.mbti import cli as mbti_cli
-    from analysis.personagym import cli as personagym_cli
-    from analysis.trust import cli as trust_cli
+    from analysis.methods.mbti import cli as mbti_cli
+    from analysis.methods.personagym import cli as personagym_cli
+    from analysis.methods.trust import cli as trust_cli
 
     for name, help_text, add_arguments in (
         ("mbti", "MBTI assessment of subjects (ChatGPT-MBTI)", mbti_cli.add_run_arguments),
@@ -275,7 +275,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     spec = parse_model_spec(args.model)
     if args.method == "values":
-        from analysis.values.method import build_values_plan
+        from analysis.methods.values.method import build_values_plan
 
         protocol = dict(
             samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse, messages=args.messages,
@@ -294,18 +294,18 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         plan = plan.model_dump()
     elif args.method == "mbti":
-        from analysis.mbti.cli import plan_from_args
+        from analysis.methods.mbti.cli import plan_from_args
 
         plan = plan_from_args(args, spec)
     elif args.method == "trust":
-        from analysis.trust.cli import plans_from_args as trust_plans
+        from analysis.methods.trust.cli import plans_from_args as trust_plans
 
         plans = trust_plans(args, spec)
         if len(plans) > 1:  # --endowments: the ablation, one run per endowment
             return _run_plans("trust", spec, plans, args)
         plan = plans[0][1]
     elif args.method == "personagym":
-        from analysis.personagym.cli import plan_from_args
+        from analysis.methods.personagym.cli import plan_from_args
 
         plan = plan_from_args(args, spec)
     else:  # pragma: no cover - argparse restricts choices
@@ -350,7 +350,7 @@ def _run_values_campaign(args: argparse.Namespace, spec, protocol: dict) -> int:
     """``run values --campaign leaderboard``: its sources and estimate first, then its two runs one after another."""
     from analysis.runs.estimate import estimate_run, measured_throughput
     from analysis.runs.store import Store
-    from analysis.values.campaign import leaderboard_campaign
+    from analysis.methods.values.campaign import leaderboard_campaign
 
     if not args.reference:
         raise InputError("--campaign leaderboard needs --reference PATH (your clone of flowersteam/value_stability)")
@@ -440,7 +440,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     # every importer parses all its files before the store is opened: a refused import leaves the store untouched
     if args.kind == "chatgpt-mbti":
-        from analysis.mbti.importer import parse_files, store_parsed
+        from analysis.methods.mbti.importer import parse_files, store_parsed
 
         parsed = parse_files(args.paths)
         with Store(args.store) as store:
@@ -451,8 +451,8 @@ def cmd_import(args: argparse.Namespace) -> int:
             print(json.dumps({"run_ids": run_ids}))
         return 0
     if args.kind == "personagym":
-        from analysis.personagym.importer import parse_files as parse_personagym
-        from analysis.personagym.importer import store_parsed as store_personagym
+        from analysis.methods.personagym.importer import parse_files as parse_personagym
+        from analysis.methods.personagym.importer import store_parsed as store_personagym
 
         notes: list[str] = []
         parsed_pg = parse_personagym(args.paths)
@@ -467,7 +467,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         return 0
     if args.kind != "value-stability":  # pragma: no cover - argparse restricts choices
         raise InputError(f"import {args.kind}: unknown kind; use one of {', '.join(IMPORT_KINDS)}")
-    from analysis.importers.value_stability import parse_value_stability, store_parsed
+    from analysis.methods.values.importer import parse_value_stability, store_parsed
 
     parsed_vs, reports = parse_value_stability(args.paths)
     if parsed_vs:
@@ -510,19 +510,19 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_metrics(args: argparse.Namespace) -> int:
     with _read_store(args.store) as store:
         if args.method == "values":
-            from analysis.values.metrics import values_metrics
+            from analysis.methods.values.metrics import values_metrics
 
             doc = values_metrics(store, args.model, config=args.config, n_boot=args.n_boot, chance=args.chance)
         elif args.method == "mbti":
-            from analysis.mbti.cli import metrics_json
+            from analysis.methods.mbti.cli import metrics_json
 
             doc = metrics_json(store, args.model, config=args.config, chance=args.chance)
         elif args.method == "trust":
-            from analysis.trust.cli import metrics_json as trust_metrics
+            from analysis.methods.trust.cli import metrics_json as trust_metrics
 
             doc = trust_metrics(store, args.model, n_boot=args.n_boot, config=args.config, chance=args.chance)
         elif args.method == "personagym":
-            from analysis.personagym.cli import metrics_json as personagym_metrics
+            from analysis.methods.personagym.cli import metrics_json as personagym_metrics
 
             doc = personagym_metrics(store, args.model, config=args.config, chance=args.chance)
         else:
@@ -534,7 +534,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from analysis.values.metrics import values_leaderboard, values_metrics
+    from analysis.methods.values.metrics import values_leaderboard, values_metrics
 
     with _read_store(args.store) as store:
         board = values_leaderboard(values_metrics(store))

@@ -99,7 +99,7 @@ PG_ANSWER_TOKENS = 160
 
 
 def _values_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
-    from analysis.values.method import build_values_plan
+    from analysis.methods.values.method import build_values_plan
 
     plan = build_values_plan(
         config.spec(), contexts=size["values_contexts"], limit_personas=size["values_personas"],
@@ -109,7 +109,7 @@ def _values_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
 
 
 def _mbti_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
-    from analysis.mbti.method import build_mbti_plan
+    from analysis.methods.mbti.method import build_mbti_plan
 
     # 8 statements (every dimension) fit the embedded history window (10):
     # each call extends the previous call's cached prefix
@@ -121,21 +121,21 @@ def _mbti_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
 
 
 def _trust_population_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
-    from analysis.trust.method import build_trust_plan
+    from analysis.methods.trust.method import build_trust_plan
 
     return build_trust_plan(config.spec(), level="population", conditioning="self", max_tokens=TRUST_TOKENS,
                             attributes=size["trust_attributes"], limit_personas=size["trust_personas"], seed=0).model_dump()
 
 
 def _trust_individual_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
-    from analysis.trust.method import build_trust_plan
+    from analysis.methods.trust.method import build_trust_plan
 
     return build_trust_plan(config.spec(), level="individual", rounds=6, archetypes=(1, 3, 5), max_tokens=TRUST_TOKENS,
                             limit_personas=size["trust_individual_personas"], seed=0, prefix_reuse=True).model_dump()
 
 
 def _personagym_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
-    from analysis.personagym.method import build_personagym_plan
+    from analysis.methods.personagym.method import build_personagym_plan
 
     return build_personagym_plan(config.spec(), personas=size["pg_personas"], questions_per_task=size["pg_questions"],
                                  evaluators=[parse_model_spec("embedded")] if config.embedded else None,
@@ -145,7 +145,7 @@ def _personagym_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]
 
 def _values_svs_plan(config: DemoConfig, size: dict[str, Any], svs: str | Path) -> dict[str, Any]:
     """no_conv on the SVS procedure (the instrument comes from the user: it is not bundled)."""
-    from analysis.values.method import build_values_plan
+    from analysis.methods.values.method import build_values_plan
 
     plan = build_values_plan(config.spec(), contexts=["no_conv"], instrument=svs, limit_personas=size["values_personas"],
                              limit_items=size["values_items"], answer_mode=config.answer_mode, seed=0, prefix_reuse=True)
@@ -225,7 +225,7 @@ def precompute_chance(store_path: Path, n_sims: int, log: Callable[[str], None])
     """Simulate every null the pages show (``analysis.views.chance_document`` per method, and the CFA/separability
     nulls of every values context) so their draws are cached in the store: a first visit shows its bands at once."""
     from analysis import views
-    from analysis.values.metrics import _context_keys, latest_answers, values_metrics
+    from analysis.methods.values.metrics import _context_keys, latest_answers, values_metrics
 
     with Store(store_path) as store:
         store.clear(NULL_TABLE.name)  # draws of an older design or simulation version are never read again

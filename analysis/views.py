@@ -3,7 +3,7 @@
 Pure functions on frames and metric documents (no store access, no LLM, no UI):
 
 - ``rank_order_by_value_ci``: per-value rank-order stability with percentile bootstrap CIs over
-  personas (the per-value means of ``analysis.values.stability``, same resampling scheme);
+  personas (the per-value means of ``analysis.methods.values.stability``, same resampling scheme);
 - ``headline_table``: per model, the headline number of every method (the cross-method view);
 - ``compare_values`` / ``compare_mbti`` / ``compare_personagym``: two models side by side with
   paired bootstrap CIs of the differences (shared personas / testings resampled together);
@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
-from analysis.mbti import DIMENSIONS
-from analysis.mbti.metrics import ALPHA
-from analysis.values import VALUES, stability
+from analysis.methods.mbti import DIMENSIONS
+from analysis.methods.mbti.metrics import ALPHA
+from analysis.methods.values import VALUES, stability
 
 N_BOOT = 1000
 
@@ -128,22 +128,22 @@ def chance_document(store: Any, method: str, n_sims: int, *, config: Any = None,
     and stability nulls of every context (``values_metrics``: its metrics document, computed when not given); MBTI
     and PersonaGym — their model documents' ``chance``; trust — ``{"population": {strategy: ...}, "individual"}``."""
     if method == "values":
-        from analysis.values.metrics import values_chance
-        from analysis.values.metrics import values_metrics as compute_values
+        from analysis.methods.values.metrics import values_chance
+        from analysis.methods.values.metrics import values_metrics as compute_values
 
         metrics = values_metrics if values_metrics is not None else compute_values(store, config=config, n_boot=0)
         return values_chance(store, metrics, config, n_sims=n_sims, slow=False)
     if method == "mbti":
-        from analysis.mbti.cli import metrics_json
+        from analysis.methods.mbti.cli import metrics_json
 
         return {m: d.get("chance") for m, d in metrics_json(store, config=config, chance=n_sims)["models"].items()}
     if method == "trust":
-        from analysis.trust.cli import metrics_json as trust_metrics
+        from analysis.methods.trust.cli import metrics_json as trust_metrics
 
         doc = trust_metrics(store, n_boot=0, config=config, chance=n_sims)
         return {m: {"population": {s: p.get("chance") for s, p in d["population"].items()},
                     "individual": d["individual"].get("chance")} for m, d in doc["models"].items()}
-    from analysis.personagym.cli import metrics_json as personagym_metrics
+    from analysis.methods.personagym.cli import metrics_json as personagym_metrics
 
     return {m: d.get("chance") for m, d in personagym_metrics(store, config=config, chance=n_sims)["models"].items()}
 
@@ -151,7 +151,7 @@ def chance_document(store: Any, method: str, n_sims: int, *, config: Any = None,
 def values_fit_chance(store: Any, values_metrics: Mapping[str, Any], model: str, key: str, n_sims: int, *,
                       config: Any = None) -> dict[str, Any]:
     """Null bands of separability and the CFA fit for one model × context (``{metric: {kind: summary}}``)."""
-    from analysis.values.metrics import values_chance
+    from analysis.methods.values.metrics import values_chance
 
     doc = values_chance(store, values_metrics, config, n_sims=n_sims, model=model, fast=False, slow=key)
     return ((doc.get(model) or {}).get("contexts") or {}).get(key, {})
@@ -270,7 +270,7 @@ def _testing_units(frame: pd.DataFrame) -> np.ndarray:
 
 
 def _chosen_testings(testings: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Per subject the testings the metrics use: permuted order, else fixed (as ``analysis.mbti.cli``)."""
+    """Per subject the testings the metrics use: permuted order, else fixed (as ``analysis.methods.mbti.cli``)."""
     out = {}
     for subject, mine in testings.groupby("subject", sort=False):
         permuted = mine[mine["order_mode"] == "permuted"]
@@ -286,7 +286,7 @@ def _consistency_stat(chosen: dict[str, pd.DataFrame], units: np.ndarray, alpha:
         frame = frame[frame["testing"].isin(pos)]
         if frame.empty:
             continue
-        # as analysis.mbti.metrics: drop dimensions never scored, then testings with a missing dimension
+        # as analysis.methods.mbti.metrics: drop dimensions never scored, then testings with a missing dimension
         full = frame[list(DIMENSIONS)].astype(float).to_numpy()
         full = full[:, ~np.isnan(full).all(axis=0)]
         rows = ~np.isnan(full).any(axis=1)
@@ -416,7 +416,7 @@ def persona_gaps(scores_a: pd.DataFrame, scores_b: pd.DataFrame) -> pd.DataFrame
 
 def signed_agreement(answers: pd.DataFrame) -> pd.DataFrame:
     """Per subject x statement: mean signed option weight (+3 = fully towards the dimension's first pole)."""
-    from analysis.mbti.scoring import WEIGHTS
+    from analysis.methods.mbti.scoring import WEIGHTS
 
     rows = answers[(answers["valid"] == 1) & answers["option_index"].notna() & answers["dimension"].notna()]
     if rows.empty:

@@ -38,17 +38,17 @@ def cache_dir() -> Path:
 #: Sources each document depends on (a change there invalidates that kind only).
 _RUNS = "analysis/runs/comparable.py"
 SOURCES = {
-    "values": ("analysis/values", "analysis/stats.py", "analysis/reliability.py", "analysis/chance.py", _RUNS),
-    "board": ("analysis/values", "analysis/stats.py", _RUNS),
-    "columns": ("analysis/values", "analysis/stats.py", _RUNS),
-    "mbti": ("analysis/mbti", "analysis/reliability.py", "analysis/chance.py", _RUNS),
-    "trust": ("analysis/trust", "analysis/stats.py", "analysis/reliability.py", "analysis/chance.py", _RUNS),
-    "personagym": ("analysis/personagym", "analysis/reliability.py", "analysis/chance.py", _RUNS),
-    "rates": ("analysis/values", "analysis/mbti", "analysis/trust", "analysis/personagym", "analysis/views.py", _RUNS),
-    "chance-values": ("analysis/values", "analysis/chance.py", "analysis/reliability.py", "analysis/stats.py", _RUNS),
-    "chance-mbti": ("analysis/mbti", "analysis/chance.py", "analysis/reliability.py", _RUNS),
-    "chance-trust": ("analysis/trust", "analysis/chance.py", "analysis/reliability.py", "analysis/stats.py", _RUNS),
-    "chance-personagym": ("analysis/personagym", "analysis/chance.py", "analysis/reliability.py", _RUNS),
+    "values": ("analysis/methods/values", "analysis/stats.py", "analysis/reliability.py", "analysis/chance.py", _RUNS),
+    "board": ("analysis/methods/values", "analysis/stats.py", _RUNS),
+    "columns": ("analysis/methods/values", "analysis/stats.py", _RUNS),
+    "mbti": ("analysis/methods/mbti", "analysis/reliability.py", "analysis/chance.py", _RUNS),
+    "trust": ("analysis/methods/trust", "analysis/stats.py", "analysis/reliability.py", "analysis/chance.py", _RUNS),
+    "personagym": ("analysis/methods/personagym", "analysis/reliability.py", "analysis/chance.py", _RUNS),
+    "rates": ("analysis/methods/values", "analysis/methods/mbti", "analysis/methods/trust", "analysis/methods/personagym", "analysis/views.py", _RUNS),
+    "chance-values": ("analysis/methods/values", "analysis/chance.py", "analysis/reliability.py", "analysis/stats.py", _RUNS),
+    "chance-mbti": ("analysis/methods/mbti", "analysis/chance.py", "analysis/reliability.py", _RUNS),
+    "chance-trust": ("analysis/methods/trust", "analysis/chance.py", "analysis/reliability.py", "analysis/stats.py", _RUNS),
+    "chance-personagym": ("analysis/methods/personagym", "analysis/chance.py", "analysis/reliability.py", _RUNS),
 }
 
 

@@ -151,7 +151,7 @@ def trust_play(ref: StoreRef, model: str) -> go.Figure:
 
 @_memo
 def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[str, ...]) -> go.Figure:
-    from analysis.personagym import TASKS
+    from analysis.methods.personagym import TASKS
 
     doc = data.personagym_doc(ref)
     colors = model_colors(data.models_in(ref))
@@ -169,7 +169,7 @@ def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[st
 
 @_memo
 def personagym_personas(ref: StoreRef, model: str) -> go.Figure:
-    from analysis.personagym import TASKS
+    from analysis.methods.personagym import TASKS
 
     personas = data.personagym_doc(ref)["models"][model]["personas"]
     return figures.persona_task_scores({p: d.get("tasks") or {} for p, d in personas.items()}, TASKS)

@@ -8,7 +8,6 @@ Nothing here computes a metric itself: it calls ``analysis`` and reshapes for di
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 from typing import Any
@@ -43,14 +42,6 @@ def configurations(ref: StoreRef) -> dict[str, dict[str, dict[str, list[Any]]]]:
     frame = comparable.store_runs(_store(ref))
     return {method: {family: comparable.configurations(frame, method, family) for family in families}
             for method, families in comparable.FAMILIES.items()}
-
-
-def method_available(method: str) -> bool:
-    """Whether ``analysis.<method>`` ships its metrics (``cli.metrics_json``)."""
-    try:
-        return importlib.util.find_spec(f"analysis.{method}.cli") is not None
-    except ModuleNotFoundError:
-        return False
 
 
 # -- runs and tables ------------------------------------------------------------------------------
@@ -118,7 +109,7 @@ def methods_in(ref: StoreRef) -> list[str]:
 def values_doc(ref: StoreRef) -> dict[str, Any]:
     """``metrics values`` document (structure, CFA, stability with bootstrap CIs) for every model."""
     def compute() -> dict[str, Any]:
-        from analysis.values.metrics import values_metrics  # scipy, sklearn, semopy: only on a cache miss
+        from analysis.methods.values.metrics import values_metrics  # scipy, sklearn, semopy: only on a cache miss
 
         return values_metrics(_store(ref), config=ref.chosen("values"), n_boot=N_BOOT)
 
@@ -129,7 +120,7 @@ def values_doc(ref: StoreRef) -> dict[str, Any]:
 def values_board(ref: StoreRef) -> dict[str, Any]:
     """Leaderboard document (Cardinal, Ordinal, group means, diversity, sensitivity)."""
     def compute() -> dict[str, Any]:
-        from analysis.values.metrics import values_leaderboard
+        from analysis.methods.values.metrics import values_leaderboard
 
         return values_leaderboard(values_doc(ref))
 
@@ -138,7 +129,7 @@ def values_board(ref: StoreRef) -> dict[str, Any]:
 
 @st.cache_data(**CACHE)
 def values_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
-    from analysis.values.metrics import latest_answers
+    from analysis.methods.values.metrics import latest_answers
 
     return latest_answers(_store(ref), model, config=ref.chosen("values"))
 
@@ -151,7 +142,7 @@ def values_models(ref: StoreRef) -> list[str]:
 @st.cache_data(**CACHE)
 def context_keys(ref: StoreRef, model: str) -> dict[str, tuple[str, str]]:
     """Display key (as in the metrics document) -> (context, instrument) for one model's answers."""
-    from analysis.values.metrics import _context_keys
+    from analysis.methods.values.metrics import _context_keys
 
     answers = values_answers(ref, model)
     return {key: pair for pair, key in _context_keys(answers).items()} if len(answers) else {}
@@ -160,8 +151,8 @@ def context_keys(ref: StoreRef, model: str) -> dict[str, tuple[str, str]]:
 @st.cache_data(**CACHE)
 def values_scores(ref: StoreRef, model: str) -> pd.DataFrame:
     """One model's value scores (long table) with contexts named by their display keys."""
-    from analysis.values.metrics import _context_keys
-    from analysis.values.scores import value_scores
+    from analysis.methods.values.metrics import _context_keys
+    from analysis.methods.values.scores import value_scores
 
     answers = values_answers(ref, model)
     if answers.empty:
@@ -175,10 +166,10 @@ def values_scores(ref: StoreRef, model: str) -> pd.DataFrame:
 @st.cache_data(**CACHE)
 def structure(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
     """Circumplex layout and centroids, Stress, CFA fits and loadings, separability of one model x context."""
-    from analysis.values import cfa
-    from analysis.values import chance as values_chance
-    from analysis.values.metrics import context_structure
-    from analysis.values.scores import item_matrix
+    from analysis.methods.values import cfa
+    from analysis.methods.values import chance as values_chance
+    from analysis.methods.values.metrics import context_structure
+    from analysis.methods.values.scores import item_matrix
 
     context, instrument = context_keys(ref, model)[key]
     answers = values_answers(ref, model)
@@ -211,7 +202,7 @@ def structure(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
 @st.cache_data(**CACHE)
 def item_texts(instrument: str) -> dict[str, str]:
     """item_id -> wording for an instrument the app can load (the bundled pvq-rs); empty otherwise."""
-    from analysis.values.instruments import load_instrument
+    from analysis.methods.values.instruments import load_instrument
 
     names = {"pvq-rs": "pvq", "pvq": "pvq"}
     if instrument not in names:
@@ -227,7 +218,7 @@ def item_texts(instrument: str) -> dict[str, str]:
 def stability(ref: StoreRef, model: str) -> dict[str, Any]:
     """Context x context rank-order matrix, per-value stability with CIs, ipsative per persona."""
     from analysis import views
-    from analysis.values import stability as stab
+    from analysis.methods.values import stability as stab
 
     scores = values_scores(ref, model)
     contexts = list(dict.fromkeys(scores["context"]))
@@ -254,7 +245,7 @@ def personas_of(ref: StoreRef, model: str) -> pd.DataFrame:
 @st.cache_data(**CACHE)
 def mbti_doc(ref: StoreRef) -> dict[str, Any]:
     def compute() -> dict[str, Any]:
-        from analysis.mbti.cli import metrics_json
+        from analysis.methods.mbti.cli import metrics_json
 
         return metrics_json(_store(ref), config=ref.chosen("mbti"))
 
@@ -263,22 +254,22 @@ def mbti_doc(ref: StoreRef) -> dict[str, Any]:
 
 @st.cache_data(**CACHE)
 def mbti_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
-    """The answers the MBTI metrics use: each model's chosen configuration (``analysis.mbti.cli.selected_answers``)."""
-    from analysis.mbti.cli import selected_answers
+    """The answers the MBTI metrics use: each model's chosen configuration (``analysis.methods.mbti.cli.selected_answers``)."""
+    from analysis.methods.mbti.cli import selected_answers
 
     return selected_answers(_store(ref), model, config=ref.chosen("mbti")).reset_index(drop=True)
 
 
 @st.cache_data(**CACHE)
 def mbti_testings(ref: StoreRef, model: str) -> pd.DataFrame:
-    from analysis.mbti.scoring import scores_by_testing
+    from analysis.methods.mbti.scoring import scores_by_testing
 
     return scores_by_testing(mbti_answers(ref, model))
 
 
 @st.cache_data(**CACHE)
 def mbti_distribution(ref: StoreRef, model: str, subject: str, order_mode: str) -> pd.DataFrame:
-    from analysis.mbti.metrics import answer_distribution
+    from analysis.methods.mbti.metrics import answer_distribution
 
     answers = mbti_answers(ref, model)
     mine = answers[(answers["subject"] == subject) & (answers["order_mode"] == order_mode)]
@@ -289,13 +280,11 @@ def mbti_distribution(ref: StoreRef, model: str, subject: str, order_mode: str) 
     return dist
 
 
-# -- trust and PersonaGym (when their packages are present) --------------------------------------
+# -- trust and PersonaGym --------------------------------------
 @st.cache_data(**CACHE)
 def trust_doc(ref: StoreRef) -> dict[str, Any]:
-    if not method_available("trust"):
-        return {"models": {}}
     def compute() -> dict[str, Any]:
-        from analysis.trust.cli import metrics_json
+        from analysis.methods.trust.cli import metrics_json
 
         return metrics_json(_store(ref), n_boot=N_BOOT, config=ref.chosen("trust"))
 
@@ -304,10 +293,8 @@ def trust_doc(ref: StoreRef) -> dict[str, Any]:
 
 @st.cache_data(**CACHE)
 def personagym_doc(ref: StoreRef) -> dict[str, Any]:
-    if not method_available("personagym"):
-        return {"models": {}}
     def compute() -> dict[str, Any]:
-        from analysis.personagym.cli import metrics_json
+        from analysis.methods.personagym.cli import metrics_json
 
         return metrics_json(_store(ref), config=ref.chosen("personagym"))
 
@@ -324,8 +311,6 @@ def chance(ref: StoreRef, method: str) -> dict[str, Any]:
         metrics = values_doc(ref) if method == "values" else None
         return views.chance_document(_store(ref), method, CHANCE_SIMS, config=ref.chosen(method), values_metrics=metrics)
 
-    if method != "values" and not method_available(method):
-        return {}
     return cached_json(f"chance-{method}", ref.path, ref.signature, compute, f"sims={CHANCE_SIMS}{_configs(ref)}")
 
 
@@ -451,14 +436,12 @@ def compare(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> pd.DataFrame:
         da, db = mbti_doc(ref_a)["models"], mbti_doc(ref_b)["models"]
         if a in da and b in db:
             diffs += views.compare_mbti(da[a], db[b], mbti_testings(ref_a, a), mbti_testings(ref_b, b), n_boot=N_BOOT)
-    if method_available("trust"):
-        ta, tb = trust_doc(ref_a)["models"], trust_doc(ref_b)["models"]
-        if a in ta and b in tb:
-            diffs += views.compare_trust(ta[a], tb[b])
-    if method_available("personagym"):
-        pa, pb = personagym_doc(ref_a)["models"], personagym_doc(ref_b)["models"]
-        if a in pa and b in pb:
-            diffs += views.compare_personagym(pa[a], pb[b], n_boot=N_BOOT)
+    ta, tb = trust_doc(ref_a)["models"], trust_doc(ref_b)["models"]
+    if a in ta and b in tb:
+        diffs += views.compare_trust(ta[a], tb[b])
+    pa, pb = personagym_doc(ref_a)["models"], personagym_doc(ref_b)["models"]
+    if a in pa and b in pb:
+        diffs += views.compare_personagym(pa[a], pb[b], n_boot=N_BOOT)
     return views.differences_frame(diffs)
 
 
@@ -466,7 +449,7 @@ def compare(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> pd.DataFrame:
 def values_columns(ref: StoreRef) -> pd.DataFrame:
     """Models x leaderboard columns (RO:a|b, 1-Stress:ctx, CFI:ctx, 1-SRMR:ctx, 1-RMSEA:ctx)."""
     def compute() -> dict[str, Any]:
-        from analysis.values.leaderboard import column_table  # scipy: only on a cache miss
+        from analysis.methods.values.leaderboard import column_table  # scipy: only on a cache miss
 
         models = values_doc(ref)["models"]
         table = column_table(models) if models else pd.DataFrame()
@@ -564,7 +547,7 @@ def personagym_persona(ref: StoreRef, model: str, persona: str) -> pd.DataFrame:
     out = a[[c for c in cols if c in a]].merge(
         g[[c for c in gcols if c in g]].rename(columns={"status": "grade_status", "raw": "grader_reply"}),
         on=keys, how="left")
-    from analysis.personagym import TASKS
+    from analysis.methods.personagym import TASKS
 
     order = {t: i for i, t in enumerate(TASKS)}
     return out.sort_values(["task", "q_index"], key=lambda s: s.map(order) if s.name == "task" else s).reset_index(drop=True)

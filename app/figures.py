@@ -11,8 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from analysis.mbti import DIMENSION_NAMES, DIMENSIONS, OPTIONS, POLES
-from analysis.values import VALUES
+from analysis.methods.mbti import DIMENSION_NAMES, DIMENSIONS, OPTIONS, POLES
+from analysis.methods.values import VALUES
 from app.palette import CORRELATION_SCALE, GRID, MBTI_OPTION_COLORS, MODEL_SEQUENCE, NEUTRAL, PAIR, value_color
 
 FONT = dict(size=13)
@@ -67,7 +67,7 @@ def circumplex(layout: pd.DataFrame, centroids: pd.DataFrame | None, item_text: 
                *, title: str | None = None) -> go.Figure:
     """Items of an MDS solution coloured by value, value centroids, the theoretical circle and value sectors; an
     item's customdata is [item_id]."""
-    from analysis.values.structure import THEORY_POINTS  # scipy.stats: paid only when a circumplex is drawn
+    from analysis.methods.values.structure import THEORY_POINTS  # scipy.stats: paid only when a circumplex is drawn
 
     item_text = item_text or {}
     radius = float(np.sqrt(layout["x"] ** 2 + layout["y"] ** 2).max() or 1.0) * 1.08

@@ -137,17 +137,17 @@ def import_uploads(store: Store, kind: str, files: list[tuple[str, bytes]], fold
             paths.append(target)
         try:
             if kind == "value-stability":
-                from analysis.importers.value_stability import import_value_stability
+                from analysis.methods.values.importer import import_value_stability
 
                 reports = import_value_stability(store, paths)
                 lines = [r.line().replace(str(Path(tmp)), "") for r in reports]
                 return ImportOutcome(all(r.status != "failed" for r in reports), lines)
             if kind == "chatgpt-mbti":
-                from analysis.mbti.importer import import_files
+                from analysis.methods.mbti.importer import import_files
 
                 run_ids = import_files(store, paths)
             else:
-                from analysis.personagym.importer import import_files as pg_import
+                from analysis.methods.personagym.importer import import_files as pg_import
 
                 notes: list[str] = []
                 run_ids = pg_import(store, paths, notes)

@@ -8,7 +8,6 @@ from typing import Any
 
 import streamlit as st
 
-from app.data import method_available
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,7 +20,6 @@ class PageInfo:
     url: str
     section: str
     blurb: str
-    method: str | None = None  # only listed when analysis.<method> is present
 
 
 PAGES: tuple[PageInfo, ...] = (
@@ -36,9 +34,9 @@ PAGES: tuple[PageInfo, ...] = (
     PageInfo("pages/mbti.py", "MBTI", ":material/psychology:", "mbti", "Other methods",
              "Dimension scores, type, consistency / robustness / fairness, answer distributions."),
     PageInfo("pages/trust.py", "Trust game", ":material/handshake:", "trust", "Other methods",
-             "Belief vs behaviour per attribute, conditioning, forecasts vs play.", method="trust"),
+             "Belief vs behaviour per attribute, conditioning, forecasts vs play."),
     PageInfo("pages/personagym.py", "PersonaGym", ":material/theater_comedy:", "personagym", "Other methods",
-             "Task scores and PersonaScore, per-persona questions, answers and grades.", method="personagym"),
+             "Task scores and PersonaScore, per-persona questions, answers and grades."),
     PageInfo("pages/compare.py", "Compare two models", ":material/difference:", "compare", "Tools",
              "Headlines side by side with paired bootstrap CIs, largest gaps, overlaid plots."),
     PageInfo("pages/run.py", "Run", ":material/play_circle:", "run", "Tools",
@@ -49,8 +47,8 @@ PAGES: tuple[PageInfo, ...] = (
 
 
 def visible_pages() -> list[PageInfo]:
-    """Pages whose method package is present (trust and PersonaGym pages need their analysis package)."""
-    return [p for p in PAGES if (REPO_ROOT / p.path).exists() and (p.method is None or method_available(p.method))]
+    """Pages whose script exists."""
+    return [p for p in PAGES if (REPO_ROOT / p.path).exists()]
 
 
 def navigation() -> Any:

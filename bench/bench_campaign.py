@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from analysis.llm.specs import parse_model_spec  # noqa: E402
 from analysis.runs.runner import create_run, execute_run  # noqa: E402
 from analysis.runs.store import Store  # noqa: E402
-from analysis.values.campaign import N_PERSONAS, leaderboard_campaign  # noqa: E402
+from analysis.methods.values.campaign import N_PERSONAS, leaderboard_campaign  # noqa: E402
 
 
 def _kind(unit: str, run_id: str) -> str:

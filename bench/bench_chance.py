@@ -1,4 +1,4 @@
-"""Cost of the chance bands for one model x 9 contexts x 50 personas x 40 items (``analysis.values.chance``).
+"""Cost of the chance bands for one model x 9 contexts x 50 personas x 40 items (``analysis.methods.values.chance``).
 
 Prints, measured in one run, the wall time of the values null simulations as the dashboard runs them —
 circumplex and stability nulls of every context (100 draws per null model, both nulls), and the CFA/separability
@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis.chance import DEFAULT_SIMS  # noqa: E402
 from analysis.runs.store import Store  # noqa: E402
-from analysis.values.chance import model_chance  # noqa: E402
-from analysis.values.metrics import _context_keys, model_metrics  # noqa: E402
+from analysis.methods.values.chance import model_chance  # noqa: E402
+from analysis.methods.values.metrics import _context_keys, model_metrics  # noqa: E402
 from bench.bench_values_metrics import synthetic_answers  # noqa: E402
 
 

@@ -16,10 +16,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.values import VALUES, cfa  # noqa: E402
-from analysis.values.instruments import load_instrument  # noqa: E402
-from analysis.values.metrics import model_metrics  # noqa: E402
-from analysis.values.scores import item_matrix  # noqa: E402
+from analysis.methods.values import VALUES, cfa  # noqa: E402
+from analysis.methods.values.instruments import load_instrument  # noqa: E402
+from analysis.methods.values.metrics import model_metrics  # noqa: E402
+from analysis.methods.values.scores import item_matrix  # noqa: E402
 
 CONTEXTS = [f"ctx_{i}" for i in range(9)]
 

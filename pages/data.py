@@ -129,10 +129,10 @@ def delete_section(run_id: str) -> None:
 
 
 def inputs() -> None:
-    from analysis.mbti.statements import load_statements
-    from analysis.values.contexts import available_contexts, load_context
-    from analysis.values.instruments import load_instrument
-    from analysis.values.populations import load_population
+    from analysis.methods.mbti.statements import load_statements
+    from analysis.methods.values.contexts import available_contexts, load_context
+    from analysis.methods.values.instruments import load_instrument
+    from analysis.methods.values.populations import load_population
 
     tabs = st.tabs(["Personas", "Contexts", "Value instrument", "MBTI statements"])
     with tabs[0]:
@@ -163,8 +163,7 @@ def importer() -> None:
     target = user_ref()
     st.caption(f"Imports go to **{USER_LABEL}** (`{target.path}`), one run per file, each file all or nothing; "
                f"files up to {MAX_FILE_MB} MB (use `python -m analysis import` for more).")
-    kinds = [k for k in KINDS if k != "personagym" or data.method_available("personagym")]
-    kind = st.selectbox("Format", kinds, key="import_kind", format_func=lambda k: KINDS[k].label)
+    kind = st.selectbox("Format", list(KINDS), key="import_kind", format_func=lambda k: KINDS[k].label)
     spec = KINDS[kind]
     folder = st.text_input(spec.folder_hint, key="import_folder",
                            help="Stick to Your Role!: the context label (e.g. chunk_0, chunk_no_conv); "

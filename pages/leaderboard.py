@@ -106,7 +106,7 @@ if chart_box.open:
 st.subheader("Beside the published Stick to Your Role! leaderboard")
 paper = data.published("values")
 if len(paper):
-    from analysis.values.campaign import off_protocol
+    from analysis.methods.values.campaign import off_protocol
 
     board_pub = paper.pivot(index="model", columns="metric", values="value").reset_index()
     board_pub = board_pub[["model", "cardinal", "ordinal", "rank_order"]].assign(

@@ -5,7 +5,7 @@ import textwrap
 import pandas as pd
 import streamlit as st
 
-from analysis.mbti import DIMENSIONS, OPTIONS, type_with_role
+from analysis.methods.mbti import DIMENSIONS, OPTIONS, type_with_role
 from app import charts, data, samples, state, ui
 
 ctx = ui.context()

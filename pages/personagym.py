@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from analysis.personagym import TASKS
-from analysis.personagym.report import COLUMNS, evaluator_frame, figure4_frame, table1_frame
+from analysis.methods.personagym import TASKS
+from analysis.methods.personagym.report import COLUMNS, evaluator_frame, figure4_frame, table1_frame
 from app import charts, data, figures, samples, state, ui
 
 ctx = ui.context()

@@ -213,7 +213,7 @@ def _api_key(spec: ModelSpec, key: str = "run_api_key") -> tuple[bool, str | Non
 # -- plans --------------------------------------------------------------------------------------------
 def _values_personas() -> tuple[str, list[int]] | None:
     """(population source for the plan, ticked persona ids) from the persona chooser; None without a usable source."""
-    from analysis.values.populations import load_population, read_population
+    from analysis.methods.values.populations import load_population, read_population
 
     source = choose.persona_source(
         "run_pop", types=[".json", ".csv"], check=lambda path: read_population(path)[1],
@@ -235,8 +235,8 @@ def _values_personas() -> tuple[str, list[int]] | None:
 
 
 def _values_plan() -> Callable[[ModelSpec], Any] | None:
-    from analysis.values.contexts import available_contexts
-    from analysis.values.method import build_values_plan
+    from analysis.methods.values.contexts import available_contexts
+    from analysis.methods.values.method import build_values_plan
 
     chosen = _values_personas()
     if chosen is None:
@@ -276,8 +276,8 @@ def _values_plan() -> Callable[[ModelSpec], Any] | None:
 
 
 def _mbti_plan() -> Callable[[ModelSpec], Any] | None:
-    from analysis.mbti.method import build_mbti_plan
-    from analysis.mbti.subjects import DEFAULT_SUBJECTS
+    from analysis.methods.mbti.method import build_mbti_plan
+    from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS
 
     subjects = state.multiselect("Subjects", [*DEFAULT_SUBJECTS, "Doctors", "Teachers", "Engineers"], default=["People"],
                                  key="run_subjects", accept_new_options=True, help="Plural groups; type to add your own.")
@@ -321,10 +321,10 @@ ABLATION = [10, 44, 100]
 def _trust_plan() -> Callable[[ModelSpec], list[dict]] | None:
     """The trust-game options of ``run trust`` (the same plan builders as the command line), on ticked personas: one
     plan, or one per endowment of the ablation (App. D.1, Table 9)."""
-    from analysis.trust import CONDITIONINGS, STRATEGIES
-    from analysis.trust.cli import plans_from_args, run_args
-    from analysis.trust.genagents import load_genagents
-    from analysis.trust.personas import generate_bank, select
+    from analysis.methods.trust import CONDITIONINGS, STRATEGIES
+    from analysis.methods.trust.cli import plans_from_args, run_args
+    from analysis.methods.trust.genagents import load_genagents
+    from analysis.methods.trust.personas import generate_bank, select
 
     source = choose.persona_source(
         "run_trust_pop", types=[".jsonl", ".json"], check=lambda path: (load_genagents(path), [])[1],
@@ -407,8 +407,8 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
     """The PersonaGym options of ``run personagym`` (the same plan builder as the command line), on ticked personas."""
     from argparse import Namespace
 
-    from analysis.personagym.cli import plan_from_args
-    from analysis.personagym.data import load_personas
+    from analysis.methods.personagym.cli import plan_from_args
+    from analysis.methods.personagym.data import load_personas
 
     source = choose.persona_source(
         "run_pg_pop", types=[".json", ".txt", ".csv"], check=lambda path: (load_personas(path), [])[1],

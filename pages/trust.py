@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis import published
-from analysis.trust.labels import invalid_text, personas_text
+from analysis.methods.trust.labels import invalid_text, personas_text
 from app import charts, data, state, ui
 
 ctx = ui.context()

@@ -1,4 +1,4 @@
-"""Null distributions (analysis.chance, analysis.values.chance): closed forms, the reference's random-answer Stress,
+"""Null distributions (analysis.chance, analysis.methods.values.chance): closed forms, the reference's random-answer Stress,
 the design being kept, and the store cache."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from scipy.stats import spearmanr
 
 from analysis import chance
 from analysis.runs.store import Store
-from analysis.values import VALUES, structure
-from analysis.values import chance as vchance
+from analysis.methods.values import VALUES, structure
+from analysis.methods.values import chance as vchance
 
 PVQ_KEYS = Path(__file__).resolve().parents[1].parent / "shared/anchors/stick_to_your_role/data/data_pvq/raw/values.json"
 
@@ -101,7 +101,7 @@ def test_nulls_keep_the_design():
 
 
 def test_value_scores_match_the_scoring_module():
-    from analysis.values.scores import value_scores
+    from analysis.methods.values.scores import value_scores
 
     item_values = {str(i): VALUES[i % 10] for i in range(30)} | {"99": None}  # one unkeyed item counts in the mean
     answers = answers_frame(item_values, 8, ["a"], invalid=0.3, seed=2)

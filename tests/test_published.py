@@ -37,7 +37,7 @@ def test_trust_table4_unconditioned_row_is_table3_ctx_tr():
 
 def test_personagym_table1_persona_scores_are_the_task_means():
     # Table 1's PersonaScore is the mean of its five task scores for every model, to the two printed decimals
-    # (the released scores.json of Claude 3 Haiku is the one that disagrees: see analysis.personagym.importer)
+    # (the released scores.json of Claude 3 Haiku is the one that disagrees: see analysis.methods.personagym.importer)
     doc = published.load("personagym")
     for model, row in doc["models"].items():
         assert statistics.mean(row["scores"]) == pytest.approx(row["PersonaScore"], abs=0.005 + 0.005 / 5), model

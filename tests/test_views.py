@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from analysis import views
-from analysis.mbti import DIMENSIONS
-from analysis.mbti.metrics import consistency
-from analysis.values import VALUES, stability
+from analysis.methods.mbti import DIMENSIONS
+from analysis.methods.mbti.metrics import consistency
+from analysis.methods.values import VALUES, stability
 
 
 def scores(noise: float, seed: int, n: int = 25, contexts: tuple[str, ...] = ("a", "b", "c"), model: str = "m") -> pd.DataFrame:
@@ -63,7 +63,7 @@ def _testings(seed: int, spread: float, n: int = 6, subjects: tuple[str, ...] = 
 
 
 def test_compare_mbti_consistency_equals_the_metric_and_is_paired():
-    """The consistency estimate equals mean over subjects of analysis.mbti.metrics.consistency; equal inputs give 0 ± 0."""
+    """The consistency estimate equals mean over subjects of analysis.methods.mbti.metrics.consistency; equal inputs give 0 ± 0."""
     ta, tb = _testings(1, 2.0), _testings(2, 20.0)
     [d] = [x for x in views.compare_mbti({}, {}, ta, tb, n_boot=300) if x.metric.startswith("Consistency")]
     expected = np.mean([consistency(ta[ta["subject"] == s][list(DIMENSIONS)]) for s in ("People", "Men")])

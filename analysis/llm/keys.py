@@ -192,7 +192,8 @@ def _index(secrets: frozenset[str]) -> _Index:
 
 
 def _fragment_spans(text: str, index: _Index) -> list[tuple[int, int]]:
-    """Spans of ``text`` that are runs of ``FRAGMENT_MIN`` or more characters of one secret."""
+    """Spans of ``text`` that are runs of ``FRAGMENT_MIN`` or more characters of one secret, other than letters only
+    (a whole secret is replaced before this, whatever it is made of)."""
     spans = []
     for anchor, secret, offset in index.anchors:
         at = text.find(anchor)
@@ -203,7 +204,8 @@ def _fragment_spans(text: str, index: _Index) -> list[tuple[int, int]]:
             right = _ANCHOR
             while at + right < len(text) and offset + right < len(secret) and text[at + right] == secret[offset + right]:
                 right += 1
-            if left + right >= FRAGMENT_MIN:
+            # a run of letters alone is a word ("environment" of "from-environment-456"), not a key's cut end
+            if left + right >= FRAGMENT_MIN and not text[at - left:at + right].isalpha():
                 spans.append((at - left, at + right))
             at = text.find(anchor, at + 1)
     return spans

@@ -128,7 +128,7 @@ def _tok(chars: float) -> float:
 
 
 def _values_tokens(plan: Any) -> tuple[float, float]:
-    from analysis.values import prompts
+    from analysis.methods.values import prompts
 
     inst = plan.instrument
     labels = [o.label for o in inst.options]
@@ -154,7 +154,7 @@ def _values_tokens(plan: Any) -> tuple[float, float]:
 
 
 def _mbti_tokens(plan: Any) -> tuple[float, float]:
-    from analysis.mbti.prompts import CANONICAL, letter_question, text_question
+    from analysis.methods.mbti.prompts import CANONICAL, letter_question, text_question
 
     ask = letter_question if plan.answer_mode == "logprob" else text_question
     q = [len(ask(s.text, list(CANONICAL))) for s in plan.statements.statements]

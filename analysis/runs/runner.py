@@ -39,10 +39,10 @@ class MethodRunner:
 _METHODS: dict[str, MethodRunner] = {}
 # Where each method's runner lives; imported on first use (each module calls register_method).
 METHOD_MODULES = {
-    "values": "analysis.values.method",
-    "mbti": "analysis.mbti.method",
-    "trust": "analysis.trust.method",
-    "personagym": "analysis.personagym.method",
+    "values": "analysis.methods.values.method",
+    "mbti": "analysis.methods.mbti.method",
+    "trust": "analysis.methods.trust.method",
+    "personagym": "analysis.methods.personagym.method",
 }
 
 

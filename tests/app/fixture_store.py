@@ -17,13 +17,13 @@ import numpy as np
 
 from analysis.llm.client import ChatReply, ChatRequest
 from analysis.llm.specs import parse_model_spec
-from analysis.mbti.session import ANSWERS as MBTI_ANSWERS
-from analysis.mbti.statements import load_statements
+from analysis.methods.mbti.session import ANSWERS as MBTI_ANSWERS
+from analysis.methods.mbti.statements import load_statements
 from analysis.runs.store import Store
-from analysis.values import VALUES
-from analysis.values.instruments import load_instrument
-from analysis.values.populations import load_population
-from analysis.values.questionnaire import ANSWERS as VALUES_ANSWERS
+from analysis.methods.values import VALUES
+from analysis.methods.values.instruments import load_instrument
+from analysis.methods.values.populations import load_population
+from analysis.methods.values.questionnaire import ANSWERS as VALUES_ANSWERS
 
 MODELS = {"smollm2-greedy": 0.3, "smollm2-t07": 3.0}  # model -> noise of the value profile per context
 CONTEXTS = ("no_conv", "topics_a", "chess")
@@ -99,7 +99,7 @@ PG_PERSONAS = ("Ada, a retired ferry captain", "Bo, a night-shift nurse", "Cy, a
 
 def _trust(store: Store, model: str, seed: int) -> None:
     """Beliefs (Ctx+Tr, NoCtx+Tr) about sex and age, one game per persona, weak-prior conditioning, 6-round games."""
-    from analysis.trust.tables import BELIEFS, PRIORS, ROUNDS, TRANSFERS
+    from analysis.methods.trust.tables import BELIEFS, PRIORS, ROUNDS, TRANSFERS
 
     rng = np.random.default_rng(seed)
     spec = parse_model_spec(model)
@@ -143,8 +143,8 @@ def _trust(store: Store, model: str, seed: int) -> None:
 
 def _personagym(store: Store, model: str, seed: int) -> None:
     """Three personas x five tasks x two questions, graded 1-5 by one evaluator."""
-    from analysis.personagym import TASKS
-    from analysis.personagym.tables import ANSWERS, GRADES, QUESTIONS
+    from analysis.methods.personagym import TASKS
+    from analysis.methods.personagym.tables import ANSWERS, GRADES, QUESTIONS
 
     rng = np.random.default_rng(seed)
     run_id = f"personagym-{model}"

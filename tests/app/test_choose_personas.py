@@ -131,8 +131,8 @@ def _started_plan(at, tmp_path) -> dict:
 
 
 def test_trust_and_personagym_plans_hold_the_ticked_personas(app_on_fixture, tmp_path):
-    from analysis.personagym.data import load_personas
-    from analysis.trust.personas import generate_bank, select
+    from analysis.methods.personagym.data import load_personas
+    from analysis.methods.trust.personas import generate_bank, select
 
     trust_ids = [p.id for p in select(generate_bank(250), "test")][2:5]
     at = app_on_fixture("run", method="trust", run_trust_pop_ids=",".join(trust_ids), run_trust_strategies="Ctx+Tr")

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analysis.mbti import DIMENSIONS
-from analysis.mbti.session import ANSWERS
+from analysis.methods.mbti import DIMENSIONS
+from analysis.methods.mbti.session import ANSWERS
 from analysis.runs.store import Store
 from tests.app.conftest import APP, _bind
 from tests.app.fixture_store import N_TESTINGS

@@ -12,7 +12,7 @@ from analysis.errors import InputError
 from analysis.runs.store import Store
 from app.importing import MAX_FILE_MB, import_uploads, save_store_upload
 from tests.app.fixture_store import DRILL_RUN
-from tests.mbti.test_importer import three_subject_rows, write_csv
+from tests.methods.mbti.test_importer import three_subject_rows, write_csv
 
 
 def _text(at) -> list[str]:
@@ -148,7 +148,8 @@ def test_import_of_a_file_with_a_lone_surrogate_or_bad_utf8_is_one_line(tmp_path
     with Store(tmp_path / "s.db") as store:
         for kind, name in (("personagym", "questions.json"), ("value-stability", "results.json")):
             out = import_uploads(store, kind, [(name, SURROGATE_JSON)], "m")
-            assert not out.ok and len(out.lines) == 1 and out.lines[0].startswith(f"{name}: a lone surrogate"), out
+            line = out.lines[0] if len(out.lines) == 1 else ""
+            assert not out.ok and name in line and "lone surrogate" in line and "\n" not in line, out
             out = import_uploads(store, kind, [(name, b'{"a": "caf\xe9"}')], "m")
             assert not out.ok and out.lines == [f"{name}: not UTF-8 text (byte 10)"], out
         assert store.runs().empty
@@ -167,7 +168,8 @@ def test_the_data_page_names_a_file_it_cannot_import_or_open(app_on_fixture, tmp
     at.file_uploader(key="import_files").set_value([("questions.json", SURROGATE_JSON, "application/json")]).run()
     at.button(key="import_go").click().run()
     assert not at.exception, [e.message for e in at.exception]
-    assert len(at.error) == 1 and at.error[0].value.startswith("questions.json: a lone surrogate"), [e.value for e in at.error]
+    assert len(at.error) == 1 and "questions.json" in at.error[0].value and "lone surrogate" in at.error[0].value, [
+        e.value for e in at.error]
     with Store(tmp_path / "user.db", read_only=True) as store:
         assert store.runs().empty
 

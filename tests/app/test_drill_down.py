@@ -128,7 +128,7 @@ def test_stability_persona_click_opens_its_answers_per_context(app_on_fixture):
 
 def test_mbti_statement_click_opens_its_answers_for_the_subject(app_on_fixture, fixture_store):
     """A statement's bar: its answers over the testings for the chosen subject and option order, invalid ones flagged."""
-    from analysis.mbti.cli import selected_answers
+    from analysis.methods.mbti.cli import selected_answers
 
     with Store(fixture_store, read_only=True) as store:
         answers = selected_answers(store, "smollm2-t07").reset_index(drop=True)  # as app.data.mbti_answers reads them
@@ -152,7 +152,7 @@ def test_mbti_statement_click_opens_its_answers_for_the_subject(app_on_fixture, 
 def test_personagym_click_opens_questions_replies_and_grades(app_on_fixture):
     """A persona × task bar: that persona's questions of the task with the agent's reply and the judge's grade and
     rationale; the click also picks the persona for the per-persona section."""
-    from analysis.personagym import TASKS
+    from analysis.methods.personagym import TASKS
 
     persona, task = PG_PERSONAS[1], TASKS[2]
     at = app_on_fixture("personagym", model="smollm2-greedy")

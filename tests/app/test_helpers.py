@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.values import VALUES
+from analysis.methods.values import VALUES
 from app import figures
 from app.cache import cached_json
 from app.palette import VALUE_COLORS, model_colors

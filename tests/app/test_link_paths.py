@@ -22,7 +22,7 @@ def _link_warnings(at) -> list[str]:
 
 
 def test_a_link_cannot_open_a_file_outside_uploads_and_bundled_data(app_on_fixture, tmp_path, monkeypatch):
-    import analysis.values.populations as populations
+    import analysis.methods.values.populations as populations
 
     read = []
     original = populations.read_population

@@ -27,10 +27,10 @@ MODEL = "embedded"
 
 
 def _hostile_store(path: Path) -> Path:
-    from analysis.personagym import TASKS
-    from analysis.personagym.tables import ANSWERS, GRADES, QUESTIONS
-    from analysis.values.instruments import load_instrument
-    from analysis.values.questionnaire import ANSWERS as VALUES_ANSWERS
+    from analysis.methods.personagym import TASKS
+    from analysis.methods.personagym.tables import ANSWERS, GRADES, QUESTIONS
+    from analysis.methods.values.instruments import load_instrument
+    from analysis.methods.values.questionnaire import ANSWERS as VALUES_ANSWERS
 
     spec = parse_model_spec(MODEL)
     with Store(path) as store:

@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from analysis.mbti.cli import metrics_json
-from analysis.personagym.cli import metrics_json as personagym_metrics
+from analysis.methods.mbti.cli import metrics_json
+from analysis.methods.personagym.cli import metrics_json as personagym_metrics
 from analysis.runs.store import Store
-from analysis.trust.cli import metrics_json as trust_metrics
-from analysis.values.metrics import values_leaderboard, values_metrics
+from analysis.methods.trust.cli import metrics_json as trust_metrics
+from analysis.methods.values.metrics import values_leaderboard, values_metrics
 from tests.app.fixture_store import MODELS
 
 

@@ -316,7 +316,7 @@ def test_a_linked_endpoint_gets_no_key_without_a_tick_naming_its_host(app_on_fix
     assert not at.exception
     assert at.button(key="run_start").disabled and at.button(key="run_check").disabled
     tick = at.checkbox(key="run_api_key_send_to_host")
-    assert "127.0.0.1" in tick.label and not tick.value
+    assert "127.0.0.1" in tick.label.replace("\\", "") and not tick.value  # markdown-escaped: 127\.0.0.1
     tick.check().run()
     assert not at.button(key="run_start").disabled
     assert "send_to_host" not in str(dict(at.query_params)) and key not in str(dict(at.query_params))

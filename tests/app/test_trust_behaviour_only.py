@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from analysis.llm.specs import parse_model_spec
 from analysis.runs.store import Store
-from analysis.trust.tables import BELIEFS, PRIORS, ROUNDS, TRANSFERS
+from analysis.methods.trust.tables import BELIEFS, PRIORS, ROUNDS, TRANSFERS
 from tests.app.conftest import APP, _bind
 
 MODEL = "embedded"

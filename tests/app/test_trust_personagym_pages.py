@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from analysis.personagym import TASKS
-from analysis.personagym.cli import metrics_json as personagym_metrics
+from analysis.methods.personagym import TASKS
+from analysis.methods.personagym.cli import metrics_json as personagym_metrics
 from analysis.runs.store import Store
-from analysis.trust.cli import metrics_json as trust_metrics
+from analysis.methods.trust.cli import metrics_json as trust_metrics
 from tests.app.fixture_store import N_TRUST_PERSONAS, PG_PERSONAS
 
 
@@ -94,7 +94,7 @@ def test_personagym_agent_that_answered_nothing_is_shown_undefined(app_on_fixtur
     """A run whose environment selection failed: the agent is in the task table with "—" scores and its 5 unasked
     questions, and the per-persona section says why instead of failing."""
     from analysis.llm.specs import parse_model_spec
-    from analysis.personagym.tables import QUESTIONS
+    from analysis.methods.personagym.tables import QUESTIONS
 
     with Store(tmp_path / "user.db") as store:
         store.create_run("pg-quiet", "personagym", "quiet", parse_model_spec("embedded").public_dict(), {})
@@ -113,7 +113,7 @@ def test_personagym_agent_that_answered_nothing_is_shown_undefined(app_on_fixtur
 def test_personagym_table1_and_figure4(app_on_fixture, docs):
     """Table 1 shows each model's mean (SD over personas) as the document has it, then the paper's six rows; Fig. 4
     draws the document's refusal counts."""
-    from analysis.personagym.report import cell
+    from analysis.methods.personagym.report import cell
 
     at = app_on_fixture("personagym", model="smollm2-greedy")
     assert not at.exception
@@ -142,7 +142,7 @@ def test_personagym_marks_cut_answers_incomplete_examples_and_self_grading(app_o
     """A self-graded run (no evaluators: the agent grades and writes its questions) is named so; an answer cut at the
     limit and a grade made with 3 of 5 score examples are marked beside the grade and counted in the task table."""
     from analysis.llm.specs import parse_model_spec
-    from analysis.personagym.tables import ANSWERS, GRADES, QUESTIONS
+    from analysis.methods.personagym.tables import ANSWERS, GRADES, QUESTIONS
 
     spec = parse_model_spec("embedded").public_dict()
     plan = {"method": "personagym", "personas": [{"id": "p1", "description": "P one", "questions": None}], "evaluators": []}
@@ -171,7 +171,7 @@ def test_personagym_judges_scores_and_agreement(app_on_fixture, tmp_path):
     """Two evaluators: the page lists each evaluator's task scores and PersonaScore and their ICC(2,1), as the
     metrics document has them."""
     from analysis.llm.specs import parse_model_spec
-    from analysis.personagym.tables import ANSWERS, GRADES
+    from analysis.methods.personagym.tables import ANSWERS, GRADES
 
     e1 = [5, 4, 2, 3, 1]
     e2 = [4, 4, 1, 3, 2]

@@ -1,6 +1,6 @@
 """AppTest: the Trust page draws Table 3's MAE, Table 4's achieved priors and reached medians, Tables 6–8's forecasts
 next to play, and Table 9 from the
-hand-built store of tests/trust/test_tables.py (values worked by hand there)."""
+hand-built store of tests/methods/trust/test_tables.py (values worked by hand there)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import APP, _bind
-from tests.trust.test_tables import build_store
+from tests.methods.trust.test_tables import build_store
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis.runs.store import Store
-from analysis.values.metrics import values_leaderboard, values_metrics
+from analysis.methods.values.metrics import values_leaderboard, values_metrics
 
 
 @pytest.fixture(scope="module")
@@ -124,7 +124,7 @@ def test_leaderboard_shows_the_published_figures_apart(app_on_fixture):
 def test_a_leaderboard_campaign_model_stands_beside_the_published_figures(app_on_fixture, monkeypatch):
     """A model whose configuration is the leaderboard's protocol joins the published rows (its own Cardinal and RO,
     no Ordinal: that one is relative to the leaderboard's pool); the others are named with the reason they are not."""
-    import analysis.values.campaign as campaign
+    import analysis.methods.values.campaign as campaign
 
     at = app_on_fixture("leaderboard")
     n_models = len(at.dataframe[0].value)

@@ -6,8 +6,8 @@ import pytest
 
 from analysis.llm.options import (ParsedOption, option_after_paren, option_from_logprobs, parse_after_marker,
                                   parse_option_text)
-from analysis.values.instruments import Item
-from analysis.values.questionnaire import parse_svs_pick
+from analysis.methods.values.instruments import Item
+from analysis.methods.values.questionnaire import parse_svs_pick
 
 # PVQ labels as displayed after a permutation: A..F
 LABELS = ["Like me", "Not like me at all", "Somewhat like me", "Very much like me", "Not like me", "A little like me"]
@@ -152,7 +152,7 @@ def test_nine_options_letter_i(reply: str, index: int | None) -> None:
     assert parse_option_text(reply, SVS_LABELS).index == index
 
 
-# -- SVS picks (analysis.values.questionnaire.parse_svs_pick) ---------------------------------
+# -- SVS picks (analysis.methods.values.questionnaire.parse_svs_pick) ---------------------------------
 
 # SVS-like list written for this test, with nested names (POWER in SOCIAL POWER, two SECURITYs)
 SVS_NAMES = [

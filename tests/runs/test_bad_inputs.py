@@ -172,7 +172,7 @@ def test_export_out_is_an_existing_file(small_store: Path, tmp_path: Path, capsy
 # -- 4. lone surrogates and invalid UTF-8 in imported JSON ------------------------------------------------------------
 
 def _value_stability_file(root: Path, **changes: object) -> Path:
-    from tests.importers.test_value_stability import write_results
+    from tests.methods.values.test_importer import write_results
 
     path, _ = write_results(root, "no_conv", n_personas=2)
     doc = json.loads(path.read_text())

@@ -11,17 +11,17 @@ import pandas as pd
 import pytest
 
 from analysis.__main__ import main
-from analysis.mbti import DIMENSIONS
-from analysis.mbti.session import ANSWERS as MBTI_ANSWERS
-from analysis.personagym import TASKS
-from analysis.personagym.tables import ANSWERS as PG_ANSWERS
-from analysis.personagym.tables import GRADES
+from analysis.methods.mbti import DIMENSIONS
+from analysis.methods.mbti.session import ANSWERS as MBTI_ANSWERS
+from analysis.methods.personagym import TASKS
+from analysis.methods.personagym.tables import ANSWERS as PG_ANSWERS
+from analysis.methods.personagym.tables import GRADES
 from analysis.runs import comparable
 from analysis.runs.store import Store
-from analysis.trust.tables import BELIEFS, ROUNDS, TRANSFERS
-from analysis.values import VALUES
-from analysis.values.instruments import load_instrument
-from analysis.values.questionnaire import ANSWERS as VALUES_ANSWERS
+from analysis.methods.trust.tables import BELIEFS, ROUNDS, TRANSFERS
+from analysis.methods.values import VALUES
+from analysis.methods.values.instruments import load_instrument
+from analysis.methods.values.questionnaire import ANSWERS as VALUES_ANSWERS
 
 
 # -- the rule --------------------------------------------------------------------------------------
@@ -54,7 +54,7 @@ def test_imported_runs_pool_by_source_and_trust_levels_are_families() -> None:
 
 
 def test_trust_fields_of_the_other_level_do_not_split_a_level() -> None:
-    """forecast is read only at the individual level and answer only at the population level (``analysis.trust``)."""
+    """forecast is read only at the individual level and answer only at the population level (``analysis.methods.trust``)."""
     base = {"level": "population", "endowment": 10, "forecast": "per_round", "answer": "reasoned"}
     pop = [comparable.signature_id(comparable.signature("trust", base | f, "population"))
            for f in ({}, {"forecast": "upfront"}, {"answer": "numeric"})]

@@ -11,7 +11,7 @@ from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.runs.estimate import MIN_MEASURED_CALLS, REPLY_FILL, estimate_run, measured_throughput
 from analysis.runs.runner import create_run, execute_run
 from analysis.runs.store import Store
-from analysis.values.method import build_values_plan
+from analysis.methods.values.method import build_values_plan
 
 
 def test_modelled_estimate_counts_calls_tokens_and_cost():
@@ -85,7 +85,7 @@ def test_measured_estimate_predicts_the_next_run(tmp_path, stub_server):
 
 def test_measurement_prefers_the_same_method(tmp_path, stub_server):
     """With runs of two methods, the one of the planned method measures; tokens of another method are not reused."""
-    from analysis.mbti.method import build_mbti_plan
+    from analysis.methods.mbti.method import build_mbti_plan
 
     spec = _stub_spec(stub_server.url)
     with Store(tmp_path / "s.db") as store:
@@ -105,7 +105,7 @@ def test_measurement_prefers_the_same_method(tmp_path, stub_server):
 def test_uncapped_mbti_replies_are_not_modelled(stub_server):
     """MBTI text replies at the model's own length (the reference's protocol, no ``--max-tokens``): their tokens,
     which also enter every later prompt of the testing, cannot be modelled from prompt lengths; a cap can."""
-    from analysis.mbti.method import build_mbti_plan
+    from analysis.methods.mbti.method import build_mbti_plan
 
     spec = _stub_spec(stub_server.url)
     uncapped = build_mbti_plan(spec, subjects=["People"], testings=1, order="fixed", limit_statements=6, answer_mode="text")

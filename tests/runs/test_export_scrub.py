@@ -17,7 +17,7 @@ import pytest
 from analysis.__main__ import main
 from analysis.llm.client import ChatReply, ChatRequest
 from analysis.llm.keys import register_secret
-from analysis.mbti.session import ANSWERS
+from analysis.methods.mbti.session import ANSWERS
 from analysis.runs.export import export_store, frame_bytes, scrub_frame
 from analysis.runs.store import Store
 

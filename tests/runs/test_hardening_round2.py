@@ -147,6 +147,18 @@ def test_fragments_and_split_tokens_are_found() -> None:
     assert key not in json.dumps(clean) and key[4:9] not in json.dumps(clean)
 
 
+def test_a_word_inside_a_secret_is_not_a_fragment_of_it(tmp_path: Path) -> None:
+    """A secret holding a word ("environment") leaves that word alone elsewhere: a stored plan keeps its field names
+    (it was stored as '***s_per_persona', unreadable); the secret itself and any cut of it with other characters go."""
+    key = "from-environment-" + secrets.token_hex(4)
+    register_secret(key)
+    assert redact("environments_per_persona") == "environments_per_persona"
+    assert redact(f"x {key[5:]} y") == f"x {REDACTED} y" and redact(key) == REDACTED
+    with Store(tmp_path / "s.db") as store:
+        store.create_run("r1", "personagym", "m", {"name": "m"}, {"environments": ["Market"], "environments_per_persona": None})
+        assert store.get_run("r1")["plan"] == {"environments": ["Market"], "environments_per_persona": None}
+
+
 @pytest.mark.parametrize("via", ["cli", "library"])
 def test_resume_of_a_strangers_store_sends_no_key_without_confirmation(hostile: HostileServer, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch, via: str,
@@ -157,7 +169,7 @@ def test_resume_of_a_strangers_store_sends_no_key_without_confirmation(hostile: 
     monkeypatch.setenv("GITHUB_TOKEN", token)
     store = tmp_path / "theirs.db"
     spec = ModelSpec(name="innocent", backend="custom", model="m", base_url=hostile.url, api_key_env="GITHUB_TOKEN")
-    from analysis.values.method import build_values_plan
+    from analysis.methods.values.method import build_values_plan
 
     plan = build_values_plan(spec, limit_personas=1, limit_items=2, answer_mode="logprob")
     with Store(store) as st:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import analysis.values.questionnaire  # noqa: F401  (registers values_answers)
+import analysis.methods.values.questionnaire  # noqa: F401  (registers values_answers)
 from analysis.errors import InputError, RunFailure
 from analysis.llm.client import ChatReply, ChatRequest, LLMClient
 from analysis.llm.specs import parse_model_spec

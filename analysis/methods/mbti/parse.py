@@ -1,0 +1,216 @@
+"""A free-text reply -> one of the 7 correctness options, or invalid with a reason (never a guess).
+
+Rules, in order (RoleScope's version of the paper's "simple rules", Sec. 3.4):
+
+1. Normalise: lower case, curly quotes straightened, markdown emphasis (``*``, ``_``, `````) dropped.
+2. Cut out the statement itself when the reply quotes it (so "... will go badly" or "... said
+   something wrong" inside a quoted statement is never read as an answer).
+3. Find option phrases, the most specific first at each position: "neither correct nor wrong"
+   before "correct"/"wrong", "generally/partially correct|wrong" before "correct"/"wrong".
+   Synonyms: "incorrect" = "wrong" (so "generally incorrect" = "Generally wrong"), "mostly"/
+   "largely" = "generally", "partly" = "partially", "neither right nor wrong" and "neither correct
+   nor incorrect" = "Neither correct nor wrong".
+4. Drop phrases that are not a verdict:
+   - runs of three or more options separated only by commas/"or"/"and"/"/" (the reply quotes the
+     instruction's list), and any run or single option right before "?" (a question);
+   - "correct answer", "wrong with", and a bare "correct"/"wrong" used before a noun: after "the"
+     ("the correct part"), or after "a"/"an" unless "statement", "assessment", "claim", ... follows;
+   - negated phrases (a negation among the 5 words before it in the same clause, for a run of
+     options before its first one: "not always correct", "no right or wrong answer", "nothing
+     wrong", "cannot be classified as correct or wrong"). Exception: a bare "correct" with
+     "not"/"n't" right before it ("is not correct", "isn't correct") means "Wrong".
+5. An option followed by an infinitive is a *framed* verdict: "it is generally wrong to say that
+   ...", "neither correct nor wrong to make a blanket statement" (the commonest phrasing of the
+   published ChatGPT-MBTI replies). It counts only when the reply has no plain verdict, since the
+   same form can judge something else ("it would be wrong to assume all men are alike. Partially
+   correct.").
+6. The first plain verdict is the answer, else the first framed one. Two different options joined
+   by "or"/"and"/"/"/"to" at that place ("partially wrong or partially correct") -> invalid.
+   Nothing left -> invalid ("no option named", or "only negated or hedged options").
+
+On the six published answer files of the paper (1,080 replies) 98.4 % give a verdict; the 17 that
+do not are refusals, "you repeated the statement", incomplete-statement complaints, lists of options
+without a pick and two options named together (``tests/methods/mbti/test_published_replies.py``).
+
+Long quoted spans (six words or more) are cut out as quotations as well, unless that leaves no
+option at all (then the reply is parsed with them).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from analysis.methods.mbti import OPTIONS
+
+_S = r"[\s-]+"
+_PATTERNS: tuple[tuple[int, str], ...] = (
+    (3, rf"neither{_S}(?:correct|right){_S}nor{_S}(?:wrong|incorrect)"
+        rf"|neither{_S}(?:wrong|incorrect){_S}nor{_S}(?:correct|right)"),
+    (5, rf"(?:generally|mostly|largely){_S}not{_S}correct"),
+    (4, rf"(?:partially|partly){_S}not{_S}correct"),
+    (1, rf"(?:generally|mostly|largely){_S}(?:be{_S})?correct"),
+    (2, rf"(?:partially|partly){_S}(?:be{_S})?correct"),
+    (4, rf"(?:partially|partly){_S}(?:be{_S})?(?:wrong|incorrect)"),
+    (5, rf"(?:generally|mostly|largely){_S}(?:be{_S})?(?:wrong|incorrect)"),
+    (0, r"correct"),
+    (6, r"wrong|incorrect"),
+)
+_OPTION_RE = re.compile(
+    r"(?<![a-z])(?:" + "|".join(f"(?P<o{n}>{p})" for n, (_, p) in enumerate(_PATTERNS)) + r")(?![a-z])"
+)
+_BARE = {len(_PATTERNS) - 2, len(_PATTERNS) - 1}  # pattern numbers of plain "correct" / "wrong"
+_SEPARATOR = re.compile(r"[\s,/;|]*(?:\b(?:or|and|to)\b[\s,]*)?")
+_NEGATION = re.compile(r"\b(?:not|never|no|nothing|hardly|cannot)\b|n't\b")
+_INFINITIVE = re.compile(r"\s+to\s+(?!some\b|a\b|an\b|the\b|certain\b|varying\b|most\b|many\b|an?\s+extent\b)[a-z]+")
+_NOT_VERDICT_AFTER = re.compile(r"\s+(?:answer|answers|option|options|choice|response|way|approach|with)\b")
+_VERDICT_NOUN = re.compile(r"\s+(?:statement|assessment|description|generali[sz]ation|claim|observation)\b")
+_ALTERNATIVE = re.compile(r"\s+(?:or|nor|and)\s+")
+_NEGATION_WINDOW = 5  # words before an option, in its clause, where a negation cancels it
+_QUOTED = re.compile(r"\"[^\"\n]*\"")
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    option: int | None  # canonical option index 0..6 (Correct .. Wrong); None = invalid
+    reason: str = ""
+
+    @property
+    def valid(self) -> bool:
+        return self.option is not None
+
+    @property
+    def label(self) -> str | None:
+        return OPTIONS[self.option] if self.option is not None else None
+
+
+@dataclass(frozen=True)
+class _Hit:
+    start: int
+    end: int
+    option: int
+    bare: bool
+
+
+def normalise(text: str) -> str:
+    text = text.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    text = re.sub(r"[*_`]+", "", text).lower()
+    return re.sub(r"[ \t\r\f\v]+", " ", text)
+
+
+def _cut_statement(text: str, statement: str | None) -> str:
+    words = re.findall(r"[a-z0-9']+", normalise(statement or ""))
+    if len(words) < 3:
+        return text
+    pattern = r"[^a-z0-9']+".join(re.escape(w) for w in words)
+    return re.sub(pattern, " § ", text)
+
+
+def _cut_quotes(text: str) -> str:
+    return _QUOTED.sub(lambda m: " § " if len(m.group(0).split()) >= 6 else m.group(0), text)
+
+
+def _hits(text: str) -> list[_Hit]:
+    out = []
+    for m in _OPTION_RE.finditer(text):
+        n = next(int(name[1:]) for name, value in m.groupdict().items() if value is not None)
+        out.append(_Hit(m.start(), m.end(), _PATTERNS[n][0], n in _BARE))
+    return out
+
+
+def _runs(text: str, hits: list[_Hit]) -> list[list[_Hit]]:
+    """Consecutive hits separated only by list separators, as groups."""
+    runs: list[list[_Hit]] = []
+    for hit in hits:
+        if runs and _SEPARATOR.fullmatch(text[runs[-1][-1].end:hit.start]):
+            runs[-1].append(hit)
+        else:
+            runs.append([hit])
+    return runs
+
+
+def _negated(text: str, hit: _Hit) -> bool:
+    clause = re.split(r"[.;:!?,\n]|\bbut\b", text[:hit.start])[-1]  # "not only correct but also partially correct"
+    return bool(_NEGATION.search(" ".join(clause.split()[-_NEGATION_WINDOW:])))
+
+
+def _attributive(text: str, hit: _Hit) -> bool:
+    """A bare "correct"/"wrong" after "the" ("the correct part"), or after "a"/"an" unless a word like
+    "statement" follows ("a wrong impression" is not a verdict, "a correct statement" is)."""
+    before = text[:hit.start].split()
+    last = before[-1] if before else ""
+    if last == "the":
+        return True
+    return last in ("a", "an") and not _VERDICT_NOUN.match(text[hit.end:])
+
+
+def _directly_negated(text: str, hit: _Hit) -> bool:
+    before = text[:hit.start].split()
+    return bool(before) and (before[-1] in ("not", "cannot") or before[-1].endswith("n't"))
+
+
+def _verdicts(text: str) -> tuple[list[tuple[int, set[int], bool]], bool]:
+    """(position, options, framed) of each candidate verdict in order, and whether any phrase was negated.
+
+    ``framed``: the option is followed by an infinitive ("it is generally wrong to say that ...", "neither correct
+    nor wrong to make a blanket statement"). That is how replies commonly give their verdict on the statement, but
+    the same form also judges something else ("it would be wrong to assume all men are alike. Partially correct."),
+    so a framed verdict counts only when the reply gives no plain one."""
+    out: list[tuple[int, set[int], bool]] = []
+    negated_any = False
+    for run in _runs(text, _hits(text)):
+        after = text[run[-1].end:].lstrip(" \"')")
+        if len(run) >= 3 or after.startswith("?"):
+            continue
+        kept: list[int] = []
+        framed = False
+        run_negated = False
+        for prev, hit in zip([None, *run], run):
+            # a negation before "correct or wrong" ("cannot be classified as correct or wrong") covers both
+            run_negated = run_negated and prev is not None and bool(_ALTERNATIVE.fullmatch(text[prev.end:hit.start]))
+            run_negated = run_negated or (prev is None and _negated(text, hit))
+            rest = text[hit.end:]
+            if hit.bare and (_NOT_VERDICT_AFTER.match(rest) or _attributive(text, hit)):
+                continue
+            framed = framed or bool(_INFINITIVE.match(rest))
+            if run_negated or _negated(text, hit):
+                negated_any = True
+                if hit.bare and hit.option == 0 and _directly_negated(text, hit):
+                    kept.append(6)  # "is not correct" = Wrong
+                continue
+            kept.append(hit.option)
+        if kept:
+            out.append((run[0].start, set(kept), framed))
+    return out, negated_any
+
+
+def _first(verdicts: list[tuple[int, set[int], bool]]) -> set[int] | None:
+    """The options of the first plain verdict, else of the first framed one (see ``_verdicts``)."""
+    for framed in (False, True):
+        for _, options, is_framed in verdicts:
+            if is_framed == framed:
+                return options
+    return None
+
+
+def parse_correctness(text: str | None, statement: str | None = None) -> ParsedAnswer:
+    """Map a reply to a canonical option index (see module docstring)."""
+    if text is None or not text.strip():
+        return ParsedAnswer(None, "empty reply")
+    base = _cut_statement(normalise(text), statement)
+    verdicts, negated = _verdicts(_cut_quotes(base))
+    if not verdicts:
+        verdicts, negated = _verdicts(base)
+    options = _first(verdicts)
+    if options is None:
+        return ParsedAnswer(None, "only negated or hedged options" if negated else "no option named")
+    if len(options) > 1:
+        named = " / ".join(OPTIONS[k] for k in sorted(options))
+        return ParsedAnswer(None, f"two options named together ({named})")
+    return ParsedAnswer(options.pop())
+
+
+def listed_options(text: str) -> list[int]:
+    """Canonical indices of every option phrase in ``text``, in order (e.g. the order an
+    instruction lists them in; "incorrect" counts as "wrong")."""
+    return [hit.option for hit in _hits(normalise(text))]

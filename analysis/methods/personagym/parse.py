@@ -1,0 +1,457 @@
+"""Free text -> structure for the PersonaGym stages; what cannot be read is invalid with a reason.
+
+- ``parse_list``: a model's list, in whichever form it came: a JSON array, a Python list (single
+  quotes, trailing commas), either one wrapped in a code fence or inside ``{"key": [...]}``, a list
+  cut off by the token limit (the complete strings are kept), numbered or bulleted lines ("1.",
+  "2)", "(3)", "-", "*", "•"; wrapped lines are joined, text before the first and after a blank line
+  dropped), quoted names in a sentence, or (``split_commas``) one comma-separated line.
+- ``match_environments``: list items -> names of the environment list. Matching ignores case,
+  punctuation and quotes; an item may carry an explanation after the name ("Farm - because ..."),
+  abbreviate a name as long as exactly one environment starts with it, or mention names of two
+  words or more inside it ("B: Medical, hospital emergency room at night, ..."). Unknown items and
+  repeated names are dropped and counted; at most ``limit`` names are kept (the rest: extra).
+- ``parse_questions``: list items -> questions: at least 4 words and one letter, at most 1000
+  characters, not a heading (ending in ":") or a template placeholder, not a repeat (compared
+  without case and punctuation, also against questions already accepted).
+- ``parse_score_examples``: "Score k: [Response -] text" sections (k then ":", "-" or ")"; any
+  order; inline when capitalised, else first on their line; markdown allowed) or a JSON object
+  ``{"1": ..}``/``{"Score 1": ..}``; one example
+  per score 1-5, each at least 3 letters long (a single character is never an example); a score
+  given twice keeps its last non-placeholder text (models sometimes echo the format first). Valid
+  only when all five scores have an example.
+- ``parse_grade``: the last "final score is N" (also "final score: N", "N/5", "N out of 5", the
+  words one..five, markdown; in "the final score is one that ... 3" the score is 3, "one" being a
+  pronoun) or, failing that, a last line "Score: N". N must lie in [1, 5]
+  (halves allowed); out of range, another scale ("8/10"), a range ("3-4"), "N/A" or no score at all
+  -> invalid. Never 0 as a stand-in.
+- ``detect_refusal``: the marker of a reply that declines to play the persona, else None: "as an AI /
+  a language model / an AI assistant ...", "I'm an AI" anywhere, when the phrase ends there ("As an AI,
+  I ..."; not "As an AI researcher" or "As an assistant coach", the persona's own job); in the first 300 characters "I
+  cannot / can't / won't / am unable to" + help, assist, provide, answer, role-play, pretend, ...
+  (not "I can't help laughing", "I cannot help but"), "I don't feel comfortable", "I'm not
+  comfortable", "I don't have personal experiences/opinions/feelings", "I must decline".
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+
+from analysis.methods.personagym import SCORES
+
+_FENCE = re.compile(r"```[a-zA-Z]*\s*|```")
+_MARKER = re.compile(r"^\s*(?:[-*•·–]|\d{1,3}\s*[.)]|\(\d{1,3}\)|q(?:uestion)?\s*\d{1,3}\s*[:.)])\s+", re.IGNORECASE)
+_QUOTED = re.compile(r"\"([^\"\n]{2,}?)\"|“([^”\n]{2,}?)”")
+_DQ_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+@dataclass
+class ParsedList:
+    """The items found and the form they were found in (json, python, truncated, lines, quoted, commas, none)."""
+
+    items: list[str]
+    form: str
+
+
+def _clean_item(item: str) -> str:
+    item = " ".join(str(item).split())
+    item = re.sub(r"^([*_]{1,2})(.+)\1$", r"\2", item).strip()  # **bold** / *italic* / __x__
+    if len(item) >= 2 and item[0] == item[-1] and item[0] in "\"'`":
+        item = item[1:-1].strip()
+    return item.rstrip(",").strip()
+
+
+def _strings(value: object) -> list[str] | None:
+    """The strings of a parsed list (dict items: their first string value); None if not a list."""
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list)]
+        return _strings(lists[0]) if lists else None
+    if not isinstance(value, list):
+        return None
+    out: list[str] = []
+    for item in value:
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            out.extend(v for v in item.values() if isinstance(v, str))
+        elif isinstance(item, list):
+            out.extend(v for v in item if isinstance(v, str))
+    return out
+
+
+def _literal(span: str) -> object:
+    for loader in (json.loads, ast.literal_eval):
+        try:
+            return loader(span)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return None
+
+
+def _quoted_items(inner: str, closed: bool) -> list[str]:
+    """Elements of a list whose literal did not parse: double-quoted strings (escapes allowed), or
+    single-quoted ones split at quote-comma-quote (so an apostrophe inside an element survives).
+    When the list was cut off (not ``closed``), the unfinished last element is dropped."""
+    inner = inner.strip()
+    if inner.startswith('"'):
+        out = []
+        for raw in _DQ_STRING.findall(inner):
+            value = _literal(f'"{raw}"')
+            out.append(value if isinstance(value, str) else raw)
+        return out
+    if inner.startswith("'"):
+        parts = re.split(r"'\s*,\s*'", inner[1:])
+        last = parts[-1].rstrip().rstrip(",").rstrip()
+        if closed and last.endswith("'"):
+            parts[-1] = last[:-1]
+        else:
+            parts = parts[:-1]
+        return [p.replace("\\'", "'") for p in parts]
+    if closed and inner:
+        return [p for p in re.split(r"\s*[,\n]\s*", inner) if p]  # [Farm, Wedding]: a list without quotes
+    return []
+
+
+def _bracketed(text: str) -> ParsedList | None:
+    start = text.find("[")
+    brace = text.find("{")
+    if brace != -1 and (start == -1 or brace < start):
+        end = text.rfind("}")
+        if end > brace:
+            items = _strings(_literal(text[brace:end + 1]))
+            if items:
+                return ParsedList(items, "json")
+    if start == -1:
+        return None
+    end = text.rfind("]")
+    closed = end > start
+    if closed:
+        span = text[start:end + 1]
+        try:
+            items = _strings(json.loads(span))
+            form = "json"
+        except (ValueError, TypeError):
+            items, form = _strings(_literal(span)), "python"
+        if items:
+            return ParsedList(items, form)
+    inner = text[start + 1:end] if closed else text[start + 1:]
+    return ParsedList(_quoted_items(inner, closed), "repaired" if closed else "truncated")
+
+
+def _lines(text: str) -> list[str]:
+    items: list[str] = []
+    open_item = False
+    for raw in text.splitlines():
+        if not raw.strip():
+            open_item = False
+            continue
+        if _MARKER.match(raw):
+            items.append(_MARKER.sub("", raw, count=1))
+            open_item = True
+        elif open_item and items:
+            items[-1] += " " + raw.strip()
+    return items
+
+
+def parse_list(text: str, *, split_commas: bool = False) -> ParsedList:
+    """The items of a list reply (see module docstring); form 'none' and no items if there is none."""
+    text = _FENCE.sub("\n", text or "").strip()
+    found = _bracketed(text)
+    if found is not None and found.form in ("repaired", "truncated") and len(_lines(text)) > len(found.items):
+        found = None  # "1. Farm [her favourite]\n2. ...": the brackets were prose, the list is the lines
+    if found is None:
+        marked = _lines(text)
+        if marked:
+            found = ParsedList(marked, "lines")
+        elif quoted := [a or b for a, b in _QUOTED.findall(text)]:
+            found = ParsedList(quoted, "quoted")
+        elif split_commas and text and "\n" not in text.strip() and re.search(r"[,;]", text):
+            found = ParsedList(re.split(r"\s*[,;]\s*(?:and\s+)?|\s+and\s+", text.strip().rstrip(".")), "commas")
+        elif split_commas and text and len([ln for ln in text.splitlines() if ln.strip()]) > 1:
+            found = ParsedList([ln for ln in text.splitlines() if ln.strip()], "plain lines")
+        else:
+            return ParsedList([], "none")
+    items = [c for c in (_clean_item(i) for i in found.items) if c]
+    return ParsedList(items, found.form if items else "none")
+
+
+# -- environments ---------------------------------------------------------------------------------
+def _norm(text: str) -> str:
+    text = text.lower().replace("’", "'").replace("‘", "'")
+    text = re.sub(r"[^a-z0-9' ]+", " ", text)
+    return " ".join(text.replace("'", "").split())
+
+
+@dataclass
+class EnvironmentMatch:
+    selected: list[str]
+    unknown: list[str] = field(default_factory=list)
+    duplicates: int = 0
+    extra: list[str] = field(default_factory=list)
+
+
+def _match_one(item: str, by_norm: dict[str, str]) -> list[str]:
+    key = _norm(item)
+    if not key:
+        return []
+    if key in by_norm:
+        return [by_norm[key]]
+    prefixed = [n for n in by_norm if key.startswith(n + " ")]  # "Farm - because ..." -> "Farm"
+    if prefixed:
+        return [by_norm[max(prefixed, key=len)]]
+    if len(key) >= 4:
+        starting = [n for n in by_norm if n.startswith(key + " ")]  # "Fishing boat" -> "Fishing boat at dawn"
+        if len(starting) == 1:
+            return [by_norm[starting[0]]]
+    # "B: Medical, hospital emergency room at night, ...": names inside the item, longest first, not overlapping
+    found: list[tuple[int, str]] = []
+    padded = f" {key} "
+    for name in sorted(by_norm, key=len, reverse=True):
+        at = padded.find(f" {name} ")
+        if at != -1 and len(name.split()) >= 2:
+            padded = padded[:at] + " " + "#" * len(name) + " " + padded[at + len(name) + 2:]
+            found.append((at, by_norm[name]))
+    return [name for _, name in sorted(found)]
+
+
+def match_environments(items: list[str], environments: list[str], limit: int | None = None) -> EnvironmentMatch:
+    """Map list items to environment names (see module docstring)."""
+    by_norm = {_norm(e): e for e in environments}
+    out = EnvironmentMatch(selected=[])
+    chosen: list[str] = []
+    for item in items:
+        names = _match_one(item, by_norm)
+        if not names:
+            out.unknown.append(item)
+        for name in names:
+            if name in chosen:
+                out.duplicates += 1
+            else:
+                chosen.append(name)
+    cut = len(chosen) if limit is None else limit
+    out.selected, out.extra = chosen[:cut], chosen[cut:]
+    return out
+
+
+# -- questions ------------------------------------------------------------------------------------
+_LABEL = re.compile(r"^(?:question\s*\d*|q\d+)\s*[:.)\-–]\s*", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\.\.\.|…|question(?:\s*\d+)?|your question here|n/?a)$", re.IGNORECASE)
+
+
+@dataclass
+class QuestionParse:
+    questions: list[str]
+    rejected: list[tuple[str, str]]
+    form: str
+
+    @property
+    def n_parsed(self) -> int:
+        return len(self.questions) + len(self.rejected)
+
+
+def question_key(question: str) -> str:
+    """What two questions must share to count as the same question."""
+    return _norm(question)
+
+
+def parse_questions(text: str, seen: set[str] | None = None) -> QuestionParse:
+    """Valid new questions of a generator reply; rejected items with their reasons."""
+    parsed = parse_list(text)
+    seen = set(seen or ())
+    good: list[str] = []
+    rejected: list[tuple[str, str]] = []
+    for item in parsed.items:
+        question = _LABEL.sub("", item).strip()
+        words = question.split()
+        if _PLACEHOLDER.match(question) or not re.search(r"[A-Za-z]", question):
+            rejected.append((item, "placeholder"))
+        elif question.endswith(":"):
+            rejected.append((item, "heading"))
+        elif len(words) < 4:
+            rejected.append((item, "fewer than 4 words"))
+        elif len(question) > 1000:
+            rejected.append((item, "longer than 1000 characters"))
+        elif question_key(question) in seen:
+            rejected.append((item, "repeated"))
+        else:
+            seen.add(question_key(question))
+            good.append(question)
+    return QuestionParse(good, rejected, parsed.form)
+
+
+# -- score examples -------------------------------------------------------------------------------
+_SCORE_HEAD = re.compile(
+    r"(?:^|(?<=[\s>#*_\"(\[]))\**\s*(score)\s*(?:=\s*)?([1-5])\s*\**\s*[:)\-–—]\s*\**", re.IGNORECASE)
+_RESPONSE_LABEL = re.compile(r"^\s*(?:\**\s*(?:example\s+)?response\s*\**\s*[:\-–—]\s*\**)", re.IGNORECASE)
+_EX_PLACEHOLDER = re.compile(r"^(?:<[^>]*>|\.\.\.|…|response|-+|n/?a)?$", re.IGNORECASE)
+
+
+@dataclass
+class ExamplesParse:
+    examples: dict[str, str]
+    reason: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.reason is None
+
+    @property
+    def missing(self) -> list[int]:
+        return [s for s in SCORES if str(s) not in self.examples]
+
+
+def _clean_example(text: str) -> str:
+    text = _RESPONSE_LABEL.sub("", text.strip())
+    text = re.sub(r"[\s\-–—=_*]+$", "", text)  # separators before the next section
+    text = re.sub(r"^[\s*_]+", "", text)
+    text = " ".join(text.split())
+    if len(text) >= 2 and text[0] in "\"“'" and text[-1] in "\"”'":
+        text = text[1:-1].strip()
+    return text
+
+
+def _usable(example: str) -> bool:
+    return not _EX_PLACEHOLDER.match(example) and len(re.findall(r"[^\W\d_]", example)) >= 3
+
+
+def _examples_from_json(text: str) -> dict[str, str]:
+    start, end = text.find("{"), text.rfind("}")
+    doc = _literal(text[start:end + 1]) if 0 <= start < end else None
+    out: dict[str, str] = {}
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            m = re.fullmatch(r"\s*(?:score\s*)?([1-5])\s*", str(key), re.IGNORECASE)
+            if m and isinstance(value, str) and _usable(_clean_example(value)):
+                out[m.group(1)] = _clean_example(value)
+    return out
+
+
+def _is_head(text: str, head: re.Match[str]) -> bool:
+    """'Score k:' starts a section when capitalised or first on its line (not 'a low score 2: ...' in prose)."""
+    line_start = text.rfind("\n", 0, head.start(1)) + 1
+    return head.group(1)[0] == "S" or not re.sub(r"[\s>#*_\-]", "", text[line_start:head.start(1)])
+
+
+def parse_score_examples(text: str) -> ExamplesParse:
+    """One example response per score 1-5 (see module docstring)."""
+    text = _FENCE.sub("\n", text or "")
+    heads = [h for h in _SCORE_HEAD.finditer(text) if _is_head(text, h)]
+    found: dict[str, str] = {}
+    for i, head in enumerate(heads):
+        body = text[head.end(): heads[i + 1].start() if i + 1 < len(heads) else len(text)]
+        example = _clean_example(body)
+        if _usable(example):
+            found[head.group(2)] = example
+    if len(found) < len(SCORES):
+        from_json = _examples_from_json(text)
+        if len(from_json) > len(found):
+            found = from_json
+    examples = {str(s): found[str(s)] for s in SCORES if str(s) in found}
+    missing = [s for s in SCORES if str(s) not in examples]
+    if not heads and not examples:
+        return ExamplesParse({}, "no 'Score k:' sections")
+    if missing:
+        return ExamplesParse(examples, f"no example for score {', '.join(map(str, missing))}")
+    return ExamplesParse(examples)
+
+
+# -- grades ---------------------------------------------------------------------------------------
+_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "zero": 0, "six": 6}
+_NUM = r"(-?\d+(?:\.\d+)?|one|two|three|four|five|zero|six|n/?a)"
+_FINAL = re.compile(
+    r"final\s+(?:score|grade|rating)\s*(?:for\s+this\s+response\s*)?"
+    r"(?:is|of|:|=|-|–|—|would\s+be|will\s+be|should\s+be|i\s+give\s+is|given\s+is|assigned\s+is)?\s*(?:a\s+|an\s+)?[\[(]?\s*"
+    + _NUM + r"\b(?:\s*(?:(?:/|out\s+of)\s*(\d+)|(?:-|–|to|or)\s*(\d+(?:\.\d+)?)))?",
+    re.IGNORECASE,
+)
+# "the final score is one that reflects ... 3": "one" is a pronoun there; the score is the number later in the sentence
+_FINAL_ONE_THAT = re.compile(
+    r"final\s+(?:score|grade|rating)\s+(?:is|would\s+be|will\s+be|should\s+be)\s+(?:one|a\s+(?:score|grade|rating))\s+"
+    r"(?:that|which|where)\b[^.\n]*?\b(\d+(?:\.\d+)?)\b(?:\s*(?:(?:/|out\s+of)\s*(\d+)))?()",
+    re.IGNORECASE,
+)
+_PRONOUN_ONE = re.compile(r"\s+(?:that|which|where|who)\b", re.IGNORECASE)
+_LAST_LINE = re.compile(r"^\s*(?:final\s+)?(?:score|grade|rating)\s*[:=]\s*" + _NUM + r"(?:\s*/\s*(\d+))?\s*\.?\s*$",
+                        re.IGNORECASE)
+
+
+@dataclass
+class Grade:
+    score: float | None
+    reason: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.score is not None
+
+
+def _value(token: str) -> float | None:
+    token = token.lower()
+    if token in _WORDS:
+        return float(_WORDS[token])
+    try:
+        return float(token)
+    except ValueError:
+        return None
+
+
+def parse_grade(text: str) -> Grade:
+    """The evaluator's final score in [1, 5], or invalid with a reason (see module docstring)."""
+    clean = re.sub(r"[*_`#]", "", text or "").replace("：", ":")
+    ones = list(_FINAL_ONE_THAT.finditer(clean))
+    taken = [range(m.start(), m.end()) for m in ones]
+    plain = [m for m in _FINAL.finditer(clean) if not any(m.start() in r for r in taken)
+             and not (m.group(1).isalpha() and _PRONOUN_ONE.match(clean, m.end()))]
+    matches = sorted(plain + ones, key=lambda m: m.start())
+    if matches:
+        m = matches[-1]
+        token, scale, upper = m.group(1), m.group(2), m.group(3) or None
+    else:
+        lines = [ln for ln in clean.splitlines() if ln.strip()]
+        last = _LAST_LINE.match(lines[-1]) if lines else None
+        if last is None:
+            return Grade(None, "no 'final score is N' sentence")
+        token, scale, upper = last.group(1), last.group(2), None
+    value = _value(token)
+    if value is None:
+        return Grade(None, f"final score '{token}' is not a number")
+    if upper is not None:
+        return Grade(None, f"final score is a range ({token}-{upper})")
+    if scale is not None and int(scale) != 5:
+        return Grade(None, f"final score on another scale ({token}/{scale})")
+    if not 1 <= value <= 5:
+        return Grade(None, f"final score {token} out of range 1-5")
+    return Grade(value)
+
+
+# -- refusals -------------------------------------------------------------------------------------
+# "As an AI, I ..." but not "As an AI researcher, I ..." or "As an assistant coach, ...": the marker must end its
+# phrase (punctuation, end, or a word that continues the sentence, never a noun naming a job)
+_MARKER_END = (r"(?=\s*(?:[,.;:!?)\]]|$)|\s+(?:i|i'm|and|so|but|or|developed|created|trained|made|built|designed|by|"
+               r"without|that|who|with|like|myself|here|cannot|can't|don't|do|am|have|lack)\b)")
+_REFUSAL_ANYWHERE = re.compile(
+    r"\bas an? (?:ai (?:language )?model|ai assistant|artificial intelligence|large language model|language model|llm|ai|"
+    r"virtual assistant|assistant|chatbot)" + _MARKER_END + r"|\bi(?:'m| am) (?:just |only )?an? (?:ai (?:language )?model|"
+    r"ai assistant|artificial intelligence|large language model|language model|ai|chatbot)" + _MARKER_END
+    + r"|\bi(?:'m| am) not a real person\b",
+    re.IGNORECASE,
+)
+_REFUSAL_OPENING = re.compile(
+    r"\bi (?:cannot|can't|can not|won't|will not|am unable to|'m unable to|am not able to|'m not able to|must decline to|"
+    r"have to decline to) (?:help(?!\s+(?:but\b|\w+ing\b))|assist|provide|fulfil|fulfill|comply|engage|create|generate|"
+    r"write|answer|role-?play|"
+    r"pretend|adopt|take on|participate|respond|continue|share personal|speak for|do that|play)\b"
+    r"|\bi (?:do not|don't) (?:feel comfortable|have personal|have (?:any )?(?:personal )?(?:experiences|opinions|feelings|"
+    r"a physical body|a body))\b|\bi(?:'m| am) not comfortable\b"
+    r"|\bi must decline\b",
+    re.IGNORECASE,
+)
+
+
+def detect_refusal(text: str) -> str | None:
+    """The refusal marker found (lower case), else None. Openings are looked for in the first 300 characters."""
+    text = (text or "").replace("’", "'")
+    m = _REFUSAL_ANYWHERE.search(text) or _REFUSAL_OPENING.search(text[:300])
+    return " ".join(m.group(0).lower().split()) if m else None

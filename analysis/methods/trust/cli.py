@@ -1,0 +1,393 @@
+"""CLI glue for ``python -m analysis run trust`` and ``metrics trust`` (wired in ``analysis/__main__.py``).
+
+- ``add_run_arguments(parser)``: the ``run trust`` options (``--model`` and ``--run-id`` only when the
+  parser lacks them; ``--store`` and execution options are the caller's).
+- ``plan_from_args(args, spec)``: the plan dict for ``create_run``.
+- ``metrics_json(store, model, n_boot=1000)``: the ``metrics trust --json`` document::
+
+    {"models": {NAME: {
+        "population": {STRATEGY: {"attributes": {ATTR: {"spearman": x, "eta2_belief": x, "eta2_behaviour": x,
+                                                        "abs_diff": x, ...CIs and rankings}},
+                                  "median_spearman": x, "median_abs_diff": x, "mae_eta2": x, ...CIs, "n_personas": n}},
+        "conditioning": {COND: {"attributes": {ATTR: {"spearman_imposed": x, "spearman_original": x, "prior_spearman": x,
+                                                      "target": x, "target_reached": b, "abs_diff": x, ...}},
+                                "median_spearman_imposed": x, "median_spearman_original": x, "strategy": S,
+                                "median_spearman_imposed_reached": x, "n_reached": n, "n_with_target": n,
+                                "mae_eta2": x, ...}},
+        "individual": {"archetypes": {K: {"mae_by_round": [..], "mae": x, "mae_ci": [lo, hi], ...}},
+                       "trajectories": {K: {PERSONA: [{"round", "forecast", "explanation", "sent", "returned", ...}]}}},
+        "endowment": E, "endowments": {E: {STRATEGY: {"mean_spearman": x, "median_spearman": x, "median_abs_diff": x,
+                                                      "mae_eta2": x, "attributes": {ATTR: {"spearman": x, "abs_diff": x}}}}},
+        "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n}, "n_rows": {...}: planned answers;
+        "invalid_replies": {...}, "n_replies": {...}: those a reply came for (not: rounds never played, failed calls);
+        "invalid_reasons": {TABLE: {REASON: n}},
+        "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n}, "conditioning": C, "priors_in_prompt": n,
+                      "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x}}},
+        "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}},
+        "personas": {LEVEL: {"attribute_set": "paper"|"rolescope15", "source": "generated"|"genagents", "n": n, ...}}}}}
+
+  ``behaviour``, ``play`` and ``invalid_reasons`` (``analysis.methods.trust.behaviour``) describe the play
+  alone, so a model whose beliefs or forecasts never parse still has something to show.
+
+  Which rows count: population and individual metrics each use one configuration per model
+  (``analysis.runs.comparable``: the latest unless ``config`` names another; ``configuration`` and
+  ``configurations`` list them per level); ``endowments`` lists the medians of the configurations
+  that differ from it in the endowment alone (the ablation). Beliefs:
+  per strategy and attribute the latest run's valid belief. Behaviour: the unconditioned valid
+  transfers, one per persona (latest run). Conditioning: 'none' is the unconditioned behaviour
+  against the conditioning strategy's own beliefs; 'self'/'weak'/'strong' come from the latest run
+  of that conditioning (its stored priors and its transfers). Numbers that cannot be computed are
+  null. Ctx+$ belief η² assumes groups of ``assumed_group_size`` (10) per level.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.cli_types import non_negative_float, positive_int
+from analysis.cli_types import run_id as run_id_type
+from analysis.errors import InputError
+from analysis.llm.specs import ModelSpec
+from analysis.runs import comparable
+from analysis.runs.store import Store
+from analysis.stats import json_number
+from analysis.methods.trust import chance as trust_chance
+from analysis.methods.trust import CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES
+from analysis.methods.trust.behaviour import invalid_reasons, play_by_round, population_behaviour
+from analysis.methods.trust.consistency import Belief, belief_from_row, conditioning_consistency, population_consistency
+from analysis.methods.trust.effects import ASSUMED_GROUP_SIZE
+from analysis.methods.trust.forecasting import individual_consistency, trajectories
+from analysis.methods.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
+
+__all__ = ["add_run_arguments", "plan_from_args", "plans_from_args", "run_args", "metrics_json"]
+
+
+def _csv_list(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _int_list(value: str) -> list[int]:
+    try:
+        return [int(v) for v in _csv_list(value)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{value}': give whole numbers separated by commas, e.g. 1,3,5") from None
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options of ``run trust``."""
+    existing = parser._option_string_actions  # noqa: SLF001 - only to avoid adding --model/--run-id twice
+    if "--model" not in existing:
+        parser.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
+    parser.add_argument("--level", choices=["population", "individual"], default="population",
+                        help="population: beliefs per attribute + one game per persona; individual: forecast + multi-round play")
+    parser.add_argument("--strategies", type=_csv_list, default=list(STRATEGIES),
+                        help="comma list of NoCtx+Tr, Ctx+Tr, Ctx+$ (aliases noctx-tr, ctx-tr, ctx-usd); default all three")
+    parser.add_argument("--conditioning", choices=list(CONDITIONINGS), default="none",
+                        help="role prompt carries no beliefs, the model's own (self), or priors perturbed to Spearman 0.8 "
+                             "(weak) / 0.2 (strong)")
+    parser.add_argument("--condition-on", default="Ctx+Tr",
+                        help="strategy whose beliefs condition the role prompt (default Ctx+Tr)")
+    parser.add_argument("--rounds", type=positive_int, default=DEFAULT_ROUNDS,
+                        help=f"individual level: rounds per game (default {DEFAULT_ROUNDS})")
+    parser.add_argument("--archetypes", type=_int_list, default=list(DEFAULT_ARCHETYPES),
+                        help="individual level: Trustee archetypes k (returns min(k, 3*sent)); default 1,3,5")
+    parser.add_argument("--endowment", type=positive_int, default=DEFAULT_ENDOWMENT,
+                        help="dollars per round (default 10; ablation 44, 100)")
+    parser.add_argument("--endowments", type=_int_list,
+                        help="the endowment ablation in one command (App. D.1, Table 9): one run per endowment, e.g. "
+                             "10,44,100; the paper's $10 runs last so that it stays the headline configuration")
+    parser.add_argument("--paper-tables", action="store_true",
+                        help="every run the paper's tables need, in one command: the individual level (Tables 6-8), the "
+                             "population at $44 and $100 (Table 9), then at $10 under self, weak and strong conditioning "
+                             "and unconditioned (Tables 3, 4; the headline); sets --level, --conditioning and the "
+                             "endowments")
+    parser.add_argument("--personas", default="250",
+                        help="N: a generated bank of N personas (default 250, test split = 50); or a GenAgents .jsonl file "
+                             "or folder of <id>/scratch.json (paper set: its test personas, 50 of them by default)")
+    parser.add_argument("--split", choices=["train", "validation", "test", "all"], default="test",
+                        help="persona split to run (default test, as in the paper)")
+    parser.add_argument("--limit-personas", type=positive_int, help="run only the first N personas of the split")
+    parser.add_argument("--attribute-set", choices=["paper", "rolescope15"], default="paper",
+                        help="paper: Table 5's traits, levels and splits (default; test split: 10 traits, Table 3's nine "
+                             "elicited); rolescope15: RoleScope's earlier 15 attributes, the same in every split")
+    parser.add_argument("--attributes", type=_csv_list,
+                        help="population level: attributes to elicit (default: Table 3's nine, or all 15 of rolescope15)")
+    parser.add_argument("--seed", type=int, default=0, help="bank generation, Big Five augmentation and prior perturbation seed")
+    parser.add_argument("--temperature", type=non_negative_float,
+                        help="default 0.05 (the paper's App. E, with top_p 1 and, on the embedded server, top_k 0), unless "
+                             "the model spec sets one")
+    parser.add_argument("--max-tokens", type=positive_int, help="reply length limit for every call (defaults: beliefs 600, "
+                                                       "game 300, forecast 600, round 300)")
+    parser.add_argument("--forecast", choices=["per_round", "upfront"], default="per_round",
+                        help="individual level: per_round = one forecast before each round from a state summary of the "
+                             "game so far (the paper's Tables 6-8, default); upfront = one forecast of every round before play")
+    parser.add_argument("--answer", choices=["reasoned", "numeric"], default="reasoned",
+                        help="population play: reasoned = reasoning ending 'Amount: $X' (default); numeric = a bare whole "
+                             "number, the first integer of the reply taken (the paper's App. E extraction)")
+    parser.add_argument("--play-knows-archetype", action="store_true",
+                        help="individual level: describe the archetype in every round prompt too")
+    parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
+    if "--run-id" not in existing:
+        parser.add_argument("--run-id", type=run_id_type)
+
+
+def run_args(**options: Any) -> argparse.Namespace:
+    """The ``run trust`` options with their command-line defaults, ``options`` replacing some (for the Run page)."""
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    args = parser.parse_args(["--model", "unused"])
+    unknown = set(options) - set(vars(args))
+    if unknown:
+        raise ValueError(f"unknown run trust options: {sorted(unknown)}")
+    return argparse.Namespace(**(vars(args) | options))
+
+
+def ablation_endowments(args: argparse.Namespace) -> list[int]:
+    """The endowments of ``--endowments`` in run order (each once; $10 — the paper's headline — last), or []."""
+    given = getattr(args, "endowments", None)
+    if not given:
+        return []
+    if args.endowment != DEFAULT_ENDOWMENT:
+        raise InputError("--endowments runs every listed endowment; drop --endowment")
+    if len(set(given)) != len(given) or any(e < 1 for e in given):
+        raise InputError(f"--endowments {given}: give distinct whole dollars >= 1, e.g. 10,44,100")
+    return [e for e in given if e != DEFAULT_ENDOWMENT] + [e for e in given if e == DEFAULT_ENDOWMENT]
+
+
+#: ``--paper-tables``: (run-id suffix, options) of each run, in run order. The unconditioned $10 run comes last, so
+#: that it is the latest run of the headline configuration; belief requests repeat across the population runs and
+#: are answered from the call cache.
+PAPER_TABLE_RUNS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("individual", {"level": "individual"}),
+    *((f"e{e}", {"endowment": e}) for e in (44, 100)),
+    *((c, {"conditioning": c}) for c in ("self", "weak", "strong")),
+    ("none", {}),
+)
+
+
+def plans_from_args(args: argparse.Namespace, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
+    """(run-id suffix, plan) for every run ``run trust`` makes: one, one per ``--endowments`` endowment, or every run of
+    ``--paper-tables``."""
+    if getattr(args, "paper_tables", False):
+        if args.level != "population" or args.conditioning != "none" or args.endowment != DEFAULT_ENDOWMENT or args.endowments:
+            raise InputError("--paper-tables sets the level, the conditioning and the endowments; drop --level, "
+                             "--conditioning, --endowment and --endowments")
+        return [(suffix, plan_from_args(argparse.Namespace(**(vars(args) | options)), spec))
+                for suffix, options in PAPER_TABLE_RUNS]
+    endowments = ablation_endowments(args)
+    if not endowments:
+        return [("", plan_from_args(args, spec))]
+    return [(f"e{e}", plan_from_args(argparse.Namespace(**(vars(args) | {"endowment": e})), spec)) for e in endowments]
+
+
+def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
+    """The resolved plan (a dict for ``create_run``) from parsed ``run trust`` options."""
+    from analysis.methods.trust.method import build_trust_plan
+
+    tokens = {k: args.max_tokens for k in ("belief", "action", "forecast", "round")} if args.max_tokens is not None else None
+    plan = build_trust_plan(
+        spec, level=args.level, strategies=args.strategies, conditioning=args.conditioning, condition_on=args.condition_on,
+        rounds=args.rounds, archetypes=args.archetypes, endowment=args.endowment, personas=args.personas, split=args.split,
+        limit_personas=args.limit_personas, attributes=args.attributes, attribute_set=args.attribute_set, seed=args.seed,
+        play_knows_archetype=args.play_knows_archetype, forecast=args.forecast, answer=args.answer, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
+        params={"temperature": args.temperature} if args.temperature is not None else None,
+    )
+    return plan.model_dump()
+
+
+# -- metrics --------------------------------------------------------------------------------------
+def _with_order(df: pd.DataFrame, order: dict[str, float]) -> pd.DataFrame:
+    df = df.copy()
+    df["_order"] = [(order.get(r, 0.0), r) for r in df["run_id"]] if len(df) else []
+    return df
+
+
+def _latest_beliefs(beliefs: pd.DataFrame, strategy: str, assumed_group_size: int) -> dict[str, Belief]:
+    rows = beliefs[(beliefs["strategy"] == strategy) & (beliefs["valid"] == 1)].sort_values("_order")
+    rows = rows.drop_duplicates("attribute", keep="last")
+    return {r["attribute"]: belief_from_row(r, assumed_group_size) for r in rows.to_dict("records")}
+
+
+def _main_endowment(*frames: pd.DataFrame) -> int | None:
+    present = [f["endowment"].dropna() for f in frames if len(f)]
+    values = pd.concat(present, ignore_index=True) if present else pd.Series(dtype=float)
+    if values.empty:
+        return None
+    if (values == DEFAULT_ENDOWMENT).any():
+        return DEFAULT_ENDOWMENT
+    return int(values.value_counts().index[0])
+
+
+def _conditioning(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.DataFrame, *, n_boot: int, seed: int,
+                  assumed_group_size: int) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    strategy = str(priors["strategy"].iloc[0]) if len(priors) else "Ctx+Tr"
+    plain = transfers[transfers["conditioning"] == "none"]
+    own = _latest_beliefs(beliefs, strategy, assumed_group_size)
+    eta2 = {a: b.eta2 for a, b in own.items()}
+    if len(plain) and own:
+        baseline = pd.DataFrame([{"attribute": a, "original": list(b.ranking), "imposed": list(b.ranking), "achieved": 1.0,
+                                  "target": None} for a, b in own.items()])
+        out["none"] = {"strategy": strategy, **conditioning_consistency(baseline, plain, n_boot=n_boot, seed=seed,
+                                                                        belief_eta2=eta2)}
+    for cond in CONDITIONINGS[1:]:
+        mine = transfers[transfers["conditioning"] == cond]
+        if mine.empty:
+            continue
+        run_id = mine.sort_values("_order")["run_id"].iloc[-1]
+        run_priors = priors[priors["run_id"] == run_id]
+        doc = conditioning_consistency(run_priors, mine[mine["run_id"] == run_id], n_boot=n_boot, seed=seed,
+                                       belief_eta2=eta2)
+        out[cond] = {"strategy": str(run_priors["strategy"].iloc[0]) if len(run_priors) else strategy, "run_id": run_id, **doc}
+    return out
+
+
+def endowment_summary(doc: dict[str, Any]) -> dict[str, Any]:
+    """One strategy at one endowment (Table 9): mean and median ρ over attributes (undefined ρ left out), median |Δη²|,
+    MAE of η², and ρ / |Δη²| per attribute."""
+    rhos = [d["spearman"] for d in doc["attributes"].values() if d["spearman"] is not None]
+    return {"mean_spearman": json_number(float(np.mean(rhos))) if rhos else None, "n_attributes_defined": len(rhos),
+            "median_spearman": doc["median_spearman"], "median_abs_diff": doc["median_abs_diff"],
+            "mae_eta2": doc.get("mae_eta2"), "n_personas": doc.get("n_personas"),
+            "attributes": {a: {"spearman": d["spearman"], "abs_diff": d["abs_diff"]} for a, d in doc["attributes"].items()}}
+
+
+def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.DataFrame, rounds: pd.DataFrame,
+                  forecasts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
+                  assumed_group_size: int = ASSUMED_GROUP_SIZE, endowment: int | None = None, chance: int = 0,
+                  store: Store | None = None) -> dict[str, Any]:
+    """The per-model part of the metrics document from that model's rows (each with an ``_order`` column).
+
+    ``chance`` > 0: each headline strategy gets ``chance`` (null bands, ``analysis.methods.trust.chance``) and every
+    strategy its split-half ``reliability``; the individual level gets ``chance`` per archetype.
+
+    ``endowment``: the endowment of the headline configuration (default: 10 when present, else the most frequent);
+    rows at other endowments feed only the ``endowments`` ablation."""
+    endowment = endowment if endowment is not None else _main_endowment(beliefs, transfers)
+    population: dict[str, Any] = {}
+    endowments: dict[str, Any] = {}
+    for e in sorted({int(v) for v in pd.concat([beliefs["endowment"], transfers["endowment"]]).dropna()}):
+        b_e = beliefs[beliefs["endowment"] == e]
+        t_e = transfers[(transfers["endowment"] == e) & (transfers["conditioning"] == "none")]
+        for strategy in STRATEGIES:
+            mine = _latest_beliefs(b_e, strategy, assumed_group_size)
+            if not mine or t_e.empty:
+                continue
+            boot = n_boot if e == endowment else 0
+            doc = population_consistency(mine, t_e, n_boot=boot, seed=seed)
+            endowments.setdefault(str(e), {})[strategy] = endowment_summary(doc)
+            if e == endowment:
+                doc["reliability"] = trust_chance.split_half(mine, t_e, seed=seed)
+                if chance > 0:
+                    doc["chance"] = trust_chance.strategy_chance(mine, t_e, doc, e, n_sims=chance, seed=seed, store=store)
+                population[strategy] = doc
+    conditioning: dict[str, Any] = {}
+    if endowment is not None:
+        conditioning = _conditioning(beliefs[beliefs["endowment"] == endowment], transfers[transfers["endowment"] == endowment],
+                                     priors[priors["endowment"] == endowment], n_boot=n_boot, seed=seed,
+                                     assumed_group_size=assumed_group_size)
+    individual = individual_consistency(rounds, n_boot=n_boot, seed=seed) if len(rounds) else {"archetypes": {}}
+    individual["trajectories"] = trajectories(rounds, forecasts)
+    if chance > 0 and len(rounds):
+        played = int(rounds["endowment"].dropna().iloc[0]) if rounds["endowment"].notna().any() else DEFAULT_ENDOWMENT
+        individual["chance"] = trust_chance.individual_chance(rounds, individual, played, n_sims=chance, seed=seed,
+                                                              store=store)
+    tables = reply_rows(beliefs, transfers, forecasts, rounds)
+    replied = {name: df[df["raw"].notna()] for name, df in tables.items()}
+    return {"population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
+            "endowments": endowments, "invalid": {name: int((df["valid"] == 0).sum()) for name, df in tables.items()},
+            "n_rows": {name: int(len(df)) for name, df in tables.items()},
+            "invalid_replies": {name: int((df["valid"] == 0).sum()) for name, df in replied.items()},
+            "n_replies": {name: int(len(df)) for name, df in replied.items()}, "invalid_reasons": invalid_reasons(tables),
+            "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors), "play": play_by_round(rounds)}
+
+
+def reply_rows(beliefs: pd.DataFrame, transfers: pd.DataFrame, forecasts: pd.DataFrame,
+               rounds: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per kind of answer, one row per planned answer with ``valid``, ``reason`` and ``raw`` (null when no reply came:
+    a round not played after an invalid one, a failed call). Per-round forecasts live on the round rows (their
+    ``forecast_*`` columns, null when the round was not played); they count as forecasts."""
+    cols = ["valid", "reason", "raw"]
+    out = {name: df.reindex(columns=cols) for name, df in
+           {"beliefs": beliefs, "transfers": transfers, "forecasts": forecasts, "rounds": rounds}.items()}
+    if "forecast_valid" in rounds:
+        asked = rounds[rounds["forecast_valid"].notna()]
+        per_round = asked[["forecast_valid", "forecast_reason", "forecast_raw"]].set_axis(cols, axis=1)
+        if len(per_round):  # (concatenating an empty frame is deprecated in pandas)
+            frames = [df for df in (out["forecasts"], per_round) if len(df)]
+            out["forecasts"] = pd.concat(frames, ignore_index=True)
+    return out
+
+
+def _behaviour(transfers: pd.DataFrame, priors: pd.DataFrame) -> dict[str, Any]:
+    """``population_behaviour`` of the unconditioned games, else of the latest conditioned run's games, saying which
+    conditioning and how many priors its role prompts actually carried (none when no belief parsed)."""
+    plain = transfers[transfers["conditioning"] == "none"]
+    if len(plain) or transfers.empty:
+        return population_behaviour(plain) | {"conditioning": "none", "priors_in_prompt": 0}
+    run_id = transfers.sort_values("_order")["run_id"].iloc[-1]
+    mine = transfers[transfers["run_id"] == run_id]
+    carried = priors[(priors["run_id"] == run_id) & priors["imposed"].notna()] if len(priors) else priors
+    return population_behaviour(mine) | {"conditioning": str(mine["conditioning"].iloc[0]),
+                                         "priors_in_prompt": int(len(carried))}
+
+
+def persona_source(signature: dict[str, Any]) -> dict[str, Any]:
+    """Where a configuration's personas come from: the attribute set (plans before the choice: rolescope15) and the
+    bank (source 'generated' — the offline default — or 'genagents' with its path, size, seed, split, n)."""
+    bank = signature.get("bank") if isinstance(signature.get("bank"), dict) else {}
+    return {"attribute_set": signature.get("attribute_set", "rolescope15"), **bank}
+
+
+def _endowment_siblings(configs: list[comparable.Configuration], used: comparable.Configuration) -> list[str]:
+    """Runs of the configurations that differ from ``used`` in the endowment alone (the endowment ablation)."""
+    return [r for c in configs if c.id != used.id and set(c.differs_from(used)) == {"endowment"} for r in c.run_ids]
+
+
+def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, seed: int = 0,
+                 assumed_group_size: int = ASSUMED_GROUP_SIZE, config: comparable.Chosen = None,
+                 chance: int = 0) -> dict[str, Any]:
+    """The ``metrics trust --json`` document for every model in the store (or only ``model``).
+
+    Population and individual metrics each use one configuration per model (``analysis.runs.comparable``: same
+    persona bank, personas, decoding, endowment, rounds ...; the latest unless ``config`` names another); within it
+    the latest run of each cell counts. The endowment ablation adds the configurations that differ in the endowment
+    alone. ``configuration`` / ``configurations`` say, per level, which was used and what else was found."""
+    pop = comparable.select(store, "trust", "population", model=model, config=config, strict=False)
+    ind = comparable.select(store, "trust", "individual", model=model, config=config, strict=False)
+    comparable.check_chosen([c for sel in (pop, ind) for cs in sel.found.values() for c in cs], config, "trust")
+    order = pop.order
+    cells = {BELIEFS.name: ["strategy", "attribute", "endowment"], TRANSFERS.name: ["persona_id", "conditioning", "endowment"],
+             PRIORS.name: ["attribute", "conditioning", "endowment"], ROUNDS.name: ["persona_id", "archetype", "round"],
+             FORECASTS.name: ["persona_id", "archetype"]}
+    names = list(dict.fromkeys([*pop.used, *ind.used]))
+    if model is not None and model not in names:
+        raise InputError(f"no trust results for model '{model}' in {store.path}")
+    models = {}
+    for name in names:
+        used_pop, used_ind = pop.used.get(name), ind.used.get(name)
+        pop_runs = [*used_pop.run_ids, *_endowment_siblings(pop.found[name], used_pop)] if used_pop else []
+        ind_runs = list(used_ind.run_ids) if used_ind else []
+        mine = {}
+        for table, runs in ((BELIEFS, pop_runs), (TRANSFERS, pop_runs), (PRIORS, pop_runs), (ROUNDS, ind_runs),
+                            (FORECASTS, ind_runs)):
+            rows = store.table(table.name, run_ids=runs)
+            rows = comparable.latest_rows(rows, cells[table.name], order) if len(rows) else rows
+            mine[table.name] = _with_order(rows, order)
+        endowment = int(used_pop.signature["endowment"]) if used_pop and "endowment" in used_pop.signature else None
+        doc = model_metrics(mine[BELIEFS.name], mine[TRANSFERS.name], mine[PRIORS.name], mine[ROUNDS.name],
+                            mine[FORECASTS.name], n_boot=n_boot, seed=seed, assumed_group_size=assumed_group_size,
+                            endowment=endowment, chance=chance, store=store)
+        doc["configuration"] = {level: sel.used[name].id for level, sel in (("population", pop), ("individual", ind))
+                                if name in sel.used}
+        doc["configurations"] = {level: comparable.describe(sel.found[name], sel.used[name])
+                                 for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
+        doc["personas"] = {level: persona_source(sel.used[name].signature)
+                           for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
+        models[name] = doc
+    return {"models": models}
+

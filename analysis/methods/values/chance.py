@@ -1,0 +1,286 @@
+"""Chance levels of the Stick to Your Role! metrics, simulated on the model's own design.
+
+The design of one model is what it was asked and which answers were valid: per context × instrument the
+personas, the items (with their values), the options of the instrument, and the (persona, item, sample)
+cells that hold a valid answer. Two nulls keep that design and change only the answers
+(``analysis.chance``):
+
+- ``uniform``: every valid answer is replaced by one of the instrument's option scores, uniformly at random
+  (the "random answers" dummy of the reference leaderboard);
+- ``permutation``: within each item (and sample), the valid answers are shuffled across personas, so each
+  item keeps its answer distribution but no answer belongs to its persona any more.
+
+Each simulated data set goes through the same metric code as the real one (``structure.circumplex``,
+``structure.separability``, ``cfa``, ``stability``), with value scores formed as in
+``analysis.methods.values.scores.value_scores`` (item score = mean over samples; value score = mean over the value's
+items; ipsatised = value score − mean over all the instrument's items; invalid answers left out).
+Circumplex metrics and stability use ``n_sims`` draws; separability and the CFA fits, which cost ~0.5 s per
+context, use ``slow_sims`` draws (default ``max(10, n_sims // 10)``), stated in every summary.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import chance
+from analysis.runs.store import Store
+from analysis.methods.values import VALUES, cfa, stability, structure
+from analysis.methods.values.scores import ITEM_STAGES, _item_order_key
+
+N_SIMS = 100
+#: Good direction of each metric (for percentiles and p-values).
+BETTER: dict[str, chance.Better] = {
+    "stress": "lower", "order_distance": "lower", "separability": "higher", "cfi": "higher", "rmsea": "lower",
+    "srmr": "lower", "rank_order": "higher", "ipsative": "higher",
+}
+FAST = ("stress", "order_distance")
+SLOW = ("separability", "cfi", "rmsea", "srmr")
+#: Per-value / per-persona parts whose null draws are pooled into one band (``rank_order_value``, ``ipsative_persona``).
+POOLED = ("rank_order_value", "ipsative_persona")
+#: Random starts of the "random-start MDS" shown beside the theory-initialised one.
+RANDOM_STARTS = 4
+
+
+@dataclass(frozen=True)
+class ContextDesign:
+    """One context × instrument of one model: who was asked what, and which answers are valid."""
+
+    key: str
+    personas: np.ndarray          # sorted persona ids
+    items: list[str]              # instrument order
+    item_values: list[str | None]
+    person: np.ndarray            # per valid answer: persona index
+    item: np.ndarray              # per valid answer: item index
+    group: np.ndarray             # per valid answer: item × sample code (permutation stratum)
+    scores: np.ndarray            # per valid answer: observed score
+    options: np.ndarray           # the instrument's option scores
+
+    def matrix(self, scores: np.ndarray) -> np.ndarray:
+        """persona × item mean score over samples (NaN where no valid answer)."""
+        n_p, n_i = len(self.personas), len(self.items)
+        cell = self.person * n_i + self.item
+        total = np.bincount(cell, weights=scores, minlength=n_p * n_i)
+        count = np.bincount(cell, minlength=n_p * n_i)
+        with np.errstate(invalid="ignore"):
+            return (total / np.where(count == 0, np.nan, count)).reshape(n_p, n_i)
+
+    def frame(self, scores: np.ndarray) -> pd.DataFrame:
+        return pd.DataFrame(self.matrix(scores), index=pd.Index(self.personas, name="persona_id"),
+                            columns=pd.Index(self.items, name="item_id"))
+
+    def keyed_values(self) -> dict[str, str]:
+        return {i: v for i, v in zip(self.items, self.item_values) if v}
+
+    def draw(self, rng: np.random.Generator, kind: str) -> np.ndarray:
+        """Null scores of the valid answers."""
+        if kind == "uniform":
+            return rng.choice(self.options, size=len(self.scores))
+        order = np.lexsort((rng.random(len(self.scores)), self.group))  # random order within each stratum
+        out = np.empty_like(self.scores)
+        out[np.argsort(self.group, kind="stable")] = self.scores[order]
+        return out
+
+    def value_scores(self, scores: np.ndarray) -> np.ndarray:
+        """persona × value ipsatised scores (``VALUES`` order; NaN when the value has no valid item)."""
+        m = self.matrix(scores)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows: mean of nothing is NaN
+            persona_mean = np.nanmean(m, axis=1)
+            cols = []
+            for v in VALUES:
+                idx = [k for k, iv in enumerate(self.item_values) if iv == v]
+                cols.append(np.nanmean(m[:, idx], axis=1) if idx else np.full(len(self.personas), np.nan))
+        return np.column_stack(cols) - persona_mean[:, None]
+
+
+def _options(rows: pd.DataFrame) -> np.ndarray:
+    scores: set[float] = set()
+    for text in rows["option_order"].dropna().unique():
+        try:
+            scores.update(float(s) for s in (json.loads(text) if isinstance(text, str) else text))
+        except (TypeError, ValueError):
+            continue
+    if not scores:  # imported runs may not record the options: the scores seen are the best guess
+        scores = set(pd.to_numeric(rows["score"], errors="coerce").dropna().astype(float))
+    return np.array(sorted(scores), dtype=float)
+
+
+def designs(answers: pd.DataFrame, keys: Mapping[tuple[str, str], str]) -> list[ContextDesign]:
+    """The design of each context × instrument of one model's answers (``keys``: display key of each pair)."""
+    out = []
+    for (context, instrument), key in keys.items():
+        rows = answers[(answers["context"] == context) & (answers["instrument"] == instrument)
+                       & answers["stage"].isin(ITEM_STAGES)]
+        personas = np.sort(rows["persona_id"].unique())
+        items = sorted((str(i) for i in rows["item_id"].unique()), key=_item_order_key)
+        values = rows.assign(item_id=rows["item_id"].astype(str)).groupby("item_id")["value"].first()
+        item_values = [values.get(i) if isinstance(values.get(i), str) and values.get(i) else None for i in items]
+        valid = rows[(pd.to_numeric(rows["valid"], errors="coerce") == 1)
+                     & pd.to_numeric(rows["score"], errors="coerce").notna()]
+        item_index = {i: k for k, i in enumerate(items)}
+        item = valid["item_id"].astype(str).map(item_index).to_numpy(dtype=int)
+        sample = pd.to_numeric(valid["sample"], errors="coerce").fillna(0).to_numpy(dtype=int)
+        out.append(ContextDesign(
+            key=key, personas=personas, items=items, item_values=item_values,
+            person=np.searchsorted(personas, valid["persona_id"].to_numpy()), item=item,
+            group=item * (sample.max(initial=0) + 1) + sample,
+            scores=pd.to_numeric(valid["score"]).to_numpy(dtype=float), options=_options(rows)))
+    return out
+
+
+def design_fingerprint(design: list[ContextDesign]) -> list[Any]:
+    """What the null draws depend on (for the store cache): everything but the observed answers' order."""
+    return [{"key": d.key, "personas": [str(p) for p in d.personas], "items": d.items, "values": d.item_values,
+             "cells": np.stack([d.person, d.item, d.group]).tolist(), "options": d.options.tolist(),
+             "scores": sorted(d.scores.tolist())} for d in design]
+
+
+def _cube(design: list[ContextDesign], per_context: list[np.ndarray]) -> stability.ScoreCube:
+    personas = np.unique(np.concatenate([d.personas for d in design]))
+    x = np.full((len(design), len(VALUES), len(personas)), np.nan)
+    for c, (d, s) in enumerate(zip(design, per_context)):
+        x[c][:, np.searchsorted(personas, d.personas)] = s.T
+    present = ~np.all(np.isnan(x), axis=(0, 2))
+    return stability.ScoreCube([d.key for d in design], [v for v, p in zip(VALUES, present) if p], personas, x[:, present])
+
+
+def stability_of(design: list[ContextDesign], scores: list[np.ndarray], *, parts: bool = False) -> dict[str, float]:
+    """Rank-order and ipsative stability of the given answer scores (one array per context); with ``parts`` also
+    each value's rank-order stability (``rank_order_value/<value>``) and each persona's ipsative stability
+    (``ipsative_persona/<persona>``), whose nulls are pooled into one band per chart."""
+    if len(design) < 2:
+        return {}
+    cube = _cube(design, [d.value_scores(s) for d, s in zip(design, scores)])
+    if not cube.values:  # no valid answer anywhere: stability is undefined, not an error
+        return {"rank_order": float("nan"), "ipsative": float("nan")}
+    ones = np.ones((1, len(cube.personas)))
+    out = {"rank_order": float(stability._rank_order_stat(cube, True)(ones)[0]),
+           "ipsative": float(stability._ipsative_stat(cube, True)(ones)[0])}
+    if parts:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            by_value = np.nanmean(stability._rank_order_rho(cube, ones)[0], axis=0)  # mean over pairs
+            by_persona = np.nanmean(stability._ipsative_rho(cube), axis=0)
+        out |= {f"rank_order_value/{v}": float(r) for v, r in zip(cube.values, by_value)}
+        out |= {f"ipsative_persona/{p}": float(r) for p, r in zip(cube.personas, by_persona)}
+    return out
+
+
+def _structure_of(d: ContextDesign, scores: np.ndarray, slow: bool) -> dict[str, float]:
+    frame, keyed = d.frame(scores), d.keyed_values()
+    out: dict[str, float] = {}
+    try:
+        circ = structure.circumplex(frame, keyed)
+        out |= {"stress": circ.stress, "order_distance": circ.rank_distance}
+    except ValueError:
+        out |= {"stress": np.nan, "order_distance": np.nan}
+    if slow:
+        try:
+            out["separability"] = structure.separability(frame, keyed)["cv_accuracy"]
+        except ValueError:
+            out["separability"] = np.nan
+        fit = cfa.context_cfa_summary(cfa.cfa_table(cfa.fit_magnifying_glass_results(frame, keyed)))
+        out |= {k: fit[k] for k in ("cfi", "rmsea", "srmr")}
+    return out
+
+
+def null_draws(design: list[ContextDesign], kind: str, n_sims: int, slow_sims: int, seed: int, *,
+               fast: bool = True, slow_contexts: Sequence[str] | None = None) -> dict[str, list[float]]:
+    """Draws of every metric under null ``kind``: keys ``"<context key>/<metric>"``, ``rank_order``, ``ipsative`` and
+    the pooled parts. ``fast``: circumplex metrics and stability (``n_sims``); the slow metrics (separability, CFA;
+    ``slow_sims``) for the contexts in ``slow_contexts`` (default all). Each context's simulated answers come from its
+    own child generator, so a context's draws are the same whether it is simulated alone or with the others."""
+    def scores_of(rng: np.random.Generator, which: Sequence[int]) -> dict[int, np.ndarray]:
+        children = rng.spawn(len(design))
+        return {i: design[i].draw(children[i], kind) for i in which}
+
+    def fast_statistic(rng: np.random.Generator) -> dict[str, float]:
+        scores = scores_of(rng, range(len(design)))
+        out = {f"{d.key}/{k}": v for i, d in enumerate(design) for k, v in _structure_of(d, scores[i], False).items()}
+        return out | stability_of(design, [scores[i] for i in range(len(design))], parts=True)
+
+    which = [i for i, d in enumerate(design) if slow_contexts is None or d.key in slow_contexts]
+
+    def slow_statistic(rng: np.random.Generator) -> dict[str, float]:
+        scores = scores_of(rng, which)
+        return {f"{design[i].key}/{k}": v for i in which for k, v in _structure_of(design[i], scores[i], True).items()
+                if k in SLOW}
+
+    out = chance.simulate(fast_statistic, n_sims, seed) if fast else {}
+    if which and slow_sims:
+        out |= chance.simulate(slow_statistic, slow_sims, seed + 1)
+    return out
+
+
+def random_start_stress(matrix: pd.DataFrame, item_values: Mapping[str, str | None], *, starts: int = RANDOM_STARTS,
+                        seed: int = 0) -> float:
+    """Lowest Stress-1 of non-metric SMACOF from ``starts`` random configurations (standard normal, seeded), run to
+    convergence (300 iterations, eps 1e-3) — what the data support when MDS is not started at the theory."""
+    keyed, _ = structure._keyed(matrix, dict(item_values))
+    D = structure.dissimilarity(structure.item_correlations(keyed))
+    rng = np.random.default_rng(seed)
+    return min(structure.smacof_nonmetric(D, rng.standard_normal((len(D), 2))).stress for _ in range(starts))
+
+
+def movement(layout: pd.DataFrame) -> pd.DataFrame:
+    """How far each item moved from its theory-initialised start.
+
+    Both configurations are centred and scaled to unit root-mean-square radius (MDS coordinates have no scale of
+    their own), then ``moved`` = Euclidean distance between an item's final and starting point, in units of that
+    radius (0 = never left its value's theoretical point; the circle's diameter is ~2)."""
+    start = np.array([structure.THEORY_POINTS[v] for v in layout["value"]], dtype=float)
+    end = layout[["x", "y"]].to_numpy(dtype=float)
+
+    def unit(xy: np.ndarray) -> np.ndarray:
+        xy = xy - xy.mean(axis=0)
+        return xy / np.sqrt((xy ** 2).sum(axis=1).mean())
+
+    return layout[["item_id", "value"]].assign(moved=np.linalg.norm(unit(end) - unit(start), axis=1))
+
+
+def observed_of(doc: Mapping[str, Any], key: str, metric: str) -> float | None:
+    return (doc.get("contexts", {}).get(key) or {}).get(metric)
+
+
+def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], keys: Mapping[tuple[str, str], str], *,
+                 n_sims: int = N_SIMS, slow_sims: int | None = None, seed: int = 0, store: Store | None = None,
+                 fast: bool = True, slow: bool | str = True) -> dict[str, Any]:
+    """Chance document of one model: ``{"contexts": {key: {metric: {kind: summary}}}, "rank_order": {kind: ...},
+    "ipsative": {...}, "rank_order_value": {...}, "ipsative_persona": {...}, "n_sims", "slow_sims", "seed"}``; ``doc``
+    is the model's ``values_metrics`` entry (observed; the pooled parts carry no observed value). ``fast=False``
+    leaves out the circumplex and stability nulls; ``slow`` = True (every context), False (none) or one context key
+    says where the separability and CFA nulls are simulated (they cost ~0.5 s per context and draw)."""
+    slow_sims = max(10, n_sims // 10) if slow_sims is None else slow_sims
+    slow_contexts = None if slow is True else [] if slow is False else [slow]
+    design = designs(answers, keys)
+    fingerprint = design_fingerprint(design)
+    out: dict[str, Any] = {"contexts": {d.key: {} for d in design}, "n_sims": n_sims, "slow_sims": slow_sims, "seed": seed}
+    for kind in chance.NULL_KINDS:
+        what = [kind, slow_sims, fast, slow_contexts, fingerprint]
+        draws = chance.cached_draws(store, "values", what, n_sims, seed,
+                                    lambda: null_draws(design, kind, n_sims, slow_sims, seed, fast=fast,
+                                                       slow_contexts=slow_contexts))
+        for part in POOLED:  # exchangeable under the null: one band for every value / persona
+            pooled = [v for name, values in draws.items() if name.startswith(part + "/") for v in values]
+            if pooled:
+                out.setdefault(part, {})[kind] = chance.summarize(None, chance.as_floats(pooled), better="higher",
+                                                                  kind=kind).to_dict()
+        for name, values in draws.items():
+            arr = chance.as_floats(values)
+            if name.split("/")[0] in POOLED:
+                continue
+            if "/" in name:
+                key, metric = name.rsplit("/", 1)
+                summary = chance.summarize(observed_of(doc, key, metric), arr, better=BETTER[metric], kind=kind)
+                out["contexts"][key].setdefault(metric, {})[kind] = summary.to_dict()
+            else:
+                summary = chance.summarize(doc.get(name), arr, better=BETTER[name], kind=kind)
+                out.setdefault(name, {})[kind] = summary.to_dict()
+    return out

@@ -1,0 +1,171 @@
+"""All Stick to Your Role! metrics of a store, per model: the ``metrics values`` / ``leaderboard`` documents.
+
+Reads ``values_answers`` (native and imported runs alike) of each model's chosen configuration
+(``analysis.runs.comparable``), keeps within it for every context × instrument the most recent run
+(a re-run replaces, it does not pool), then computes per context
+the circumplex Stress, separability and the magnifying-glass CFA, and across contexts the
+rank-order and ipsative stability with bootstrap CIs over personas. Pure computation on the
+frames read from the store; nothing here calls an LLM.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from analysis.runs import comparable
+from analysis.runs.store import Store
+from analysis.methods.values import cfa, leaderboard, stability, structure
+from analysis.methods.values.chance import model_chance
+from analysis.methods.values.reliability import sample_retest, value_reliability
+from analysis.methods.values.scores import item_matrix, value_scores
+
+N_BOOT = 1000
+
+
+def latest_answers(store: Store, model: str | None = None, config: comparable.Chosen = None,
+                   selection: comparable.Selection | None = None) -> pd.DataFrame:
+    """values_answers of each model's chosen configuration (``analysis.runs.comparable``: the latest unless ``config``
+    names another), keeping within it the newest run of each context × instrument (a re-run replaces, it does not
+    pool). Runs of another configuration (other population, instrument, answer mode, params ...) never mix in."""
+    selection = selection or comparable.select(store, "values", model=model, config=config)
+    answers = store.table("values_answers", run_ids=selection.run_ids())
+    if answers.empty:
+        return answers
+    return comparable.latest_rows(answers, ["model", "context", "instrument"], selection.order).reset_index(drop=True)
+
+
+def _context_keys(answers: pd.DataFrame) -> dict[tuple[str, str], str]:
+    """(context, instrument) -> the key shown to users: the context label, suffixed only if ambiguous."""
+    pairs = answers[["context", "instrument"]].drop_duplicates().itertuples(index=False)
+    pairs = sorted(tuple(p) for p in pairs)
+    counts = pd.Series([c for c, _ in pairs]).value_counts()
+    return {(c, i): c if counts[c] == 1 else f"{c} ({i})" for c, i in pairs}
+
+
+def _clean(x: Any) -> Any:
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if hasattr(x, "item"):  # numpy scalar
+        return _clean(x.item())
+    return x
+
+
+@dataclass
+class ContextStructure:
+    """What one model × context yields: circumplex, separability, CFA fits."""
+
+    circumplex: structure.CircumplexResult | None
+    separability: dict[str, Any] | None
+    cfa_results: dict[str, cfa.CFAResult]
+    error: str | None = None
+    reliability: dict[str, Any] | None = None
+
+    def summary(self) -> dict[str, Any]:
+        table = cfa.cfa_table(self.cfa_results)
+        fit = cfa.context_cfa_summary(table)
+        groups = {row["group"]: {k: row[k] for k in ("n", "chi2", "df", "cfi", "tli", "rmsea", "srmr", "converged", "reason")}
+                  for row in table.to_dict("records")}
+        return {
+            "stress": self.circumplex.stress if self.circumplex else None,
+            **fit,
+            "cfa": groups,
+            "separability": self.separability.get("cv_accuracy") if self.separability else None,
+            "separability_train": self.separability.get("train_accuracy") if self.separability else None,
+            "order_distance": getattr(self.circumplex, "rank_distance", None) if self.circumplex else None,
+            "alpha": (self.reliability or {}).get("alpha_mean"),
+            "omega": (self.reliability or {}).get("omega_mean"),
+            "reliability": (self.reliability or {}).get("values", {}),
+            "test_retest": ((self.reliability or {}).get("retest") or {}).get("test_retest"),
+            "error": self.error,
+        }
+
+
+def context_structure(answers: pd.DataFrame, context: str, instrument: str, *, with_separability: bool = True) -> ContextStructure:
+    """Structure metrics of one model's answers in one context (answers already filtered to the model)."""
+    sub = answers[(answers["context"] == context) & (answers["instrument"] == instrument)]
+    # unkeyed items (11 of the SVS's 57) carry no value (NaN in the frame): they never reach the structure metrics
+    item_values = {k: v for k, v in zip(sub["item_id"].astype(str), sub["value"])
+                   if not k.startswith("pick_") and isinstance(v, str) and v}
+    matrix = item_matrix(sub, context=context, instrument=instrument)
+    try:
+        circ = structure.circumplex(matrix, item_values)
+        sep = structure.separability(matrix, item_values) if with_separability else None
+        error = None
+    except ValueError as exc:  # too few personas, no keyed items: reported, not fatal
+        circ, sep, error = None, None, str(exc)
+    return ContextStructure(circ, sep, cfa.fit_magnifying_glass_results(matrix, item_values), error,
+                            value_reliability(matrix, item_values) | {"retest": sample_retest(sub)})
+
+
+def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0, with_separability: bool = True) -> dict[str, Any]:
+    """The per-model document of ``metrics values --json`` (answers of one model)."""
+    keys = _context_keys(answers)
+    contexts = {key: context_structure(answers, c, i, with_separability=with_separability).summary()
+                for (c, i), key in keys.items()}
+    scores = value_scores(answers)
+    scores["context"] = [keys[(c, i)] for c, i in zip(scores["context"], scores["instrument"])]
+    out: dict[str, Any] = {"contexts": contexts, "n_personas": int(answers["persona_id"].nunique()),
+                           "n_answers": int(len(answers)), "invalid": int((answers["valid"] == 0).sum())}
+    if len(keys) >= 2:
+        out["rank_order"] = stability.rank_order_stability(scores)
+        out["ipsative"] = stability.ipsative_stability(scores)
+        out["pairwise_rank_order"] = stability.pairwise_rank_order(scores).to_dict()
+        out["rank_order_by_value"] = stability.rank_order_by_value(scores).to_dict()
+        ro = stability.rank_order_ci(scores, n_boot=n_boot, seed=seed)
+        ip = stability.ipsative_ci(scores, n_boot=n_boot, seed=seed)
+        out["ci"] = {"rank_order": {"lo": ro.lo, "hi": ro.hi}, "ipsative": {"lo": ip.lo, "hi": ip.hi},
+                     "level": 0.95, "n_boot": n_boot, "seed": seed}
+    else:
+        out |= {"rank_order": None, "ipsative": None, "pairwise_rank_order": {}, "ci": {}}
+    return out
+
+
+def values_metrics(store: Store, model: str | None = None, config: comparable.Chosen = None, *, chance: int = 0,
+                   **kwargs: Any) -> dict[str, Any]:
+    """``{"models": {NAME: model_metrics | {"configuration", "configurations"}}}`` for every model in the store (or
+    one), each on one configuration (``latest_answers``). ``chance`` > 0 adds each model's ``"chance"`` document
+    (``analysis.methods.values.chance.model_chance`` with that many simulations; draws cached in a writable store)."""
+    selection = comparable.select(store, "values", model=model, config=config)
+    answers = latest_answers(store, selection=selection)
+    models = {}
+    for name, group in (answers.groupby("model", sort=True) if len(answers) else []):
+        doc = model_metrics(group, **kwargs) | selection.document(str(name))
+        if chance > 0:
+            doc["chance"] = model_chance(group, doc, _context_keys(group), n_sims=chance, store=store)
+        models[name] = doc
+    return _clean({"models": models})
+
+
+def values_chance(store: Store, metrics: Mapping[str, Any], config: comparable.Chosen = None, *, n_sims: int,
+                  seed: int = 0, model: str | None = None, **kwargs: Any) -> dict[str, Any]:
+    """``{model: chance document}`` for a ``values_metrics`` document already computed (its numbers are the
+    observed values), on the same answers (``latest_answers``); ``kwargs`` go to ``model_chance`` (``fast``,
+    ``slow``)."""
+    answers = latest_answers(store, model, config=config)
+    return _clean({name: model_chance(group, metrics["models"][name], _context_keys(group), n_sims=n_sims, seed=seed,
+                                      store=store, **kwargs)
+                   for name, group in (answers.groupby("model", sort=True) if len(answers) else [])
+                   if name in metrics["models"]})
+
+
+def values_leaderboard(metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """Leaderboard document from a ``values_metrics`` document."""
+    models = metrics["models"]
+    if not models:
+        return {"rows": [], "columns": [], "kendall_w": None, "diversity": None, "sensitivity": {}}
+    table = leaderboard.column_table(models)
+    doc = leaderboard.leaderboard(table).to_dict()  # ordinal sensitivity: benchbench's default split
+    for row in doc["rows"]:  # CFA fits scored by the failure rule (CFI 0, TLI 0, RMSEA 1, SRMR 1), and of how many
+        contexts = [c for c in (models[row["model"]].get("contexts") or {}).values() if c.get("stress") is not None]
+        fits = [g for c in contexts for g in (c.get("cfa") or {}).values()]
+        row["cfa_failed"], row["cfa_fits"] = sum(1 for g in fits if not g.get("converged")), len(fits)
+    return _clean(doc)

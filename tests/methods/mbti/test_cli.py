@@ -1,0 +1,89 @@
+"""CLI glue: run options -> plan dict, and the metrics JSON document's shape and numbers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from analysis.errors import InputError
+from analysis.llm.specs import ModelSpec
+from analysis.methods.mbti import DIMENSIONS
+from analysis.methods.mbti.cli import add_run_arguments, metrics_json, plan_from_args
+from analysis.methods.mbti.session import ANSWERS, MbtiPlan
+from analysis.runs.store import Store
+
+SPEC = ModelSpec(name="fake", backend="custom", model="fake", base_url="http://127.0.0.1:9/v1")
+
+
+def test_run_arguments_to_plan() -> None:
+    """Every option reaches the plan; --model/--run-id are not added twice to a parser that has them."""
+    parser = argparse.ArgumentParser()
+    add_run_arguments(parser)
+    args = parser.parse_args(["--model", "x", "--subjects", "Men, Women,PhD students", "--testings", "3", "--order", "both",
+                              "--limit-statements", "7", "--answer-mode", "text", "--seed", "5", "--temperature", "0.7",
+                              "--max-tokens", "30", "--history", "4"])
+    plan = MbtiPlan.model_validate(plan_from_args(args, SPEC))
+    assert [s.name for s in plan.subjects] == ["Men", "Women", "PhD students"]
+    assert (plan.testings, plan.orders, len(plan.statements.statements), plan.seed, plan.text_max_tokens, plan.history) == (
+        3, ["permuted", "fixed"], 7, 5, 30, 4)
+    assert plan.params["temperature"] == 0.7
+    json.dumps(plan_from_args(args, SPEC))  # the plan dict is JSON (it is stored with the run)
+    lead = argparse.ArgumentParser()
+    lead.add_argument("--model", required=True)
+    lead.add_argument("--run-id")
+    add_run_arguments(lead)  # no argparse conflict
+    assert lead.parse_args(["--model", "m"]).testings == 15
+
+
+def _rows(model: str, subject: str, order: str, testing: int, option: int) -> list[dict]:
+    """One testing answering one '+' statement per dimension with the same option."""
+    return [{"run_id": f"r-{model}", "model": model, "subject": subject, "order_mode": order, "testing": testing,
+             "seq": i, "statement_id": str(i + 1), "dimension": d, "direction": 1, "option_index": option, "valid": 1,
+             "mode": "text", "source": "run"} for i, d in enumerate(DIMENSIONS)]
+
+
+def test_metrics_document_by_hand(tmp_path: Path) -> None:
+    """Shape as specified; scores, type, consistency, robustness and fairness computed by hand."""
+    rows = (_rows("m1", "Men", "permuted", 0, 0) + _rows("m1", "Men", "permuted", 1, 0)      # X = 100 (all Correct)
+            + _rows("m1", "Men", "fixed", 0, 2)                                              # X = 66.67 (Partially correct)
+            + _rows("m1", "Women", "permuted", 0, 3) + _rows("m1", "Women", "permuted", 1, 3)  # X = 50 (Neither)
+            + _rows("m2", "People", "fixed", 0, 6))                                           # X = 0 (Wrong)
+    rows[0] |= {"valid": 0, "option_index": None, "reason": "no option named", "truncated": 1}  # Men t0: E invalid, cut
+    with Store(tmp_path / "s.db") as store:
+        for model in ("m1", "m2"):
+            store.create_run(f"r-{model}", "mbti", model, {}, {"method": "mbti"})
+        store.upsert(ANSWERS.name, rows)
+        doc = metrics_json(store)
+        only = metrics_json(store, "m2")
+        with pytest.raises(InputError, match="no MBTI answers for model 'zz'"):
+            metrics_json(store, "zz")
+    assert set(doc) == {"models"} and list(doc["models"]) == ["m1", "m2"]
+    m1 = doc["models"]["m1"]
+    assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations", "reliability"}
+    men = m1["subjects"]["Men"]
+    assert set(men) == {"scores", "type", "role", "background", "consistency", "n_testings", "invalid", "truncated"}
+    assert men["background"] is None
+    assert men["role"] == "Commander"  # ENTJ-A
+    assert men["truncated"] == 1
+    assert men["scores"] == {d: 100.0 for d in DIMENSIONS} and men["type"] == "ENTJ-A"
+    assert (men["n_testings"], men["invalid"]) == (2, 1)
+    assert men["consistency"] == 1.0  # only the complete testing counts; it equals its own mean
+    assert m1["subjects"]["Women"]["type"] == "ENTJ-A"  # exactly 50: the first pole (the paper's >= 50 rule)
+    assert m1["robustness"] == {"Men": pytest.approx(100 / (100 + math.sqrt(5) * 100 / 3), abs=1e-6)}
+    assert m1["fairness"]["Men|Women"] == pytest.approx(100 / (100 + math.sqrt(5) * 50), abs=1e-6)
+    assert m1["fairness"]["Boys|Girls"] is None
+    people = doc["models"]["m2"]["subjects"]["People"]  # fixed-order testings only: used for its scores
+    assert people["scores"] == {d: 0.0 for d in DIMENSIONS} and people["type"] == "ISFP-T"
+    assert doc["models"]["m2"]["robustness"] == {}
+    assert list(only["models"]) == ["m2"]
+    json.dumps(doc, allow_nan=False)  # strict JSON: no NaN
+
+
+def test_empty_store_gives_no_models(tmp_path: Path) -> None:
+    """A store without MBTI answers yields {"models": {}}."""
+    with Store(tmp_path / "s.db") as store:
+        assert metrics_json(store) == {"models": {}}

@@ -1,0 +1,118 @@
+"""The values metrics document and the leaderboard, read from a store (synthetic answers)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.runs.store import Store
+from analysis.methods.values import VALUES
+from analysis.methods.values.instruments import load_instrument
+from analysis.methods.values.metrics import latest_answers, values_leaderboard, values_metrics
+from analysis.methods.values.questionnaire import ANSWERS
+
+REPO = Path(__file__).resolve().parents[3]
+CONTEXTS = ("no_conv", "topics_a", "chess")
+
+
+def _fill(store: Store, model: str, noise: float, seed: int, n_personas: int = 30, run_suffix: str = "") -> None:
+    """Personas with a fixed value profile answer every context; ``noise`` blurs it per context."""
+    inst = load_instrument("pvq")
+    rng = np.random.default_rng(seed)
+    profile = rng.normal(size=(n_personas, len(VALUES)))
+    for ctx in CONTEXTS:
+        run_id = f"{model}-{ctx}{run_suffix}"
+        store.create_run(run_id, "values", model, {"name": model}, {})
+        rows = []
+        for p in range(n_personas):
+            for item in inst.items:
+                latent = profile[p, VALUES.index(item.value)] + noise * rng.normal()
+                score = int(np.clip(np.round(3.5 + 1.2 * latent), 1, 6))
+                rows.append({"run_id": run_id, "model": model, "persona_id": p, "context": ctx, "instrument": inst.name,
+                             "item_id": item.id, "value": item.value, "stage": "item", "sample": 0, "score": score, "valid": 1})
+        store.upsert(ANSWERS.name, rows)
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("metrics") / "m.db"
+    with Store(path) as store:
+        _fill(store, "stable", noise=0.3, seed=1)
+        _fill(store, "noisy", noise=10.0, seed=2)
+    return path
+
+
+def test_stable_model_beats_noisy_model(store_path):
+    """A model whose personas keep their profile has high rank-order stability; a noisy one near 0."""
+    with Store(store_path, read_only=True) as store:
+        doc = values_metrics(store, n_boot=200)
+    stable, noisy = doc["models"]["stable"], doc["models"]["noisy"]
+    assert stable["rank_order"] > 0.6 > 0.3 > noisy["rank_order"]
+    assert stable["ci"]["rank_order"]["lo"] <= stable["rank_order"] <= stable["ci"]["rank_order"]["hi"]
+    assert set(stable["pairwise_rank_order"]) == {"no_conv|topics_a", "chess|no_conv", "chess|topics_a"}
+    ctx = stable["contexts"]["no_conv"]
+    assert set(ctx["cfa"]) == {"Conservation", "Openness to change", "Self-transcendence", "Self-enhancement"}
+    assert 0 <= ctx["cfi"] <= 1 and 0 <= ctx["srmr"] <= 1 and 0 <= ctx["stress"] < 1
+    # CFI of the context = mean of its four models (failures count as 0)
+    assert ctx["cfi"] == pytest.approx(np.mean([g["cfi"] for g in ctx["cfa"].values()]), abs=1e-12)
+
+
+def test_leaderboard_orders_models(store_path):
+    """Cardinal and ordinal put the stable model first; ordinal win rate of 2 models is 0/1 per column."""
+    with Store(store_path, read_only=True) as store:
+        board = values_leaderboard(values_metrics(store, n_boot=50))
+    rows = {r["model"]: r for r in board["rows"]}
+    assert board["rows"][0]["model"] == "stable"
+    assert rows["stable"]["cardinal"] > rows["noisy"]["cardinal"]
+    assert 0.5 < rows["stable"]["ordinal"] <= 1.0
+    assert rows["stable"]["n_columns"] == 3 + 4 * 3
+
+
+def test_latest_run_replaces_earlier_one(tmp_path):
+    """A re-run of the same model x context replaces the earlier run's answers instead of pooling them."""
+    with Store(tmp_path / "s.db") as store:
+        _fill(store, "m", noise=0.3, seed=1, n_personas=5)
+        _fill(store, "m", noise=0.3, seed=9, n_personas=5, run_suffix="-again")
+        answers = latest_answers(store)
+    assert set(answers["run_id"]) == {f"m-{c}-again" for c in CONTEXTS}
+
+
+def test_cli_metrics_and_leaderboard_print_one_json_document(store_path):
+    """``--json`` prints exactly one JSON document on stdout; unknown model is exit 2 with one line."""
+    run = lambda *a: subprocess.run([sys.executable, "-m", "analysis", *a], cwd=REPO, capture_output=True, text=True, timeout=300)
+    out = run("metrics", "values", "--store", str(store_path), "--model", "stable", "--json", "--n-boot", "50",
+              "--chance", "25")  # p ≥ 1/(n + 1): fewer than 20 draws can never show p < 0.05
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert list(doc["models"]) == ["stable"]
+    # every number in context: the stable model's stability is beyond both nulls; each context has its bands
+    chance = doc["models"]["stable"]["chance"]
+    assert chance["rank_order"]["uniform"]["verdict"] == "beyond chance" and chance["n_sims"] == 25
+    assert set(chance["contexts"]) == set(doc["models"]["stable"]["contexts"])
+    for ctx in chance["contexts"].values():
+        assert {"stress", "order_distance", "separability", "cfi", "rmsea", "srmr"} <= set(ctx)
+        assert ctx["stress"]["uniform"]["n_sims"] == 25 and ctx["cfi"]["permutation"]["n_sims"] == 10
+    negative = run("metrics", "values", "--store", str(store_path), "--chance", "-1")
+    assert negative.returncode == 2 and "--chance" in negative.stderr
+    board = run("leaderboard", "--store", str(store_path), "--json")
+    assert board.returncode == 0 and [r["model"] for r in json.loads(board.stdout)["rows"]] == ["stable", "noisy"]
+    bad = run("metrics", "values", "--store", str(store_path), "--model", "nope", "--json")
+    assert bad.returncode == 2 and bad.stdout == "" and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_sample_retest_is_the_correlation_between_samples():
+    """Repeated answers (--samples 2): test–retest r over (persona, item) cells valid in both samples."""
+    from analysis.methods.values.reliability import sample_retest
+
+    rng = np.random.default_rng(0)
+    rows = [{"persona_id": p, "item_id": str(i), "sample": s, "stage": "item", "valid": int(not (p == 0 and s == 1)),
+             "score": float(rng.integers(1, 7))} for p in range(8) for i in range(5) for s in range(2)]
+    frame = pd.DataFrame(rows)
+    ok = frame[frame["valid"] == 1].pivot_table(index=["persona_id", "item_id"], columns="sample", values="score").dropna()
+    assert sample_retest(frame)["test_retest"] == pytest.approx(np.corrcoef(ok[0], ok[1])[0, 1], abs=1e-12)
+    single = sample_retest(frame[frame["sample"] == 0])
+    assert single["test_retest"] is None and "--samples" in single["reason"]
