@@ -22,6 +22,7 @@ from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError, RoleScopeError, one_line
 from analysis.llm.keys import redact
 from analysis.llm.specs import USER_INPUT
+from analysis.methods import names as method_names
 from analysis.runs.limits import CONFIRM_CALLS  # a typo such as --samples 1000 would cost a fortune: --yes above it
 
 MODEL_HELP = "embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml (PersonaGym: the persona agent)"
@@ -156,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation (needed when not on a terminal)")
 
     metrics = sub.add_parser("metrics", help="a method's metrics per model")
-    metrics.add_argument("method", choices=["values", "mbti", "trust", "personagym"])
+    metrics.add_argument("method", choices=method_names())
     _add_store(metrics)
     metrics.add_argument("--model", help="only this model (display name)")
     metrics.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -239,7 +240,7 @@ def _cancel_on_sigint() -> threading.Event:
 
 def _execute(store, run_id: str, args: argparse.Namespace) -> int:
     from analysis.runs.executor import RetryPolicy
-    from analysis.runs.runner import execute_run
+    from analysis.methods import execute_run
 
     tracker, bar = _progress_bar(args.quiet)
     cancel = _cancel_on_sigint()
@@ -270,7 +271,7 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from analysis.llm.specs import parse_model_spec
-    from analysis.runs.runner import create_run
+    from analysis.methods import create_run
     from analysis.runs.store import Store
 
     spec = parse_model_spec(args.model)
@@ -320,9 +321,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _confirm_size(method: str, plans: list[dict], args: argparse.Namespace) -> None:
     """Refuse plans that make more than ``CONFIRM_CALLS`` calls in all unless ``--yes`` was given (before any run
     is created)."""
-    from analysis.runs.runner import method_runner
+    from analysis import methods
 
-    n_calls = sum(method_runner(method).n_calls(plan) for plan in plans)
+    n_calls = sum(methods.get(method).n_calls(plan) for plan in plans)
     if n_calls > CONFIRM_CALLS and not getattr(args, "yes", False):
         runs = f" in {len(plans)} runs" if len(plans) > 1 else ""
         raise InputError(f"run {method}: this plan makes {n_calls:,} calls{runs}, more than {CONFIRM_CALLS:,}; check the "
@@ -331,7 +332,7 @@ def _confirm_size(method: str, plans: list[dict], args: argparse.Namespace) -> N
 
 def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.Namespace) -> int:
     """Several runs from one command, one after another (run ids ``RUN_ID-SUFFIX`` when ``--run-id`` is given)."""
-    from analysis.runs.runner import create_run
+    from analysis.methods import create_run
     from analysis.runs.store import Store
 
     _confirm_size(method, [plan for _, plan in plans], args)
@@ -508,25 +509,10 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
+    from analysis import methods
+
     with _read_store(args.store) as store:
-        if args.method == "values":
-            from analysis.methods.values.metrics import values_metrics
-
-            doc = values_metrics(store, args.model, config=args.config, n_boot=args.n_boot, chance=args.chance)
-        elif args.method == "mbti":
-            from analysis.methods.mbti.cli import metrics_json
-
-            doc = metrics_json(store, args.model, config=args.config, chance=args.chance)
-        elif args.method == "trust":
-            from analysis.methods.trust.cli import metrics_json as trust_metrics
-
-            doc = trust_metrics(store, args.model, n_boot=args.n_boot, config=args.config, chance=args.chance)
-        elif args.method == "personagym":
-            from analysis.methods.personagym.cli import metrics_json as personagym_metrics
-
-            doc = personagym_metrics(store, args.model, config=args.config, chance=args.chance)
-        else:
-            raise InputError(f"metrics {args.method}: not implemented yet")
+        doc = methods.get(args.method).report(store, args.model, config=args.config, n_boot=args.n_boot, chance=args.chance)
     if args.model and args.model not in doc["models"] and args.model not in doc.get("published", {}):
         raise InputError(f"model '{args.model}' has no {args.method} answers in {args.store}")
     print(json.dumps(doc, indent=None if args.json else 1, allow_nan=False))

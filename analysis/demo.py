@@ -36,7 +36,7 @@ from analysis.demo_store import DEMO_ARCHIVE, DEMO_STORE, REPO_ROOT, pack, unpac
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.runs.progress import ProgressTracker
-from analysis.runs.runner import create_run, execute_run
+from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store
 
 Size = Literal["full", "reduced"]
@@ -222,17 +222,17 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
 
 
 def precompute_chance(store_path: Path, n_sims: int, log: Callable[[str], None]) -> None:
-    """Simulate every null the pages show (``analysis.views.chance_document`` per method, and the CFA/separability
-    nulls of every values context) so their draws are cached in the store: a first visit shows its bands at once."""
-    from analysis import views
+    """Simulate every null the pages show (``Method.chance`` of every method, and the CFA/separability nulls of every
+    values context) so their draws are cached in the store: a first visit shows its bands at once."""
+    from analysis import methods, views
     from analysis.methods.values.metrics import _context_keys, latest_answers, values_metrics
 
     with Store(store_path) as store:
         store.clear(NULL_TABLE.name)  # draws of an older design or simulation version are never read again
-        for method in ("values", "mbti", "trust", "personagym"):
+        for method in methods.all_methods():
             started = time.monotonic()
-            views.chance_document(store, method, n_sims)
-            log(f"chance: {method} nulls ({n_sims} draws each) in {time.monotonic() - started:.0f}s")
+            method.chance(store, n_sims)
+            log(f"chance: {method.name} nulls ({n_sims} draws each) in {time.monotonic() - started:.0f}s")
         metrics = values_metrics(store, n_boot=0)
         answers = latest_answers(store)
         started = time.monotonic()

@@ -4,7 +4,6 @@ Pure functions on frames and metric documents (no store access, no LLM, no UI):
 
 - ``rank_order_by_value_ci``: per-value rank-order stability with percentile bootstrap CIs over
   personas (the per-value means of ``analysis.methods.values.stability``, same resampling scheme);
-- ``headline_table``: per model, the headline number of every method (the cross-method view);
 - ``compare_values`` / ``compare_mbti`` / ``compare_personagym``: two models side by side with
   paired bootstrap CIs of the differences (shared personas / testings resampled together);
 - ``item_gaps``, ``persona_gaps``, ``statement_gaps``: where two models differ most;
@@ -23,6 +22,7 @@ import pandas as pd
 from analysis import stats
 from analysis.methods.mbti import DIMENSIONS
 from analysis.methods.mbti.metrics import ALPHA
+from analysis.methods.personagym import TASKS
 from analysis.methods.values import VALUES, stability
 
 N_BOOT = 1000
@@ -95,59 +95,6 @@ def mbti_subject_spread(testings: pd.DataFrame) -> dict[str, dict[str, float]]:
     return out
 
 
-# -- the cross-method headline table ---------------------------------------------------------------
-HEADLINES = {
-    "values_cardinal": "Values: Cardinal score ↑",
-    "values_rank_order": "Values: rank-order stability ↑",
-    "mbti_consistency": "MBTI: consistency ↑",
-    "trust_spearman": "Trust: belief–behaviour Spearman ↑",
-    "personagym_score": "PersonaGym: PersonaScore ↑",
-}
-
-
-def mbti_mean_consistency(model_doc: Mapping[str, Any]) -> float:
-    """Mean over subjects of the MBTI consistency score s_c (NaN when none)."""
-    vals = [_f(s.get("consistency")) for s in (model_doc.get("subjects") or {}).values()]
-    vals = [v for v in vals if math.isfinite(v)]
-    return float(np.mean(vals)) if vals else float("nan")
-
-
-def trust_headline(model_doc: Mapping[str, Any], strategy: str | None = None) -> float:
-    """Median Spearman(belief, behaviour) over attributes for one elicitation strategy (default: the best-covered)."""
-    population = model_doc.get("population") or {}
-    if not population:
-        return float("nan")
-    if strategy is None or strategy not in population:
-        strategy = max(population, key=lambda s: (population[s].get("median_spearman") is not None, s == "Ctx+Tr"))
-    return _f(population[strategy].get("median_spearman"))
-
-
-def chance_document(store: Any, method: str, n_sims: int, *, config: Any = None,
-                    values_metrics: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """``{model: chance document}`` of one method as the pages show it (``analysis.chance``): values — the circumplex
-    and stability nulls of every context (``values_metrics``: its metrics document, computed when not given); MBTI
-    and PersonaGym — their model documents' ``chance``; trust — ``{"population": {strategy: ...}, "individual"}``."""
-    if method == "values":
-        from analysis.methods.values.metrics import values_chance
-        from analysis.methods.values.metrics import values_metrics as compute_values
-
-        metrics = values_metrics if values_metrics is not None else compute_values(store, config=config, n_boot=0)
-        return values_chance(store, metrics, config, n_sims=n_sims, slow=False)
-    if method == "mbti":
-        from analysis.methods.mbti.cli import metrics_json
-
-        return {m: d.get("chance") for m, d in metrics_json(store, config=config, chance=n_sims)["models"].items()}
-    if method == "trust":
-        from analysis.methods.trust.cli import metrics_json as trust_metrics
-
-        doc = trust_metrics(store, n_boot=0, config=config, chance=n_sims)
-        return {m: {"population": {s: p.get("chance") for s, p in d["population"].items()},
-                    "individual": d["individual"].get("chance")} for m, d in doc["models"].items()}
-    from analysis.methods.personagym.cli import metrics_json as personagym_metrics
-
-    return {m: d.get("chance") for m, d in personagym_metrics(store, config=config, chance=n_sims)["models"].items()}
-
-
 def values_fit_chance(store: Any, values_metrics: Mapping[str, Any], model: str, key: str, n_sims: int, *,
                       config: Any = None) -> dict[str, Any]:
     """Null bands of separability and the CFA fit for one model × context (``{metric: {kind: summary}}``)."""
@@ -173,30 +120,6 @@ def rate_table(counts: list[tuple[str, str, str, int, int]]) -> pd.DataFrame:
         else:
             rows.append((method, model, kind, int(k), 0, math.nan, math.nan, math.nan))
     return pd.DataFrame(rows, columns=RATE_COLUMNS)
-
-
-def headline_table(values_doc: Mapping[str, Any] | None = None, board: Mapping[str, Any] | None = None,
-                   mbti_doc: Mapping[str, Any] | None = None, trust_doc: Mapping[str, Any] | None = None,
-                   personagym_doc: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """One row per model, one column per method headline (``HEADLINES``); NaN where a method has no data."""
-    rows: dict[str, dict[str, float]] = {}
-
-    def put(model: str, key: str, value: float) -> None:
-        rows.setdefault(model, {})[key] = value
-
-    for row in (board or {}).get("rows", []):
-        put(row["model"], "values_cardinal", _f(row.get("cardinal")))
-    for model, m in ((values_doc or {}).get("models") or {}).items():
-        put(model, "values_rank_order", _f(m.get("rank_order")))
-    for model, m in ((mbti_doc or {}).get("models") or {}).items():
-        put(model, "mbti_consistency", mbti_mean_consistency(m))
-    for model, m in ((trust_doc or {}).get("models") or {}).items():
-        put(model, "trust_spearman", trust_headline(m))
-    for model, m in ((personagym_doc or {}).get("models") or {}).items():
-        put(model, "personagym_score", _f(m.get("persona_score")))
-    frame = pd.DataFrame.from_dict(rows, orient="index").reindex(columns=list(HEADLINES)).astype(float)
-    frame.index.name = "model"
-    return frame.sort_index().reset_index()
 
 
 # -- comparing two models -------------------------------------------------------------------------
@@ -343,18 +266,19 @@ def compare_personagym(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], *, n_
                 for name, p in (doc.get("personas") or {}).items() for task, score in (p.get("tasks") or {}).items()]
         return pd.DataFrame(rows, columns=["persona_id", "task", "score"]).dropna()
 
-    def statistic(f: pd.DataFrame) -> float:
-        return float(f.groupby("task")["score"].mean().mean()) if len(f) else float("nan")
+    def statistic(f: pd.DataFrame) -> float:  # as PersonaScore: undefined unless every task has a score
+        means = f.groupby("task")["score"].mean()
+        return float(means.mean()) if len(means) == len(TASKS) else float("nan")
 
     fa, fb = frame(doc_a), frame(doc_b)
     shared = np.intersect1d(fa["persona_id"].unique(), fb["persona_id"].unique()) if len(fa) and len(fb) else np.array([])
     if shared.size >= 2:
-        ci = stats.paired_bootstrap_diff(fa, fb, statistic, by="persona_id", n_boot=n_boot, seed=seed)
         a, b = statistic(fa[fa["persona_id"].isin(shared)]), statistic(fb[fb["persona_id"].isin(shared)])
+        if not math.isfinite(a - b):
+            return []
+        ci = stats.paired_bootstrap_diff(fa, fb, statistic, by="persona_id", n_boot=n_boot, seed=seed)
         return [_diff("PersonaGym", "PersonaScore (shared personas)", a, b, ci,
                       f"paired bootstrap over {shared.size} shared personas")]
-    if doc_a.get("persona_score") is not None and doc_b.get("persona_score") is not None:
-        return [_diff("PersonaGym", "PersonaScore", doc_a["persona_score"], doc_b["persona_score"])]
     return []
 
 

@@ -35,28 +35,22 @@ def cache_dir() -> Path:
     return Path(os.environ.get("ROLESCOPE_CACHE_DIR", REPO_ROOT / ".cache/app"))
 
 
-#: Sources each document depends on (a change there invalidates that kind only).
-_RUNS = "analysis/runs/comparable.py"
-SOURCES = {
-    "values": ("analysis/methods/values", "analysis/stats.py", "analysis/reliability.py", "analysis/chance.py", _RUNS),
-    "board": ("analysis/methods/values", "analysis/stats.py", _RUNS),
-    "columns": ("analysis/methods/values", "analysis/stats.py", _RUNS),
-    "mbti": ("analysis/methods/mbti", "analysis/reliability.py", "analysis/chance.py", _RUNS),
-    "trust": ("analysis/methods/trust", "analysis/stats.py", "analysis/reliability.py", "analysis/chance.py", _RUNS),
-    "personagym": ("analysis/methods/personagym", "analysis/reliability.py", "analysis/chance.py", _RUNS),
-    "rates": ("analysis/methods/values", "analysis/methods/mbti", "analysis/methods/trust", "analysis/methods/personagym", "analysis/views.py", _RUNS),
-    "chance-values": ("analysis/methods/values", "analysis/chance.py", "analysis/reliability.py", "analysis/stats.py", _RUNS),
-    "chance-mbti": ("analysis/methods/mbti", "analysis/chance.py", "analysis/reliability.py", _RUNS),
-    "chance-trust": ("analysis/methods/trust", "analysis/chance.py", "analysis/reliability.py", "analysis/stats.py", _RUNS),
-    "chance-personagym": ("analysis/methods/personagym", "analysis/chance.py", "analysis/reliability.py", _RUNS),
-}
+def sources(kind: str) -> tuple[str, ...]:
+    """The sources a document kind depends on: ``<method>`` and ``chance-<method>`` read the method's folder and the
+    shared modules it declares (``Method.sources``); a kind of no method, all of ``analysis``."""
+    from analysis import methods
+
+    name = kind.removeprefix("chance-")
+    if name in methods.names():
+        return (f"analysis/methods/{name}", *methods.get(name).sources)
+    return ("analysis",)
 
 
 @lru_cache(maxsize=None)
 def code_fingerprint(kind: str) -> str:
     """Hash of the contents of the analysis sources a document kind depends on (all of analysis/ if unknown)."""
     digest = hashlib.sha256()
-    roots = [REPO_ROOT / r for r in SOURCES.get(kind, ("analysis",))]
+    roots = [REPO_ROOT / r for r in sources(kind)]
     files = sorted(p for r in roots for p in ([r] if r.is_file() else r.rglob("*.py")))
     for path in files:
         digest.update(str(path.relative_to(REPO_ROOT)).encode())

@@ -9,6 +9,7 @@ Nothing here computes a metric itself: it calls ``analysis`` and reshapes for di
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any
 
@@ -104,27 +105,33 @@ def methods_in(ref: StoreRef) -> list[str]:
     return list(dict.fromkeys(frame["method"])) if len(frame) else []
 
 
-# -- values ---------------------------------------------------------------------------------------
+# -- every method's report ------------------------------------------------------------------------
 @st.cache_data(**CACHE)
+def report(ref: StoreRef, method: str) -> dict[str, Any]:
+    """The method's report for this store (``Method.report``): every number its pages, the Overview and Compare show."""
+    def compute() -> dict[str, Any]:
+        from analysis import methods  # a method's metrics import scipy & co.: only on a cache miss
+
+        return methods.get(method).report(_store(ref), config=ref.chosen(method), n_boot=N_BOOT)
+
+    return cached_json(method, ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
+
+
+def present_methods(ref: StoreRef) -> list[Any]:
+    """The methods (``analysis.methods.base.Method``) with answers in this store, in display order."""
+    from analysis import methods
+
+    sizes = table_sizes(ref)
+    return [m for m in methods.all_methods() if m.has_data(sizes)]
+
+
 def values_doc(ref: StoreRef) -> dict[str, Any]:
-    """``metrics values`` document (structure, CFA, stability with bootstrap CIs) for every model."""
-    def compute() -> dict[str, Any]:
-        from analysis.methods.values.metrics import values_metrics  # scipy, sklearn, semopy: only on a cache miss
-
-        return values_metrics(_store(ref), config=ref.chosen("values"), n_boot=N_BOOT)
-
-    return cached_json("values", ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
+    return report(ref, "values")
 
 
-@st.cache_data(**CACHE)
 def values_board(ref: StoreRef) -> dict[str, Any]:
-    """Leaderboard document (Cardinal, Ordinal, group means, diversity, sensitivity)."""
-    def compute() -> dict[str, Any]:
-        from analysis.methods.values.metrics import values_leaderboard
-
-        return values_leaderboard(values_doc(ref))
-
-    return cached_json("board", ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
+    """Leaderboard document (Cardinal, Ordinal, group means, diversity, sensitivity): the values report's."""
+    return values_doc(ref)["leaderboard"]
 
 
 @st.cache_data(**CACHE)
@@ -242,14 +249,8 @@ def personas_of(ref: StoreRef, model: str) -> pd.DataFrame:
 
 
 # -- MBTI -----------------------------------------------------------------------------------------
-@st.cache_data(**CACHE)
 def mbti_doc(ref: StoreRef) -> dict[str, Any]:
-    def compute() -> dict[str, Any]:
-        from analysis.methods.mbti.cli import metrics_json
-
-        return metrics_json(_store(ref), config=ref.chosen("mbti"))
-
-    return cached_json("mbti", ref.path, ref.signature, compute, _configs(ref))
+    return report(ref, "mbti")
 
 
 @st.cache_data(**CACHE)
@@ -280,36 +281,23 @@ def mbti_distribution(ref: StoreRef, model: str, subject: str, order_mode: str) 
     return dist
 
 
-# -- trust and PersonaGym --------------------------------------
-@st.cache_data(**CACHE)
+# -- trust and PersonaGym -------------------------------------------------------------------------
 def trust_doc(ref: StoreRef) -> dict[str, Any]:
-    def compute() -> dict[str, Any]:
-        from analysis.methods.trust.cli import metrics_json
-
-        return metrics_json(_store(ref), n_boot=N_BOOT, config=ref.chosen("trust"))
-
-    return cached_json("trust", ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
+    return report(ref, "trust")
 
 
-@st.cache_data(**CACHE)
 def personagym_doc(ref: StoreRef) -> dict[str, Any]:
-    def compute() -> dict[str, Any]:
-        from analysis.methods.personagym.cli import metrics_json
-
-        return metrics_json(_store(ref), config=ref.chosen("personagym"))
-
-    return cached_json("personagym", ref.path, ref.signature, compute, _configs(ref))
+    return report(ref, "personagym")
 
 
 # -- chance bands (``analysis.chance``): per method, {model: chance document} ------------------------
 @st.cache_data(**CACHE)
 def chance(ref: StoreRef, method: str) -> dict[str, Any]:
-    """Each model's null bands for ``method`` (``analysis.views.chance_document``; observed = the method document's)."""
+    """Each model's null bands for ``method`` (``Method.chance``; observed numbers = its report's)."""
     def compute() -> dict[str, Any]:
-        from analysis import views
+        from analysis import methods
 
-        metrics = values_doc(ref) if method == "values" else None
-        return views.chance_document(_store(ref), method, CHANCE_SIMS, config=ref.chosen(method), values_metrics=metrics)
+        return methods.get(method).chance(_store(ref), CHANCE_SIMS, config=ref.chosen(method), report=report(ref, method))
 
     return cached_json(f"chance-{method}", ref.path, ref.signature, compute, f"sims={CHANCE_SIMS}{_configs(ref)}")
 
@@ -334,21 +322,15 @@ def published(method: str | None = None) -> pd.DataFrame:
 
 
 def headline_chance(ref: StoreRef) -> dict[str, dict[str, Any]]:
-    """Per model, the null summaries of each method's headline (``HEADLINES`` keys; Cardinal has none)."""
+    """Per model, the null summary of each headline that has one (``Headline.null``), keyed by headline."""
     out: dict[str, dict[str, Any]] = {}
-    if has_rows(ref, "values_answers"):
-        for m, d in chance(ref, "values").items():
-            out.setdefault(m, {})["values_rank_order"] = (d or {}).get("rank_order")
-    if has_rows(ref, "mbti_answers"):
-        for m, d in chance(ref, "mbti").items():
-            out.setdefault(m, {})["mbti_consistency"] = ((d or {}).get("metrics") or {}).get("consistency")
-    for m, d in chance(ref, "trust").items():
-        population = (d or {}).get("population") or {}
-        strategy = "Ctx+Tr" if "Ctx+Tr" in population else next(iter(population), None)
-        out.setdefault(m, {})["trust_spearman"] = ((population.get(strategy) or {}).get("median_spearman")
-                                                   if strategy else None)
-    for m, d in chance(ref, "personagym").items():
-        out.setdefault(m, {})["personagym_score"] = ((d or {}).get("metrics") or {}).get("persona_score")
+    for method in present_methods(ref):
+        rep, bands = report(ref, method.name), chance(ref, method.name)
+        for model, band in bands.items():
+            for h in method.headlines:
+                if h.null is not None:
+                    entry = ((rep["models"].get(model) or {}).get("headlines") or {}).get(h.key) or {}
+                    out.setdefault(model, {})[h.key] = h.null(band or {}, entry)
     return out
 
 
@@ -371,31 +353,14 @@ def personagym_published(ref: StoreRef) -> dict[str, dict[str, Any]]:
 
 @st.cache_data(**CACHE)
 def invalid_rates(ref: StoreRef) -> pd.DataFrame:
-    """Per model × method: answers, invalid answers, their share with a 95 % Wilson interval; PersonaGym adds
-    refusals (``analysis.views.rate_table``), on the runs each method's metrics use."""
-    def compute() -> list[dict[str, Any]]:
-        from analysis import views
+    """Per model × method × kind: the replies its report left out (``counts``), their share with a 95 % Wilson
+    interval (``analysis.views.rate_table``)."""
+    from analysis import views
 
-        counts = []
-        if has_rows(ref, "values_answers"):
-            for m, d in values_doc(ref)["models"].items():
-                counts.append(("values", m, "invalid answers", d.get("invalid", 0), d.get("n_answers", 0)))
-        if has_rows(ref, "mbti_answers"):
-            answers = mbti_answers(ref)
-            for m, g in answers.groupby("model", sort=True):
-                counts.append(("mbti", m, "invalid answers", int((g["valid"] != 1).sum()), len(g)))
-        for m, d in trust_doc(ref).get("models", {}).items():
-            counts.append(("trust", m, "invalid replies", sum((d.get("invalid_replies") or {}).values()),
-                           sum((d.get("n_replies") or {}).values())))
-        for m, d in personagym_doc(ref).get("models", {}).items():
-            counts.append(("personagym", m, "invalid grades", d.get("invalid", 0), d.get("invalid", 0) + d.get("n_grades", 0)))
-            counts.append(("personagym", m, "refusals", d.get("refusals", 0), d.get("n_answers", 0)))
-        table = views.rate_table(counts)
-        return table.astype(object).where(table.notna(), None).to_dict("records")  # JSON: undefined is null
-
-    rows = cached_json("rates", ref.path, ref.signature, compute, _configs(ref))
-    return pd.DataFrame(rows, columns=["method", "model", "kind", "count", "n", "rate", "lo", "hi"]).astype(
-        {"rate": float, "lo": float, "hi": float})
+    rows = [(method.name, model, c["kind"], c["count"], c["n"])
+            for method in present_methods(ref) for model, doc in report(ref, method.name)["models"].items()
+            for c in doc.get("counts", [])]
+    return views.rate_table(rows).astype({"rate": float, "lo": float, "hi": float})
 
 
 # -- across methods -------------------------------------------------------------------------------
@@ -404,16 +369,18 @@ def has_rows(ref: StoreRef, table_name: str) -> bool:
 
 
 @st.cache_data(**CACHE)
-def headline(ref: StoreRef) -> pd.DataFrame:
-    """Per model, each method's headline number (``analysis.views.headline_table``)."""
-    from analysis import views
-
-    values = values_doc(ref) if has_rows(ref, "values_answers") else None
-    board = values_board(ref) if values else None
-    mbti = mbti_doc(ref) if has_rows(ref, "mbti_answers") else None
-    trust = trust_doc(ref) if any(has_rows(ref, t) for t in ("trust_transfers", "trust_beliefs")) else None
-    pg = personagym_doc(ref) if any(has_rows(ref, t) for t in ("personagym_grades", "personagym_answers")) else None
-    return views.headline_table(values, board, mbti, trust, pg)
+def headlines(ref: StoreRef) -> pd.DataFrame:
+    """One row per model × headline of every method in the store: ``model, method, key, label, value, reason``,
+    read from each method's report (undefined: value None with its reason)."""
+    rows = []
+    for method in present_methods(ref):
+        models = report(ref, method.name)["models"]
+        for model, doc in models.items():
+            for h in method.headlines:
+                entry = (doc.get("headlines") or {}).get(h.key) or {"value": None, "reason": "not in the report"}
+                rows.append({"model": model, "method": method.name, "key": h.key, "label": h.label,
+                             "value": entry["value"], "reason": entry.get("reason")})
+    return pd.DataFrame(rows, columns=["model", "method", "key", "label", "value", "reason"]).astype({"value": float})
 
 
 @st.cache_data(**CACHE)
@@ -442,7 +409,41 @@ def compare(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> pd.DataFrame:
     pa, pb = personagym_doc(ref_a)["models"], personagym_doc(ref_b)["models"]
     if a in pa and b in pb:
         diffs += views.compare_personagym(pa[a], pb[b], n_boot=N_BOOT)
-    return views.differences_frame(diffs)
+    return views.differences_frame(_headlines_first(ref_a, a, ref_b, b, diffs))
+
+
+def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: list[Any]) -> list[Any]:
+    """Every headline of the methods both models have, A and B exactly as their reports hold them (undefined: NaN,
+    its reason in the note) and A − B, with the paired CI of the method's comparison when it estimated these very two
+    numbers (both answered the same units); then the comparison's other rows (a paired row on fewer units stays,
+    labelled; one with an undefined side goes: the headline row says why)."""
+    from analysis import views
+    from analysis.methods.base import headline
+
+    nan, out, used = float("nan"), [], set()
+    in_a = {m.name for m in present_methods(ref_a)}
+    for method in [m for m in present_methods(ref_b) if m.name in in_a]:
+        ra, rb = report(ref_a, method.name), report(ref_b, method.name)
+        if a not in ra["models"] or b not in rb["models"]:
+            continue
+        for h in method.headlines:
+            ea, eb = headline(ra, a, h.key), headline(rb, b, h.key)
+            va, vb = ea["value"], eb["value"]
+            defined = va is not None and vb is not None
+            row = views.Difference(method.label, h.label, nan if va is None else va, nan if vb is None else vb,
+                                   va - vb if defined else nan, note="no paired CI" if defined else "; ".join(
+                                       f"{side}: {e['reason']}" for side, e in (("A", ea), ("B", eb)) if e["value"] is None))
+            for i, d in enumerate(diffs):
+                if d.method != method.label or not h.paired or not d.metric.startswith(h.paired):
+                    continue
+                if defined and abs(d.a - va) < 1e-6 and abs(d.b - vb) < 1e-6:
+                    used.add(i)
+                    row = views.Difference(row.method, row.metric, va, vb, va - vb, d.lo, d.hi, d.note)
+                    break
+                if not (math.isfinite(d.a) and math.isfinite(d.b)):
+                    used.add(i)
+            out.append(row)
+    return out + [d for i, d in enumerate(diffs) if i not in used]
 
 
 @st.cache_data(**CACHE)

@@ -1,6 +1,6 @@
 """Runs started from the app: one background worker thread per run, polled from the page.
 
-The worker opens its own connection to the user store and calls ``analysis.runs.runner.execute_run``
+The worker opens its own connection to the user store and calls ``analysis.methods.execute_run``
 with a ``ProgressTracker`` and a cancel ``threading.Event``. It never calls Streamlit: the Run page
 reads ``job.tracker.snapshot()`` from a fragment that reruns every second. The registry is
 process-wide (``st.cache_resource``), so a run keeps going, and stays visible, when the user
@@ -18,7 +18,8 @@ import streamlit as st
 
 from analysis.llm.keys import redact
 from analysis.runs.progress import ProgressTracker
-from analysis.runs.runner import RunSummary, execute_run
+from analysis.methods import execute_run
+from analysis.runs.runner import RunSummary
 from analysis.runs.store import Store
 
 

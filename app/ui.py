@@ -244,3 +244,22 @@ def table(data: Any, **kwargs: Any) -> Any:
     """``st.dataframe`` with every undefined cell shown as "—" (Streamlit's default prints the word "None")."""
     kwargs.setdefault("placeholder", "—")
     return st.dataframe(data, **kwargs)
+
+
+
+def headline_label(label: str, model: str) -> str:
+    """The label of one model's headline card: the headline's own label, then the model."""
+    return f"{label} · {model}"
+
+
+def headlines(ref: StoreRef, method: str, models: list[str]) -> None:
+    """The method's headline numbers for ``models`` as its report holds them (the Overview and Compare show the same
+    entries): one card per model and headline, "—" where undefined with the reason as its help."""
+    from app import data
+
+    long = data.headlines(ref)
+    long = long[(long["method"] == method) & long["model"].isin(models)]
+    cells = st.columns(min(len(long), 4)) if len(long) else []
+    for k, row in enumerate(long.itertuples()):
+        cells[k % len(cells)].metric(headline_label(row.label, row.model), fmt(row.value, 3),
+                                     help=f"Undefined: {row.reason}" if isinstance(row.reason, str) and row.reason else None)

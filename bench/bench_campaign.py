@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis.llm.specs import parse_model_spec  # noqa: E402
-from analysis.runs.runner import create_run, execute_run  # noqa: E402
+from analysis.methods import create_run, execute_run  # noqa: E402
 from analysis.runs.store import Store  # noqa: E402
 from analysis.methods.values.campaign import N_PERSONAS, leaderboard_campaign  # noqa: E402
 

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from analysis.llm.client import ChatRequest, LLMClient  # noqa: E402
 from analysis.llm.options import LETTERS, option_from_logprobs  # noqa: E402
 from analysis.llm.specs import parse_model_spec  # noqa: E402
-from analysis.runs.runner import create_run, execute_run  # noqa: E402
+from analysis.methods import create_run, execute_run  # noqa: E402
 from analysis.runs.store import Store  # noqa: E402
 from analysis.methods.values.method import build_values_plan  # noqa: E402
 

@@ -3,7 +3,6 @@
 import pandas as pd
 import streamlit as st
 
-from analysis.views import HEADLINES
 from analysis.errors import RoleScopeError
 from app import charts, data, state, ui
 from app.stores import ref_for
@@ -74,8 +73,10 @@ else:
     ui.table(table, hide_index=True, width="stretch", column_config=config, height=36 * (len(table) + 1) + 4)
     ui.plot(charts.difference_forest(ref_a, a, ref_b, b, (la, lb)), key="forest")
     band_a, band_b = data.headline_chance(ref_a).get(a) or {}, data.headline_chance(ref_b).get(b) or {}
+    heads = data.headlines(ref_a)
+    keys = dict(zip(heads["key"], heads["label"]))
     against = [{"metric": label, la: ui.vs_chance(band_a.get(key)), lb: ui.vs_chance(band_b.get(key))}
-               for key, label in HEADLINES.items() if key != "values_cardinal" and (band_a.get(key) or band_b.get(key))]
+               for key, label in keys.items() if band_a.get(key) or band_b.get(key)]
     if against:
         st.caption("Each model against chance (largest p under random answers and shuffled answers, on its own design): a "
                    "difference between two chance-like models is a difference between two kinds of noise.")

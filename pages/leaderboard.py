@@ -24,6 +24,7 @@ if not models:
     ui.empty("None of the models picked in the sidebar has values answers.")
     st.stop()
 ui.tiny_model_note(models, data.model_specs(ref))
+ui.headlines(ref, "values", models)
 
 score = state.segmented("Rank by", ["cardinal", "ordinal"], key="score", format_func=str.capitalize,
                         help="Cardinal = mean of the columns; Ordinal = mean win rate over the columns.")

@@ -19,6 +19,7 @@ if not models:
     ui.empty(f"No MBTI answers in **{ref.name}**" + (" for the models picked in the sidebar." if data.mbti_models(ref) else "."),
              "Run the MBTI method on the **Run** page, or import ChatGPT-MBTI answer CSVs on the **Data** page.")
     st.stop()
+ui.headlines(ref, "mbti", models)
 
 left, right = st.columns(2)
 model = state.selectbox("Model", models, key="model", container=left)

@@ -5,7 +5,6 @@ import json
 import pandas as pd
 import streamlit as st
 
-from analysis.views import HEADLINES
 from app import data, ui
 from app.nav import visible_pages
 
@@ -64,16 +63,20 @@ st.caption("One number per method and model (higher is better). Cardinal = mean 
            "(Rao et al. 2023); trust = median Spearman of belief vs behaviour rankings over attributes; "
            "PersonaScore = mean of the five task scores (Samuel et al. 2024).")
 with st.spinner("Computing the metrics of every method (cached afterwards)…"):
-    table = data.headline(ref)
-table = table[table["model"].isin(ctx.models)]
-shown = [c for c in table.columns if c == "model" or table[c].notna().any()]
-config = {key: st.column_config.NumberColumn(label, format="%.3f") for key, label in HEADLINES.items()}
-ui.table(table[shown], hide_index=True, width="stretch", column_config=config)
+    long = data.headlines(ref)
+long = long[long["model"].isin(ctx.models)]
+labels = list(dict.fromkeys(long["label"]))
+table = long.pivot(index="model", columns="label", values="value").reindex(columns=labels).reset_index()
+ui.table(table, hide_index=True, width="stretch",
+         column_config={label: st.column_config.NumberColumn(label, format="%.3f") for label in labels})
+undefined = long[long["value"].isna()]
+if len(undefined):
+    st.caption("— = undefined: " + "; ".join(f"{r.model} · {r.label.split(':')[0]}: {r.reason}" for r in undefined.itertuples()))
 with st.spinner("Placing each headline against chance…"):
     bands = data.headline_chance(ref)
-against = [{"model": m, **{HEADLINES[k]: ui.vs_chance(bands.get(m, {}).get(k)) for k in shown if k in HEADLINES and k != "values_cardinal"}}
-           for m in table["model"]]
-if against and len(against[0]) > 1:
+nulls = {k: label for k, label in zip(long["key"], long["label"]) if any(k in b for b in bands.values())}
+against = [{"model": m, **{label: ui.vs_chance(bands.get(m, {}).get(k)) for k, label in nulls.items()}} for m in table["model"]]
+if against and nulls:
     st.caption("Against chance: the largest p-value of the headline under the two null models (random answers; answers "
                "shuffled across personas), simulated on each model's own design. 'chance-like' = a model answering at "
                "random could have scored as well; — = undefined.")

@@ -22,6 +22,7 @@ if not models and not published:
              "Run it from a shell: `python -m analysis run personagym --model embedded --personas 3 --questions-per-task 2 "
              f"--store {ref.path}`, or import published scores on the **Data** page.")
     st.stop()
+ui.headlines(ref, "personagym", models)
 
 st.subheader("Task scores")
 st.caption("Task score = mean over personas of the mean grade of their questions (invalid grades left out); "

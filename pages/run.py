@@ -15,7 +15,9 @@ import streamlit as st
 from analysis.errors import RoleScopeError
 from analysis.llm.keys import endpoint_trusted, find_api_key
 from analysis.llm.specs import ModelSpec, load_named_models, parse_model_spec
-from analysis.runs.runner import create_run, method_runner, new_run_id
+from analysis import methods
+from analysis.methods import create_run
+from analysis.runs.runner import new_run_id
 from analysis.runs.estimate import RunEstimate, estimate_run
 from analysis.runs.limits import CONFIRM_CALLS
 from app import choose, data, links, state, ui
@@ -528,7 +530,7 @@ def _estimate(method: str, plan: Any, plan_dict: dict, spec: ModelSpec) -> RunEs
         measured = data.throughput(ref_, spec.name, method)
         if measured is not None:
             break
-    return estimate_run(method, plan, spec, method_runner(method).n_calls(plan_dict), measured)
+    return estimate_run(method, plan, spec, methods.get(method).n_calls(plan_dict), measured)
 
 
 def _show_estimate(est: RunEstimate, spec: ModelSpec, label: str = "") -> None:
@@ -608,7 +610,7 @@ if plans:
                        _plan_label(spec_, dump, per_model[spec_.name], len(sides)))
     busy = bool(jobs.active())
     ready = all(ok for _, ok, _ in sides) and not pair_missing
-    n_calls = sum(method_runner(method).n_calls(d) for d in dumps)
+    n_calls = sum(methods.get(method).n_calls(d) for d in dumps)
     if n_calls > CONFIRM_CALLS:
         ready &= st.checkbox(f"Yes, start {n_calls:,} calls", key="run_confirm_large", value=False,
                              help=f"Plans of more than {CONFIRM_CALLS:,} calls start only when confirmed.")

@@ -20,6 +20,7 @@ if not models:
              "Run it from a shell: `python -m analysis run trust --model embedded --limit-personas 10 --store "
              f"{ref.path}` (population level) or add `--level individual`.")
     st.stop()
+ui.headlines(ref, "trust", models)
 
 model = state.selectbox("Model", models, key="model")
 ui.tiny_model_note([model], data.model_specs(ref))

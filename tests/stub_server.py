@@ -18,7 +18,7 @@ header itself). Faults are rules matched in order (first match wins):
 
 - kinds: ``429`` (with ``Retry-After: retry_after`` seconds), ``500``, ``timeout`` (hang ``hang_s``
   then answer, meant to be longer than the client's timeout), ``malformed`` (200 with a truncated
-  JSON body), ``empty`` (200 with content ""), ``echo_auth`` (401 whose body echoes the
+  JSON body), ``empty`` (200 with content ""), ``nonsense`` (200 with a reply no reader can use), ``echo_auth`` (401 whose body echoes the
   Authorization header, to test that keys are scrubbed; ``pad`` characters come first, to place the key
   anywhere around the 200-character cut of error text), ``echo_auth_ok`` (200 whose reply text and
   logprob tokens echo the header, as a leaky proxy could), malformed 200s with the right JSON but wrong
@@ -53,7 +53,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-FAULT_KINDS = ("429", "500", "timeout", "malformed", "empty", "echo_auth", "echo_auth_ok", "content_int", "content_null",
+FAULT_KINDS = ("429", "500", "timeout", "malformed", "empty", "nonsense", "echo_auth", "echo_auth_ok", "content_int", "content_null",
                "bad_logprobs", "bad_usage")
 _OPTION_LINE = re.compile(r"^([A-Z])\. (.*)$", re.MULTILINE)
 _PAREN_OPTION_LINE = re.compile(r"^\(([A-Z])\) (.+)$", re.MULTILINE)
@@ -138,7 +138,10 @@ def _token(token: str, logprob: float) -> dict[str, Any]:
     return {"token": token, "logprob": logprob, "bytes": list(token.encode())}
 
 
-def reply_body(body: dict[str, Any], digest: str, *, empty: bool = False) -> dict[str, Any]:
+NONSENSE = "Hmm."
+
+
+def reply_body(body: dict[str, Any], digest: str, *, empty: bool = False, nonsense: bool = False) -> dict[str, Any]:
     """The deterministic chat.completion document for a request (see module docstring)."""
     messages = body.get("messages") or []
     last = str(messages[-1].get("content", "")) if messages else ""
@@ -179,6 +182,9 @@ def reply_body(body: dict[str, Any], digest: str, *, empty: bool = False) -> dic
         content = f"Stub reply {digest[:8]}: that is an interesting point, tell me more."
     if empty:
         content, logprobs = "", None
+    if nonsense:  # a reply no reader can use: no option, number, JSON or environment in it
+        content, logprobs = NONSENSE, ({"content": [_token(NONSENSE, -0.1) | {"top_logprobs": [_token(NONSENSE, -0.1)]}]}
+                                       if logprobs else None)
     prompt = sum(_words(str(m.get("content", ""))) for m in messages)
     return {
         "id": f"chatcmpl-stub-{digest}",
@@ -301,7 +307,7 @@ class StubApp:
                 deadline = time.monotonic() + rule.hang_s
                 while time.monotonic() < deadline and not self.closing:
                     await asyncio.sleep(0.05)
-            await _respond(send, 200, reply_body(body, digest, empty=fault == "empty"))
+            await _respond(send, 200, reply_body(body, digest, empty=fault == "empty", nonsense=fault == "nonsense"))
 
 
 def _seconds(value: float) -> bytes:

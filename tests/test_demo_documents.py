@@ -49,7 +49,7 @@ def test_any_difference_computes_instead(shipped, tmp_path, monkeypatch, change)
     elif change == "extra":
         extra = "n_boot=200"
     elif change == "kind":
-        kind = "board"
+        kind = "columns"
     else:
         real = cache.code_fingerprint
         monkeypatch.setattr(cache, "code_fingerprint", lambda k: "edited" if k == "values" else real(k))
@@ -71,7 +71,7 @@ def test_the_shipped_documents_are_current():
     with Store(bundled_demo_store(), read_only=True) as store:
         assert shipped["signature"] == signature(store), f"{cache.SHIPPED.name} is for another demo store; {REGENERATE}"
     kinds = {key.split("|", 1)[0] for key in shipped["documents"]}
-    assert {"values", "board", "columns", "mbti", "trust", "personagym", "rates", "chance-values"} <= kinds
+    assert {"values", "columns", "mbti", "trust", "personagym", "chance-values"} <= kinds
     stale = sorted(k for k in kinds if any(e["code"] != cache.code_fingerprint(k) for key, e in shipped["documents"].items()
                                            if key.split("|", 1)[0] == k))
     assert not stale, f"{cache.SHIPPED.name} is stale for {stale} (their analysis code changed); {REGENERATE}"

@@ -73,21 +73,6 @@ def test_compare_mbti_consistency_equals_the_metric_and_is_paired():
     assert z.diff == 0 and z.lo == 0 and z.hi == 0
 
 
-def test_headline_table_takes_each_methods_headline():
-    """Cardinal from the board, rank-order from the values doc, mean MBTI consistency, PersonaScore; NaN when absent."""
-    table = views.headline_table(
-        values_doc={"models": {"x": {"rank_order": 0.4}}},
-        board={"rows": [{"model": "x", "cardinal": 0.6}]},
-        mbti_doc={"models": {"x": {"subjects": {"A": {"consistency": 0.8}, "B": {"consistency": 0.6}}},
-                             "y": {"subjects": {"A": {"consistency": 0.9}}}}},
-        personagym_doc={"models": {"y": {"persona_score": 3.5}}},
-    ).set_index("model")
-    assert table.loc["x", "values_cardinal"] == 0.6 and table.loc["x", "values_rank_order"] == 0.4
-    assert table.loc["x", "mbti_consistency"] == pytest.approx(0.7) and table.loc["y", "mbti_consistency"] == 0.9
-    assert table.loc["y", "personagym_score"] == 3.5 and np.isnan(table.loc["x", "personagym_score"])
-    assert np.isnan(table.loc["y", "values_cardinal"]) and table["trust_spearman"].isna().all()
-
-
 def test_item_and_persona_gaps_sorted_by_size():
     """Item gaps compare mean scores over shared personas; persona gaps are mean |A − B| of ipsatised scores."""
     def answers(model: str, shift: dict[str, float]) -> pd.DataFrame:

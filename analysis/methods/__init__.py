@@ -1,1 +1,64 @@
-"""The methods: one package each (see ``base.py`` for the contract every method fulfils)."""
+"""The registry of methods: one folder each under ``analysis/methods/``, found without importing it.
+
+``names()`` lists the folders that hold a ``method.py``; ``get(name)`` imports that module on first use and returns
+its ``METHOD`` (``analysis.methods.base.Method``). Shared code loops over ``all_methods()`` and never names a method.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from analysis.errors import InputError
+
+if TYPE_CHECKING:  # the registry itself stays import-light: start-up lists methods without importing them
+    from analysis.llm.specs import ModelSpec
+    from analysis.methods.base import Method
+    from analysis.runs.runner import RunSummary
+    from analysis.runs.store import Store
+
+FOLDER = Path(__file__).resolve().parent
+
+
+@cache
+def names() -> tuple[str, ...]:
+    """Every method folder's name (a folder with ``method.py``), alphabetically."""
+    return tuple(sorted(p.parent.name for p in FOLDER.glob("*/method.py")))
+
+
+@cache
+def get(name: str) -> Method:
+    """The method ``name`` (imported now if it was not yet). Unknown names are an ``InputError`` listing the known."""
+    if name not in names():
+        raise InputError(f"method '{name}' is not available; known: {', '.join(names())}")
+    method = importlib.import_module(f"{__name__}.{name}.method").METHOD
+    if method.name != name:
+        raise RuntimeError(f"{FOLDER / name / 'method.py'} exports METHOD named '{method.name}'")
+    return method
+
+
+def all_methods() -> list[Method]:
+    """Every method, in display order."""
+    return sorted((get(n) for n in names()), key=lambda m: (m.order, m.name))
+
+
+def create_run(store: Store, method: str, spec: ModelSpec, plan: dict[str, Any], run_id: str | None = None) -> str:
+    """``analysis.runs.runner.create_run`` with the method looked up by name."""
+    from analysis.runs.runner import create_run as create
+
+    return create(store, get(method), spec, plan, run_id)
+
+
+def execute_run(store: Store, run_id: str, **kwargs: Any) -> RunSummary:
+    """``analysis.runs.runner.execute_run`` handed the stored run's method."""
+    from analysis.runs.runner import execute_run as execute
+
+    return execute(store, run_id, method=get(store.get_run(run_id)["method"]), **kwargs)
+
+
+async def execute_run_async(store: Store, run_id: str, **kwargs: Any) -> RunSummary:
+    from analysis.runs.runner import execute_run_async as execute
+
+    return await execute(store, run_id, method=get(store.get_run(run_id)["method"]), **kwargs)

@@ -1,18 +1,17 @@
 """Run lifecycle: create a run from a plan, execute it, resume it, cancel it.
 
-A method registers ``build_session(plan_dict, executor, store, run_id, spec)`` returning an object
-with ``async run()`` and the plan's call count. ``execute_run`` re-executes the stored plan; the
-call cache makes that pay only for the calls not stored yet, which is what ``resume`` means.
+The caller hands over the method (a ``Runnable``: its plan's call count and ``build_session(plan_dict, executor,
+store, run_id, spec)`` returning an object with ``async run()``); ``analysis.methods`` looks it up by name.
+``execute_run`` re-executes the stored plan; the call cache makes that pay only for the calls not stored yet, which
+is what ``resume`` means.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import secrets
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -29,37 +28,15 @@ class Session(Protocol):
     async def run(self) -> None: ...
 
 
-@dataclass(frozen=True)
-class MethodRunner:
+class Runnable(Protocol):
+    """What the runner needs of a method (``analysis.methods.base.Method`` is one); its caller hands it over."""
+
     name: str
-    n_calls: Callable[[dict[str, Any]], int]
-    build_session: Callable[[dict[str, Any], Executor, Store, str, ModelSpec], Session]
 
+    def n_calls(self, plan: dict[str, Any]) -> int: ...
 
-_METHODS: dict[str, MethodRunner] = {}
-# Where each method's runner lives; imported on first use (each module calls register_method).
-METHOD_MODULES = {
-    "values": "analysis.methods.values.method",
-    "mbti": "analysis.methods.mbti.method",
-    "trust": "analysis.methods.trust.method",
-    "personagym": "analysis.methods.personagym.method",
-}
-
-
-def register_method(method: MethodRunner) -> None:
-    _METHODS[method.name] = method
-
-
-def method_runner(name: str) -> MethodRunner:
-    if name not in _METHODS and name in METHOD_MODULES:
-        try:
-            importlib.import_module(METHOD_MODULES[name])
-        except ModuleNotFoundError as exc:
-            if not (exc.name and METHOD_MODULES[name].startswith(exc.name)):
-                raise
-    if name not in _METHODS:
-        raise InputError(f"method '{name}' is not available; known: {sorted(_METHODS) or sorted(METHOD_MODULES)}")
-    return _METHODS[name]
+    def build_session(self, plan: dict[str, Any], executor: Executor, store: Store, run_id: str,
+                      spec: ModelSpec) -> Session: ...
 
 
 def specs_in(plan: Any) -> list[ModelSpec]:
@@ -85,14 +62,14 @@ def new_run_id(method: str) -> str:
     return f"{method}-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
-def create_run(store: Store, method: str, spec: ModelSpec, plan: dict[str, Any], run_id: str | None = None) -> str:
+def create_run(store: Store, method: Runnable, spec: ModelSpec, plan: dict[str, Any], run_id: str | None = None) -> str:
     """Store a new run of ``plan``; a plan that makes no call (no personas, no items, limits of 0) is refused."""
-    runner = method_runner(method)
-    if runner.n_calls(plan) < 1:
-        raise InputError(f"{method} plan makes no calls (no personas, items, statements or subjects left); nothing run")
-    run_id = run_id or new_run_id(method)
-    store.create_run(run_id, method, spec.name, spec.public_dict(), plan)
-    store.set_run_status(run_id, "created", n_units=runner.n_calls(plan))
+    n_calls = method.n_calls(plan)
+    if n_calls < 1:
+        raise InputError(f"{method.name} plan makes no calls (no personas, items, statements or subjects left); nothing run")
+    run_id = run_id or new_run_id(method.name)
+    store.create_run(run_id, method.name, spec.name, spec.public_dict(), plan)
+    store.set_run_status(run_id, "created", n_units=n_calls)
     return run_id
 
 
@@ -119,6 +96,7 @@ async def execute_run_async(
     store: Store,
     run_id: str,
     *,
+    method: Runnable,
     api_key: str | None = None,
     concurrency: int = 8,
     retry: RetryPolicy | None = None,
@@ -133,7 +111,8 @@ async def execute_run_async(
     run = store.get_run(run_id)
     if run["status"] == "imported":
         raise InputError(f"run {run_id} was imported from {run['plan'].get('path', 'a file')}; there is nothing to resume")
-    runner = method_runner(run["method"])
+    if method.name != run["method"]:
+        raise InputError(f"run {run_id} is a {run['method']} run, not {method.name}")
     spec = ModelSpec.model_validate(run["model_spec"])
 
     def same_endpoint(other: ModelSpec) -> bool:
@@ -142,7 +121,7 @@ async def execute_run_async(
     for other in [spec, *specs_in(run["plan"])]:  # refused before the run is touched: nothing sent, nothing changed
         resolve_api_key(other, api_key if same_endpoint(other) else None, confirmed=confirmed)
     progress = progress or ProgressTracker()
-    progress.update(total=runner.n_calls(run["plan"]), status="running")
+    progress.update(total=method.n_calls(run["plan"]), status="running")
     started = time.time()
     store.set_run_status(run_id, "running")
     client = LLMClient(spec, api_key=api_key, confirmed=confirmed)
@@ -152,7 +131,7 @@ async def execute_run_async(
 
     executor = Executor(store, run_id, client, concurrency=concurrency, retry=retry, progress=progress,
                         client_factory=other_client)
-    session = runner.build_session(run["plan"], executor, store, run_id, spec)
+    session = method.build_session(run["plan"], executor, store, run_id, spec)
     owner = claim_owner(secrets.token_hex(4))
     store.own_run(run_id, owner, RUN_LEASE_S)
     work = asyncio.ensure_future(session.run())

@@ -62,17 +62,18 @@ def app_on_fixture(fixture_store: Path, cache_dir: Path, tmp_path: Path,
                    monkeypatch: pytest.MonkeyPatch) -> Callable[..., AppTest]:
     """An AppTest whose demo store is the fixture store and whose user store is a new file."""
     _bind(monkeypatch, fixture_store, tmp_path / "user.db", cache_dir)
+    return open_app
 
-    def make(page: str | None = None, **query: str | list[str]) -> AppTest:
-        at = AppTest.from_file(APP, default_timeout=300)
-        for key, value in query.items():
-            at.query_params[key] = value
-        at.run()
-        if page and page != "overview":
-            at.switch_page(f"pages/{page}.py").run()
-        return at
 
-    return make
+def open_app(page: str | None = None, **query: str | list[str]) -> AppTest:
+    """The app run once with these URL parameters, then switched to ``page`` (on the stores bound by the caller)."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run()
+    if page and page != "overview":
+        at.switch_page(f"pages/{page}.py").run()
+    return at
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from analysis.methods import all_methods
 from analysis.methods.mbti.cli import metrics_json
 from analysis.methods.personagym.cli import metrics_json as personagym_metrics
 from analysis.runs.store import Store
@@ -29,10 +30,13 @@ def test_overview_states_the_tiny_model_and_lists_models(app_on_fixture):
     assert metrics["Runs"] == "12" and metrics["Models"] == "2" and metrics["Methods"] == "4"
 
 
+LABELS = {h.key: h.label for m in all_methods() for h in m.headlines}
+
+
 def test_cross_method_table_matches_the_method_documents(app_on_fixture, fixture_store):
     """Per model, the headline table's values Cardinal / rank-order and MBTI consistency equal the analysis documents."""
     at = app_on_fixture()
-    table = at.dataframe[1].value.set_index("model")
+    table = at.dataframe[1].value.set_index("model").rename(columns={v: k for k, v in LABELS.items()})
     with Store(fixture_store, read_only=True) as store:
         doc = values_metrics(store, n_boot=50)
         board = {r["model"]: r for r in values_leaderboard(doc)["rows"]}
@@ -58,7 +62,7 @@ def test_cross_method_table_leaves_out_methods_without_data(app_on_fixture, tmp_
 
     monkeypatch.setattr(stores, "DEMO_STORE", build_fixture_store(tmp_path / "two.db", methods=("values", "mbti")))
     at = app_on_fixture()
-    columns = set(at.dataframe[1].value.columns)
+    columns = {k for k, label in LABELS.items() if label in set(at.dataframe[1].value.columns)}
     assert {"values_cardinal", "mbti_consistency"} <= columns and not {"trust_spearman", "personagym_score"} & columns
 
 

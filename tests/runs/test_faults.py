@@ -12,7 +12,8 @@ import pytest
 
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.runs.executor import RetryPolicy
-from analysis.runs.runner import RunSummary, create_run, execute_run
+from analysis.methods import create_run, execute_run
+from analysis.runs.runner import RunSummary
 from analysis.runs.store import Store
 from analysis.methods.values.method import build_values_plan
 from tests.stub_server import FaultRule, StubServer, messages_hash

@@ -14,7 +14,7 @@ from analysis.llm.client import http_status_error
 from analysis.llm.keys import register_secret
 from analysis.llm.specs import parse_model_spec
 from analysis.runs.executor import RetryPolicy
-from analysis.runs.runner import create_run, execute_run
+from analysis.methods import create_run, execute_run
 from analysis.llm.keys import trust_spec
 from analysis.runs.store import Store
 from analysis.methods.values.method import build_values_plan

@@ -181,7 +181,7 @@ def test_resume_of_a_strangers_store_sends_no_key_without_confirmation(hostile: 
         assert err.count("\n") == 1 and "--trust-endpoint" in err and hostile.url in err and token not in err
     else:
         from analysis.llm.keys import UntrustedEndpoint
-        from analysis.runs.runner import execute_run
+        from analysis.methods import execute_run
 
         with Store(store) as st, pytest.raises(UntrustedEndpoint):
             execute_run(st, "r1")

@@ -82,7 +82,7 @@ def test_wal_file_is_key_free_while_store_is_open(stub_server: StubServer, tmp_p
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """With the store still open (WAL not checkpointed), neither the db nor its -wal file holds the key."""
     from analysis.llm.specs import parse_model_spec
-    from analysis.runs.runner import create_run, execute_run
+    from analysis.methods import create_run, execute_run
     from analysis.runs.executor import RetryPolicy
     from analysis.methods.values.method import build_values_plan
 

@@ -33,6 +33,7 @@ from analysis.cli_types import non_negative_float, non_negative_int, positive_in
 from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
+from analysis.methods.base import counts, number
 from analysis.methods.mbti import DIMENSIONS, role_of
 from analysis.methods.mbti import chance as mbti_chance
 from analysis.methods.mbti.importer import import_files
@@ -156,6 +157,10 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
     for name in dict.fromkeys(scores["model"]):
         mine = answers[answers["model"] == name]
         doc = model_metrics(scores[scores["model"] == name]) | selection.document(name)
+        defined = [s["consistency"] for s in doc["subjects"].values() if s["consistency"] is not None]
+        doc["headlines"] = {"mbti_consistency": number(sum(defined) / len(defined) if defined else None,
+                                                       "no subject has a defined consistency (needs ≥ 2 scored testings)")}
+        doc["counts"] = [counts("invalid answers", int((mine["valid"] != 1).sum()), len(mine))]
         doc["reliability"] = mbti_chance.model_reliability(mine)
         if chance > 0:
             doc["chance"] = mbti_chance.model_chance(mine, doc, n_sims=chance, store=store)

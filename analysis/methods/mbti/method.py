@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from analysis.errors import InputError
+from analysis.methods.base import Headline, Method
 from analysis.llm.options import AnswerMode
 from analysis.llm.specs import ModelSpec
 from analysis.methods.mbti import OPTIONS
@@ -13,7 +14,6 @@ from analysis.methods.mbti.session import MbtiPlan, MbtiSession
 from analysis.methods.mbti.statements import load_statements
 from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS, background_subjects, subject_from
 from analysis.runs.executor import Executor
-from analysis.runs.runner import MethodRunner, register_method
 from analysis.runs.store import Store
 
 OrderChoice = Literal["permuted", "fixed", "both"]
@@ -83,4 +83,23 @@ def _session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str
     return MbtiSession(MbtiPlan.model_validate(plan), executor, store, run_id, spec)
 
 
-register_method(MethodRunner("mbti", _n_calls, _session))
+def _report(store: Store, model: str | None = None, *, config: Any = None, n_boot: int = 1000, chance: int = 0) -> dict[str, Any]:
+    """``n_boot`` is not used: no MBTI number is bootstrapped."""
+    from analysis.methods.mbti.cli import metrics_json
+
+    return metrics_json(store, model, config=config, chance=chance)
+
+
+def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {m: d.get("chance") for m, d in _report(store, config=config, chance=n_sims)["models"].items()}
+
+
+METHOD = Method(
+    name="mbti", title="MBTI", label="MBTI", order=2,
+    tables=("mbti_answers",),
+    sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
+    n_calls=_n_calls, session=_session, report=_report, chance=_chance,
+    headlines=(Headline("mbti_consistency", "MBTI: consistency ↑", paired="Consistency, mean over",
+                        null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),
+)
+

@@ -45,6 +45,7 @@ from analysis.cli_types import non_negative_float, non_negative_int, positive_in
 from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
+from analysis.methods.base import counts, number
 from analysis.methods.personagym import TASKS
 from analysis.methods.personagym import chance as pg_chance
 from analysis.methods.personagym.data import paper_table1
@@ -196,7 +197,14 @@ def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
             "truncated": int(_truncated(given)[given["persona"] == persona].sum()),
         }
     spread = task_spread(by_persona)
+    undefined = [t for t in TASKS if tasks[t] is None]
+    why = (f"no valid grade for {', '.join(undefined)} (PersonaScore is the mean of all five tasks)" if undefined
+           else "no task score")
     return {
+        "headlines": {"personagym_score": number(ps, why)},
+        "counts": [counts("invalid grades", int((grades["status"] == "invalid").sum()),
+                          int((grades["status"] == "invalid").sum() + (grades["status"] == "ok").sum())),
+                   counts("refusals", int(refused.sum()), int(len(given)))],
         "tasks": tasks, "persona_score": ps,
         "n_graded": int((scores["n_valid"] > 0).sum()),
         "invalid": int((grades["status"] == "invalid").sum()),

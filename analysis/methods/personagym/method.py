@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
+from analysis.methods.base import Headline, Method
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.methods.personagym.data import load_environments, load_personas, load_rubrics, sample_personas
 from analysis.methods.personagym.session import AGENT_PARAMS, REFERENCE_MAX_TOKENS, PersonaGymPlan, PersonaGymSession
 from analysis.runs.executor import Executor
-from analysis.runs.runner import MethodRunner, register_method
 from analysis.runs.store import Store
 
 
@@ -128,4 +128,23 @@ def _session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str
     return PersonaGymSession(PersonaGymPlan.model_validate(plan), executor, store, run_id, spec)
 
 
-register_method(MethodRunner("personagym", _n_calls, _session))
+def _report(store: Store, model: str | None = None, *, config: Any = None, n_boot: int = 1000, chance: int = 0) -> dict[str, Any]:
+    """``n_boot`` is not used: no PersonaGym number is bootstrapped."""
+    from analysis.methods.personagym.cli import metrics_json
+
+    return metrics_json(store, model, config=config, chance=chance)
+
+
+def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {m: d.get("chance") for m, d in _report(store, config=config, chance=n_sims)["models"].items()}
+
+
+METHOD = Method(
+    name="personagym", title="PersonaGym", label="PersonaGym", order=4,
+    tables=("personagym_questions", "personagym_answers", "personagym_grades", "personagym_published"),
+    sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
+    n_calls=_n_calls, session=_session, report=_report, chance=_chance,
+    headlines=(Headline("personagym_score", "PersonaGym: PersonaScore ↑", paired="PersonaScore",
+                        null=lambda band, entry: (band.get("metrics") or {}).get("persona_score")),),
+)
+

@@ -55,6 +55,7 @@ from analysis.llm.specs import ModelSpec
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.stats import json_number
+from analysis.methods.base import counts, number
 from analysis.methods.trust import chance as trust_chance
 from analysis.methods.trust import CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES
 from analysis.methods.trust.behaviour import invalid_reasons, play_by_round, population_behaviour
@@ -298,12 +299,31 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
                                                               store=store)
     tables = reply_rows(beliefs, transfers, forecasts, rounds)
     replied = {name: df[df["raw"].notna()] for name, df in tables.items()}
-    return {"population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
+    return {"headlines": {"trust_spearman": headline_spearman(population)},
+            "counts": [counts("invalid replies", sum(int((df["valid"] == 0).sum()) for df in replied.values()),
+                              sum(len(df) for df in replied.values()))],
+            "population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
             "endowments": endowments, "invalid": {name: int((df["valid"] == 0).sum()) for name, df in tables.items()},
             "n_rows": {name: int(len(df)) for name, df in tables.items()},
             "invalid_replies": {name: int((df["valid"] == 0).sum()) for name, df in replied.items()},
             "n_replies": {name: int(len(df)) for name, df in replied.items()}, "invalid_reasons": invalid_reasons(tables),
             "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors), "play": play_by_round(rounds)}
+
+
+#: The strategy the headline reads when it has a defined median Spearman (the paper's main elicitation).
+HEADLINE_STRATEGY = "Ctx+Tr"
+
+
+def headline_spearman(population: dict[str, Any]) -> dict[str, Any]:
+    """Median Spearman(belief, behaviour) over attributes (the paper's Fig. 2), for ``HEADLINE_STRATEGY`` when it is
+    defined, else the first strategy (in ``STRATEGIES`` order) that is."""
+    if not population:
+        return number(None, "no belief–behaviour pairs: the population level was not run, or no belief reply was valid")
+    defined = [s for s in STRATEGIES if s in population and population[s].get("median_spearman") is not None]
+    if not defined:
+        return number(None, "no attribute has a defined Spearman ρ (too few valid beliefs, or constant behaviour)")
+    strategy = HEADLINE_STRATEGY if HEADLINE_STRATEGY in defined else defined[0]
+    return number(population[strategy]["median_spearman"], "") | {"strategy": strategy}
 
 
 def reply_rows(beliefs: pd.DataFrame, transfers: pd.DataFrame, forecasts: pd.DataFrame,

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
+from analysis.methods.base import Headline, Method
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
-from analysis.runs.runner import MethodRunner, register_method
 from analysis.runs.store import Store
 from analysis.methods.trust import (
     CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES, STRATEGY_ALIASES,
@@ -155,4 +155,27 @@ def _session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str
     return TrustSession(TrustPlan.model_validate(plan), executor, store, run_id, spec)
 
 
-register_method(MethodRunner("trust", _n_calls, _session))
+def _report(store: Store, model: str | None = None, *, config: Any = None, n_boot: int = 1000, chance: int = 0) -> dict[str, Any]:
+    from analysis.methods.trust.cli import metrics_json
+
+    return metrics_json(store, model, n_boot=n_boot, config=config, chance=chance)
+
+
+def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Per model ``{"population": {strategy: null bands}, "individual": null bands}``."""
+    doc = _report(store, n_boot=0, config=config, chance=n_sims)
+    return {m: {"population": {s: p.get("chance") for s, p in d["population"].items()},
+                "individual": d["individual"].get("chance")} for m, d in doc["models"].items()}
+
+
+METHOD = Method(
+    name="trust", title="Trust game", label="Trust", order=3,
+    tables=("trust_transfers", "trust_beliefs", "trust_rounds"),
+    sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
+             "analysis/stats.py"),
+    n_calls=_n_calls, session=_session, report=_report, chance=_chance,
+    headlines=(Headline("trust_spearman", "Trust: belief–behaviour Spearman ↑", paired="Median Spearman belief vs behaviour",
+                        null=lambda band, entry: ((band.get("population") or {}).get(entry.get("strategy")) or {}).get(
+                            "median_spearman")),),
+)
+

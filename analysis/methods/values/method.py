@@ -8,9 +8,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from analysis.errors import InputError
+from analysis.methods.base import Headline, Method
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
-from analysis.runs.runner import MethodRunner, register_method
 from analysis.runs.store import Store
 from analysis.methods.values.contexts import Context, load_context
 from analysis.methods.values.instruments import load_instrument
@@ -144,4 +144,28 @@ def _session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str
     return ValuesSession(ValuesPlan.model_validate(plan), executor, store, run_id, spec)
 
 
-register_method(MethodRunner("values", _n_calls, _session))
+def _report(store: Store, model: str | None = None, *, config: Any = None, n_boot: int = 1000, chance: int = 0) -> dict[str, Any]:
+    from analysis.methods.values.metrics import values_report  # scipy, scikit-learn, semopy: on first use
+
+    return values_report(store, model, config=config, n_boot=n_boot, chance=chance)
+
+
+def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Every model's circumplex and stability nulls, per context (the fit nulls are drawn on demand by the page)."""
+    from analysis.methods.values.metrics import values_chance
+
+    report = report if report is not None else _report(store, config=config, n_boot=0)
+    return values_chance(store, report, config, n_sims=n_sims, slow=False)
+
+
+METHOD = Method(
+    name="values", title="Values (Stick to Your Role!)", label="Values", order=1,
+    tables=("values_answers",),
+    sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
+             "analysis/stats.py"),
+    n_calls=_n_calls, session=_session, report=_report, chance=_chance,
+    headlines=(Headline("values_cardinal", "Values: Cardinal score ↑", paired="Cardinal score"),
+               Headline("values_rank_order", "Values: rank-order stability ↑", paired="Rank-order stability",
+                        null=lambda band, entry: band.get("rank_order"))),
+)
+

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.methods.base import counts, number
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.methods.values import cfa, leaderboard, stability, structure
@@ -169,3 +170,21 @@ def values_leaderboard(metrics: Mapping[str, Any]) -> dict[str, Any]:
         fits = [g for c in contexts for g in (c.get("cfa") or {}).values()]
         row["cfa_failed"], row["cfa_fits"] = sum(1 for g in fits if not g.get("converged")), len(fits)
     return _clean(doc)
+
+
+def values_report(store: Store, model: str | None = None, *, config: comparable.Chosen = None, n_boot: int = N_BOOT,
+                  chance: int = 0) -> dict[str, Any]:
+    """The values report: ``values_metrics`` with the ``leaderboard`` of its models (``values_leaderboard``), and
+    per model its ``headlines`` (Cardinal score, rank-order stability) and ``counts`` (invalid answers)."""
+    doc = values_metrics(store, model, config, n_boot=n_boot, chance=chance)
+    doc["leaderboard"] = board = values_leaderboard(doc)
+    cardinal = {row["model"]: row.get("cardinal") for row in board["rows"]}
+    for name, m in doc["models"].items():
+        few = len(m.get("contexts") or {}) < 2
+        m["headlines"] = {
+            "values_cardinal": number(cardinal.get(name), "no leaderboard column is defined for this model"),
+            "values_rank_order": number(m.get("rank_order"), "needs answers in 2 or more contexts" if few
+                                        else "undefined: value scores constant within a context"),
+        }
+        m["counts"] = [counts("invalid answers", m["invalid"], m["n_answers"])]
+    return doc

@@ -63,7 +63,8 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
             metrics_json(store, "zz")
     assert set(doc) == {"models"} and list(doc["models"]) == ["m1", "m2"]
     m1 = doc["models"]["m1"]
-    assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations", "reliability"}
+    assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations", "reliability", "headlines",
+                       "counts"}
     men = m1["subjects"]["Men"]
     assert set(men) == {"scores", "type", "role", "background", "consistency", "n_testings", "invalid", "truncated"}
     assert men["background"] is None
@@ -79,6 +80,11 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     people = doc["models"]["m2"]["subjects"]["People"]  # fixed-order testings only: used for its scores
     assert people["scores"] == {d: 0.0 for d in DIMENSIONS} and people["type"] == "ISFP-T"
     assert doc["models"]["m2"]["robustness"] == {}
+    consistencies = [s["consistency"] for s in m1["subjects"].values() if s["consistency"] is not None]
+    assert m1["headlines"]["mbti_consistency"] == {"value": pytest.approx(sum(consistencies) / len(consistencies)),
+                                                   "reason": None}
+    invalid = sum(s["invalid"] for s in m1["subjects"].values())
+    assert m1["counts"] == [{"kind": "invalid answers", "count": invalid, "n": m1["counts"][0]["n"]}] and invalid >= 1
     assert list(only["models"]) == ["m2"]
     json.dumps(doc, allow_nan=False)  # strict JSON: no NaN
 

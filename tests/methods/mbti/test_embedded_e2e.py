@@ -12,7 +12,7 @@ from analysis.methods.mbti import OPTIONS
 from analysis.methods.mbti.cli import metrics_json
 from analysis.methods.mbti.method import build_mbti_plan
 from analysis.methods.mbti.session import ANSWERS
-from analysis.runs.runner import create_run, execute_run
+from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store
 
 pytestmark = pytest.mark.slow

@@ -18,6 +18,7 @@ from analysis.methods.mbti.cli import metrics_json
 from analysis.methods.mbti.method import EMBEDDED_HISTORY, build_mbti_plan
 from analysis.methods.mbti.parse import listed_options
 from analysis.methods.mbti.session import ANSWERS
+from analysis import methods
 from analysis.runs import runner
 from analysis.runs.executor import RetryPolicy
 from analysis.runs.store import Store
@@ -60,8 +61,8 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> type[FakeClient]:
 
 def run(store: Store, **options) -> str:
     plan = build_mbti_plan(SPEC, **options)
-    run_id = runner.create_run(store, "mbti", SPEC, plan.model_dump())
-    runner.execute_run(store, run_id, concurrency=4, retry=RetryPolicy(max_attempts=1))
+    run_id = methods.create_run(store, "mbti", SPEC, plan.model_dump())
+    methods.execute_run(store, run_id, concurrency=4, retry=RetryPolicy(max_attempts=1))
     return run_id
 
 
@@ -167,7 +168,7 @@ def test_failed_call_stops_its_testing_and_resume_completes_it(tmp_path: Path, f
         assert store.get_run(run_id)["status"] == "completed_with_failures"
         n_before = len(fake.requests)
         fake.answer = staticmethod(lambda q, r: "Correct.")
-        summary = runner.execute_run(store, run_id)
+        summary = methods.execute_run(store, run_id)
         assert summary.cached == 7 and len(fake.requests) - n_before == 3
         assert set(store.table(ANSWERS.name, [run_id])["valid"]) == {1}
         assert store.get_run(run_id)["status"] == "completed"
@@ -215,14 +216,14 @@ def test_stub_run_with_transient_faults_matches_clean_run(stub_server, tmp_path:
         return store.table(ANSWERS.name, [run_id]).sort_values(cols[:3]).reset_index(drop=True)[cols]
 
     with Store(tmp_path / "ref.db") as ref_store:
-        runner.create_run(ref_store, "mbti", spec, plan, "ref")
-        assert runner.execute_run(ref_store, "ref", retry=fast).status == "completed"
+        methods.create_run(ref_store, "mbti", spec, plan, "ref")
+        assert methods.execute_run(ref_store, "ref", retry=fast).status == "completed"
         ref = answers(ref_store, "ref")
     assert len(ref) == 16 and ref["valid"].all() and ref["letter"].notna().all()
     stub_server.configure([FaultRule("429", modulo=3, residue=0, retry_after=0.01), FaultRule("500", modulo=3, residue=1, times=2)])
     with Store(tmp_path / "faulted.db") as store:
-        runner.create_run(store, "mbti", spec, plan, "faulted")
-        summary = runner.execute_run(store, "faulted", retry=fast)
+        methods.create_run(store, "mbti", spec, plan, "faulted")
+        summary = methods.execute_run(store, "faulted", retry=fast)
         got = answers(store, "faulted")
     assert (summary.status, summary.failed) == ("completed", 0)
     assert sum(1 for e in stub_server.calls() if e["fault"]) > 0

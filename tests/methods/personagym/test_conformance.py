@@ -38,6 +38,7 @@ from analysis.methods.personagym.method import build_personagym_plan
 from analysis.methods.personagym.parse import parse_grade
 from analysis.methods.personagym.prompts import examples_text
 from analysis.methods.personagym.session import plan_json
+from analysis import methods
 from analysis.runs import runner
 from analysis.runs.executor import RetryPolicy
 from analysis.runs.store import Store
@@ -64,8 +65,8 @@ def fake(monkeypatch: pytest.MonkeyPatch, trust_endpoints) -> type[FakeClient]:
 def _run(tmp_path: Path, **options: object) -> tuple[Store, str]:
     plan = build_personagym_plan(AGENT, personas=1, questions_per_task=2, evaluators=JUDGES, **options)
     store = Store(tmp_path / "s.db")
-    run_id = runner.create_run(store, "personagym", AGENT, plan_json(plan))
-    runner.execute_run(store, run_id, concurrency=1, retry=RetryPolicy(max_attempts=1), api_key="sk-test-key-0123456789ab")
+    run_id = methods.create_run(store, "personagym", AGENT, plan_json(plan))
+    methods.execute_run(store, run_id, concurrency=1, retry=RetryPolicy(max_attempts=1), api_key="sk-test-key-0123456789ab")
     return store, run_id
 
 

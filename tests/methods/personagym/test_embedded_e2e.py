@@ -19,7 +19,7 @@ from analysis.methods.personagym.method import build_personagym_plan
 from analysis.methods.personagym.session import plan_json
 from analysis.methods.personagym.tables import ANSWERS, ENVIRONMENTS, EXAMPLES, GENERATIONS, GRADES, QUESTIONS
 from analysis.runs.progress import ProgressTracker
-from analysis.runs.runner import create_run, execute_run
+from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store
 
 pytestmark = pytest.mark.slow

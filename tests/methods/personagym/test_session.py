@@ -17,6 +17,7 @@ from analysis.methods.personagym.cli import metrics_json
 from analysis.methods.personagym.method import build_personagym_plan
 from analysis.methods.personagym.session import PersonaGymPlan, plan_json
 from analysis.methods.personagym.tables import ANSWERS, ENVIRONMENTS, EXAMPLES, GENERATIONS, GRADES, QUESTIONS
+from analysis import methods
 from analysis.runs import runner
 from analysis.runs.executor import RetryPolicy
 from analysis.runs.progress import ProgressTracker
@@ -42,8 +43,8 @@ def run(store: Store, progress: ProgressTracker | None = None, run_id: str | Non
         **options: object) -> tuple[str, PersonaGymPlan]:
     options = {"personas": 1, "questions_per_task": 1, "environments_per_persona": 2} | options
     plan = build_personagym_plan(AGENT, **options)
-    run_id = runner.create_run(store, "personagym", AGENT, plan_json(plan), run_id)
-    runner.execute_run(store, run_id, concurrency=4, retry=RetryPolicy(max_attempts=1), progress=progress,
+    run_id = methods.create_run(store, "personagym", AGENT, plan_json(plan), run_id)
+    methods.execute_run(store, run_id, concurrency=4, retry=RetryPolicy(max_attempts=1), progress=progress,
                        api_key="sk-test-key-0123456789abcdef")
     return run_id, plan
 
@@ -60,7 +61,7 @@ def test_pipeline_rows_calls_and_models(tmp_path: Path, fake: type[FakeClient]) 
         doc = metrics_json(store)
         assert store.get_run(run_id)["status"] == "completed"
         before = len(fake.calls)
-        again = runner.execute_run(store, run_id)
+        again = methods.execute_run(store, run_id)
         assert (again.cached, again.done, again.total, len(fake.calls)) == (92, 92, 92, before)
     assert plan.n_calls() == 2 * (1 + 5 + 10 * (2 + 2)) == 92 == before
     snap = progress.snapshot()
@@ -180,7 +181,7 @@ def test_failed_answer_then_resume(tmp_path: Path, fake: type[FakeClient]) -> No
         assert set(grades.drop(index="Linguistic Habits")["status"]) == {"ok"}
         made = len(fake.calls)
         fake.fail = staticmethod(lambda r, m: False)
-        summary = runner.execute_run(store, run_id)
+        summary = methods.execute_run(store, run_id)
         assert summary.status == "completed" and len(fake.calls) == made + 2  # the answer and its one grade
         assert set(store.table(GRADES.name, [run_id])["status"]) == {"ok"}
         assert set(store.table(ANSWERS.name, [run_id])["status"]) == {"ok"}

@@ -27,6 +27,7 @@ import pytest
 
 from analysis.llm.client import ChatReply, ChatRequest
 from analysis.llm.specs import ModelSpec, parse_model_spec
+from analysis import methods
 from analysis.runs import runner
 from analysis.runs.store import Store
 from analysis.methods.trust.method import build_trust_plan
@@ -70,8 +71,8 @@ def recorded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[ChatReques
     with Store(tmp_path / "s.db") as store:
         for plan in (build_trust_plan(SPEC, limit_personas=1, attributes=["age", "work_status"]),
                      build_trust_plan(SPEC, level="individual", limit_personas=1, archetypes=[3], rounds=2)):
-            run_id = runner.create_run(store, "trust", SPEC, plan.model_dump())
-            assert runner.execute_run(store, run_id).status == "completed"
+            run_id = methods.create_run(store, "trust", SPEC, plan.model_dump())
+            assert methods.execute_run(store, run_id).status == "completed"
     return Recorder.requests
 
 
@@ -148,8 +149,8 @@ def test_numeric_answer_option(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
     monkeypatch.setattr(runner, "LLMClient", Recorder)
     with Store(tmp_path / "s.db") as store:
         plan = build_trust_plan(SPEC, limit_personas=2, attributes=["age"], strategies=["Ctx+Tr"], answer="numeric")
-        run_id = runner.create_run(store, "trust", SPEC, plan.model_dump())
-        runner.execute_run(store, run_id)
+        run_id = methods.create_run(store, "trust", SPEC, plan.model_dump())
+        methods.execute_run(store, run_id)
         rows = store.table(TRANSFERS.name, [run_id])
     assert plan.answer == "numeric" and set(rows["extraction"]) == {"first integer"} and set(rows["sent"]) == {3}
     play = [_user(r) for r in Recorder.requests if "play Player A in this game" in _user(r)]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from analysis.llm.specs import parse_model_spec
-from analysis.runs.runner import create_run, execute_run
+from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store
 from analysis.methods.trust.cli import metrics_json
 from analysis.methods.trust.method import build_trust_plan

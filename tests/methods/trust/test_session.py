@@ -15,6 +15,7 @@ import pytest
 
 from analysis.llm.client import CallError, ChatReply, ChatRequest
 from analysis.llm.specs import ModelSpec, parse_model_spec
+from analysis import methods
 from analysis.runs import runner
 from analysis.runs.executor import RetryPolicy
 from analysis.runs.store import Store
@@ -102,8 +103,8 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> type[FakeClient]:
 
 def run(store: Store, **options) -> tuple[str, TrustPlan]:
     plan = build_trust_plan(SPEC, **({"attribute_set": "rolescope15"} | options))
-    run_id = runner.create_run(store, "trust", SPEC, plan.model_dump())
-    runner.execute_run(store, run_id, concurrency=4, retry=RetryPolicy(max_attempts=1))
+    run_id = methods.create_run(store, "trust", SPEC, plan.model_dump())
+    methods.execute_run(store, run_id, concurrency=4, retry=RetryPolicy(max_attempts=1))
     return run_id, plan
 
 
@@ -272,8 +273,8 @@ def test_failed_and_invalid_rounds_stop_their_game_and_resume_completes(tmp_path
     with Store(tmp_path / "s.db") as store:
         plan = build_trust_plan(SPEC, level="individual", personas=10, limit_personas=2, archetypes=[3], rounds=4,
                                 forecast="upfront")
-        run_id = runner.create_run(store, "trust", SPEC, plan.model_dump())
-        summary = runner.execute_run(store, run_id, retry=RetryPolicy(max_attempts=1))
+        run_id = methods.create_run(store, "trust", SPEC, plan.model_dump())
+        summary = methods.execute_run(store, run_id, retry=RetryPolicy(max_attempts=1))
         assert (summary.status, summary.total, summary.done, summary.failed) == ("completed_with_failures", 10, 10, 1)
         rows = store.table(ROUNDS.name, [run_id]).sort_values(["persona_id", "round"])
         by_persona = {pid: g for pid, g in rows.groupby("persona_id")}
@@ -284,7 +285,7 @@ def test_failed_and_invalid_rounds_stop_their_game_and_resume_completes(tmp_path
         assert other["reason"].iloc[3] == "not played: round 3 had no valid amount" and failed["forecast"].tolist() == [3] * 4
         n_before = len(fake.requests)
         target["healed"] = "yes"
-        again = runner.execute_run(store, run_id)
+        again = methods.execute_run(store, run_id)
         assert again.status == "completed" and len(fake.requests) - n_before == 3  # failed round 2, then rounds 3-4
         rows = store.table(ROUNDS.name, [run_id])
         assert int(rows["valid"].sum()) == 4 + 2
@@ -333,8 +334,8 @@ def test_per_round_forecasts_from_state_summaries(tmp_path: Path, fake: type[Fak
     fake.round = staticmethod(rounds)
     with Store(tmp_path / "t.db") as store:
         plan = build_trust_plan(SPEC, level="individual", personas=10, limit_personas=1, archetypes=[1], rounds=4)
-        run_id = runner.create_run(store, "trust", SPEC, plan.model_dump())
-        summary = runner.execute_run(store, run_id)
+        run_id = methods.create_run(store, "trust", SPEC, plan.model_dump())
+        summary = methods.execute_run(store, run_id)
         assert (summary.total, summary.done) == (8, 8) and len(fake.requests) == 6  # rounds 1-3 and their forecasts
         rows = store.table(ROUNDS.name, [run_id]).sort_values("round")
         assert rows["reason"].iloc[3] == "not played: round 3 had no valid amount" and pd.isna(rows["forecast"].iloc[3])
@@ -391,16 +392,16 @@ def test_stub_population_run_with_transient_faults_matches_clean_run(stub_server
         return b, t[["persona_id", "valid", "reason", "raw", "cache_key"]]
 
     with Store(tmp_path / "ref.db") as ref_store:
-        runner.create_run(ref_store, "trust", spec, plan, "ref")
-        assert runner.execute_run(ref_store, "ref", retry=fast).status == "completed"
+        methods.create_run(ref_store, "trust", spec, plan, "ref")
+        assert methods.execute_run(ref_store, "ref", retry=fast).status == "completed"
         ref_b, ref_t = rows(ref_store, "ref")
     assert len(ref_b) == 6 and len(ref_t) == 4 and not ref_t["valid"].any()
     assert ref_t["reason"].notna().all() and ref_t["raw"].str.startswith("Stub reply").all()
     assert set(ref_b["reason"]) == {"no JSON object in the reply"}
     stub_server.configure([FaultRule("429", modulo=3, residue=0, retry_after=0.01), FaultRule("500", modulo=3, residue=1)])
     with Store(tmp_path / "faulted.db") as store:
-        runner.create_run(store, "trust", spec, plan, "faulted")
-        summary = runner.execute_run(store, "faulted", retry=fast)
+        methods.create_run(store, "trust", spec, plan, "faulted")
+        summary = methods.execute_run(store, "faulted", retry=fast)
         got_b, got_t = rows(store, "faulted")
     assert (summary.status, summary.failed) == ("completed", 0)
     assert sum(1 for e in stub_server.calls() if e["fault"]) > 0

@@ -29,7 +29,7 @@ import pytest
 
 from analysis.llm.specs import parse_model_spec
 from analysis.runs.executor import RetryPolicy
-from analysis.runs.runner import create_run, execute_run
+from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store
 from analysis.methods.values.method import build_values_plan
 from analysis.methods.values.prompts import REST_OF_LIST

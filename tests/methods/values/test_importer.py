@@ -22,7 +22,7 @@ from analysis.errors import InputError
 from analysis.methods.values.importer import (
     NO_LETTER, PVQ40, SVS, import_value_stability, parse_reply_letter,
 )
-from analysis.runs.runner import execute_run
+from analysis.methods import execute_run
 from analysis.runs.store import Store
 from analysis.methods.values import VALUES
 

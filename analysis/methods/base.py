@@ -1,0 +1,88 @@
+"""The method contract: every folder ``analysis/methods/<m>/`` exports one ``METHOD`` (a ``Method``) from its
+``method.py``. Shared code (the CLI, the runner's callers, the app) reaches a method only through it, via the
+registry (``analysis.methods``).
+
+A method's **report** is the one metrics document for a store: ``{"models": {model: {...}}, ...}``, every number a
+value or ``None`` with its reason. Pages, ``metrics --json`` and Compare read it; nothing recomputes a number from it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from analysis.llm.specs import ModelSpec
+
+
+class Session(Protocol):
+    """One run's work: every call of its plan, each answer stored as it arrives."""
+
+    async def run(self) -> None: ...
+
+
+def number(x: Any, reason: str) -> dict[str, Any]:
+    """A report entry: ``{"value": x, "reason": None}`` when ``x`` is a finite number, else ``{"value": None,
+    "reason": reason}`` (undefined is never 0)."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
+        return {"value": float(x), "reason": None}
+    return {"value": None, "reason": reason}
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A number a method is summed up by on the Overview and Compare. The report holds it for every model at
+    ``models[model]["headlines"][key]`` as a ``number`` entry; every reader shows that entry and nothing else."""
+
+    key: str  # column name across methods, e.g. "mbti_consistency"
+    label: str  # "MBTI: consistency ↑"
+    higher_is_better: bool = True
+    #: (a model's chance document, its headline entry) -> the null summary of this number, when it has one.
+    null: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
+    #: How the method's comparison of two models names this number's paired difference (a label prefix): Compare
+    #: takes its CI when the paired estimate is the headline itself (both models answered the same units).
+    paired: str | None = None
+
+
+def headline(report: Mapping[str, Any], model: str, key: str) -> dict[str, Any]:
+    """The headline entry ``key`` of ``model`` in ``report`` (undefined with a reason when the model is absent)."""
+    doc = (report.get("models") or {}).get(model)
+    if doc is None:
+        return {"value": None, "reason": "no answers of this model"}
+    return (doc.get("headlines") or {}).get(key) or {"value": None, "reason": "not in the report"}
+
+
+def counts(kind: str, count: int, n: int) -> dict[str, Any]:
+    """A report's ``counts`` entry: of ``n`` replies of ``kind``'s family, ``count`` could not be used."""
+    return {"kind": kind, "count": int(count), "n": int(n)}
+
+
+@dataclass(frozen=True)
+class Method:
+    """Everything shared code knows of a method. Each field is the method's own function; see a method's
+    ``method.py`` for its formulas and sources."""
+
+    name: str  # the CLI's METHOD and the runs table's method
+    title: str  # "Values (Stick to Your Role!)"
+    label: str  # short, for table cells: "Values"
+    order: int  # position in menus and tables
+    #: Store tables holding the method's answers (a store "has" the method when one has rows).
+    tables: tuple[str, ...]
+    #: Shared modules (paths from the repository root) its report depends on, besides its own folder.
+    sources: tuple[str, ...]
+    n_calls: Callable[[dict[str, Any]], int]
+    session: Callable[..., Session]  # (plan, executor, store, run_id, spec) -> Session
+    #: (store, model=None, *, config=None, n_boot=..., chance=0) -> the report (see the module docstring); every
+    #: model's document holds ``headlines`` (one ``number`` entry per ``Headline``) and ``counts``.
+    report: Callable[..., dict[str, Any]]
+    #: (store, n_sims, *, config=None, report=None) -> {model: the null bands the pages show}.
+    chance: Callable[..., dict[str, Any]]
+    headlines: tuple[Headline, ...] = field(default=())
+
+    def has_data(self, table_sizes: Mapping[str, int]) -> bool:
+        """Whether a store with these table sizes holds any of this method's answers."""
+        return any(table_sizes.get(t, 0) > 0 for t in self.tables)
+
+    def build_session(self, plan: dict[str, Any], executor: Any, store: Any, run_id: str, spec: ModelSpec) -> Session:
+        return self.session(plan, executor, store, run_id, spec)

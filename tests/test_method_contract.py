@@ -1,0 +1,186 @@
+"""The method contract, checked for every method the registry finds (``analysis.methods``), never by name.
+
+Each method runs its small plan (``tests/methods/<m>/__init__.py``: ``CONTRACT_RUN``) through the CLI against the
+stub server, once answering and once with every reply a word no reader can use (every answer invalid). Then:
+- the plan makes calls and survives a JSON round trip;
+- the report's keys and types (every headline a value or None with a reason; counts within their n);
+- each headline is the same number in ``metrics --json``, on the Overview, on the method's page and on Compare;
+- an undefined headline is None with its reason, and "—" on those pages;
+- chance has one entry per model;
+- every page renders on the one-model store and on the all-invalid store.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("ROLESCOPE_N_BOOT", "200")
+os.environ.setdefault("ROLESCOPE_CHANCE_SIMS", "20")
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+from analysis import methods  # noqa: E402
+from analysis.__main__ import main  # noqa: E402
+from analysis.runs.store import Store  # noqa: E402
+from tests.app.conftest import PAGES, _bind, open_app  # noqa: E402
+from tests.stub_server import FaultRule, StubServer  # noqa: E402
+
+NAMES = methods.names()
+
+
+def _run_all(path: Path, url: str) -> None:
+    for name in NAMES:
+        extra = importlib.import_module(f"tests.methods.{name}").CONTRACT_RUN
+        code = main(["run", name, "--model", f"stub@{url}", "--store", str(path), "--quiet", "--max-attempts", "1",
+                     *extra])
+        assert code == 0, f"run {name} exited {code}"
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
+    """``answered``: one model's small run of every method; ``invalid``: the same runs with every reply unusable."""
+    root = tmp_path_factory.mktemp("contract")
+    out = {"answered": root / "answered.db", "invalid": root / "invalid.db"}
+    with StubServer(log_path=root / "calls.jsonl") as server:
+        _run_all(out["answered"], server.url)
+        server.configure([FaultRule(kind="nonsense", modulo=1, times=None)])
+        _run_all(out["invalid"], server.url)
+    yield out
+
+
+@pytest.fixture(scope="module")
+def model(stores: dict[str, Path]) -> str:
+    """The one model's display name (the spec names its endpoint: stub@127.0.0.1:PORT)."""
+    with Store(stores["answered"], read_only=True) as store:
+        [name] = store.runs()["model"].unique()
+    return str(name)
+
+
+@pytest.fixture(scope="module")
+def reports(stores: dict[str, Path]) -> dict[tuple[str, str], dict]:
+    """``metrics METHOD --json`` of each store, as the CLI prints it."""
+    out = {}
+    for kind, path in stores.items():
+        for name in NAMES:
+            with pytest.MonkeyPatch.context() as mp:
+                lines: list[str] = []
+                mp.setattr("builtins.print", lambda *a, **k: lines.append(" ".join(map(str, a))))
+                assert main(["metrics", name, "--store", str(path), "--json", "--n-boot", "50", "--chance", "0"]) == 0
+            out[kind, name] = json.loads(lines[0])
+    return out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_plan_makes_calls_and_survives_json(stores: dict[str, Path], name: str) -> None:
+    method = methods.get(name)
+    with Store(stores["answered"], read_only=True) as store:
+        runs = store.runs()
+        [run_id] = runs.loc[runs["method"] == name, "run_id"]
+        run = store.get_run(run_id)
+    assert run["status"] == "completed"
+    n = method.n_calls(run["plan"])
+    assert n > 0 and method.n_calls(json.loads(json.dumps(run["plan"]))) == n == run["n_units"]
+
+
+@pytest.mark.parametrize("kind", ["answered", "invalid"])
+@pytest.mark.parametrize("name", NAMES)
+def test_the_report_keys_and_types(reports: dict, model: str, name: str, kind: str) -> None:
+    """Every model: one entry per declared headline, a finite float or None with a non-empty reason; counts
+    0 <= count <= n. The whole document is JSON without NaN."""
+    method, report = methods.get(name), reports[kind, name]
+    json.dumps(report, allow_nan=False)
+    models = report["models"]
+    assert kind == "invalid" or set(models) == {model}
+    for doc in models.values():
+        assert set(doc["headlines"]) == {h.key for h in method.headlines}
+        for entry in doc["headlines"].values():
+            if entry["value"] is None:
+                assert isinstance(entry["reason"], str) and entry["reason"]
+            else:
+                assert isinstance(entry["value"], float) and math.isfinite(entry["value"]) and entry["reason"] is None
+        assert doc["counts"] and all(0 <= c["count"] <= c["n"] and c["kind"] for c in doc["counts"])
+        if kind == "invalid":
+            assert all(c["count"] == c["n"] for c in doc["counts"]), doc["counts"]
+
+
+def test_the_all_invalid_store_leaves_headlines_undefined(reports: dict) -> None:
+    """Replies that say nothing give no number: every headline of every model is None with its reason."""
+    entries = [e for name in NAMES for d in reports["invalid", name]["models"].values() for e in d["headlines"].values()]
+    assert entries and all(e["value"] is None and e["reason"] for e in entries)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_chance_has_one_entry_per_model(stores: dict[str, Path], reports: dict, name: str) -> None:
+    with Store(stores["answered"], read_only=True) as store:
+        bands = methods.get(name).chance(store, 3)
+    assert set(bands) == set(reports["answered", name]["models"])
+    assert all(b is None or isinstance(b, dict) for b in bands.values())
+
+
+@pytest.fixture
+def app(stores: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """An AppTest factory on one of the stores as the bundled store, with a copy as the user's store."""
+    def make(kind: str, page: str | None = None, **query: str) -> AppTest:
+        user = tmp_path / f"{kind}-user.db"
+        if not user.exists():
+            shutil.copy(stores[kind], user)
+        _bind(monkeypatch, stores[kind], user, tmp_path / "cache")
+        at = open_app(page, **query)
+        assert not at.exception, [e.value for e in at.exception]
+        return at
+
+    return make
+
+
+def _shown(value: float | None) -> str:
+    from app.ui import fmt
+
+    return fmt(value, 3)
+
+
+@pytest.mark.parametrize("kind", ["answered", "invalid"])
+def test_every_headline_is_the_same_number_on_every_page(app, reports: dict, model: str, kind: str) -> None:
+    """The report's entry, on the Overview (the headline table), on the method's page (its headline cards) and on
+    Compare (A and B, here the same model in two stores): equal, or "—" with the reason, everywhere."""
+    from app.nav import PAGES as NAV
+    from app.ui import headline_label
+
+    overview = app(kind)
+    labels = {h.label for name in NAMES for h in methods.get(name).headlines}
+    table = next(d.value for d in overview.dataframe if "model" in d.value.columns and labels & set(d.value.columns))
+    table = table.set_index("model")  # the headline table comes first; the chance verdicts follow
+    captions = " ".join(c.value for c in overview.caption)
+    compare = app(kind, "compare", a=f"demo::{model}", b=f"user::{model}")
+    diffs = compare.dataframe[0].value.set_index("metric") if compare.dataframe else None
+    for name in NAMES:
+        method = methods.get(name)
+        models = reports[kind, name]["models"]
+        if not models:
+            continue
+        [page] = [p.url for p in NAV if p.method == name]
+        cards = {m.label: m for m in app(kind, page).metric}
+        for h in method.headlines:
+            entry = models[model]["headlines"][h.key]
+            card = cards[headline_label(h.label, model)]
+            assert card.value == _shown(entry["value"]), (name, h.key)
+            row = diffs.loc[h.label]
+            a = row.iloc[[i for i, c in enumerate(diffs.columns) if c.startswith(model)][0]]
+            if entry["value"] is None:
+                assert math.isnan(table.loc[model, h.label]) and math.isnan(a)
+                assert entry["reason"] in captions and entry["reason"] in card.help and entry["reason"] in row["note"]
+            else:
+                assert table.loc[model, h.label] == entry["value"] == a
+
+
+@pytest.mark.parametrize("kind", ["answered", "invalid"])
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders(app, kind: str, page: str) -> None:
+    at = app(kind, page)
+    assert at.title
