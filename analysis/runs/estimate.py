@@ -2,7 +2,8 @@
 
 Two sources, the better one first:
 
-- **measured**: the newest earlier run of the same model (same method preferred) in a store. Its calls
+- **measured**: the newest earlier run of the same model and method in a store (never another method's: their
+  calls differ in length and count per unit). Its calls
   give tokens per call (``calls.tokens_in`` / ``tokens_out``, as the endpoint reported them) and its
   throughput: calls made / wall time, the wall time running from the first request sent
   (``created_at − latency_s`` of the earliest call) to the last reply stored. The throughput holds at that
@@ -63,18 +64,17 @@ class RunEstimate:
         return self.basis.startswith("measured")
 
 
-def measured_throughput(store: Store, model: str, method: str | None = None) -> Throughput | None:
-    """The newest run of ``model`` in ``store`` with at least ``MIN_MEASURED_CALLS`` calls it made itself
-    (cache hits excluded), preferring runs of ``method``; ``None`` when there is none."""
+def measured_throughput(store: Store, model: str, method: str) -> Throughput | None:
+    """The newest run of ``method`` by ``model`` in ``store`` with at least ``MIN_MEASURED_CALLS`` calls it made itself
+    (cache hits excluded); ``None`` when there is none."""
     rows = store.frame(
         "SELECT r.run_id, r.method, COUNT(*) AS n, MIN(c.created_at - COALESCE(c.latency_s, 0)) AS t0, "
         "MAX(c.created_at) AS t1, AVG(c.tokens_in) AS tin, AVG(c.tokens_out) AS tout, MAX(c.created_at) AS newest "
-        "FROM calls c JOIN runs r ON r.run_id = c.run_id WHERE c.model = ? "
-        "GROUP BY r.run_id HAVING n >= ? ORDER BY newest DESC", [model, MIN_MEASURED_CALLS])
+        "FROM calls c JOIN runs r ON r.run_id = c.run_id WHERE c.model = ? AND r.method = ? "
+        "GROUP BY r.run_id HAVING n >= ? ORDER BY newest DESC", [model, method, MIN_MEASURED_CALLS])
     if rows.empty:
         return None
-    same = rows[rows["method"] == method]
-    row = (same if len(same) else rows).iloc[0]
+    row = rows.iloc[0]
     wall = float(row["t1"]) - float(row["t0"])
     if not wall > 0:
         return None
@@ -102,19 +102,20 @@ def _unmodelled_reason(method: str, plan: Any) -> str:
 
 
 def estimate_run(method: str, plan: Any, spec: Any, n_calls: int, measured: Throughput | None = None) -> RunEstimate:
-    """Tokens per call and calls per second from ``measured`` (tokens only when it measured the same method),
-    else from the prompt-length model; cost from the spec's prices."""
+    """Tokens per call and calls per second from ``measured`` (a run of the same method), else from the
+    prompt-length model; cost from the spec's prices."""
+    if measured is not None and measured.method != method:
+        raise ValueError(f"a {measured.method} run cannot measure a {method} plan")
     tokens: tuple[float, float] | None = None
     basis = "modelled from prompt lengths"
-    if measured is not None and measured.method == method and measured.tokens_in_per_call == measured.tokens_in_per_call:
+    if measured is not None and measured.tokens_in_per_call == measured.tokens_in_per_call:
         tokens = (measured.tokens_in_per_call * n_calls, measured.tokens_out_per_call * n_calls)
     elif plan is not None and not isinstance(plan, dict):
         tokens = modelled_tokens(method, plan)
     seconds = None
     if measured is not None:
         seconds = n_calls / measured.calls_per_s
-        of = "" if measured.method == method else f" of {measured.method}"
-        basis = f"measured on run {measured.run_id} ({measured.n_calls} calls{of} at {measured.calls_per_s:.2f} calls/s)"
+        basis = f"measured on run {measured.run_id} ({measured.n_calls} calls at {measured.calls_per_s:.2f} calls/s)"
     elif tokens is not None and spec.backend == "embedded":
         seconds = tokens[0] / EMBEDDED_PROMPT_TPS + tokens[1] / EMBEDDED_GEN_TPS
     if tokens is None:

@@ -83,8 +83,9 @@ def test_measured_estimate_predicts_the_next_run(tmp_path, stub_server):
     assert 0.7 <= est.seconds / took <= 1.4, (est.seconds, took)
 
 
-def test_measurement_prefers_the_same_method(tmp_path, stub_server):
-    """With runs of two methods, the one of the planned method measures; tokens of another method are not reused."""
+def test_only_a_run_of_the_same_method_measures(tmp_path, stub_server):
+    """With runs of two methods, each measures only its own method; a third method has no measurement (its calls
+    would have other lengths and counts), and an estimate refuses another method's run."""
     from analysis.methods.mbti.method import build_mbti_plan
 
     spec = _stub_spec(stub_server.url)
@@ -94,12 +95,12 @@ def test_measurement_prefers_the_same_method(tmp_path, stub_server):
         mbti = build_mbti_plan(spec, subjects=["People"], testings=1, order="fixed", limit_statements=6, answer_mode="text")
         execute_run(store, create_run(store, "mbti", spec, mbti.model_dump()), concurrency=1)
         assert measured_throughput(store, spec.name, "values").method == "values"
-        assert measured_throughput(store, spec.name, "mbti").method == "mbti"
-        trust = measured_throughput(store, spec.name, "trust")
-        assert trust is not None and trust.method == "mbti"  # the newest run of the model gives its speed
-        est = estimate_run("trust", {}, spec, 10, trust)
-        assert est.tokens_in is None and est.seconds == pytest.approx(10 / trust.calls_per_s)
-        assert "calls of mbti at" in est.basis
+        measured = measured_throughput(store, spec.name, "mbti")
+        assert measured.method == "mbti" and measured_throughput(store, spec.name, "trust") is None
+        est = estimate_run("trust", {}, spec, 10, None)
+        assert est.tokens_in is None and est.seconds is None
+        with pytest.raises(ValueError, match="cannot measure"):
+            estimate_run("trust", {}, spec, 10, measured)
 
 
 def test_uncapped_mbti_replies_are_not_modelled(stub_server):
