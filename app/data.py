@@ -172,38 +172,44 @@ def values_scores(ref: StoreRef, model: str) -> pd.DataFrame:
 
 @st.cache_data(**CACHE)
 def structure(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
-    """Circumplex layout and centroids, Stress, CFA fits and loadings, separability of one model x context."""
-    from analysis.methods.values import cfa
+    """Circumplex layout and centroids, Stress, CFA fits and loadings, separability of one model x context, as the
+    values report holds them (nothing is refitted); only the random-start Stress is computed here."""
+    from analysis.methods.base import doc_frame
+
+    context, instrument = context_keys(ref, model)[key]
+    doc = values_doc(ref)["models"][model]["contexts"][key]
+    figures = doc["figures"]
+    cfa = pd.DataFrame([{"group": g, **fit} for g, fit in (doc.get("cfa") or {}).items()],
+                       columns=["group", "n", "chi2", "df", "cfi", "tli", "rmsea", "srmr", "converged", "reason"])
+    return {
+        "context": context,
+        "instrument": instrument,
+        "error": doc["error"],
+        "stress": doc["stress"],
+        "layout": doc_frame(figures["layout"]),
+        "centroids": doc_frame(figures["centroids"]),
+        "rank_distance": doc["order_distance"],
+        "observed_order": figures["observed_order"],
+        "cfa": cfa,
+        "loadings": doc_frame(figures["loadings"]),
+        "separability": figures["separability"],
+        "movement": doc_frame(figures["movement"]),
+        "random_start_stress": random_start_stress(ref, model, key) if figures["layout"] else None,
+        "reliability": doc.get("reliability") or {},
+    }
+
+
+@st.cache_data(**CACHE)
+def random_start_stress(ref: StoreRef, model: str, key: str) -> float:
+    """Lowest Stress of MDS from random starts on one model x context (``analysis.methods.values.chance``)."""
     from analysis.methods.values import chance as values_chance
-    from analysis.methods.values.metrics import context_structure
     from analysis.methods.values.scores import item_matrix
 
     context, instrument = context_keys(ref, model)[key]
     answers = values_answers(ref, model)
-    result = context_structure(answers, context, instrument)
-    circ = result.circumplex
-    moved = values_chance.movement(circ.layout) if circ else None
-    random_start = None
-    if circ:
-        sub = answers[(answers["context"] == context) & (answers["instrument"] == instrument)]
-        keyed = {k: v for k, v in zip(sub["item_id"].astype(str), sub["value"]) if isinstance(v, str) and v}
-        random_start = values_chance.random_start_stress(item_matrix(sub, context=context, instrument=instrument), keyed)
-    return {
-        "context": context,
-        "instrument": instrument,
-        "error": result.error,
-        "stress": circ.stress if circ else None,
-        "layout": circ.layout if circ else None,
-        "centroids": circ.centroids if circ else None,
-        "rank_distance": circ.rank_distance if circ else None,
-        "observed_order": list(circ.observed_order) if circ else [],
-        "cfa": cfa.cfa_table(result.cfa_results),
-        "loadings": cfa.cfa_loadings(result.cfa_results),
-        "separability": result.separability,
-        "movement": moved,
-        "random_start_stress": random_start,
-        "reliability": (result.reliability or {}).get("values", {}),
-    }
+    sub = answers[(answers["context"] == context) & (answers["instrument"] == instrument)]
+    keyed = {k: v for k, v in zip(sub["item_id"].astype(str), sub["value"]) if isinstance(v, str) and v}
+    return values_chance.random_start_stress(item_matrix(sub, context=context, instrument=instrument), keyed)
 
 
 @st.cache_data(**CACHE)

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import pandas as pd
+
 from analysis.llm.specs import ModelSpec
 
 
@@ -51,6 +53,25 @@ def headline(report: Mapping[str, Any], model: str, key: str) -> dict[str, Any]:
     if doc is None:
         return {"value": None, "reason": "no answers of this model"}
     return (doc.get("headlines") or {}).get(key) or {"value": None, "reason": "not in the report"}
+
+
+def frame_doc(frame: pd.DataFrame) -> dict[str, Any]:
+    """A frame in a report: ``{"columns", "data"}`` (row lists; NaN as null), read back by ``doc_frame``."""
+    clean = frame.astype(object).where(frame.notna(), None)
+    return {"columns": [str(c) for c in frame.columns], "data": [[_plain(v) for v in row] for row in clean.itertuples(index=False)]}
+
+
+def doc_frame(doc: Mapping[str, Any] | None) -> pd.DataFrame | None:
+    """The frame ``frame_doc`` stored (same columns in the same order; null as NaN in number columns), or None."""
+    if doc is None:
+        return None
+    return pd.DataFrame(doc["data"], columns=doc["columns"]).infer_objects()
+
+
+def _plain(x: Any) -> Any:
+    if hasattr(x, "item"):  # a numpy scalar
+        x = x.item()
+    return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
 def counts(kind: str, count: int, n: int) -> dict[str, Any]:

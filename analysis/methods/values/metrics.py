@@ -17,11 +17,11 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.methods.base import counts, number
+from analysis.methods.base import counts, frame_doc, number
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.methods.values import cfa, leaderboard, stability, structure
-from analysis.methods.values.chance import model_chance
+from analysis.methods.values.chance import model_chance, movement
 from analysis.methods.values.reliability import sample_retest, value_reliability
 from analysis.methods.values.scores import item_matrix, value_scores
 
@@ -89,6 +89,19 @@ class ContextStructure:
             "error": self.error,
         }
 
+    def figures(self) -> dict[str, Any]:
+        """What the Structure page draws, so it never refits: the MDS layout, value centroids and their observed order,
+        each item's movement from its theoretical start, CFA standardised loadings, separability per value."""
+        circ = self.circumplex
+        return {
+            "layout": frame_doc(circ.layout) if circ else None,
+            "centroids": frame_doc(circ.centroids) if circ else None,
+            "observed_order": list(circ.observed_order) if circ else [],
+            "movement": frame_doc(movement(circ.layout)) if circ else None,
+            "loadings": frame_doc(cfa.cfa_loadings(self.cfa_results)),
+            "separability": _clean(self.separability),
+        }
+
 
 def context_structure(answers: pd.DataFrame, context: str, instrument: str, *, with_separability: bool = True) -> ContextStructure:
     """Structure metrics of one model's answers in one context (answers already filtered to the model)."""
@@ -110,8 +123,8 @@ def context_structure(answers: pd.DataFrame, context: str, instrument: str, *, w
 def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0, with_separability: bool = True) -> dict[str, Any]:
     """The per-model document of ``metrics values --json`` (answers of one model)."""
     keys = _context_keys(answers)
-    contexts = {key: context_structure(answers, c, i, with_separability=with_separability).summary()
-                for (c, i), key in keys.items()}
+    fitted = {key: context_structure(answers, c, i, with_separability=with_separability) for (c, i), key in keys.items()}
+    contexts = {key: s.summary() | {"figures": s.figures()} for key, s in fitted.items()}
     scores = value_scores(answers)
     scores["context"] = [keys[(c, i)] for c, i in zip(scores["context"], scores["instrument"])]
     out: dict[str, Any] = {"contexts": contexts, "n_personas": int(answers["persona_id"].nunique()),

@@ -116,3 +116,23 @@ def test_sample_retest_is_the_correlation_between_samples():
     assert sample_retest(frame)["test_retest"] == pytest.approx(np.corrcoef(ok[0], ok[1])[0, 1], abs=1e-12)
     single = sample_retest(frame[frame["sample"] == 0])
     assert single["test_retest"] is None and "--samples" in single["reason"]
+
+
+def test_the_report_carries_the_fitted_figures_in_a_json_round_trip(store_path):
+    """The Structure page draws from the report: its layout, centroids, movement and loadings, after a JSON round trip,
+    are the frames a fresh fit of the same answers gives (same columns, order and values)."""
+    from analysis.methods.base import doc_frame
+    from analysis.methods.values import cfa
+    from analysis.methods.values.chance import movement
+    from analysis.methods.values.metrics import context_structure
+
+    with Store(store_path, read_only=True) as store:
+        doc = json.loads(json.dumps(values_metrics(store, "stable", n_boot=0), allow_nan=False))
+        answers = latest_answers(store, "stable")
+    figures = doc["models"]["stable"]["contexts"]["no_conv"]["figures"]
+    fresh = context_structure(answers[answers["model"] == "stable"], "no_conv", "pvq-rs")
+    pd.testing.assert_frame_equal(doc_frame(figures["layout"]), fresh.circumplex.layout.reset_index(drop=True))
+    pd.testing.assert_frame_equal(doc_frame(figures["centroids"]), fresh.circumplex.centroids.reset_index(drop=True))
+    pd.testing.assert_frame_equal(doc_frame(figures["movement"]), movement(fresh.circumplex.layout).reset_index(drop=True))
+    pd.testing.assert_frame_equal(doc_frame(figures["loadings"]), cfa.cfa_loadings(fresh.cfa_results).reset_index(drop=True))
+    assert figures["observed_order"] == list(fresh.circumplex.observed_order) and len(figures["layout"]["data"]) > 10
