@@ -463,48 +463,18 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
     return _built(builder, ids)
 
 
+@st.cache_data(show_spinner="Checking what this plan can show…", max_entries=16)
+def _shows(method: str, plan_json: str, n_runs: int) -> Any:
+    return methods.get(method).can_show(json.loads(plan_json), n_runs)
+
+
 def _what_it_will_show(method: str, plan: dict, n_runs: int = 1) -> None:
-    """Before starting: which of the method's analyses this plan (the first of ``n_runs`` per model) can produce, and a
-    warning when none."""
-    lines, none = [], False
-    if method == "values":
-        n, contexts = len(plan.get("personas") or []), len(plan.get("contexts") or [])
-        lines = [("circumplex and Stress", n >= 3, "needs ≥ 3 personas"),
-                 ("rank-order and ipsative stability", contexts >= 2 and n >= 2, "needs ≥ 2 contexts and ≥ 2 personas"),
-                 ("CFA fit", n >= 20, "is estimated from ≥ 20 personas (with fewer it fails and counts as CFI 0)")]
-        none = n < 3 and contexts < 2
-        head = f"{n} persona{'s' * (n != 1)} × {contexts} context{'s' * (contexts != 1)}"
-    elif method == "mbti":
-        subjects = {str(s.get("name") if isinstance(s, dict) else s).lower() for s in plan.get("subjects") or []}
-        lines = [("consistency", int(plan.get("testings") or 1) >= 2, "needs ≥ 2 testings"),
-                 ("robustness", len(plan.get("orders") or []) >= 2, "needs option order 'both'"),
-                 ("fairness", {"men", "women"} <= subjects or {"boys", "girls"} <= subjects, "needs Men and Women (or Boys and Girls)")]
-        none = not any(ok for _, ok, _ in lines)
-        head = f"{len(subjects)} subject(s) × {plan.get('testings')} testing(s)"
-    elif method == "trust":
-        n = len(plan.get("personas") or [])
-        if plan.get("level") == "population":
-            lines = [("belief–behaviour Spearman ρ per attribute", n >= 2,
-                      "needs ≥ 2 personas (levels nobody plays are left out)"),
-                     ("split-half reliability of behaviour", n >= 4, "needs ≥ 4 personas with a valid transfer"),
-                     ("the endowment ablation (Table 9)", n_runs > 1, "needs 'Endowment ablation'")]
-        else:
-            rounds = int(plan.get("rounds") or 1)
-            lines = [("forecast error per archetype", n >= 1, "needs a persona"),
-                     ("forecasts vs actions over rounds", rounds >= 2, "needs ≥ 2 rounds")]
-        none = n < 1
-        head = f"{n} persona{'s' * (n != 1)}, {plan.get('level')} level"
-    elif method == "personagym":
-        n, judges = len(plan.get("personas") or []), len(plan.get("evaluators") or [])
-        lines = [("task scores and PersonaScore", n >= 1, "needs a persona"),
-                 ("an independent judge", judges >= 1, "none given: the agent grades itself (said as self-graded)"),
-                 ("judge agreement (ICC)", judges >= 2, "needs ≥ 2 evaluators")]
-        head = f"{n} persona{'s' * (n != 1)} × {plan.get('questions_per_task')} question(s) per task"
-    else:
-        return
-    st.markdown(f"**This run can show** ({head}): " + "; ".join(
-        f"{name} {'✅' if ok else '— ' + why}" for name, ok, why in lines))
-    if none:
+    """Before starting: which of the method's analyses this plan (the first of ``n_runs`` per model) can produce
+    (``Method.can_show``), and a warning when none."""
+    shows = _shows(method, json.dumps(plan, sort_keys=True), n_runs)
+    st.markdown(f"**This run can show** ({shows.design}): " + "; ".join(
+        f"{name} {'✅' if ok else '— ' + why}" for name, ok, why in shows.lines))
+    if shows.nothing:
         st.warning("As planned, this run produces no metric any analysis page can show. Add personas, contexts or "
                    "testings first.", icon="⚠️")
 

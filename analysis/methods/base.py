@@ -74,6 +74,19 @@ def _plain(x: Any) -> Any:
     return None if isinstance(x, float) and not math.isfinite(x) else x
 
 
+@dataclass(frozen=True)
+class Shows:
+    """What a plan can show before it runs: its design in a few words, and per analysis whether it can be computed
+    (and why not)."""
+
+    design: str
+    lines: tuple[tuple[str, bool, str], ...]  # (analysis, can it be computed, why not)
+
+    @property
+    def nothing(self) -> bool:
+        return not any(ok for _, ok, _ in self.lines)
+
+
 def counts(kind: str, count: int, n: int) -> dict[str, Any]:
     """A report's ``counts`` entry: of ``n`` replies of ``kind``'s family, ``count`` could not be used."""
     return {"kind": kind, "count": int(count), "n": int(n)}
@@ -99,6 +112,8 @@ class Method:
     report: Callable[..., dict[str, Any]]
     #: (store, n_sims, *, config=None, report=None) -> {model: the null bands the pages show}.
     chance: Callable[..., dict[str, Any]]
+    #: (plan, number of runs per model) -> Shows: what the plan's answers can produce.
+    can_show: Callable[[dict[str, Any], int], Shows]
     headlines: tuple[Headline, ...] = field(default=())
 
     def has_data(self, table_sizes: Mapping[str, int]) -> bool:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from analysis.errors import InputError
-from analysis.methods.base import Headline, Method
+from analysis.methods.base import Headline, Method, Shows
 from analysis.llm.options import AnswerMode
 from analysis.llm.specs import ModelSpec
 from analysis.methods.mbti import OPTIONS
@@ -94,11 +94,21 @@ def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, 
     return {m: d.get("chance") for m, d in _report(store, config=config, chance=n_sims)["models"].items()}
 
 
+def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
+    subjects = {str(s.get("name") if isinstance(s, dict) else s).lower() for s in plan.get("subjects") or []}
+    testings = int(plan.get("testings") or 1)
+    return Shows(f"{len(subjects)} subject(s) × {testings} testing(s)", (
+        ("consistency", testings >= 2, "needs ≥ 2 testings"),
+        ("robustness", len(plan.get("orders") or []) >= 2, "needs option order 'both'"),
+        ("fairness", {"men", "women"} <= subjects or {"boys", "girls"} <= subjects, "needs Men and Women (or Boys and Girls)"),
+    ))
+
+
 METHOD = Method(
     name="mbti", title="MBTI", label="MBTI", order=2,
     tables=("mbti_answers",),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
-    n_calls=_n_calls, session=_session, report=_report, chance=_chance,
+    n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
     headlines=(Headline("mbti_consistency", "MBTI: consistency ↑", paired="Consistency, mean over",
                         null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),
 )

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
-from analysis.methods.base import Headline, Method
+from analysis.methods.base import Headline, Method, Shows
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.methods.personagym.data import load_environments, load_personas, load_rubrics, sample_personas
 from analysis.methods.personagym.session import AGENT_PARAMS, REFERENCE_MAX_TOKENS, PersonaGymPlan, PersonaGymSession
@@ -139,11 +139,20 @@ def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, 
     return {m: d.get("chance") for m, d in _report(store, config=config, chance=n_sims)["models"].items()}
 
 
+def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
+    n, judges = len(plan.get("personas") or []), len(plan.get("evaluators") or [])
+    return Shows(f"{n} persona{'s' * (n != 1)} × {plan.get('questions_per_task')} question(s) per task", (
+        ("task scores and PersonaScore", n >= 1, "needs a persona"),
+        ("an independent judge", judges >= 1, "none given: the agent grades itself (said as self-graded)"),
+        ("judge agreement (ICC)", judges >= 2, "needs ≥ 2 evaluators"),
+    ))
+
+
 METHOD = Method(
     name="personagym", title="PersonaGym", label="PersonaGym", order=4,
     tables=("personagym_questions", "personagym_answers", "personagym_grades", "personagym_published"),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
-    n_calls=_n_calls, session=_session, report=_report, chance=_chance,
+    n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
     headlines=(Headline("personagym_score", "PersonaGym: PersonaScore ↑", paired="PersonaScore",
                         null=lambda band, entry: (band.get("metrics") or {}).get("persona_score")),),
 )

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
-from analysis.methods.base import Headline, Method
+from analysis.methods.base import Headline, Method, Shows
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
@@ -168,12 +168,25 @@ def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, 
                 "individual": d["individual"].get("chance")} for m, d in doc["models"].items()}
 
 
+def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
+    n = len(plan.get("personas") or [])
+    design = f"{n} persona{'s' * (n != 1)}, {plan.get('level')} level"
+    if plan.get("level") == "population":
+        return Shows(design, (
+            ("belief–behaviour Spearman ρ per attribute", n >= 2, "needs ≥ 2 personas (levels nobody plays are left out)"),
+            ("split-half reliability of behaviour", n >= 4, "needs ≥ 4 personas with a valid transfer"),
+            ("the endowment ablation (Table 9)", n_runs > 1, "needs 'Endowment ablation'"),
+        ))
+    return Shows(design, (("forecast error per archetype", n >= 1, "needs a persona"),
+                          ("forecasts vs actions over rounds", int(plan.get("rounds") or 1) >= 2, "needs ≥ 2 rounds")))
+
+
 METHOD = Method(
     name="trust", title="Trust game", label="Trust", order=3,
     tables=("trust_transfers", "trust_beliefs", "trust_rounds"),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
              "analysis/stats.py"),
-    n_calls=_n_calls, session=_session, report=_report, chance=_chance,
+    n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
     headlines=(Headline("trust_spearman", "Trust: belief–behaviour Spearman ↑", paired="Median Spearman belief vs behaviour",
                         null=lambda band, entry: ((band.get("population") or {}).get(entry.get("strategy")) or {}).get(
                             "median_spearman")),),

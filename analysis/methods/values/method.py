@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from analysis.errors import InputError
-from analysis.methods.base import Headline, Method
+from analysis.methods.base import Headline, Method, Shows
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
@@ -158,12 +158,18 @@ def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, 
     return values_chance(store, report, config, n_sims=n_sims, slow=False)
 
 
+def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
+    from analysis.methods.values.can_show import can_show  # the metrics' own functions: scipy & co.
+
+    return can_show(plan, n_runs)
+
+
 METHOD = Method(
     name="values", title="Values (Stick to Your Role!)", label="Values", order=1,
     tables=("values_answers",),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
              "analysis/stats.py"),
-    n_calls=_n_calls, session=_session, report=_report, chance=_chance,
+    n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
     headlines=(Headline("values_cardinal", "Values: Cardinal score ↑", paired="Cardinal score"),
                Headline("values_rank_order", "Values: rank-order stability ↑", paired="Rank-order stability",
                         null=lambda band, entry: band.get("rank_order"))),

@@ -136,3 +136,23 @@ def test_the_report_carries_the_fitted_figures_in_a_json_round_trip(store_path):
     pd.testing.assert_frame_equal(doc_frame(figures["movement"]), movement(fresh.circumplex.layout).reset_index(drop=True))
     pd.testing.assert_frame_equal(doc_frame(figures["loadings"]), cfa.cfa_loadings(fresh.cfa_results).reset_index(drop=True))
     assert figures["observed_order"] == list(fresh.circumplex.observed_order) and len(figures["layout"]["data"]) > 10
+
+
+def test_what_a_plan_can_show_is_what_its_metrics_compute():
+    """can_show runs the metrics on placeholder answers of the plan's design: 1 persona gives no circumplex (the
+    structure's own reason), 3 personas in one context a circumplex but no stability, 25 personas in two contexts all."""
+    from analysis.llm.specs import parse_model_spec
+    from analysis.methods.values.can_show import can_show
+    from analysis.methods.values.method import build_values_plan
+
+    spec = parse_model_spec("embedded")
+
+    def shows(**kw):
+        return {name: (ok, why) for name, ok, why in can_show(build_values_plan(spec, **kw).model_dump()).lines}
+
+    one = shows(limit_personas=1, limit_items=10, contexts=["no_conv"])
+    assert one["circumplex and Stress"] == (False, "value structure needs at least 3 personas, got 1")
+    three = shows(limit_personas=3, contexts=["no_conv"])
+    assert three["circumplex and Stress"][0] and three["rank-order and ipsative stability"] == (False, "needs ≥ 2 contexts")
+    many = shows(limit_personas=25, contexts=["no_conv", "topics_a"])
+    assert all(ok for ok, _ in many.values())
