@@ -401,8 +401,8 @@ def _trust_plan() -> Callable[[ModelSpec], list[dict]] | None:
                     rounds=int(rounds), archetypes=[int(a) for a in archetypes],
                     endowment=10 if paper or ablation else int(endowment), endowments=ABLATION if ablation else None,
                     paper_tables=paper, personas=bank_arg, attribute_set=attribute_set, forecast=forecast, answer=answer,
-                    limit_personas=None if ids else int(personas))
-    return lambda spec: [_keep_personas(plan, ids) for _, plan in plans_from_args(args, spec)]
+                    limit_personas=None if ids else int(personas), persona_ids=ids or None)
+    return lambda spec: [plan for _, plan in plans_from_args(args, spec)]
 
 
 def _personagym_plan() -> Callable[[ModelSpec], dict] | None:

@@ -42,7 +42,7 @@ def test_the_form_is_restored_from_the_url(app_on_fixture):
     assert at.number_input(key="run_personas").value == 4 and at.selectbox(key="run_mode").value == "text"
     assert at.multiselect(key="run_contexts").value == ["no_conv", "topics_a"]
     shows = next(m.value for m in at.markdown if m.value.startswith("**This run can show**"))
-    assert shows.startswith("**This run can show** (4 personas × 2 contexts)")
+    assert shows.startswith("**This run can show** (4 personas × 2 contexts × 5 items)")
 
 
 def test_a_csv_upload_with_bad_rows_is_refused_whole(app_on_fixture, tmp_path):

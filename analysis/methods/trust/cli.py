@@ -112,6 +112,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", choices=["train", "validation", "test", "all"], default="test",
                         help="persona split to run (default test, as in the paper)")
     parser.add_argument("--limit-personas", type=positive_int, help="run only the first N personas of the split")
+    parser.add_argument("--persona-ids", type=_csv_list, metavar="ID,ID",
+                        help="run only these personas of the split (their ids, as the Data page lists them)")
     parser.add_argument("--attribute-set", choices=["paper", "rolescope15"], default="paper",
                         help="paper: Table 5's traits, levels and splits (default; test split: 10 traits, Table 3's nine "
                              "elicited); rolescope15: RoleScope's earlier 15 attributes, the same in every split")
@@ -193,7 +195,8 @@ def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
     plan = build_trust_plan(
         spec, level=args.level, strategies=args.strategies, conditioning=args.conditioning, condition_on=args.condition_on,
         rounds=args.rounds, archetypes=args.archetypes, endowment=args.endowment, personas=args.personas, split=args.split,
-        limit_personas=args.limit_personas, attributes=args.attributes, attribute_set=args.attribute_set, seed=args.seed,
+        limit_personas=args.limit_personas, persona_ids=args.persona_ids, attributes=args.attributes,
+        attribute_set=args.attribute_set, seed=args.seed,
         play_knows_archetype=args.play_knows_archetype, forecast=args.forecast, answer=args.answer, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
         params={"temperature": args.temperature} if args.temperature is not None else None,
     )

@@ -52,8 +52,11 @@ def parse_strategy(name: str, option: str = "--strategies") -> str:
 
 
 def resolve_personas(personas: int | str | Path, *, seed: int, split: str, limit: int | None,
-                     attribute_set: str = DEFAULT_ATTRIBUTE_SET) -> tuple[list[Persona], dict[str, Any]]:
-    """``personas`` = N (a generated bank of N) or a GenAgents .jsonl / folder path; then one split, at most ``limit``.
+                     attribute_set: str = DEFAULT_ATTRIBUTE_SET,
+                     persona_ids: list[str] | None = None) -> tuple[list[Persona], dict[str, Any]]:
+    """``personas`` = N (a generated bank of N) or a GenAgents .jsonl / folder path; then one split, and of it the
+    personas ``persona_ids`` names (in the bank's order), else at most ``limit``. The bank's record says how many
+    were taken (``n``) and which (``persona_ids``).
 
     A GenAgents file under the paper's set holds test personas only; ``limit`` defaults to 50 there."""
     if isinstance(personas, str) and personas.strip().isdigit():
@@ -64,8 +67,15 @@ def resolve_personas(personas: int | str | Path, *, seed: int, split: str, limit
     else:
         bank = load_genagents(personas, seed, attribute_set)
         info = {"source": "genagents", "path": str(personas), "size": len(bank), "seed": seed}
-        if attribute_set == "paper" and limit is None and split == "test":
+        if attribute_set == "paper" and limit is None and split == "test" and not persona_ids:
             limit = DEFAULT_GENAGENTS_N
+    if persona_ids:
+        wanted = set(map(str, persona_ids))
+        chosen = [p for p in select(bank, split, None) if p.id in wanted]
+        missing = sorted(wanted - {p.id for p in chosen})
+        if missing:
+            raise InputError(f"--persona-ids: {', '.join(missing[:5])} not in the {split} split of this bank")
+        return chosen, info | {"split": split, "limit": None, "n": len(chosen), "persona_ids": [p.id for p in chosen]}
     chosen = select(bank, split, limit)
     return chosen, info | {"split": split, "limit": limit, "n": len(chosen)}
 
@@ -83,6 +93,7 @@ def build_trust_plan(
     personas: int | str | Path = DEFAULT_BANK_SIZE,
     split: str = "test",
     limit_personas: int | None = None,
+    persona_ids: list[str] | None = None,
     attributes: Sequence[str] | None = None,
     attribute_set: str = DEFAULT_ATTRIBUTE_SET,
     seed: int = 0,
@@ -126,7 +137,8 @@ def build_trust_plan(
     tokens = dict(DEFAULT_MAX_TOKENS) | (max_tokens or {})
     if any(v < 1 for v in tokens.values()):
         raise InputError("--max-tokens must be >= 1")
-    people, bank = resolve_personas(personas, seed=seed, split=split, limit=limit_personas, attribute_set=attribute_set)
+    people, bank = resolve_personas(personas, seed=seed, split=split, limit=limit_personas, attribute_set=attribute_set,
+                                    persona_ids=persona_ids)
     return TrustPlan(
         level=level, endowment=endowment, personas=people, bank=bank, attribute_set=attribute_set,
         attributes=attrs if level == "population" else [], strategies=chosen if level == "population" else [],

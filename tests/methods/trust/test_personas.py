@@ -102,3 +102,19 @@ def test_select_and_generate_errors() -> None:
         select(generate_bank(1, seed=0, attribute_set="rolescope15"), "validation")
     with pytest.raises(InputError, match="at least 1"):
         generate_bank(0, attribute_set="rolescope15")
+
+
+def test_ticked_personas_are_chosen_by_the_plan_builder_and_recorded() -> None:
+    """persona_ids keeps those personas of the split in bank order, and the plan's bank says 3 (not the split's 50);
+    an id not in the split is refused in one line."""
+    from analysis.llm.specs import parse_model_spec
+    from analysis.methods.trust.method import build_trust_plan
+
+    spec = parse_model_spec("embedded")
+    every = build_trust_plan(spec, personas=250).personas
+    ids = [every[7].id, every[2].id, every[30].id]
+    plan = build_trust_plan(spec, personas=250, persona_ids=ids, limit_personas=1)
+    assert [p.id for p in plan.personas] == [every[2].id, every[7].id, every[30].id]
+    assert plan.bank["n"] == 3 and plan.bank["persona_ids"] == [every[2].id, every[7].id, every[30].id]
+    with pytest.raises(InputError, match="--persona-ids: nobody not in the test split"):
+        build_trust_plan(spec, personas=250, persona_ids=["nobody"])
