@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -297,22 +296,6 @@ def _mbti_plan() -> Callable[[ModelSpec], Any] | None:
                            limit_statements=int(statements) or None, answer_mode=mode)
 
 
-def _keep_personas(plan: dict, ids: list[str]) -> dict:
-    """A plan dict reduced to the ticked personas (all when none is ticked)."""
-    if not ids:
-        return plan
-    wanted = set(ids)
-    return plan | {"personas": [p for p in plan["personas"] if str(p["id"]) in wanted]}
-
-
-def _first(plan: dict, n: int) -> dict:
-    return plan | {"personas": plan["personas"][:n]}
-
-
-def _built(builder: Callable[[ModelSpec], dict], ids: list[str]) -> Callable[[ModelSpec], dict]:
-    return lambda spec: _keep_personas(builder(spec), ids)
-
-
 TRUST_FILTERS = ("age", "political_views", "religion", "work_status", "sex")
 ATTRIBUTE_SETS = {"paper": "The paper's (Table 5, test split)", "rolescope15": "RoleScope's earlier 15"}
 ANSWERS = {"reasoned": "Reasoned, ending 'Amount: $X'", "numeric": "A bare number (App. E)"}
@@ -407,10 +390,9 @@ def _trust_plan() -> Callable[[ModelSpec], list[dict]] | None:
 
 def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
     """The PersonaGym options of ``run personagym`` (the same plan builder as the command line), on ticked personas."""
-    from argparse import Namespace
-
-    from analysis.methods.personagym.cli import plan_from_args
     from analysis.methods.personagym.data import load_personas
+    from analysis.methods.personagym.method import build_personagym_plan
+    from analysis.methods.personagym.session import plan_json
 
     source = choose.persona_source(
         "run_pg_pop", types=[".json", ".txt", ".csv"], check=lambda path: (load_personas(path), [])[1],
@@ -451,16 +433,17 @@ def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
         chosen = "all" if ids else str(personas)
     else:
         chosen = source
-    args = Namespace(personas=chosen, questions=None, questions_per_task=int(per_task),
-                     evaluators=[e.strip() for e in evaluators.split(",") if e.strip()], generator=generator.strip() or None,
-                     environments_per_persona=int(environments) or None, environments="default",
-                     rubrics=rubrics.strip() or "default", max_retries=3, examples_retries=0,
-                     skip_incomplete_examples=False, seed=0, temperature=None, top_p=None,
-                     max_tokens=int(max_tokens), call_max_tokens=int(max_tokens))
-    builder = partial(plan_from_args, args)
-    if not ids and source != "bundled":  # a file: its first N
-        return lambda spec: _first(builder(spec), int(personas))
-    return _built(builder, ids)
+    def build(spec: ModelSpec) -> dict:
+        plan = build_personagym_plan(
+            spec, personas=chosen, questions_per_task=int(per_task), persona_ids=ids or None,
+            limit_personas=int(personas) if not ids and source != "bundled" else None,  # a file: its first N
+            evaluators=[e.strip() for e in evaluators.split(",") if e.strip()], generator=generator.strip() or None,
+            environments_per_persona=int(environments) or None, rubrics=rubrics.strip() or "default",
+            answer_max_tokens=int(max_tokens),
+            **{f"{call}_max_tokens": int(max_tokens) for call in ("selection", "question", "examples", "grade")})
+        return plan_json(plan)
+
+    return build
 
 
 @st.cache_data(show_spinner="Checking what this plan can show…", max_entries=16)

@@ -137,7 +137,9 @@ def test_trust_and_personagym_plans_hold_the_ticked_personas(app_on_fixture, tmp
     trust_ids = [p.id for p in select(generate_bank(250), "test")][2:5]
     at = app_on_fixture("run", method="trust", run_trust_pop_ids=",".join(trust_ids), run_trust_strategies="Ctx+Tr")
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert [p["id"] for p in _started_plan(at, tmp_path)["personas"]] == trust_ids
+    trust_plan = _started_plan(at, tmp_path)
+    assert [p["id"] for p in trust_plan["personas"]] == trust_ids
+    assert trust_plan["bank"]["n"] == 3 and trust_plan["bank"]["persona_ids"] == trust_ids  # what the Trust page reports
 
     pg_ids = [p.id for p in load_personas("all")][3:5]
     at = app_on_fixture("run", method="personagym", run_pg_pop_ids=",".join(pg_ids))

@@ -40,6 +40,8 @@ def build_personagym_plan(
     grade_without_examples: bool = True,
     examples_retries: int = 0,
     params: dict[str, Any] | None = None,
+    persona_ids: list[str] | None = None,
+    limit_personas: int | None = None,
     **limits: int,
 ) -> PersonaGymPlan:
     """Resolve every source now, so the stored plan is self-contained.
@@ -51,6 +53,7 @@ def build_personagym_plan(
     ``environments_per_persona``: None = the generator picks as many as it finds relevant (the reference); N = a cap.
     ``rubrics``: default | a rubrics JSON | a folder of rubric text files (the reference's ``rubrics/``).
     ``params``: the agent's decoding over the reference's (temperature 0.9, top_p 0.9).
+    ``persona_ids``: only these of the chosen personas (in their order); else ``limit_personas``: the first N.
     ``limits``: selection/question/examples/grade ``*_max_tokens`` overrides (default 3000, the reference's).
     """
     if questions_per_task < 1:
@@ -71,6 +74,14 @@ def build_personagym_plan(
         chosen = sample_personas(load_personas(questions, seed), n, seed)
     else:
         chosen = load_personas(personas, seed)
+    if persona_ids:
+        wanted = set(map(str, persona_ids))
+        missing = sorted(wanted - {p.id for p in chosen})
+        if missing:
+            raise InputError(f"--persona-ids: {', '.join(missing[:5])} not among the personas given")
+        chosen = [p for p in chosen if p.id in wanted]
+    elif limit_personas is not None:
+        chosen = chosen[:limit_personas]
     envs = load_environments(environments)
     if environments_per_persona is not None and environments_per_persona > len(envs):
         raise InputError(f"--environments-per-persona {environments_per_persona}: the list has only {len(envs)} environments")
