@@ -104,24 +104,6 @@ def values_fit_chance(store: Any, values_metrics: Mapping[str, Any], model: str,
     return ((doc.get(model) or {}).get("contexts") or {}).get(key, {})
 
 
-RATE_COLUMNS = ["method", "model", "kind", "count", "n", "rate", "lo", "hi"]
-
-
-def rate_table(counts: list[tuple[str, str, str, int, int]]) -> pd.DataFrame:
-    """Rates with 95 % Wilson score intervals (Wilson 1927; ``statsmodels`` ``proportion_confint(method="wilson")``)
-    from (method, model, kind, count, n) tuples; rate and bounds NaN when n = 0 (undefined, shown as "—")."""
-    from statsmodels.stats.proportion import proportion_confint
-
-    rows = []
-    for method, model, kind, k, n in counts:
-        if n > 0:
-            lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
-            rows.append((method, model, kind, int(k), int(n), k / n, float(lo), float(hi)))
-        else:
-            rows.append((method, model, kind, int(k), 0, math.nan, math.nan, math.nan))
-    return pd.DataFrame(rows, columns=RATE_COLUMNS)
-
-
 # -- comparing two models -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Difference:

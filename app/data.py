@@ -359,14 +359,13 @@ def personagym_published(ref: StoreRef) -> dict[str, dict[str, Any]]:
 
 @st.cache_data(**CACHE)
 def invalid_rates(ref: StoreRef) -> pd.DataFrame:
-    """Per model × method × kind: the replies its report left out (``counts``), their share with a 95 % Wilson
-    interval (``analysis.views.rate_table``)."""
-    from analysis import views
-
-    rows = [(method.name, model, c["kind"], c["count"], c["n"])
+    """Per model × method × kind: the replies its report left out (``counts``: count, n, their share with a 95 % Wilson
+    interval; undefined when n = 0)."""
+    rows = [{"method": method.name, "model": model} | c
             for method in present_methods(ref) for model, doc in report(ref, method.name)["models"].items()
             for c in doc.get("counts", [])]
-    return views.rate_table(rows).astype({"rate": float, "lo": float, "hi": float})
+    return pd.DataFrame(rows, columns=["method", "model", "kind", "count", "n", "rate", "lo", "hi"]).astype(
+        {"rate": float, "lo": float, "hi": float})
 
 
 # -- across methods -------------------------------------------------------------------------------

@@ -99,18 +99,6 @@ def test_statement_gaps_use_signed_agreement():
     assert gaps.iloc[0]["a"] == -3 and gaps.iloc[0]["b"] == 3 and gaps.iloc[0]["diff"] == -6
 
 
-def test_rate_table_wilson_interval_by_hand():
-    from analysis.views import rate_table
-
-    t = rate_table([("values", "m", "invalid answers", 4, 20), ("mbti", "m", "invalid answers", 0, 0)])
-    z, p, n = 1.959963984540054, 0.2, 20
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    row = t.iloc[0]
-    assert (row["rate"], row["lo"], row["hi"]) == pytest.approx((0.2, centre - half, centre + half), abs=1e-9)
-    assert math.isnan(t.iloc[1]["rate"]) and t.iloc[1]["n"] == 0  # undefined, never 0 %
-
-
 def test_trust_forecast_mae_mean_skips_undefined_archetypes():
     """Forecast MAE over shared archetypes: the mean of the defined ones ((2 + 4) / 2 = 3); none defined is undefined
     (NaN, drawn as "—"), with no numpy warning."""

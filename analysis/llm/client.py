@@ -13,14 +13,16 @@ import math
 import time
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
-import openai
 
 from analysis.llm.embedded import embedded_base_url
 from analysis.llm.keys import clip, redact_token_rows, resolve_api_key
 from analysis.llm.specs import ModelSpec
+
+if TYPE_CHECKING:
+    import openai
 
 # Generation parameters that are part of the request (and therefore of the cache key).
 REQUEST_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "logprobs", "top_logprobs", "stop", "presence_penalty", "frequency_penalty")
@@ -283,6 +285,8 @@ class LLMClient:
             limits=httpx.Limits(max_connections=self._per_shard, max_keepalive_connections=self._per_shard),
             timeout=httpx.Timeout(self.spec.timeout_s, connect=10.0),
         )
+        import openai  # ~0.3 s: only when a client first connects, never at app start-up
+
         oai = openai.AsyncOpenAI(base_url=self._base_url, api_key=self._key, max_retries=0, http_client=http)
         self._shards.append(oai)
         self._http.append(http)

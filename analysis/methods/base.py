@@ -88,8 +88,15 @@ class Shows:
 
 
 def counts(kind: str, count: int, n: int) -> dict[str, Any]:
-    """A report's ``counts`` entry: of ``n`` replies of ``kind``'s family, ``count`` could not be used."""
-    return {"kind": kind, "count": int(count), "n": int(n)}
+    """A report's ``counts`` entry: of ``n`` replies of ``kind``'s family, ``count`` could not be used; their share
+    ``rate`` with its 95 % Wilson score interval ``lo``, ``hi`` (Wilson 1927; ``statsmodels``
+    ``proportion_confint(method="wilson")``), all None when ``n`` = 0."""
+    if n <= 0:
+        return {"kind": kind, "count": int(count), "n": 0, "rate": None, "lo": None, "hi": None}
+    from statsmodels.stats.proportion import proportion_confint  # scipy: reports are computed, never at start-up
+
+    lo, hi = proportion_confint(count, n, alpha=0.05, method="wilson")
+    return {"kind": kind, "count": int(count), "n": int(n), "rate": count / n, "lo": float(lo), "hi": float(hi)}
 
 
 @dataclass(frozen=True)
