@@ -13,7 +13,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from pydantic import ValidationError
 

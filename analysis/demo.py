@@ -224,7 +224,8 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
 def precompute_chance(store_path: Path, n_sims: int, log: Callable[[str], None]) -> None:
     """Simulate every null the pages show (``Method.chance`` of every method, and the CFA/separability nulls of every
     values context) so their draws are cached in the store: a first visit shows its bands at once."""
-    from analysis import methods, views
+    from analysis import methods
+    from analysis.methods.values.compare import values_fit_chance
     from analysis.methods.values.metrics import _context_keys, latest_answers, values_metrics
 
     with Store(store_path) as store:
@@ -238,7 +239,7 @@ def precompute_chance(store_path: Path, n_sims: int, log: Callable[[str], None])
         started = time.monotonic()
         for model, group in (answers.groupby("model", sort=True) if len(answers) else []):
             for key in _context_keys(group).values():
-                views.values_fit_chance(store, metrics, str(model), key, n_sims)
+                values_fit_chance(store, metrics, str(model), key, n_sims)
         log(f"chance: CFA and separability nulls of every context in {time.monotonic() - started:.0f}s")
 
 

@@ -230,7 +230,7 @@ def item_texts(instrument: str) -> dict[str, str]:
 @st.cache_data(**CACHE)
 def stability(ref: StoreRef, model: str) -> dict[str, Any]:
     """Context x context rank-order matrix, per-value stability with CIs, ipsative per persona."""
-    from analysis import views
+    from analysis.methods.values import compare
     from analysis.methods.values import stability as stab
 
     scores = values_scores(ref, model)
@@ -240,8 +240,8 @@ def stability(ref: StoreRef, model: str) -> dict[str, Any]:
     return {
         "contexts": contexts,
         "matrix": stab.rank_order_matrix(scores),
-        "by_value": views.rank_order_by_value_ci(scores, n_boot=N_BOOT),
-        "ipsative": views.ipsative_by_persona(scores),
+        "by_value": compare.rank_order_by_value_ci(scores, n_boot=N_BOOT),
+        "ipsative": compare.ipsative_by_persona(scores),
     }
 
 
@@ -312,9 +312,9 @@ def chance(ref: StoreRef, method: str) -> dict[str, Any]:
 def values_fit_chance(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
     """Null bands of separability and the CFA fit of one model × context (simulated on demand: ~0.5 s per draw)."""
     def compute() -> dict[str, Any]:
-        from analysis import views
+        from analysis.methods.values.compare import values_fit_chance
 
-        return views.values_fit_chance(_store(ref), values_doc(ref), model, key, CHANCE_SIMS, config=ref.chosen("values"))
+        return values_fit_chance(_store(ref), values_doc(ref), model, key, CHANCE_SIMS, config=ref.chosen("values"))
 
     return cached_json("chance-values", ref.path, ref.signature, compute, f"fit|{model}|{key}|sims={CHANCE_SIMS}{_configs(ref)}")
 
@@ -390,31 +390,19 @@ def headlines(ref: StoreRef) -> pd.DataFrame:
 
 @st.cache_data(**CACHE)
 def compare(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> pd.DataFrame:
-    """Every method's headlines for model a (of store ``ref_a``) and b (of ``ref_b``, possibly another store) with
-    paired bootstrap CIs of a − b where both answered the same units. Cardinal is each model's own column mean in its
-    store; ordinal win rates depend on a store's pool of models and are never compared across stores."""
-    from analysis import views
+    """Every method's numbers for model a (of store ``ref_a``) and b (of ``ref_b``, possibly another store): each
+    headline as the reports hold it, then what the method's comparison adds, with paired bootstrap CIs of a − b where
+    both answered the same units (``Method.compare``)."""
+    from analysis.methods.base import Side, differences_frame
 
-    diffs: list[views.Difference] = []
-    names = ("A", "B")
-    if has_rows(ref_a, "values_answers") and has_rows(ref_b, "values_answers"):
-        da, db = values_doc(ref_a)["models"], values_doc(ref_b)["models"]
-        if a in da and b in db:
-            rows = {r["model"]: r for r in values_board(ref_a)["rows"]}, {r["model"]: r for r in values_board(ref_b)["rows"]}
-            board = {name: side[m] for name, side, m in zip(names, rows, (a, b)) if m in side}
-            diffs += views.compare_values(da[a], db[b], values_scores(ref_a, a), values_scores(ref_b, b), board, names,
-                                          n_boot=N_BOOT)
-    if has_rows(ref_a, "mbti_answers") and has_rows(ref_b, "mbti_answers"):
-        da, db = mbti_doc(ref_a)["models"], mbti_doc(ref_b)["models"]
-        if a in da and b in db:
-            diffs += views.compare_mbti(da[a], db[b], mbti_testings(ref_a, a), mbti_testings(ref_b, b), n_boot=N_BOOT)
-    ta, tb = trust_doc(ref_a)["models"], trust_doc(ref_b)["models"]
-    if a in ta and b in tb:
-        diffs += views.compare_trust(ta[a], tb[b])
-    pa, pb = personagym_doc(ref_a)["models"], personagym_doc(ref_b)["models"]
-    if a in pa and b in pb:
-        diffs += views.compare_personagym(pa[a], pb[b], n_boot=N_BOOT)
-    return views.differences_frame(_headlines_first(ref_a, a, ref_b, b, diffs))
+    diffs: list[Any] = []
+    in_a = {m.name for m in present_methods(ref_a)}
+    for method in [m for m in present_methods(ref_b) if m.name in in_a]:
+        ra, rb = report(ref_a, method.name), report(ref_b, method.name)
+        if a in ra["models"] and b in rb["models"]:
+            diffs += method.compare(Side(_store(ref_a), a, ref_a.chosen(method.name), ra),
+                                    Side(_store(ref_b), b, ref_b.chosen(method.name), rb), n_boot=N_BOOT)
+    return differences_frame(_headlines_first(ref_a, a, ref_b, b, diffs))
 
 
 def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: list[Any]) -> list[Any]:
@@ -422,8 +410,7 @@ def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: li
     its reason in the note) and A − B, with the paired CI of the method's comparison when it estimated these very two
     numbers (both answered the same units); then the comparison's other rows (a paired row on fewer units stays,
     labelled; one with an undefined side goes: the headline row says why)."""
-    from analysis import views
-    from analysis.methods.base import headline
+    from analysis.methods.base import Difference, headline
 
     nan, out, used = float("nan"), [], set()
     in_a = {m.name for m in present_methods(ref_a)}
@@ -435,7 +422,7 @@ def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: li
             ea, eb = headline(ra, a, h.key), headline(rb, b, h.key)
             va, vb = ea["value"], eb["value"]
             defined = va is not None and vb is not None
-            row = views.Difference(method.label, h.label, nan if va is None else va, nan if vb is None else vb,
+            row = Difference(method.label, h.label, nan if va is None else va, nan if vb is None else vb,
                                    va - vb if defined else nan, note="no paired CI" if defined else "; ".join(
                                        f"{side}: {e['reason']}" for side, e in (("A", ea), ("B", eb)) if e["value"] is None))
             for i, d in enumerate(diffs):
@@ -443,7 +430,7 @@ def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: li
                     continue
                 if defined and abs(d.a - va) < 1e-6 and abs(d.b - vb) < 1e-6:
                     used.add(i)
-                    row = views.Difference(row.method, row.metric, va, vb, va - vb, d.lo, d.hi, d.note)
+                    row = Difference(row.method, row.metric, va, vb, va - vb, d.lo, d.hi, d.note)
                     break
                 if not (math.isfinite(d.a) and math.isfinite(d.b)):
                     used.add(i)
@@ -478,23 +465,24 @@ def mbti_models(ref: StoreRef) -> list[str]:
 
 @st.cache_data(**CACHE)
 def mbti_spread(ref: StoreRef, model: str) -> dict[str, dict[str, float]]:
-    from analysis import views
+    from analysis.methods.mbti.compare import mbti_subject_spread
 
-    return views.mbti_subject_spread(mbti_testings(ref, model))
+    return mbti_subject_spread(mbti_testings(ref, model))
 
 
 @st.cache_data(**CACHE)
 def gaps(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> dict[str, pd.DataFrame]:
     """Where model a (store ``ref_a``) and b (store ``ref_b``) differ most: values items and personas, MBTI
     statements (matched by persona id / item / statement, as both were asked)."""
-    from analysis import views
+    from analysis.methods.mbti.compare import statement_gaps
+    from analysis.methods.values.compare import item_gaps, persona_gaps
 
     out: dict[str, pd.DataFrame] = {}
     if a in _values_models(ref_a) and b in _values_models(ref_b):
-        out["items"] = views.item_gaps(values_answers(ref_a, a), values_answers(ref_b, b))
-        out["personas"] = views.persona_gaps(values_scores(ref_a, a), values_scores(ref_b, b))
+        out["items"] = item_gaps(values_answers(ref_a, a), values_answers(ref_b, b))
+        out["personas"] = persona_gaps(values_scores(ref_a, a), values_scores(ref_b, b))
     if a in mbti_models(ref_a) and b in mbti_models(ref_b):
-        out["statements"] = views.statement_gaps(mbti_answers(ref_a, a), mbti_answers(ref_b, b))
+        out["statements"] = statement_gaps(mbti_answers(ref_a, a), mbti_answers(ref_b, b))
     return out
 
 
@@ -504,9 +492,9 @@ def _values_models(ref: StoreRef) -> set[str]:
 
 @st.cache_data(**CACHE)
 def value_means(ref: StoreRef, model: str) -> pd.DataFrame:
-    from analysis import views
+    from analysis.methods.values.compare import value_means
 
-    return views.value_means(values_scores(ref, model))
+    return value_means(values_scores(ref, model))
 
 
 @st.cache_data(**CACHE)

@@ -100,6 +100,21 @@ def counts(kind: str, count: int, n: int) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class Side:
+    """One model of a comparison: its store, its name there, the configuration chosen for it and the method's report
+    of that store."""
+
+    store: Any
+    model: str
+    config: Any
+    report: Mapping[str, Any]
+
+    @property
+    def doc(self) -> Mapping[str, Any]:
+        return self.report["models"][self.model]
+
+
+@dataclass(frozen=True)
 class Method:
     """Everything shared code knows of a method. Each field is the method's own function; see a method's
     ``method.py`` for its formulas and sources."""
@@ -121,6 +136,9 @@ class Method:
     chance: Callable[..., dict[str, Any]]
     #: (plan, number of runs per model) -> Shows: what the plan's answers can produce.
     can_show: Callable[[dict[str, Any], int], Shows]
+    #: (Side A, Side B, *, n_boot) -> [Difference]: the two models' numbers with paired CIs where both answered the
+    #: same units (Compare shows each headline as the reports hold it and takes the CI that estimates it).
+    compare: Callable[..., list[Difference]]
     headlines: tuple[Headline, ...] = field(default=())
 
     def has_data(self, table_sizes: Mapping[str, int]) -> bool:
@@ -129,3 +147,31 @@ class Method:
 
     def build_session(self, plan: dict[str, Any], executor: Any, store: Any, run_id: str, spec: ModelSpec) -> Session:
         return self.session(plan, executor, store, run_id, spec)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One headline number for models A and B, and the difference A − B with its CI (when paired)."""
+
+    method: str
+    metric: str
+    a: float
+    b: float
+    diff: float
+    lo: float = float("nan")
+    hi: float = float("nan")
+    note: str = ""
+
+
+def difference(method: str, metric: str, a: Any, b: Any, ci: Any = None, note: str = "") -> Difference:
+    """A row of Compare: A, B (undefined as NaN) and A − B, with the paired bootstrap CI ``ci`` (``analysis.stats.CI``)
+    when there is one."""
+    a, b = (float("nan") if x is None else float(x) for x in (a, b))
+    if ci is None:
+        return Difference(method, metric, a, b, a - b, note=note or "no CI (not bootstrapped)")
+    return Difference(method, metric, a, b, ci.estimate, ci.lo, ci.hi, note)
+
+
+def differences_frame(diffs: list[Difference]) -> pd.DataFrame:
+    cols = ["method", "metric", "a", "b", "diff", "lo", "hi", "note"]
+    return pd.DataFrame([d.__dict__ for d in diffs], columns=cols)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from analysis.errors import InputError
-from analysis.methods.base import Headline, Method, Shows
+from analysis.methods.base import Difference, Headline, Method, Shows, Side
 from analysis.llm.options import AnswerMode
 from analysis.llm.specs import ModelSpec
 from analysis.methods.mbti import OPTIONS
@@ -104,11 +104,21 @@ def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
     ))
 
 
+def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
+    from analysis.methods.mbti.cli import selected_answers
+    from analysis.methods.mbti.compare import compare_mbti
+    from analysis.methods.mbti.scoring import scores_by_testing
+
+    ta, tb = (scores_by_testing(selected_answers(s.store, s.model, config=s.config)) for s in (a, b))
+    return compare_mbti(a.doc, b.doc, ta, tb, n_boot=n_boot)
+
+
 METHOD = Method(
     name="mbti", title="MBTI", label="MBTI", order=2,
     tables=("mbti_answers",),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
     n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
+    compare=_compare,
     headlines=(Headline("mbti_consistency", "MBTI: consistency ↑", paired="Consistency, mean over",
                         null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),
 )

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
-from analysis.methods.base import Headline, Method, Shows
+from analysis.methods.base import Difference, Headline, Method, Shows, Side
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.methods.personagym.data import load_environments, load_personas, load_rubrics, sample_personas
 from analysis.methods.personagym.session import AGENT_PARAMS, REFERENCE_MAX_TOKENS, PersonaGymPlan, PersonaGymSession
@@ -159,11 +159,18 @@ def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
     ))
 
 
+def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
+    from analysis.methods.personagym.compare import compare_personagym
+
+    return compare_personagym(a.doc, b.doc, n_boot=n_boot)
+
+
 METHOD = Method(
     name="personagym", title="PersonaGym", label="PersonaGym", order=4,
     tables=("personagym_questions", "personagym_answers", "personagym_grades", "personagym_published"),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
     n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
+    compare=_compare,
     headlines=(Headline("personagym_score", "PersonaGym: PersonaScore ↑", paired="PersonaScore",
                         null=lambda band, entry: (band.get("metrics") or {}).get("persona_score")),),
 )

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
-from analysis.methods.base import Headline, Method, Shows
+from analysis.methods.base import Difference, Headline, Method, Shows, Side
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
@@ -193,12 +193,19 @@ def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
                           ("forecasts vs actions over rounds", int(plan.get("rounds") or 1) >= 2, "needs ≥ 2 rounds")))
 
 
+def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
+    from analysis.methods.trust.compare import compare_trust
+
+    return compare_trust(a.doc, b.doc)
+
+
 METHOD = Method(
     name="trust", title="Trust game", label="Trust", order=3,
     tables=("trust_transfers", "trust_beliefs", "trust_rounds"),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
              "analysis/stats.py"),
     n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
+    compare=_compare,
     headlines=(Headline("trust_spearman", "Trust: belief–behaviour Spearman ↑", paired="Median Spearman belief vs behaviour",
                         null=lambda band, entry: ((band.get("population") or {}).get(entry.get("strategy")) or {}).get(
                             "median_spearman")),),

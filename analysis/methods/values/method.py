@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from analysis.errors import InputError
-from analysis.methods.base import Headline, Method, Shows
+from analysis.methods.base import Difference, Headline, Method, Shows, Side
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
@@ -164,12 +164,22 @@ def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
     return can_show(plan, n_runs)
 
 
+def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
+    from analysis.methods.values.compare import compare_values, context_scores
+
+    rows = [{r["model"]: r for r in side.report["leaderboard"]["rows"]}.get(side.model) for side in (a, b)]
+    board = {name: row for name, row in zip(("A", "B"), rows) if row}
+    return compare_values(a.doc, b.doc, context_scores(a.store, a.model, a.config), context_scores(b.store, b.model, b.config),
+                          board, ("A", "B"), n_boot=n_boot)
+
+
 METHOD = Method(
     name="values", title="Values (Stick to Your Role!)", label="Values", order=1,
     tables=("values_answers",),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
              "analysis/stats.py"),
     n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
+    compare=_compare,
     headlines=(Headline("values_cardinal", "Values: Cardinal score ↑", paired="Cardinal score"),
                Headline("values_rank_order", "Values: rank-order stability ↑", paired="Rank-order stability",
                         null=lambda band, entry: band.get("rank_order"))),

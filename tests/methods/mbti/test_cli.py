@@ -84,7 +84,8 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     assert m1["headlines"]["mbti_consistency"] == {"value": pytest.approx(sum(consistencies) / len(consistencies)),
                                                    "reason": None}
     invalid = sum(s["invalid"] for s in m1["subjects"].values())
-    assert m1["counts"] == [{"kind": "invalid answers", "count": invalid, "n": m1["counts"][0]["n"]}] and invalid >= 1
+    [entry] = m1["counts"]
+    assert (entry["kind"], entry["count"], entry["rate"]) == ("invalid answers", invalid, invalid / entry["n"]) and invalid >= 1
     assert list(only["models"]) == ["m2"]
     json.dumps(doc, allow_nan=False)  # strict JSON: no NaN
 

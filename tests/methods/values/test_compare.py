@@ -1,17 +1,14 @@
-"""analysis.views: per-value stability CIs, the cross-method table, paired model differences, gaps, run estimates."""
+"""Values comparisons and per-value CIs (analysis.methods.values.compare), against the stability estimates and
+values worked by hand."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import views
-from analysis.methods.mbti import DIMENSIONS
-from analysis.methods.mbti.metrics import consistency
 from analysis.methods.values import VALUES, stability
+from analysis.methods.values import compare as views
 
 
 def scores(noise: float, seed: int, n: int = 25, contexts: tuple[str, ...] = ("a", "b", "c"), model: str = "m") -> pd.DataFrame:
@@ -52,27 +49,6 @@ def test_compare_values_paired_ci_separates_stable_from_noisy():
     assert same["Ipsative stability"].diff == 0 and same["Ipsative stability"].lo == same["Ipsative stability"].hi == 0
 
 
-def _testings(seed: int, spread: float, n: int = 6, subjects: tuple[str, ...] = ("People", "Men")) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    rows = []
-    for s in subjects:
-        for t in range(n):
-            rows.append({"model": "m", "subject": s, "order_mode": "permuted", "run_id": "r", "testing": t,
-                         **{d: 50 + spread * rng.normal() for d in DIMENSIONS}})
-    return pd.DataFrame(rows)
-
-
-def test_compare_mbti_consistency_equals_the_metric_and_is_paired():
-    """The consistency estimate equals mean over subjects of analysis.methods.mbti.metrics.consistency; equal inputs give 0 ± 0."""
-    ta, tb = _testings(1, 2.0), _testings(2, 20.0)
-    [d] = [x for x in views.compare_mbti({}, {}, ta, tb, n_boot=300) if x.metric.startswith("Consistency")]
-    expected = np.mean([consistency(ta[ta["subject"] == s][list(DIMENSIONS)]) for s in ("People", "Men")])
-    assert d.a == pytest.approx(expected, abs=1e-12)
-    assert d.a > d.b and 0 < d.lo <= d.diff <= d.hi
-    [z] = [x for x in views.compare_mbti({}, {}, ta, ta, n_boot=50) if x.metric.startswith("Consistency")]
-    assert z.diff == 0 and z.lo == 0 and z.hi == 0
-
-
 def test_item_and_persona_gaps_sorted_by_size():
     """Item gaps compare mean scores over shared personas; persona gaps are mean |A − B| of ipsatised scores."""
     def answers(model: str, shift: dict[str, float]) -> pd.DataFrame:
@@ -86,30 +62,3 @@ def test_item_and_persona_gaps_sorted_by_size():
     people = views.persona_gaps(sa, sb)
     assert people["persona_id"].iloc[0] == 2 and people["mean_abs_gap"].iloc[0] == pytest.approx(1.0)
     assert people["profile_spearman"].iloc[0] == pytest.approx(1.0)  # a constant shift keeps the value order
-
-
-def test_statement_gaps_use_signed_agreement():
-    """Signed agreement = direction × option weight (Correct +3 … Wrong −3); the largest |A − B| comes first."""
-    def answers(options: list[int]) -> pd.DataFrame:
-        return pd.DataFrame([{"subject": "People", "statement_id": str(k), "dimension": "E", "direction": d,
-                              "statement": f"s{k}", "valid": 1, "option_index": o}
-                             for k, (o, d) in enumerate(zip(options, (1, -1, 1)))])
-    gaps = views.statement_gaps(answers([0, 0, 3]), answers([0, 6, 3]))
-    assert list(gaps["statement_id"]) == ["1", "0", "2"]
-    assert gaps.iloc[0]["a"] == -3 and gaps.iloc[0]["b"] == 3 and gaps.iloc[0]["diff"] == -6
-
-
-def test_trust_forecast_mae_mean_skips_undefined_archetypes():
-    """Forecast MAE over shared archetypes: the mean of the defined ones ((2 + 4) / 2 = 3); none defined is undefined
-    (NaN, drawn as "—"), with no numpy warning."""
-    import math
-    import warnings
-
-    from analysis.views import compare_trust
-
-    a = {"individual": {"archetypes": {"1": {"mae": 2.0}, "3": {"mae": None}, "5": {"mae": 4.0}}}}
-    b = {"individual": {"archetypes": {"1": {"mae": None}, "3": {"mae": None}, "5": {"mae": None}}}}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        (diff,) = compare_trust(a, b)
-    assert diff.a == 3.0 and math.isnan(diff.b) and math.isnan(diff.diff)

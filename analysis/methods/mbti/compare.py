@@ -1,0 +1,126 @@
+"""MBTI numbers the pages show beyond the report, and comparing two models (paired over shared testing indices).
+
+- ``compare_mbti``: mean consistency over subjects with a paired bootstrap CI; robustness and fairness side by side;
+- ``statement_gaps``: where two models' answers differ most; ``mbti_subject_spread``: SD over testings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import stats
+from analysis.methods.base import Difference, difference
+from analysis.methods.mbti import DIMENSIONS
+from analysis.methods.mbti.metrics import ALPHA
+
+N_BOOT = 1000
+
+
+def _f(x: Any) -> float:
+    return float("nan") if x is None else float(x)
+
+
+def mbti_subject_spread(testings: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Per subject, the SD over its testings (those the metrics use) of each dimension score."""
+    out = {}
+    for subject, frame in _chosen_testings(testings).items():
+        out[subject] = {d: float(frame[d].astype(float).std(ddof=1)) if frame[d].notna().sum() > 1 else 0.0 for d in DIMENSIONS}
+    return out
+
+
+def _testing_units(frame: pd.DataFrame) -> np.ndarray:
+    return np.sort(frame["testing"].unique())
+
+
+def _chosen_testings(testings: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per subject the testings the metrics use: permuted order, else fixed (as ``analysis.methods.mbti.cli``)."""
+    out = {}
+    for subject, mine in testings.groupby("subject", sort=False):
+        permuted = mine[mine["order_mode"] == "permuted"]
+        out[str(subject)] = permuted if len(permuted) else mine[mine["order_mode"] == "fixed"]
+    return out
+
+
+def _consistency_stat(chosen: dict[str, pd.DataFrame], units: np.ndarray, alpha: float = ALPHA):
+    """Vectorised mean-over-subjects consistency for unit multiplicities W (B, n) over testing ids ``units``."""
+    parts = []
+    pos = {u: i for i, u in enumerate(units)}
+    for frame in chosen.values():
+        frame = frame[frame["testing"].isin(pos)]
+        if frame.empty:
+            continue
+        # as analysis.methods.mbti.metrics: drop dimensions never scored, then testings with a missing dimension
+        full = frame[list(DIMENSIONS)].astype(float).to_numpy()
+        full = full[:, ~np.isnan(full).all(axis=0)]
+        rows = ~np.isnan(full).any(axis=1)
+        x = full[rows]
+        idx = np.array([pos[t] for t in frame["testing"].to_numpy()[rows]], dtype=int)
+        if len(x) and x.shape[1]:
+            parts.append((x, idx))
+
+    def stat(w: np.ndarray) -> np.ndarray:
+        if not parts:
+            return np.full(w.shape[0], np.nan)
+        values = []
+        for x, idx in parts:
+            wr = w[:, idx]  # (B, r)
+            total = wr.sum(axis=1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = (wr @ x) / total[:, None]
+                dist = np.linalg.norm(x[None, :, :] - mean[:, None, :], axis=2)
+                values.append(alpha / (alpha + (wr * dist).sum(axis=1) / total))
+        return stats.nanmean_last(np.stack(values, axis=1))
+    return stat
+
+
+def compare_mbti(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], testings_a: pd.DataFrame, testings_b: pd.DataFrame,
+                 *, n_boot: int = N_BOOT, seed: int = 0) -> list[Difference]:
+    """MBTI headlines: mean consistency over subjects (paired bootstrap over shared testing indices, which
+    share their option permutations), mean robustness and fairness (no CI)."""
+    out: list[Difference] = []
+    ca, cb = _chosen_testings(testings_a), _chosen_testings(testings_b)
+    subjects = [s for s in ca if s in cb]
+    units = np.intersect1d(_testing_units(testings_a), _testing_units(testings_b)) if subjects else np.array([])
+    if subjects and units.size >= 2:
+        sa = _consistency_stat({s: ca[s] for s in subjects}, units)
+        sb = _consistency_stat({s: cb[s] for s in subjects}, units)
+        ci = stats.bootstrap_counts(lambda w: sa(w) - sb(w), units.size, n_boot=n_boot, seed=seed)
+        ones = np.ones((1, units.size))
+        out.append(difference("MBTI", f"Consistency, mean over {len(subjects)} subjects", sa(ones)[0], sb(ones)[0], ci,
+                         f"paired bootstrap over {units.size} shared testing indices"))
+    for key, label in (("robustness", "Robustness, mean over subjects"), ("fairness", "Fairness, mean over pairs")):
+        va = [_f(v) for v in (doc_a.get(key) or {}).values()]
+        vb = [_f(v) for v in (doc_b.get(key) or {}).values()]
+        va, vb = [v for v in va if math.isfinite(v)], [v for v in vb if math.isfinite(v)]
+        if va and vb:
+            out.append(difference("MBTI", label, np.mean(va), np.mean(vb)))
+    return out
+
+
+def signed_agreement(answers: pd.DataFrame) -> pd.DataFrame:
+    """Per subject x statement: mean signed option weight (+3 = fully towards the dimension's first pole)."""
+    from analysis.methods.mbti.scoring import WEIGHTS
+
+    rows = answers[(answers["valid"] == 1) & answers["option_index"].notna() & answers["dimension"].notna()]
+    if rows.empty:
+        return pd.DataFrame(columns=["subject", "statement_id", "dimension", "statement", "agreement", "n"])
+    signed = rows["option_index"].astype(int).map(lambda k: WEIGHTS[k]) * rows["direction"].astype(int)
+    return rows.assign(signed=signed).groupby(["subject", "statement_id", "dimension"], as_index=False, sort=False).agg(
+        statement=("statement", "first"), agreement=("signed", "mean"), n=("signed", "count"))
+
+
+def statement_gaps(answers_a: pd.DataFrame, answers_b: pd.DataFrame) -> pd.DataFrame:
+    """Per subject x statement: mean signed agreement of each model and A − B, largest |A − B| first."""
+    cols = ["subject", "statement_id", "dimension", "statement", "a", "b", "diff"]
+    ga, gb = signed_agreement(answers_a), signed_agreement(answers_b)
+    if ga.empty or gb.empty:
+        return pd.DataFrame(columns=cols)
+    both = ga.merge(gb, on=["subject", "statement_id", "dimension"], suffixes=("_a", "_b"))
+    both = both.rename(columns={"agreement_a": "a", "agreement_b": "b", "statement_a": "statement"})
+    both["diff"] = both["a"] - both["b"]
+    return both.reindex(both["diff"].abs().sort_values(ascending=False, kind="stable").index)[cols].reset_index(drop=True)

@@ -1,0 +1,171 @@
+"""Values numbers the pages show beyond the report, and comparing two models (paired over shared personas).
+
+- ``rank_order_by_value_ci``: per-value rank-order stability with percentile bootstrap CIs over personas (the
+  per-value means of ``stability.rank_order_by_value``, resampled as ``stability.rank_order_ci``);
+- ``compare_values``: two models' headlines with paired bootstrap CIs of the differences;
+- ``item_gaps``, ``persona_gaps``: where two models differ most.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis import stats
+from analysis.methods.base import Difference, difference
+from analysis.methods.values import VALUES, stability
+
+N_BOOT = 1000
+
+
+def _f(x: Any) -> float:
+    return float("nan") if x is None else float(x)
+
+
+def rank_order_by_value_ci(scores: pd.DataFrame, *, n_boot: int = N_BOOT, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
+    """Per value: rank-order stability (mean over context pairs of Spearman across personas) and its
+    percentile bootstrap CI over personas. Columns value, rank_order, lo, hi (``VALUES`` order).
+
+    Same estimate as ``stability.rank_order_by_value``; resamples as ``stability.rank_order_ci``.
+    """
+    cube = stability.score_cube(scores)
+    n = len(cube.personas)
+    cols = ["value", "rank_order", "lo", "hi"]
+    if n == 0 or len(cube.contexts) < 2:
+        return pd.DataFrame(columns=cols)
+
+    def per_value(w: np.ndarray) -> np.ndarray:
+        rho = stability._rank_order_rho(cube, w)  # (B, pairs, values)
+        return stats.nanmean_last(np.swapaxes(rho, 1, 2))  # (B, values)
+
+    estimate = per_value(np.ones((1, n)))[0]
+    reps = per_value(stats.counts_from_indices(stats.resample_indices(n, n_boot, seed), n))
+    rows = []
+    for v, value in enumerate(cube.values):
+        ci = stats.percentile_ci(estimate[v], reps[:, v], level)
+        rows.append({"value": value, "rank_order": ci.estimate, "lo": ci.lo, "hi": ci.hi})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def ipsative_by_persona(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per persona: mean over context pairs of the Spearman over values (``stability.ipsative_table``)."""
+    table = stability.ipsative_table(scores)
+    if table.empty:
+        return pd.DataFrame(columns=["persona_id", "ipsative", "n_pairs"])
+    out = table.groupby("persona_id")["rho"].agg(ipsative="mean", n_pairs="count").reset_index()
+    return out.sort_values("ipsative", kind="stable").reset_index(drop=True)
+
+
+def value_means(scores: pd.DataFrame, column: str = "ipsatised") -> pd.DataFrame:
+    """Mean score per context x value over personas (columns context, value, mean, sd, n)."""
+    if scores.empty:
+        return pd.DataFrame(columns=["context", "value", "mean", "sd", "n"])
+    out = scores.groupby(["context", "value"], sort=False)[column].agg(mean="mean", sd="std", n="count").reset_index()
+    order = {v: i for i, v in enumerate(VALUES)}
+    return out.sort_values(["context", "value"], key=lambda s: s.map(order) if s.name == "value" else s, kind="stable")
+
+
+def values_fit_chance(store: Any, values_metrics: Mapping[str, Any], model: str, key: str, n_sims: int, *,
+                      config: Any = None) -> dict[str, Any]:
+    """Null bands of separability and the CFA fit for one model × context (``{metric: {kind: summary}}``)."""
+    from analysis.methods.values.metrics import values_chance
+
+    doc = values_chance(store, values_metrics, config, n_sims=n_sims, model=model, fast=False, slow=key)
+    return ((doc.get(model) or {}).get("contexts") or {}).get(key, {})
+
+
+def context_scores(store: Any, model: str, config: Any = None) -> pd.DataFrame:
+    """One model's value scores (long table, ``scores.value_scores``) on its chosen configuration, contexts named by
+    their display keys (as in the report)."""
+    from analysis.methods.values.metrics import _context_keys, latest_answers
+    from analysis.methods.values.scores import value_scores
+
+    answers = latest_answers(store, model, config=config)
+    if answers.empty:
+        return pd.DataFrame(columns=["model", "context", "instrument", "persona_id", "value", "score", "ipsatised"])
+    keys = _context_keys(answers)
+    scores = value_scores(answers)
+    scores["context"] = [keys[(c, i)] for c, i in zip(scores["context"], scores["instrument"])]
+    return scores
+
+
+def _shared_contexts(scores_a: pd.DataFrame, scores_b: pd.DataFrame) -> list[str]:
+    return [c for c in dict.fromkeys(scores_a["context"]) if c in set(scores_b["context"])]
+
+
+def compare_values(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], scores_a: pd.DataFrame, scores_b: pd.DataFrame,
+                   board_rows: Mapping[str, Mapping[str, Any]] | None = None, names: tuple[str, str] = ("A", "B"),
+                   *, n_boot: int = N_BOOT, seed: int = 0) -> list[Difference]:
+    """Values headlines of two models: Cardinal (no CI), rank-order and ipsative stability (paired bootstrap
+    over shared personas, on the contexts both have), mean Stress / CFI / CV separability (no CI)."""
+    out: list[Difference] = []
+    board_rows = board_rows or {}
+    if names[0] in board_rows and names[1] in board_rows:
+        out.append(difference("Values", "Cardinal score", board_rows[names[0]].get("cardinal"), board_rows[names[1]].get("cardinal"),
+                         note="leaderboard score over both models' columns; not bootstrapped"))
+    shared = _shared_contexts(scores_a, scores_b)
+    personas = np.intersect1d(scores_a["persona_id"].unique(), scores_b["persona_id"].unique())
+    if len(shared) >= 2 and personas.size >= 3:
+        sa = scores_a[scores_a["context"].isin(shared)]
+        sb = scores_b[scores_b["context"].isin(shared)]
+        for metric, label in (("rank_order", "Rank-order stability"), ("ipsative", "Ipsative stability")):
+            try:
+                ci = stability.stability_diff_ci(sa, sb, metric=metric, n_boot=n_boot, seed=seed)
+            except ValueError:
+                continue
+            est = {"rank_order": stability.rank_order_stability, "ipsative": stability.ipsative_stability}[metric]
+            a = est(sa[sa["persona_id"].isin(personas)])
+            b = est(sb[sb["persona_id"].isin(personas)])
+            out.append(difference("Values", label, a, b, ci,
+                             f"paired bootstrap over {personas.size} shared personas, {len(shared)} shared contexts"))
+    ctx_a, ctx_b = doc_a.get("contexts") or {}, doc_b.get("contexts") or {}
+    common = [c for c in ctx_a if c in ctx_b]
+    for key, label in (("stress", "Stress (lower is better)"), ("cfi", "CFI"), ("separability", "Separability (CV accuracy)")):
+        va = [_f(ctx_a[c].get(key)) for c in common]
+        vb = [_f(ctx_b[c].get(key)) for c in common]
+        if common and any(map(math.isfinite, va)) and any(map(math.isfinite, vb)):
+            out.append(difference("Values", f"{label}, mean over {len(common)} contexts", np.nanmean(va), np.nanmean(vb)))
+    return out
+
+
+def item_gaps(answers_a: pd.DataFrame, answers_b: pd.DataFrame) -> pd.DataFrame:
+    """Per context x item: mean valid score of each model over the personas both answered, and A − B,
+    sorted by |A − B| (largest first)."""
+    cols = ["context", "instrument", "item_id", "value", "a", "b", "diff", "n_personas"]
+
+    def means(answers: pd.DataFrame) -> pd.DataFrame:
+        rows = answers[(answers["stage"] == "item") & (answers["valid"] == 1)]
+        return rows.groupby(["context", "instrument", "item_id", "persona_id"], as_index=False).agg(
+            value=("value", "first"), score=("score", "mean"))
+
+    ma, mb = means(answers_a), means(answers_b)
+    if ma.empty or mb.empty:
+        return pd.DataFrame(columns=cols)
+    both = ma.merge(mb, on=["context", "instrument", "item_id", "persona_id"], suffixes=("_a", "_b"))
+    if both.empty:
+        return pd.DataFrame(columns=cols)
+    out = both.groupby(["context", "instrument", "item_id"], as_index=False).agg(
+        value=("value_a", "first"), a=("score_a", "mean"), b=("score_b", "mean"), n_personas=("persona_id", "nunique"))
+    out["diff"] = out["a"] - out["b"]
+    return out.reindex(out["diff"].abs().sort_values(ascending=False, kind="stable").index)[cols].reset_index(drop=True)
+
+
+def persona_gaps(scores_a: pd.DataFrame, scores_b: pd.DataFrame) -> pd.DataFrame:
+    """Per persona x context: mean |A − B| of the ipsatised value scores and the Spearman between the two
+    models' value profiles, sorted by the mean gap (largest first)."""
+    cols = ["persona_id", "context", "mean_abs_gap", "profile_spearman", "n_values"]
+    keys = ["persona_id", "context", "value"]
+    both = scores_a[keys + ["ipsatised"]].merge(scores_b[keys + ["ipsatised"]], on=keys, suffixes=("_a", "_b")).dropna()
+    if both.empty:
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for (pid, ctx), g in both.groupby(["persona_id", "context"], sort=False):
+        rho = stats.spearman(g["ipsatised_a"].to_numpy(), g["ipsatised_b"].to_numpy())
+        rows.append({"persona_id": pid, "context": ctx, "mean_abs_gap": float((g["ipsatised_a"] - g["ipsatised_b"]).abs().mean()),
+                     "profile_spearman": float(rho), "n_values": int(len(g))})
+    out = pd.DataFrame(rows, columns=cols)
+    return out.sort_values("mean_abs_gap", ascending=False, kind="stable").reset_index(drop=True)

@@ -1,0 +1,43 @@
+"""MBTI comparisons (analysis.methods.mbti.compare): the paired consistency equals the metric; statement gaps."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.methods.mbti import DIMENSIONS
+from analysis.methods.mbti import compare as views
+from analysis.methods.mbti.metrics import consistency
+
+
+def _testings(seed: int, spread: float, n: int = 6, subjects: tuple[str, ...] = ("People", "Men")) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in subjects:
+        for t in range(n):
+            rows.append({"model": "m", "subject": s, "order_mode": "permuted", "run_id": "r", "testing": t,
+                         **{d: 50 + spread * rng.normal() for d in DIMENSIONS}})
+    return pd.DataFrame(rows)
+
+
+def test_compare_mbti_consistency_equals_the_metric_and_is_paired():
+    """The consistency estimate equals mean over subjects of analysis.methods.mbti.metrics.consistency; equal inputs give 0 ± 0."""
+    ta, tb = _testings(1, 2.0), _testings(2, 20.0)
+    [d] = [x for x in views.compare_mbti({}, {}, ta, tb, n_boot=300) if x.metric.startswith("Consistency")]
+    expected = np.mean([consistency(ta[ta["subject"] == s][list(DIMENSIONS)]) for s in ("People", "Men")])
+    assert d.a == pytest.approx(expected, abs=1e-12)
+    assert d.a > d.b and 0 < d.lo <= d.diff <= d.hi
+    [z] = [x for x in views.compare_mbti({}, {}, ta, ta, n_boot=50) if x.metric.startswith("Consistency")]
+    assert z.diff == 0 and z.lo == 0 and z.hi == 0
+
+
+def test_statement_gaps_use_signed_agreement():
+    """Signed agreement = direction × option weight (Correct +3 … Wrong −3); the largest |A − B| comes first."""
+    def answers(options: list[int]) -> pd.DataFrame:
+        return pd.DataFrame([{"subject": "People", "statement_id": str(k), "dimension": "E", "direction": d,
+                              "statement": f"s{k}", "valid": 1, "option_index": o}
+                             for k, (o, d) in enumerate(zip(options, (1, -1, 1)))])
+    gaps = views.statement_gaps(answers([0, 0, 3]), answers([0, 6, 3]))
+    assert list(gaps["statement_id"]) == ["1", "0", "2"]
+    assert gaps.iloc[0]["a"] == -3 and gaps.iloc[0]["b"] == 3 and gaps.iloc[0]["diff"] == -6
