@@ -158,16 +158,9 @@ def context_keys(ref: StoreRef, model: str) -> dict[str, tuple[str, str]]:
 @st.cache_data(**CACHE)
 def values_scores(ref: StoreRef, model: str) -> pd.DataFrame:
     """One model's value scores (long table) with contexts named by their display keys."""
-    from analysis.methods.values.metrics import _context_keys
-    from analysis.methods.values.scores import value_scores
+    from analysis.methods.values.compare import context_scores
 
-    answers = values_answers(ref, model)
-    if answers.empty:
-        return pd.DataFrame(columns=["model", "context", "instrument", "persona_id", "value", "score", "ipsatised"])
-    keys = _context_keys(answers)
-    scores = value_scores(answers)
-    scores["context"] = [keys[(c, i)] for c, i in zip(scores["context"], scores["instrument"])]
-    return scores
+    return context_scores(values_answers(ref, model))
 
 
 @st.cache_data(**CACHE)

@@ -78,13 +78,12 @@ def values_fit_chance(store: Any, values_metrics: Mapping[str, Any], model: str,
     return ((doc.get(model) or {}).get("contexts") or {}).get(key, {})
 
 
-def context_scores(store: Any, model: str, config: Any = None) -> pd.DataFrame:
-    """One model's value scores (long table, ``scores.value_scores``) on its chosen configuration, contexts named by
-    their display keys (as in the report)."""
-    from analysis.methods.values.metrics import _context_keys, latest_answers
+def context_scores(answers: pd.DataFrame) -> pd.DataFrame:
+    """One model's value scores (long table, ``scores.value_scores``) from its answers (``metrics.latest_answers``),
+    contexts named by their display keys (as in the report)."""
+    from analysis.methods.values.metrics import _context_keys
     from analysis.methods.values.scores import value_scores
 
-    answers = latest_answers(store, model, config=config)
     if answers.empty:
         return pd.DataFrame(columns=["model", "context", "instrument", "persona_id", "value", "score", "ipsatised"])
     keys = _context_keys(answers)

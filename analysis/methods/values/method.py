@@ -166,11 +166,12 @@ def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
 
 def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
     from analysis.methods.values.compare import compare_values, context_scores
+    from analysis.methods.values.metrics import latest_answers
 
     rows = [{r["model"]: r for r in side.report["leaderboard"]["rows"]}.get(side.model) for side in (a, b)]
     board = {name: row for name, row in zip(("A", "B"), rows) if row}
-    return compare_values(a.doc, b.doc, context_scores(a.store, a.model, a.config), context_scores(b.store, b.model, b.config),
-                          board, ("A", "B"), n_boot=n_boot)
+    sa, sb = (context_scores(latest_answers(s.store, s.model, config=s.config)) for s in (a, b))
+    return compare_values(a.doc, b.doc, sa, sb, board, ("A", "B"), n_boot=n_boot)
 
 
 METHOD = Method(
