@@ -254,8 +254,8 @@ def mbti_doc(ref: StoreRef) -> dict[str, Any]:
 
 @st.cache_data(**CACHE)
 def mbti_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
-    """The answers the MBTI metrics use: each model's chosen configuration (``analysis.methods.mbti.cli.selected_answers``)."""
-    from analysis.methods.mbti.cli import selected_answers
+    """The answers the MBTI metrics use: each model's chosen configuration (``analysis.methods.mbti.report.selected_answers``)."""
+    from analysis.methods.mbti.report import selected_answers
 
     return selected_answers(_store(ref), model, config=ref.chosen("mbti")).reset_index(drop=True)
 

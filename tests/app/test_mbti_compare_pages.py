@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from analysis.methods.mbti.cli import metrics_json
+from analysis.methods.mbti.report import metrics_json
 from analysis.runs.store import Store
 from tests.app.fixture_store import N_TESTINGS
 

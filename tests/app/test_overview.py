@@ -7,7 +7,7 @@ import math
 import pytest
 
 from analysis.methods import all_methods
-from analysis.methods.mbti.cli import metrics_json
+from analysis.methods.mbti.report import metrics_json
 from analysis.methods.personagym.cli import metrics_json as personagym_metrics
 from analysis.runs.store import Store
 from analysis.methods.trust.cli import metrics_json as trust_metrics

@@ -23,6 +23,7 @@ import pandas as pd
 
 from analysis import chance, reliability
 from analysis.methods.mbti import DIMENSIONS, OPTIONS
+from analysis.methods.mbti.metrics import model_metrics
 from analysis.methods.mbti.scoring import MAX_WEIGHT, TESTING_KEYS, WEIGHTS
 from analysis.runs.store import Store
 
@@ -83,7 +84,6 @@ def _flatten(doc: Mapping[str, Any]) -> dict[str, float]:
 
 
 def null_draws(answers: pd.DataFrame, kind: str, n_sims: int, seed: int) -> dict[str, list[float]]:
-    from analysis.methods.mbti.cli import model_metrics
 
     valid = _valid(answers)
     strata = pd.factorize(valid["statement_id"].astype(str) + "\x1f" + valid["order_mode"].astype(str))[0]

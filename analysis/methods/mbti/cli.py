@@ -1,50 +1,24 @@
-"""CLI glue for ``python -m analysis run|metrics|import`` (wired in ``analysis/__main__.py``).
+"""CLI glue for ``python -m analysis run|import`` (wired in ``analysis/__main__.py``; ``metrics`` reads the report,
+``analysis.methods.mbti.report``).
 
 - ``add_run_arguments(parser)``: the ``run mbti`` options (``--model`` and ``--run-id`` only when
   the parser lacks them; ``--store`` and execution options are the caller's).
 - ``plan_from_args(args, spec)``: the plan dict for ``create_run``.
-- ``metrics_json(store, model)``: the ``metrics mbti --json`` document::
-
-    {"models": {NAME: {"subjects": {SUBJ: {"scores": {"E": x, "N": x, "T": x, "J": x, "A": x},
-                                           "type": "ENTJ-T", "consistency": x, "n_testings": n,
-                                           "invalid": n}},
-                       "robustness": {SUBJ: x},
-                       "fairness": {"Men|Women": x, "Boys|Girls": x}}}}
-
-  A subject's scores, type and consistency come from its permuted-order testings (the paper's
-  unbiased prompts), or from its fixed-order ones when it has no permuted testing; ``invalid``
-  counts the invalid answers of those testings. Only the runs of one configuration count (the latest
-  unless ``config`` names another; ``analysis.runs.comparable``); each model's entry also carries
-  ``configuration`` (the id used) and ``configurations`` (every one found, how each differs). ``robustness`` lists the subjects that have both
-  orders. A fairness pair is null unless both of its subjects are present (names matched
-  case-insensitively). Numbers that cannot be computed are null.
 - ``import_files(store, paths)``: ``import chatgpt-mbti PATH...`` (see ``analysis.methods.mbti.importer``).
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
-
-import pandas as pd
 
 from analysis.cli_types import non_negative_float, non_negative_int, positive_int
 from analysis.cli_types import run_id as run_id_type
-from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
-from analysis.methods.base import counts, number
-from analysis.methods.mbti import DIMENSIONS, role_of
-from analysis.methods.mbti import chance as mbti_chance
 from analysis.methods.mbti.importer import import_files
-from analysis.methods.mbti.metrics import consistency, fairness, robustness
-from analysis.methods.mbti.scoring import mean_scores, scores_by_testing, type_code
-from analysis.methods.mbti.session import ANSWERS
-from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS, FAIRNESS_PAIRS, background_of
-from analysis.runs import comparable
-from analysis.runs.store import Store
+from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS
 
-__all__ = ["add_run_arguments", "plan_from_args", "metrics_json", "import_files"]
+__all__ = ["add_run_arguments", "plan_from_args", "import_files"]
 
 
 def _csv_list(value: str) -> list[str]:
@@ -94,75 +68,3 @@ def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
         params={"temperature": args.temperature} if args.temperature is not None else None,
     )
     return plan.model_dump()
-
-
-def _num(value: float) -> float | None:
-    return None if value is None or (isinstance(value, float) and math.isnan(value)) else round(float(value), 6)
-
-
-def _matrix(testings: pd.DataFrame) -> pd.DataFrame:
-    return testings[list(DIMENSIONS)].astype(float)
-
-
-def model_metrics(testings: pd.DataFrame) -> dict[str, Any]:
-    """The per-model part of the metrics document from one model's ``scores_by_testing`` rows."""
-    subjects: dict[str, Any] = {}
-    robust: dict[str, float | None] = {}
-    chosen_by_subject: dict[str, pd.DataFrame] = {}
-    for subject in dict.fromkeys(testings["subject"]):
-        mine = testings[testings["subject"] == subject]
-        permuted, fixed = mine[mine["order_mode"] == "permuted"], mine[mine["order_mode"] == "fixed"]
-        chosen = permuted if len(permuted) else fixed
-        chosen_by_subject[subject.lower()] = chosen
-        scores = mean_scores(chosen)
-        subjects[subject] = {
-            "scores": {d: _num(scores[d]) for d in DIMENSIONS},
-            "type": type_code(scores),
-            "role": role_of(type_code(scores)),
-            "background": background_of(subject),
-            "consistency": _num(consistency(_matrix(chosen))),
-            "n_testings": int(len(chosen)),
-            "invalid": int(chosen["n_invalid"].sum()),
-            "truncated": int(chosen["n_truncated"].sum()) if "n_truncated" in chosen else 0,
-        }
-        if len(permuted) and len(fixed):
-            robust[subject] = _num(robustness(_matrix(fixed), _matrix(permuted)))
-    fair: dict[str, float | None] = {}
-    for male, female in FAIRNESS_PAIRS:
-        m, f = chosen_by_subject.get(male.lower()), chosen_by_subject.get(female.lower())
-        fair[f"{male}|{female}"] = _num(fairness(_matrix(m), _matrix(f))) if m is not None and f is not None else None
-    return {"subjects": subjects, "robustness": robust, "fairness": fair}
-
-
-def selected_answers(store: Store, model: str | None = None, config: comparable.Chosen = None,
-                     selection: comparable.Selection | None = None) -> pd.DataFrame:
-    """``mbti_answers`` of each model's chosen configuration (``analysis.runs.comparable``: same statements, answer
-    mode, decoding, history, seed ...), keeping within it the latest run of each subject × order × testing."""
-    selection = selection or comparable.select(store, "mbti", model=model, config=config)
-    answers = store.table(ANSWERS.name, run_ids=selection.run_ids())
-    return comparable.latest_rows(answers, ["model", "subject", "order_mode", "testing"], selection.order)
-
-
-def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None, *,
-                 chance: int = 0) -> dict[str, Any]:
-    """The ``metrics mbti --json`` document for every model in the store (or only ``model``), each on one
-    configuration (``configuration``: its id; ``configurations``: every one found, see ``analysis.runs.comparable``),
-    with its ``reliability`` and, when ``chance`` > 0, its null bands (``analysis.methods.mbti.chance``)."""
-    selection = comparable.select(store, "mbti", model=model, config=config)
-    answers = selected_answers(store, selection=selection)
-    if model is not None and answers.empty:
-        raise InputError(f"no MBTI answers for model '{model}' in {store.path}")
-    scores = scores_by_testing(answers)
-    models = {}
-    for name in dict.fromkeys(scores["model"]):
-        mine = answers[answers["model"] == name]
-        doc = model_metrics(scores[scores["model"] == name]) | selection.document(name)
-        defined = [s["consistency"] for s in doc["subjects"].values() if s["consistency"] is not None]
-        doc["headlines"] = {"mbti_consistency": number(sum(defined) / len(defined) if defined else None,
-                                                       "no subject has a defined consistency (needs ≥ 2 scored testings)")}
-        doc["counts"] = [counts("invalid answers", int((mine["valid"] != 1).sum()), len(mine))]
-        doc["reliability"] = mbti_chance.model_reliability(mine)
-        if chance > 0:
-            doc["chance"] = mbti_chance.model_chance(mine, doc, n_sims=chance, store=store)
-        models[name] = doc
-    return {"models": models}

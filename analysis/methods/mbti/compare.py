@@ -38,7 +38,7 @@ def _testing_units(frame: pd.DataFrame) -> np.ndarray:
 
 
 def _chosen_testings(testings: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """Per subject the testings the metrics use: permuted order, else fixed (as ``analysis.methods.mbti.cli``)."""
+    """Per subject the testings the metrics use: permuted order, else fixed (as ``analysis.methods.mbti.metrics.model_metrics``)."""
     out = {}
     for subject, mine in testings.groupby("subject", sort=False):
         permuted = mine[mine["order_mode"] == "permuted"]

@@ -85,7 +85,7 @@ def _session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str
 
 def _report(store: Store, model: str | None = None, *, config: Any = None, n_boot: int = 1000, chance: int = 0) -> dict[str, Any]:
     """``n_boot`` is not used: no MBTI number is bootstrapped."""
-    from analysis.methods.mbti.cli import metrics_json
+    from analysis.methods.mbti.report import metrics_json
 
     return metrics_json(store, model, config=config, chance=chance)
 
@@ -105,7 +105,7 @@ def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
 
 
 def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
-    from analysis.methods.mbti.cli import selected_answers
+    from analysis.methods.mbti.report import selected_answers
     from analysis.methods.mbti.compare import compare_mbti
     from analysis.methods.mbti.scoring import scores_by_testing
 

@@ -17,11 +17,14 @@ question over the testings).
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analysis.methods.mbti import OPTION_ABBREVIATIONS, OPTIONS
+from analysis.methods.mbti import DIMENSIONS, OPTION_ABBREVIATIONS, OPTIONS, role_of
+from analysis.methods.mbti.scoring import mean_scores, type_code
+from analysis.methods.mbti.subjects import FAIRNESS_PAIRS, background_of
 
 ALPHA = 100.0
 
@@ -91,3 +94,41 @@ def answer_distribution(answers: pd.DataFrame) -> pd.DataFrame:
             row |= {"mode": labels[best], "mode_abbr": OPTION_ABBREVIATIONS[best], "mode_count": counts[best]}
         rows.append(row)
     return pd.DataFrame(rows, columns=cols)
+
+
+def _num(value: float) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else round(float(value), 6)
+
+
+def _matrix(testings: pd.DataFrame) -> pd.DataFrame:
+    return testings[list(DIMENSIONS)].astype(float)
+
+
+def model_metrics(testings: pd.DataFrame) -> dict[str, Any]:
+    """The per-model part of the metrics document from one model's ``scores_by_testing`` rows."""
+    subjects: dict[str, Any] = {}
+    robust: dict[str, float | None] = {}
+    chosen_by_subject: dict[str, pd.DataFrame] = {}
+    for subject in dict.fromkeys(testings["subject"]):
+        mine = testings[testings["subject"] == subject]
+        permuted, fixed = mine[mine["order_mode"] == "permuted"], mine[mine["order_mode"] == "fixed"]
+        chosen = permuted if len(permuted) else fixed
+        chosen_by_subject[subject.lower()] = chosen
+        scores = mean_scores(chosen)
+        subjects[subject] = {
+            "scores": {d: _num(scores[d]) for d in DIMENSIONS},
+            "type": type_code(scores),
+            "role": role_of(type_code(scores)),
+            "background": background_of(subject),
+            "consistency": _num(consistency(_matrix(chosen))),
+            "n_testings": int(len(chosen)),
+            "invalid": int(chosen["n_invalid"].sum()),
+            "truncated": int(chosen["n_truncated"].sum()) if "n_truncated" in chosen else 0,
+        }
+        if len(permuted) and len(fixed):
+            robust[subject] = _num(robustness(_matrix(fixed), _matrix(permuted)))
+    fair: dict[str, float | None] = {}
+    for male, female in FAIRNESS_PAIRS:
+        m, f = chosen_by_subject.get(male.lower()), chosen_by_subject.get(female.lower())
+        fair[f"{male}|{female}"] = _num(fairness(_matrix(m), _matrix(f))) if m is not None and f is not None else None
+    return {"subjects": subjects, "robustness": robust, "fairness": fair}

@@ -10,7 +10,7 @@ import pytest
 from analysis import reliability
 from analysis.methods.mbti import DIMENSIONS
 from analysis.methods.mbti import chance as mchance
-from analysis.methods.mbti.cli import model_metrics
+from analysis.methods.mbti.metrics import model_metrics
 from analysis.methods.mbti.scoring import scores_by_testing
 
 

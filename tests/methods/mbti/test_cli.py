@@ -12,7 +12,8 @@ import pytest
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.methods.mbti import DIMENSIONS
-from analysis.methods.mbti.cli import add_run_arguments, metrics_json, plan_from_args
+from analysis.methods.mbti.cli import add_run_arguments, plan_from_args
+from analysis.methods.mbti.report import metrics_json
 from analysis.methods.mbti.session import ANSWERS, MbtiPlan
 from analysis.runs.store import Store
 

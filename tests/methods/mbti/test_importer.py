@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from analysis.errors import InputError
-from analysis.methods.mbti.cli import metrics_json
+from analysis.methods.mbti.report import metrics_json
 from analysis.methods.mbti.importer import import_files, parse_answer_file
 from analysis.methods.mbti.session import ANSWERS
 from analysis.runs.store import Store

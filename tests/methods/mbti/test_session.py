@@ -14,7 +14,7 @@ from analysis.errors import InputError
 from analysis.llm.client import CallError, ChatReply, ChatRequest
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.methods.mbti import OPTIONS
-from analysis.methods.mbti.cli import metrics_json
+from analysis.methods.mbti.report import metrics_json
 from analysis.methods.mbti.method import EMBEDDED_HISTORY, build_mbti_plan
 from analysis.methods.mbti.parse import listed_options
 from analysis.methods.mbti.session import ANSWERS

@@ -1,0 +1,65 @@
+"""The MBTI report: the ``metrics mbti --json`` document.
+
+    {"models": {NAME: {"subjects": {SUBJ: {"scores": {"E": x, "N": x, "T": x, "J": x, "A": x},
+                                           "type": "ENTJ-T", "consistency": x, "n_testings": n,
+                                           "invalid": n}},
+                       "robustness": {SUBJ: x},
+                       "fairness": {"Men|Women": x, "Boys|Girls": x},
+                       "headlines": {"mbti_consistency": {"value", "reason"}}, "counts": [...]}}}
+
+A subject's scores, type and consistency come from its permuted-order testings (the paper's unbiased prompts), or
+from its fixed-order ones when it has no permuted testing; ``invalid`` counts the invalid answers of those testings.
+Only the runs of one configuration count (the latest unless ``config`` names another; ``analysis.runs.comparable``);
+each model's entry also carries ``configuration`` (the id used) and ``configurations`` (every one found, how each
+differs). ``robustness`` lists the subjects that have both orders. A fairness pair is null unless both of its
+subjects are present (names matched case-insensitively). Numbers that cannot be computed are null.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from analysis.errors import InputError
+from analysis.methods.base import counts, number
+from analysis.methods.mbti import chance as mbti_chance
+from analysis.methods.mbti.metrics import model_metrics
+from analysis.methods.mbti.scoring import scores_by_testing
+from analysis.methods.mbti.session import ANSWERS
+from analysis.runs import comparable
+from analysis.runs.store import Store
+
+
+def selected_answers(store: Store, model: str | None = None, config: comparable.Chosen = None,
+                     selection: comparable.Selection | None = None) -> pd.DataFrame:
+    """``mbti_answers`` of each model's chosen configuration (``analysis.runs.comparable``: same statements, answer
+    mode, decoding, history, seed ...), keeping within it the latest run of each subject × order × testing."""
+    selection = selection or comparable.select(store, "mbti", model=model, config=config)
+    answers = store.table(ANSWERS.name, run_ids=selection.run_ids())
+    return comparable.latest_rows(answers, ["model", "subject", "order_mode", "testing"], selection.order)
+
+
+def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None, *,
+                 chance: int = 0) -> dict[str, Any]:
+    """The ``metrics mbti --json`` document for every model in the store (or only ``model``), each on one
+    configuration (``configuration``: its id; ``configurations``: every one found, see ``analysis.runs.comparable``),
+    with its ``reliability`` and, when ``chance`` > 0, its null bands (``analysis.methods.mbti.chance``)."""
+    selection = comparable.select(store, "mbti", model=model, config=config)
+    answers = selected_answers(store, selection=selection)
+    if model is not None and answers.empty:
+        raise InputError(f"no MBTI answers for model '{model}' in {store.path}")
+    scores = scores_by_testing(answers)
+    models = {}
+    for name in dict.fromkeys(scores["model"]):
+        mine = answers[answers["model"] == name]
+        doc = model_metrics(scores[scores["model"] == name]) | selection.document(name)
+        defined = [s["consistency"] for s in doc["subjects"].values() if s["consistency"] is not None]
+        doc["headlines"] = {"mbti_consistency": number(sum(defined) / len(defined) if defined else None,
+                                                       "no subject has a defined consistency (needs ≥ 2 scored testings)")}
+        doc["counts"] = [counts("invalid answers", int((mine["valid"] != 1).sum()), len(mine))]
+        doc["reliability"] = mbti_chance.model_reliability(mine)
+        if chance > 0:
+            doc["chance"] = mbti_chance.model_chance(mine, doc, n_sims=chance, store=store)
+        models[name] = doc
+    return {"models": models}
