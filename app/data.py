@@ -100,11 +100,6 @@ def models_in(ref: StoreRef) -> list[str]:
     return sorted(frame["model"].dropna().unique()) if len(frame) else []
 
 
-def methods_in(ref: StoreRef) -> list[str]:
-    frame = runs(ref)
-    return list(dict.fromkeys(frame["method"])) if len(frame) else []
-
-
 # -- every method's report ------------------------------------------------------------------------
 @st.cache_data(**CACHE)
 def report(ref: StoreRef, method: str) -> dict[str, Any]:

@@ -232,17 +232,6 @@ def difference_forest(diffs: pd.DataFrame, a: str, b: str) -> go.Figure:
     return _style(fig, height=120 + 40 * len(diffs), legend=False)
 
 
-def paired_bars(frame: pd.DataFrame, x: str, a_col: str, b_col: str, names: tuple[str, str], *, label: str,
-                colors: Mapping[str, str] | None = None) -> go.Figure:
-    """Two bars per category (model A and model B)."""
-    fig = go.Figure()
-    for col, name, color in ((a_col, names[0], PAIR[0]), (b_col, names[1], PAIR[1])):
-        fig.add_trace(go.Bar(x=frame[x], y=frame[col], name=name, marker_color=color))
-    fig.update_layout(barmode="group")
-    fig.update_yaxes(title=label, gridcolor=GRID)
-    return _style(fig, height=380)
-
-
 def value_stability_pair(a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, str]) -> go.Figure:
     """Per-value rank-order stability of two models with their CIs."""
     fig = go.Figure()
@@ -258,17 +247,6 @@ def value_stability_pair(a: pd.DataFrame, b: pd.DataFrame, names: tuple[str, str
 
 
 # -- generic --------------------------------------------------------------------------------------
-def grouped_bars(frame: pd.DataFrame, x: str, y: str, group: str, colors: Mapping[str, str], *, label: str,
-                 lo: str | None = None, hi: str | None = None, height: int = 380) -> go.Figure:
-    fig = go.Figure()
-    for name, sub in frame.groupby(group, sort=False):
-        fig.add_trace(go.Bar(x=sub[x], y=sub[y], name=str(name), marker_color=colors.get(name, NEUTRAL),
-                             error_y=_err(sub, y, lo, hi) if lo and hi else None))
-    fig.update_layout(barmode="group")
-    fig.update_yaxes(title=label, gridcolor=GRID)
-    return _style(fig, height=height)
-
-
 def lines(frame: pd.DataFrame, x: str, y: str, group: str, colors: Mapping[str, str], *, xlabel: str, ylabel: str,
           lo: str | None = None, hi: str | None = None) -> go.Figure:
     fig = go.Figure()

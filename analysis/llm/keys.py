@@ -363,12 +363,6 @@ def trust_spec(spec: ModelSpec) -> None:
             _trusted.add((normalise_url(spec.base_url), spec.api_key_env))
 
 
-def trust_url(url: str) -> None:
-    """The user confirmed ``url`` by name (``--trust-endpoint``): the key its stored spec names may go there."""
-    with _lock:
-        _trusted.add((normalise_url(url), None))
-
-
 def endpoint_trusted(spec: ModelSpec, confirmed: tuple[str, ...] = ()) -> bool:
     """Whether a key may be sent to ``spec.base_url``: configured by the user, or confirmed by URL."""
     if spec.backend == "embedded":
@@ -379,7 +373,7 @@ def endpoint_trusted(spec: ModelSpec, confirmed: tuple[str, ...] = ()) -> bool:
     with _lock:
         trusted = set(_trusted)
     trusted |= {(normalise_url(u), env) for u, env in user_endpoints()}
-    return (url, spec.api_key_env) in trusted or (url, None) in trusted or (url, spec.api_key_env) in _configured_endpoints()
+    return (url, spec.api_key_env) in trusted or (url, spec.api_key_env) in _configured_endpoints()
 
 
 def _secrets_file_value(name: str, path: Path | None = None) -> str | None:

@@ -117,12 +117,6 @@ def model_spread(rows: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -
     return out
 
 
-def refusal_counts(answers: pd.DataFrame) -> pd.Series:
-    """Refused answers per model (answers that were given, status ok)."""
-    given = answers[answers["status"] == "ok"]
-    return pd.to_numeric(given["refusal"], errors="coerce").fillna(0).astype(int).groupby(given["model"]).sum()
-
-
 def published_consistency(task_scores: Mapping[str, float], published: float,
                           tolerance: float = PUBLISHED_TOLERANCE) -> tuple[float, bool]:
     """(mean of the five published task scores, whether the published PersonaScore matches it within tolerance)."""

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -335,7 +334,3 @@ def leaderboard(table: pd.DataFrame, *, relevant: Sequence[str] | None = None) -
                    "ordinal": {"tau": ot, "mrc": om, "reason": reasons["ordinal"], "relevant": rel}}
     return Leaderboard(table, rows, w, 1.0 - w, sensitivity)
 
-
-def pair_columns(contexts: Sequence[str]) -> list[str]:
-    """The RO column names for a set of contexts (every unordered pair)."""
-    return [f"{RO}:{canonical_pair(f'{a}|{b}')}" for a, b in combinations(contexts, 2)]
