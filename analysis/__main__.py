@@ -68,62 +68,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run a method against a model")
     run_sub = run.add_subparsers(dest="method", required=True)
-    values = run_sub.add_parser("values", help="value questionnaires (Stick to Your Role!)")
-    values.add_argument("--model", required=True, help=MODEL_HELP)
-    values.add_argument("--population", default="default", help="'default' or a personas.json path / hf:// path")
-    values.add_argument("--contexts", type=_csv, default=["no_conv"], help="comma list: no_conv, topics_a, chess, ..., chunk .jsonl paths")
-    values.add_argument("--instrument", default="pvq", help="pvq (bundled) | svs | PATH (json or data_pvq/data_svs folder) | hf://datasets/...")
-    values.add_argument("--limit-personas", type=positive_int)
-    values.add_argument("--limit-items", type=positive_int)
-    values.add_argument("--messages", type=int, default=3,
-                        help="messages generated after the opening: persona, interlocutor, persona... (odd; default 3, "
-                             "the leaderboard's n_msgs); with --structure appended: length incl. the opening")
-    values.add_argument("--answer-mode", choices=["logprob", "text", "cot"],
-                        help="logprob (default): the letter after '(' by logprobs; text: '(X)' in 10 tokens; cot: "
-                             "reasoning, then 'Answer: (X)' in 2000 tokens (the leaderboard's configs; --campaign default)")
-    values.add_argument("--campaign", choices=["leaderboard"],
-                        help="leaderboard: the nine evaluations of the Stick to Your Role! leaderboard (needs --reference)")
-    values.add_argument("--reference", metavar="PATH",
-                        help="with --campaign: your clone of flowersteam/value_stability (or hf://datasets/... of its layout)")
-    values.add_argument("--samples", type=positive_int, default=1)
-    values.add_argument("--seed", type=int, default=0)
-    values.add_argument("--conversation-temperature", type=non_negative_float, default=0.7,
-                        help="conversation turns (default 0.7)")
-    values.add_argument("--answer-temperature", type=non_negative_float, default=0.0, help="answers and SVS picks (default 0)")
-    values.add_argument("--conversation-max-tokens", type=positive_int, default=100, help="per conversation turn (default 100)")
-    values.add_argument("--structure", choices=["reference", "appended"], default="reference",
-                        help="appended: RoleScope's earlier protocol (the question glued onto the last interlocutor turn)")
-    values.add_argument("--persona-prompt", choices=["reference", "in-character"], default="reference",
-                        help="reference: 'You are {description}'; in-character: also asks to stay in character")
-    values.add_argument("--no-system-role", action="store_true",
-                        help="for models without a system role: the persona prompt as a user message answered 'OK'")
-    values.add_argument("--svs-order", choices=["sequential", "parallel"], default="sequential",
-                        help="SVS: rate the rest of a list one after another in one history (reference) or independently")
-    values.add_argument("--prefix-reuse", action="store_true",
-                        help="embedded: reuse the KV cache of the shared prefix (persona + conversation) across items; "
-                             "~4-5x fewer prompt tokens, same argmax answers in bench/bench_prefix.py, but logprobs and "
-                             "greedy turns are not bit-identical, so off by default")
-    values.add_argument("--run-id", type=run_id_type)
-    _add_yes(values)
-    _add_store(values)
-    _add_exec(values)
+    from analysis import methods
 
-    from analysis.methods.mbti import cli as mbti_cli
-    from analysis.methods.personagym import cli as personagym_cli
-    from analysis.methods.trust import cli as trust_cli
-
-    for name, help_text, add_arguments in (
-        ("mbti", "MBTI assessment of subjects (ChatGPT-MBTI)", mbti_cli.add_run_arguments),
-        ("trust", "trust game: belief-behaviour consistency", trust_cli.add_run_arguments),
-        ("personagym", "PersonaGym: environments, questions, rubric grading, PersonaScore", personagym_cli.add_run_arguments),
-    ):
-        method = run_sub.add_parser(name, help=help_text)
-        method.add_argument("--model", required=True, help=MODEL_HELP)
-        method.add_argument("--run-id", type=run_id_type)
-        _add_yes(method)
-        add_arguments(method)
-        _add_store(method)
-        _add_exec(method)
+    for method in methods.all_methods():  # each method's options come from its own folder
+        parser_m = run_sub.add_parser(method.name, help=method.help)
+        parser_m.add_argument("--model", required=True, help=MODEL_HELP)
+        parser_m.add_argument("--run-id", type=run_id_type)
+        _add_yes(parser_m)
+        method.add_arguments(parser_m)
+        _add_store(parser_m)
+        _add_exec(parser_m)
 
     resume = sub.add_parser("resume", help="make exactly the calls a run has not stored yet")
     resume.add_argument("run_id")
@@ -270,52 +224,12 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from analysis import methods
     from analysis.llm.specs import parse_model_spec
-    from analysis.methods import create_run
-    from analysis.runs.store import Store
 
     spec = parse_model_spec(args.model)
-    if args.method == "values":
-        from analysis.methods.values.method import build_values_plan
-
-        protocol = dict(
-            samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse, messages=args.messages,
-            structure=args.structure, persona_prompt=args.persona_prompt, system_role=not args.no_system_role,
-            svs_order=args.svs_order, conversation_temperature=args.conversation_temperature,
-            answer_temperature=args.answer_temperature, conversation_max_tokens=args.conversation_max_tokens,
-        )
-        if args.campaign:
-            return _run_values_campaign(args, spec, protocol)
-        if args.reference:
-            raise InputError("--reference goes with --campaign leaderboard")
-        plan = build_values_plan(
-            spec, population=args.population, contexts=args.contexts, instrument=args.instrument,
-            limit_personas=args.limit_personas, limit_items=args.limit_items, answer_mode=args.answer_mode or "logprob",
-            **protocol,
-        )
-        plan = plan.model_dump()
-    elif args.method == "mbti":
-        from analysis.methods.mbti.cli import plan_from_args
-
-        plan = plan_from_args(args, spec)
-    elif args.method == "trust":
-        from analysis.methods.trust.cli import plans_from_args as trust_plans
-
-        plans = trust_plans(args, spec)
-        if len(plans) > 1:  # --endowments: the ablation, one run per endowment
-            return _run_plans("trust", spec, plans, args)
-        plan = plans[0][1]
-    elif args.method == "personagym":
-        from analysis.methods.personagym.cli import plan_from_args
-
-        plan = plan_from_args(args, spec)
-    else:  # pragma: no cover - argparse restricts choices
-        raise InputError(f"method '{args.method}' is not available yet")
-    _confirm_size(args.method, [plan], args)
-    with Store(args.store) as store:
-        run_id = create_run(store, args.method, spec, plan, args.run_id)
-        print(f"run {run_id} created in {args.store}", file=sys.stderr)
-        return _execute(store, run_id, args)
+    plans = methods.get(args.method).plans(args, spec)  # (run-id suffix, plan): several for an ablation or campaign
+    return _run_plans(args.method, spec, plans, args)
 
 
 def _confirm_size(method: str, plans: list[dict], args: argparse.Namespace) -> None:
@@ -331,7 +245,7 @@ def _confirm_size(method: str, plans: list[dict], args: argparse.Namespace) -> N
 
 
 def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.Namespace) -> int:
-    """Several runs from one command, one after another (run ids ``RUN_ID-SUFFIX`` when ``--run-id`` is given)."""
+    """The runs of one command, one after another (several: run ids ``RUN_ID-SUFFIX`` when ``--run-id`` is given)."""
     from analysis.methods import create_run
     from analysis.runs.store import Store
 
@@ -339,39 +253,13 @@ def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.
     codes = []
     with Store(args.store) as store:
         for suffix, plan in plans:
-            run_id = create_run(store, method, spec, plan, f"{args.run_id}-{suffix}" if args.run_id else None)
+            run_id = create_run(store, method, spec, plan,
+                                f"{args.run_id}-{suffix}" if args.run_id and len(plans) > 1 else args.run_id)
             print(f"run {run_id} created in {args.store}", file=sys.stderr)
             codes.append(_execute(store, run_id, args))
             if codes[-1] == 130:
                 break
     return max(codes)
-
-
-def _run_values_campaign(args: argparse.Namespace, spec, protocol: dict) -> int:
-    """``run values --campaign leaderboard``: its sources and estimate first, then its two runs one after another."""
-    from analysis.runs.estimate import estimate_run, measured_throughput
-    from analysis.runs.store import Store
-    from analysis.methods.values.campaign import leaderboard_campaign
-
-    if not args.reference:
-        raise InputError("--campaign leaderboard needs --reference PATH (your clone of flowersteam/value_stability)")
-    if args.contexts != ["no_conv"] or args.instrument != "pvq" or args.population != "default" or args.limit_items:
-        raise InputError("--campaign leaderboard sets the population, contexts and instruments; drop --population, "
-                         "--contexts, --instrument and --limit-items (--limit-personas runs a reduced population)")
-    campaign = leaderboard_campaign(spec, args.reference, answer_mode=args.answer_mode or "cot",
-                                    limit_personas=args.limit_personas, **protocol)
-    _confirm_size("values", [campaign.pvq.model_dump(), campaign.svs.model_dump()], args)
-    for line in campaign.sources:
-        print(line, file=sys.stderr)
-    with Store(args.store) as store:
-        measured = measured_throughput(store, spec.name, "values")
-        for name, plan in (("PVQ", campaign.pvq), ("SVS", campaign.svs)):
-            est = estimate_run("values", plan, spec, plan.n_calls(), measured)
-            tokens = f"~{est.tokens_in:,} tokens in, ~{est.tokens_out:,} out" if est.tokens_in is not None else "tokens unknown"
-            time = f", ~{est.seconds / 60:.0f} min" if est.seconds is not None else ""
-            print(f"{name}: {len(plan.personas)} personas x {len(plan.contexts)} contexts, {est.n_calls:,} calls, {tokens}"
-                  f"{time} ({est.basis})", file=sys.stderr)
-    return _run_plans("values", spec, [("pvq", campaign.pvq.model_dump()), ("svs", campaign.svs.model_dump())], args)
 
 
 def cmd_resume(args: argparse.Namespace) -> int:

@@ -28,7 +28,7 @@ import re
 import threading
 import time
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -178,6 +178,9 @@ def secrets_in_play() -> frozenset[str]:
 class _Index:
     secrets: tuple[str, ...]  # longest first
     anchors: tuple[tuple[str, str, int], ...]  # (anchor, secret, offset of the anchor in the secret)
+    #: every anchor in one pattern (one scan of a text finds them all), and where each anchor sits in which secret
+    anchor_re: re.Pattern[str] | None = None
+    places: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
 
 
 @lru_cache(maxsize=8)
@@ -188,16 +191,21 @@ def _index(secrets: frozenset[str]) -> _Index:
         if len(secret) >= FRAGMENT_MIN:
             offsets = sorted(set(range(0, len(secret) - _ANCHOR + 1, _ANCHOR)) | {len(secret) - _ANCHOR})
             anchors.extend((secret[o:o + _ANCHOR], secret, o) for o in offsets)
-    return _Index(ordered, tuple(anchors))
+    places: dict[str, list[tuple[str, int]]] = {}
+    for anchor, secret, offset in anchors:
+        places.setdefault(anchor, []).append((secret, offset))
+    pattern = re.compile("|".join(map(re.escape, sorted(places)))) if places else None
+    return _Index(ordered, tuple(anchors), pattern, {a: tuple(p) for a, p in places.items()})
 
 
 def _fragment_spans(text: str, index: _Index) -> list[tuple[int, int]]:
     """Spans of ``text`` that are runs of ``FRAGMENT_MIN`` or more characters of one secret, other than letters only
     (a whole secret is replaced before this, whatever it is made of)."""
     spans = []
-    for anchor, secret, offset in index.anchors:
-        at = text.find(anchor)
-        while at >= 0:
+    found = index.anchor_re.search(text) if index.anchor_re else None
+    while found:  # every occurrence of every anchor, overlapping ones too
+        at = found.start()
+        for secret, offset in index.places[found.group()]:
             left = 0
             while at - left > 0 and offset - left > 0 and text[at - left - 1] == secret[offset - left - 1]:
                 left += 1
@@ -207,7 +215,7 @@ def _fragment_spans(text: str, index: _Index) -> list[tuple[int, int]]:
             # a run of letters alone is a word ("environment" of "from-environment-456"), not a key's cut end
             if left + right >= FRAGMENT_MIN and not text[at - left:at + right].isalpha():
                 spans.append((at - left, at + right))
-            at = text.find(anchor, at + 1)
+        found = index.anchor_re.search(text, at + 1)
     return spans
 
 

@@ -127,6 +127,11 @@ class Method:
     tables: tuple[str, ...]
     #: Shared modules (paths from the repository root) its report depends on, besides its own folder.
     sources: tuple[str, ...]
+    help: str  # one line for ``run --help``
+    #: Adds the method's ``run`` options to an argparse parser (``--model``, ``--run-id``, ``--store`` are shared).
+    add_arguments: Callable[[Any], None]
+    #: (parsed ``run`` options, ModelSpec) -> [(run-id suffix, plan)]: one run, or several (an ablation, a campaign).
+    plans: Callable[[Any, ModelSpec], list[tuple[str, dict[str, Any]]]]
     n_calls: Callable[[dict[str, Any]], int]
     session: Callable[..., Session]  # (plan, executor, store, run_id, spec) -> Session
     #: (store, model=None, *, config=None, n_boot=..., chance=0) -> the report (see the module docstring); every

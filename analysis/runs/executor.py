@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import random
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
@@ -124,13 +125,14 @@ class Executor:
         owner = f"{self._owner_prefix}-{next(self._owner_ids)}"  # one per call: duplicates in this process wait too
         while True:
             cached = await self._cached_or_claimed(key, owner)
+            claimed_at = time.monotonic()
             if cached is not None:
                 self.store.link_cached_call(self.run_id, unit, key)
                 self.progress.update(done=1, cached=1)
                 return CallOutcome(unit, key, cached, cached=True)
             try:
                 async with self._semaphore:
-                    reply, error, attempts = await self._attempt(request, key, owner)
+                    reply, error, attempts = await self._attempt(request, key, owner, claimed_at)
             except BaseException:
                 self.store.release_claim(key, owner)
                 raise
@@ -160,11 +162,14 @@ class Executor:
                 return None
             await asyncio.sleep(CLAIM_POLL_S)
 
-    async def _attempt(self, request: ChatRequest, key: str, owner: str) -> tuple[ChatReply | None, str | None, int]:
+    async def _attempt(self, request: ChatRequest, key: str, owner: str,
+                       claimed_at: float) -> tuple[ChatReply | None, str | None, int]:
         attempt, waited = 0, 0.0
         while True:
             attempt += 1
-            if not self.store.claim_call(key, owner, self._lease_s):  # renew the lease for this attempt
+            # renew the lease for this attempt, unless it was taken a moment ago (no wait for a slot or a retry since)
+            fresh = attempt == 1 and time.monotonic() - claimed_at < self._lease_s / 3
+            if not fresh and not self.store.claim_call(key, owner, self._lease_s):
                 return None, _CLAIM_LOST, attempt  # lost (or answered) meanwhile: sending now would pay twice
             try:
                 return await self.client.complete(request), None, attempt
