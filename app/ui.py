@@ -9,6 +9,7 @@ from typing import Any
 
 import streamlit as st
 
+from analysis import methods
 from analysis.errors import RoleScopeError
 from app import state
 from app.palette import model_colors
@@ -73,7 +74,6 @@ def sidebar() -> PageContext | None:
     return ctx
 
 
-METHOD_LABELS = {"values": "Values", "mbti": "MBTI", "trust": "Trust", "personagym": "PersonaGym"}
 
 
 def _config_label(configs: list[Any], config_id: str) -> str:
@@ -102,7 +102,7 @@ def configuration_picker(ref: StoreRef, side: Any) -> tuple[tuple[str, str, str]
     box.caption("Runs of one model that differ in what they measure (population, instrument, decoding, protocol ...) are "
                 "never pooled. Each model's metrics use its latest configuration unless you pick another.")
     for method, family, model, configs in several:
-        where = METHOD_LABELS[method] + (f" {family}" if family != method else "")
+        where = methods.get(method).label + (f" {family}" if family != method else "")
         ids = [c.id for c in configs]
         pick = box.selectbox(f"{where}: {model}", ids, key=f"config-{ref.path}-{method}-{family}-{model}",
                              format_func=lambda i, cs=configs: _config_label(cs, i))

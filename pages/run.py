@@ -19,6 +19,7 @@ from analysis.methods import create_run
 from analysis.runs.runner import new_run_id
 from analysis.runs.estimate import RunEstimate, estimate_run
 from analysis.runs.limits import CONFIRM_CALLS
+from app.nav import PAGES
 from app import choose, data, links, state, ui
 from app.jobs import RunJob, registry
 from app.stores import USER_LABEL, demo_ref, user_ref
@@ -36,9 +37,6 @@ def _show_user_store() -> None:
 
 
 #: Where a finished run's results are shown, per method.
-RESULT_PAGES = {"values": "pages/leaderboard.py", "mbti": "pages/mbti.py", "trust": "pages/trust.py",
-                "personagym": "pages/personagym.py"}
-
 
 # -- live progress -----------------------------------------------------------------------------------
 def _eta(seconds: float | None) -> str:
@@ -117,7 +115,7 @@ def _stored_panel(run_id: str, record: pd.Series) -> None:
 
 def _results_button(run_id: str, method: str) -> None:
     if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store, key=f"results-{run_id}"):
-        st.switch_page(RESULT_PAGES.get(method, "pages/overview.py"))
+        st.switch_page(next((p.path for p in PAGES if p.method == method), "pages/overview.py"))
 
 
 def _open_compare(models: list[str]) -> None:
@@ -517,7 +515,7 @@ def _plan_label(spec: ModelSpec, plan: dict, plans: list[dict], n_models: int) -
     return "".join(f" · {p}" for p in parts)
 
 
-METHODS = {"values": "Values (Stick to Your Role!)", "mbti": "MBTI", "trust": "Trust game", "personagym": "PersonaGym"}
+METHODS = {m.name: m.title for m in methods.all_methods()}
 st.subheader("New run")
 method = state.segmented("Method", list(METHODS), key="method", format_func=METHODS.get)
 sides: list[tuple[ModelSpec, bool, str | None]] = []  # (spec, usable key, key) of model A, then B
