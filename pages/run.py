@@ -481,7 +481,8 @@ def _estimate(method: str, plan: Any, plan_dict: dict, spec: ModelSpec) -> RunEs
         measured = data.throughput(ref_, spec.name, method)
         if measured is not None:
             break
-    return estimate_run(method, plan, spec, methods.get(method).n_calls(plan_dict), measured)
+    m = methods.get(method)
+    return estimate_run(method, m.tokens(plan_dict), spec, m.n_calls(plan_dict), measured)
 
 
 def _show_estimate(est: RunEstimate, spec: ModelSpec, label: str = "") -> None:

@@ -133,6 +133,8 @@ class Method:
     #: (parsed ``run`` options, ModelSpec) -> [(run-id suffix, plan)]: one run, or several (an ablation, a campaign).
     plans: Callable[[Any, ModelSpec], list[tuple[str, dict[str, Any]]]]
     n_calls: Callable[[dict[str, Any]], int]
+    #: plan -> (tokens in, tokens out) modelled from its prompts, or why it cannot be (``analysis.runs.estimate``).
+    tokens: Callable[[dict[str, Any]], tuple[float, float] | str]
     session: Callable[..., Session]  # (plan, executor, store, run_id, spec) -> Session
     #: (store, model=None, *, config=None, n_boot=..., chance=0) -> the report (see the module docstring); every
     #: model's document holds ``headlines`` (one ``number`` entry per ``Headline``) and ``counts``.

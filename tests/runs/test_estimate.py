@@ -14,18 +14,25 @@ from analysis.runs.store import Store
 from analysis.methods.values.method import build_values_plan
 
 
+
+def _tokens(method: str, plan) -> tuple[float, float] | str:
+    """The method's own token model of a plan (``Method.tokens``), as the Run page asks for it."""
+    from analysis import methods
+
+    return methods.get(method).tokens(plan if isinstance(plan, dict) else plan.model_dump())
+
 def test_modelled_estimate_counts_calls_tokens_and_cost():
     """Calls equal plan.n_calls(); logprob answers are 2 tokens each ("(" and the letter); cost uses the spec's prices;
     free without prices."""
     spec = parse_model_spec("embedded")
     plan = build_values_plan(spec, limit_personas=2, limit_items=5, contexts=["no_conv", "topics_b"], messages=3)
-    est = estimate_run("values", plan, spec, plan.n_calls())
+    est = estimate_run("values", _tokens("values", plan), spec, plan.n_calls())
     assert est.n_calls == 2 * (5 + 5 + 3)
     assert est.cost is None and est.tokens_in > 0 and est.seconds > 0 and not est.measured
     priced = ModelSpec(name="p", backend="custom", model="p", base_url="http://x/v1", price_input_per_mtok=1.0,
                        price_output_per_mtok=2.0, max_top_logprobs=200)
     plan2 = build_values_plan(priced, limit_personas=2, limit_items=5)
-    est2 = estimate_run("values", plan2, priced, plan2.n_calls())
+    est2 = estimate_run("values", _tokens("values", plan2), priced, plan2.n_calls())
     assert est2.tokens_out == 20  # 2 personas x 5 items x 2 tokens
     assert est2.cost == pytest.approx((est2.tokens_in * 1.0 + 20 * 2.0) / 1e6)
     assert est2.seconds is None  # an endpoint's speed is unknown until measured
@@ -33,8 +40,8 @@ def test_modelled_estimate_counts_calls_tokens_and_cost():
 
 def test_methods_without_a_token_model_say_so():
     spec = parse_model_spec("embedded")
-    est = estimate_run("trust", {"personas": []}, spec, 12)
-    assert (est.n_calls, est.tokens_in, est.seconds, est.basis) == (12, None, None, "not modelled for this method")
+    est = estimate_run("trust", _tokens("trust", {"personas": []}), spec, 12)
+    assert (est.n_calls, est.tokens_in, est.seconds, est.basis) == (12, None, None, "not modelled: its prompts hold replies not yet made; measured after a first run")
 
 
 def _stub_spec(url: str) -> ModelSpec:
@@ -69,7 +76,7 @@ def test_measured_estimate_predicts_the_next_run(tmp_path, stub_server):
 
         whole = build_values_plan(spec, limit_personas=4, limit_items=8)
         second = whole.model_copy(update={"personas": whole.personas[1:]})
-        est = estimate_run("values", second, spec, second.n_calls(), measured)
+        est = estimate_run("values", _tokens("values", second), spec, second.n_calls(), measured)
         assert est.measured and est.n_calls == 24
         run2 = create_run(store, "values", spec, second.model_dump())
         t0 = time.perf_counter()
@@ -97,10 +104,10 @@ def test_only_a_run_of_the_same_method_measures(tmp_path, stub_server):
         assert measured_throughput(store, spec.name, "values").method == "values"
         measured = measured_throughput(store, spec.name, "mbti")
         assert measured.method == "mbti" and measured_throughput(store, spec.name, "trust") is None
-        est = estimate_run("trust", {}, spec, 10, None)
+        est = estimate_run("trust", _tokens("trust", {}), spec, 10, None)
         assert est.tokens_in is None and est.seconds is None
         with pytest.raises(ValueError, match="cannot measure"):
-            estimate_run("trust", {}, spec, 10, measured)
+            estimate_run("trust", _tokens("trust", {}), spec, 10, measured)
 
 
 def test_uncapped_mbti_replies_are_not_modelled(stub_server):
@@ -110,10 +117,10 @@ def test_uncapped_mbti_replies_are_not_modelled(stub_server):
 
     spec = _stub_spec(stub_server.url)
     uncapped = build_mbti_plan(spec, subjects=["People"], testings=1, order="fixed", limit_statements=6, answer_mode="text")
-    est = estimate_run("mbti", uncapped, spec, uncapped.n_calls())
+    est = estimate_run("mbti", _tokens("mbti", uncapped), spec, uncapped.n_calls())
     assert est.n_calls == 6 and est.tokens_in is None and est.tokens_out is None and est.seconds is None
     assert "model's own length" in est.basis
     capped = build_mbti_plan(spec, subjects=["People"], testings=1, order="fixed", limit_statements=6, answer_mode="text",
                              text_max_tokens=20)
-    est = estimate_run("mbti", capped, spec, capped.n_calls())
+    est = estimate_run("mbti", _tokens("mbti", capped), spec, capped.n_calls())
     assert est.tokens_in > 0 and est.tokens_out == round(6 * 20 * REPLY_FILL)  # 6 replies, each modelled as 60 % of the cap

@@ -125,12 +125,21 @@ def _plans(args: Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     return [("", plan_from_args(args, spec))]
 
 
+def _tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
+    from analysis.methods.mbti.tokens import plan_tokens
+
+    design = MbtiPlan.model_validate(plan)
+    if design.answer_mode == "text" and design.text_max_tokens is None:
+        return "not modelled: replies have the model's own length (no --max-tokens); measured after a first run"
+    return plan_tokens(design)
+
+
 METHOD = Method(
     name="mbti", title="MBTI", label="MBTI", order=2,
     tables=("mbti_answers",),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
     help="MBTI assessment of subjects (ChatGPT-MBTI)", add_arguments=_add_arguments, plans=_plans,
-    n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
+    n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     headlines=(Headline("mbti_consistency", "MBTI: consistency ↑", paired="Consistency, mean over",
                         null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),

@@ -177,12 +177,16 @@ def _plans(args: Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     return [("", plan_from_args(args, spec))]
 
 
+def _tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
+    return "not modelled: its prompts hold replies not yet made; measured after a first run"
+
+
 METHOD = Method(
     name="personagym", title="PersonaGym", label="PersonaGym", order=4,
     tables=("personagym_questions", "personagym_answers", "personagym_grades", "personagym_published"),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
     help="PersonaGym: environments, questions, rubric grading, PersonaScore", add_arguments=_add_arguments, plans=_plans,
-    n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
+    n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     headlines=(Headline("personagym_score", "PersonaGym: PersonaScore ↑", paired="PersonaScore",
                         null=lambda band, entry: (band.get("metrics") or {}).get("persona_score")),),

@@ -211,13 +211,17 @@ def _plans(args: Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     return plans_from_args(args, spec)
 
 
+def _tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
+    return "not modelled: its prompts hold replies not yet made; measured after a first run"
+
+
 METHOD = Method(
     name="trust", title="Trust game", label="Trust", order=3,
     tables=("trust_transfers", "trust_beliefs", "trust_rounds"),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
              "analysis/stats.py"),
     help="trust game: belief-behaviour consistency", add_arguments=_add_arguments, plans=_plans,
-    n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
+    n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     headlines=(Headline("trust_spearman", "Trust: belief–behaviour Spearman ↑", paired="Median Spearman belief vs behaviour",
                         null=lambda band, entry: ((band.get("population") or {}).get(entry.get("strategy")) or {}).get(

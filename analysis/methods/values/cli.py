@@ -82,6 +82,7 @@ def plans_from_args(args: argparse.Namespace, spec: ModelSpec) -> list[tuple[str
 def _campaign_plans(args: argparse.Namespace, spec: ModelSpec, protocol: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """``run values --campaign leaderboard``: its sources and estimate on stderr, then its two runs (PVQ, SVS)."""
     from analysis.methods.values.campaign import leaderboard_campaign
+    from analysis.methods.values.tokens import plan_tokens
     from analysis.runs.estimate import estimate_run, measured_throughput
     from analysis.runs.store import Store
 
@@ -99,7 +100,7 @@ def _campaign_plans(args: argparse.Namespace, spec: ModelSpec, protocol: dict[st
         with Store(args.store, read_only=True) as store:
             measured = measured_throughput(store, spec.name, "values")
     for name, plan in (("PVQ", campaign.pvq), ("SVS", campaign.svs)):
-        est = estimate_run("values", plan, spec, plan.n_calls(), measured)
+        est = estimate_run("values", plan_tokens(plan), spec, plan.n_calls(), measured)
         tokens = f"~{est.tokens_in:,} tokens in, ~{est.tokens_out:,} out" if est.tokens_in is not None else "tokens unknown"
         time = f", ~{est.seconds / 60:.0f} min" if est.seconds is not None else ""
         print(f"{name}: {len(plan.personas)} personas x {len(plan.contexts)} contexts, {est.n_calls:,} calls, {tokens}"

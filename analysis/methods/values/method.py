@@ -186,13 +186,19 @@ def _plans(args: Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     return plans_from_args(args, spec)
 
 
+def _tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
+    from analysis.methods.values.tokens import plan_tokens
+
+    return plan_tokens(ValuesPlan.model_validate(plan))
+
+
 METHOD = Method(
     name="values", title="Values (Stick to Your Role!)", label="Values", order=1,
     tables=("values_answers",),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
              "analysis/stats.py"),
     help="value questionnaires (Stick to Your Role!)", add_arguments=_add_arguments, plans=_plans,
-    n_calls=_n_calls, session=_session, report=_report, chance=_chance, can_show=_can_show,
+    n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     headlines=(Headline("values_cardinal", "Values: Cardinal score ↑", paired="Cardinal score"),
                Headline("values_rank_order", "Values: rank-order stability ↑", paired="Rank-order stability",
