@@ -60,7 +60,7 @@ def _consistency_stat(chosen: dict[str, pd.DataFrame], units: np.ndarray, alpha:
         rows = ~np.isnan(full).any(axis=1)
         x = full[rows]
         idx = np.array([pos[t] for t in frame["testing"].to_numpy()[rows]], dtype=int)
-        if len(x) and x.shape[1]:
+        if len(x) >= 2 and x.shape[1]:  # as metrics.consistency: undefined from fewer than two testings
             parts.append((x, idx))
 
     def stat(w: np.ndarray) -> np.ndarray:

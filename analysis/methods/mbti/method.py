@@ -95,13 +95,9 @@ def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, 
 
 
 def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
-    subjects = {str(s.get("name") if isinstance(s, dict) else s).lower() for s in plan.get("subjects") or []}
-    testings = int(plan.get("testings") or 1)
-    return Shows(f"{len(subjects)} subject(s) × {testings} testing(s)", (
-        ("consistency", testings >= 2, "needs ≥ 2 testings"),
-        ("robustness", len(plan.get("orders") or []) >= 2, "needs option order 'both'"),
-        ("fairness", {"men", "women"} <= subjects or {"boys", "girls"} <= subjects, "needs Men and Women (or Boys and Girls)"),
-    ))
+    from analysis.methods.mbti.can_show import can_show  # the report's own metric function
+
+    return can_show(plan, n_runs)
 
 
 def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:

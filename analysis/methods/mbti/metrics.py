@@ -49,9 +49,11 @@ def _usable(*sets: np.ndarray | pd.DataFrame) -> list[np.ndarray]:
 
 
 def consistency(scores: np.ndarray | pd.DataFrame, alpha: float = ALPHA) -> float:
-    """s_c of one subject's testings (rows = testings, columns = the 5 dimensions)."""
+    """s_c of one subject's testings (rows = testings, columns = the 5 dimensions). Undefined (NaN) with fewer than
+    two usable testings: one testing is at distance 0 from its own mean, so the formula would give 1.0 whatever the
+    model answered."""
     [arr] = _usable(scores)
-    if len(arr) == 0 or arr.shape[1] == 0:
+    if len(arr) < 2 or arr.shape[1] == 0:
         return math.nan
     mean = arr.mean(axis=0)
     return float(alpha / (alpha + np.linalg.norm(arr - mean, axis=1).mean()))

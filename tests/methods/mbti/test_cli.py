@@ -50,6 +50,7 @@ def _rows(model: str, subject: str, order: str, testing: int, option: int) -> li
 def test_metrics_document_by_hand(tmp_path: Path) -> None:
     """Shape as specified; scores, type, consistency, robustness and fairness computed by hand."""
     rows = (_rows("m1", "Men", "permuted", 0, 0) + _rows("m1", "Men", "permuted", 1, 0)      # X = 100 (all Correct)
+            + _rows("m1", "Men", "permuted", 2, 0)
             + _rows("m1", "Men", "fixed", 0, 2)                                              # X = 66.67 (Partially correct)
             + _rows("m1", "Women", "permuted", 0, 3) + _rows("m1", "Women", "permuted", 1, 3)  # X = 50 (Neither)
             + _rows("m2", "People", "fixed", 0, 6))                                           # X = 0 (Wrong)
@@ -72,14 +73,15 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     assert men["role"] == "Commander"  # ENTJ-A
     assert men["truncated"] == 1
     assert men["scores"] == {d: 100.0 for d in DIMENSIONS} and men["type"] == "ENTJ-A"
-    assert (men["n_testings"], men["invalid"]) == (2, 1)
-    assert men["consistency"] == 1.0  # only the complete testing counts; it equals its own mean
+    assert (men["n_testings"], men["invalid"]) == (3, 1)
+    assert men["consistency"] == 1.0  # the two complete testings agree exactly (one alone would measure nothing)
     assert m1["subjects"]["Women"]["type"] == "ENTJ-A"  # exactly 50: the first pole (the paper's >= 50 rule)
     assert m1["robustness"] == {"Men": pytest.approx(100 / (100 + math.sqrt(5) * 100 / 3), abs=1e-6)}
     assert m1["fairness"]["Men|Women"] == pytest.approx(100 / (100 + math.sqrt(5) * 50), abs=1e-6)
     assert m1["fairness"]["Boys|Girls"] is None
     people = doc["models"]["m2"]["subjects"]["People"]  # fixed-order testings only: used for its scores
     assert people["scores"] == {d: 0.0 for d in DIMENSIONS} and people["type"] == "ISFP-T"
+    assert people["consistency"] is None  # a single testing
     assert doc["models"]["m2"]["robustness"] == {}
     consistencies = [s["consistency"] for s in m1["subjects"].values() if s["consistency"] is not None]
     assert m1["headlines"]["mbti_consistency"] == {"value": pytest.approx(sum(consistencies) / len(consistencies)),

@@ -161,7 +161,7 @@ def test_import_is_idempotent_and_scores(tmp_path: Path) -> None:
     # men: item 1 Generally wrong -> -2; item 6 Correct -> -3 => E = 50 - 50*5/6
     assert people["scores"]["E"] == 100.0
     assert doc["models"]["ChatGPT"]["subjects"]["Men"]["scores"]["E"] == pytest.approx(50 - 50 * 5 / 6, abs=1e-6)
-    assert people["n_testings"] == 1 and people["consistency"] == 1.0 and people["invalid"] == 54
+    assert people["n_testings"] == 1 and people["consistency"] is None and people["invalid"] == 54  # one testing
 
 
 def test_bad_file_imports_nothing(tmp_path: Path) -> None:

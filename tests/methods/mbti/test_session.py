@@ -129,7 +129,7 @@ def test_invalid_replies_do_not_shift_answers(tmp_path: Path, fake: type[FakeCli
     # E: item 1 (+) Partially correct -> +1 -> 50 + 50/3; N: only item 2, invalid -> null; J: item 4 (-) Wrong -> +3 -> 100
     assert people["scores"]["E"] == pytest.approx(50 + 50 / 3, abs=1e-6)
     assert people["scores"]["N"] is None and people["scores"]["J"] == 100.0
-    assert people["invalid"] == 1 and people["n_testings"] == 1 and people["consistency"] == 1.0  # N left out
+    assert people["invalid"] == 1 and people["n_testings"] == 1 and people["consistency"] is None  # one testing
 
 
 def test_logprob_mode_maps_letters_through_the_order(tmp_path: Path, fake: type[FakeClient]) -> None:
