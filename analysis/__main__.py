@@ -13,7 +13,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
@@ -27,7 +27,13 @@ from analysis.runs.limits import CONFIRM_CALLS  # a typo such as --samples 1000 
 
 MODEL_HELP = "embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml (PersonaGym: the persona agent)"
 DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
-IMPORT_KINDS = ("value-stability", "chatgpt-mbti", "personagym")
+
+
+def import_kinds() -> dict[str, Any]:
+    """Kind of file -> the method that imports it (``Method.importers``)."""
+    from analysis import methods
+
+    return {kind: m for m in methods.all_methods() for kind in m.importers}
 
 
 def _csv(value: str) -> list[str]:
@@ -96,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, required=True)
 
     imp = sub.add_parser("import", help="import a reference project's result files as runs")
-    imp.add_argument("kind", choices=IMPORT_KINDS,
+    imp.add_argument("kind", choices=sorted(import_kinds()),
                      help="value-stability: Stick to Your Role! results.json files; chatgpt-mbti: ChatGPT-MBTI answer "
                           "CSVs; personagym: PersonaGym question files and scores.json (GenAgents personas are not "
                           "imported: give the file to run trust --personas)")
@@ -324,49 +330,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """One line per file on stderr (errors name the file and key); exit 2 if any file failed."""
-    from analysis.runs.store import Store
-
-    # every importer parses all its files before the store is opened: a refused import leaves the store untouched
-    if args.kind == "chatgpt-mbti":
-        from analysis.methods.mbti.importer import parse_files, store_parsed
-
-        parsed = parse_files(args.paths)
-        with Store(args.store) as store:
-            run_ids = store_parsed(store, parsed)
-        for run_id in run_ids:
-            print(f"imported {run_id}", file=sys.stderr)
-        if args.json:
-            print(json.dumps({"run_ids": run_ids}))
-        return 0
-    if args.kind == "personagym":
-        from analysis.methods.personagym.importer import parse_files as parse_personagym
-        from analysis.methods.personagym.importer import store_parsed as store_personagym
-
-        notes: list[str] = []
-        parsed_pg = parse_personagym(args.paths)
-        with Store(args.store) as store:
-            run_ids = store_personagym(store, parsed_pg, notes)
-        for run_id in run_ids:
-            print(f"imported {run_id}", file=sys.stderr)
-        for note in notes:
-            print(f"warning: {one_line(note)}", file=sys.stderr)
-        if args.json:
-            print(json.dumps({"run_ids": run_ids, "warnings": notes}))
-        return 0
-    if args.kind != "value-stability":  # pragma: no cover - argparse restricts choices
-        raise InputError(f"import {args.kind}: unknown kind; use one of {', '.join(IMPORT_KINDS)}")
-    from analysis.methods.values.importer import parse_value_stability, store_parsed
-
-    parsed_vs, reports = parse_value_stability(args.paths)
-    if parsed_vs:
-        with Store(args.store) as store:
-            reports = reports + store_parsed(store, parsed_vs)
-    for report in reports:
-        print(one_line(redact(report.line())), file=sys.stderr)
-    if args.json:
-        print(json.dumps([r.as_dict() for r in reports], indent=1))
-    return 2 if any(r.status == "failed" for r in reports) else 0
+    """The method whose importer reads this kind of file imports it (``Method.run_import``)."""
+    return import_kinds()[args.kind].run_import(args.kind, args.paths, args.store, args.json)
 
 
 def cmd_delete(args: argparse.Namespace) -> int:

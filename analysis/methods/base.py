@@ -147,6 +147,10 @@ class Method:
     #: same units (Compare shows each headline as the reports hold it and takes the CI that estimates it).
     compare: Callable[..., list[Difference]]
     headlines: tuple[Headline, ...] = field(default=())
+    #: Kinds of published result files the method imports (``python -m analysis import KIND``), and the import:
+    #: (kind, paths, store path, --json) -> exit code, one line per file or run on stderr.
+    importers: tuple[str, ...] = ()
+    run_import: Callable[[str, list[Any], Any, bool], int] | None = None
 
     def has_data(self, table_sizes: Mapping[str, int]) -> bool:
         """Whether a store with these table sizes holds any of this method's answers."""

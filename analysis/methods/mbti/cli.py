@@ -10,6 +10,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import json
+from pathlib import Path
 from typing import Any
 
 from analysis.cli_types import non_negative_float, non_negative_int, positive_int
@@ -68,3 +71,19 @@ def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
         params={"temperature": args.temperature} if args.temperature is not None else None,
     )
     return plan.model_dump()
+
+
+def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool) -> int:
+    """``import chatgpt-mbti PATH...``: every file parsed before the store is opened (a refused import changes
+    nothing); one line per run on stderr; ``--json``: the run ids."""
+    from analysis.methods.mbti.importer import parse_files, store_parsed
+    from analysis.runs.store import Store
+
+    parsed = parse_files(paths)
+    with Store(store_path) as store:
+        run_ids = store_parsed(store, parsed)
+    for run_id in run_ids:
+        print(f"imported {run_id}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"run_ids": run_ids}))
+    return 0

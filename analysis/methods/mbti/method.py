@@ -130,6 +130,12 @@ def _tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
     return plan_tokens(design)
 
 
+def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
+    from analysis.methods.mbti.cli import import_command
+
+    return import_command(kind, paths, store_path, as_json)
+
+
 METHOD = Method(
     name="mbti", title="MBTI", label="MBTI", order=2,
     tables=("mbti_answers",),
@@ -137,6 +143,7 @@ METHOD = Method(
     help="MBTI assessment of subjects (ChatGPT-MBTI)", add_arguments=_add_arguments, plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
+    importers=("chatgpt-mbti",), run_import=_import,
     headlines=(Headline("mbti_consistency", "MBTI: consistency ↑", paired="Consistency, mean over",
                         null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),
 )

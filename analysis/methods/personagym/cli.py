@@ -34,6 +34,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from pathlib import Path
@@ -303,3 +304,23 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
     return {"models": models, "published": published_json(published), "judges": pg_chance.ranking_without(grades),
             "table1": _table1_doc(models),
             "figure4": {m: {"refusals": d["refusals"], "n_answers": d["n_answers"]} for m, d in models.items()}}
+
+
+def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool) -> int:
+    """``import personagym PATH...``: every file parsed before the store is opened (a refused import changes
+    nothing); one line per run and per warning on stderr; ``--json``: the run ids and warnings."""
+    from analysis.errors import one_line
+    from analysis.methods.personagym.importer import parse_files, store_parsed
+    from analysis.runs.store import Store
+
+    notes: list[str] = []
+    parsed = parse_files(paths)
+    with Store(store_path) as store:
+        run_ids = store_parsed(store, parsed, notes)
+    for run_id in run_ids:
+        print(f"imported {run_id}", file=sys.stderr)
+    for note in notes:
+        print(f"warning: {one_line(note)}", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"run_ids": run_ids, "warnings": notes}))
+    return 0

@@ -181,6 +181,12 @@ def _tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
     return "not modelled: its prompts hold replies not yet made; measured after a first run"
 
 
+def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
+    from analysis.methods.personagym.cli import import_command
+
+    return import_command(kind, paths, store_path, as_json)
+
+
 METHOD = Method(
     name="personagym", title="PersonaGym", label="PersonaGym", order=4,
     tables=("personagym_questions", "personagym_answers", "personagym_grades", "personagym_published"),
@@ -188,6 +194,7 @@ METHOD = Method(
     help="PersonaGym: environments, questions, rubric grading, PersonaScore", add_arguments=_add_arguments, plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
+    importers=("personagym",), run_import=_import,
     headlines=(Headline("personagym_score", "PersonaGym: PersonaScore ↑", paired="PersonaScore",
                         null=lambda band, entry: (band.get("metrics") or {}).get("persona_score")),),
 )

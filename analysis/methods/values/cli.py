@@ -9,7 +9,9 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from analysis.cli_types import non_negative_float, positive_int
@@ -106,3 +108,22 @@ def _campaign_plans(args: argparse.Namespace, spec: ModelSpec, protocol: dict[st
         print(f"{name}: {len(plan.personas)} personas x {len(plan.contexts)} contexts, {est.n_calls:,} calls, {tokens}"
               f"{time} ({est.basis})", file=sys.stderr)
     return [("pvq", campaign.pvq.model_dump()), ("svs", campaign.svs.model_dump())]
+
+
+def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool) -> int:
+    """``import value-stability PATH...``: one line per file on stderr (errors name the file and key); exit 2 if any
+    file failed. Files are parsed before the store is opened; the parsed ones are stored."""
+    from analysis.errors import one_line
+    from analysis.llm.keys import redact
+    from analysis.methods.values.importer import parse_value_stability, store_parsed
+    from analysis.runs.store import Store
+
+    parsed, reports = parse_value_stability(paths)
+    if parsed:
+        with Store(store_path) as store:
+            reports = reports + store_parsed(store, parsed)
+    for report in reports:
+        print(one_line(redact(report.line())), file=sys.stderr)
+    if as_json:
+        print(json.dumps([r.as_dict() for r in reports], indent=1))
+    return 2 if any(r.status == "failed" for r in reports) else 0

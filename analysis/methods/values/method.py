@@ -192,6 +192,12 @@ def _tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
     return plan_tokens(ValuesPlan.model_validate(plan))
 
 
+def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
+    from analysis.methods.values.cli import import_command
+
+    return import_command(kind, paths, store_path, as_json)
+
+
 METHOD = Method(
     name="values", title="Values (Stick to Your Role!)", label="Values", order=1,
     tables=("values_answers",),
@@ -200,6 +206,7 @@ METHOD = Method(
     help="value questionnaires (Stick to Your Role!)", add_arguments=_add_arguments, plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
+    importers=("value-stability",), run_import=_import,
     headlines=(Headline("values_cardinal", "Values: Cardinal score ↑", paired="Cardinal score"),
                Headline("values_rank_order", "Values: rank-order stability ↑", paired="Rank-order stability",
                         null=lambda band, entry: band.get("rank_order"))),
