@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
-from analysis.cli_types import non_negative_float, non_negative_int, positive_int
+from analysis.cli_types import csv_list, non_negative_float, non_negative_int, positive_int
 from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError, RoleScopeError, one_line
 from analysis.llm.keys import redact
@@ -34,10 +34,6 @@ def import_kinds() -> dict[str, Any]:
     from analysis import methods
 
     return {kind: m for m in methods.all_methods() for kind in m.importers}
-
-
-def _csv(value: str) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()]
 
 
 def _add_store(p: argparse.ArgumentParser) -> None:
@@ -137,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run the same campaign on this model instead of the two embedded configurations (repeatable)")
     build.add_argument("--answer-mode", choices=["logprob", "text"], default="text", help="with --model (default: text)")
     build.add_argument("--size", choices=["full", "reduced"], default="full", help="reduced: the small CI campaign")
-    build.add_argument("--methods", type=_csv, help="comma list (default: every method)")
+    build.add_argument("--methods", type=csv_list, help="comma list (default: every method)")
     build.add_argument("--concurrency", type=positive_int, default=2)
     build.add_argument("--chance", type=non_negative_int, metavar="N",
                        help="cache N simulations per null model for the chance bands (default: 100 for the bundled demo, "

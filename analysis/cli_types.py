@@ -29,6 +29,11 @@ def _float(text: str) -> float:
     return value
 
 
+def csv_list(text: str) -> list[str]:
+    """A comma list: its items, stripped, empty ones dropped."""
+    return [v.strip() for v in text.split(",") if v.strip()]
+
+
 def positive_int(text: str) -> int:
     """A whole number >= 1 (a count of things to do, a size, a limit)."""
     value = _int(text)

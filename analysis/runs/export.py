@@ -31,13 +31,18 @@ def _scrub(value: Any) -> Any:
 
 def scrub_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` with every string value passed through ``redact`` (numeric columns untouched)."""
+    return _map_text(frame, _scrub)
+
+
+def _map_text(frame: pd.DataFrame, fn: Any) -> pd.DataFrame:
+    """A copy of ``frame`` with ``fn`` applied to every value of its non-numeric, non-boolean columns."""
     out = frame.copy()
     for col in out.columns:
         if pd.api.types.is_numeric_dtype(out[col]) or pd.api.types.is_bool_dtype(out[col]):
             continue
         if isinstance(out[col].dtype, pd.CategoricalDtype):
             out[col] = out[col].astype(object)
-        out[col] = out[col].map(_scrub)
+        out[col] = out[col].map(fn)
     return out
 
 
@@ -53,14 +58,7 @@ def neutralise_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` whose text cells that a spreadsheet would run as a formula (``FORMULA_STARTS``) start with
     a single quote, as OWASP recommends for CSV; numeric and boolean columns are untouched. For CSV only: JSON and
     parquet keep every value exact."""
-    out = frame.copy()
-    for col in out.columns:
-        if pd.api.types.is_numeric_dtype(out[col]) or pd.api.types.is_bool_dtype(out[col]):
-            continue
-        if isinstance(out[col].dtype, pd.CategoricalDtype):
-            out[col] = out[col].astype(object)
-        out[col] = out[col].map(_defuse)
-    return out
+    return _map_text(frame, _defuse)
 
 
 def frame_bytes(frame: pd.DataFrame, fmt: ExportFormat) -> bytes:

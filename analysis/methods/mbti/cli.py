@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from analysis.cli_types import non_negative_float, non_negative_int, positive_int
+from analysis.cli_types import csv_list, non_negative_float, non_negative_int, positive_int
 from analysis.cli_types import run_id as run_id_type
 from analysis.llm.specs import ModelSpec
 from analysis.methods.mbti.importer import import_files
@@ -24,19 +24,15 @@ from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS
 __all__ = ["add_run_arguments", "plan_from_args", "import_files"]
 
 
-def _csv_list(value: str) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()]
-
-
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``run mbti``."""
     existing = parser._option_string_actions  # noqa: SLF001 - only to avoid adding --model/--run-id twice
     if "--model" not in existing:
         parser.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
-    parser.add_argument("--subjects", type=_csv_list, default=list(DEFAULT_SUBJECTS),
+    parser.add_argument("--subjects", type=csv_list, default=list(DEFAULT_SUBJECTS),
                         help="comma list of groups (default: %(default)s), e.g. Doctors,'Low-income people', or one "
                              "person as Name:she, Name:he or Name:they")
-    parser.add_argument("--background", type=_csv_list, default=None,
+    parser.add_argument("--background", type=csv_list, default=None,
                         help="background subjects (the paper's Table 4): comma list of income, age, education")
     parser.add_argument("--testings", type=positive_int, default=15,
                         help="independent testings per subject and order (default 15)")

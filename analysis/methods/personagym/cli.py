@@ -42,7 +42,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.cli_types import non_negative_float, non_negative_int, positive_int, probability
+from analysis.cli_types import csv_list, non_negative_float, non_negative_int, positive_int, probability
 from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
@@ -68,10 +68,6 @@ from analysis.runs.store import Store
 __all__ = ["add_run_arguments", "plan_from_args", "metrics_json", "import_files"]
 
 
-def _csv_list(value: str) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()]
-
-
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``run personagym``."""
     existing = parser._option_string_actions  # noqa: SLF001 - only to avoid adding --model/--run-id twice
@@ -82,7 +78,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--questions", type=Path,
                         help="question file or folder (<persona>.json = {task: [questions]}): fixed questions, no generation")
     parser.add_argument("--questions-per-task", type=positive_int, default=10, help="questions per task and persona (default 10)")
-    parser.add_argument("--evaluators", type=_csv_list, default=[],
+    parser.add_argument("--evaluators", type=csv_list, default=[],
                         help="comma list of grading model specs (default: the --model itself)")
     parser.add_argument("--generator", help="model that picks environments, writes questions and score examples "
                                             "(default: the first evaluator)")

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.cli_types import non_negative_float, positive_int
+from analysis.cli_types import csv_list, non_negative_float, positive_int
 from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
@@ -67,13 +67,9 @@ from analysis.methods.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TR
 __all__ = ["add_run_arguments", "plan_from_args", "plans_from_args", "run_args", "metrics_json"]
 
 
-def _csv_list(value: str) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()]
-
-
 def _int_list(value: str) -> list[int]:
     try:
-        return [int(v) for v in _csv_list(value)]
+        return [int(v) for v in csv_list(value)]
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{value}': give whole numbers separated by commas, e.g. 1,3,5") from None
 
@@ -85,7 +81,7 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
     parser.add_argument("--level", choices=["population", "individual"], default="population",
                         help="population: beliefs per attribute + one game per persona; individual: forecast + multi-round play")
-    parser.add_argument("--strategies", type=_csv_list, default=list(STRATEGIES),
+    parser.add_argument("--strategies", type=csv_list, default=list(STRATEGIES),
                         help="comma list of NoCtx+Tr, Ctx+Tr, Ctx+$ (aliases noctx-tr, ctx-tr, ctx-usd); default all three")
     parser.add_argument("--conditioning", choices=list(CONDITIONINGS), default="none",
                         help="role prompt carries no beliefs, the model's own (self), or priors perturbed to Spearman 0.8 "
@@ -112,12 +108,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--split", choices=["train", "validation", "test", "all"], default="test",
                         help="persona split to run (default test, as in the paper)")
     parser.add_argument("--limit-personas", type=positive_int, help="run only the first N personas of the split")
-    parser.add_argument("--persona-ids", type=_csv_list, metavar="ID,ID",
+    parser.add_argument("--persona-ids", type=csv_list, metavar="ID,ID",
                         help="run only these personas of the split (their ids, as the Data page lists them)")
     parser.add_argument("--attribute-set", choices=["paper", "rolescope15"], default="paper",
                         help="paper: Table 5's traits, levels and splits (default; test split: 10 traits, Table 3's nine "
                              "elicited); rolescope15: RoleScope's earlier 15 attributes, the same in every split")
-    parser.add_argument("--attributes", type=_csv_list,
+    parser.add_argument("--attributes", type=csv_list,
                         help="population level: attributes to elicit (default: Table 3's nine, or all 15 of rolescope15)")
     parser.add_argument("--seed", type=int, default=0, help="bank generation, Big Five augmentation and prior perturbation seed")
     parser.add_argument("--temperature", type=non_negative_float,

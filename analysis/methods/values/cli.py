@@ -14,13 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from analysis.cli_types import non_negative_float, positive_int
+from analysis.cli_types import csv_list, non_negative_float, positive_int
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
-
-
-def csv_list(value: str) -> list[str]:
-    return [v.strip() for v in value.split(",") if v.strip()]
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
