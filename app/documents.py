@@ -22,8 +22,14 @@ from typing import Any
 
 from app import cache
 
-#: Pages whose first paint reads metric documents (Run and Data read tables only).
-PAGES = ("overview", "leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare")
+def _result_pages() -> tuple[str, ...]:
+    """Pages whose first paint reads metric documents: all but Run and Data (they read tables only)."""
+    from app.nav import TOOLS, pages
+
+    return tuple(p.url for p in pages() if p not in TOOLS[1:])
+
+
+PAGES = _result_pages()
 APP = Path(__file__).resolve().parents[1] / "app.py"
 
 
@@ -31,12 +37,14 @@ def render_pages(pages: tuple[str, ...] = PAGES) -> None:
     """Run ``app.py`` and switch to each page (as a visitor would) in one AppTest session; raise on an exception."""
     from streamlit.testing.v1 import AppTest
 
+    from app.nav import page
+
     at = AppTest.from_file(str(APP), default_timeout=1800).run()
-    for page in pages:
-        if page != "overview":
-            at.switch_page(f"pages/{page}.py").run()
+    for url in pages:
+        if url != "overview":
+            at.switch_page(page(url).path).run()
         if at.exception:
-            raise RuntimeError(f"page {page}: {at.exception[0].message}")
+            raise RuntimeError(f"page {url}: {at.exception[0].message}")
 
 
 def collect(demo_store: Path, pages: tuple[str, ...] = PAGES) -> dict[str, Any]:

@@ -13,23 +13,16 @@ from pathlib import Path
 from analysis.errors import InputError, RoleScopeError
 from analysis.importers.files import decode, parse_json
 from analysis.runs.store import Store
+from app.methods.base import ImportKind
 
 MAX_FILE_MB = 20
 
 
-@dataclass(frozen=True)
-class ImportKind:
-    key: str
-    label: str
-    extensions: tuple[str, ...]
-    folder_hint: str  # what the folder name means to the importer (context label / model name)
+def kinds() -> dict[str, ImportKind]:
+    """Every format a method's view imports (``MethodView.imports``), by key."""
+    from app.methods import views
 
-
-KINDS = {
-    "value-stability": ImportKind("value-stability", "Stick to Your Role! results.json", ("json",), "Context label"),
-    "chatgpt-mbti": ImportKind("chatgpt-mbti", "ChatGPT-MBTI answer CSV", ("csv",), "Model name"),
-    "personagym": ImportKind("personagym", "PersonaGym questions / scores JSON", ("json",), "Model name"),
-}
+    return {kind.key: kind for view in views() for kind in view.imports}
 
 
 @dataclass(frozen=True)
@@ -109,7 +102,7 @@ def check_store_text(path: Path, name: str) -> None:
 def import_uploads(store: Store, kind: str, files: list[tuple[str, bytes]], folder: str) -> ImportOutcome:
     """Write the uploads to a temporary ``<folder>/`` (the importers read the context label or model
     name from the folder) and import them into ``store``. Never raises for bad input."""
-    spec = KINDS.get(kind)
+    spec = kinds().get(kind)
     if spec is None:
         return ImportOutcome(False, [f"unknown import kind '{kind}'"])
     if not files:
@@ -125,34 +118,17 @@ def import_uploads(store: Store, kind: str, files: list[tuple[str, bytes]], fold
     except InputError as exc:
         return ImportOutcome(False, [str(exc)])
     with tempfile.TemporaryDirectory(prefix="rolescope-import-") as tmp:
-        base = Path(tmp) / _safe(folder.strip())
-        base.mkdir()
+        label = _safe(folder.strip())
         paths = []
         for k, (name, content) in enumerate(files):
-            target = base / ("results.json" if kind == "value-stability" and len(files) == 1 else _safe(name))
-            if kind == "value-stability" and len(files) > 1:  # one folder per file: the label is the folder
-                target = Path(tmp) / f"{_safe(folder.strip())}-{k}" / "results.json"
-                target.parent.mkdir(exist_ok=True)
+            where = Path(tmp) / (f"{label}-{k}" if spec.folder_per_file and len(files) > 1 else label)
+            where.mkdir(exist_ok=True)
+            target = where / (spec.file_name or _safe(name))
             target.write_bytes(content)
             paths.append(target)
         try:
-            if kind == "value-stability":
-                from analysis.methods.values.importer import import_value_stability
-
-                reports = import_value_stability(store, paths)
-                lines = [r.line().replace(str(Path(tmp)), "") for r in reports]
-                return ImportOutcome(all(r.status != "failed" for r in reports), lines)
-            if kind == "chatgpt-mbti":
-                from analysis.methods.mbti.importer import import_files
-
-                run_ids = import_files(store, paths)
-            else:
-                from analysis.methods.personagym.importer import import_files as pg_import
-
-                notes: list[str] = []
-                run_ids = pg_import(store, paths, notes)
-                return ImportOutcome(True, [f"imported run {r}" for r in run_ids] + notes)
-            return ImportOutcome(True, [f"imported run {r}" for r in run_ids])
+            ok, lines = spec.load(store, paths)
+            return ImportOutcome(ok, [line.replace(str(Path(tmp)) + "/", "").replace(str(Path(tmp)), "") for line in lines])
         except RoleScopeError as exc:
             return ImportOutcome(False, [str(exc).replace(str(Path(tmp)) + "/", "")])
         except UnicodeError as exc:  # text no check above foresaw: still one line, nothing imported

@@ -1,13 +1,7 @@
 """Start the dashboard: ``python -m app.launch [streamlit options]`` is ``streamlit run app.py``, quicker to first paint.
 
-It removes two costs a plain ``streamlit run app.py`` pays on the first visit after start:
-
-- Streamlit runs a deep-linked page file directly when a ``pages/`` folder exists and no session has
-  called ``st.navigation`` yet. The page then switches that mode off and reruns
-  (``app.ui._leave_pages_folder_mode``). The launcher switches it off before the server starts, so the
-  first visit runs ``app.py`` once.
-- The app's imports (pandas, the ``app`` modules, plotly: about 0.6 s here) are paid in a background
-  thread as soon as the server listens. The browser is still loading Streamlit's scripts then (about
+The app's imports (pandas, the ``app`` modules, plotly: about 0.6 s here) are paid in a background
+thread as soon as the server listens. The browser is still loading Streamlit's scripts then (about
   1 s), so the first script run no longer waits for them.
 
 ``streamlit run app.py`` still works the same way; it is just slower to its first paint.
@@ -73,10 +67,8 @@ def _warm_after_server_start() -> None:
 
 def main(argv: list[str] | None = None) -> Any:
     """``streamlit run app.py ARGV`` (click exits the process when the server stops)."""
-    from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli
 
-    PagesManager.uses_pages_directory = False  # app.py calls st.navigation on every run
     _warm_after_server_start()
     args = ["run", str(APP), *(sys.argv[1:] if argv is None else argv)]
     return cli.main(args=args, prog_name="streamlit")

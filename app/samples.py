@@ -190,5 +190,5 @@ def panel(ref: StoreRef, rows: pd.DataFrame, title: str, *, key: str, columns: S
         pick = st.selectbox("Sample", list(shown.index), key=f"{key}-sample-{title}", format_func=names.get)
         show_sample(ref, shown.loc[pick], detail)
         if link:
-            st.page_link("pages/data.py", label="All samples on the Data page", icon=":material/table_view:",
+            st.page_link("app/pages/data.py", label="All samples on the Data page", icon=":material/table_view:",
                          query_params=dict(link))

@@ -74,8 +74,6 @@ def sidebar() -> PageContext | None:
     return ctx
 
 
-
-
 def _config_label(configs: list[Any], config_id: str) -> str:
     """'latest · 2 runs' or 'a1b2c3d4e5f6 · differs: params={...}, endowment=100' for the picker."""
     config = next(c for c in configs if c.id == config_id)
@@ -111,20 +109,8 @@ def configuration_picker(ref: StoreRef, side: Any) -> tuple[tuple[str, str, str]
     return tuple(sorted(chosen))
 
 
-def _leave_pages_folder_mode() -> None:
-    """Streamlit runs a deep-linked page file directly when a ``pages/`` folder exists and no session has run
-    ``app.py`` (and so ``st.navigation``) yet since the server started. Switch that legacy mode off and rerun:
-    ``app.py`` then runs and picks the same page (our URL paths equal the file names, so the page hash matches)."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
-
-
 def context() -> PageContext:
     """The page context set by the sidebar in this script run (stops the page when there is none)."""
-    _leave_pages_folder_mode()
     ctx = st.session_state.get(_CTX)
     if ctx is None:
         st.stop()

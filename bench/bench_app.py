@@ -40,7 +40,7 @@ from analysis.demo_store import bundled_demo_store  # noqa: E402
 from tests.browser.harness import CHROMIUM, AppServer, browser_context, wait_idle  # noqa: E402
 
 REPEATS = 3
-PAGES = [("leaderboard", "Values leaderboard"), ("structure", "Value structure"), ("stability", "Stability"),
+PAGES = [("leaderboard", "Leaderboard"), ("structure", "Value structure"), ("stability", "Stability"),
          ("mbti", "MBTI assessment"), ("trust", "Trust game"), ("personagym", "PersonaGym"), ("compare", "Compare two models"),
          ("data", "Data"), ("run", "Run"), ("overview", "RoleScope")]
 

@@ -149,7 +149,7 @@ def _shown(value: float | None) -> str:
 def test_every_headline_is_the_same_number_on_every_page(app, reports: dict, model: str, kind: str) -> None:
     """The report's entry, on the Overview (the headline table), on the method's page (its headline cards) and on
     Compare (A and B, here the same model in two stores): equal, or "—" with the reason, everywhere."""
-    from app.nav import PAGES as NAV
+    from app.methods import view
     from app.ui import headline_label
 
     overview = app(kind)
@@ -164,8 +164,7 @@ def test_every_headline_is_the_same_number_on_every_page(app, reports: dict, mod
         models = reports[kind, name]["models"]
         if not models:
             continue
-        [page] = [p.url for p in NAV if p.method == name]
-        cards = {m.label: m for m in app(kind, page).metric}
+        cards = {m.label: m for m in app(kind, view(name).home_url).metric}
         for h in method.headlines:
             entry = models[model]["headlines"][h.key]
             card = cards[headline_label(h.label, model)]

@@ -31,23 +31,6 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("app-cache")
 
 
-@pytest.fixture(autouse=True)
-def _server_like_navigation(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep Streamlit's pages-folder flag between AppTest runs, as a real server process does.
-
-    AppTest resets ``PagesManager.uses_pages_directory`` before every run, so each run would start in
-    the legacy ``pages/`` mode and ``app.ui`` would rerun once to leave it, dropping button clicks.
-    The subclass takes that reset; the flag the script runner reads stays as ``st.navigation`` set it.
-    """
-    import streamlit.testing.v1.app_test as app_test_module
-    from streamlit.runtime.pages_manager import PagesManager
-
-    class ServerLikePagesManager(PagesManager):
-        pass
-
-    monkeypatch.setattr(app_test_module, "PagesManager", ServerLikePagesManager)
-
-
 def _bind(monkeypatch: pytest.MonkeyPatch, demo: Path, user: Path, cache: Path) -> None:
     import app.stores as stores
 
@@ -65,6 +48,13 @@ def app_on_fixture(fixture_store: Path, cache_dir: Path, tmp_path: Path,
     return open_app
 
 
+def page_path(url: str) -> str:
+    """The script of the page with URL path ``url`` (as ``AppTest.switch_page`` takes it)."""
+    from app.nav import page
+
+    return page(url).path
+
+
 def open_app(page: str | None = None, **query: str | list[str]) -> AppTest:
     """The app run once with these URL parameters, then switched to ``page`` (on the stores bound by the caller)."""
     at = AppTest.from_file(APP, default_timeout=300)
@@ -72,7 +62,7 @@ def open_app(page: str | None = None, **query: str | list[str]) -> AppTest:
         at.query_params[key] = value
     at.run()
     if page and page != "overview":
-        at.switch_page(f"pages/{page}.py").run()
+        at.switch_page(page_path(page)).run()
     return at
 
 
@@ -84,7 +74,7 @@ def app_on_empty(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatc
     def make(page: str | None = None) -> AppTest:
         at = AppTest.from_file(APP, default_timeout=300).run()
         if page and page != "overview":
-            at.switch_page(f"pages/{page}.py").run()
+            at.switch_page(page_path(page)).run()
         return at
 
     return make

@@ -4,6 +4,7 @@ every bad row named, nothing stored) or given by path, search and filters over t
 from __future__ import annotations
 
 import json
+import time
 
 import pandas as pd
 
@@ -91,7 +92,11 @@ def test_a_valid_upload_is_kept_and_its_personas_asked(app_on_fixture, tmp_path)
     assert [p["gender"] for p in plan["personas"]] == ["female", "male", "female"]
     from app.jobs import registry
 
-    registry().get(run_id).cancel.set()
+    job = registry().get(run_id)
+    job.cancel.set()
+    deadline = time.monotonic() + 120
+    while job.running and time.monotonic() < deadline:  # the next form's Start waits for no running job
+        time.sleep(0.05)
 
 
 def test_a_bad_path_gets_one_clear_line(app_on_fixture, tmp_path):
@@ -125,7 +130,11 @@ def _started_plan(at, tmp_path) -> dict:
 
     at.button(key="run_start").click().run()
     run_id = at.session_state["run_job"]
-    registry().get(run_id).cancel.set()
+    job = registry().get(run_id)
+    job.cancel.set()
+    deadline = time.monotonic() + 120
+    while job.running and time.monotonic() < deadline:  # the next form's Start waits for no running job
+        time.sleep(0.05)
     with Store(tmp_path / "user.db", read_only=True) as store:
         return json.loads(store.frame("SELECT plan FROM runs WHERE run_id = ?", [run_id])["plan"].iloc[0])
 

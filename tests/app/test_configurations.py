@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from analysis.methods.mbti import DIMENSIONS
 from analysis.methods.mbti.session import ANSWERS
 from analysis.runs.store import Store
-from tests.app.conftest import APP, _bind
+from tests.app.conftest import APP, _bind, page_path
 from tests.app.fixture_store import N_TESTINGS
 
 MODEL = "smollm2-t07"
@@ -40,7 +40,7 @@ def test_picker_switches_the_configuration(two_config_store: Path, cache_dir: Pa
     at.query_params["model"] = MODEL
     at.query_params["subject"] = "People"
     at.run()
-    at.switch_page("pages/mbti.py").run()
+    at.switch_page(page_path("mbti")).run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Testings · invalid answers"].startswith("2 · ")  # the latest configuration alone: 2 testings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.conftest import PAGES
+from tests.app.conftest import PAGES, page_path
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -43,6 +43,6 @@ def test_page_on_a_tiny_single_context_store(tmp_path, cache_dir, monkeypatch, p
     monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(cache_dir))
     at = AppTest.from_file(APP, default_timeout=300).run()
     if page != "overview":
-        at.switch_page(f"pages/{page}.py").run()
+        at.switch_page(page_path(page)).run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.title

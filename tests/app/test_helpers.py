@@ -6,6 +6,7 @@ import pandas as pd
 
 from analysis.methods.values import VALUES
 from app import figures
+from app.methods.values import figures as values_figures
 from app.cache import cached_json
 from app.palette import VALUE_COLORS, model_colors
 
@@ -42,7 +43,7 @@ def test_palette_covers_values_and_is_stable_per_model():
 def test_circumplex_draws_sectors_and_items():
     """Items keep their coordinates and value colour; axes are equal; each value is labelled once."""
     layout = pd.DataFrame({"item_id": ["1", "2"], "value": ["Power", "Universalism"], "x": [0.0, 0.3], "y": [-1.0, 0.9]})
-    fig = figures.circumplex(layout, None, {"1": "Likes to be in charge."})
+    fig = values_figures.circumplex(layout, None, {"1": "Likes to be in charge."})
     power = next(t for t in fig.data if t.name == "Power")
     assert list(power.y) == [-1.0] and power.marker.color == VALUE_COLORS["Power"]
     assert "Likes to be in charge." in power.hovertext[0]

@@ -1,4 +1,4 @@
-"""The dashboard launcher (app.launch): pages-folder mode off, imports warmed after the server starts, light imports only."""
+"""The dashboard launcher (app.launch): imports warmed after the server starts, light imports only."""
 
 from __future__ import annotations
 
@@ -13,14 +13,12 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_main_runs_app_py_with_navigation_mode_and_warms_after_server_start(monkeypatch: pytest.MonkeyPatch):
-    from streamlit.runtime.pages_manager import PagesManager
+def test_main_runs_app_py_and_warms_after_server_start(monkeypatch: pytest.MonkeyPatch):
     from streamlit.web import bootstrap, cli
 
     import app.launch as launch
 
     calls: list[tuple[str, object]] = []
-    monkeypatch.setattr(PagesManager, "uses_pages_directory", None)
     monkeypatch.setattr(bootstrap, "_on_server_start", lambda server: calls.append(("original", server)))
     monkeypatch.setattr(cli, "main", lambda args, prog_name: calls.append(("cli", args)) or 0)
     warmed = threading.Event()
@@ -28,7 +26,6 @@ def test_main_runs_app_py_with_navigation_mode_and_warms_after_server_start(monk
 
     launch.main(["--server.port", "1234"])
     assert calls == [("cli", ["run", str(REPO / "app.py"), "--server.port", "1234"])]
-    assert PagesManager.uses_pages_directory is False
     assert not warmed.is_set()  # nothing is imported before the server listens
 
     bootstrap._on_server_start("server")

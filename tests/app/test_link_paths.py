@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.links import WARNING, linkable
+from tests.app.conftest import page_path
 
 REPO = Path(__file__).resolve().parents[2]
 GOOD_CSV = b"name,description,gender\nAda,A retired engineer who bakes bread.,F\nBo,A young farmer.,M\nCy,A nurse.,female\n"
@@ -40,8 +41,8 @@ def test_a_link_cannot_open_a_file_outside_uploads_and_bundled_data(app_on_fixtu
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert read and _calls(at) == 2 * 10 and not _link_warnings(at)
     assert at.query_params["run_pop_path"] in (str(outside), [str(outside)])
-    at.switch_page("pages/overview.py").run()
-    at.switch_page("pages/run.py").run()  # back from another page: the typed path (now in the URL) is still opened
+    at.switch_page(page_path("overview")).run()
+    at.switch_page(page_path("run")).run()  # back from another page: the typed path (now in the URL) is still opened
     assert _calls(at) == 2 * 10 and not _link_warnings(at) and at.text_input(key="run_pop_path").value == str(outside)
 
 

@@ -17,7 +17,7 @@ from analysis.llm.client import ChatReply, ChatRequest
 from analysis.llm.specs import parse_model_spec
 from analysis.runs.store import Store
 from app.ui import plain
-from tests.app.conftest import APP, _bind
+from tests.app.conftest import APP, _bind, page_path
 from tests.app.test_drill_down import click
 
 IMG = "![x](http://evil.example/pixel.png)"
@@ -77,7 +77,7 @@ def app_on_hostile(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPa
         for key, value in query.items():
             at.query_params[key] = value
         at.run()
-        at.switch_page(f"pages/{page}.py").run()
+        at.switch_page(page_path(page)).run()
         return at
 
     return make

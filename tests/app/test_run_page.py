@@ -58,7 +58,7 @@ def test_run_completes_in_background_and_shows_results(app_on_fixture, stub_serv
     assert len(stub_server.calls()) == 3
     at.button[[b.label for b in at.button].index("Show the results")].click().run()
     assert not at.exception
-    assert at.session_state["store"] == "user" and at.title[0].value == "Values leaderboard"
+    assert at.session_state["store"] == "user" and at.title[0].value == "Leaderboard"
     assert at.dataframe[0].value["model"].tolist() == ["stub-model@127.0.0.1:" + stub_server.url.split(":")[-1].split("/")[0]]
 
 

@@ -17,7 +17,7 @@ SCRIPT = """
 import json, os, sys
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file({app!r}, default_timeout=600).run()
-at.switch_page("pages/leaderboard.py").run()
+at.switch_page("app/pages/leaderboard.py").run()
 assert not at.exception, [e.value for e in at.exception]
 print(json.dumps({{m: m in sys.modules for m in ("semopy", "sklearn", "scipy", "openai")}}))
 """

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from analysis.llm.specs import parse_model_spec
 from analysis.runs.store import Store
 from analysis.methods.trust.tables import BELIEFS, PRIORS, ROUNDS, TRANSFERS
-from tests.app.conftest import APP, _bind
+from tests.app.conftest import APP, _bind, page_path
 
 MODEL = "embedded"
 
@@ -47,7 +47,7 @@ def _store(path: Path) -> Path:
 def at(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     _bind(monkeypatch, _store(tmp_path / "tiny-trust.db"), tmp_path / "user.db", cache_dir)
     at = AppTest.from_file(APP, default_timeout=300).run()
-    return at.switch_page("pages/trust.py").run()
+    return at.switch_page(page_path("trust")).run()
 
 
 def test_behaviour_only_views(at: AppTest):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import APP, _bind
+from tests.app.conftest import APP, _bind, page_path
 from tests.methods.trust.test_tables import build_store
 
 
@@ -17,7 +17,7 @@ from tests.methods.trust.test_tables import build_store
 def at(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
     _bind(monkeypatch, build_store(tmp_path / "tables.db"), tmp_path / "user.db", cache_dir)
     at = AppTest.from_file(APP, default_timeout=300).run()
-    return at.switch_page("pages/trust.py").run()
+    return at.switch_page(page_path("trust")).run()
 
 
 def test_tables_3_4_and_9_on_the_page(at: AppTest) -> None:

@@ -25,7 +25,7 @@ pytestmark = [
 ]
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-PAGES = {"": "RoleScope", "leaderboard": "Values leaderboard", "structure": "Value structure", "stability": "Stability",
+PAGES = {"": "RoleScope", "leaderboard": "Leaderboard", "structure": "Value structure", "stability": "Stability",
          "mbti": "MBTI assessment", "trust": "Trust game", "personagym": "PersonaGym", "compare": "Compare two models",
          "run": "Run", "data": "Data"}
 
@@ -59,7 +59,7 @@ def shot(page: Any, name: str) -> None:
 def test_deep_link_on_fresh_server_opens_the_page(server, page):
     """The first visit after start is a deep link: it shows the leaderboard itself, with the app's navigation."""
     goto(page, f"{server.url}/leaderboard")
-    assert title(page) == "Values leaderboard"
+    assert title(page) == "Leaderboard"
     assert page.locator('[data-testid="stSidebarNav"]').get_by_text("Compare two models").count() == 1
     assert exceptions(page) == []
 

@@ -30,7 +30,7 @@ pytestmark = [
 SHOTS = Path(os.environ.get("ROLESCOPE_SCREENSHOTS") or Path(__file__).resolve().parent / "artifacts/demo")
 if not SHOTS.is_absolute():
     SHOTS = REPO / SHOTS
-RESULT_PAGES = {"leaderboard": "Values leaderboard", "structure": "Value structure", "stability": "Stability",
+RESULT_PAGES = {"leaderboard": "Leaderboard", "structure": "Value structure", "stability": "Stability",
                 "mbti": "MBTI assessment", "trust": "Trust game", "personagym": "PersonaGym", "compare": "Compare two models"}
 OTHER_PAGES = {"": "RoleScope", "run": "Run", "data": "Data"}
 

@@ -25,7 +25,7 @@ pytestmark = [
 ]
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts/run-methods"
-RESULT_TITLES = {"values": "Values leaderboard", "mbti": "MBTI assessment", "trust": "Trust game",
+RESULT_TITLES = {"values": "Leaderboard", "mbti": "MBTI assessment", "trust": "Trust game",
                  "personagym": "PersonaGym"}
 #: A table every tiny run fills. PersonaGym: one row per task and persona, asked or not (the 135M model often picks
 #: no environment for a persona, and then no question is asked: stored with its reason, never invented).

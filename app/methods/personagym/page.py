@@ -5,7 +5,9 @@ import streamlit as st
 
 from analysis.methods.personagym import TASKS
 from analysis.methods.personagym.report import COLUMNS, evaluator_frame, figure4_frame, table1_frame
-from app import charts, data, figures, samples, state, ui
+from app import data, figures, samples, state, ui
+from app.methods.personagym import charts as personagym_charts
+from app.methods.personagym import data as personagym_data
 
 ctx = ui.context()
 ref = ctx.ref
@@ -13,9 +15,9 @@ ui.header("PersonaGym", "Does the agent act like its persona in situations the p
           "LLM picks relevant environments and writes questions for five tasks; the agent answers in character; "
           "evaluators grade each answer 1–5 against a rubric (Samuel et al. 2024).")
 
-doc = data.personagym_doc(ref)
-models = ctx.pick(data.personagym_models(ref))
-published_scores = data.personagym_published(ref)
+doc = personagym_data.personagym_doc(ref)
+models = ctx.pick(personagym_data.personagym_models(ref))
+published_scores = personagym_data.personagym_published(ref)
 published = sorted(published_scores)
 if not models and not published:
     ui.empty(f"No PersonaGym results in **{ref.name}**.",
@@ -28,12 +30,12 @@ st.subheader("Task scores")
 st.caption("Task score = mean over personas of the mean grade of their questions (invalid grades left out); "
            "PersonaScore = mean of the five tasks. Hatched bars: published scores — imported from the paper's repository, "
            "or the paper's Table 1 bundled with RoleScope — never mixed with ours.")
-default_published = [p for p in published if not p.endswith(data.PAPER_SUFFIX)][:2] or published[:2]
+default_published = [p for p in published if not p.endswith(personagym_data.PAPER_SUFFIX)][:2] or published[:2]
 shown_published = (state.multiselect("Published scores to show", published, key="published", default=default_published)
                    if published else [])
 with st.spinner(f"Simulating random grades on this design ({data.CHANCE_SIMS} sets; cached after)…"):
     bands = data.chance(ref, "personagym")
-ui.plot(charts.personagym_tasks(ref, tuple(models), tuple(shown_published)), key="tasks")
+ui.plot(personagym_charts.personagym_tasks(ref, tuple(models), tuple(shown_published)), key="tasks")
 def _chance(m: str) -> dict:
     return (((bands.get(m) or {}).get("metrics") or {}).get("persona_score")) or {}
 
@@ -147,7 +149,7 @@ def question_samples(event: dict | None) -> dict | None:
         samples.hint()
         return None
     unit = found[0]
-    rows = samples.rows_of(data.personagym_persona(ref, model, unit["persona"]), {"task": unit["task"]})
+    rows = samples.rows_of(personagym_data.personagym_persona(ref, model, unit["persona"]), {"task": unit["task"]})
     samples.panel(ref, rows, f"{unit['persona']} · {unit['task']}", key="persona_tasks", detail=judge,
                   columns=("q_index", "question", "answer", "refusal", "evaluator", "score", "grade_status"),
                   labels=("q_index", "evaluator"),
@@ -157,7 +159,7 @@ def question_samples(event: dict | None) -> dict | None:
 
 st.caption("Mean grade of each persona's questions per task. Click a bar for its questions, the agent's replies and the "
            "judges' grades and rationales.")
-clicked = question_samples(ui.plot(charts.personagym_personas(ref, model), key="persona_tasks", select=True))
+clicked = question_samples(ui.plot(personagym_charts.personagym_personas(ref, model), key="persona_tasks", select=True))
 if clicked and st.session_state.get("_persona_tasks_clicked") != clicked:  # a new click also picks its persona below
     st.session_state["_persona_tasks_clicked"] = clicked
     st.session_state["persona"] = clicked["persona"]
@@ -173,7 +175,7 @@ ui.table(pd.DataFrame([{"task": t, "score": pdoc["tasks"].get(t), "model mean": 
              column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in ("score", "model mean")})
 
 st.markdown("**Questions, answers and grades**")
-qa = data.personagym_persona(ref, model, persona)
+qa = personagym_data.personagym_persona(ref, model, persona)
 for task in [t for t in TASKS if t in set(qa["task"])]:
     sub = qa[qa["task"] == task]
     with st.expander(f"{task} · {sub['q_index'].nunique()} questions · mean grade {ui.fmt(pdoc['tasks'].get(task), 2)}"):

@@ -4,7 +4,9 @@ import textwrap
 
 import streamlit as st
 
-from app import charts, data, samples, state, ui
+from app import data, samples, state, ui
+from app.methods.values import charts as values_charts
+from app.methods.values import data as values_data
 
 ctx = ui.context()
 ref = ctx.ref
@@ -16,20 +18,20 @@ if not data.has_rows(ref, "values_answers"):
     ui.empty(f"No value questionnaire answers in **{ref.name}**.",
              "Run the values method on the **Run** page, or import Stick to Your Role! results on the **Data** page.")
     st.stop()
-models = ctx.pick(data.values_models(ref))
+models = ctx.pick(values_data.values_models(ref))
 if not models:
     ui.empty("None of the models picked in the sidebar has values answers.")
     st.stop()
 
 left, right = st.columns(2)
 model = state.selectbox("Model", models, key="model", container=left)
-keys = list(data.context_keys(ref, model))
+keys = list(values_data.context_keys(ref, model))
 key = state.selectbox("Context", keys, key="context", container=right, default="no_conv",
                       help="One MDS and CFA per context (and instrument).")
 ui.tiny_model_note([model], data.model_specs(ref))
 
 with st.spinner("Fitting MDS and the four CFA models…"):
-    result = data.structure(ref, model, key)
+    result = values_data.structure(ref, model, key)
 if result["error"]:
     st.warning(f"The circumplex cannot be computed for this context: {result['error']}")
 with st.spinner(f"Simulating chance on this design ({data.CHANCE_SIMS} random data sets per null model; cached after)…"):
@@ -97,7 +99,7 @@ if sep:
 
 def item_samples(event: dict | None, texts: dict[str, str]) -> None:
     """Under the circumplex: the answers of the clicked item, one per persona (and sample), in this context."""
-    answers = data.values_answers(ref, model)
+    answers = values_data.values_answers(ref, model)
     here = answers[(answers["context"] == result["context"]) & (answers["instrument"] == result["instrument"])]
     found = samples.units(event, ("item_id",))
     if not found:
@@ -114,14 +116,14 @@ def item_samples(event: dict | None, texts: dict[str, str]) -> None:
 
 st.subheader("Circumplex")
 if result["layout"] is not None:
-    texts = data.item_texts(result["instrument"])
+    texts = values_data.item_texts(result["instrument"])
     st.caption("Each dot is an item, coloured by the value it is keyed to; diamonds are value centroids. Dotted circle and "
                "grey spokes: the theoretical circle and value sectors (Schwartz 1992) — a faithful model puts each value's "
                "items in its own sector. Non-metric SMACOF on distances between rows of the item × item Spearman matrix, "
                "started at the theoretical points." + (" Hover an item for its text." if texts else
                                                          " Item texts are shown when the instrument is available.")
                + " Click an item for its answers.")
-    event = ui.plot(charts.circumplex(ref, model, key), key="circumplex", select=True)
+    event = ui.plot(values_charts.circumplex(ref, model, key), key="circumplex", select=True)
     if result["observed_order"]:
         st.caption("Observed order of the value centroids around the circle: " + " → ".join(result["observed_order"]))
     item_samples(event, texts)
@@ -135,7 +137,7 @@ CFA_LABELS = {"chi2": "χ²", "cfi": "CFI ↑", "tli": "TLI ↑", "rmsea": "RMSE
 fmt = {c: st.column_config.NumberColumn(label, format="%.3f") for c, label in CFA_LABELS.items()}
 ui.table(cfa, hide_index=True, width="stretch", column_config=fmt | {"group": "model", "n": "personas"})
 with st.spinner("Simulating the CFA fit and separability under chance for this context (about 10 s the first time)…"):
-    fit_bands = data.values_fit_chance(ref, model, key)
+    fit_bands = values_data.values_fit_chance(ref, model, key)
 fit_chance = {k: fit_bands.get(k) for k in ("cfi", "rmsea", "srmr")}
 with m[2]:
     ui.chance_caption(fit_bands.get("separability"))
@@ -151,7 +153,7 @@ if rel:
                  column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in ("α ↑", "ω ↑")})
     st.caption("Internal consistency of each value's items across personas in this context: Cronbach's α (pingouin, as "
                "the reference code) and McDonald's ω_t, both on centred answers. Empty cells are undefined (reason shown).")
-retest = ((data.values_doc(ref)["models"].get(model) or {}).get("contexts") or {}).get(key, {}).get("test_retest")
+retest = ((values_data.values_doc(ref)["models"].get(model) or {}).get("contexts") or {}).get(key, {}).get("test_retest")
 st.caption("Test–retest (repeated answers to the same item, `--samples` ≥ 2): "
            + (f"r = {ui.fmt(retest, 2)} between samples." if retest is not None else "— (one sample per item in this run)."))
 
@@ -160,7 +162,7 @@ if state.toggle("Show standardised loadings", key="loadings"):
     if loadings.empty:
         st.caption("No loadings: none of the four models could be estimated.")
     else:
-        texts = data.item_texts(result["instrument"])
+        texts = values_data.item_texts(result["instrument"])
         loadings = loadings.assign(text=loadings["item"].astype(str).map(texts) if texts else None)
         ui.table(loadings, hide_index=True, width="stretch",
                      column_config={"std_loading": st.column_config.ProgressColumn("standardised loading", min_value=-1.0,

@@ -1,10 +1,9 @@
-"""Run: configure a values or MBTI run, see its cost before starting, watch it live, cancel and resume it."""
+"""Run: configure a run of any method (its options are the method's run form), see its cost before starting, watch it live, cancel and resume it."""
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,8 +18,9 @@ from analysis.methods import create_run
 from analysis.runs.runner import new_run_id
 from analysis.runs.estimate import RunEstimate, estimate_run
 from analysis.runs.limits import CONFIRM_CALLS
-from app.nav import PAGES
-from app import choose, data, links, state, ui
+from app.methods import view
+from app.nav import page
+from app import data, state, ui
 from app.jobs import RunJob, registry
 from app.stores import USER_LABEL, demo_ref, user_ref
 
@@ -36,7 +36,6 @@ def _show_user_store() -> None:
     st.session_state["store"] = "user"
 
 
-#: Where a finished run's results are shown, per method.
 
 # -- live progress -----------------------------------------------------------------------------------
 def _eta(seconds: float | None) -> str:
@@ -113,9 +112,11 @@ def _stored_panel(run_id: str, record: pd.Series) -> None:
     outcome(run_id, str(record["status"]), n_calls + n_failed, 0, n_failed, error if isinstance(error, str) and error else None)
 
 
-def _results_button(run_id: str, method: str) -> None:
+def _results_button(run_id: str, method: str | None) -> None:
+    if method is None:  # not in the store's run list yet: the next rerun shows the button
+        return
     if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store, key=f"results-{run_id}"):
-        st.switch_page(next((p.path for p in PAGES if p.method == method), "pages/overview.py"))
+        st.switch_page(page(view(method).home_url).path)
 
 
 def _open_compare(models: list[str]) -> None:
@@ -147,13 +148,13 @@ for job in live:
     with st.container():  # a fragment's identity is its container's place: one container per run
         _live()
     if not job.running:
-        _results_button(job.run_id, str(stored["method"].get(job.run_id, "values")) if len(stored) else "values")
+        _results_button(job.run_id, stored["method"].get(job.run_id) if len(stored) else None)
 finished = [r for r in shown if len(stored) and r in stored.index]
 models = list(dict.fromkeys(str(stored.loc[r, "model"]) for r in finished))  # an A/B pair: its runs span two models
 if len(shown) >= 2 and len(finished) == len(shown) and len(models) == 2 and not any(j.running for j in live):
     if st.button(f"Compare {models[0]} and {models[1]}", type="primary", icon=":material/compare_arrows:",
                  key="pair_compare", on_click=_open_compare, args=(models,)):
-        st.switch_page("pages/compare.py")
+        st.switch_page("app/pages/compare.py")
 
 
 # -- model and key ------------------------------------------------------------------------------------
@@ -210,238 +211,6 @@ def _api_key(spec: ModelSpec, key: str = "run_api_key") -> tuple[bool, str | Non
 
 
 # -- plans --------------------------------------------------------------------------------------------
-def _values_personas() -> tuple[str, list[int]] | None:
-    """(population source for the plan, ticked persona ids) from the persona chooser; None without a usable source."""
-    from analysis.methods.values.populations import load_population, read_population
-
-    source = choose.persona_source(
-        "run_pop", types=[".json", ".csv"], check=lambda path: read_population(path)[1],
-        bundled_label="Bundled population", path_help="A personas.json list ({name, description, gender}), a CSV with "
-        "columns name, description, gender, a folder holding personas.json, or hf://datasets/<owner>/<name>/<path>.")
-    if source is None:
-        return None
-    population = "default" if source == "bundled" else source
-    try:
-        personas = load_population(population)
-    except RoleScopeError as exc:
-        st.error(ui.plain(exc))
-        return None
-    frame = pd.DataFrame([p.model_dump() for p in personas])
-    with st.expander(f"Browse and tick personas ({len(personas)} in this population)"):
-        ids = choose.persona_picker(frame, key="run_pop", search=("name", "description"), filters=("gender",),
-                                    columns=("name", "gender", "description"))
-    return population, [int(i) for i in ids]
-
-
-def _values_plan() -> Callable[[ModelSpec], Any] | None:
-    from analysis.methods.values.contexts import available_contexts
-    from analysis.methods.values.method import build_values_plan
-
-    chosen = _values_personas()
-    if chosen is None:
-        return None
-    population, ids = chosen
-    c = st.columns(3)
-    personas = state.number_input("Personas", 1, 200, 2, key="run_personas", container=c[0], disabled=bool(ids),
-                                  help="The first N of the population (ticked personas replace this).")
-    items = state.number_input("Items (0 = all)", 0, 100, 10, key="run_items", container=c[1])
-    messages = state.number_input("Conversation messages", 1, 21, 3, key="run_messages", container=c[2],
-                                  help="Messages generated after the opening: persona, interlocutor, persona... (odd, "
-                                       "the persona speaks last; the leaderboard uses 3). no_conv: none.")
-    c = st.columns([2, 1])
-    contexts = state.multiselect("Contexts", available_contexts(), default=["no_conv"], key="run_contexts", container=c[0],
-                                 help="Stability needs at least two.")
-    extra = state.text_input("More contexts (paths or hub references, comma-separated)", key="run_contexts_more",
-                             container=c[1], help="A .jsonl chunk of conversation openings (one per persona), or "
-                             "hf://datasets/<owner>/<name>/<file>.jsonl",
-                             link_filter=links.comma_paths(available_contexts()))
-    contexts = [*contexts, *(x.strip() for x in extra.split(",") if x.strip())]
-    c = st.columns(3)
-    instrument = state.text_input("Instrument", key="run_instrument", default="pvq", container=c[0],
-                                  help="'pvq' (bundled), a path to a reference data_pvq / data_svs folder, or a hub "
-                                       "reference hf://datasets/<owner>/<name>/<folder>.",
-                                  link_filter=links.one_path(("pvq", "svs")))
-    mode = state.selectbox("Answer mode", ["logprob", "text", "cot"], key="run_mode", container=c[1],
-                           help="logprob: the most probable letter after '('; text: '(X)' in 10 tokens; cot: reasoning "
-                                "then 'Answer: (X)' in up to 2000 tokens, as the leaderboard's configurations.")
-    samples = state.number_input("Samples per item", 1, 10, 1, key="run_samples", container=c[2])
-    if not contexts:
-        st.warning("Pick at least one context.")
-        return None
-    return lambda spec: build_values_plan(spec, population=population, contexts=contexts, instrument=instrument or "pvq",
-                                          persona_ids=ids or None, limit_personas=None if ids else int(personas),
-                                          limit_items=int(items) or None, messages=int(messages), answer_mode=mode,
-                                          samples=int(samples))
-
-
-def _mbti_plan() -> Callable[[ModelSpec], Any] | None:
-    from analysis.methods.mbti.method import build_mbti_plan
-    from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS
-
-    subjects = state.multiselect("Subjects", [*DEFAULT_SUBJECTS, "Doctors", "Teachers", "Engineers"], default=["People"],
-                                 key="run_subjects", accept_new_options=True, help="Plural groups; type to add your own.")
-    c = st.columns(4)
-    testings = state.number_input("Testings", 1, 30, 2, key="run_testings", container=c[0],
-                                  help="Independent testings per subject (15 in the paper).")
-    statements = state.number_input("Statements (0 = all 60)", 0, 60, 10, key="run_statements", container=c[1])
-    order = state.selectbox("Option order", ["permuted", "fixed", "both"], key="run_order", container=c[2],
-                            help="'both' gives the robustness score.")
-    mode = state.selectbox("Answer mode", ["text", "logprob"], key="run_mbti_mode", container=c[3])
-    if not subjects:
-        st.warning("Pick at least one subject.")
-        return None
-    return lambda spec: build_mbti_plan(spec, subjects=subjects, testings=int(testings), order=order,
-                           limit_statements=int(statements) or None, answer_mode=mode)
-
-
-TRUST_FILTERS = ("age", "political_views", "religion", "work_status", "sex")
-ATTRIBUTE_SETS = {"paper": "The paper's (Table 5, test split)", "rolescope15": "RoleScope's earlier 15"}
-ANSWERS = {"reasoned": "Reasoned, ending 'Amount: $X'", "numeric": "A bare number (App. E)"}
-FORECASTS = {"per_round": "Before each round (Tables 6-8)", "upfront": "Once, before play"}
-ABLATION = [10, 44, 100]
-
-
-def _trust_plan() -> Callable[[ModelSpec], list[dict]] | None:
-    """The trust-game options of ``run trust`` (the same plan builders as the command line), on ticked personas: one
-    plan, or one per endowment of the ablation (App. D.1, Table 9)."""
-    from analysis.methods.trust import CONDITIONINGS, STRATEGIES
-    from analysis.methods.trust.cli import plans_from_args, run_args
-    from analysis.methods.trust.genagents import load_genagents
-    from analysis.methods.trust.personas import generate_bank, select
-
-    source = choose.persona_source(
-        "run_trust_pop", types=[".jsonl", ".json"], check=lambda path: (load_genagents(path), [])[1],
-        bundled_label="Generated bank (offline)",
-        path_help="A GenAgents agent bank: a .jsonl file with one agent per line (its test personas of the paper's "
-                  "Table 5; 50 of them unless ticked).")
-    if source is None:
-        return None
-    c = st.columns(4)
-    level = state.selectbox("Level", ["population", "individual"], key="run_trust_level", container=c[0],
-                            help="population: beliefs per attribute and one game per persona; individual: forecasts and "
-                                 "multi-round play against Trustee archetypes")
-    attribute_set = state.selectbox("Attributes", list(ATTRIBUTE_SETS), key="run_trust_attrs", container=c[1],
-                                    format_func=ATTRIBUTE_SETS.get,
-                                    help="paper: Table 5's traits and levels, personas described by the test split's "
-                                         "attributes (the default); rolescope15: the earlier 15 attributes")
-    bank_size = state.number_input("Generated bank size", 10, 5000, 250, key="run_trust_bank", container=c[2],
-                                   disabled=source != "bundled", help="Personas generated offline (test split: 20 %)")
-    personas = state.number_input("Personas", 1, 1000, 4, key="run_trust_personas", container=c[3],
-                                  help="The first N of the test split (ticked personas replace this).")
-    bank_arg = str(bank_size) if source == "bundled" else source
-    try:
-        people = generate_bank(bank_size, attribute_set=attribute_set) if source == "bundled" else \
-            load_genagents(source, attribute_set=attribute_set)
-        bank = select(people, "test")
-    except RoleScopeError as exc:
-        st.error(ui.plain(exc))
-        return None
-    frame = pd.DataFrame([{"id": p.id, "description": p.description, **p.attributes} for p in bank])
-    with st.expander(f"Browse and tick personas ({len(bank)} in the test split)"):
-        ids = choose.persona_picker(frame, key="run_trust_pop", search=("description",),
-                                    filters=tuple(f for f in TRUST_FILTERS if f in frame),
-                                    columns=tuple(c for c in (*TRUST_FILTERS, "description") if c in frame))
-    paper = state.toggle("Every run of the paper's tables", key="run_trust_paper",
-                         help="Tables 3, 4, 6-8 and 9 in one go (run trust --paper-tables): the individual level, the "
-                              "population at $44 and $100, then at $10 under self, weak and strong conditioning and "
-                              "unconditioned (the headline)")
-    strategies, conditioning, answer = list(STRATEGIES), "none", "reasoned"
-    rounds, archetypes, forecast = 6, [1, 3, 5], "per_round"
-    if paper or level == "population":
-        c = st.columns(3)
-        strategies = state.multiselect("Belief elicitation", list(STRATEGIES), default=list(STRATEGIES),
-                                       key="run_trust_strategies", container=c[0])
-        if not paper:
-            conditioning = state.selectbox("Conditioning", list(CONDITIONINGS), key="run_trust_conditioning",
-                                           container=c[1], help="the role prompt carries no beliefs, the model's own, "
-                                                                "or perturbed priors")
-        answer = state.selectbox("Answer", list(ANSWERS), key="run_trust_answer", container=c[2], format_func=ANSWERS.get,
-                                 help="How the Trustor states its transfer: reasoning that ends 'Amount: $X' (default), "
-                                      "or a bare whole number whose first integer is taken (the paper's App. E)")
-    if paper or level == "individual":
-        c = st.columns(3)
-        rounds = state.number_input("Rounds", 1, 20, 6, key="run_trust_rounds", container=c[0])
-        archetypes = state.multiselect("Trustee archetypes k (returns min(k, 3·sent))", list(range(1, 11)),
-                                       default=[1, 3, 5], key="run_trust_archetypes", container=c[1])
-        forecast = state.selectbox("Forecasts", list(FORECASTS), key="run_trust_forecast", container=c[2],
-                                   format_func=FORECASTS.get,
-                                   help="per round: a forecast before each round from a summary of the game so far "
-                                        "(the paper, default); once: every round forecast before play")
-    ablation = False
-    if not paper:
-        c = st.columns(3)
-        ablation = state.toggle("Endowment ablation", key="run_trust_ablation", container=c[1],
-                                help=f"One run per endowment, ${', $'.join(map(str, ABLATION))} (App. D.1, Table 9); "
-                                     "the $10 run is the headline configuration")
-        endowment = state.number_input("Endowment ($)", 1, 1000, 10, key="run_trust_endowment", container=c[0],
-                                       disabled=ablation, help="10 in the paper; 44, 100 in its ablation")
-    if not strategies or not archetypes:
-        st.warning("Pick at least one strategy / archetype.")
-        return None
-    args = run_args(level="population" if paper else level, strategies=strategies, conditioning=conditioning,
-                    rounds=int(rounds), archetypes=[int(a) for a in archetypes],
-                    endowment=10 if paper or ablation else int(endowment), endowments=ABLATION if ablation else None,
-                    paper_tables=paper, personas=bank_arg, attribute_set=attribute_set, forecast=forecast, answer=answer,
-                    limit_personas=None if ids else int(personas), persona_ids=ids or None)
-    return lambda spec: [plan for _, plan in plans_from_args(args, spec)]
-
-
-def _personagym_plan() -> Callable[[ModelSpec], dict] | None:
-    """The PersonaGym options of ``run personagym`` (the same plan builder as the command line), on ticked personas."""
-    from analysis.methods.personagym.data import load_personas
-    from analysis.methods.personagym.method import build_personagym_plan
-    from analysis.methods.personagym.session import plan_json
-
-    source = choose.persona_source(
-        "run_pg_pop", types=[".json", ".txt", ".csv"], check=lambda path: (load_personas(path), [])[1],
-        bundled_label="Bundled personas", path_help="A personas file (.json list of strings or {id, description}, "
-        ".txt one per line, .csv with a description column) or a folder of PersonaGym question files.",
-        names=("all", "default", "bundled"))
-    if source is None:
-        return None
-    try:
-        population = load_personas("all" if source == "bundled" else source)
-    except RoleScopeError as exc:
-        st.error(ui.plain(exc))
-        return None
-    frame = pd.DataFrame([{"id": p.id, "description": p.description} for p in population])
-    with st.expander(f"Browse and tick personas ({len(population)})"):
-        ids = choose.persona_picker(frame, key="run_pg_pop", search=("description",), filters=(), columns=("description",))
-    c = st.columns(3)
-    personas = state.number_input("Personas", 1, len(population), 1, key="run_pg_personas", container=c[0],
-                                  disabled=bool(ids), help="A seeded sample of N (ticked personas replace this)")
-    per_task = state.number_input("Questions per task", 1, 10, 1, key="run_pg_questions", container=c[1],
-                                  help="10 in the paper")
-    environments = state.number_input("Environments per persona (cap)", 0, 10, 0, key="run_pg_envs", container=c[2],
-                                      help="0: the generator picks as many relevant ones as it likes (the reference)")
-    max_tokens = state.number_input("Max tokens per call", 1, 8000, 3000, key="run_pg_max_tokens", container=c[0],
-                                    help="3000: the reference's limit for every call; answers that hit it are flagged. "
-                                         "A small model loops to any limit: a lower one saves time")
-    c = st.columns(3)
-    evaluators = state.text_input("Evaluators (comma list of model specs)", key="run_pg_evaluators", container=c[0],
-                                  help="Empty: the agent grades itself (self-graded, said on the page). Two or more give "
-                                       "judge agreement.")
-    generator = state.text_input("Question generator", key="run_pg_generator", container=c[1],
-                                 help="Empty: the first evaluator")
-    rubrics = state.text_input("Rubrics", key="run_pg_rubrics", container=c[2],
-                               help="Empty: the bundled rubrics. A folder of rubric .txt files (e.g. your clone's "
-                                    "PersonaGym/rubrics) or a rubrics .json",
-                               link_filter=links.one_path(("default", "bundled")))
-    if source == "bundled":  # ticked ones out of all, else a seeded sample of N
-        chosen = "all" if ids else str(personas)
-    else:
-        chosen = source
-    def build(spec: ModelSpec) -> dict:
-        plan = build_personagym_plan(
-            spec, personas=chosen, questions_per_task=int(per_task), persona_ids=ids or None,
-            limit_personas=int(personas) if not ids and source != "bundled" else None,  # a file: its first N
-            evaluators=[e.strip() for e in evaluators.split(",") if e.strip()], generator=generator.strip() or None,
-            environments_per_persona=int(environments) or None, rubrics=rubrics.strip() or "default",
-            answer_max_tokens=int(max_tokens),
-            **{f"{call}_max_tokens": int(max_tokens) for call in ("selection", "question", "examples", "grade")})
-        return plan_json(plan)
-
-    return build
 
 
 @st.cache_data(show_spinner="Checking what this plan can show…", max_entries=16)
@@ -542,7 +311,7 @@ if state.toggle("Also run on a second model (A/B)", key="run_ab",
 plans: list[tuple[ModelSpec, Any, str | None]] = []  # (spec, plan, key): one plan per model, or several (ablation)
 if sides:
     try:
-        build = {"values": _values_plan, "mbti": _mbti_plan, "trust": _trust_plan, "personagym": _personagym_plan}[method]()
+        build = view(method).run_form()
         plans = [(s, p, k) for s, _, k in sides for p in _as_list(build(s))] if build is not None else []
     except RoleScopeError as exc:
         st.error(ui.plain(exc))

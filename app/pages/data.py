@@ -12,7 +12,8 @@ import streamlit as st
 
 from analysis.errors import RoleScopeError
 from app import data, state, ui
-from app.importing import KINDS, MAX_FILE_MB, import_uploads, save_store_upload
+from app.methods import views
+from app.importing import MAX_FILE_MB, kinds, import_uploads, save_store_upload
 from app.samples import sample_labels, show_sample
 from app.stores import UPLOAD_DIR, USER_LABEL, add_opened_store, open_store, user_ref
 
@@ -21,13 +22,8 @@ ref = ctx.ref
 ui.header("Data", f"Everything behind the numbers in **{ref.name}**: each run's plan, each sample's full prompt and raw "
           "reply, the answer parsed from it and whether it was valid — plus the bundled inputs, imports and exports.")
 
-SAMPLE_TABLES = {"values_answers": "Values answers", "mbti_answers": "MBTI answers", "personagym_answers": "PersonaGym answers",
-                 "personagym_grades": "PersonaGym grades", "trust_transfers": "Trust transfers", "trust_beliefs": "Trust beliefs",
-                 "trust_forecasts": "Trust forecasts", "trust_rounds": "Trust rounds"}
-FILTERS = {"values_answers": ["persona_id", "context"], "mbti_answers": ["subject", "order_mode", "testing"],
-           "personagym_answers": ["persona", "task"], "personagym_grades": ["persona", "task", "evaluator"],
-           "trust_transfers": ["conditioning", "endowment"], "trust_beliefs": ["strategy", "endowment"],
-           "trust_forecasts": ["archetype"], "trust_rounds": ["archetype", "persona_id"]}
+SAMPLE_TABLES = {name: table for v in views() for name, table in v.samples.items()}
+DETAILS = [v.sample_detail for v in views() if v.sample_detail is not None]
 
 view = state.segmented("Show", ["samples", "runs", "inputs", "import", "export"], key="view",
                        format_func=lambda v: {"samples": "Samples", "runs": "Runs", "inputs": "Personas, contexts, instruments",
@@ -40,13 +36,13 @@ def samples() -> None:
         ui.empty(f"No samples in **{ref.name}** yet.", "Start a run on the **Run** page or import results below.")
         return
     c = st.columns([1, 2])
-    name = state.selectbox("Table", present, key="table", container=c[0], format_func=SAMPLE_TABLES.get)
+    name = state.selectbox("Table", present, key="table", container=c[0], format_func=lambda t: SAMPLE_TABLES[t].label)
     frame = data.table(ref, name)
     runs = list(dict.fromkeys(frame["run_id"]))
     run_id = state.selectbox("Run", runs, key="run", container=c[1])
     rows = frame[frame["run_id"] == run_id]
-    cols = st.columns(max(1, len(FILTERS.get(name, []))))
-    for k, col in enumerate([f for f in FILTERS.get(name, []) if f in rows]):
+    cols = st.columns(max(1, len(SAMPLE_TABLES[name].filters)))
+    for k, col in enumerate([f for f in SAMPLE_TABLES[name].filters if f in rows]):
         options = list(dict.fromkeys(rows[col].dropna().tolist()))
         if not options:
             continue
@@ -71,15 +67,8 @@ def samples() -> None:
     row = rows.loc[pick]
     st.markdown("#### Sample")
     show_sample(ref, row)
-    if name == "values_answers" and data.has_rows(ref, "values_conversations"):
-        conv = data.table(ref, "values_conversations")
-        conv = conv[(conv["run_id"] == run_id) & (conv["persona_id"] == row["persona_id"]) & (conv["context"] == row["context"])]
-        if len(conv):
-            with st.expander(f"The simulated conversation before the questions ({len(conv)} turns)"):
-                for turn in conv.sort_values("turn").itertuples():
-                    with st.chat_message("user" if turn.speaker == "interlocutor" else "assistant"):
-                        st.caption(ui.plain(turn.speaker))
-                        st.text(turn.content)
+    for detail in DETAILS:
+        detail(ref, name, row)
 
 
 def runs() -> None:
@@ -129,45 +118,22 @@ def delete_section(run_id: str) -> None:
 
 
 def inputs() -> None:
-    from analysis.methods.mbti.statements import load_statements
-    from analysis.methods.values.contexts import available_contexts, load_context
-    from analysis.methods.values.instruments import load_instrument
-    from analysis.methods.values.populations import load_population
-
-    tabs = st.tabs(["Personas", "Contexts", "Value instrument", "MBTI statements"])
-    with tabs[0]:
-        st.caption("The bundled population (written for RoleScope): persona i takes context line i.")
-        people = pd.DataFrame([p.model_dump() for p in load_population("default")])
-        ui.table(people, hide_index=True, width="stretch")
-    with tabs[1]:
-        rows = []
-        for label in available_contexts():
-            context = load_context(label, 1)
-            rows.append({"context": label, "kind": context.kind, "interlocutor": context.interlocutor,
-                         "first opening": context.opening_for(0) or "(questions asked directly)"})
-        st.caption("Conversation contexts: the opening message persona 0 receives (topic chunks give each persona its own line).")
-        ui.table(pd.DataFrame(rows), hide_index=True, width="stretch")
-    with tabs[2]:
-        inst = load_instrument("pvq")
-        st.caption(f"{inst.title or inst.name}: {len(inst.items)} items; options "
-                   + ", ".join(f"{o.label} ({o.score:g})" for o in inst.options))
-        items = [{"item": i.id, "value": i.value, "text (male wording)": i.wording("male")} for i in inst.items]
-        ui.table(pd.DataFrame(items), hide_index=True, width="stretch")
-    with tabs[3]:
-        stset = load_statements("default")
-        st.caption(f"{len(stset.statements)} statements; direction +1 = agreeing points to the first pole (E, N, T, J, A).")
-        ui.table(pd.DataFrame([s.model_dump() for s in stset.statements]), hide_index=True, width="stretch")
+    """Every method's bundled inputs (``MethodView.inputs``), one tab each."""
+    found = [tab for v in views() if v.inputs is not None for tab in v.inputs()]
+    for tab, (_, draw) in zip(st.tabs([label for label, _ in found]), found):
+        with tab:
+            draw()
 
 
 def importer() -> None:
     target = user_ref()
     st.caption(f"Imports go to **{USER_LABEL}** (`{target.path}`), one run per file, each file all or nothing; "
                f"files up to {MAX_FILE_MB} MB (use `python -m analysis import` for more).")
-    kind = st.selectbox("Format", list(KINDS), key="import_kind", format_func=lambda k: KINDS[k].label)
-    spec = KINDS[kind]
+    known = kinds()
+    kind = st.selectbox("Format", list(known), key="import_kind", format_func=lambda k: known[k].label)
+    spec = known[kind]
     folder = st.text_input(spec.folder_hint, key="import_folder",
-                           help="Stick to Your Role!: the context label (e.g. chunk_0, chunk_no_conv); "
-                                "ChatGPT-MBTI / PersonaGym: the model the file belongs to.")
+                           help=f"The importer reads the {spec.folder_hint.lower()} of the files from this name.")
     files = st.file_uploader("Files", type=list(spec.extensions), accept_multiple_files=True, key="import_files")
     if st.button("Import", icon=":material/upload_file:", disabled=not files, key="import_go"):
         outcome = import_uploads(target.store, kind, [(f.name, f.getvalue()) for f in files or []], folder)

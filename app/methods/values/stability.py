@@ -3,7 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, samples, state, ui
+from app import data, samples, state, ui
+from app.methods.values import charts as values_charts
+from app.methods.values import data as values_data
 
 ctx = ui.context()
 ref = ctx.ref
@@ -15,7 +17,7 @@ if not data.has_rows(ref, "values_answers"):
     ui.empty(f"No value questionnaire answers in **{ref.name}**.",
              "Run the values method with at least two contexts on the **Run** page.")
     st.stop()
-models = ctx.pick(data.values_models(ref))
+models = ctx.pick(values_data.values_models(ref))
 if not models:
     ui.empty("None of the models picked in the sidebar has values answers.")
     st.stop()
@@ -23,8 +25,8 @@ if not models:
 model = state.selectbox("Model", models, key="model")
 ui.tiny_model_note([model], data.model_specs(ref))
 with st.spinner("Computing stability with bootstrap CIs…"):
-    stab = data.stability(ref, model)
-    doc = data.values_doc(ref)["models"].get(model, {})
+    stab = values_data.stability(ref, model)
+    doc = values_data.values_doc(ref)["models"].get(model, {})
 if stab["matrix"] is None:
     ui.empty(f"{model} has answers in one context only ({', '.join(stab['contexts']) or 'none'}).",
              "Stability needs at least two contexts: add one on the **Run** page (e.g. no_conv and topics_a).")
@@ -57,17 +59,17 @@ with left:
     st.subheader("Between contexts")
     st.caption("Rank-order stability of each context pair: Spearman across personas of ipsatised value scores, mean over "
                "the 10 values (reference `compute_rank_order_stability`). 1 = personas keep their order.")
-    ui.plot(charts.rank_order_heatmap(ref, model), key="ro_heatmap")
+    ui.plot(values_charts.rank_order_heatmap(ref, model), key="ro_heatmap")
 with right:
     st.subheader("Per value")
     st.caption("Rank-order stability of each value, mean over context pairs, with 95% percentile bootstrap CIs over personas. "
                "Grey band: where one value's stability falls when the answers are random (same design).")
-    ui.plot(charts.rank_order_by_value(ref, model), key="ro_values")
+    ui.plot(values_charts.rank_order_by_value(ref, model), key="ro_values")
 
 st.subheader("Persona value profiles across contexts")
 st.caption("Ipsatised value scores (value mean − the persona's mean over all items) of selected personas, one line per "
            "context. Stable personas draw the same shape in every context.")
-names = charts.persona_names(data.personas_of(ref, model))
+names = values_charts.persona_names(values_data.personas_of(ref, model))
 ids = list(names)
 ips = stab["ipsative"]
 default = list(ips["persona_id"].head(2)) + list(ips["persona_id"].tail(1)) if len(ips) >= 3 else ids[:3]
@@ -78,8 +80,8 @@ chosen = state.multiselect("Personas", ids, key="personas", default=[int(p) for 
 
 def answers_by_key() -> pd.DataFrame:
     """This model's answers with their context's display key (as the charts name contexts)."""
-    answers = data.values_answers(ref, model)
-    keys = {pair: key for key, pair in data.context_keys(ref, model).items()}
+    answers = values_data.values_answers(ref, model)
+    keys = {pair: key for key, pair in values_data.context_keys(ref, model).items()}
     return answers.assign(context_key=[keys.get((c, i)) for c, i in zip(answers["context"], answers["instrument"])])
 
 
@@ -106,12 +108,12 @@ def persona_samples(event: dict | None, fields: tuple[str, ...], key: str) -> No
 
 if chosen:
     st.caption("Click a point for that persona's answers to that value's items in that context.")
-    profiles = ui.plot(charts.persona_profiles(ref, model, tuple(chosen)), key="profiles", select=True)
+    profiles = ui.plot(values_charts.persona_profiles(ref, model, tuple(chosen)), key="profiles", select=True)
     persona_samples(profiles, ("persona_id", "context_key", "value"), "profiles")
 
 st.subheader("Ipsative stability per persona")
 st.caption("Per persona: Spearman over the 10 values between two contexts, mean over context pairs "
            "(reference `compute_ipsative_stability`). Low bars: personas whose value hierarchy changes with the context. "
            "Grey band: one persona's ipsative stability under random answers on the same design.")
-bars = ui.plot(charts.ipsative_bars(ref, model, tuple(chosen)), key="ipsative", select=True)
+bars = ui.plot(values_charts.ipsative_bars(ref, model, tuple(chosen)), key="ipsative", select=True)
 persona_samples(bars, ("persona_id",), "ipsative")

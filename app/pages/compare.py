@@ -5,6 +5,8 @@ import streamlit as st
 
 from analysis.errors import RoleScopeError
 from app import charts, data, state, ui
+from app.methods import views
+from app.methods.base import Pair
 from app.stores import ref_for
 
 ctx = ui.context()
@@ -93,57 +95,7 @@ if len(pair):
     wide = wide.pivot_table(index=["method", "kind"], columns="model", values="share", aggfunc="first").reset_index()
     ui.table(wide, hide_index=True, width="stretch")
 
-st.subheader("Where they differ most")
-gaps = data.gaps(ref_a, a, ref_b, b)
-tabs = st.tabs(["Value items", "Personas", "MBTI statements"])
-with tabs[0]:
-    items = gaps.get("items")
-    if items is None or items.empty:
-        st.caption("Both models need value answers on the same personas and contexts.")
-    else:
-        texts = {}
-        for inst in items["instrument"].unique():
-            texts |= data.item_texts(inst)
-        items = items.assign(text=items["item_id"].astype(str).map(texts)) if texts else items
-        st.caption("Mean item score over the personas both models answered (valid answers), sorted by |A − B|.")
-        ui.table(items.head(30).rename(columns={"a": la, "b": lb, "diff": "A − B"}), hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in (la, lb, "A − B")})
-with tabs[1]:
-    people = gaps.get("personas")
-    if people is None or people.empty:
-        st.caption("Both models need value answers on the same personas.")
-    else:
-        pnames = data.personas_of(ref_a, a)
-        people = people.merge(pnames, on="persona_id", how="left")
-        st.caption("Per persona and context: mean |A − B| of the ipsatised value scores, and the Spearman between the two "
-                   "models' value profiles (1 = same value hierarchy).")
-        ui.table(people.head(30), hide_index=True, width="stretch",
-                     column_config={"mean_abs_gap": st.column_config.NumberColumn("mean |A − B|", format="%.2f"),
-                                    "profile_spearman": st.column_config.NumberColumn("profile Spearman", format="%.2f")})
-with tabs[2]:
-    stm = gaps.get("statements")
-    if stm is None or stm.empty:
-        st.caption("Both models need MBTI answers on the same subjects.")
-    else:
-        st.caption("Mean signed agreement per statement (+3 = fully towards the dimension's first pole), sorted by |A − B|.")
-        ui.table(stm.head(30).rename(columns={"a": la, "b": lb, "diff": "A − B"}), hide_index=True, width="stretch",
-                 column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in (la, lb, "A − B")})
-
-st.subheader("Overlaid")
-if a in data._values_models(ref_a) and b in data._values_models(ref_b):
-    in_b = set(data.value_means(ref_b, b)["context"])
-    contexts = [c for c in dict.fromkeys(data.value_means(ref_a, a)["context"]) if c in in_b]
-    if contexts:
-        context = state.selectbox("Context", contexts, key="context", default="no_conv")
-        st.caption("Mean ipsatised value score over personas (whiskers ±1 SD): which values each model's personas put first.")
-        ui.plot(charts.mean_profiles_pair(ref_a, a, ref_b, b, context, (la, lb)), key="means")
-    if data.stability(ref_a, a)["by_value"] is not None and data.stability(ref_b, b)["by_value"] is not None:
-        st.caption("Rank-order stability per value with 95% bootstrap CIs (each model on its own contexts).")
-        ui.plot(charts.stability_pair(ref_a, a, ref_b, b, (la, lb)), key="stab_pair")
-if a in data.mbti_models(ref_a) and b in data.mbti_models(ref_b):
-    da, db = data.mbti_doc(ref_a)["models"][a], data.mbti_doc(ref_b)["models"][b]
-    subjects = [s for s in da["subjects"] if s in db["subjects"]]
-    if subjects:
-        subject = state.selectbox("MBTI subject", subjects, key="subject", default="People")
-        st.caption("MBTI dimension scores of the two models for the same subject (whiskers ±1 SD over testings).")
-        ui.plot(charts.mbti_pair(ref_a, a, ref_b, b, subject, (la, lb)), key="mbti_pair")
+pair = Pair(ref_a, a, ref_b, b, la, lb)
+for view in views():
+    if view.compare is not None:
+        view.compare(pair)

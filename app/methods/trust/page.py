@@ -5,7 +5,9 @@ import streamlit as st
 
 from analysis import published
 from analysis.methods.trust.labels import invalid_text, personas_text
-from app import charts, data, state, ui
+from app import data, state, ui
+from app.methods.trust import charts as trust_charts
+from app.methods.trust import data as trust_data
 
 ctx = ui.context()
 ref = ctx.ref
@@ -13,10 +15,10 @@ ui.header("Trust game", "Do role-playing agents practise what they preach? A per
           "would send in a trust game (beliefs), then plays the game (behaviour); the two should agree "
           "(Mannekote et al. 2025). The Trustor gets an endowment, sends part of it, the amount is tripled.")
 
-models = ctx.pick(data.trust_models(ref))
+models = ctx.pick(trust_data.trust_models(ref))
 if not models:
     ui.empty(f"No trust-game results in **{ref.name}**"
-             + (" for the models picked in the sidebar." if data.trust_models(ref) else "."),
+             + (" for the models picked in the sidebar." if trust_data.trust_models(ref) else "."),
              "Run it from a shell: `python -m analysis run trust --model embedded --limit-personas 10 --store "
              f"{ref.path}` (population level) or add `--level individual`.")
     st.stop()
@@ -24,7 +26,7 @@ ui.headlines(ref, "trust", models)
 
 model = state.selectbox("Model", models, key="model")
 ui.tiny_model_note([model], data.model_specs(ref))
-mdoc = data.trust_doc(ref)["models"][model]
+mdoc = trust_data.trust_doc(ref)["models"][model]
 invalid = mdoc.get("invalid_replies") or mdoc.get("invalid") or {}
 st.caption(f"Endowment ${mdoc.get('endowment')}; unparseable replies kept and counted: " + invalid_text(mdoc) + ".")
 st.caption(personas_text(mdoc.get("personas") or {}))
@@ -50,7 +52,7 @@ def behaviour_only(why: str) -> None:
     m = st.columns(2)
     m[0].metric("Personas with a valid send", behaviour["n_personas"])
     m[1].metric("Mean sent", f"${behaviour['mean_sent']:.2f}")
-    ui.plot(charts.trust_behaviour(ref, model), key="behaviour")
+    ui.plot(trust_charts.trust_behaviour(ref, model), key="behaviour")
     st.caption("η² = SS_between / SS_total of the send by the attribute's levels (empty when every send is equal). With "
                "one or two personas per level it is large by chance: hover a bar for the mean send and n per level.")
 
@@ -97,7 +99,7 @@ with tabs[0]:
                 for name, r in wide.iterrows()))
         st.caption("Per attribute: do the levels the persona believes send more actually send more (left), and is the "
                    "attribute's stated effect as strong as its effect in play (right)?")
-        ui.plot(charts.trust_attributes(ref, model, strategy), key="attributes")
+        ui.plot(trust_charts.trust_attributes(ref, model, strategy), key="attributes")
         rows = [{"attribute": a, "belief ranking": " > ".join(d.get("belief_ranking") or []),
                  "behaviour ranking": " > ".join(d.get("behaviour_ranking") or []), "Spearman ↑": d.get("spearman"),
                  "η² belief": d.get("eta2_belief"), "η² behaviour": d.get("eta2_behaviour"), "|Δη²| ↓": d.get("abs_diff"),
@@ -121,7 +123,7 @@ with tabs[1]:
         st.caption("The role prompt carries no beliefs (none), the model's own (self), or priors perturbed to Spearman 0.8 "
                    "(weak) / 0.2 (strong) with the original. If behaviour follows the prompt, the blue bar is high; if it "
                    "follows the model's own beliefs regardless, the orange one is.")
-        ui.plot(charts.trust_conditioning(ref, model), key="conditioning")
+        ui.plot(trust_charts.trust_conditioning(ref, model), key="conditioning")
         ui.table(pd.DataFrame([{"conditioning": c, "strategy": d.get("strategy"),
                                     "median ρ with prompt prior": d.get("median_spearman_imposed"),
                                     "median ρ with original beliefs": d.get("median_spearman_original"),
@@ -153,11 +155,11 @@ with tabs[2]:
         st.info(f"No round has both a valid forecast and a valid send ({invalid.get('forecasts', 0)} forecasts "
                 "unparseable), so there is no forecast error to show. Below is the play alone: the mean send per round "
                 "over the personas whose round was played with a valid amount.")
-        ui.plot(charts.trust_play(ref, model), key="play")
+        ui.plot(trust_charts.trust_play(ref, model), key="play")
     else:
         st.caption("Before playing 6 rounds against a Trustee who returns min($k, 3 × sent), the persona forecasts its send "
                    "per round; MAE = mean |forecast − actual send| over personas, by round and overall (95% CI over personas).")
-        ui.plot(charts.forecast_mae(ref, model), key="mae")
+        ui.plot(trust_charts.forecast_mae(ref, model), key="mae")
         with st.spinner("Simulating chance forecasts…"):
             mae_bands = ((data.chance(ref, "trust").get(model) or {}).get("individual") or {})
         ui.table(pd.DataFrame([{"archetype k": int(k), "MAE ↓": d.get("mae"),

@@ -6,7 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from analysis.methods.mbti import DIMENSIONS, OPTIONS, type_with_role
-from app import charts, data, samples, state, ui
+from app import data, samples, state, ui
+from app.methods.mbti import charts as mbti_charts
+from app.methods.mbti import data as mbti_data
 
 ctx = ui.context()
 ref = ctx.ref
@@ -14,16 +16,16 @@ ui.header("MBTI assessment", "Can a model assess people of a subject group throu
           "rated Correct … Wrong for the subject (\"Men\", \"Doctors\"…); scores per dimension, consistency over "
           "independent testings, robustness to option order and fairness between genders (Rao et al. 2023).")
 
-models = ctx.pick(data.mbti_models(ref))
+models = ctx.pick(mbti_data.mbti_models(ref))
 if not models:
-    ui.empty(f"No MBTI answers in **{ref.name}**" + (" for the models picked in the sidebar." if data.mbti_models(ref) else "."),
+    ui.empty(f"No MBTI answers in **{ref.name}**" + (" for the models picked in the sidebar." if mbti_data.mbti_models(ref) else "."),
              "Run the MBTI method on the **Run** page, or import ChatGPT-MBTI answer CSVs on the **Data** page.")
     st.stop()
 ui.headlines(ref, "mbti", models)
 
 left, right = st.columns(2)
 model = state.selectbox("Model", models, key="model", container=left)
-mdoc = data.mbti_doc(ref)["models"][model]
+mdoc = mbti_data.mbti_doc(ref)["models"][model]
 subjects = list(mdoc["subjects"])
 subject = state.selectbox("Subject", subjects, key="subject", container=right, default="People")
 ui.tiny_model_note([model], data.model_specs(ref))
@@ -70,7 +72,7 @@ st.caption("Score X ∈ [0, 100] per dimension: 50 + 50·Σ(direction × option 
            "(Correct +3 … Wrong −3); bars start at 50 and point to the pole the subject leans to; "
            "whiskers = ±1 SD over testings. Grey band: where a subject's score falls when every answer is random "
            "(same statements, testings and invalid answers) — a bar inside it leans no further than chance.")
-ui.plot(charts.mbti_subject(ref, model, subject), key="dims")
+ui.plot(mbti_charts.mbti_subject(ref, model, subject), key="dims")
 
 with st.expander(f"All {len(subjects)} subjects of this model"):
     table = pd.DataFrame([{"subject": s, "type": type_with_role(d.get("type")), **{k: d["scores"].get(k) for k in DIMENSIONS},
@@ -88,21 +90,21 @@ with st.expander(f"All {len(subjects)} subjects of this model"):
                  column_config={c: st.column_config.NumberColumn(c, format="%.2f")
                                 for c in [*DIMENSIONS, "consistency ↑", "robustness ↑"]})
     if len(subjects) > 1:
-        ui.plot(charts.mbti_subjects(ref, model), key="dims_all")
+        ui.plot(mbti_charts.mbti_subjects(ref, model), key="dims_all")
     fairness = mdoc.get("fairness") or {}
     if fairness:
         pairs = "; ".join(f"{k.replace('|', ' vs ')} = {ui.fmt(v)}" for k, v in fairness.items())
         st.caption(f"Fairness per gender pair: {pairs}")
 
 st.subheader("Answers per statement")
-answers = data.mbti_answers(ref, model)
+answers = mbti_data.mbti_answers(ref, model)
 orders = [o for o in ("permuted", "fixed") if ((answers["subject"] == subject) & (answers["order_mode"] == o)).any()]
 order = state.segmented("Option order", orders, key="order",
                         help="Permuted per question (the paper's unbiased prompts) or fixed Correct … Wrong.")
-dist = data.mbti_distribution(ref, model, subject, order)
+dist = mbti_data.mbti_distribution(ref, model, subject, order)
 st.caption("How often each option was chosen over the testings (the paper's Figure 3); hatched = unparseable replies, "
            "kept and counted, never replaced. Click a bar for that statement's answers.")
-picked = ui.plot(charts.mbti_distribution(ref, model, subject, order), key="dist", select=True)
+picked = ui.plot(mbti_charts.mbti_distribution(ref, model, subject, order), key="dist", select=True)
 found = samples.units(picked, ("statement_id",))
 if found:
     mine = answers[(answers["subject"] == subject) & (answers["order_mode"] == order)]

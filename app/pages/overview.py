@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from app import data, ui
-from app.nav import visible_pages
+from app.methods import views
+from app.nav import pages as all_pages
 
 ctx = ui.context()
 ref = ctx.ref
@@ -21,15 +22,13 @@ if runs.empty:
              "Start a small run on the **Run** page (the embedded model needs no key), import published results on the "
              "**Data** page, or from a shell: `python -m analysis run values --model embedded --limit-personas 2 "
              f"--limit-items 10 --store {ref.path}`.")
-    st.page_link("pages/run.py", label="Start a run", icon=":material/play_circle:")
-    st.page_link("pages/data.py", label="Import results", icon=":material/upload_file:")
+    st.page_link("app/pages/run.py", label="Start a run", icon=":material/play_circle:")
+    st.page_link("app/pages/data.py", label="Import results", icon=":material/upload_file:")
     st.stop()
 
 specs = data.model_specs(ref)
 sizes = data.table_sizes(ref)
-ANSWER_TABLES = ("values_answers", "mbti_answers", "personagym_answers", "personagym_grades", "trust_beliefs",
-                 "trust_transfers", "trust_forecasts", "trust_rounds")
-answers = sum(sizes.get(name, 0) for name in ANSWER_TABLES)
+answers = sum(sizes.get(name, 0) for view in views() for name in view.samples)
 cols = st.columns(5)
 cols[0].metric("Runs", len(runs))
 cols[1].metric("Models", runs["model"].nunique())
@@ -99,7 +98,7 @@ if len(rates):
 
 # -- where to go ----------------------------------------------------------------------------------
 st.subheader("Explore")
-pages = [p for p in visible_pages() if p.url != "overview"]
+pages = [p for p in all_pages() if p.url != "overview"]
 grid = st.columns(3)
 for k, page in enumerate(pages):
     with grid[k % 3].container(border=True):

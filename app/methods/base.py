@@ -1,0 +1,102 @@
+"""What a method shows in the app (its VIEW): its pages, its run form and the sections it adds to the shared pages.
+
+A view is declared in ``app/methods/<m>/__init__.py`` and stays import-light: every hook is a ``Hook``, a
+``"module:function"`` reference imported on its first call, so the navigation is built at start-up without importing
+pandas, plotly or the method's analysis code.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    """One page of the navigation: its script (relative to the repository), title, icon, URL path and section."""
+
+    path: str
+    title: str
+    icon: str
+    url: str
+    section: str
+    blurb: str
+
+
+@dataclass(frozen=True)
+class Hook:
+    """A function named ``"package.module:function"``, imported when first called."""
+
+    target: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        module, _, name = self.target.partition(":")
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+
+@dataclass(frozen=True)
+class SampleTable:
+    """A table of the method's samples on the Data page: its label and the columns offered as filters."""
+
+    label: str
+    filters: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ImportKind:
+    """A file format the Data page imports: ``load(store, paths) -> (ok, lines)`` stores it (one run per file).
+    ``folder_per_file``: every file goes to its own folder named by the user's label (the folder is what the importer
+    reads as the label)."""
+
+    key: str
+    label: str
+    extensions: tuple[str, ...]
+    folder_hint: str
+    load: Callable[[Any, list[Any]], tuple[bool, list[str]]]
+    folder_per_file: bool = False
+    file_name: str | None = None  # the name the importer expects (values: results.json)
+
+
+class Pair(NamedTuple):
+    """The two sides of the Compare page: model ``a`` of store ``ref_a`` and ``b`` of ``ref_b``, with their labels."""
+
+    ref_a: Any
+    a: str
+    ref_b: Any
+    b: str
+    la: str
+    lb: str
+
+
+@dataclass(frozen=True)
+class MethodView:
+    """A method's part of the app (``app.methods.views()`` lists them; shared pages loop over them).
+
+    - ``pages``: its own pages; ``home`` is the URL path of the page that shows its headlines (where a finished run's
+      "Show the results" goes).
+    - ``run_form()`` draws the Run page's options and returns ``build(spec) -> plan | list of plans`` (None while the
+      options are incomplete).
+    - ``leaderboard(ctx)``, ``compare(pair)``: its sections on the Leaderboard and Compare pages (optional; without a
+      leaderboard section the Leaderboard ranks the method's headlines).
+    - ``samples``, ``sample_detail(ref, table, row)``, ``inputs()``, ``imports``: what the Data page offers of it.
+    """
+
+    name: str
+    label: str
+    order: int
+    section: str
+    pages: tuple[PageInfo, ...]
+    run_form: Callable[[], Any]
+    home: str = ""
+    leaderboard: Callable[[Any], None] | None = None
+    compare: Callable[[Any], None] | None = None
+    samples: Mapping[str, SampleTable] = field(default_factory=dict)
+    sample_detail: Callable[[Any, str, Any], None] | None = None
+    inputs: Callable[[], None] | None = None
+    imports: tuple[ImportKind, ...] = ()
+
+    @property
+    def home_url(self) -> str:
+        return self.home or self.pages[0].url

@@ -1,0 +1,16 @@
+"""ChatGPT-MBTI in the app: its page, its Compare section, its run form and inputs."""
+
+from app.methods.base import Hook, ImportKind, MethodView, PageInfo, SampleTable
+
+SECTION = "Other methods"
+VIEW = MethodView(
+    name="mbti", label="MBTI", order=2, section=SECTION,
+    pages=(PageInfo("app/methods/mbti/page.py", "MBTI", ":material/psychology:", "mbti", SECTION,
+                    "Dimension scores, type, consistency / robustness / fairness, answer distributions."),),
+    run_form=Hook("app.methods.mbti.run_form:form"),
+    compare=Hook("app.methods.mbti.compare:section"),
+    samples={"mbti_answers": SampleTable("MBTI answers", ("subject", "order_mode", "testing"))},
+    inputs=Hook("app.methods.mbti.inputs:tabs"),
+    imports=(ImportKind("chatgpt-mbti", "ChatGPT-MBTI answer CSV", ("csv",), "Model name",
+                        Hook("app.methods.mbti.inputs:import_answers")),),
+)

@@ -1,0 +1,31 @@
+"""The MBTI options of the Run page: the same plan builder as ``python -m analysis run mbti``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from analysis.llm.specs import ModelSpec
+from app import state
+
+
+def form() -> Callable[[ModelSpec], Any] | None:
+    from analysis.methods.mbti.method import build_mbti_plan
+    from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS
+
+    subjects = state.multiselect("Subjects", [*DEFAULT_SUBJECTS, "Doctors", "Teachers", "Engineers"], default=["People"],
+                                 key="run_subjects", accept_new_options=True, help="Plural groups; type to add your own.")
+    c = st.columns(4)
+    testings = state.number_input("Testings", 1, 30, 2, key="run_testings", container=c[0],
+                                  help="Independent testings per subject (15 in the paper).")
+    statements = state.number_input("Statements (0 = all 60)", 0, 60, 10, key="run_statements", container=c[1])
+    order = state.selectbox("Option order", ["permuted", "fixed", "both"], key="run_order", container=c[2],
+                            help="'both' gives the robustness score.")
+    mode = state.selectbox("Answer mode", ["text", "logprob"], key="run_mbti_mode", container=c[3])
+    if not subjects:
+        st.warning("Pick at least one subject.")
+        return None
+    return lambda spec: build_mbti_plan(spec, subjects=subjects, testings=int(testings), order=order,
+                           limit_statements=int(statements) or None, answer_mode=mode)

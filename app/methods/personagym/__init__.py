@@ -1,0 +1,15 @@
+"""PersonaGym in the app: its page, its run form and its importer."""
+
+from app.methods.base import Hook, ImportKind, MethodView, PageInfo, SampleTable
+
+SECTION = "Other methods"
+VIEW = MethodView(
+    name="personagym", label="PersonaGym", order=4, section=SECTION,
+    pages=(PageInfo("app/methods/personagym/page.py", "PersonaGym", ":material/theater_comedy:", "personagym", SECTION,
+                    "Task scores and PersonaScore, per-persona questions, answers and grades."),),
+    run_form=Hook("app.methods.personagym.run_form:form"),
+    samples={"personagym_answers": SampleTable("PersonaGym answers", ("persona", "task")),
+             "personagym_grades": SampleTable("PersonaGym grades", ("persona", "task", "evaluator"))},
+    imports=(ImportKind("personagym", "PersonaGym questions / scores JSON", ("json",), "Model name",
+                        Hook("app.methods.personagym.inputs:import_files")),),
+)

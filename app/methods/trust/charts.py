@@ -1,0 +1,43 @@
+"""The trust-game figures built once per store state and selection (``app.charts``' conventions: hashable arguments,
+shared cached objects that callers must not mutate)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from app import data
+from app import figures as shared
+from app.charts import _memo
+from app.methods.trust import data as trust_data
+from app.methods.trust import figures
+from app.stores import StoreRef
+
+@_memo
+def trust_attributes(ref: StoreRef, model: str, strategy: str) -> go.Figure:
+    return figures.trust_attributes(trust_data.trust_doc(ref)["models"][model]["population"][strategy]["attributes"])
+
+@_memo
+def trust_conditioning(ref: StoreRef, model: str) -> go.Figure:
+    conditioning = trust_data.trust_doc(ref)["models"][model]["conditioning"]
+    return figures.trust_conditioning({c: d for c, d in conditioning.items() if d.get("attributes")})
+
+
+@_memo
+def forecast_mae(ref: StoreRef, model: str) -> go.Figure:
+    fig = figures.forecast_mae(trust_data.trust_doc(ref)["models"][model]["individual"]["archetypes"])
+    bands = ((data.chance(ref, "trust").get(model) or {}).get("individual") or {})
+    lower = [(b.get("mae") or {}).get("uniform") for b in bands.values()]
+    lower = [b for b in lower if b and b.get("lo") is not None]
+    # the lowest random-forecast band: an MAE above it is no better than random forecasts for any archetype
+    return shared.chance_band(fig, min(lower, key=lambda b: b["lo"], default=None),
+                               label="random forecasts (95 %)")
+
+
+@_memo
+def trust_behaviour(ref: StoreRef, model: str) -> go.Figure:
+    return figures.trust_behaviour(trust_data.trust_doc(ref)["models"][model].get("behaviour") or {})
+
+
+@_memo
+def trust_play(ref: StoreRef, model: str) -> go.Figure:
+    return figures.trust_play(trust_data.trust_doc(ref)["models"][model].get("play") or {})

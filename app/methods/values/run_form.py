@@ -1,0 +1,77 @@
+"""The Stick to Your Role! options of the Run page: the same plan builder as ``python -m analysis run values``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from analysis.errors import RoleScopeError
+from analysis.llm.specs import ModelSpec
+from app import choose, links, state, ui
+
+
+def population_choice() -> tuple[str, list[int]] | None:
+    """(population source for the plan, ticked persona ids) from the persona chooser; None without a usable source."""
+    from analysis.methods.values.populations import load_population, read_population
+
+    source = choose.persona_source(
+        "run_pop", types=[".json", ".csv"], check=lambda path: read_population(path)[1],
+        bundled_label="Bundled population", path_help="A personas.json list ({name, description, gender}), a CSV with "
+        "columns name, description, gender, a folder holding personas.json, or hf://datasets/<owner>/<name>/<path>.")
+    if source is None:
+        return None
+    population = "default" if source == "bundled" else source
+    try:
+        personas = load_population(population)
+    except RoleScopeError as exc:
+        st.error(ui.plain(exc))
+        return None
+    frame = pd.DataFrame([p.model_dump() for p in personas])
+    with st.expander(f"Browse and tick personas ({len(personas)} in this population)"):
+        ids = choose.persona_picker(frame, key="run_pop", search=("name", "description"), filters=("gender",),
+                                    columns=("name", "gender", "description"))
+    return population, [int(i) for i in ids]
+
+
+def form() -> Callable[[ModelSpec], Any] | None:
+    from analysis.methods.values.contexts import available_contexts
+    from analysis.methods.values.method import build_values_plan
+
+    chosen = population_choice()
+    if chosen is None:
+        return None
+    population, ids = chosen
+    c = st.columns(3)
+    personas = state.number_input("Personas", 1, 200, 2, key="run_personas", container=c[0], disabled=bool(ids),
+                                  help="The first N of the population (ticked personas replace this).")
+    items = state.number_input("Items (0 = all)", 0, 100, 10, key="run_items", container=c[1])
+    messages = state.number_input("Conversation messages", 1, 21, 3, key="run_messages", container=c[2],
+                                  help="Messages generated after the opening: persona, interlocutor, persona... (odd, "
+                                       "the persona speaks last; the leaderboard uses 3). no_conv: none.")
+    c = st.columns([2, 1])
+    contexts = state.multiselect("Contexts", available_contexts(), default=["no_conv"], key="run_contexts", container=c[0],
+                                 help="Stability needs at least two.")
+    extra = state.text_input("More contexts (paths or hub references, comma-separated)", key="run_contexts_more",
+                             container=c[1], help="A .jsonl chunk of conversation openings (one per persona), or "
+                             "hf://datasets/<owner>/<name>/<file>.jsonl",
+                             link_filter=links.comma_paths(available_contexts()))
+    contexts = [*contexts, *(x.strip() for x in extra.split(",") if x.strip())]
+    c = st.columns(3)
+    instrument = state.text_input("Instrument", key="run_instrument", default="pvq", container=c[0],
+                                  help="'pvq' (bundled), a path to a reference data_pvq / data_svs folder, or a hub "
+                                       "reference hf://datasets/<owner>/<name>/<folder>.",
+                                  link_filter=links.one_path(("pvq", "svs")))
+    mode = state.selectbox("Answer mode", ["logprob", "text", "cot"], key="run_mode", container=c[1],
+                           help="logprob: the most probable letter after '('; text: '(X)' in 10 tokens; cot: reasoning "
+                                "then 'Answer: (X)' in up to 2000 tokens, as the leaderboard's configurations.")
+    samples = state.number_input("Samples per item", 1, 10, 1, key="run_samples", container=c[2])
+    if not contexts:
+        st.warning("Pick at least one context.")
+        return None
+    return lambda spec: build_values_plan(spec, population=population, contexts=contexts, instrument=instrument or "pvq",
+                                          persona_ids=ids or None, limit_personas=None if ids else int(personas),
+                                          limit_items=int(items) or None, messages=int(messages), answer_mode=mode,
+                                          samples=int(samples))

@@ -1,0 +1,52 @@
+"""Leaderboard: every method's models ranked. A method with its own board (``MethodView.leaderboard``) draws it; the
+others are ranked by each of their headlines, as their reports hold them (undefined: "—", never ranked)."""
+
+import streamlit as st
+
+from analysis import methods
+from app import data, ui
+from app.methods import views
+
+ctx = ui.context()
+ref = ctx.ref
+ui.header("Leaderboard", "Which model plays personas best, by each method's own measure: the Stick to Your Role! "
+          "Cardinal / Ordinal board, then every other method's headline numbers ranked.")
+
+present = {m.name for m in data.present_methods(ref)}
+shown = [v for v in views() if v.name in present]
+if not shown:
+    ui.empty(f"No results in **{ref.name}** yet.",
+             "Start a run on the **Run** page, or import published results on the **Data** page.")
+    st.stop()
+
+
+def ranked(method: str) -> None:
+    """One table per method: models × headlines, ranked by the first headline (higher or lower is better as the
+    headline declares); an undefined headline gets "—" and no rank, with its reason."""
+    long = data.headlines(ref)
+    long = long[(long["method"] == method) & long["model"].isin(ctx.models)]
+    if long.empty:
+        ui.empty("None of the models picked in the sidebar has results of this method.")
+        return
+    first = methods.get(method).headlines[0]
+    table = long.pivot(index="model", columns="label", values="value").reindex(
+        columns=list(dict.fromkeys(long["label"]))).reset_index()
+    table = table.sort_values(first.label, ascending=not first.higher_is_better, na_position="last", kind="stable")
+    defined = int(table[first.label].notna().sum())
+    table.insert(0, "#", [str(k) for k in range(1, defined + 1)] + ["—"] * (len(table) - defined))
+    ui.table(table, hide_index=True, width="stretch",
+             column_config={h.label: st.column_config.NumberColumn(h.label, format="%.3f")
+                            for h in methods.get(method).headlines})
+    undefined = long[long["value"].isna()]
+    if len(undefined):
+        st.caption("— = undefined: " + "; ".join(f"{r.model} · {r.label}: {r.reason}" for r in undefined.itertuples()))
+
+
+for view in shown:
+    if view.leaderboard is not None:
+        view.leaderboard(ctx)
+        continue
+    st.subheader(methods.get(view.name).title)
+    st.caption(f"Ranked by {methods.get(view.name).headlines[0].label}. See the method's page for its chance bands "
+               "and reliability.")
+    ranked(view.name)
