@@ -144,8 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--svs", metavar="PATH", help="an SVS instrument (data_svs folder or hf:// path): adds no_conv on "
                                                     "the SVS procedure per configuration (needs --store)")
 
-    board = sub.add_parser("leaderboard", help="the values leaderboard over every model in the store")
+    board = sub.add_parser("leaderboard", help="a method's leaderboard over every model in the store (default: the first "
+                                               "method that has one, Stick to Your Role!)")
     _add_store(board)
+    board.add_argument("--method", default=None, help="the method whose leaderboard to print")
     board.add_argument("--json", action="store_true", help="one JSON document on stdout")
     return parser
 
@@ -275,15 +277,17 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
+    from analysis import methods
     from analysis.runs.store import Store
 
     if not args.store.exists():
         raise InputError(f"store {args.store}: file not found")
     from analysis.runs import comparable
 
+    families = [f for m in methods.all_methods() for f in m.families]
     with Store(args.store, read_only=True) as store:
         df = store.runs()
-        df.insert(3, "config", df["run_id"].map(comparable.configuration_of(comparable.store_runs(store))))
+        df.insert(3, "config", df["run_id"].map(comparable.configuration_of(comparable.store_runs(store), families)))
     if args.json:
         print(df.to_json(orient="records"))
     else:  # one line per run, whatever names a store holds (written before names were checked, or by other tools)
@@ -369,17 +373,21 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    from analysis.methods.values.metrics import values_leaderboard, values_metrics
+    from analysis import methods
 
+    boards = [m for m in methods.all_methods() if m.leaderboard is not None and args.method in (None, m.name)]
+    if not boards:
+        have = ", ".join(m.name for m in methods.all_methods() if m.leaderboard is not None)
+        raise InputError(f"leaderboard --method {args.method}: that method has no leaderboard (methods with one: {have})")
     with _read_store(args.store) as store:
-        board = values_leaderboard(values_metrics(store))
+        board = boards[0].leaderboard(store)
     if args.json:
         print(json.dumps(board, allow_nan=False))
         return 0
     import pandas as pd
 
     rows = pd.DataFrame(board["rows"])
-    print(rows.to_string(index=False) if len(rows) else "no values results in this store")
+    print(rows.to_string(index=False) if len(rows) else f"no {boards[0].name} results in this store")
     print(f"diversity (1 - Kendall's W): {board['diversity']}; sensitivity: {board['sensitivity']}")
     return 0
 

@@ -38,11 +38,11 @@ def _configs(ref: StoreRef) -> str:
 @st.cache_data(**CACHE)
 def configurations(ref: StoreRef) -> dict[str, dict[str, dict[str, list[Any]]]]:
     """method -> family -> model -> its configurations (``analysis.runs.comparable``), newest first."""
+    from analysis import methods
     from analysis.runs import comparable
 
     frame = comparable.store_runs(_store(ref))
-    return {method: {family: comparable.configurations(frame, method, family) for family in families}
-            for method, families in comparable.FAMILIES.items()}
+    return {m.name: {f.name: comparable.configurations(frame, f) for f in m.families} for m in methods.all_methods()}
 
 
 # -- runs and tables ------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from pathlib import Path
 
-from analysis.methods.values.sources import DATA_DIR, HF_PREFIX
+from analysis.sources import DATA_DIR, HF_PREFIX
 from app import stores
 
 WARNING = ("path from the link not opened: only uploads and bundled data can be named in a link; "

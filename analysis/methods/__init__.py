@@ -44,6 +44,12 @@ def all_methods() -> list[Method]:
     return sorted((get(n) for n in names()), key=lambda m: (m.order, m.name))
 
 
+def family(method: str, name: str | None = None) -> Any:
+    """The comparability family ``name`` of ``method`` (``analysis.runs.comparable.Family``; default its first)."""
+    families = get(method).families
+    return next(f for f in families if name in (None, f.name))
+
+
 def create_run(store: Store, method: str, spec: ModelSpec, plan: dict[str, Any], run_id: str | None = None) -> str:
     """``analysis.runs.runner.create_run`` with the method looked up by name."""
     from analysis.runs.runner import create_run as create

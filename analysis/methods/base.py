@@ -115,6 +115,15 @@ class Side:
 
 
 @dataclass(frozen=True)
+class Published:
+    """A method's figures published for real models (``analysis.published``): the bundled ``file`` under ``data/``
+    and ``rows(document)``, its long rows (model, metric, value, better, source)."""
+
+    file: str
+    rows: Callable[[Mapping[str, Any]], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
 class Method:
     """Everything shared code knows of a method. Each field is the method's own function; see a method's
     ``method.py`` for its formulas and sources."""
@@ -147,6 +156,12 @@ class Method:
     #: same units (Compare shows each headline as the reports hold it and takes the CI that estimates it).
     compare: Callable[..., list[Difference]]
     headlines: tuple[Headline, ...] = field(default=())
+    #: The parts of the method its metrics read as one design, with the plan fields that pool
+    #: (``analysis.runs.comparable.Family``); the configuration picker and ``runs`` list them.
+    families: tuple[Any, ...] = ()
+    published: Published | None = None
+    #: store -> the method's leaderboard document over every model of the store (``python -m analysis leaderboard``).
+    leaderboard: Callable[[Any], dict[str, Any]] | None = None
     #: Kinds of published result files the method imports (``python -m analysis import KIND``), and the import:
     #: (kind, paths, store path, --json) -> exit code, one line per file or run on stderr.
     importers: tuple[str, ...] = ()

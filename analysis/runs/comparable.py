@@ -5,20 +5,17 @@ A run's **comparability signature** is its method plus every plan field that cha
 rounds, ...). Two runs may be pooled for a metric only when their signatures are equal; a metric is
 computed per signature (a *configuration*) and never mixes two.
 
-The signature is the plan minus two kinds of fields, listed per method and *family* (a family is the
-part of a method a metric reads: trust has a population and an individual family):
+The signature is the plan minus two kinds of fields. Each method declares its *families* (``Family``: the
+part of a method a metric reads, e.g. one per trust level) and their coverage fields in its own folder:
 
 - execution fields, which change how a run was carried out but not its answers (``prefix_reuse``,
   retry counts);
-- coverage fields, which say which *cells* of one design a run filled in (the values contexts, the
-  MBTI subjects, orders and testing count, the trust attributes, strategies and arms, the PersonaGym
-  personas). Runs differing only there fill different cells of the same design, so they pool; where
-  two runs fill the same cell, the latest run's rows count (``latest_rows``). The runs of one values campaign
-  (plan field ``campaign``, e.g. the leaderboard's PVQ and SVS runs) also differ in instrument by design: for
-  them the instrument is a coverage field (context x instrument is the cell).
+- coverage fields, which say which *cells* of one design a run filled in (contexts, subjects, testings,
+  personas ...). Runs differing only there fill different cells of the same design, so they pool; where
+  two runs fill the same cell, the latest run's rows count (``latest_rows``).
 
 Everything else belongs to the signature, so a plan field added later splits configurations until it
-is declared harmless here: the safe default. Imported published files pool by (method, source), as
+is declared harmless by its method: the safe default. Imported published files pool by (method, source), as
 one published campaign of one model. Model identity is not in the signature: equal configuration ids
 across models mean the same design, so their numbers are comparable.
 
@@ -30,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,37 +38,35 @@ from analysis.errors import InputError
 #: Fields that never change what is measured, in any method.
 EXECUTION_FIELDS = frozenset({"prefix_reuse", "max_retries", "concurrency"})
 
-#: (method, family) -> plan fields that say which cells of a design a run covers.
-COVERAGE_FIELDS: dict[tuple[str, str], frozenset[str]] = {
-    ("values", "values"): frozenset({"contexts", "population"}),
-    ("mbti", "mbti"): frozenset({"subjects", "orders", "testings"}),
-    # trust: also the fields of the other level, which its runs carry but never use (forecasts are individual,
-    # the population answer form is population)
-    ("trust", "population"): frozenset({"level", "attributes", "strategies", "conditioning", "archetypes", "rounds",
-                                         "play_knows_archetype", "forecast"}),
-    ("trust", "individual"): frozenset({"level", "attributes", "strategies", "conditioning", "condition_on", "archetypes",
-                                         "answer"}),
-    ("personagym", "personagym"): frozenset({"personas"}),
-}
+def _always(plan: Mapping[str, Any]) -> bool:
+    return True
 
-#: Families of each method; a run belongs to a family when ``_in_family`` says so.
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "values": ("values",), "mbti": ("mbti",), "trust": ("population", "individual"), "personagym": ("personagym",),
-}
+
+def _nothing(plan: Mapping[str, Any]) -> frozenset[str]:
+    return frozenset()
+
+
+@dataclass(frozen=True)
+class Family:
+    """A part of a method that its metrics read as one design, declared by the method (``Method.families``).
+
+    - ``coverage``: plan fields that say which cells of the design a run covers (they pool);
+    - ``includes(plan)``: whether a run of the method belongs to this family (default: every run);
+    - ``more_coverage(plan)``: fields that are coverage for this plan only (a campaign's instruments).
+    """
+
+    method: str
+    name: str
+    coverage: frozenset[str] = frozenset()
+    includes: Callable[[Mapping[str, Any]], bool] = _always
+    more_coverage: Callable[[Mapping[str, Any]], frozenset[str]] = _nothing
+
 
 #: A choice of configuration: ids (or unique prefixes) for every model that has them, or a mapping model -> id.
 Chosen = str | Iterable[str] | Mapping[str, str | Iterable[str]] | None
 
 #: Plan values longer than this (as JSON) are shown in signatures as a digest, not verbatim.
 _VERBATIM_CHARS = 120
-
-
-def _in_family(method: str, family: str, plan: Mapping[str, Any]) -> bool:
-    if method == "trust" and not plan.get("imported"):
-        return plan.get("level", "population") == family
-    if method == "personagym":  # imported PersonaGym files are questions or published scores, never graded answers
-        return not plan.get("imported")
-    return True
 
 
 def _canonical(value: Any) -> str:
@@ -87,22 +82,18 @@ def _shown(value: Any) -> Any:
     return f"sha256:{hashlib.sha256(text.encode()).hexdigest()[:12]}{size}"
 
 
-def signature(method: str, plan: Mapping[str, Any], family: str | None = None,
-              model_spec: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The comparability signature of a run of ``method`` with ``plan`` (for ``family``; default the method's first).
+def signature(family: Family, plan: Mapping[str, Any], model_spec: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The comparability signature of a run of ``family``'s method with ``plan``.
 
     Imported runs: ``{"method", "imported": True, "source"}``. Native runs: the plan minus execution and coverage
     fields, long values replaced by digests (``_shown``), plus the generation params the model spec adds to every
     request (``model_params``; a model named alike but decoded otherwise is another configuration).
     """
-    family = family or FAMILIES.get(method, (method,))[0]
     if plan.get("imported"):
-        return {"method": method, "imported": True, "source": plan.get("source")}
-    skip = EXECUTION_FIELDS | COVERAGE_FIELDS.get((method, family), frozenset())
-    if method == "values" and plan.get("campaign"):
-        skip |= {"instrument"}  # a campaign's runs cover its design's instruments (PVQ contexts, SVS no_conv)
+        return {"method": family.method, "imported": True, "source": plan.get("source")}
+    skip = EXECUTION_FIELDS | family.coverage | family.more_coverage(plan)
     out = {k: _shown(v) for k, v in sorted(plan.items()) if k not in skip}
-    out["method"] = method
+    out["method"] = family.method
     if model_spec is not None:
         out["model_params"] = _shown(model_spec.get("params") or {})
     return out
@@ -131,42 +122,40 @@ class Configuration:
         return {k: self.signature.get(k) for k in keys if self.signature.get(k) != other.signature.get(k)}
 
 
-def configurations(runs: pd.DataFrame, method: str, family: str | None = None) -> dict[str, list[Configuration]]:
-    """Per model, its configurations of ``method``/``family``, newest first.
+def configurations(runs: pd.DataFrame, family: Family) -> dict[str, list[Configuration]]:
+    """Per model, its configurations of ``family``, newest first.
 
     ``runs`` has columns run_id, method, model, plan (dict or JSON text), created_at and optionally model_spec (one
     row per run, as in the store's ``runs`` table).
     """
-    family = family or FAMILIES.get(method, (method,))[0]
     groups: dict[tuple[str, str], list[tuple[float, str]]] = {}
     sigs: dict[str, dict[str, Any]] = {}
-    for row in runs[runs["method"] == method].itertuples(index=False):
+    for row in runs[runs["method"] == family.method].itertuples(index=False):
         plan = json.loads(row.plan) if isinstance(row.plan, str) else dict(row.plan)
-        if not _in_family(method, family, plan):
+        if not family.includes(plan):
             continue
         spec = getattr(row, "model_spec", None)
         spec = json.loads(spec) if isinstance(spec, str) else spec
-        sig = signature(method, plan, family, spec)
+        sig = signature(family, plan, spec)
         key = signature_id(sig)
         sigs[key] = sig
         groups.setdefault((str(row.model), key), []).append((float(row.created_at), str(row.run_id)))
     out: dict[str, list[Configuration]] = {}
     for (model, key), members in groups.items():
         members.sort()
-        out.setdefault(model, []).append(Configuration(key, method, family, model, tuple(r for _, r in members),
+        out.setdefault(model, []).append(Configuration(key, family.method, family.name, model, tuple(r for _, r in members),
                                                        members[-1][0], sigs[key]))
     for configs in out.values():
         configs.sort(key=lambda c: (c.latest, c.id), reverse=True)
     return out
 
 
-def configuration_of(runs: pd.DataFrame) -> dict[str, str]:
+def configuration_of(runs: pd.DataFrame, families: Iterable[Family]) -> dict[str, str]:
     """run_id -> the id of the configuration it belongs to (for listings such as ``python -m analysis runs``)."""
     out: dict[str, str] = {}
-    for method, families in FAMILIES.items():
-        for family in families:
-            for configs in configurations(runs, method, family).values():
-                out.update({r: c.id for c in configs for r in c.run_ids})
+    for family in families:
+        for configs in configurations(runs, family).values():
+            out.update({r: c.id for c in configs for r in c.run_ids})
     return out
 
 
@@ -244,19 +233,18 @@ class Selection:
         return {"configuration": used.id, "configurations": describe(self.found[model], used)}
 
 
-def select(store: Any, method: str, family: str | None = None, *, model: str | None = None,
-           config: Chosen = None, strict: bool = True) -> Selection:
-    """Every model's configurations of ``method``/``family`` in ``store`` and the one its metrics use: the latest, or
+def select(store: Any, family: Family, *, model: str | None = None, config: Chosen = None,
+           strict: bool = True) -> Selection:
+    """Every model's configurations of ``family`` in ``store`` and the one its metrics use: the latest, or
     the one named in ``config``: ids or unique prefixes for every model that has them, or a mapping model -> ids (with
     ``strict``, an id no model has is an InputError)."""
-    family = family or FAMILIES.get(method, (method,))[0]
     runs = store_runs(store)
-    found = configurations(runs, method, family)
+    found = configurations(runs, family)
     if model is not None:
         found = {m: c for m, c in found.items() if m == model}
     per_model = isinstance(config, Mapping)
     if strict:
-        check_chosen([c for cs in found.values() for c in cs], config, method)
+        check_chosen([c for cs in found.values() for c in cs], config, family.method)
     used = {m: choose(cs, config.get(m) if per_model else config) for m, cs in found.items()}
     order = {str(r): float(t) for r, t in zip(runs["run_id"], runs["created_at"])}
-    return Selection(family, used, found, order)
+    return Selection(family.name, used, found, order)

@@ -16,6 +16,7 @@ from analysis.methods.mbti.session import ANSWERS as MBTI_ANSWERS
 from analysis.methods.personagym import TASKS
 from analysis.methods.personagym.tables import ANSWERS as PG_ANSWERS
 from analysis.methods.personagym.tables import GRADES
+from analysis.methods import family
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.methods.trust.tables import BELIEFS, ROUNDS, TRANSFERS
@@ -28,38 +29,38 @@ from analysis.methods.values.questionnaire import ANSWERS as VALUES_ANSWERS
 def test_signature_keeps_what_is_measured_and_drops_execution_and_coverage() -> None:
     plan = {"method": "values", "answer_mode": "text", "params": {"temperature": 0.7}, "prefix_reuse": True,
             "contexts": [{"label": "no_conv"}], "personas": [{"id": i, "description": "x" * 40} for i in range(5)]}
-    sig = comparable.signature("values", plan)
+    sig = comparable.signature(family("values"), plan)
     assert set(sig) == {"method", "answer_mode", "params", "personas"}  # contexts: coverage; prefix_reuse: execution
     assert sig["params"] == {"temperature": 0.7}  # short values verbatim
     assert sig["personas"].startswith("sha256:") and sig["personas"].endswith(", 5 entries")  # long ones as a digest
-    same = comparable.signature("values", plan | {"prefix_reuse": False, "contexts": [{"label": "chess"}]})
+    same = comparable.signature(family("values"), plan | {"prefix_reuse": False, "contexts": [{"label": "chess"}]})
     assert comparable.signature_id(same) == comparable.signature_id(sig)
-    other = comparable.signature("values", plan | {"params": {"temperature": 0.0}})
+    other = comparable.signature(family("values"), plan | {"params": {"temperature": 0.0}})
     assert comparable.signature_id(other) != comparable.signature_id(sig)
-    new_field = comparable.signature("values", plan | {"persona_prompt": "rich"})  # unknown fields split: the safe default
+    new_field = comparable.signature(family("values"), plan | {"persona_prompt": "rich"})  # unknown fields split: the safe default
     assert comparable.signature_id(new_field) != comparable.signature_id(sig)
 
 
 def test_imported_runs_pool_by_source_and_trust_levels_are_families() -> None:
     a = {"method": "mbti", "imported": True, "source": "chatgpt-mbti", "path": "/x/a.csv", "subjects": ["Men"]}
     b = a | {"path": "/x/b.csv", "subjects": ["Doctors"]}
-    assert comparable.signature("mbti", a) == comparable.signature("mbti", b) == {
+    assert comparable.signature(family("mbti"), a) == comparable.signature(family("mbti"), b) == {
         "method": "mbti", "imported": True, "source": "chatgpt-mbti"}
     runs = pd.DataFrame([
         {"run_id": "p", "method": "trust", "model": "m", "plan": json.dumps({"level": "population", "endowment": 10}), "created_at": 1},
         {"run_id": "i", "method": "trust", "model": "m", "plan": json.dumps({"level": "individual", "endowment": 10}), "created_at": 2},
     ])
-    assert [c.run_ids for c in comparable.configurations(runs, "trust", "population")["m"]] == [("p",)]
-    assert [c.run_ids for c in comparable.configurations(runs, "trust", "individual")["m"]] == [("i",)]
+    assert [c.run_ids for c in comparable.configurations(runs, family("trust", "population"))["m"]] == [("p",)]
+    assert [c.run_ids for c in comparable.configurations(runs, family("trust", "individual"))["m"]] == [("i",)]
 
 
 def test_trust_fields_of_the_other_level_do_not_split_a_level() -> None:
     """forecast is read only at the individual level and answer only at the population level (``analysis.methods.trust``)."""
     base = {"level": "population", "endowment": 10, "forecast": "per_round", "answer": "reasoned"}
-    pop = [comparable.signature_id(comparable.signature("trust", base | f, "population"))
+    pop = [comparable.signature_id(comparable.signature(family("trust", "population"), base | f))
            for f in ({}, {"forecast": "upfront"}, {"answer": "numeric"})]
     assert pop[0] == pop[1] != pop[2]
-    ind = [comparable.signature_id(comparable.signature("trust", base | {"level": "individual"} | f, "individual"))
+    ind = [comparable.signature_id(comparable.signature(family("trust", "individual"), base | {"level": "individual"} | f))
            for f in ({}, {"answer": "numeric"}, {"forecast": "upfront"})]
     assert ind[0] == ind[1] != ind[2]
 
@@ -70,7 +71,7 @@ def test_latest_rows_keeps_whole_runs_per_cell_and_choose_prefers_latest() -> No
     assert kept["x"].tolist() == [3, 4]
     runs = pd.DataFrame([{"run_id": r, "method": "mbti", "model": "m", "plan": json.dumps({"seed": s}), "created_at": t}
                          for r, s, t in (("r1", 0, 1.0), ("r2", 1, 2.0), ("r3", 0, 3.0))])
-    configs = comparable.configurations(runs, "mbti")["m"]
+    configs = comparable.configurations(runs, family("mbti"))["m"]
     assert [c.run_ids for c in configs] == [("r1", "r3"), ("r2",)]  # newest first; r1 and r3 share a signature
     assert comparable.choose(configs).run_ids == ("r1", "r3")
     assert comparable.choose(configs, configs[1].id[:6]).run_ids == ("r2",)
@@ -209,11 +210,11 @@ def test_model_spec_params_split_configurations() -> None:
     row = {"method": "mbti", "model": "m", "plan": json.dumps({"seed": 0})}
     runs = pd.DataFrame([row | {"run_id": "cold", "created_at": 1, "model_spec": json.dumps({"params": {"temperature": 0}})},
                          row | {"run_id": "warm", "created_at": 2, "model_spec": json.dumps({"params": {"temperature": 1}})}])
-    configs = comparable.configurations(runs, "mbti")["m"]
+    configs = comparable.configurations(runs, family("mbti"))["m"]
     assert [c.run_ids for c in configs] == [("warm",), ("cold",)]
     assert configs[1].differs_from(configs[0]) == {"model_params": {"temperature": 0}}
     imported = {"imported": True, "source": "x"}
-    assert comparable.signature("mbti", imported, model_spec={"params": {"t": 1}}) == comparable.signature("mbti", imported)
+    assert comparable.signature(family("mbti"), imported, model_spec={"params": {"t": 1}}) == comparable.signature(family("mbti"), imported)
 
 
 def test_runs_listing_names_each_runs_configuration(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -15,6 +15,7 @@ from analysis.methods.mbti.statements import load_statements
 from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS, background_subjects, subject_from
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
+from analysis.methods.mbti.families import FAMILY
 
 OrderChoice = Literal["permuted", "fixed", "both"]
 # The embedded model serves a 4096-token context: a whole 60-statement conversation does not fit.
@@ -143,6 +144,7 @@ METHOD = Method(
     help="MBTI assessment of subjects (ChatGPT-MBTI)", add_arguments=_add_arguments, plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
+    families=(FAMILY,),
     importers=("chatgpt-mbti",), run_import=_import,
     headlines=(Headline("mbti_consistency", "MBTI: consistency ↑", paired="Consistency, mean over",
                         null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),

@@ -27,6 +27,7 @@ from analysis.methods.mbti import chance as mbti_chance
 from analysis.methods.mbti.metrics import model_metrics
 from analysis.methods.mbti.scoring import scores_by_testing
 from analysis.methods.mbti.session import ANSWERS
+from analysis.methods.mbti.families import FAMILY
 from analysis.runs import comparable
 from analysis.runs.store import Store
 
@@ -35,7 +36,7 @@ def selected_answers(store: Store, model: str | None = None, config: comparable.
                      selection: comparable.Selection | None = None) -> pd.DataFrame:
     """``mbti_answers`` of each model's chosen configuration (``analysis.runs.comparable``: same statements, answer
     mode, decoding, history, seed ...), keeping within it the latest run of each subject × order × testing."""
-    selection = selection or comparable.select(store, "mbti", model=model, config=config)
+    selection = selection or comparable.select(store, FAMILY, model=model, config=config)
     answers = store.table(ANSWERS.name, run_ids=selection.run_ids())
     return comparable.latest_rows(answers, ["model", "subject", "order_mode", "testing"], selection.order)
 
@@ -45,7 +46,7 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
     """The ``metrics mbti --json`` document for every model in the store (or only ``model``), each on one
     configuration (``configuration``: its id; ``configurations``: every one found, see ``analysis.runs.comparable``),
     with its ``reliability`` and, when ``chance`` > 0, its null bands (``analysis.methods.mbti.chance``)."""
-    selection = comparable.select(store, "mbti", model=model, config=config)
+    selection = comparable.select(store, FAMILY, model=model, config=config)
     answers = selected_answers(store, selection=selection)
     if model is not None and answers.empty:
         raise InputError(f"no MBTI answers for model '{model}' in {store.path}")

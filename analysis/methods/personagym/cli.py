@@ -62,6 +62,7 @@ from analysis.methods.personagym.metrics import (
     task_spread,
 )
 from analysis.methods.personagym.tables import ANSWERS, GRADES, PUBLISHED, QUESTIONS
+from analysis.methods.personagym.families import FAMILY
 from analysis.runs import comparable
 from analysis.runs.store import Store
 
@@ -270,7 +271,7 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
     Each model's grades and answers come from one configuration (``analysis.runs.comparable``: same environments,
     generator, evaluators, rubrics, decoding ...; the latest unless ``config`` names another), the latest run per
     persona within it; ``configuration`` / ``configurations`` say which. Published scores are listed apart."""
-    selection = comparable.select(store, "personagym", model=model, config=config)
+    selection = comparable.select(store, FAMILY, model=model, config=config)
     run_ids = selection.run_ids()
     cell = ["model", "persona_id"]
     grades = comparable.latest_rows(store.table(GRADES.name, run_ids=run_ids), cell, selection.order)

@@ -12,6 +12,8 @@ from analysis.methods.personagym.data import load_environments, load_personas, l
 from analysis.methods.personagym.session import AGENT_PARAMS, REFERENCE_MAX_TOKENS, PersonaGymPlan, PersonaGymSession
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
+from analysis.methods.personagym.families import FAMILY
+from analysis.methods.personagym.published import PUBLISHED
 
 
 def _spec(value: str | ModelSpec, what: str) -> ModelSpec:
@@ -194,6 +196,8 @@ METHOD = Method(
     help="PersonaGym: environments, questions, rubric grading, PersonaScore", add_arguments=_add_arguments, plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
+    families=(FAMILY,),
+    published=PUBLISHED,
     importers=("personagym",), run_import=_import,
     headlines=(Headline("personagym_score", "PersonaGym: PersonaScore ↑", paired="PersonaScore",
                         null=lambda band, entry: (band.get("metrics") or {}).get("persona_score")),),

@@ -52,6 +52,7 @@ from analysis.cli_types import csv_list, non_negative_float, positive_int
 from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
+from analysis.methods.trust.families import INDIVIDUAL, POPULATION
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.stats import json_number
@@ -376,8 +377,8 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
     persona bank, personas, decoding, endowment, rounds ...; the latest unless ``config`` names another); within it
     the latest run of each cell counts. The endowment ablation adds the configurations that differ in the endowment
     alone. ``configuration`` / ``configurations`` say, per level, which was used and what else was found."""
-    pop = comparable.select(store, "trust", "population", model=model, config=config, strict=False)
-    ind = comparable.select(store, "trust", "individual", model=model, config=config, strict=False)
+    pop = comparable.select(store, POPULATION, model=model, config=config, strict=False)
+    ind = comparable.select(store, INDIVIDUAL, model=model, config=config, strict=False)
     comparable.check_chosen([c for sel in (pop, ind) for cs in sel.found.values() for c in cs], config, "trust")
     order = pop.order
     cells = {BELIEFS.name: ["strategy", "attribute", "endowment"], TRANSFERS.name: ["persona_id", "conditioning", "endowment"],

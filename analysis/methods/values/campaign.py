@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
-from analysis.methods.values.sources import is_hub_path
+from analysis.sources import is_hub_path
 
 if TYPE_CHECKING:  # the plan types import the LLM client, which the leaderboard page (off_protocol) does not need
     from analysis.methods.values.questionnaire import ValuesAnswerMode, ValuesPlan

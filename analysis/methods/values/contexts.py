@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, field_validator
 from analysis.errors import InputError
 from analysis.importers.files import parse_json, read_text
 from analysis.methods.values.populations import Persona
-from analysis.methods.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
+from analysis.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
 
 CONTEXT_DIR = DATA_DIR / "values/contexts"
 SHARED_OPENINGS = DATA_DIR / "values/contexts.json"

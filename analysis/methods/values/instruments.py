@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from analysis.errors import InputError
 from analysis.importers.files import csv_rows, load_json, read_text
 from analysis.methods.values import VALUES
-from analysis.methods.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
+from analysis.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
 
 BUNDLED = {"pvq": DATA_DIR / "values/instruments/pvq_rs.json"}
 PVQ_SCORES = (1, 2, 3, 4, 5, 6)

@@ -16,6 +16,8 @@ from analysis.methods.values.contexts import Context, load_context
 from analysis.methods.values.instruments import load_instrument
 from analysis.methods.values.populations import Persona, load_population
 from analysis.methods.values.questionnaire import Structure, ValuesAnswerMode, ValuesPlan, ValuesSession, derangement
+from analysis.methods.values.families import FAMILY
+from analysis.methods.values.published import PUBLISHED
 
 
 def build_values_plan(
@@ -198,6 +200,12 @@ def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
     return import_command(kind, paths, store_path, as_json)
 
 
+def _leaderboard(store: Store) -> dict[str, Any]:
+    from analysis.methods.values.metrics import values_leaderboard, values_metrics
+
+    return values_leaderboard(values_metrics(store))
+
+
 METHOD = Method(
     name="values", title="Values (Stick to Your Role!)", label="Values", order=1,
     tables=("values_answers",),
@@ -206,6 +214,9 @@ METHOD = Method(
     help="value questionnaires (Stick to Your Role!)", add_arguments=_add_arguments, plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
+    families=(FAMILY,),
+    published=PUBLISHED,
+    leaderboard=_leaderboard,
     importers=("value-stability",), run_import=_import,
     headlines=(Headline("values_cardinal", "Values: Cardinal score ↑", paired="Cardinal score"),
                Headline("values_rank_order", "Values: rank-order stability ↑", paired="Rank-order stability",

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.methods.base import counts, frame_doc, number
+from analysis.methods.values.families import FAMILY
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.methods.values import cfa, leaderboard, stability, structure
@@ -33,7 +34,7 @@ def latest_answers(store: Store, model: str | None = None, config: comparable.Ch
     """values_answers of each model's chosen configuration (``analysis.runs.comparable``: the latest unless ``config``
     names another), keeping within it the newest run of each context × instrument (a re-run replaces, it does not
     pool). Runs of another configuration (other population, instrument, answer mode, params ...) never mix in."""
-    selection = selection or comparable.select(store, "values", model=model, config=config)
+    selection = selection or comparable.select(store, FAMILY, model=model, config=config)
     answers = store.table("values_answers", run_ids=selection.run_ids())
     if answers.empty:
         return answers
@@ -148,7 +149,7 @@ def values_metrics(store: Store, model: str | None = None, config: comparable.Ch
     """``{"models": {NAME: model_metrics | {"configuration", "configurations"}}}`` for every model in the store (or
     one), each on one configuration (``latest_answers``). ``chance`` > 0 adds each model's ``"chance"`` document
     (``analysis.methods.values.chance.model_chance`` with that many simulations; draws cached in a writable store)."""
-    selection = comparable.select(store, "values", model=model, config=config)
+    selection = comparable.select(store, FAMILY, model=model, config=config)
     answers = latest_answers(store, selection=selection)
     models = {}
     for name, group in (answers.groupby("model", sort=True) if len(answers) else []):

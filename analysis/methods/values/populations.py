@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError, ValidationInfo, field_validator
 
 from analysis.errors import InputError
 from analysis.importers.files import load_json, read_csv_rows
-from analysis.methods.values.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
+from analysis.sources import DATA_DIR, existing_path, hub_file, is_hub_path, split_hub_path
 
 BUNDLED = {"default": DATA_DIR / "values/personas.json"}
 _GENDERS = {"f": "female", "female": "female", "w": "female", "m": "male", "male": "male"}

@@ -13,6 +13,7 @@ import pytest
 
 from analysis.errors import InputError
 from analysis.llm.specs import parse_model_spec
+from analysis.methods.values.families import FAMILY
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.methods.values.campaign import leaderboard_campaign, off_protocol, reference_openings
@@ -77,7 +78,7 @@ def test_campaign_runs_pool_and_ordinary_runs_do_not() -> None:
         frame = pd.DataFrame([{"run_id": r, "method": "values", "model": "m", "created_at": float(i),
                                "plan": {**plan, **({"campaign": campaign} if campaign else {})}}
                               for i, (r, plan) in enumerate(runs)])
-        assert len(comparable.configurations(frame, "values")["m"]) == n_configs
+        assert len(comparable.configurations(frame, FAMILY)["m"]) == n_configs
 
 
 def test_off_protocol_says_why() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from analysis.errors import InputError
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = REPO_ROOT / "data"
 HF_PREFIX = "hf://datasets/"
 
