@@ -4,7 +4,9 @@ Each method runs its small plan (``tests/methods/<m>/__init__.py``: ``CONTRACT_R
 stub server, once answering and once with every reply a word no reader can use (every answer invalid). Then:
 - the plan makes calls and survives a JSON round trip;
 - the report's keys and types (every headline a value or None with a reason; counts within their n);
-- each headline is the same number in ``metrics --json``, on the Overview, on the method's page and on Compare;
+- the default plan (no method option) makes calls; every method has a view whose pages exist;
+- each headline is the same number in ``metrics --json``, on the Overview, on the method's page, on Compare and (for
+  a method without its own board) on the Leaderboard;
 - an undefined headline is None with its reason, and "—" on those pages;
 - chance has one entry per model;
 - every page renders on the one-model store and on the all-invalid store.
@@ -89,6 +91,33 @@ def test_the_plan_makes_calls_and_survives_json(stores: dict[str, Path], name: s
     assert n > 0 and method.n_calls(json.loads(json.dumps(run["plan"]))) == n == run["n_units"]
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_the_default_plan_makes_calls(name: str) -> None:
+    """``run METHOD`` with no method option: the published protocol's plan, which makes calls and counts them the same
+    after a JSON round trip."""
+    from analysis.__main__ import build_parser
+    from analysis.llm.specs import parse_model_spec
+
+    method = methods.get(name)
+    plans = method.plans(build_parser().parse_args(["run", name, "--model", "embedded"]), parse_model_spec("embedded"))
+    assert plans
+    for _, plan in plans:
+        n = method.n_calls(plan)
+        assert n > 0 and method.n_calls(json.loads(json.dumps(plan))) == n
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_method_has_a_view_with_pages(name: str) -> None:
+    """The app's registry finds a view for every method; its pages exist and its home is a page of the navigation."""
+    from app.methods import view, views
+    from app.nav import REPO_ROOT, pages
+
+    assert sorted(v.name for v in views()) == sorted(NAMES)
+    mine = view(name)
+    assert all((REPO_ROOT / p.path).is_file() for p in mine.pages)
+    assert mine.home_url in {p.url for p in pages()}
+
+
 @pytest.mark.parametrize("kind", ["answered", "invalid"])
 @pytest.mark.parametrize("name", NAMES)
 def test_the_report_keys_and_types(reports: dict, model: str, name: str, kind: str) -> None:
@@ -159,6 +188,7 @@ def test_every_headline_is_the_same_number_on_every_page(app, reports: dict, mod
     captions = " ".join(c.value for c in overview.caption)
     compare = app(kind, "compare", a=f"demo::{model}", b=f"user::{model}")
     diffs = compare.dataframe[0].value.set_index("metric") if compare.dataframe else None
+    board = app(kind, "leaderboard").dataframe
     for name in NAMES:
         method = methods.get(name)
         models = reports[kind, name]["models"]
@@ -176,6 +206,10 @@ def test_every_headline_is_the_same_number_on_every_page(app, reports: dict, mod
                 assert entry["reason"] in captions and entry["reason"] in card.help and entry["reason"] in row["note"]
             else:
                 assert table.loc[model, h.label] == entry["value"] == a
+            if view(name).leaderboard is None:  # ranked by its headlines on the Leaderboard
+                ranked = next(d.value for d in board if h.label in d.value.columns).set_index("model")
+                value = ranked.loc[model, h.label]
+                assert math.isnan(value) if entry["value"] is None else value == entry["value"]
 
 
 @pytest.mark.parametrize("kind", ["answered", "invalid"])

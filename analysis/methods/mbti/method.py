@@ -16,6 +16,7 @@ from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS, background_subjects
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
 from analysis.methods.mbti.families import FAMILY
+from analysis.methods.mbti.options import MbtiOptions
 
 OrderChoice = Literal["permuted", "fixed", "both"]
 # The embedded model serves a 4096-token context: a whole 60-statement conversation does not fit.
@@ -145,6 +146,7 @@ METHOD = Method(
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     families=(FAMILY,),
+    options=MbtiOptions,
     importers=("chatgpt-mbti",), run_import=_import,
     headlines=(Headline("mbti_consistency", "MBTI: consistency ↑", paired="Consistency, mean over",
                         null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),

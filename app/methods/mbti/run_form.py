@@ -12,8 +12,11 @@ from app import state
 
 
 def form() -> Callable[[ModelSpec], Any] | None:
-    from analysis.methods.mbti.method import build_mbti_plan
+    """The MBTI options (``MbtiOptions``: the same model and plan builder as ``run mbti``)."""
+    from analysis.methods.mbti.cli import plan_from_args
+    from analysis.methods.mbti.options import MbtiOptions
     from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS
+    from analysis.methods.options import choices, validate
 
     subjects = state.multiselect("Subjects", [*DEFAULT_SUBJECTS, "Doctors", "Teachers", "Engineers"], default=["People"],
                                  key="run_subjects", accept_new_options=True, help="Plural groups; type to add your own.")
@@ -21,11 +24,12 @@ def form() -> Callable[[ModelSpec], Any] | None:
     testings = state.number_input("Testings", 1, 30, 2, key="run_testings", container=c[0],
                                   help="Independent testings per subject (15 in the paper).")
     statements = state.number_input("Statements (0 = all 60)", 0, 60, 10, key="run_statements", container=c[1])
-    order = state.selectbox("Option order", ["permuted", "fixed", "both"], key="run_order", container=c[2],
+    order = state.selectbox("Option order", choices(MbtiOptions, "order"), key="run_order", container=c[2],
                             help="'both' gives the robustness score.")
-    mode = state.selectbox("Answer mode", ["text", "logprob"], key="run_mbti_mode", container=c[3])
+    mode = state.selectbox("Answer mode", choices(MbtiOptions, "answer_mode"), key="run_mbti_mode", container=c[3])
     if not subjects:
         st.warning("Pick at least one subject.")
         return None
-    return lambda spec: build_mbti_plan(spec, subjects=subjects, testings=int(testings), order=order,
-                           limit_statements=int(statements) or None, answer_mode=mode)
+    options = validate(MbtiOptions, {"subjects": subjects, "testings": int(testings), "order": order,
+                                     "limit_statements": int(statements) or None, "answer_mode": mode})
+    return lambda spec: plan_from_args(options, spec)

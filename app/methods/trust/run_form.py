@@ -27,11 +27,9 @@ FORECASTS = {"per_round": "Before each round (Tables 6-8)", "upfront": "Once, be
 ABLATION = [10, 44, 100]
 
 
-def form() -> Callable[[ModelSpec], list[dict]] | None:
-    """The trust-game options of ``run trust`` (the same plan builders as the command line), on ticked personas: one
-    plan, or one per endowment of the ablation (App. D.1, Table 9)."""
-    from analysis.methods.trust import CONDITIONINGS, STRATEGIES
-    from analysis.methods.trust.cli import plans_from_args, run_args
+def bank_choice() -> tuple[str, str, str, int, list[str]] | None:
+    """(level, attribute set, bank argument, number of personas, ticked ids) from the bank chooser; None without a
+    usable bank."""
     from analysis.methods.trust.genagents import load_genagents
     from analysis.methods.trust.personas import generate_bank, select
 
@@ -67,6 +65,19 @@ def form() -> Callable[[ModelSpec], list[dict]] | None:
         ids = choose.persona_picker(frame, key="run_trust_pop", search=("description",),
                                     filters=tuple(f for f in TRUST_FILTERS if f in frame),
                                     columns=tuple(c for c in (*TRUST_FILTERS, "description") if c in frame))
+    return level, attribute_set, bank_arg, int(personas), ids
+
+
+def form() -> Callable[[ModelSpec], list[dict]] | None:
+    """The trust-game options of ``run trust`` (the same plan builders as the command line), on ticked personas: one
+    plan, or one per endowment of the ablation (App. D.1, Table 9)."""
+    from analysis.methods.trust import CONDITIONINGS, STRATEGIES
+    from analysis.methods.trust.cli import plans_from_args, run_args
+
+    chosen = bank_choice()
+    if chosen is None:
+        return None
+    level, attribute_set, bank_arg, personas, ids = chosen
     paper = state.toggle("Every run of the paper's tables", key="run_trust_paper",
                          help="Tables 3, 4, 6-8 and 9 in one go (run trust --paper-tables): the individual level, the "
                               "population at $44 and $100, then at $10 under self, weak and strong conditioning and "

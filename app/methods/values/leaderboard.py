@@ -36,34 +36,10 @@ def section(ctx: ui.PageContext) -> None:
     all_columns(ctx, rows)
 
 
-def ranking(ctx: ui.PageContext, doc: dict, board: dict, models: list[str]) -> tuple[pd.DataFrame, str]:
-    """The ranked table (undefined scores unranked) and its charts; returns the rows and the ranking score."""
-    ref = ctx.ref
-    score = state.segmented("Rank by", ["cardinal", "ordinal"], key="score", format_func=str.capitalize,
-                            help="Cardinal = mean of the columns; Ordinal = mean win rate over the columns.")
-    rows = values_data.leaderboard_rows(ref)
-    rows = rows[rows["model"].isin(models)].copy()
-    for key in ("rank_order", "ipsative"):
-        rows[f"{key}_ci"] = [ui.ci_text(None, lo, hi) for lo, hi in zip(rows[f"{key}_lo"], rows[f"{key}_hi"])]
-    bands = data.chance(ref, "values")
-    rows["rank_order_chance"] = [ui.vs_chance((bands.get(m) or {}).get("rank_order")) for m in rows["model"]]
-    rows = rows.sort_values(score, ascending=False, kind="stable", na_position="last").reset_index(drop=True)
-    defined = rows[score].notna()
-    # undefined is never ranked: "—" instead of a rank, and the reason beside it
-    rows.insert(0, "rank", [str(k) for k in range(1, int(defined.sum()) + 1)] + ["—"] * int((~defined).sum()))
-    rows["cfa_failed"] = [f"{int(f)} of {int(n)}" if n else "—" for f, n in zip(rows["cfa_failed"], rows["cfa_fits"])]
-    rows["undefined"] = ["" if ok else ("no leaderboard column: value structure undefined in every context (fewer than 3 "
-                                        "personas, or no correlation)" if not n else "no column with a score")
-                         for ok, n in zip(defined, rows["n_columns"])]
-
-    n_all = len(board["rows"])
-    meaning = ("Cardinal score: the mean of the model’s columns" if score == "cardinal" else
-               "Ordinal score: the mean over columns of the share of other models it beats")
-    st.caption(f"{meaning} "
-               f"(reference `rank_models.py`). Scores are computed over the {n_all} model{'s' * (n_all != 1)} of the store; "
-               "click a column header to sort. 95% CIs: percentile bootstrap over personas.")
+def column_config() -> dict:
+    """The board's columns: labels, direction arrows and what each means."""
     num = lambda label, help, fmt="%.3f": st.column_config.NumberColumn(label, help=help, format=fmt)  # noqa: E731
-    config = {
+    return {
         "model": st.column_config.TextColumn("model"),
         "cardinal": st.column_config.ProgressColumn("Cardinal ↑", help="Mean of the model's leaderboard columns", min_value=0.0,
                                                     max_value=1.0, format="%.3f"),
@@ -90,6 +66,35 @@ def ranking(ctx: ui.PageContext, doc: dict, board: dict, models: list[str]) -> t
         "personas": st.column_config.NumberColumn("personas"),
         "invalid_share": st.column_config.NumberColumn("invalid", help="Share of answers that could not be parsed", format="percent"),
     }
+
+
+def ranking(ctx: ui.PageContext, doc: dict, board: dict, models: list[str]) -> tuple[pd.DataFrame, str]:
+    """The ranked table (undefined scores unranked) and its charts; returns the rows and the ranking score."""
+    ref = ctx.ref
+    score = state.segmented("Rank by", ["cardinal", "ordinal"], key="score", format_func=str.capitalize,
+                            help="Cardinal = mean of the columns; Ordinal = mean win rate over the columns.")
+    rows = values_data.leaderboard_rows(ref)
+    rows = rows[rows["model"].isin(models)].copy()
+    for key in ("rank_order", "ipsative"):
+        rows[f"{key}_ci"] = [ui.ci_text(None, lo, hi) for lo, hi in zip(rows[f"{key}_lo"], rows[f"{key}_hi"])]
+    bands = data.chance(ref, "values")
+    rows["rank_order_chance"] = [ui.vs_chance((bands.get(m) or {}).get("rank_order")) for m in rows["model"]]
+    rows = rows.sort_values(score, ascending=False, kind="stable", na_position="last").reset_index(drop=True)
+    defined = rows[score].notna()
+    # undefined is never ranked: "—" instead of a rank, and the reason beside it
+    rows.insert(0, "rank", [str(k) for k in range(1, int(defined.sum()) + 1)] + ["—"] * int((~defined).sum()))
+    rows["cfa_failed"] = [f"{int(f)} of {int(n)}" if n else "—" for f, n in zip(rows["cfa_failed"], rows["cfa_fits"])]
+    rows["undefined"] = ["" if ok else ("no leaderboard column: value structure undefined in every context (fewer than 3 "
+                                        "personas, or no correlation)" if not n else "no column with a score")
+                         for ok, n in zip(defined, rows["n_columns"])]
+
+    n_all = len(board["rows"])
+    meaning = ("Cardinal score: the mean of the model’s columns" if score == "cardinal" else
+               "Ordinal score: the mean over columns of the share of other models it beats")
+    st.caption(f"{meaning} "
+               f"(reference `rank_models.py`). Scores are computed over the {n_all} model{'s' * (n_all != 1)} of the store; "
+               "click a column header to sort. 95% CIs: percentile bootstrap over personas.")
+    config = column_config()
     order = ["rank", "model", "cardinal", "ordinal", "n_columns", "invalid_share", "personas", "rank_order", "rank_order_ci",
              "rank_order_chance", "ipsative", "ipsative_ci", "stress", "cfi", "srmr", "rmsea", "cfa_failed", "undefined"]
     if not rows["undefined"].any():

@@ -21,8 +21,9 @@ SPEC = ModelSpec(name="fake", backend="custom", model="fake", base_url="http://1
 
 
 def test_run_arguments_to_plan() -> None:
-    """Every option reaches the plan; --model/--run-id are not added twice to a parser that has them."""
+    """Every option reaches the plan; the flags sit beside the CLI's own --model/--run-id."""
     parser = argparse.ArgumentParser()
+    parser.add_argument("--model", required=True)
     add_run_arguments(parser)
     args = parser.parse_args(["--model", "x", "--subjects", "Men, Women,PhD students", "--testings", "3", "--order", "both",
                               "--limit-statements", "7", "--answer-mode", "text", "--seed", "5", "--temperature", "0.7",
