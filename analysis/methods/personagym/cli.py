@@ -1,7 +1,7 @@
 """CLI glue for ``python -m analysis run|metrics|import personagym`` (wired in ``analysis/__main__.py``).
 
-- ``add_run_arguments(parser)``: the ``run personagym`` options (``--model`` and ``--run-id`` only
-  when the parser lacks them; ``--store`` and execution options are the caller's).
+- ``add_run_arguments(parser)``: the ``run personagym`` flags (``PersonaGymOptions``; ``--model``, ``--run-id``,
+  ``--store`` and execution options are the caller's).
 - ``plan_from_args(args, spec)``: the plan dict for ``create_run``.
 - ``metrics_json(store, model)``: the ``metrics personagym --json`` document::
 
@@ -42,8 +42,6 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.cli_types import csv_list, non_negative_float, non_negative_int, positive_int, probability
-from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.methods.base import counts, number
@@ -63,6 +61,8 @@ from analysis.methods.personagym.metrics import (
 )
 from analysis.methods.personagym.tables import ANSWERS, GRADES, PUBLISHED, QUESTIONS
 from analysis.methods.personagym.families import FAMILY
+from analysis.methods.personagym.options import PersonaGymOptions
+from analysis.methods.options import add_flags, from_args
 from analysis.runs import comparable
 from analysis.runs.store import Store
 
@@ -70,60 +70,24 @@ __all__ = ["add_run_arguments", "plan_from_args", "metrics_json", "import_files"
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``run personagym``."""
-    existing = parser._option_string_actions  # noqa: SLF001 - only to avoid adding --model/--run-id twice
-    if "--model" not in existing:
-        parser.add_argument("--model", required=True, help="the persona agent: embedded | openai:<m> | hf:<m> | <m>@<url> | name")
-    parser.add_argument("--personas", default="all",
-                        help="all (the 60 bundled), N (a seeded sample of them) or a personas file (.json list / .txt)")
-    parser.add_argument("--questions", type=Path,
-                        help="question file or folder (<persona>.json = {task: [questions]}): fixed questions, no generation")
-    parser.add_argument("--questions-per-task", type=positive_int, default=10, help="questions per task and persona (default 10)")
-    parser.add_argument("--evaluators", type=csv_list, default=[],
-                        help="comma list of grading model specs (default: the --model itself)")
-    parser.add_argument("--generator", help="model that picks environments, writes questions and score examples "
-                                            "(default: the first evaluator)")
-    parser.add_argument("--environments-per-persona", type=positive_int, default=None,
-                        help="cap: ask for N environments and keep at most N (default: the generator picks as many "
-                             "relevant ones as it likes, the reference's behaviour)")
-    parser.add_argument("--environments", default="default", help="'default' (bundled list) or a .json/.txt file of names")
-    parser.add_argument("--rubrics", default="default",
-                        help="'default' (bundled, RoleScope's wording), a rubrics .json, or a folder of rubric .txt files "
-                             "such as the reference's PersonaGym/rubrics (sent to the judges as written)")
-    parser.add_argument("--max-retries", type=non_negative_int, default=3,
-                        help="extra generator attempts when environments or questions come out short (default 3)")
-    parser.add_argument("--examples-retries", type=non_negative_int, default=0,
-                        help="extra attempts when a question's score examples are incomplete (default 0: one call, "
-                             "the reference's)")
-    parser.add_argument("--skip-incomplete-examples", action="store_true",
-                        help="leave ungraded the questions whose score examples are incomplete (default: graded with "
-                             "the examples that parsed and the rubric's criteria, and marked)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the persona sample and of the generator's sampling")
-    parser.add_argument("--temperature", type=non_negative_float,
-                        help="the persona agent's temperature (default 0.9, the reference's)")
-    parser.add_argument("--top-p", type=probability, help="the persona agent's top_p (default 0.9, the reference's)")
-    parser.add_argument("--max-tokens", type=positive_int, default=3000,
-                        help="length limit of the agent's answers (default 3000, the reference's); answers that hit it "
-                             "are flagged and counted")
-    parser.add_argument("--call-max-tokens", type=positive_int, default=3000,
-                        help="length limit of the selection, question, examples and grading calls (default 3000, the "
-                             "reference's)")
-    if "--run-id" not in existing:
-        parser.add_argument("--run-id", type=run_id_type)
+    """The ``run personagym`` flags, derived from ``PersonaGymOptions``."""
+    add_flags(parser, PersonaGymOptions)
 
 
-def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
-    """The resolved plan (a dict for ``create_run``) from parsed ``run personagym`` options."""
+def plan_from_args(args: argparse.Namespace | PersonaGymOptions, spec: ModelSpec) -> dict[str, Any]:
+    """The resolved plan (a dict for ``create_run``) from the ``run personagym`` options (parsed flags or the model)."""
     from analysis.methods.personagym.method import build_personagym_plan, self_graded_roles
     from analysis.methods.personagym.session import plan_json
 
+    args = args if isinstance(args, PersonaGymOptions) else from_args(PersonaGymOptions, args)
     params = {k: v for k, v in (("temperature", args.temperature), ("top_p", args.top_p)) if v is not None}
     plan = build_personagym_plan(
         spec, personas=args.personas, questions=args.questions, questions_per_task=args.questions_per_task,
         evaluators=args.evaluators, generator=args.generator, environments_per_persona=args.environments_per_persona,
         environments=args.environments, rubrics=args.rubrics, seed=args.seed, max_retries=args.max_retries,
         answer_max_tokens=args.max_tokens, grade_without_examples=not args.skip_incomplete_examples,
-        examples_retries=args.examples_retries, params=params or None,
+        examples_retries=args.examples_retries, params=params or None, persona_ids=args.persona_ids,
+        limit_personas=args.limit_personas,
         **{f"{call}_max_tokens": args.call_max_tokens for call in ("selection", "question", "examples", "grade")},
     )
     roles = self_graded_roles(plan_json(plan), spec.public_dict())

@@ -13,6 +13,7 @@ from analysis.methods.personagym.session import AGENT_PARAMS, REFERENCE_MAX_TOKE
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
 from analysis.methods.personagym.families import FAMILY
+from analysis.methods.personagym.options import PersonaGymOptions
 from analysis.methods.personagym.published import PUBLISHED
 
 
@@ -197,6 +198,7 @@ METHOD = Method(
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     families=(FAMILY,),
+    options=PersonaGymOptions,
     published=PUBLISHED,
     importers=("personagym",), run_import=_import,
     headlines=(Headline("personagym_score", "PersonaGym: PersonaScore ↑", paired="PersonaScore",

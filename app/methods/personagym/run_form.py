@@ -15,8 +15,9 @@ from app import choose, links, state, ui
 def form() -> Callable[[ModelSpec], dict] | None:
     """The PersonaGym options of ``run personagym`` (the same plan builder as the command line), on ticked personas."""
     from analysis.methods.personagym.data import load_personas
-    from analysis.methods.personagym.method import build_personagym_plan
-    from analysis.methods.personagym.session import plan_json
+    from analysis.methods.options import validate
+    from analysis.methods.personagym.cli import plan_from_args
+    from analysis.methods.personagym.options import PersonaGymOptions
 
     source = choose.persona_source(
         "run_pg_pop", types=[".json", ".txt", ".csv"], check=lambda path: (load_personas(path), [])[1],
@@ -57,14 +58,14 @@ def form() -> Callable[[ModelSpec], dict] | None:
         chosen = "all" if ids else str(personas)
     else:
         chosen = source
+    options = validate(PersonaGymOptions, {
+        "personas": chosen, "questions_per_task": int(per_task), "persona_ids": ids or None,
+        "limit_personas": int(personas) if not ids and source != "bundled" else None,  # a file: its first N
+        "evaluators": [e.strip() for e in evaluators.split(",") if e.strip()], "generator": generator.strip() or None,
+        "environments_per_persona": int(environments) or None, "rubrics": rubrics.strip() or "default",
+        "max_tokens": int(max_tokens), "call_max_tokens": int(max_tokens)})
+
     def build(spec: ModelSpec) -> dict:
-        plan = build_personagym_plan(
-            spec, personas=chosen, questions_per_task=int(per_task), persona_ids=ids or None,
-            limit_personas=int(personas) if not ids and source != "bundled" else None,  # a file: its first N
-            evaluators=[e.strip() for e in evaluators.split(",") if e.strip()], generator=generator.strip() or None,
-            environments_per_persona=int(environments) or None, rubrics=rubrics.strip() or "default",
-            answer_max_tokens=int(max_tokens),
-            **{f"{call}_max_tokens": int(max_tokens) for call in ("selection", "question", "examples", "grade")})
-        return plan_json(plan)
+        return plan_from_args(options, spec)
 
     return build

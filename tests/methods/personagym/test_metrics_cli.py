@@ -118,8 +118,9 @@ def test_metrics_document(tmp_path: Path) -> None:
 
 def test_run_arguments_to_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Every option reaches the plan; evaluators are stored as public spec dicts; the generator defaults to the
-    first evaluator; --model/--run-id are not added twice; a run judged by its own agent says 'self-graded'."""
+    first evaluator; the flags sit beside the CLI's own --model/--run-id; a run judged by its own agent says 'self-graded'."""
     parser = argparse.ArgumentParser()
+    parser.add_argument("--model", required=True)
     add_run_arguments(parser)
     args = parser.parse_args(["--model", "x", "--personas", "3", "--questions-per-task", "2", "--evaluators",
                               "openai:gpt-4o, judge@http://127.0.0.1:8000/v1", "--environments-per-persona", "4",
