@@ -1,7 +1,7 @@
 """CLI glue for ``python -m analysis run trust`` and ``metrics trust`` (wired in ``analysis/__main__.py``).
 
-- ``add_run_arguments(parser)``: the ``run trust`` options (``--model`` and ``--run-id`` only when the
-  parser lacks them; ``--store`` and execution options are the caller's).
+- ``add_run_arguments(parser)``: the ``run trust`` flags (``TrustOptions``; ``--model``, ``--run-id``, ``--store``
+  and execution options are the caller's).
 - ``plan_from_args(args, spec)``: the plan dict for ``create_run``.
 - ``metrics_json(store, model, n_boot=1000)``: the ``metrics trust --json`` document::
 
@@ -48,107 +48,38 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.cli_types import csv_list, non_negative_float, positive_int
-from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.methods.trust.families import INDIVIDUAL, POPULATION
+from analysis.methods.trust.options import TrustOptions
+from analysis.methods.options import add_flags, from_args
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.stats import json_number
 from analysis.methods.base import counts, number
 from analysis.methods.trust import chance as trust_chance
-from analysis.methods.trust import CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES
+from analysis.methods.trust import CONDITIONINGS, DEFAULT_ENDOWMENT, STRATEGIES
 from analysis.methods.trust.behaviour import invalid_reasons, play_by_round, population_behaviour
 from analysis.methods.trust.consistency import Belief, belief_from_row, conditioning_consistency, population_consistency
 from analysis.methods.trust.effects import ASSUMED_GROUP_SIZE
 from analysis.methods.trust.forecasting import individual_consistency, trajectories
 from analysis.methods.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
 
-__all__ = ["add_run_arguments", "plan_from_args", "plans_from_args", "run_args", "metrics_json"]
-
-
-def _int_list(value: str) -> list[int]:
-    try:
-        return [int(v) for v in csv_list(value)]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{value}': give whole numbers separated by commas, e.g. 1,3,5") from None
+__all__ = ["add_run_arguments", "plan_from_args", "plans_from_args", "metrics_json"]
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``run trust``."""
-    existing = parser._option_string_actions  # noqa: SLF001 - only to avoid adding --model/--run-id twice
-    if "--model" not in existing:
-        parser.add_argument("--model", required=True, help="embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml")
-    parser.add_argument("--level", choices=["population", "individual"], default="population",
-                        help="population: beliefs per attribute + one game per persona; individual: forecast + multi-round play")
-    parser.add_argument("--strategies", type=csv_list, default=list(STRATEGIES),
-                        help="comma list of NoCtx+Tr, Ctx+Tr, Ctx+$ (aliases noctx-tr, ctx-tr, ctx-usd); default all three")
-    parser.add_argument("--conditioning", choices=list(CONDITIONINGS), default="none",
-                        help="role prompt carries no beliefs, the model's own (self), or priors perturbed to Spearman 0.8 "
-                             "(weak) / 0.2 (strong)")
-    parser.add_argument("--condition-on", default="Ctx+Tr",
-                        help="strategy whose beliefs condition the role prompt (default Ctx+Tr)")
-    parser.add_argument("--rounds", type=positive_int, default=DEFAULT_ROUNDS,
-                        help=f"individual level: rounds per game (default {DEFAULT_ROUNDS})")
-    parser.add_argument("--archetypes", type=_int_list, default=list(DEFAULT_ARCHETYPES),
-                        help="individual level: Trustee archetypes k (returns min(k, 3*sent)); default 1,3,5")
-    parser.add_argument("--endowment", type=positive_int, default=DEFAULT_ENDOWMENT,
-                        help="dollars per round (default 10; ablation 44, 100)")
-    parser.add_argument("--endowments", type=_int_list,
-                        help="the endowment ablation in one command (App. D.1, Table 9): one run per endowment, e.g. "
-                             "10,44,100; the paper's $10 runs last so that it stays the headline configuration")
-    parser.add_argument("--paper-tables", action="store_true",
-                        help="every run the paper's tables need, in one command: the individual level (Tables 6-8), the "
-                             "population at $44 and $100 (Table 9), then at $10 under self, weak and strong conditioning "
-                             "and unconditioned (Tables 3, 4; the headline); sets --level, --conditioning and the "
-                             "endowments")
-    parser.add_argument("--personas", default="250",
-                        help="N: a generated bank of N personas (default 250, test split = 50); or a GenAgents .jsonl file "
-                             "or folder of <id>/scratch.json (paper set: its test personas, 50 of them by default)")
-    parser.add_argument("--split", choices=["train", "validation", "test", "all"], default="test",
-                        help="persona split to run (default test, as in the paper)")
-    parser.add_argument("--limit-personas", type=positive_int, help="run only the first N personas of the split")
-    parser.add_argument("--persona-ids", type=csv_list, metavar="ID,ID",
-                        help="run only these personas of the split (their ids, as the Data page lists them)")
-    parser.add_argument("--attribute-set", choices=["paper", "rolescope15"], default="paper",
-                        help="paper: Table 5's traits, levels and splits (default; test split: 10 traits, Table 3's nine "
-                             "elicited); rolescope15: RoleScope's earlier 15 attributes, the same in every split")
-    parser.add_argument("--attributes", type=csv_list,
-                        help="population level: attributes to elicit (default: Table 3's nine, or all 15 of rolescope15)")
-    parser.add_argument("--seed", type=int, default=0, help="bank generation, Big Five augmentation and prior perturbation seed")
-    parser.add_argument("--temperature", type=non_negative_float,
-                        help="default 0.05 (the paper's App. E, with top_p 1 and, on the embedded server, top_k 0), unless "
-                             "the model spec sets one")
-    parser.add_argument("--max-tokens", type=positive_int, help="reply length limit for every call (defaults: beliefs 600, "
-                                                       "game 300, forecast 600, round 300)")
-    parser.add_argument("--forecast", choices=["per_round", "upfront"], default="per_round",
-                        help="individual level: per_round = one forecast before each round from a state summary of the "
-                             "game so far (the paper's Tables 6-8, default); upfront = one forecast of every round before play")
-    parser.add_argument("--answer", choices=["reasoned", "numeric"], default="reasoned",
-                        help="population play: reasoned = reasoning ending 'Amount: $X' (default); numeric = a bare whole "
-                             "number, the first integer of the reply taken (the paper's App. E extraction)")
-    parser.add_argument("--play-knows-archetype", action="store_true",
-                        help="individual level: describe the archetype in every round prompt too")
-    parser.add_argument("--prefix-reuse", action="store_true", help="embedded: keep the shared prompt prefix in the KV cache")
-    if "--run-id" not in existing:
-        parser.add_argument("--run-id", type=run_id_type)
+    """The ``run trust`` flags, derived from ``TrustOptions``."""
+    add_flags(parser, TrustOptions)
 
 
-def run_args(**options: Any) -> argparse.Namespace:
-    """The ``run trust`` options with their command-line defaults, ``options`` replacing some (for the Run page)."""
-    parser = argparse.ArgumentParser()
-    add_run_arguments(parser)
-    args = parser.parse_args(["--model", "unused"])
-    unknown = set(options) - set(vars(args))
-    if unknown:
-        raise ValueError(f"unknown run trust options: {sorted(unknown)}")
-    return argparse.Namespace(**(vars(args) | options))
+def options_of(args: argparse.Namespace | TrustOptions) -> TrustOptions:
+    return args if isinstance(args, TrustOptions) else from_args(TrustOptions, args)
 
 
-def ablation_endowments(args: argparse.Namespace) -> list[int]:
+def ablation_endowments(args: TrustOptions) -> list[int]:
     """The endowments of ``--endowments`` in run order (each once; $10 — the paper's headline — last), or []."""
-    given = getattr(args, "endowments", None)
+    given = args.endowments
     if not given:
         return []
     if args.endowment != DEFAULT_ENDOWMENT:
@@ -169,25 +100,26 @@ PAPER_TABLE_RUNS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 
-def plans_from_args(args: argparse.Namespace, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
+def plans_from_args(args: argparse.Namespace | TrustOptions, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     """(run-id suffix, plan) for every run ``run trust`` makes: one, one per ``--endowments`` endowment, or every run of
     ``--paper-tables``."""
-    if getattr(args, "paper_tables", False):
+    args = options_of(args)
+    if args.paper_tables:
         if args.level != "population" or args.conditioning != "none" or args.endowment != DEFAULT_ENDOWMENT or args.endowments:
             raise InputError("--paper-tables sets the level, the conditioning and the endowments; drop --level, "
                              "--conditioning, --endowment and --endowments")
-        return [(suffix, plan_from_args(argparse.Namespace(**(vars(args) | options)), spec))
-                for suffix, options in PAPER_TABLE_RUNS]
+        return [(suffix, plan_from_args(args.model_copy(update=options), spec)) for suffix, options in PAPER_TABLE_RUNS]
     endowments = ablation_endowments(args)
     if not endowments:
         return [("", plan_from_args(args, spec))]
-    return [(f"e{e}", plan_from_args(argparse.Namespace(**(vars(args) | {"endowment": e})), spec)) for e in endowments]
+    return [(f"e{e}", plan_from_args(args.model_copy(update={"endowment": e}), spec)) for e in endowments]
 
 
-def plan_from_args(args: argparse.Namespace, spec: ModelSpec) -> dict[str, Any]:
-    """The resolved plan (a dict for ``create_run``) from parsed ``run trust`` options."""
+def plan_from_args(args: argparse.Namespace | TrustOptions, spec: ModelSpec) -> dict[str, Any]:
+    """The resolved plan (a dict for ``create_run``) from the ``run trust`` options (parsed flags or the model)."""
     from analysis.methods.trust.method import build_trust_plan
 
+    args = options_of(args)
     tokens = {k: args.max_tokens for k in ("belief", "action", "forecast", "round")} if args.max_tokens is not None else None
     plan = build_trust_plan(
         spec, level=args.level, strategies=args.strategies, conditioning=args.conditioning, condition_on=args.condition_on,

@@ -22,6 +22,7 @@ from analysis.methods.trust.personas import (
 from analysis.methods.trust.plan import DEFAULT_MAX_TOKENS, TrustPlan
 from analysis.methods.trust.population import PopulationSession
 from analysis.methods.trust.families import FAMILIES
+from analysis.methods.trust.options import TrustOptions
 from analysis.methods.trust.published import PUBLISHED
 
 # A generated bank of 250 has a test split of 50 personas: the paper's N = 50 (Sec. 4).
@@ -229,6 +230,7 @@ METHOD = Method(
                         null=lambda band, entry: ((band.get("population") or {}).get(entry.get("strategy")) or {}).get(
                             "median_spearman")),),
     families=FAMILIES,
+    options=TrustOptions,
     published=PUBLISHED,
 )
 

@@ -72,7 +72,9 @@ def form() -> Callable[[ModelSpec], list[dict]] | None:
     """The trust-game options of ``run trust`` (the same plan builders as the command line), on ticked personas: one
     plan, or one per endowment of the ablation (App. D.1, Table 9)."""
     from analysis.methods.trust import CONDITIONINGS, STRATEGIES
-    from analysis.methods.trust.cli import plans_from_args, run_args
+    from analysis.methods.options import validate
+    from analysis.methods.trust.cli import plans_from_args
+    from analysis.methods.trust.options import TrustOptions
 
     chosen = bank_choice()
     if chosen is None:
@@ -115,9 +117,10 @@ def form() -> Callable[[ModelSpec], list[dict]] | None:
     if not strategies or not archetypes:
         st.warning("Pick at least one strategy / archetype.")
         return None
-    args = run_args(level="population" if paper else level, strategies=strategies, conditioning=conditioning,
-                    rounds=int(rounds), archetypes=[int(a) for a in archetypes],
-                    endowment=10 if paper or ablation else int(endowment), endowments=ABLATION if ablation else None,
-                    paper_tables=paper, personas=bank_arg, attribute_set=attribute_set, forecast=forecast, answer=answer,
-                    limit_personas=None if ids else int(personas), persona_ids=ids or None)
-    return lambda spec: [plan for _, plan in plans_from_args(args, spec)]
+    options = validate(TrustOptions, {
+        "level": "population" if paper else level, "strategies": strategies, "conditioning": conditioning,
+        "rounds": int(rounds), "archetypes": [int(a) for a in archetypes],
+        "endowment": 10 if paper or ablation else int(endowment), "endowments": ABLATION if ablation else None,
+        "paper_tables": paper, "personas": bank_arg, "attribute_set": attribute_set, "forecast": forecast,
+        "answer": answer, "limit_personas": None if ids else int(personas), "persona_ids": ids or None})
+    return lambda spec: [plan for _, plan in plans_from_args(options, spec)]

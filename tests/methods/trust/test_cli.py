@@ -23,6 +23,7 @@ GSS = Path(__file__).resolve().parents[4] / "shared" / "anchors" / "genagents" /
 
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--model", required=True)
     add_run_arguments(parser)
     return parser.parse_args(["--model", "x", *argv])
 
