@@ -1,7 +1,7 @@
 """CLI glue for ``python -m analysis run values`` (wired through the registry in ``analysis/__main__.py``).
 
-- ``add_run_arguments(parser)``: the ``run values`` options (``--model``, ``--run-id``, ``--store`` and execution
-  options are the caller's).
+- ``add_run_arguments(parser)``: the ``run values`` flags (``ValuesOptions``; ``--model``, ``--run-id``, ``--store``
+  and execution options are the caller's).
 - ``plans_from_args(args, spec)``: ``[(suffix, plan)]``: one plan, or the two runs (PVQ, SVS) of ``--campaign
   leaderboard``, whose sources and estimate are printed first.
 """
@@ -14,51 +14,22 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from analysis.cli_types import csv_list, non_negative_float, positive_int
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
+from analysis.methods.options import add_flags, from_args
+from analysis.methods.values.options import ValuesOptions
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """Options of ``run values``."""
-    parser.add_argument("--population", default="default", help="'default' or a personas.json path / hf:// path")
-    parser.add_argument("--contexts", type=csv_list, default=["no_conv"], help="comma list: no_conv, topics_a, chess, ..., chunk .jsonl paths")
-    parser.add_argument("--instrument", default="pvq", help="pvq (bundled) | svs | PATH (json or data_pvq/data_svs folder) | hf://datasets/...")
-    parser.add_argument("--limit-personas", type=positive_int)
-    parser.add_argument("--limit-items", type=positive_int)
-    parser.add_argument("--messages", type=int, default=3,
-                        help="messages generated after the opening: persona, interlocutor, persona... (odd; default 3, "
-                             "the leaderboard's n_msgs); with --structure appended: length incl. the opening")
-    parser.add_argument("--answer-mode", choices=["logprob", "text", "cot"],
-                        help="logprob (default): the letter after '(' by logprobs; text: '(X)' in 10 tokens; cot: "
-                             "reasoning, then 'Answer: (X)' in 2000 tokens (the leaderboard's configs; --campaign default)")
-    parser.add_argument("--campaign", choices=["leaderboard"],
-                        help="leaderboard: the nine evaluations of the Stick to Your Role! leaderboard (needs --reference)")
-    parser.add_argument("--reference", metavar="PATH",
-                        help="with --campaign: your clone of flowersteam/value_stability (or hf://datasets/... of its layout)")
-    parser.add_argument("--samples", type=positive_int, default=1)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--conversation-temperature", type=non_negative_float, default=0.7,
-                        help="conversation turns (default 0.7)")
-    parser.add_argument("--answer-temperature", type=non_negative_float, default=0.0, help="answers and SVS picks (default 0)")
-    parser.add_argument("--conversation-max-tokens", type=positive_int, default=100, help="per conversation turn (default 100)")
-    parser.add_argument("--structure", choices=["reference", "appended"], default="reference",
-                        help="appended: RoleScope's earlier protocol (the question glued onto the last interlocutor turn)")
-    parser.add_argument("--persona-prompt", choices=["reference", "in-character"], default="reference",
-                        help="reference: 'You are {description}'; in-character: also asks to stay in character")
-    parser.add_argument("--no-system-role", action="store_true",
-                        help="for models without a system role: the persona prompt as a user message answered 'OK'")
-    parser.add_argument("--svs-order", choices=["sequential", "parallel"], default="sequential",
-                        help="SVS: rate the rest of a list one after another in one history (reference) or independently")
-    parser.add_argument("--prefix-reuse", action="store_true",
-                        help="embedded: reuse the KV cache of the shared prefix (persona + conversation) across items; "
-                             "~4-5x fewer prompt tokens, same argmax answers in bench/bench_prefix.py, but logprobs and "
-                             "greedy turns are not bit-identical, so off by default")
+    """The ``run values`` flags, derived from ``ValuesOptions``."""
+    add_flags(parser, ValuesOptions)
 
 
-def plans_from_args(args: argparse.Namespace, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
+def plans_from_args(args: argparse.Namespace | ValuesOptions, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
+    """(run-id suffix, plan) for every run ``run values`` makes: one, or a campaign's two."""
     from analysis.methods.values.method import build_values_plan
 
+    args = args if isinstance(args, ValuesOptions) else from_args(ValuesOptions, args)
     protocol = dict(
         samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse, messages=args.messages,
         structure=args.structure, persona_prompt=args.persona_prompt, system_role=not args.no_system_role,
@@ -71,13 +42,14 @@ def plans_from_args(args: argparse.Namespace, spec: ModelSpec) -> list[tuple[str
         raise InputError("--reference goes with --campaign leaderboard")
     plan = build_values_plan(
         spec, population=args.population, contexts=args.contexts, instrument=args.instrument,
-        limit_personas=args.limit_personas, limit_items=args.limit_items, answer_mode=args.answer_mode or "logprob",
+        limit_personas=args.limit_personas, persona_ids=args.persona_ids,
+        limit_items=args.limit_items, answer_mode=args.answer_mode or "logprob",
         **protocol,
     )
     return [("", plan.model_dump())]
 
 
-def _campaign_plans(args: argparse.Namespace, spec: ModelSpec, protocol: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def _campaign_plans(args: ValuesOptions, spec: ModelSpec, protocol: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """``run values --campaign leaderboard``: its sources and estimate on stderr, then its two runs (PVQ, SVS)."""
     from analysis.methods.values.campaign import leaderboard_campaign
     from analysis.methods.values.tokens import plan_tokens
@@ -86,15 +58,17 @@ def _campaign_plans(args: argparse.Namespace, spec: ModelSpec, protocol: dict[st
 
     if not args.reference:
         raise InputError("--campaign leaderboard needs --reference PATH (your clone of flowersteam/value_stability)")
-    if args.contexts != ["no_conv"] or args.instrument != "pvq" or args.population != "default" or args.limit_items:
+    if (args.contexts != ["no_conv"] or args.instrument != "pvq" or args.population != "default" or args.limit_items
+            or args.persona_ids):
         raise InputError("--campaign leaderboard sets the population, contexts and instruments; drop --population, "
-                         "--contexts, --instrument and --limit-items (--limit-personas runs a reduced population)")
+                         "--contexts, --instrument, --limit-items and --persona-ids (--limit-personas runs a reduced "
+                         "population)")
     campaign = leaderboard_campaign(spec, args.reference, answer_mode=args.answer_mode or "cot",
                                     limit_personas=args.limit_personas, **protocol)
     for line in campaign.sources:
         print(line, file=sys.stderr)
     measured = None
-    if args.store.exists():
+    if args.store is not None and args.store.exists():
         with Store(args.store, read_only=True) as store:
             measured = measured_throughput(store, spec.name, "values")
     for name, plan in (("PVQ", campaign.pvq), ("SVS", campaign.svs)):

@@ -17,6 +17,7 @@ from analysis.methods.values.instruments import load_instrument
 from analysis.methods.values.populations import Persona, load_population
 from analysis.methods.values.questionnaire import Structure, ValuesAnswerMode, ValuesPlan, ValuesSession, derangement
 from analysis.methods.values.families import FAMILY
+from analysis.methods.values.options import ValuesOptions
 from analysis.methods.values.published import PUBLISHED
 
 
@@ -215,6 +216,7 @@ METHOD = Method(
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     families=(FAMILY,),
+    options=ValuesOptions,
     published=PUBLISHED,
     leaderboard=_leaderboard,
     importers=("value-stability",), run_import=_import,

@@ -37,8 +37,11 @@ def population_choice() -> tuple[str, list[int]] | None:
 
 
 def form() -> Callable[[ModelSpec], Any] | None:
+    """The values options (``ValuesOptions``: the same model and plan builder as ``run values``)."""
     from analysis.methods.values.contexts import available_contexts
-    from analysis.methods.values.method import build_values_plan
+    from analysis.methods.options import choices, validate
+    from analysis.methods.values.cli import plans_from_args
+    from analysis.methods.values.options import ValuesOptions
 
     chosen = population_choice()
     if chosen is None:
@@ -64,14 +67,15 @@ def form() -> Callable[[ModelSpec], Any] | None:
                                   help="'pvq' (bundled), a path to a reference data_pvq / data_svs folder, or a hub "
                                        "reference hf://datasets/<owner>/<name>/<folder>.",
                                   link_filter=links.one_path(("pvq", "svs")))
-    mode = state.selectbox("Answer mode", ["logprob", "text", "cot"], key="run_mode", container=c[1],
+    mode = state.selectbox("Answer mode", choices(ValuesOptions, "answer_mode"), key="run_mode", container=c[1],
                            help="logprob: the most probable letter after '('; text: '(X)' in 10 tokens; cot: reasoning "
                                 "then 'Answer: (X)' in up to 2000 tokens, as the leaderboard's configurations.")
     samples = state.number_input("Samples per item", 1, 10, 1, key="run_samples", container=c[2])
     if not contexts:
         st.warning("Pick at least one context.")
         return None
-    return lambda spec: build_values_plan(spec, population=population, contexts=contexts, instrument=instrument or "pvq",
-                                          persona_ids=ids or None, limit_personas=None if ids else int(personas),
-                                          limit_items=int(items) or None, messages=int(messages), answer_mode=mode,
-                                          samples=int(samples))
+    options = validate(ValuesOptions, {
+        "population": population, "contexts": contexts, "instrument": instrument or "pvq", "persona_ids": ids or None,
+        "limit_personas": None if ids else int(personas), "limit_items": int(items) or None, "messages": int(messages),
+        "answer_mode": mode, "samples": int(samples)})
+    return lambda spec: [plan for _, plan in plans_from_args(options, spec)]

@@ -1,0 +1,63 @@
+"""Every method's run options (``Method.options``): the ``run METHOD`` flags are derived from them, the parsed flags
+validate back into the same model, and a value out of bounds is one line naming the flag."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Literal
+
+import pytest
+
+from analysis import methods
+from analysis.__main__ import build_parser
+from analysis.errors import InputError
+from analysis.methods.options import Options, add_flags, flag_of, from_args, option, validate
+
+NAMES = methods.names()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_flag_means_the_options_defaults(name: str) -> None:
+    options = methods.get(name).options
+    assert options is not None
+    args = build_parser().parse_args(["run", name, "--model", "embedded"])
+    hidden = {n for n, f in options.model_fields.items() if f.json_schema_extra["cli"].hidden}  # the CLI's own flags
+    assert from_args(options, args).model_dump(exclude=hidden) == options().model_dump(exclude=hidden)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_option_is_a_flag_of_run(name: str) -> None:
+    options = methods.get(name).options
+    parser = argparse.ArgumentParser()
+    add_flags(parser, options)
+    flags = set(parser._option_string_actions)  # noqa: SLF001
+    hidden = {n for n, f in options.model_fields.items() if f.json_schema_extra["cli"].hidden}
+    assert {flag_of(n, f) for n, f in options.model_fields.items() if n not in hidden} <= flags
+
+
+class Demo(Options):
+    count: int = option(2, "how many", ge=1)
+    mode: Literal["a", "b"] = option("a", "which")
+    names: list[str] = option(help="comma list", factory=lambda: ["x"])
+    strict: bool = option(False, "a switch")
+    lenient: bool = option(True, "on unless --no-lenient")
+    secret: str | None = option(None, hidden=True)
+
+
+def test_flags_follow_the_field_types() -> None:
+    parser = argparse.ArgumentParser()
+    add_flags(parser, Demo)
+    args = parser.parse_args(["--count", "3", "--mode", "b", "--names", "p, q", "--strict", "--no-lenient"])
+    assert from_args(Demo, args) == Demo(count=3, mode="b", names=["p", "q"], strict=True, lenient=False)
+    assert "--secret" not in parser._option_string_actions  # noqa: SLF001
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--mode", "c"])  # a Literal's choices
+
+
+def test_out_of_bounds_is_one_line_naming_the_flag() -> None:
+    with pytest.raises(InputError, match=r"^--count: Input should be greater than or equal to 1$"):
+        validate(Demo, {"count": 0})
+    with pytest.raises(InputError, match=r"^--no-lenient: "):
+        validate(Demo, {"lenient": "maybe"})
+    with pytest.raises(InputError, match="typo"):
+        validate(Demo, {"typo": 1})  # unknown options are refused, never ignored
