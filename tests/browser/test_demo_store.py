@@ -89,6 +89,29 @@ def test_result_pages_show_the_demo_results(demo_server, page, path):
     page.screenshot(path=str(SHOTS / f"{path}.png"))
 
 
+def test_headline_cards_are_the_reports_numbers(demo_server, page):
+    """Each method's home page shows every model's headline card with the number its report holds (the shipped
+    report the Overview, Compare and ``metrics --json`` read), "—" where it is undefined."""
+    from analysis import methods
+    from app.cache import SHIPPED, load_shipped
+    from app.methods import views
+    from app.ui import fmt, headline_label
+
+    documents = load_shipped(SHIPPED)["documents"]
+    for view in views():
+        method = methods.get(view.name)
+        report = documents[f"{view.name}|n_boot=1000"]["doc"]
+        if not report["models"]:
+            continue
+        goto(page, f"{demo_server.url}/{view.home_url}")
+        for model, doc in report["models"].items():
+            for h in method.headlines:
+                card = page.locator('[data-testid="stMetric"]', has_text=headline_label(h.label, model))
+                shown = card.locator('[data-testid="stMetricValue"]').inner_text().strip()
+                assert shown == fmt(doc["headlines"][h.key]["value"], 3), (view.name, model, h.key)
+        assert exceptions(page) == []
+
+
 @pytest.mark.parametrize("path", [p for p in OTHER_PAGES if p])
 def test_other_pages_render(demo_server, page, path):
     goto(page, f"{demo_server.url}/{path}")
