@@ -44,6 +44,11 @@ def warm_imports(modules: tuple[str, ...] = WARM_MODULES) -> None:
     try:
         for name in modules:
             importlib.import_module(name)
+        from analysis import methods
+        from app.methods import views
+
+        methods.all_methods()  # every method's METHOD (the sidebar's configuration picker reads their families)
+        views()
         warm_streamlit_first_calls()
     except Exception:  # noqa: BLE001 - the page's own code raises it again, in the browser
         return
