@@ -154,12 +154,9 @@ def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, 
 
 
 def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
-    n, judges = len(plan.get("personas") or []), len(plan.get("evaluators") or [])
-    return Shows(f"{n} persona{'s' * (n != 1)} × {plan.get('questions_per_task')} question(s) per task", (
-        ("task scores and PersonaScore", n >= 1, "needs a persona"),
-        ("an independent judge", judges >= 1, "none given: the agent grades itself (said as self-graded)"),
-        ("judge agreement (ICC)", judges >= 2, "needs ≥ 2 evaluators"),
-    ))
+    from analysis.methods.personagym.can_show import can_show
+
+    return can_show(plan, n_runs)
 
 
 def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
