@@ -184,16 +184,9 @@ def _chance(store: Store, n_sims: int, *, config: Any = None, report: dict[str, 
 
 
 def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
-    n = len(plan.get("personas") or [])
-    design = f"{n} persona{'s' * (n != 1)}, {plan.get('level')} level"
-    if plan.get("level") == "population":
-        return Shows(design, (
-            ("belief–behaviour Spearman ρ per attribute", n >= 2, "needs ≥ 2 personas (levels nobody plays are left out)"),
-            ("split-half reliability of behaviour", n >= 4, "needs ≥ 4 personas with a valid transfer"),
-            ("the endowment ablation (Table 9)", n_runs > 1, "needs 'Endowment ablation'"),
-        ))
-    return Shows(design, (("forecast error per archetype", n >= 1, "needs a persona"),
-                          ("forecasts vs actions over rounds", int(plan.get("rounds") or 1) >= 2, "needs ≥ 2 rounds")))
+    from analysis.methods.trust.can_show import can_show
+
+    return can_show(plan, n_runs)
 
 
 def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
