@@ -5,6 +5,7 @@ stub server, once answering and once with every reply a word no reader can use (
 - the plan makes calls and survives a JSON round trip;
 - the report's keys and types (every headline a value or None with a reason; counts within their n);
 - the default plan (no method option) makes calls; every method has a view whose pages exist;
+- ``can_show`` for the run's plan agrees with its report (never shown unpromised; all promised when all usable);
 - each headline is the same number in ``metrics --json``, on the Overview, on the method's page, on Compare and (for
   a method without its own board) on the Leaderboard;
 - an undefined headline is None with its reason, and "—" on those pages;
@@ -116,6 +117,27 @@ def test_every_method_has_a_view_with_pages(name: str) -> None:
     mine = view(name)
     assert all((REPO_ROOT / p.path).is_file() for p in mine.pages)
     assert mine.home_url in {p.url for p in pages()}
+
+
+@pytest.mark.parametrize("kind", ["answered", "invalid"])
+@pytest.mark.parametrize("name", NAMES)
+def test_can_show_agrees_with_the_report(stores: dict[str, Path], reports: dict, model: str, name: str, kind: str) -> None:
+    """What ``can_show`` promised for the run's plan is what the report (so every page) then shows: nothing shown that
+    was not promised, and, when every reply was usable, everything promised is shown."""
+    method = methods.get(name)
+    with Store(stores[kind], read_only=True) as store:
+        runs = store.runs()
+        [run_id] = runs.loc[runs["method"] == name, "run_id"]
+        plan = store.get_run(run_id)["plan"]
+    doc = reports[kind, name]["models"][model]
+    usable = all(c["count"] == 0 and c["n"] > 0 for c in doc["counts"])  # replies came, and every one was usable
+    shows = method.can_show(plan, 1)
+    assert set(shows.probes) == {line for line, _, _ in shows.lines}
+    for line, promised, _ in shows.lines:
+        shown = shows.probes[line](doc)
+        assert promised or not shown, f"{name}: '{line}' shown but not promised"
+        if usable:
+            assert shown == promised, f"{name}: '{line}' promised {promised}, shown {shown}"
 
 
 @pytest.mark.parametrize("kind", ["answered", "invalid"])

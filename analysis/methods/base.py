@@ -9,7 +9,7 @@ value or ``None`` with its reason. Pages, ``metrics --json`` and Compare read it
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -81,10 +81,24 @@ class Shows:
 
     design: str
     lines: tuple[tuple[str, bool, str], ...]  # (analysis, can it be computed, why not)
+    #: analysis -> whether a model's report document shows it: the same test ``lines`` ran on the dry run's document,
+    #: so a plan's promise can be checked against the report of its run (``tests/test_method_contract.py``).
+    probes: Mapping[str, Callable[[Mapping[str, Any]], bool]] = field(default_factory=dict, compare=False)
 
     @property
     def nothing(self) -> bool:
         return not any(ok for _, ok, _ in self.lines)
+
+
+def dry_run_shows(design: str, doc: Mapping[str, Any],
+                  checks: Sequence[tuple[str, Callable[[Mapping[str, Any]], bool], str]],
+                  promised: Mapping[str, bool] | None = None) -> Shows:
+    """``Shows`` from a dry run: each check is (analysis, probe(model document) -> shown?, why not), applied to the
+    document the report's metric functions computed on placeholder answers of the plan's design. ``promised``
+    overrides a line that depends on other runs than this plan's (an ablation's)."""
+    promised = promised or {}
+    return Shows(design, tuple((name, bool(promised.get(name, probe(doc))), why) for name, probe, why in checks),
+                 {name: probe for name, probe, _ in checks})
 
 
 def counts(kind: str, count: int, n: int) -> dict[str, Any]:

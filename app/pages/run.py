@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from typing import Any
@@ -215,7 +216,8 @@ def _api_key(spec: ModelSpec, key: str = "run_api_key") -> tuple[bool, str | Non
 
 @st.cache_data(show_spinner="Checking what this plan can show…", max_entries=16)
 def _shows(method: str, plan_json: str, n_runs: int) -> Any:
-    return methods.get(method).can_show(json.loads(plan_json), n_runs)
+    shows = methods.get(method).can_show(json.loads(plan_json), n_runs)
+    return dataclasses.replace(shows, probes={})  # the cache pickles what it keeps: the lines, not the probes
 
 
 def _what_it_will_show(method: str, plan: dict, n_runs: int = 1) -> None:

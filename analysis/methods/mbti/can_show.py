@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.methods.base import Shows
+from analysis.methods.base import Shows, dry_run_shows
 from analysis.methods.mbti import OPTIONS
 from analysis.methods.mbti.session import MbtiPlan
 
@@ -35,12 +35,12 @@ def can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
 
     design = MbtiPlan.model_validate(plan)
     doc = model_metrics(scores_by_testing(placeholder_answers(design)))
-    consistent = any(s["consistency"] is not None for s in doc["subjects"].values())
-    robust = any(v is not None for v in doc["robustness"].values())
-    fair = any(v is not None for v in doc["fairness"].values())
-    return Shows(f"{len(design.subjects)} subject(s) × {design.testings} testing(s) × "
-                 f"{len(design.statements.statements)} statements", (
-        ("consistency", consistent, "needs ≥ 2 testings of a subject"),
-        ("robustness", robust, "needs option order 'both' (fixed and permuted testings of a subject)"),
-        ("fairness", fair, "needs Men and Women (or Boys and Girls)"),
+    return dry_run_shows(f"{len(design.subjects)} subject(s) × {design.testings} testing(s) × "
+                         f"{len(design.statements.statements)} statements", doc, (
+        ("consistency", lambda d: any(s.get("consistency") is not None for s in (d.get("subjects") or {}).values()),
+         "needs ≥ 2 testings of a subject"),
+        ("robustness", lambda d: any(v is not None for v in (d.get("robustness") or {}).values()),
+         "needs option order 'both' (fixed and permuted testings of a subject)"),
+        ("fairness", lambda d: any(v is not None for v in (d.get("fairness") or {}).values()),
+         "needs Men and Women (or Boys and Girls)"),
     ))

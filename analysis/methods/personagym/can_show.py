@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.methods.base import Shows
+from analysis.methods.base import Shows, dry_run_shows
 from analysis.methods.personagym import TASKS
 
 AGENT = "dry-run agent"
@@ -52,12 +52,12 @@ def can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
     from analysis.methods.personagym.cli import model_metrics
 
     grades, answers = placeholder_rows(plan)
-    doc = model_metrics(grades, answers, 0)
-    judges = judge_agreement(grades)
+    doc = model_metrics(grades, answers, 0) | {"judges": judge_agreement(grades)}
     n = len(plan.get("personas") or [])
-    return Shows(f"{n} persona{'s' * (n != 1)} × {plan.get('questions_per_task')} question(s) per task", (
-        ("task scores and PersonaScore", doc["persona_score"] is not None, "needs a persona"),
-        ("an independent judge", not doc["self_graded"]["value"],
+    return dry_run_shows(f"{n} persona{'s' * (n != 1)} × {plan.get('questions_per_task')} question(s) per task", doc, (
+        ("task scores and PersonaScore", lambda d: d.get("persona_score") is not None, "needs a persona"),
+        ("an independent judge", lambda d: not (d.get("self_graded") or {}).get("value"),
          "none given: the agent grades itself (said as self-graded)"),
-        ("judge agreement (ICC)", judges["icc2"] is not None, judges["reason"] or "undefined on this design"),
+        ("judge agreement (ICC)", lambda d: (d.get("judges") or {}).get("icc2") is not None,
+         doc["judges"]["reason"] or "undefined on this design"),
     ))

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.methods.base import Shows
+from analysis.methods.base import Shows, dry_run_shows
 from analysis.methods.trust import DOLLAR_STRATEGY
 from analysis.methods.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
 
@@ -66,18 +66,25 @@ def can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
     n = len(plan.get("personas") or [])
     design = f"{n} persona{'s' * (n != 1)}, {plan.get('level')} level"
     if plan.get("level", "population") == "population":
-        strategies = list(doc["population"].values())
-        rho = any(a.get("spearman") is not None for s in strategies for a in s["attributes"].values())
-        split = next((s["reliability"] for s in strategies if s.get("reliability")), {})
-        return Shows(design, (
-            ("belief–behaviour Spearman ρ per attribute", rho, "needs ≥ 2 personas (levels nobody plays are left out)"),
-            ("split-half reliability of behaviour", split.get("split_half") is not None,
+        split = next((s["reliability"] for s in doc["population"].values() if s.get("reliability")), {})
+        return dry_run_shows(design, doc, (
+            ("belief–behaviour Spearman ρ per attribute",
+             lambda d: any(a.get("spearman") is not None for s in (d.get("population") or {}).values()
+                           for a in s["attributes"].values()),
+             "needs ≥ 2 personas (levels nobody plays are left out)"),
+            ("split-half reliability of behaviour",
+             lambda d: any((s.get("reliability") or {}).get("split_half") is not None
+                           for s in (d.get("population") or {}).values()),
              split.get("reason") or "needs ≥ 4 personas with a valid transfer"),
-            ("the endowment ablation (Table 9)", n_runs > 1, "needs 'Endowment ablation'"),
-        ))
-    archetypes = list(doc["individual"]["archetypes"].values())
-    return Shows(design, (
-        ("forecast error per archetype", any(a.get("mae") is not None for a in archetypes), "needs a persona"),
-        ("forecasts vs actions over rounds", any(len(a.get("mae_by_round") or []) >= 2 for a in archetypes),
+            ("the endowment ablation (Table 9)", lambda d: len(d.get("endowments") or {}) > 1,
+             "needs 'Endowment ablation'"),
+        ), promised={"the endowment ablation (Table 9)": n_runs > 1})
+    return dry_run_shows(design, doc, (
+        ("forecast error per archetype",
+         lambda d: any(a.get("mae") is not None for a in ((d.get("individual") or {}).get("archetypes") or {}).values()),
+         "needs a persona"),
+        ("forecasts vs actions over rounds",
+         lambda d: any(len(a.get("mae_by_round") or []) >= 2
+                       for a in ((d.get("individual") or {}).get("archetypes") or {}).values()),
          "needs ≥ 2 rounds"),
     ))

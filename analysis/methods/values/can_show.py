@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.methods.base import Shows
+from analysis.methods.base import Shows, dry_run_shows
 from analysis.methods.values import VALUES
 from analysis.methods.values.questionnaire import ValuesPlan
 
@@ -50,9 +50,13 @@ def can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
     fits = [g for c in contexts for g in (c.get("cfa") or {}).values()]
     reasons = [g.get("reason") for g in fits if not g.get("converged") and g.get("reason")]
     n, k = len(design.personas), len(design.contexts)
-    return Shows(f"{n} persona{'s' * (n != 1)} × {k} context{'s' * (k != 1)} × {len(design.instrument.items)} items", (
-        ("circumplex and Stress", any(c.get("stress") is not None for c in contexts), errors[0] if errors else "no context"),
-        ("rank-order and ipsative stability", doc.get("rank_order") is not None,
+    return dry_run_shows(f"{n} persona{'s' * (n != 1)} × {k} context{'s' * (k != 1)} × {len(design.instrument.items)} items",
+                         doc, (
+        ("circumplex and Stress", lambda d: any(c.get("stress") is not None for c in (d.get("contexts") or {}).values()),
+         errors[0] if errors else "no context"),
+        ("rank-order and ipsative stability", lambda d: d.get("rank_order") is not None,
          "needs ≥ 2 contexts" if k < 2 else "undefined on this design (too few personas or items)"),
-        ("CFA fit", any(g.get("converged") for g in fits), reasons[0] if reasons else "no value group can be fitted"),
+        ("CFA fit", lambda d: any(g.get("converged") for c in (d.get("contexts") or {}).values()
+                                  for g in (c.get("cfa") or {}).values()),
+         reasons[0] if reasons else "no value group can be fitted"),
     ))

@@ -112,11 +112,15 @@ def context_structure(answers: pd.DataFrame, context: str, instrument: str, *, w
                    if not k.startswith("pick_") and isinstance(v, str) and v}
     matrix = item_matrix(sub, context=context, instrument=instrument)
     try:
-        circ = structure.circumplex(matrix, item_values)
-        sep = structure.separability(matrix, item_values) if with_separability else None
-        error = None
+        circ, error = structure.circumplex(matrix, item_values), None
     except ValueError as exc:  # too few personas, no keyed items: reported, not fatal
-        circ, sep, error = None, None, str(exc)
+        circ, error = None, str(exc)
+    sep = None
+    if with_separability and circ is not None:
+        try:
+            sep = structure.separability(matrix, item_values)
+        except ValueError as exc:  # no value with 2 items, too few for cross-validation: undefined, the circle stays
+            sep = {"cv_accuracy": None, "train_accuracy": None, "reason": str(exc)}
     return ContextStructure(circ, sep, cfa.fit_magnifying_glass_results(matrix, item_values), error,
                             value_reliability(matrix, item_values) | {"retest": sample_retest(sub)})
 

@@ -211,7 +211,7 @@ def smacof_nonmetric(D: np.ndarray, init: np.ndarray, max_iter: int = 300, eps: 
     2. Isotonic (increasing) regression of the upper-triangle distances on the upper-triangle
        dissimilarities, both flattened row by row; zero dissimilarities count as missing
        (``sklearn.isotonic.IsotonicRegression().fit_transform(sim_flat_w, dis_flat_w)``, which
-       averages tied dissimilarities). The disparity matrix d̂ is d with its upper-triangle
+       averages tied dissimilarities; here with ``out_of_bounds="clip"``, see docs/methods/values.md). The disparity matrix d̂ is d with its upper-triangle
        entries replaced by the fit (lower triangle and diagonal keep d, as in scikit-learn),
        then scaled so Σ_ij d̂_ij² = n(n−1)/2.
     3. stress = sqrt(Σ_ij (d_ij − d̂_ij)² / Σ_ij d̂_ij²) — computed BEFORE the update.
@@ -253,7 +253,9 @@ def smacof_nonmetric(D: np.ndarray, init: np.ndarray, max_iter: int = 300, eps: 
     if not kept.any():
         raise StructureInputError("all dissimilarities are zero: nothing to scale")
     sim_flat_w = sim_flat[kept]
-    ir = IsotonicRegression()
+    # clip: float noise can put a dissimilarity a hair above the fit's range (tied items computed in another order);
+    # scikit-learn's default then returns NaN and the MDS fails. Inside the range the two are identical.
+    ir = IsotonicRegression(out_of_bounds="clip")
     old_stress: float | None = None
     stress = np.nan
     it = 0

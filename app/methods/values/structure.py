@@ -67,12 +67,13 @@ m[0].metric("Stress-1 ↓", ui.fmt(result["stress"]), help="Leaderboard Stress o
 m[1].metric("Circular-order distance ↓", ui.fmt(result["rank_distance"], 2),
             help="Distance between the observed circular order of the value centroids and the theoretical one (0 = same order).")
 sep = result["separability"] or {}
+undefined = f" Undefined here: {sep['reason']}." if sep.get("reason") else ""
 m[2].metric("Separability — cross-validated ↑", ui.fmt(sep.get("cv_accuracy")),
             help="Out-of-fold accuracy of a linear SVM telling values apart from the items' correlation profiles "
-                 "(the honest number).")
+                 "(the honest number)." + undefined)
 m[3].metric("Separability — training ↑", ui.fmt(sep.get("train_accuracy")),
             help="The reference leaderboard's number: the same kind of SVM scored on its training items "
-                 "(≈1 even for random answers).")
+                 "(≈1 even for random answers)." + undefined)
 for col, name, digits in ((m[0], "stress", 3), (m[1], "order_distance", 2)):
     with col:
         ui.chance_caption(bands.get(name), digits)
