@@ -50,11 +50,6 @@ def non_negative_int(text: str) -> int:
     return value
 
 
-def finite_float(text: str) -> float:
-    """Any finite number (no nan, inf)."""
-    return _float(text)
-
-
 def non_negative_float(text: str) -> float:
     """A finite number >= 0 (a temperature, a number of seconds)."""
     value = _float(text)

@@ -17,10 +17,18 @@ def stub_server(tmp_path: Path) -> Iterator[StubServer]:
         yield server
 
 
+def trust_spec(spec) -> None:
+    """Mark ``spec``'s endpoint as the user's own, as parsing ``run --model`` does (``specs.USER_INPUT``)."""
+    from analysis.llm import specs
+
+    if spec.base_url:
+        specs._user_endpoints.add((spec.base_url, spec.api_key_env))
+
+
 @pytest.fixture
 def trust_endpoints(monkeypatch: pytest.MonkeyPatch):
     """Mark model specs as configured by the user, as ``run --model`` does, for this test only (their key may be sent)."""
-    from analysis.llm import keys
+    from analysis.llm import specs
 
-    monkeypatch.setattr(keys, "_trusted", set(keys._trusted))
-    return lambda *specs: [keys.trust_spec(s) for s in specs]
+    monkeypatch.setattr(specs, "_user_endpoints", set(specs._user_endpoints))
+    return lambda *given: [trust_spec(s) for s in given]

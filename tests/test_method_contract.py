@@ -10,7 +10,8 @@ stub server, once answering and once with every reply a word no reader can use (
   a method without its own board) on the Leaderboard;
 - an undefined headline is None with its reason, and "—" on those pages;
 - chance has one entry per model;
-- every page renders on the one-model store and on the all-invalid store.
+- every page renders on the one-model store and on the all-invalid store;
+- no shared code names a method.
 """
 
 from __future__ import annotations
@@ -239,3 +240,22 @@ def test_every_headline_is_the_same_number_on_every_page(app, reports: dict, mod
 def test_every_page_renders(app, kind: str, page: str) -> None:
     at = app(kind, page)
     assert at.title
+
+
+def test_shared_code_names_no_method() -> None:
+    """Outside a method's folders no code names it: no string equal to a method's name, no import of its package
+    (the demo's build list, ``analysis/demo.py``, is the one exception: it lists what the bundled demo runs)."""
+    import ast
+
+    repo = Path(__file__).resolve().parents[1]
+    shared = [p for p in [*repo.glob("analysis/**/*.py"), *repo.glob("app/**/*.py"), repo / "app.py"]
+              if "methods" not in p.relative_to(repo).parts[:-2] and p != repo / "analysis/demo.py"]
+    packages = tuple(f"{root}.methods.{name}" for root in ("analysis", "app") for name in NAMES)
+    found = []
+    for path in shared:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in NAMES:
+                found.append(f"{path.relative_to(repo)}:{node.lineno} {node.value!r}")
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(packages):
+                found.append(f"{path.relative_to(repo)}:{node.lineno} import {node.module}")
+    assert shared and found == []

@@ -6,8 +6,8 @@ streamlit).
 
 **Where a key may go.** ``resolve_api_key`` hands out a key only for an endpoint the user configured for it: the
 built-in forms (``openai:`` with ``OPENAI_API_KEY``, ``hf:`` with ``HF_TOKEN``), a ``[models.*]`` table of
-``models.toml``, a spec parsed from the user's own input in this process (the command line: ``specs.USER_INPUT``;
-``trust_spec``), or a URL the user confirmed (``--trust-endpoint``; the Run page passes the endpoints typed into its
+``models.toml``, a spec parsed from the user's own input in this process (the command line: ``specs.USER_INPUT``),
+or a URL the user confirmed (``--trust-endpoint``; the Run page passes the endpoints typed into its
 own fields or confirmed by a tick naming the host as ``confirmed``, per session). A ``base_url`` read
 from a store, a plan or a link is none of these: a key for it raises ``UntrustedEndpoint`` before anything is sent.
 
@@ -54,7 +54,6 @@ _FILE_TTL_S = 2.0
 
 _lock = threading.Lock()
 _registered: set[str] = set()  # frozen per lookup: a frozenset of a few keys is cheap to hash
-_trusted: set[tuple[str, str | None]] = set()  # (normalised base_url, api_key_env) the user gave in this process
 
 
 class UntrustedEndpoint(InputError):
@@ -364,13 +363,6 @@ def _configured_endpoints() -> set[tuple[str, str | None]]:
     return _BUILTIN_ENDPOINTS | {(normalise_url(s.base_url), s.api_key_env) for s in named.values()}
 
 
-def trust_spec(spec: ModelSpec) -> None:
-    """The user gave ``spec`` in this process (command line, the Run page's own fields): its key may go to its URL."""
-    if spec.base_url:
-        with _lock:
-            _trusted.add((normalise_url(spec.base_url), spec.api_key_env))
-
-
 def endpoint_trusted(spec: ModelSpec, confirmed: tuple[str, ...] = ()) -> bool:
     """Whether a key may be sent to ``spec.base_url``: configured by the user, or confirmed by URL."""
     if spec.backend == "embedded":
@@ -378,9 +370,7 @@ def endpoint_trusted(spec: ModelSpec, confirmed: tuple[str, ...] = ()) -> bool:
     url = normalise_url(spec.base_url)
     if url in {normalise_url(u) for u in confirmed}:
         return True
-    with _lock:
-        trusted = set(_trusted)
-    trusted |= {(normalise_url(u), env) for u, env in user_endpoints()}
+    trusted = {(normalise_url(u), env) for u, env in user_endpoints()}
     return (url, spec.api_key_env) in trusted or (url, spec.api_key_env) in _configured_endpoints()
 
 

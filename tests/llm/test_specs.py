@@ -12,7 +12,8 @@ import pytest
 from analysis.__main__ import main
 from analysis.errors import InputError
 from analysis.llm.client import CallError, ChatRequest, http_status_error, classify_error
-from analysis.llm.keys import trust_spec, REDACTED, redact, register_secret, resolve_api_key
+from analysis.llm.keys import REDACTED, redact, register_secret, resolve_api_key
+from tests.conftest import trust_spec
 from analysis.llm.specs import (
     EMBEDDED_MODEL, HF_ROUTER_BASE_URL, OPENAI_BASE_URL, ModelSpec, load_named_models, parse_model_spec,
 )

@@ -15,7 +15,7 @@ from analysis.llm.keys import register_secret
 from analysis.llm.specs import parse_model_spec
 from analysis.runs.executor import RetryPolicy
 from analysis.methods import create_run, execute_run
-from analysis.llm.keys import trust_spec
+from tests.conftest import trust_spec
 from analysis.runs.store import Store
 from analysis.methods.values.method import build_values_plan
 from tests.runs.test_keys import _files_containing

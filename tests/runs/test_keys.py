@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from analysis.__main__ import main
-from analysis.llm.keys import trust_spec
+from tests.conftest import trust_spec
 from analysis.runs.store import Store
 from tests.stub_server import FaultRule, StubServer
 

@@ -27,8 +27,7 @@ reason; the run goes on, and ``resume`` asks the failed calls again (finished on
 cache, and the same replies lead the session down the same path).
 
 Call count: ``n_calls()`` is the number of calls when nothing fails and every generator reply is
-usable at its first attempt -- exact then, and a lower bound otherwise; ``max_calls()`` is the
-upper bound (every retry used). Each retry raises the progress total by one as it is made; calls
+usable at its first attempt -- exact then, and a lower bound otherwise. Each retry raises the progress total by one as it is made; calls
 not made (a shortfall, dependants of a failure) are counted as done when they are skipped, so the
 progress bar ends at done == total.
 """
@@ -116,13 +115,6 @@ class PersonaGymPlan(BaseModel):
         """Calls when nothing fails and every generator reply is usable at once (see module docstring)."""
         per_question = 2 + self.n_evaluators()  # answer, score examples, one grade per evaluator
         return sum((0 if p.questions is not None else 1 + len(TASKS)) + per_question * self.n_questions(p)
-                   for p in self.personas)
-
-    def max_calls(self) -> int:
-        """Upper bound: every environment selection, question set and score-example set uses all its retries."""
-        r = self.max_retries
-        per_question = 2 + self.examples_retries + self.n_evaluators()
-        return sum((0 if p.questions is not None else (1 + r) * (1 + len(TASKS))) + per_question * self.n_questions(p)
                    for p in self.personas)
 
 

@@ -18,7 +18,6 @@ template was not released).
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 SPLIT_MARKS: dict[str, str] = {"validation": "v", "train": "tr", "test": "te"}
@@ -110,14 +109,3 @@ def paper_split(split: str) -> tuple[Attribute, ...]:
         out.append(Attribute(key, label, mine, tuple(f"{label}: {lv}" for lv in mine), big_five))
     return tuple(out)
 
-
-def spearman_values(n_levels: int) -> tuple[float, ...]:
-    """Every Spearman ρ two full rankings of n ≤ 8 levels can have, descending: 1 − 6·Σd²/(n(n²−1)) over the Σd² of
-    all n! permutations (not every even Σd² occurs: for n = 3 Σd² = 4 does not)."""
-    if n_levels < 2:
-        return ()
-    if n_levels > 8:
-        raise ValueError("spearman_values enumerates permutations: at most 8 levels")
-    denom = n_levels * (n_levels ** 2 - 1)
-    sums = {sum((i - p) ** 2 for i, p in enumerate(perm)) for perm in itertools.permutations(range(n_levels))}
-    return tuple(1 - 6 * s / denom for s in sorted(sums))

@@ -394,11 +394,6 @@ def cfa_loadings(results: Mapping[str, CFAResult]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[["group", "latent", "item", "std_loading"]]
 
 
-def fit_magnifying_glass(matrix: pd.DataFrame, item_values: Mapping[str, str | None]) -> pd.DataFrame:
-    """The four magnifying-glass fits as a table (see ``cfa_table``); loadings: ``fit_magnifying_glass_results``."""
-    return cfa_table(fit_magnifying_glass_results(matrix, item_values))
-
-
 def context_cfa_summary(table: pd.DataFrame) -> dict[str, float]:
     """Mean CFI, TLI, RMSEA, SRMR over the groups of ``cfa_table`` (failures count with their scores)."""
     if table.empty:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from analysis.methods.trust.attributes import TABLE3_ATTRIBUTES, TABLE3_NAMES, paper_split, spearman_values
+from analysis.methods.trust.attributes import TABLE3_ATTRIBUTES, TABLE3_NAMES, paper_split
 from analysis.methods.trust.effects import eta_squared
 from analysis.methods.trust.personas import BY_KEY, attribute_table, big_five_keys, default_attributes, generate_bank, select
 
@@ -38,6 +39,18 @@ def test_test_split_is_table5_te() -> None:
     assert "religion" not in TABLE3_ATTRIBUTES and set(TABLE3_ATTRIBUTES) < set(test)
     assert len(default_attributes("rolescope15")) == 15
     assert all(a.phrase(a.levels[0]) == f"{a.label}: {a.levels[0]}" for a in paper_split("test"))
+
+
+def spearman_values(n_levels: int) -> tuple[float, ...]:
+    """Every Spearman ρ two full rankings of n ≤ 8 levels can have, descending: 1 − 6·Σd²/(n(n²−1)) over the Σd² of
+    all n! permutations (not every even Σd² occurs: for n = 3 Σd² = 4 does not)."""
+    if n_levels < 2:
+        return ()
+    if n_levels > 8:
+        raise ValueError("spearman_values enumerates permutations: at most 8 levels")
+    denom = n_levels * (n_levels ** 2 - 1)
+    sums = {sum((i - p) ** 2 for i, p in enumerate(perm)) for perm in itertools.permutations(range(n_levels))}
+    return tuple(1 - 6 * s / denom for s in sorted(sums))
 
 
 def test_spearman_values_by_hand() -> None:

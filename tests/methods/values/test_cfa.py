@@ -49,7 +49,6 @@ from analysis.methods.values.cfa import (
     cfi_index,
     context_cfa_summary,
     fit_cfa,
-    fit_magnifying_glass,
     fit_magnifying_glass_results,
     rmsea_index,
     srmr_index,
@@ -243,7 +242,7 @@ def test_magnifying_glass_groups_match_lavaan(v4_data: pd.DataFrame) -> None:
     loadings = cfa_loadings(results)
     assert loadings.columns.tolist() == ["group", "latent", "item", "std_loading"]
     assert len(loadings) == 11 + 10 + 8 + 6
-    assert fit_magnifying_glass(matrix, item_values).equals(table)
+    assert cfa_table(fit_magnifying_glass_results(matrix, item_values)).equals(table)
 
     summary = context_cfa_summary(table)
     for key in ("cfi", "tli", "rmsea", "srmr"):
@@ -335,7 +334,7 @@ def test_constant_groups_fail_in_magnifying_glass(v4_data: pd.DataFrame) -> None
             matrix[item] = 4
     first_power = next(i for i, v in item_values.items() if v == "Power")
     matrix[first_power] = 2
-    table = fit_magnifying_glass(matrix, item_values).set_index("group")
+    table = cfa_table(fit_magnifying_glass_results(matrix, item_values)).set_index("group")
     assert table.loc["Openness to change", "reason"] == "all items constant"
     assert table.loc["Self-enhancement", "reason"] == f"constant items (zero variance): {first_power}"
     for group in ("Openness to change", "Self-enhancement"):
@@ -353,7 +352,7 @@ def test_value_without_items_fails(v4_data: pd.DataFrame) -> None:
     """A group whose value has no item in the matrix cannot be built: failure naming the value."""
     matrix, item_values = values_item_matrix(v4_data)
     item_values = {k: (None if v == "Hedonism" else v) for k, v in item_values.items()}
-    table = fit_magnifying_glass(matrix, item_values).set_index("group")
+    table = cfa_table(fit_magnifying_glass_results(matrix, item_values)).set_index("group")
     assert table.loc["Openness to change", "reason"] == "no items for: Hedonism"
     assert not table.loc["Openness to change", "converged"]
     assert table.loc["Openness to change", "cfi"] == 0.0
