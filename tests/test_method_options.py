@@ -4,12 +4,13 @@ validate back into the same model, and a value out of bounds is one line naming 
 from __future__ import annotations
 
 import argparse
+import typing
 from typing import Literal
 
 import pytest
 
 from analysis import methods
-from analysis.__main__ import build_parser
+from analysis.__main__ import build_parser, main
 from analysis.errors import InputError
 from analysis.methods.options import Options, add_flags, flag_of, from_args, option, validate
 
@@ -33,6 +34,48 @@ def test_every_option_is_a_flag_of_run(name: str) -> None:
     flags = set(parser._option_string_actions)  # noqa: SLF001
     hidden = {n for n, f in options.model_fields.items() if f.json_schema_extra["cli"].hidden}
     assert {flag_of(n, f) for n, f in options.model_fields.items() if n not in hidden} <= flags
+
+
+def _bounds(field) -> tuple[float | None, float | None]:
+    lower = next((m.ge for m in field.metadata if hasattr(m, "ge")), None)
+    upper = next((m.le for m in field.metadata if hasattr(m, "le")), None)
+    return lower, upper
+
+
+def _bad_values(field) -> list[str]:
+    """Strings a numeric option must refuse: out of its bounds, not a whole number, not finite."""
+    kind = next((t for t in (int, float) if t in (field.annotation, *typing.get_args(field.annotation))), None)
+    if kind is None:
+        return []
+    lower, upper = _bounds(field)
+    bad = ["1.5"] if kind is int else ["nan", "inf"]
+    if lower is not None:
+        bad.append(str(lower - 1) if kind is int else str(lower - 0.5))
+    if upper is not None:
+        bad.append(str(upper + 1) if kind is int else str(upper + 0.5))
+    return bad
+
+
+BAD = [(name, flag_of(field_name, field), value) for name in NAMES
+       for field_name, field in methods.get(name).options.model_fields.items()
+       if not field.json_schema_extra["cli"].hidden for value in _bad_values(field)]
+
+
+@pytest.mark.parametrize("name, flag, value", BAD, ids=[f"{n} {f}={v}" for n, f, v in BAD])
+def test_every_numeric_option_refuses_what_means_nothing(name: str, flag: str, value: str, tmp_path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Out of its bounds, not whole, not finite: one line naming the flag, exit 2, nothing stored (from the parser)."""
+    store = tmp_path / "s.db"
+    with pytest.raises(SystemExit) as exit_info:
+        main(["run", name, "--model", "x@http://127.0.0.1:9/v1", f"{flag}={value}", "--store", str(store)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"argument {flag}" in err and "Traceback" not in err, err
+    assert not store.exists()
+
+
+def test_the_derived_cases_cover_every_method() -> None:
+    assert {name for name, _, _ in BAD} == set(NAMES) and len(BAD) > 40
 
 
 class Demo(Options):
