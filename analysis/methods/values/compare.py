@@ -1,7 +1,5 @@
-"""Values numbers the pages show beyond the report, and comparing two models (paired over shared personas).
+"""Comparing two models' values numbers (paired over shared personas), and the pages' display frames.
 
-- ``rank_order_by_value_ci``: per-value rank-order stability with percentile bootstrap CIs over personas (the
-  per-value means of ``stability.rank_order_by_value``, resampled as ``stability.rank_order_ci``);
 - ``compare_values``: two models' headlines with paired bootstrap CIs of the differences;
 - ``item_gaps``, ``persona_gaps``: where two models differ most.
 """
@@ -24,40 +22,6 @@ N_BOOT = 1000
 
 def _f(x: Any) -> float:
     return float("nan") if x is None else float(x)
-
-
-def rank_order_by_value_ci(scores: pd.DataFrame, *, n_boot: int = N_BOOT, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
-    """Per value: rank-order stability (mean over context pairs of Spearman across personas) and its
-    percentile bootstrap CI over personas. Columns value, rank_order, lo, hi (``VALUES`` order).
-
-    Same estimate as ``stability.rank_order_by_value``; resamples as ``stability.rank_order_ci``.
-    """
-    cube = stability.score_cube(scores)
-    n = len(cube.personas)
-    cols = ["value", "rank_order", "lo", "hi"]
-    if n == 0 or len(cube.contexts) < 2:
-        return pd.DataFrame(columns=cols)
-
-    def per_value(w: np.ndarray) -> np.ndarray:
-        rho = stability._rank_order_rho(cube, w)  # (B, pairs, values)
-        return stats.nanmean_last(np.swapaxes(rho, 1, 2))  # (B, values)
-
-    estimate = per_value(np.ones((1, n)))[0]
-    reps = per_value(stats.counts_from_indices(stats.resample_indices(n, n_boot, seed), n))
-    rows = []
-    for v, value in enumerate(cube.values):
-        ci = stats.percentile_ci(estimate[v], reps[:, v], level)
-        rows.append({"value": value, "rank_order": ci.estimate, "lo": ci.lo, "hi": ci.hi})
-    return pd.DataFrame(rows, columns=cols)
-
-
-def ipsative_by_persona(scores: pd.DataFrame) -> pd.DataFrame:
-    """Per persona: mean over context pairs of the Spearman over values (``stability.ipsative_table``)."""
-    table = stability.ipsative_table(scores)
-    if table.empty:
-        return pd.DataFrame(columns=["persona_id", "ipsative", "n_pairs"])
-    out = table.groupby("persona_id")["rho"].agg(ipsative="mean", n_pairs="count").reset_index()
-    return out.sort_values("ipsative", kind="stable").reset_index(drop=True)
 
 
 def value_means(scores: pd.DataFrame, column: str = "ipsatised") -> pd.DataFrame:

@@ -143,6 +143,12 @@ def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0,
         ip = stability.ipsative_ci(scores, n_boot=n_boot, seed=seed)
         out["ci"] = {"rank_order": {"lo": ro.lo, "hi": ro.hi}, "ipsative": {"lo": ip.lo, "hi": ip.hi},
                      "level": 0.95, "n_boot": n_boot, "seed": seed}
+        # what the Stability page draws, so it never recomputes: the context matrix, per value with CIs, per persona
+        out["stability_figures"] = {
+            "matrix": frame_doc(stability.rank_order_matrix(scores).rename_axis("context").reset_index()),
+            "by_value": frame_doc(stability.rank_order_by_value_ci(scores, n_boot=n_boot, seed=seed)),
+            "ipsative": frame_doc(stability.ipsative_by_persona(scores)),
+        }
     else:
         out |= {"rank_order": None, "ipsative": None, "pairwise_rank_order": {}, "ci": {}}
     return out

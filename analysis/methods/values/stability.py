@@ -273,3 +273,37 @@ def stability_diff_ci(scores_a: pd.DataFrame, scores_b: pd.DataFrame, *, metric:
     cube_b = score_cube(scores_b[scores_b["persona_id"].isin(shared)])
     return stats.paired_bootstrap_counts(builders[metric](cube_a, skipna), builders[metric](cube_b, skipna), len(shared),
                                          n_boot=n_boot, level=level, seed=seed)
+
+
+def rank_order_by_value_ci(scores: pd.DataFrame, *, n_boot: int = 1000, level: float = 0.95, seed: int = 0) -> pd.DataFrame:
+    """Per value: rank-order stability (mean over context pairs of Spearman across personas) and its
+    percentile bootstrap CI over personas. Columns value, rank_order, lo, hi (``VALUES`` order).
+
+    Same estimate as ``rank_order_by_value``; resamples as ``stability.rank_order_ci``.
+    """
+    cube = score_cube(scores)
+    n = len(cube.personas)
+    cols = ["value", "rank_order", "lo", "hi"]
+    if n == 0 or len(cube.contexts) < 2:
+        return pd.DataFrame(columns=cols)
+
+    def per_value(w: np.ndarray) -> np.ndarray:
+        rho = _rank_order_rho(cube, w)  # (B, pairs, values)
+        return stats.nanmean_last(np.swapaxes(rho, 1, 2))  # (B, values)
+
+    estimate = per_value(np.ones((1, n)))[0]
+    reps = per_value(stats.counts_from_indices(stats.resample_indices(n, n_boot, seed), n))
+    rows = []
+    for v, value in enumerate(cube.values):
+        ci = stats.percentile_ci(estimate[v], reps[:, v], level)
+        rows.append({"value": value, "rank_order": ci.estimate, "lo": ci.lo, "hi": ci.hi})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def ipsative_by_persona(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per persona: mean over context pairs of the Spearman over values (``ipsative_table``)."""
+    table = ipsative_table(scores)
+    if table.empty:
+        return pd.DataFrame(columns=["persona_id", "ipsative", "n_pairs"])
+    out = table.groupby("persona_id")["rho"].agg(ipsative="mean", n_pairs="count").reset_index()
+    return out.sort_values("ipsative", kind="stable").reset_index(drop=True)

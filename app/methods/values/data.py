@@ -110,20 +110,17 @@ def item_texts(instrument: str) -> dict[str, str]:
 
 @st.cache_data(**CACHE)
 def stability(ref: StoreRef, model: str) -> dict[str, Any]:
-    """Context x context rank-order matrix, per-value stability with CIs, ipsative per persona."""
-    from analysis.methods.values import compare
-    from analysis.methods.values import stability as stab
+    """Context x context rank-order matrix, per-value stability with CIs, ipsative per persona: as the values report
+    holds them (``stability_figures``; nothing is recomputed here)."""
+    from analysis.methods.base import doc_frame
 
-    scores = values_scores(ref, model)
-    contexts = list(dict.fromkeys(scores["context"]))
-    if len(contexts) < 2:
+    doc = values_doc(ref)["models"][model]
+    contexts = list(doc.get("contexts") or {})
+    figures = doc.get("stability_figures")
+    if len(contexts) < 2 or not figures:
         return {"contexts": contexts, "matrix": None, "by_value": None, "ipsative": None}
-    return {
-        "contexts": contexts,
-        "matrix": stab.rank_order_matrix(scores),
-        "by_value": compare.rank_order_by_value_ci(scores, n_boot=N_BOOT),
-        "ipsative": compare.ipsative_by_persona(scores),
-    }
+    return {"contexts": contexts, "matrix": doc_frame(figures["matrix"]).set_index("context").rename_axis(None),
+            "by_value": doc_frame(figures["by_value"]), "ipsative": doc_frame(figures["ipsative"])}
 
 
 @st.cache_data(**CACHE)

@@ -28,13 +28,13 @@ def scores(noise: float, seed: int, n: int = 25, contexts: tuple[str, ...] = ("a
 def test_per_value_ci_matches_stability_estimates():
     """Estimates equal stability.rank_order_by_value, each CI brackets its estimate, and a seed reproduces it."""
     s = scores(0.5, 1)
-    table = views.rank_order_by_value_ci(s, n_boot=300, seed=3)
+    table = stability.rank_order_by_value_ci(s, n_boot=300, seed=3)
     expected = stability.rank_order_by_value(s)
     assert list(table["value"]) == list(VALUES)
     np.testing.assert_allclose(table["rank_order"], expected.loc[list(VALUES)].to_numpy(), atol=1e-12)
     assert (table["lo"] <= table["rank_order"]).all() and (table["rank_order"] <= table["hi"]).all()
-    pd.testing.assert_frame_equal(table, views.rank_order_by_value_ci(s, n_boot=300, seed=3))
-    assert views.rank_order_by_value_ci(scores(0.5, 1, contexts=("a",)), n_boot=10).empty  # one context: nothing to compare
+    pd.testing.assert_frame_equal(table, stability.rank_order_by_value_ci(s, n_boot=300, seed=3))
+    assert stability.rank_order_by_value_ci(scores(0.5, 1, contexts=("a",)), n_boot=10).empty  # one context: nothing to compare
 
 
 def test_compare_values_paired_ci_separates_stable_from_noisy():
