@@ -24,6 +24,7 @@ import pandas as pd
 from analysis.errors import InputError
 from analysis.methods.base import counts, number
 from analysis.methods.mbti import chance as mbti_chance
+from analysis.methods.mbti.compare import mbti_subject_spread
 from analysis.methods.mbti.metrics import model_metrics
 from analysis.methods.mbti.scoring import scores_by_testing
 from analysis.methods.mbti.session import ANSWERS
@@ -55,6 +56,9 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
     for name in dict.fromkeys(scores["model"]):
         mine = answers[answers["model"] == name]
         doc = model_metrics(scores[scores["model"] == name]) | selection.document(name)
+        for subject, sd in mbti_subject_spread(scores[scores["model"] == name]).items():
+            if subject in doc["subjects"]:
+                doc["subjects"][subject]["sd"] = sd  # the whiskers of the dimension chart: SD over its testings
         defined = [s["consistency"] for s in doc["subjects"].values() if s["consistency"] is not None]
         doc["headlines"] = {"mbti_consistency": number(sum(defined) / len(defined) if defined else None,
                                                        "no subject has a defined consistency (needs ≥ 2 scored testings)")}

@@ -24,13 +24,6 @@ def mbti_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
 
 
 @st.cache_data(**CACHE)
-def mbti_testings(ref: StoreRef, model: str) -> pd.DataFrame:
-    from analysis.methods.mbti.scoring import scores_by_testing
-
-    return scores_by_testing(mbti_answers(ref, model))
-
-
-@st.cache_data(**CACHE)
 def mbti_distribution(ref: StoreRef, model: str, subject: str, order_mode: str) -> pd.DataFrame:
     from analysis.methods.mbti.metrics import answer_distribution
 
@@ -47,8 +40,6 @@ def mbti_models(ref: StoreRef) -> list[str]:
     return sorted(mbti_doc(ref)["models"]) if has_rows(ref, "mbti_answers") else []
 
 
-@st.cache_data(**CACHE)
 def mbti_spread(ref: StoreRef, model: str) -> dict[str, dict[str, float]]:
-    from analysis.methods.mbti.compare import mbti_subject_spread
-
-    return mbti_subject_spread(mbti_testings(ref, model))
+    """Per subject, the SD of each dimension score over its testings, as the MBTI report holds it."""
+    return {s: d.get("sd") or {} for s, d in mbti_doc(ref)["models"][model]["subjects"].items()}

@@ -69,7 +69,8 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations", "reliability", "headlines",
                        "counts"}
     men = m1["subjects"]["Men"]
-    assert set(men) == {"scores", "type", "role", "background", "consistency", "n_testings", "invalid", "truncated"}
+    assert set(men) == {"scores", "type", "role", "background", "consistency", "n_testings", "invalid", "truncated", "sd"}
+    assert men["sd"] == {d: 0.0 for d in DIMENSIONS}  # every testing scores 100 on every dimension: no spread
     assert men["background"] is None
     assert men["role"] == "Commander"  # ENTJ-A
     assert men["truncated"] == 1
