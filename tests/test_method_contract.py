@@ -231,8 +231,10 @@ def test_every_headline_is_the_same_number_on_every_page(app, reports: dict, mod
                 assert table.loc[model, h.label] == entry["value"] == a
             if view(name).leaderboard is None:  # ranked by its headlines on the Leaderboard
                 ranked = next(d.value for d in board if h.label in d.value.columns).set_index("model")
-                value = ranked.loc[model, h.label]
+                value, rank = ranked.loc[model, h.label], ranked.loc[model, "#"]
                 assert math.isnan(value) if entry["value"] is None else value == entry["value"]
+                if h == method.headlines[0]:  # the ranking headline: undefined is never ranked
+                    assert (rank == "—") == (entry["value"] is None), (name, rank)
 
 
 @pytest.mark.parametrize("kind", ["answered", "invalid"])
