@@ -144,6 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--svs", metavar="PATH", help="an SVS instrument (data_svs folder or hf:// path): adds no_conv on "
                                                     "the SVS procedure per configuration (needs --store)")
 
+    readers = [r for m in methods.all_methods() for r in m.readers]
+    parse = sub.add_parser("parse", help="read replies with a method's reply reader (JSON lines on stdin: "
+                                         "{\"reply\", \"finish_reason\", ...context}; one {valid, value, reason} line each)")
+    parse.add_argument("kind", choices=[r.kind for r in readers], metavar="KIND",
+                       help="; ".join(f"{r.kind}: {r.help}" + (f" (context: {', '.join(r.needs)})" if r.needs else "")
+                                  for r in readers))
+
     board = sub.add_parser("leaderboard", help="a method's leaderboard over every model in the store (default: the first "
                                                "method that has one, Stick to Your Role!)")
     _add_store(board)
@@ -372,6 +379,39 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_parse(args: argparse.Namespace) -> int:
+    """Every stdin line read first (a bad line is one error naming it, and nothing is printed), then one
+    ``{"valid", "value", "reason"}`` line per reply, from the reader the runs use."""
+    from analysis import methods
+
+    reader = next(r for m in methods.all_methods() for r in m.readers if r.kind == args.kind)
+    given = []
+    for n, line in enumerate(sys.stdin.read().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"stdin line {n}: not JSON ({exc.msg})") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("reply"), str):
+            raise InputError(f'stdin line {n}: needs a "reply" string')
+        missing = [f for f in reader.needs if f not in doc and f not in reader.defaults]
+        if missing:
+            raise InputError(f"stdin line {n}: {args.kind} needs {', '.join(missing)} in the line")
+        given.append((n, doc))
+    out = []
+    for n, doc in given:
+        try:
+            reading = reader.read(doc["reply"], doc.get("finish_reason"), {**reader.defaults, **doc})
+        except (InputError, ValueError, TypeError) as exc:
+            raise InputError(f"stdin line {n}: {one_line(str(exc))}") from None
+        out.append(json.dumps({"valid": reading.valid, "value": reading.value, "reason": reading.reason},
+                              ensure_ascii=False))
+    if out:
+        print("\n".join(out))
+    return 0
+
+
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     from analysis import methods
 
@@ -408,6 +448,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 COMMANDS = {
     "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
     "import": cmd_import, "metrics": cmd_metrics, "delete": cmd_delete, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
+    "parse": cmd_parse,
 }
 
 

@@ -129,6 +129,27 @@ class Side:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """What a reply reader made of one reply: a value, or invalid with the reason (``python -m analysis parse``)."""
+
+    valid: bool
+    value: Any = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Reader:
+    """A reply reader the runs use, callable on its own: ``read(reply, finish_reason, context) -> Reading``.
+    ``context`` holds the fields named in ``needs`` (with ``defaults`` for those that may be left out)."""
+
+    kind: str
+    help: str
+    read: Callable[[str, str | None, Mapping[str, Any]], Reading]
+    needs: tuple[str, ...] = ()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Published:
     """A method's figures published for real models (``analysis.published``): the bundled ``file`` under ``data/``
     and ``rows(document)``, its long rows (model, metric, value, better, source)."""
@@ -177,6 +198,8 @@ class Method:
     #: The method's run options (``analysis.methods.options.Options``): defaults, bounds, help; the flags derive from it.
     options: type | None = None
     published: Published | None = None
+    #: Its reply readers by kind (``python -m analysis parse KIND``), the very functions its sessions call.
+    readers: tuple[Reader, ...] = ()
     #: store -> the method's leaderboard document over every model of the store (``python -m analysis leaderboard``).
     leaderboard: Callable[[Any], dict[str, Any]] | None = None
     #: Kinds of published result files the method imports (``python -m analysis import KIND``), and the import:

@@ -17,6 +17,7 @@ from analysis.runs.executor import Executor
 from analysis.runs.store import Store
 from analysis.methods.mbti.families import FAMILY
 from analysis.methods.mbti.options import MbtiOptions
+from analysis.methods.mbti.readers import READERS
 
 OrderChoice = Literal["permuted", "fixed", "both"]
 # The embedded model serves a 4096-token context: a whole 60-statement conversation does not fit.
@@ -147,6 +148,7 @@ METHOD = Method(
     compare=_compare,
     families=(FAMILY,),
     options=MbtiOptions,
+    readers=READERS,
     importers=("chatgpt-mbti",), run_import=_import,
     headlines=(Headline("mbti_consistency", "MBTI: consistency ↑", paired="Consistency, mean over",
                         null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),

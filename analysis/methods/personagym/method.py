@@ -15,6 +15,7 @@ from analysis.runs.store import Store
 from analysis.methods.personagym.families import FAMILY
 from analysis.methods.personagym.options import PersonaGymOptions
 from analysis.methods.personagym.published import PUBLISHED
+from analysis.methods.personagym.readers import READERS
 
 
 def _spec(value: str | ModelSpec, what: str) -> ModelSpec:
@@ -197,6 +198,7 @@ METHOD = Method(
     families=(FAMILY,),
     options=PersonaGymOptions,
     published=PUBLISHED,
+    readers=READERS,
     importers=("personagym",), run_import=_import,
     headlines=(Headline("personagym_score", "PersonaGym: PersonaScore ↑", paired="PersonaScore",
                         null=lambda band, entry: (band.get("metrics") or {}).get("persona_score")),),

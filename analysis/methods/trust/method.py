@@ -24,6 +24,7 @@ from analysis.methods.trust.population import PopulationSession
 from analysis.methods.trust.families import FAMILIES
 from analysis.methods.trust.options import TrustOptions
 from analysis.methods.trust.published import PUBLISHED
+from analysis.methods.trust.readers import READERS
 
 # A generated bank of 250 has a test split of 50 personas: the paper's N = 50 (Sec. 4).
 DEFAULT_BANK_SIZE = 250
@@ -225,5 +226,6 @@ METHOD = Method(
     families=FAMILIES,
     options=TrustOptions,
     published=PUBLISHED,
+    readers=READERS,
 )
 

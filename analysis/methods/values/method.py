@@ -19,6 +19,7 @@ from analysis.methods.values.questionnaire import Structure, ValuesAnswerMode, V
 from analysis.methods.values.families import FAMILY
 from analysis.methods.values.options import ValuesOptions
 from analysis.methods.values.published import PUBLISHED
+from analysis.methods.values.readers import READERS
 
 
 def build_values_plan(
@@ -218,6 +219,7 @@ METHOD = Method(
     families=(FAMILY,),
     options=ValuesOptions,
     published=PUBLISHED,
+    readers=READERS,
     leaderboard=_leaderboard,
     importers=("value-stability",), run_import=_import,
     headlines=(Headline("values_cardinal", "Values: Cardinal score ↑", paired="Cardinal score"),

@@ -2,3 +2,11 @@
 
 #: ``run personagym`` options of a small plan, for the contract test over every method (tests/test_method_contract.py).
 CONTRACT_RUN = ["--personas", "2", "--questions-per-task", "1"]
+
+#: ``parse KIND`` lines read by hand: (input line, expected {valid, value}); the contract test runs them through the CLI.
+PARSE_SAMPLES = {
+    "personagym-grade": [({"reply": "The answer stays in character.\nFinal score: 4"}, (True, 4.0)),
+                         ({"reply": "A thoughtful answer."}, (False, None))],
+    "personagym-refusal": [({"reply": "As an AI language model, I cannot have hobbies."}, (True, True)),
+                           ({"reply": "I dive every Saturday."}, (True, False))],
+}
