@@ -37,11 +37,25 @@ def why_undefined(frame: pd.DataFrame, *, min_items: int = 2) -> str | None:
     return None
 
 
+def why_alpha_undefined(frame: pd.DataFrame) -> str | None:
+    """Why Cronbach's α of ``frame`` cannot be computed, or None. An item without variance does not make it undefined
+    (α = k/(k−1)·(1 − Σσ²ᵢ/σ²ₜₒₜₐₗ) holds, and pingouin, which the reference calls, computes it); a total score
+    without variance does."""
+    complete = frame.dropna()
+    if frame.shape[1] < 2:
+        return f"needs ≥ 2 items, has {frame.shape[1]}"
+    if len(complete) < MIN_UNITS:
+        return f"needs ≥ {MIN_UNITS} units with every item answered, has {len(complete)}"
+    if complete.astype(float).sum(axis=1).std(ddof=1) == 0:
+        return "the total score has no variance"
+    return None
+
+
 def cronbach_alpha(frame: pd.DataFrame) -> float:
     """Cronbach's α of ``frame`` (units × items; NaN = missing, pairwise deletion) via pingouin."""
     import pingouin as pg
 
-    if why_undefined(frame) is not None:
+    if why_alpha_undefined(frame) is not None:
         return float("nan")
     alpha, _ = pg.cronbach_alpha(data=frame.astype(float))
     return float(alpha)

@@ -27,6 +27,16 @@ def test_alpha_matches_psych():
     assert reliability.cronbach_alpha(DATA) == pytest.approx(0.848484848484848, abs=1e-9)
 
 
+def test_alpha_with_a_constant_item_is_the_formula_as_pingouin_computes_it():
+    """An item every unit answers alike adds no variance but keeps its place in k: α = k/(k−1)·(1 − Σσ²ᵢ/σ²_total),
+    hand-worked here with k = 4 (the reference's pingouin gives the same number; before, RoleScope said undefined)."""
+    constant = DATA.assign(i2=3)
+    k = constant.shape[1]
+    by_hand = k / (k - 1) * (1 - constant.var(ddof=1).sum() / constant.sum(axis=1).var(ddof=1))
+    assert reliability.why_alpha_undefined(constant) is None
+    assert reliability.cronbach_alpha(constant) == pytest.approx(by_hand, abs=1e-12)
+
+
 def test_omega_total_matches_psych():
     # psych's minres stops at optim's default tolerance; ours converges further: agreement to 1e-6
     assert reliability.omega_total(DATA) == pytest.approx(0.853153213418859, abs=1e-6)
@@ -53,8 +63,11 @@ def test_undefined_is_nan_with_a_reason():
     one_item = DATA[["i1"]]
     assert np.isnan(reliability.cronbach_alpha(one_item))
     assert reliability.why_undefined(one_item) == "needs ≥ 2 items, has 1"
-    constant = DATA.assign(i2=3)
-    assert np.isnan(reliability.cronbach_alpha(constant)) and reliability.why_undefined(constant) == "an item has no variance"
+    constant = DATA.assign(i2=3)  # ω needs every item to vary; α does not (see the next test)
+    assert np.isnan(reliability.omega_total(constant)) and reliability.why_undefined(constant) == "an item has no variance"
+    flat = DATA.assign(i1=1, i2=2, i3=3, i4=4)
+    assert np.isnan(reliability.cronbach_alpha(flat))
+    assert reliability.why_alpha_undefined(flat) == "the total score has no variance"
     two_rows = DATA.head(2)
     assert np.isnan(reliability.omega_total(two_rows)) and "needs ≥ 3 units" in reliability.why_undefined(two_rows)
     assert np.isnan(reliability.icc2(two_rows))

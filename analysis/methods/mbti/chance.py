@@ -156,7 +156,7 @@ def model_reliability(answers: pd.DataFrame) -> dict[str, Any]:
         frame = matrix[cols]
         a = reliability.cronbach_alpha(frame)
         alpha[d] = {"alpha": a if np.isfinite(a) else None, "n_items": len(cols), "n_testings": int(len(frame)),
-                    "reason": reliability.why_undefined(frame)}
+                    "reason": reliability.why_alpha_undefined(frame)}
     per_subject = []
     firsts = answers.drop_duplicates(list(TESTING_KEYS))
     subject_of = pd.Series(firsts["subject"].to_numpy(), index=_keys(firsts).to_numpy())

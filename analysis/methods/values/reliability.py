@@ -50,11 +50,11 @@ def value_reliability(matrix: pd.DataFrame, item_values: dict[str, str | None]) 
         if not items:
             continue
         frame = data[items]
-        reason = reliability.why_undefined(frame)
         alpha = reliability.cronbach_alpha(frame)
         omega = reliability.omega_total(frame)
-        if np.isfinite(alpha) and not np.isfinite(omega) and reason is None:
-            reason = "ω needs ≥ 3 items" if len(items) < 3 else "ω undefined"
+        reason = reliability.why_alpha_undefined(frame)
+        if reason is None and not np.isfinite(omega):  # α defined, ω not (ω needs 3 items, each with variance)
+            reason = "ω: " + (reliability.why_undefined(frame, min_items=3) or "undefined")
         out[value] = {"alpha": alpha if np.isfinite(alpha) else None, "omega": omega if np.isfinite(omega) else None,
                       "n_items": len(items), "reason": reason}
 

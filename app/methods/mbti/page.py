@@ -41,7 +41,8 @@ if ui.chance_verdict(bands.get("consistency")) == "chance-like":
              "design: s_c alone does not show an ability to assess.", icon="⚠️")
 m = st.columns(5)
 m[0].metric("Type", type_with_role(sdoc.get("type")) or "—",
-            help="Per dimension the pole the mean score leans to (X = exactly 50 or no answer).")
+            help="Per dimension the first pole when the mean score is ≥ 50 (the reference's judge_16), else the "
+                 "second; X = no valid answer.")
 m[1].metric("Consistency s_c ↑", ui.fmt(sdoc.get("consistency")),
             help="100 / (100 + mean distance of the testings' score vectors to their mean); 1 = identical testings.")
 m[2].metric("Robustness s_r ↑", ui.fmt((mdoc.get("robustness") or {}).get(subject)),

@@ -61,3 +61,11 @@ def test_imported_files_pool_by_source() -> None:
     b = a | {"path": "/x/b.csv", "subjects": ["Doctors"]}
     assert comparable.signature(FAMILY, a) == comparable.signature(FAMILY, b) == {
         "method": "mbti", "imported": True, "source": "chatgpt-mbti"}
+
+
+def test_runs_of_different_testing_counts_are_different_configurations() -> None:
+    """s_c depends on the number of testings, so it splits configurations; subjects and orders are cells."""
+    base = {"method": "mbti", "statements": "default", "testings": 2, "subjects": ["Men"], "orders": ["permuted"]}
+    same = comparable.signature(FAMILY, base | {"subjects": ["Women"], "orders": ["fixed"]})
+    assert comparable.signature(FAMILY, base) == same
+    assert comparable.signature(FAMILY, base) != comparable.signature(FAMILY, base | {"testings": 15})
