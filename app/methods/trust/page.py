@@ -99,7 +99,13 @@ with tabs[0]:
                 for name, r in wide.iterrows()))
         st.caption("Per attribute: do the levels the persona believes send more actually send more (left), and is the "
                    "attribute's stated effect as strong as its effect in play (right)?")
-        ui.plot(trust_charts.trust_attributes(ref, model, strategy), key="attributes")
+        attributes = pop.get("attributes") or {}
+        if any(d.get(k) is not None for d in attributes.values() for k in ("spearman", "eta2_behaviour")):
+            ui.plot(trust_charts.trust_attributes(ref, model, strategy), key="attributes")
+        else:
+            st.info(f"Nothing to draw: no attribute has a defined ρ or η² of behaviour. Both need two levels of the "
+                    f"attribute played with valid transfers ({(mdoc.get('behaviour') or {}).get('n_personas', 0)} "
+                    "personas sent a valid amount).")
         rows = [{"attribute": a, "belief ranking": " > ".join(d.get("belief_ranking") or []),
                  "behaviour ranking": " > ".join(d.get("behaviour_ranking") or []), "Spearman ↑": d.get("spearman"),
                  "η² belief": d.get("eta2_belief"), "η² behaviour": d.get("eta2_behaviour"), "|Δη²| ↓": d.get("abs_diff"),
@@ -155,7 +161,10 @@ with tabs[2]:
         st.info(f"No round has both a valid forecast and a valid send ({invalid.get('forecasts', 0)} forecasts "
                 "unparseable), so there is no forecast error to show. Below is the play alone: the mean send per round "
                 "over the personas whose round was played with a valid amount.")
-        ui.plot(trust_charts.trust_play(ref, model), key="play")
+        if any(d.get("n_personas") for d in (mdoc.get("play") or {}).values()):
+            ui.plot(trust_charts.trust_play(ref, model), key="play")
+        else:
+            st.info("Nothing to draw either: no round was played with a valid amount.")
     else:
         st.caption("Before playing 6 rounds against a Trustee who returns min($k, 3 × sent), the persona forecasts its send "
                    "per round; MAE = mean |forecast − actual send| over personas, by round and overall (95% CI over personas).")
