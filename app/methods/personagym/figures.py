@@ -5,10 +5,12 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping, Sequence
 
+import pandas as pd
 import plotly.graph_objects as go
 
 from app.figures import _style, _wrap
 from app.palette import GRID, MODEL_SEQUENCE, NEUTRAL
+
 
 def task_scores(series: Mapping[str, Mapping[str, float | None]], colors: Mapping[str, str], tasks: Sequence[str]) -> go.Figure:
     """Grouped bars per PersonaGym task (1–5), one series per model (published scores hatched)."""
@@ -32,3 +34,16 @@ def persona_task_scores(personas: Mapping[str, Mapping[str, float | None]], task
     fig.update_layout(barmode="group")
     fig.update_yaxes(title="mean grade (1–5)", range=[0, 5.2], gridcolor=GRID)
     return _style(fig, height=380)
+
+
+def refusal_bars(refusals: pd.DataFrame) -> go.Figure:
+    """The paper's Fig. 4 as rates: per model the share of its answers that refused the persona, on a 0–1 axis, each
+    bar labelled with its count ('1 of 27'), so one refusal is never drawn as a full bar."""
+    rows = refusals.dropna(subset=["share"]).sort_values("share", kind="stable")
+    fig = go.Figure(go.Bar(
+        x=rows["share"], y=rows["model"], orientation="h", marker_color=NEUTRAL,
+        text=[f"{int(r)} of {int(n)}" for r, n in zip(rows["refusals"], rows["n_answers"])], textposition="outside",
+        hovertemplate="%{y}<br>%{text} answers refused (%{x:.1%})<extra></extra>"))
+    fig.update_xaxes(title="share of the model's answers that refused the persona", range=[0, 1], tickformat=".0%",
+                     gridcolor=GRID)
+    return _style(fig, height=max(180, 70 + 42 * len(rows)), legend=False)

@@ -5,9 +5,10 @@ import streamlit as st
 
 from analysis.methods.personagym import TASKS
 from analysis.methods.personagym.report import COLUMNS, evaluator_frame, figure4_frame, table1_frame
-from app import data, figures, samples, state, ui
+from app import data, samples, state, ui
 from app.methods.personagym import charts as personagym_charts
 from app.methods.personagym import data as personagym_data
+from app.methods.personagym import figures as personagym_figures
 
 ctx = ui.context()
 ref = ctx.ref
@@ -91,11 +92,11 @@ ui.table(table1_frame(doc, models, paper_rows), hide_index=True, width="stretch"
 
 st.subheader("Fig. 4 — refusals per model")
 st.caption("Answers that decline to play the persona (\"As an AI…\", \"I don't have personal experiences\"), counted per "
-           "model as in the paper's Fig. 4; they are graded like any other answer.")
+           "model as in the paper's Fig. 4, drawn as the share of the model's answers (the bar says how many of how "
+           "many); they are graded like any other answer.")
 refusals = figure4_frame(doc, models)
 if len(refusals):
-    ui.plot(figures.score_bars(refusals.assign(model=[f"{m} (of {n})" for m, n in zip(refusals["model"], refusals["n_answers"])]),
-                               "refusals", {}, label="refused answers"), key="refusals")
+    ui.plot(personagym_figures.refusal_bars(refusals), key="refusals")
 
 judged = [m for m in models if len(doc["models"][m].get("by_evaluator") or {}) > 1]
 if judged:

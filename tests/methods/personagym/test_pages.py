@@ -63,7 +63,7 @@ def test_personagym_agent_that_answered_nothing_is_shown_undefined(app_on_fixtur
 
 def test_personagym_table1_and_figure4(app_on_fixture, docs):
     """Table 1 shows each model's mean (SD over personas) as the document has it, then the paper's six rows; Fig. 4
-    draws the document's refusal counts."""
+    draws the document's refusals as shares of each model's answers, each bar labelled with its count."""
     from analysis.methods.personagym.report import cell
 
     at = app_on_fixture("personagym", model="smollm2-greedy")
@@ -80,13 +80,15 @@ def test_personagym_table1_and_figure4(app_on_fixture, docs):
     assert paper.loc["Claude 3 Haiku", "Action Justification"] == "2.47 (1.64)" and len(paper) == 7
     assert paper.loc["spread (max − min)", "Action Justification"] == "2.08"  # the paper's Sec. 4.2
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    bars = next(c for c in charts if c["layout"].get("xaxis", {}).get("title", {}).get("text") == "refused answers")
-    assert sorted(bars["data"][0]["y"]) == sorted(f"{m} (of {d['n_answers']})" for m, d in doc["figure4"].items())
+    title = "share of the model's answers that refused the persona"
+    bars = next(c for c in charts if c["layout"].get("xaxis", {}).get("title", {}).get("text") == title)
     x = bars["data"][0]["x"]
     values = np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]) if isinstance(x, dict) else x
-    by_label = dict(zip(bars["data"][0]["y"], values))
-    assert {m: by_label[f"{m} (of {d['n_answers']})"] for m, d in doc["figure4"].items()} == {
-        m: d["refusals"] for m, d in doc["figure4"].items()}
+    shown = {m: (share, text) for m, share, text in zip(bars["data"][0]["y"], values, bars["data"][0]["text"])}
+    expected = {m: (d["refusals"] / d["n_answers"], f"{d['refusals']} of {d['n_answers']}")
+                for m, d in doc["figure4"].items() if d["n_answers"]}
+    assert shown.keys() == expected.keys()
+    assert all(abs(shown[m][0] - share) < 1e-12 and shown[m][1] == text for m, (share, text) in expected.items())
 
 
 def test_personagym_marks_cut_answers_incomplete_examples_and_self_grading(app_on_fixture, tmp_path):
