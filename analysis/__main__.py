@@ -71,13 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a method against a model")
     run_sub = run.add_subparsers(dest="method", required=True)
     from analysis import methods
+    from analysis.methods.options import add_flags
 
     for method in methods.all_methods():  # each method's options come from its own folder
         parser_m = run_sub.add_parser(method.name, help=method.help)
         parser_m.add_argument("--model", required=True, help=MODEL_HELP)
         parser_m.add_argument("--run-id", type=run_id_type)
         _add_yes(parser_m)
-        method.add_arguments(parser_m)
+        add_flags(parser_m, method.options)
         _add_store(parser_m)
         _add_exec(parser_m)
 

@@ -172,9 +172,9 @@ class Method:
     #: Shared modules (paths from the repository root) its report depends on, besides its own folder.
     sources: tuple[str, ...]
     help: str  # one line for ``run --help``
-    #: Adds the method's ``run`` flags (derived from its ``Options``) to an argparse parser (``--model``, ``--run-id``,
-    #: ``--store`` are shared).
-    add_arguments: Callable[[Any], None]
+    #: The method's run options (``analysis.methods.options.Options``): defaults, bounds, help; the ``run`` flags are
+    #: derived from it (``--model``, ``--run-id``, ``--store`` are shared).
+    options: type
     #: (parsed ``run`` options, ModelSpec) -> [(run-id suffix, plan)]: one run, or several (an ablation, a campaign).
     plans: Callable[[Any, ModelSpec], list[tuple[str, dict[str, Any]]]]
     n_calls: Callable[[dict[str, Any]], int]
@@ -195,8 +195,6 @@ class Method:
     #: The parts of the method its metrics read as one design, with the plan fields that pool
     #: (``analysis.runs.comparable.Family``); the configuration picker and ``runs`` list them.
     families: tuple[Any, ...] = ()
-    #: The method's run options (``analysis.methods.options.Options``): defaults, bounds, help; the flags derive from it.
-    options: type | None = None
     published: Published | None = None
     #: Its reply readers by kind (``python -m analysis parse KIND``), the very functions its sessions call.
     readers: tuple[Reader, ...] = ()

@@ -1,8 +1,6 @@
 """CLI glue for ``python -m analysis run|import`` (wired in ``analysis/__main__.py``; ``metrics`` reads the report,
 ``analysis.methods.mbti.report``).
 
-- ``add_run_arguments(parser)``: the ``run mbti`` flags (``MbtiOptions``; ``--model``, ``--run-id``, ``--store`` and
-  execution options are the caller's).
 - ``plan_from_args(args, spec)``: the plan dict for ``create_run``.
 - ``import_files(store, paths)``: ``import chatgpt-mbti PATH...`` (see ``analysis.methods.mbti.importer``).
 """
@@ -18,15 +16,10 @@ from typing import Any
 from analysis.llm.specs import ModelSpec
 from analysis.methods.mbti.importer import import_files
 from analysis.methods.mbti.options import MbtiOptions
-from analysis.methods.options import add_flags, from_args
+from analysis.methods.options import from_args
 from analysis.methods.mbti.subjects import DEFAULT_SUBJECTS
 
-__all__ = ["add_run_arguments", "plan_from_args", "import_files"]
-
-
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``run mbti`` flags, derived from ``MbtiOptions``."""
-    add_flags(parser, MbtiOptions)
+__all__ = ["plan_from_args", "import_files"]
 
 
 def plan_from_args(args: argparse.Namespace | MbtiOptions, spec: ModelSpec) -> dict[str, Any]:

@@ -112,12 +112,6 @@ def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
     return compare_mbti(a.doc, b.doc, ta, tb, n_boot=n_boot)
 
 
-def _add_arguments(parser: Any) -> None:
-    from analysis.methods.mbti.cli import add_run_arguments
-
-    add_run_arguments(parser)
-
-
 def _plans(args: Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     from analysis.methods.mbti.cli import plan_from_args
 
@@ -143,7 +137,7 @@ METHOD = Method(
     name="mbti", title="MBTI", label="MBTI", order=2,
     tables=("mbti_answers",),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
-    help="MBTI assessment of subjects (ChatGPT-MBTI)", add_arguments=_add_arguments, plans=_plans,
+    help="MBTI assessment of subjects (ChatGPT-MBTI)", plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     families=(FAMILY,),

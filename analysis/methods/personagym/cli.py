@@ -1,7 +1,5 @@
 """CLI glue for ``python -m analysis run|metrics|import personagym`` (wired in ``analysis/__main__.py``).
 
-- ``add_run_arguments(parser)``: the ``run personagym`` flags (``PersonaGymOptions``; ``--model``, ``--run-id``,
-  ``--store`` and execution options are the caller's).
 - ``plan_from_args(args, spec)``: the plan dict for ``create_run``.
 - ``metrics_json(store, model)``: the ``metrics personagym --json`` document::
 
@@ -62,16 +60,11 @@ from analysis.methods.personagym.metrics import (
 from analysis.methods.personagym.tables import ANSWERS, GRADES, PUBLISHED, QUESTIONS
 from analysis.methods.personagym.families import FAMILY
 from analysis.methods.personagym.options import PersonaGymOptions
-from analysis.methods.options import add_flags, from_args
+from analysis.methods.options import from_args
 from analysis.runs import comparable
 from analysis.runs.store import Store
 
-__all__ = ["add_run_arguments", "plan_from_args", "metrics_json", "import_files"]
-
-
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``run personagym`` flags, derived from ``PersonaGymOptions``."""
-    add_flags(parser, PersonaGymOptions)
+__all__ = ["plan_from_args", "metrics_json", "import_files"]
 
 
 def plan_from_args(args: argparse.Namespace | PersonaGymOptions, spec: ModelSpec) -> dict[str, Any]:

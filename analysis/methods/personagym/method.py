@@ -166,12 +166,6 @@ def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
     return compare_personagym(a.doc, b.doc, n_boot=n_boot)
 
 
-def _add_arguments(parser: Any) -> None:
-    from analysis.methods.personagym.cli import add_run_arguments
-
-    add_run_arguments(parser)
-
-
 def _plans(args: Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     from analysis.methods.personagym.cli import plan_from_args
 
@@ -192,7 +186,7 @@ METHOD = Method(
     name="personagym", title="PersonaGym", label="PersonaGym", order=4,
     tables=("personagym_questions", "personagym_answers", "personagym_grades", "personagym_published"),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
-    help="PersonaGym: environments, questions, rubric grading, PersonaScore", add_arguments=_add_arguments, plans=_plans,
+    help="PersonaGym: environments, questions, rubric grading, PersonaScore", plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     families=(FAMILY,),

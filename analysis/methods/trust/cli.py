@@ -1,7 +1,5 @@
 """CLI glue for ``python -m analysis run trust`` and ``metrics trust`` (wired in ``analysis/__main__.py``).
 
-- ``add_run_arguments(parser)``: the ``run trust`` flags (``TrustOptions``; ``--model``, ``--run-id``, ``--store``
-  and execution options are the caller's).
 - ``plan_from_args(args, spec)``: the plan dict for ``create_run``.
 - ``metrics_json(store, model, n_boot=1000)``: the ``metrics trust --json`` document::
 
@@ -52,7 +50,7 @@ from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.methods.trust.families import INDIVIDUAL, POPULATION
 from analysis.methods.trust.options import TrustOptions
-from analysis.methods.options import add_flags, from_args
+from analysis.methods.options import from_args
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.stats import json_number
@@ -65,12 +63,7 @@ from analysis.methods.trust.effects import ASSUMED_GROUP_SIZE
 from analysis.methods.trust.forecasting import individual_consistency, trajectories
 from analysis.methods.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
 
-__all__ = ["add_run_arguments", "plan_from_args", "plans_from_args", "metrics_json"]
-
-
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``run trust`` flags, derived from ``TrustOptions``."""
-    add_flags(parser, TrustOptions)
+__all__ = ["plan_from_args", "plans_from_args", "metrics_json"]
 
 
 def options_of(args: argparse.Namespace | TrustOptions) -> TrustOptions:

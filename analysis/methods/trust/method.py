@@ -196,12 +196,6 @@ def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
     return compare_trust(a.doc, b.doc)
 
 
-def _add_arguments(parser: Any) -> None:
-    from analysis.methods.trust.cli import add_run_arguments
-
-    add_run_arguments(parser)
-
-
 def _plans(args: Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     from analysis.methods.trust.cli import plans_from_args
 
@@ -217,7 +211,7 @@ METHOD = Method(
     tables=("trust_transfers", "trust_beliefs", "trust_rounds"),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
              "analysis/stats.py"),
-    help="trust game: belief-behaviour consistency", add_arguments=_add_arguments, plans=_plans,
+    help="trust game: belief-behaviour consistency", plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     headlines=(Headline("trust_spearman", "Trust: belief–behaviour Spearman ↑", paired="Median Spearman belief vs behaviour",

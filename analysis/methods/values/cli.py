@@ -1,7 +1,5 @@
 """CLI glue for ``python -m analysis run values`` (wired through the registry in ``analysis/__main__.py``).
 
-- ``add_run_arguments(parser)``: the ``run values`` flags (``ValuesOptions``; ``--model``, ``--run-id``, ``--store``
-  and execution options are the caller's).
 - ``plans_from_args(args, spec)``: ``[(suffix, plan)]``: one plan, or the two runs (PVQ, SVS) of ``--campaign
   leaderboard``, whose sources and estimate are printed first.
 """
@@ -16,13 +14,8 @@ from typing import Any
 
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
-from analysis.methods.options import add_flags, from_args
+from analysis.methods.options import from_args
 from analysis.methods.values.options import ValuesOptions
-
-
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``run values`` flags, derived from ``ValuesOptions``."""
-    add_flags(parser, ValuesOptions)
 
 
 def plans_from_args(args: argparse.Namespace | ValuesOptions, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:

@@ -178,12 +178,6 @@ def _compare(a: Side, b: Side, *, n_boot: int = 1000) -> list[Difference]:
     return compare_values(a.doc, b.doc, sa, sb, board, ("A", "B"), n_boot=n_boot)
 
 
-def _add_arguments(parser: Any) -> None:
-    from analysis.methods.values.cli import add_run_arguments
-
-    add_run_arguments(parser)
-
-
 def _plans(args: Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     from analysis.methods.values.cli import plans_from_args
 
@@ -213,7 +207,7 @@ METHOD = Method(
     tables=("values_answers",),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
              "analysis/stats.py"),
-    help="value questionnaires (Stick to Your Role!)", add_arguments=_add_arguments, plans=_plans,
+    help="value questionnaires (Stick to Your Role!)", plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
     families=(FAMILY,),

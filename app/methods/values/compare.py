@@ -25,7 +25,7 @@ def gaps(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> dict[str, pd.DataF
 
 def section(pair: Pair) -> None:
     ref_a, a, ref_b, b, la, lb = pair
-    if a not in values_data._values_models(ref_a) or b not in values_data._values_models(ref_b):
+    if a not in values_data.values_models(ref_a) or b not in values_data.values_models(ref_b):
         return
     st.subheader("Values: where they differ most")
     found = gaps(ref_a, a, ref_b, b)

@@ -30,6 +30,9 @@ def values_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
 
 
 def values_models(ref: StoreRef) -> list[str]:
+    """The models with values answers (no answers are read from a store without any)."""
+    if not has_rows(ref, "values_answers"):
+        return []
     answers = values_answers(ref)
     return sorted(answers["model"].unique()) if len(answers) else []
 
@@ -155,10 +158,6 @@ def values_columns(ref: StoreRef) -> pd.DataFrame:
 
     doc = cached_json("columns", ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
     return pd.DataFrame(doc["data"], index=doc["index"], columns=doc["columns"], dtype=float)
-
-
-def _values_models(ref: StoreRef) -> set[str]:
-    return set(values_models(ref)) if has_rows(ref, "values_answers") else set()
 
 
 @st.cache_data(**CACHE)

@@ -12,7 +12,9 @@ import pytest
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.methods.mbti import DIMENSIONS
-from analysis.methods.mbti.cli import add_run_arguments, plan_from_args
+from analysis.methods.options import add_flags
+from analysis.methods.mbti.options import MbtiOptions
+from analysis.methods.mbti.cli import plan_from_args
 from analysis.methods.mbti.report import metrics_json
 from analysis.methods.mbti.session import ANSWERS, MbtiPlan
 from analysis.runs.store import Store
@@ -24,7 +26,7 @@ def test_run_arguments_to_plan() -> None:
     """Every option reaches the plan; the flags sit beside the CLI's own --model/--run-id."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True)
-    add_run_arguments(parser)
+    add_flags(parser, MbtiOptions)
     args = parser.parse_args(["--model", "x", "--subjects", "Men, Women,PhD students", "--testings", "3", "--order", "both",
                               "--limit-statements", "7", "--answer-mode", "text", "--seed", "5", "--temperature", "0.7",
                               "--max-tokens", "30", "--history", "4"])
@@ -37,7 +39,7 @@ def test_run_arguments_to_plan() -> None:
     lead = argparse.ArgumentParser()
     lead.add_argument("--model", required=True)
     lead.add_argument("--run-id")
-    add_run_arguments(lead)  # no argparse conflict
+    add_flags(lead, MbtiOptions)  # no argparse conflict
     assert lead.parse_args(["--model", "m"]).testings == 15
 
 

@@ -13,7 +13,9 @@ import pytest
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.methods.personagym import TASKS
-from analysis.methods.personagym.cli import add_run_arguments, metrics_json, plan_from_args
+from analysis.methods.options import add_flags
+from analysis.methods.personagym.options import PersonaGymOptions
+from analysis.methods.personagym.cli import metrics_json, plan_from_args
 from analysis.methods.personagym.metrics import (
     model_task_scores,
     persona_score,
@@ -121,7 +123,7 @@ def test_run_arguments_to_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str
     first evaluator; the flags sit beside the CLI's own --model/--run-id; a run judged by its own agent says 'self-graded'."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True)
-    add_run_arguments(parser)
+    add_flags(parser, PersonaGymOptions)
     args = parser.parse_args(["--model", "x", "--personas", "3", "--questions-per-task", "2", "--evaluators",
                               "openai:gpt-4o, judge@http://127.0.0.1:8000/v1", "--environments-per-persona", "4",
                               "--seed", "7", "--max-retries", "1", "--temperature", "0.5", "--max-tokens", "99",
@@ -141,7 +143,7 @@ def test_run_arguments_to_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str
     lead = argparse.ArgumentParser()
     lead.add_argument("--model", required=True)
     lead.add_argument("--run-id")
-    add_run_arguments(lead)
+    add_flags(lead, PersonaGymOptions)
     defaults = lead.parse_args(["--model", "m"])
     plan = PersonaGymPlan.model_validate(plan_from_args(defaults, SPEC))
     assert "PersonaGym: self-graded — the agent agent is also the evaluator and the question generator" in capsys.readouterr().err

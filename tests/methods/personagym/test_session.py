@@ -102,7 +102,7 @@ def test_prompts_carry_persona_question_answer_and_examples(tmp_path: Path, fake
     text = grade.messages[-1][1]
     question = re.search(r"Question: (.*)\n", text).group(1)
     assert any(r.messages[1][1] == question for r in answers)
-    assert f"Response to grade: Well, in my line of work I would handle it calmly. (agent)" in text
+    assert "Response to grade: Well, in my line of work I would handle it calmly. (agent)" in text
     assert all(f"Score {s}: An example answer that deserves score {s}." in text for s in range(1, 6))
 
 

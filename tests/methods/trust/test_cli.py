@@ -12,7 +12,9 @@ import pytest
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.runs.store import Store
-from analysis.methods.trust.cli import add_run_arguments, metrics_json, plan_from_args
+from analysis.methods.options import add_flags
+from analysis.methods.trust.options import TrustOptions
+from analysis.methods.trust.cli import metrics_json, plan_from_args
 from analysis.methods.trust.attributes import TABLE3_ATTRIBUTES
 from analysis.methods.trust.plan import TrustPlan
 from analysis.methods.trust.tables import BELIEFS, PRIORS, ROUNDS, TRANSFERS
@@ -24,7 +26,7 @@ GSS = Path(__file__).resolve().parents[4] / "shared" / "anchors" / "genagents" /
 def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True)
-    add_run_arguments(parser)
+    add_flags(parser, TrustOptions)
     return parser.parse_args(["--model", "x", *argv])
 
 
@@ -64,7 +66,7 @@ def test_run_arguments_to_plan() -> None:
     lead = argparse.ArgumentParser()
     lead.add_argument("--model", required=True)
     lead.add_argument("--run-id")
-    add_run_arguments(lead)
+    add_flags(lead, TrustOptions)
     assert lead.parse_args(["--model", "m"]).rounds == 6
 
 
