@@ -163,10 +163,11 @@ class Store:
     def _refuse_other_schema(self) -> None:
         """InputError (connection closed) when the file is a store of another schema version, or an SQLite file that
         is no store at all (tables but no RoleScope ``meta``): nothing is added to it. Reads only."""
-        has_meta = self._conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
-        if not has_meta:
-            others = [r[0] for r in self._conn.execute(
-                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' LIMIT 4")]
+        # one read of the names: another process creating the store between two reads must not look like a stranger
+        names = [r[0] for r in self._conn.execute(
+            "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'")]
+        if "meta" not in names:
+            others = names[:4]
             if others:
                 self._conn.close()
                 shown = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
