@@ -48,13 +48,14 @@ CORPUS: list[tuple[str, str | None, int | str]] = [
     ("If I send $10, Player B gets $30 and may return $15.", "stop", NONE_STATED),
     ("Sending money to strangers worries me. Tripled, $4 would be $12.", "stop", NONE_STATED),
     ("I have a total wealth of $10. I am a U.S. citizen. I have a total wealth of $10.", "stop", NONE_STATED),  # demo
-    ("I decided to send 3 to Player B.", "stop", NONE_STATED),  # no "$" or "dollars": not unambiguous
-    ("I'd send 50% of it.", "stop", NONE_STATED),
+    ("I decided to send 3 to Player B.", "stop", 3),  # a bare number going "to Player B" is the amount
+    ("I'd send 50% of it.", "stop", 5),
     # refusals
     ("As an AI, I cannot take part in games involving money.", "stop", NONE_STATED),
     ("I would rather not play this game.", "stop", NONE_STATED),
     # several decisions
-    ("I will send $5. On second thought, I will send $4.", "stop", AMBIGUOUS),
+    ("I will send $5. On second thought, I will send $4.", "stop", 4),  # a correction replaces the first decision
+    ("I will send $5. Or I will send $4.", "stop", AMBIGUOUS),
     ("Amount: $3\nAmount: $7", "stop", AMBIGUOUS),
     ("I will send $5. Amount: $5", "stop", 5),  # the marker is the decision; the phrase agrees
     # out of range, fractions

@@ -37,6 +37,8 @@ def test_archetype_returns_min_k_and_tripled() -> None:
     ("I will send $2 of my $10, which becomes $6.", 10, 2, "send phrase"),
     ("I send everything: Amount: $44", 44, 44, "marker"),
     ("Amount: $1,00", 100, 100, "marker"),
+    ("I'd send 50% of it", 10, 5, "send phrase"),
+    ("Tripled, that is 30. I'd give 6", 10, 6, "send phrase"),
 ])
 def test_amount_extraction(reply: str, endowment: int, amount: int, how: str) -> None:
     """The answer marker the prompt asks for outranks decision phrases; other numbers never count."""
@@ -50,10 +52,9 @@ def test_amount_extraction(reply: str, endowment: int, amount: int, how: str) ->
     ("Amount: $4.50", 10, "'$4.50' is not a whole-dollar amount"),
     ("Amount: -$3", 10, "negative amount '-$3'"),
     ("I would rather not play.", 10, "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)"),
-    ("I'd send 50% of it", 10, "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)"),
     ("Stub reply 28ab3f01: tell me more, in the 5th round", 10,
      "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)"),
-    ("Tripled, that is 30. I'd give 6", 10, "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)"),
+    ("Tripled, that is 30. I'd give 6 or 7", 10, "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)"),
     ("Amount: $101", 100, "'$101' is outside [0, 100]"),
 ])
 def test_invalid_amounts_are_recorded_not_fixed(reply: str, endowment: int, reason: str) -> None:

@@ -1,0 +1,294 @@
+r"""The amount a Trustor reply decides to send: only a stated decision counts, never another number of the reply.
+
+Read in this order (the first that finds something decides; the paper's App. E reads free text by regex):
+
+1. **Answer markers**, the format the prompts ask for: "Amount: $4", "ACTION: Send $4", "Final answer: 4",
+   "Answer: four", and a JSON object with an amount key (``{"amount": 6}``, ``{"send": "3 dollars"}``).
+2. **First-person decisions**: "I will send $3", "I'd give him $5", "my choice is to hand over $6",
+   "I'll send three of my ten dollars", "I'll send half of it", "I decided to send 3 to Player B", "I'll keep $6
+   and send the remaining $4" (keeping k of E sends E − k), "I'm keeping all $10 for myself", "I will not send
+   anything" and "Player B gets nothing" (0).
+
+Then:
+
+- a later decision introduced by a correction ("Actually, scratch that:", "On second thought,", "I've changed my
+  mind") replaces the earlier ones; other decisions naming different amounts are ambiguous;
+- a wish withdrawn in its own sentence decides nothing: "I'd like to send all $10, but realistically I'll only
+  send $4" sends 4, "I want to send $8, but I'll keep most of it" decides no amount;
+- a hypothetical ("if I send $10"), an expression ("amount = 10 * max(1, 10)"), a range ("$5-$6") and a marker quoted
+  inside a sentence are not decisions; an echoed template ("Amount: $X") or a reply cut off before its decision is
+  invalid, and so is a negative, a fraction ("$4.50") or more than the endowment. Nothing is clipped or guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from analysis.methods.trust.json_reply import extract_json
+
+_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
+    "eighteen nineteen twenty".split())}
+_WORD = r"\b(?:" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\b"
+_NUM = r"\d[\d,]*(?:\.\d+)?"
+# a number followed by an arithmetic operator or a range ("10 * max(1, 10)", "$5-$6") is part of an expression
+_NOT_EXPRESSION = r"(?![\d.,]*\s*(?:[*×/+^=]|-\s*\$?\d|(?:or|to)\s+\$?\d))"
+_DOLLARS = r"(?:dollars?|bucks|usd)\b"
+_OF_MINE = r"\s+of\s+(?:my|the|those|these|our)\s+(?:\$\s*\d+|\d+|" + _WORD + r")(?:\s*" + _DOLLARS + r")?"
+_ALL = (r"\b(?:everything|all\s+of\s+(?:it|them|my\s+money|the\s+money|my\s+endowment)|all(?=\s*(?:[.!,;\n]|to\b|$))"
+        r"|the\s+(?:whole|entire|full)\s+(?:amount|endowment|sum|thing))")
+_HALF = r"\bhalf(?:\s+of\s+(?:it|my\s+money|the\s+money|my\s+endowment|what\s+i\s+have))?"
+_PERCENT = r"\d{1,3}\s*%\s+of\s+(?:it|my\s+money|the\s+money|my\s+endowment|my\s+\$?\d+|the\s+\$?\d+)"
+#: an amount as written in a decision: "$4", "4 dollars", "four dollars", "three of my ten dollars", "all", "half"
+_AMOUNT = (r"(?P<amt>-\s*\$\s*" + _NUM + _NOT_EXPRESSION + r"|(?:" + _NUM + "|" + _WORD + ")" + _OF_MINE
+           + r"|\$\s*" + _NUM + _NOT_EXPRESSION + r"|" + _NUM + r"\s*" + _DOLLARS + r"|" + _WORD + r"\s+" + _DOLLARS
+           + "|" + _PERCENT + "|" + _ALL + "|" + _HALF + ")")
+# in a send phrase only: a bare number that ends the sentence or goes "to Player B" ("I decided to send 3 to Player B")
+_BARE = (r"(?P<bare>\d+)(?=\s+(?:to|for)\s+(?:player\s*b|him|her|them|the\s+other)\b|\s*(?:[.!;]|\n|$))")
+_PLACEHOLDER = r"(?:\$\s*[A-Za-z]\b|\[[^\]\n]{1,30}\]|<[^>\n]{1,30}>|\$?\s*_{2,}|\$?\s*\.{3})"
+_MARK = (r"\b(?:amount(?:\s+(?:sent|to\s+send))?|action|(?:final\s+)?answer|decision|send|transfer)\s*[:=]\s*"
+         r"(?:send\s*)?")
+_MARKER = re.compile(_MARK + r"(?:" + _AMOUNT + r"|(?P<plain>\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*%)(?!\w)"
+                     + _NOT_EXPRESSION + "|(?P<mword>" + _WORD + "))", re.IGNORECASE)
+# a reply that is only an amount ("$5", "5", "5 dollars."), or a line "Send $4." of its own: the answer itself
+_ANSWER_LINE = re.compile(r"(?:\A\s*(?P<plain>\$?\s*\d+(?:\.\d+)?)(?:\s*" + _DOLLARS + r")?\s*[.!]?\s*\Z"
+                          r"|^[ \t]*(?:send|transfer|give)\s+(?P<amt>\$\s*\d+(?:\.\d+)?)[ \t]*[.!]?[ \t]*$)",
+                          re.IGNORECASE | re.MULTILINE)
+_MARKER_PLACEHOLDER = re.compile(_MARK + _PLACEHOLDER, re.IGNORECASE)
+_QUOTES = "\"'“‘«"
+# after a quoted marker: its closing quote, punctuation, the end of the line (then it is the reply's answer line)
+_QUOTE_ENDS_LINE = re.compile(r"\s*[\"'”’»]\s*[.!]?\s*(?:\n|$)")
+
+_NOT_AFTER = r"(?<!\bif )(?<!\bwhen )(?<!\bshould )(?<!\bwhether )(?<!\bcould )"
+_WISH = r"(?P<wish>'d\s+(?:like|love)|\s+would\s+(?:like|love)|\s+want|\s+wish|'m\s+tempted|\s+am\s+tempted)"
+_ADVERB = (r"(?:(?:only|just|probably|definitely|still|actually|realistically|simply|now|therefore|then|happily|"
+           r"gladly|instead|ultimately|finally|thus|so)\s*,?\s+)?")
+_VERB = (r"(?:send|sending|give|giving|transfer|transferring|invest|investing|hand(?:ing)?\s+over|offer|offering|"
+         r"entrust|entrusting|go\s+with|going\s+with|settle\s+on|choose|pick|select|opt\s+for)")
+_SUBJECT = (_NOT_AFTER + r"\bI(?:" + _WISH + r"|'ll|'m|'d|'ve| will| would| am| shall| have| decided| decide| choose|"
+            r" chose| plan| intend| think I'll| made (?:a|the|my) decision| make (?:a|the|my) decision)?"
+            r"(?:\s+(?:going|decided|chosen|planning|opted|elected))?(?:\s+to)?(?:\s+be)?\s+" + _ADVERB)
+_MY_CHOICE = (r"\bmy\s+(?:final\s+)?(?:choice|decision|answer|plan|move|offer)\s+(?:is|will\s+be)\s*:?\s+"
+              r"(?:(?:to\s+)?" + _VERB + r"\s+)?")
+# "sending $3 seems right": an evaluation that is the decision
+_SEEMS = r"\b(?:sending|giving)\s+(?=\$[\d.]+\s+(?:seems|is|feels)\s+(?:right|best|fair|reasonable|wise|like\s+the\s+right))"
+_OBJECT = r"(?:(?:player\s*b|him|her|them|my\s+partner|the\s+other\s+player|the\s+stranger|the\s+trustee)\s+)?"
+_QUANT = (r"(?:(?:only|just|exactly|all|a\s+total\s+of|the\s+remaining|the\s+rest(?:\s+of\s+it)?,?|the\s+other|"
+          r"the\s+full|back)\s+)?")
+_SEND_PHRASE = re.compile(r"(?:" + _SUBJECT + _VERB + r"\s+|" + _MY_CHOICE + "|" + _SEEMS + ")" + _OBJECT + _QUANT
+                          + r"(?:" + _AMOUNT + "|" + _BARE + ")", re.IGNORECASE)
+_KEEP_PHRASE = re.compile(
+    _NOT_AFTER + r"\bI(?:'ll|'m|'d| will| would| am| shall)?(?:\s+(?:going|decided|choose|chose))?(?:\s+to)?\s+"
+    + _ADVERB + r"(?:keep|keeping|hold\s+on\s+to|holding\s+on\s+to|retain)\s+(?:all\s+|only\s+|just\s+)?"
+    r"(?P<keep>\$\s*" + _NUM + _NOT_EXPRESSION + "|" + _NUM + r"\s*" + _DOLLARS + "|" + _WORD + r"\s+" + _DOLLARS
+    + r"|everything|it\s+all|all\s+of\s+it|all(?=\s+(?:for|to)\s+myself)|the\s+(?:whole|entire|full)\s+"
+    r"(?:amount|endowment|sum))", re.IGNORECASE)
+_ZERO_PHRASE = re.compile(
+    _NOT_AFTER + r"\bI(?:\s*(?:won't|will not|would not|wouldn't|do not|don't|shall not|am not going to|'m not going to|"
+    r"(?:choose|chose|decide|decided|have decided) not to)\s+(?:send|give|transfer|invest)\s+(?:anything|any\s+money|"
+    r"a\s+(?:single\s+)?(?:dollar|cent))|\s*(?:'ll|will|would|'d|decided to|choose to)?\s*(?:send|give|transfer|invest)\s+"
+    r"(?:player\s*b\s+)?(?:nothing|no\s+money|zero\b(?!\s+dollars?)))"
+    r"|\bI(?:'m| am) not (?:sending|giving) (?:anything|any\s+money)"
+    r"|\b(?:player\s*b|he|she|they)\s+(?:gets|will\s+get|receives|will\s+receive)\s+nothing\b", re.IGNORECASE)
+_CORRECTION = re.compile(
+    r"\b(?:actually|scratch\s+that|on\s+second\s+thought|correction|let\s+me\s+(?:reconsider|revise|correct)|"
+    r"changed?\s+my\s+mind|make\s+that|i\s+take\s+(?:that|it)\s+back|upon\s+(?:further\s+)?reflection|"
+    r"on\s+(?:further\s+)?reflection|after\s+(?:further\s+)?(?:thought|reflection|reconsidering)|thinking\s+again|"
+    r"no,?\s+wait|wait)\b", re.IGNORECASE)
+_BUT = re.compile(r"\b(?:but|however|though|yet)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?;\n]")
+_JSON_KEYS = ("amount", "send", "amount_sent", "amount_to_send", "sent", "transfer", "dollars", "decision", "answer")
+
+
+@dataclass(frozen=True)
+class ParsedAmount:
+    """A validated whole-dollar amount, or None with the reason; ``how`` names the rule that found it."""
+
+    amount: int | None
+    reason: str | None = None
+    how: str | None = None
+    text: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.amount is not None
+
+
+@dataclass(frozen=True)
+class _Decision:
+    how: str
+    value: float | None  # None: negative
+    text: str  # the decision as written ("Amount: $4")
+    start: int
+    end: int
+    amount: str = ""  # the amount as written ("$4", "-$3", "five")
+
+
+def amount_value(written: str, endowment: int) -> float | None:
+    """The dollars an amount as written stands for ("$4", "4 dollars", "four", "three of my ten dollars" -> 3,
+    "all"/"everything" -> E, "half" -> E/2, "50% of it" -> E/2); None for a negative."""
+    text = " ".join(written.lower().split())
+    if text.startswith("-"):
+        return None
+    if m := re.match(r"(\d{1,3})\s*%", text):
+        return endowment * int(m.group(1)) / 100
+    if text.startswith("half"):
+        return endowment / 2
+    if re.match(r"everything|all\b|it all|the (?:whole|entire|full)", text):
+        return float(endowment)
+    if m := re.search(r"\d[\d,]*(?:\.\d+)?", text):
+        if not re.match(_WORD, text):
+            return float(m.group(0).replace(",", ""))
+    word = re.match(_WORD, text)
+    if word:
+        return float(_WORDS[word.group(0)])
+    raise ValueError(f"not an amount: {written!r}")
+
+
+def _shown(value: float | None, written: str) -> str:
+    w = " ".join(written.split())
+    return w if value is None or "$" in w or not re.fullmatch(r"[\d.,]+", w) else f"${w}"
+
+
+def _json_decision(text: str, endowment: int) -> list[_Decision]:
+    obj = extract_json(text)
+    if not obj:
+        return []
+    keys = {str(k).lower(): v for k, v in obj.items()}
+    for key in _JSON_KEYS:
+        value = keys.get(key)
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, (int, float)):
+            return [_Decision("json", float(value) if value >= 0 else None, f'"{key}": {value}', 0, 0, f"${value}")]
+        if isinstance(value, str) and (m := re.fullmatch(
+                r"\s*(?:send\s+)?(-?\s*\$?\s*" + _NUM + r"|" + _WORD + r")\s*(?:" + _DOLLARS + r")?\s*\.?\s*", value,
+                re.IGNORECASE)):
+            written = m.group(1)
+            return [_Decision("json", amount_value(written, endowment), f'"{key}": "{value}"', 0, 0,
+                              _shown(0.0, written.replace(" ", "")))]
+    return []
+
+
+def _decisions(text: str, endowment: int) -> list[_Decision]:
+    """Every stated decision: markers first (the format asked for), else first-person decision phrases."""
+    def found(how: str, m: re.Match[str]) -> _Decision:
+        written = next(g for g in (m.groupdict().get(k) for k in ("amt", "keep", "bare", "plain", "mword")) if g)
+        value = amount_value(written, endowment)
+        if how == "keep phrase" and value is not None:
+            value = endowment - value if value <= endowment else None
+        return _Decision(how, value, m.group(0).strip(), m.start(), m.end(), _shown(value, written))
+
+    markers = [found("marker", m) for m in _MARKER.finditer(text) if not _mentioned(text, m)]
+    markers += _json_decision(text, endowment)
+    markers += [found("answer line", m) for m in _ANSWER_LINE.finditer(text)]
+    if markers:
+        return sorted(markers, key=lambda d: d.end)
+    phrases = [found("send phrase", m) for m in _SEND_PHRASE.finditer(text) if not _withdrawn(text, m)]
+    phrases += [found("keep phrase", m) for m in _KEEP_PHRASE.finditer(text)]
+    phrases += [_Decision("zero phrase", 0.0, m.group(0).strip(), m.start(), m.end(), "$0")
+                for m in _ZERO_PHRASE.finditer(text)]
+    return _corrected(sorted(phrases, key=lambda d: d.end), text)
+
+
+def _withdrawn(text: str, m: re.Match[str]) -> bool:
+    """A wish ("I'd like to send $10") followed in its own sentence by "but"/"however" decides nothing."""
+    if not m.groupdict().get("wish"):
+        return False
+    end = _SENTENCE_END.search(text, m.end())
+    return bool(_BUT.search(text, m.end(), end.start() if end else len(text)))
+
+
+def _corrected(decisions: list[_Decision], text: str) -> list[_Decision]:
+    """From the last decision introduced by a correction on: what came before was taken back."""
+    kept = decisions
+    for i in range(1, len(decisions)):
+        between = text[decisions[i - 1].end:decisions[i].start]
+        if _CORRECTION.search(between):
+            kept = decisions[i:]
+    return kept
+
+
+_TIMES = re.compile(r"(?<=[\d)])[ \t]*\*(?!\*)[ \t]*(?=[\d(A-Za-z_])")  # "10 * max(1, 10)", "3*4": multiplication
+
+
+def without_markdown(reply: str) -> str:
+    """The reply without emphasis asterisks and backticks ("**Amount:** $2"); a multiplication sign is kept as "×"."""
+    return _TIMES.sub(" × ", reply).replace("*", "").replace("`", "")
+
+
+def _mentioned(text: str, m: re.Match[str]) -> bool:
+    """A marker in quotation marks inside a sentence is mentioned, not stated ('So the last line is: "Amount: $10" is
+    what you get.'); a quoted marker that ends its line is the reply's answer line."""
+    before = text[:m.start()].rstrip(" ")
+    return bool(before) and before[-1] in _QUOTES and _QUOTE_ENDS_LINE.match(text, m.end()) is None
+
+
+def extract_amount(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedAmount:
+    r"""The amount a reply decides to send, or invalid with the reason; never a number the reply does not decide
+    (see the module docstring for the rules). A reply cut off by the length limit (``finish_reason`` "length") with
+    no decision, or with its only decision at the cut ("Amount: $1" may be the start of "$10"), is truncated. The
+    reference's first-number regex ``\$?(\d+)`` would take "$1" from "Player B returned $1"; nothing here does."""
+    text = without_markdown(reply)
+    truncated = finish_reason == "length"
+    found = _decisions(text, endowment)
+    if truncated and found and found[-1].end >= len(text.rstrip()):
+        found = found[:-1]
+    if not found:
+        if _MARKER_PLACEHOLDER.search(text):
+            return ParsedAmount(None, "template echoed: the answer marker holds a placeholder, not an amount")
+        if truncated:
+            return ParsedAmount(None, "truncated: the reply hit the length limit before stating a decision")
+        return ParsedAmount(None, "no decision stated (no 'Amount: $X' line and no 'I send $X' phrase)")
+    values = {d.value for d in found}
+    if len(values) > 1:
+        named = ", ".join(sorted({d.text for d in found}))
+        return ParsedAmount(None, f"ambiguous: the reply decides different amounts ({named})", found[-1].how)
+    return _validated(found[-1], endowment)
+
+_FIRST_NUMBER = re.compile(r"(?P<neg>-)?\$?(?P<int>\d+)(?P<frac>\.\d+)?")
+# a bare answer line: a number with at most "$", "dollars", a bullet or an "Answer:" label around it
+_BARE_LINE = re.compile(r"(?:[-•>][ \t]+)?(?:(?:final[ \t]+)?(?:answer|amount)[ \t]*[:=][ \t]*|send[ \t]+)?-?[ \t]*\$?[ \t]*"
+                        r"\d+(?:\.\d+)?[ \t]*(?:dollars?|USD)?[ \t]*[.!]?", re.IGNORECASE)
+
+
+def extract_first_integer(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedAmount:
+    """App. E's scalar extraction for a bare numeric answer: when the reply's first line is a bare number ("7", "$4",
+    "Answer: 5", "3 dollars."), its first number (the paper's ``\\$?(\\d+)``), valid when a whole amount in
+    [0, endowment]; a negative ("-3"), a fraction ("4.5") or a number above the endowment is invalid, and no later
+    number is tried. A reply that is not a bare number is read only for a stated decision (``extract_amount``): on the
+    embedded model's real replies ("To solve this problem ... tripled by 3 ..."), the first integer stored 3 for 39 of
+    50 personas, none of which decided anything."""
+    text = without_markdown(reply)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines and _BARE_LINE.fullmatch(lines[0]):
+        if finish_reason == "length" and len(lines) == 1:
+            return ParsedAmount(None, "truncated: the reply hit the length limit right after its number")
+        m = _FIRST_NUMBER.search(lines[0])
+        assert m is not None  # the bare line holds a number
+        found = m.group(0)
+        if m.group("neg") or m.group("frac"):
+            return ParsedAmount(None, f"'{found}' is not a whole amount >= 0", "first integer", found)
+        value = int(m.group("int"))
+        if value > endowment:
+            return ParsedAmount(None, f"'{found}' is outside [0, {endowment}]", "first integer", found)
+        return ParsedAmount(value, None, "first integer", found)
+    decided = extract_amount(reply, endowment, finish_reason)
+    if decided.valid or not lines:
+        return decided
+    return ParsedAmount(None, f"not a bare number; {decided.reason}", decided.how, decided.text)
+
+
+
+def _validated(decision: _Decision, endowment: int) -> ParsedAmount:
+    how, found = decision.how, decision.amount
+    if decision.value is None:
+        return ParsedAmount(None, f"negative amount '{found}'" if how != "keep phrase" else
+                            f"keeps more than the endowment ('{decision.text}')", how, found)
+    if decision.value != int(decision.value):
+        return ParsedAmount(None, f"'{found}' is not a whole-dollar amount", how, found)
+    amount = int(decision.value)
+    if amount > endowment:
+        return ParsedAmount(None, f"'{found}' is outside [0, {endowment}]", how, found)
+    return ParsedAmount(amount, None, how, found)
