@@ -8,8 +8,9 @@ that as "—" with the reason from ``why_undefined``.
   ``pingouin.cronbach_alpha`` (pairwise deletion of missing answers, as the Stick to Your Role! reference code
   calls it); equals R ``psych::alpha(x)$total$raw_alpha`` on complete data.
 - ``omega_total``: McDonald's ω_t of a one-factor model as ``psych::omega(x, nfactors = 1)$omega.tot`` computes
-  it: ω_t = 1 − Σ u²_i / Σ_ij R_ij, with R the item correlation matrix and u² = 1 − λ² the uniquenesses of a
-  minimum-residual (``fm = "minres"``) one-factor solution (Revelle & Zinbarg 2009).
+  it: ω_t = 1 − Σ u²_i / Σ_ij k_i k_j R_ij, with R the item correlation matrix, u² = 1 − λ² the uniquenesses of a
+  minimum-residual (``fm = "minres"``) one-factor solution (Revelle & Zinbarg 2009) and k_i = sign(λ_i): items that
+  load negatively are reverse-keyed, as psych's default ``flip = TRUE`` does.
 - ``icc``: intraclass correlations (Shrout & Fleiss 1979) by ``pingouin.intraclass_corr``; ICC2 (two-way random,
   absolute agreement, single rater) is the headline for judges and repeated runs.
 - ``test_retest``: Pearson correlation of the same units' scores on two occasions.
@@ -61,9 +62,10 @@ def cronbach_alpha(frame: pd.DataFrame) -> float:
     return float(alpha)
 
 
-def _minres_uniquenesses(R: np.ndarray) -> np.ndarray:
-    """Uniquenesses u² of the one-factor minres solution: minimise the off-diagonal residual sum of squares of
-    R − λλᵀ over u² ∈ [0.005, 1], λ from the leading eigenpair of R − diag(u²) (psych's ``fa``, fm = "minres")."""
+def _minres_loadings(R: np.ndarray) -> np.ndarray:
+    """Loadings λ of the one-factor minres solution: minimise the off-diagonal residual sum of squares of R − λλᵀ
+    over u² ∈ [0.005, 1], λ from the leading eigenpair of R − diag(u²) (psych's ``fa``, fm = "minres"). Oriented as
+    ``fa`` orients a factor: Σλ ≥ 0."""
     p = R.shape[0]
     off = ~np.eye(p, dtype=bool)
 
@@ -79,15 +81,23 @@ def _minres_uniquenesses(R: np.ndarray) -> np.ndarray:
     result = minimize(residual, np.clip(1 - start, 0.005, 1), method="L-BFGS-B", bounds=[(0.005, 1.0)] * p,
                       options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 10_000})
     lam = loadings(result.x)
-    return 1 - lam ** 2
+    return -lam if lam.sum() < 0 else lam
 
 
 def omega_total(frame: pd.DataFrame) -> float:
-    """McDonald's ω_t (one factor, minres), as ``psych::omega(x, nfactors = 1)$omega.tot``; complete rows only."""
+    """McDonald's ω_t (one factor, minres), as ``psych::omega(x, nfactors = 1)$omega.tot``; complete rows only.
+
+    Items that load negatively are reverse-keyed first, as psych's default ``flip = TRUE`` does (``psych:::omegah``:
+    ``key <- sign(gload); key[key == 0] <- 1``, then ``m <- diag(key) %*% m %*% diag(key)``), with the factor
+    oriented as ``fa`` orients it (Σλ ≥ 0): ω_t = 1 − Σ u²_i / Σ_ij k_i k_j R_ij, k_i = sign(λ_i) (0 counts as +1).
+    Flipping leaves the uniquenesses u² = 1 − λ² unchanged and only turns the sign of the correlations between a
+    reversed and a kept item."""
     if why_undefined(frame, min_items=3) is not None:
         return float("nan")
     R = np.corrcoef(frame.dropna().to_numpy(dtype=float), rowvar=False)
-    return float(1 - _minres_uniquenesses(R).sum() / R.sum())
+    lam = _minres_loadings(R)
+    key = np.where(lam < 0, -1.0, 1.0)
+    return float(1 - (1 - lam ** 2).sum() / (key @ R @ key))
 
 
 def icc(frame: pd.DataFrame) -> pd.DataFrame:

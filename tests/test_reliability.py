@@ -42,6 +42,34 @@ def test_omega_total_matches_psych():
     assert reliability.omega_total(DATA) == pytest.approx(0.853153213418859, abs=1e-6)
 
 
+# One reverse-keyed item (i3). R 4.2.2, psych 2.2.9:
+#   x <- matrix(c(4,3,3,4, 4,4,3,3, 2,1,5,1, 2,4,3,3, 4,3,3,3, 3,4,3,4, 3,3,3,3, 2,1,4,1, 3,3,2,4, 2,2,5,3),
+#               ncol = 4, byrow = TRUE)
+#   psych::omega(x, nfactors = 1)$omega.tot                  # 0.885148003124876  (key 1 1 -1 1)
+#   psych::omega(x, nfactors = 1, flip = FALSE)$omega.tot    # 0.635372829957377  (the old, unflipped value)
+ONE_REVERSED = pd.DataFrame([[4, 3, 3, 4], [4, 4, 3, 3], [2, 1, 5, 1], [2, 4, 3, 3], [4, 3, 3, 3], [3, 4, 3, 4],
+                             [3, 3, 3, 3], [2, 1, 4, 1], [3, 3, 2, 4], [2, 2, 5, 3]], columns=["i1", "i2", "i3", "i4"])
+# Two negatively loading items (i2, i4). R 4.2.2, psych 2.2.9:
+#   x <- matrix(c(4,3,4,1,4, 1,5,1,3,2, 3,3,4,3,2, 3,2,4,2,4, 4,3,3,3,3, 5,3,4,4,3, 2,3,3,2,3, 3,2,5,2,3,
+#                 5,2,5,2,5, 1,4,3,4,2, 3,3,2,3,3, 2,3,3,3,2), ncol = 5, byrow = TRUE)
+#   psych::omega(x, nfactors = 1)$omega.tot                  # 0.878632708187597  (key 1 -1 1 -1 1)
+#   psych::omega(x, nfactors = 1, flip = FALSE)$omega.tot    # 0.337644370583591
+TWO_REVERSED = pd.DataFrame([[4, 3, 4, 1, 4], [1, 5, 1, 3, 2], [3, 3, 4, 3, 2], [3, 2, 4, 2, 4], [4, 3, 3, 3, 3],
+                             [5, 3, 4, 4, 3], [2, 3, 3, 2, 3], [3, 2, 5, 2, 3], [5, 2, 5, 2, 5], [1, 4, 3, 4, 2],
+                             [3, 3, 2, 3, 3], [2, 3, 3, 3, 2]], columns=["i1", "i2", "i3", "i4", "i5"])
+
+
+def test_omega_total_flips_a_reverse_item_as_psych_does():
+    assert reliability.omega_total(ONE_REVERSED) == pytest.approx(0.885148003124876, abs=1e-6)
+    # reverse-keying the item by hand changes nothing: psych would flip it anyway
+    assert reliability.omega_total(ONE_REVERSED.assign(i3=6 - ONE_REVERSED["i3"])) == pytest.approx(
+        0.885148003124876, abs=1e-6)
+
+
+def test_omega_total_flips_two_negative_items_as_psych_does():
+    assert reliability.omega_total(TWO_REVERSED) == pytest.approx(0.878632708187597, abs=1e-6)
+
+
 def test_omega_equals_alpha_for_parallel_items():
     # equal loadings and uniquenesses (a compound-symmetric correlation matrix): ω_t = standardised α
     rng = np.random.default_rng(0)
