@@ -20,10 +20,13 @@
   given twice keeps its last non-placeholder text (models sometimes echo the format first). Valid
   only when all five scores have an example.
 - ``parse_grade``: the last "final score is N" (also "final score: N", "N/5", "N out of 5", the
-  words one..five, markdown; in "the final score is one that ... 3" the score is 3, "one" being a
-  pronoun) or, failing that, a last line "Score: N". N must lie in [1, 5]
-  (halves allowed); out of range, another scale ("8/10"), a range ("3-4"), "N/A" or no score at all
-  -> invalid. Never 0 as a stand-in.
+  words one..five, markdown; in "the final score is one that ... 3" or "one of the highest I can
+  give: 5" the score is the later number, "one" being a pronoun); else "Score: N" lines anywhere
+  ("**Score: 5**" first, then the explanation), all agreeing; else scores given in sentences ("I would
+  rate this 4 out of 5", "deserves a score of 4", "earns a 5.", "4/5"), all agreeing; else a reply or
+  last line that is a number alone. N must lie in [1, 5]; halves are kept ("4.5"; the reference's
+  regex would take 4, see docs/methods/personagym.md); out of range, another scale ("8/10"), a range
+  ("3-4"), disagreeing scores, "N/A" or no score at all -> invalid. Never 0 as a stand-in.
 - ``detect_refusal``: the marker of a reply that declines to play the persona, else None: "as an AI /
   a language model / an AI assistant ...", "I'm an AI" anywhere, when the phrase ends there ("As an AI,
   I ..."; not "As an AI researcher" or "As an assistant coach", the persona's own job); in the first 300 characters "I
@@ -369,12 +372,25 @@ _FINAL = re.compile(
 # "the final score is one that reflects ... 3": "one" is a pronoun there; the score is the number later in the sentence
 _FINAL_ONE_THAT = re.compile(
     r"final\s+(?:score|grade|rating)\s+(?:is|would\s+be|will\s+be|should\s+be)\s+(?:one|a\s+(?:score|grade|rating))\s+"
-    r"(?:that|which|where)\b[^.\n]*?\b(\d+(?:\.\d+)?)\b(?:\s*(?:(?:/|out\s+of)\s*(\d+)))?()",
+    r"(?:that|which|where|of)\b[^.\n]*?\b(\d+(?:\.\d+)?)\b(?:\s*(?:(?:/|out\s+of)\s*(\d+)))?()",
     re.IGNORECASE,
 )
-_PRONOUN_ONE = re.compile(r"\s+(?:that|which|where|who)\b", re.IGNORECASE)
-_LAST_LINE = re.compile(r"^\s*(?:final\s+)?(?:score|grade|rating)\s*[:=]\s*" + _NUM + r"(?:\s*/\s*(\d+))?\s*\.?\s*$",
-                        re.IGNORECASE)
+_PRONOUN_ONE = re.compile(r"\s+(?:that|which|where|who|of)\b", re.IGNORECASE)
+_SCALE = r"(?:\s*(?:/|out\s+of)\s*(\d+))?"
+# a "Score: N" line anywhere ("**Score: 5**" first, then the explanation), or "the score is N"
+_SCORE_LINE = re.compile(r"(?:^[ \t>\-•]*(?:overall\s+|total\s+)?(?:score|grade|rating)\s*[:=]|\bthe\s+(?:overall\s+)?"
+                         r"(?:score|grade|rating)\s+(?:is|would\s+be|will\s+be))\s*[\[(]?\s*" + _NUM + r"\b" + _SCALE,
+                         re.IGNORECASE | re.MULTILINE)
+# a score given in a sentence: "I would rate this response 4 out of 5", "deserves a score of 4", "earns a 5", "4/5"
+_SCORE_PHRASE = re.compile(
+    r"(?:\b(?:rate|score|grade|give|assign|award)(?:s|d)?\s+(?:it|this(?:\s+response)?|the\s+response|the\s+answer)?\s*"
+    r"(?:an?\s+)?|\b(?:deserves|earns|merits|gets|receives|warrants)\s+(?:an?\s+)?)"
+    r"(?:(?:(?:final|overall)\s+)?(?:score|rating|grade)\s+of\s+(\d+(?:\.\d+)?)\b" + _SCALE
+    + r"|(\d+(?:\.\d+)?)\b(?:\s*(?:/|out\s+of)\s*(\d+)|(?=\s*(?:[.!,;)\n]|$))))"
+    r"|\b(\d+(?:\.\d+)?)\s*(?:/|out\s+of)\s*(\d+)\b",
+    re.IGNORECASE)
+# the reply, or its last line, is the number alone ("4", "**4**", "4.")
+_BARE_GRADE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*\.?\s*")
 
 
 @dataclass
@@ -397,23 +413,51 @@ def _value(token: str) -> float | None:
         return None
 
 
-def parse_grade(text: str) -> Grade:
-    """The evaluator's final score in [1, 5], or invalid with a reason (see module docstring)."""
-    clean = re.sub(r"[*_`#]", "", text or "").replace("：", ":")
+def _final(clean: str) -> tuple[str, str | None, str | None] | None:
+    """The last "final score is N" sentence as (N, scale, range upper), if any."""
     ones = list(_FINAL_ONE_THAT.finditer(clean))
     taken = [range(m.start(), m.end()) for m in ones]
     plain = [m for m in _FINAL.finditer(clean) if not any(m.start() in r for r in taken)
              and not (m.group(1).isalpha() and _PRONOUN_ONE.match(clean, m.end()))]
     matches = sorted(plain + ones, key=lambda m: m.start())
-    if matches:
-        m = matches[-1]
-        token, scale, upper = m.group(1), m.group(2), m.group(3) or None
-    else:
+    if not matches:
+        return None
+    m = matches[-1]
+    return m.group(1), m.group(2), m.group(3) or None
+
+
+def _agreeing(found: list[tuple[str, str | None]], what: str) -> tuple[str, str | None, None] | Grade | None:
+    """One score when every mention agrees; invalid (ambiguous) when they differ; None when there is none."""
+    values = {(_value(t), scale) for t, scale in found}
+    if not values:
+        return None
+    if len(values) > 1:
+        named = ", ".join(t + (f"/{s}" if s else "") for t, s in dict.fromkeys(found))
+        return Grade(None, f"ambiguous: {what} give different scores ({named})")
+    token, scale = found[-1]
+    return token, scale, None
+
+
+def parse_grade(text: str) -> Grade:
+    """The evaluator's final score in [1, 5], or invalid with a reason (see module docstring). Read in order: the last
+    "final score is N" sentence; else "Score: N" lines (all agreeing); else scores given in sentences ("I would rate
+    this 4 out of 5", "deserves a score of 4", "4/5"; all agreeing); else a reply or last line that is a number alone."""
+    clean = re.sub(r"[*_`#]", "", text or "").replace("：", ":")
+    found: tuple[str, str | None, str | None] | Grade | None = _final(clean)
+    if found is None:
+        found = _agreeing([(m.group(1), m.group(2)) for m in _SCORE_LINE.finditer(clean)], "the 'Score:' lines")
+    if found is None:
+        found = _agreeing([next((m.group(i), m.group(i + 1)) for i in (1, 3, 5) if m.group(i))
+                           for m in _SCORE_PHRASE.finditer(clean)], "the sentences")
+    if found is None:
         lines = [ln for ln in clean.splitlines() if ln.strip()]
-        last = _LAST_LINE.match(lines[-1]) if lines else None
-        if last is None:
-            return Grade(None, "no 'final score is N' sentence")
-        token, scale, upper = last.group(1), last.group(2), None
+        bare = _BARE_GRADE.fullmatch(lines[-1]) if lines else None
+        found = (bare.group(1), None, None) if bare else None
+    if found is None:
+        return Grade(None, "no 'final score is N' sentence")
+    if isinstance(found, Grade):
+        return found
+    token, scale, upper = found
     value = _value(token)
     if value is None:
         return Grade(None, f"final score '{token}' is not a number")

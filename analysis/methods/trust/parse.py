@@ -23,7 +23,7 @@ from analysis.methods.trust import DOLLAR_STRATEGY
 from analysis.methods.trust.amounts import ParsedAmount, extract_amount, extract_first_integer, without_markdown
 from analysis.methods.trust.json_reply import extract_json
 
-__all__ = ["ParsedAmount", "extract_amount", "extract_first_integer", "extract_json", "without_markdown"]
+__all__ = ["ParsedAmount", "extract_amount", "extract_first_integer", "extract_json", "without_markdown"]  # re-exported
 
 
 
@@ -91,6 +91,19 @@ class TrustBelief(BaseModel):
         return canonical_ranking(value, _context(info, "levels"))
 
 
+_DOLLAR_TEXT = re.compile(r"\s*\$?\s*(-?\d+(?:\.\d+)?)\s*(?:dollars?|usd)?\s*\.?\s*", re.IGNORECASE)
+
+
+def _dollars(value: Any) -> Any:
+    """A dollar amount written as text ("$5.00", "3 dollars") as its number; a whole float (4.0) as an int; anything
+    else unchanged, for the schema to reject."""
+    if isinstance(value, str) and (m := _DOLLAR_TEXT.fullmatch(value)):
+        value = float(m.group(1))
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 class GroupEstimate(BaseModel):
     """Ctx+$: predicted mean and SD of dollars sent by one level."""
 
@@ -99,6 +112,8 @@ class GroupEstimate(BaseModel):
     level: str
     mean: float
     sd: float = Field(ge=0.0)
+
+    _dollar_text = field_validator("mean", "sd", mode="before")(_dollars)
 
 
 class DollarBelief(BaseModel):
@@ -132,8 +147,6 @@ class DollarBelief(BaseModel):
         return self
 
 
-def _send(value: Any) -> Any:
-    return value.strip().lstrip("$").strip() if isinstance(value, str) else value
 
 
 class RoundForecast(BaseModel):
@@ -145,7 +158,7 @@ class RoundForecast(BaseModel):
     send: int
     explanation: str = ""
 
-    _send_text = field_validator("send", mode="before")(_send)
+    _send_text = field_validator("send", mode="before")(_dollars)
     _explanation_text = field_validator("explanation", mode="before")(_text)
 
 
@@ -236,9 +249,40 @@ class ParsedForecast:
     explanations: list[str] | None = None
 
 
+_ROUND_LINE = re.compile(r"^[\W_]*round\s*(\d+)\s*[:=\-–—]\s*(?:send\s*)?(\$?\s*\d+(?:\.\d+)?)(?:\s*dollars?)?\b",
+                         re.IGNORECASE | re.MULTILINE)
+
+
+def _table_cells(line: str) -> list[str]:
+    return [c.strip().replace("*", "") for c in line.strip().strip("|").split("|")]
+
+
+def forecasts_from_text(reply: str) -> dict[str, Any] | None:
+    """Forecasts written without JSON: a markdown table with a Round column and a Send (or Amount/Forecast) column,
+    or one "Round 1: $4" line per round; None when there is neither."""
+    rows = [ln for ln in reply.splitlines() if ln.strip().startswith("|")]
+    if len(rows) >= 2:
+        header = [c.lower() for c in _table_cells(rows[0])]
+        r_col = next((i for i, c in enumerate(header) if "round" in c), None)
+        s_col = next((i for i, c in enumerate(header) if re.search(r"send|amount|forecast|\$|dollar", c)), None)
+        if r_col is not None and s_col is not None:
+            found = []
+            for line in rows[1:]:
+                cells = _table_cells(line)
+                if len(cells) <= max(r_col, s_col) or re.fullmatch(r"[:\- ]*", cells[r_col]):
+                    continue
+                r = re.fullmatch(r"(?:round\s*)?(\d+)", cells[r_col], re.IGNORECASE)
+                found.append({"round": int(r.group(1)) if r else cells[r_col], "send": cells[s_col]})
+            if found:
+                return {"forecasts": found}
+    lines = _ROUND_LINE.findall(reply)
+    return {"forecasts": [{"round": int(r), "send": v} for r, v in lines]} if lines else None
+
+
 def parse_forecast(reply: str, rounds: int, endowment: int, finish_reason: str | None = None) -> ParsedForecast:
-    """Validate a forecast reply: every round 1..``rounds`` once, whole amounts in [0, endowment]."""
-    obj = extract_json(reply)
+    """Validate a forecast reply: every round 1..``rounds`` once, whole amounts in [0, endowment]. The JSON object
+    the prompt asks for, else a markdown table or "Round r: $x" lines (``forecasts_from_text``)."""
+    obj = extract_json(reply) or forecasts_from_text(reply)
     if obj is None:
         return ParsedForecast(False, _no_json(finish_reason))
     try:
@@ -256,7 +300,7 @@ class OneForecast(BaseModel):
     send: int
     explanation: str = ""
 
-    _send_text = field_validator("send", mode="before")(_send)
+    _send_text = field_validator("send", mode="before")(_dollars)
     _explanation_text = field_validator("explanation", mode="before")(_text)
 
     @model_validator(mode="after")
@@ -268,9 +312,13 @@ class OneForecast(BaseModel):
 
 
 def parse_round_forecast(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedForecast:
-    """Validate a per-round forecast reply ({"send": X, "explanation": ...}); ``sends``/``explanations`` of length 1."""
+    """Validate a per-round forecast reply ({"send": X, "explanation": ...}); ``sends``/``explanations`` of length 1.
+    Without a JSON object, the amount the reply states as a decision ("I will send $4", ``extract_amount``)."""
     obj = extract_json(reply)
     if obj is None:
+        stated = extract_amount(reply, endowment, finish_reason)
+        if stated.valid:
+            return ParsedForecast(True, sends=[int(stated.amount)], explanations=[""])
         return ParsedForecast(False, _no_json(finish_reason))
     try:
         got = OneForecast.model_validate(obj, context={"endowment": endowment})

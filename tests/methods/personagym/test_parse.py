@@ -164,7 +164,7 @@ GRADES = [
     ("Therefore, the final score is 3-4.", None, "final score is a range (3-4)"),
     ("Therefore, the final score is N/A because the persona refused.", None, "final score 'N/A' is not a number"),
     ("Therefore, the final score is ...", None, "no 'final score is N' sentence"),
-    ("The response fits the persona well and I'd give it a 5.", None, "no 'final score is N' sentence"),
+    ("The response fits the persona well and I'd give it a 5.", 5.0, None),
     ("", None, "no 'final score is N' sentence"),
 ]
 
