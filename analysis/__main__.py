@@ -145,6 +145,11 @@ def build_parser() -> argparse.ArgumentParser:
     build.add_argument("--svs", metavar="PATH", help="an SVS instrument (data_svs folder or hf:// path): adds no_conv on "
                                                     "the SVS procedure per configuration (needs --store)")
 
+    reread = sub.add_parser("reread", help="re-derive stored answers from the stored replies with today's readers "
+                                           "(sends no request; prints what changed)")
+    reread.add_argument("--run", action="append", metavar="ID", help="a run to re-read (repeatable; default: every run)")
+    _add_store(reread)
+
     readers = [r for m in methods.all_methods() for r in m.readers]
     parse = sub.add_parser("parse", help="read replies with a method's reply reader (JSON lines on stdin: "
                                          "{\"reply\", \"finish_reason\", ...context}; one {valid, value, reason} line each)")
@@ -380,6 +385,15 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reread(args: argparse.Namespace) -> int:
+    from analysis.runs.reread import reread
+
+    results = reread(args.store, args.run, log=print)
+    counts = {s: sum(r.status == s for r in results) for s in ("changed", "unchanged", "skipped")}
+    print(f"{len(results)} run(s): {counts['changed']} changed, {counts['unchanged']} unchanged, {counts['skipped']} skipped")
+    return 0
+
+
 def cmd_parse(args: argparse.Namespace) -> int:
     """Every stdin line read first (a bad line is one error naming it, and nothing is printed), then one
     ``{"valid", "value", "reason"}`` line per reply, from the reader the runs use."""
@@ -450,6 +464,7 @@ COMMANDS = {
     "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
     "import": cmd_import, "metrics": cmd_metrics, "delete": cmd_delete, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
     "parse": cmd_parse,
+    "reread": cmd_reread,
 }
 
 

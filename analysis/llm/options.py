@@ -10,7 +10,10 @@ Modes, recorded with every answer:
   quoted in the reply. "A"/"I" starting a sentence ("A person like me", "I think") are words, not
   letters, and so is the first word of a spelled-out label ("A little like me"). A label preceded
   by a negation ("not at all like me") is not that option. Nothing found, two different options
-  named, or a negated label -> invalid. Never a random fill-in.
+  named, a negated label, or a letter and a label that disagree where the letter does not open the
+  reply ("A little like me (D)", "A (C)") -> invalid. A reply that opens with its letter ("(C) Like
+  me" where C is "Somewhat like me") is that letter: the reference reads the first token after "(".
+  Never a random fill-in.
 - ``option_after_paren``: the letter read only after "(" when the reply is asked as "(X)", so that "I" or
   "A" opening a sentence is never an option (values questionnaires, letters up to I).
 - ``parse_after_marker``: a chain-of-thought reply, read after its single "Answer:" marker.
@@ -126,10 +129,33 @@ def parse_option_text(text: str, labels: list[str]) -> ParsedOption:
         found = {m.group(1).upper() for m in pattern.finditer(clean)
                  if m.group(1).upper() in letters and _is_letter(clean, m.start(1), labels)}
         if len(found) == 1:
-            return ParsedOption(letters.index(found.pop()))
+            return _unless_contradicted(ParsedOption(letters.index(found.pop())), clean, labels)
         if found:
             return ParsedOption(None, f"several option letters named ({', '.join(sorted(found))})")
-    return _option_from_labels(clean.lower(), labels)
+    return _unless_contradicted(_option_from_labels(clean.lower(), labels), clean, labels)
+
+
+_PAREN = re.compile(r"\(([A-Za-z])\)")
+
+
+def _unless_contradicted(parsed: ParsedOption, clean: str, labels: list[str]) -> ParsedOption:
+    """Invalid when the reply also names another option: a letter in parentheses ("A little like me (D)", "A (C)") or
+    a spelled-out label ("(C) Not like me at all" where C is "Not like me") that is not the option read."""
+    if not parsed.valid:
+        return parsed
+    letters = LETTERS[: len(labels)]
+    chosen = letters[parsed.index]
+    if re.match(rf"\s*[(\[]?{chosen}[)\].:]", clean):
+        return parsed  # a reply opening with its letter: the letter is the answer, as the reference reads the first token
+    others = sorted({m.group(1).upper() for m in _PAREN.finditer(clean)
+                     if m.group(1).upper() in letters and m.group(1).upper() != chosen})
+    if others:
+        return ParsedOption(None, f"letter and label disagree: option {chosen} read, ({', '.join(others)}) also named")
+    by_label = _option_from_labels(clean.lower(), labels)
+    if by_label.valid and by_label.index != parsed.index:
+        return ParsedOption(None, f"letter and label disagree: {chosen} is '{labels[parsed.index]}', the reply says "
+                                  f"'{labels[by_label.index]}'")
+    return parsed
 
 
 def parse_after_marker(text: str, labels: list[str]) -> ParsedOption:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from analysis.errors import InputError, RunFailure
-from analysis.llm.client import LLMClient
+from analysis.llm.client import CallError, LLMClient
 from analysis.llm.keys import redact, resolve_api_key
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor, RetryPolicy
@@ -103,8 +103,10 @@ async def execute_run_async(
     progress: ProgressTracker | None = None,
     cancel: threading.Event | None = None,
     confirmed: tuple[str, ...] = (),
+    offline: bool = False,
 ) -> RunSummary:
-    """Execute (or resume) a stored run. Cancellation (event or task cancel) marks it 'cancelled'.
+    """Execute (or resume) a stored run. Cancellation (event or task cancel) marks it 'cancelled'. ``offline``: the
+    replies come from the call cache only; a request not in it fails and is never sent (``reread``).
 
     Its specs are read from the store, so a key goes to an endpoint only when the user configured it or named it in
     ``confirmed`` (``analysis.llm.keys``); every spec of the plan (evaluators, generators) is checked before a call."""
@@ -118,15 +120,17 @@ async def execute_run_async(
     def same_endpoint(other: ModelSpec) -> bool:
         return (other.api_key_env, other.base_url) == (spec.api_key_env, spec.base_url)
 
-    for other in [spec, *specs_in(run["plan"])]:  # refused before the run is touched: nothing sent, nothing changed
+    for other in [] if offline else [spec, *specs_in(run["plan"])]:  # refused before the run is touched
         resolve_api_key(other, api_key if same_endpoint(other) else None, confirmed=confirmed)
     progress = progress or ProgressTracker()
     progress.update(total=method.n_calls(run["plan"]), status="running")
     started = time.time()
     store.set_run_status(run_id, "running")
-    client = LLMClient(spec, api_key=api_key, confirmed=confirmed)
+    client = CacheOnlyClient(spec) if offline else LLMClient(spec, api_key=api_key, confirmed=confirmed)
 
     def other_client(other: ModelSpec) -> LLMClient:  # e.g. evaluators: the caller's key only for the same endpoint
+        if offline:
+            return CacheOnlyClient(other)
         return LLMClient(other, api_key=api_key if same_endpoint(other) else None, confirmed=confirmed)
 
     executor = Executor(store, run_id, client, concurrency=concurrency, retry=retry, progress=progress,
@@ -161,6 +165,21 @@ async def execute_run_async(
     return RunSummary(run_id, status, snap.total, snap.done, snap.cached, snap.failed, snap.tokens_in, snap.tokens_out,
                       time.time() - started, snap.skipped)
 
+
+class CacheOnlyClient:
+    """A client that sends nothing: every request not answered from the call cache fails (``offline`` runs)."""
+
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+
+    async def complete(self, request: Any) -> Any:
+        raise CallError(NOT_CACHED, retryable=False)
+
+    async def aclose(self) -> None:
+        return None
+
+
+NOT_CACHED = "not in the call cache (sent nothing: offline)"
 
 #: How long a run's ownership lasts without renewal (renewed every third of it while the run executes).
 RUN_LEASE_S = 300.0

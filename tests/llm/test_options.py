@@ -93,7 +93,7 @@ VALID_REPLIES = [
     ("A person like me would say it is somewhat like me.", "C"),  # "A" is a word, not letter A
     ("I am not a farmer, but this is somewhat like me.", "C"),
     ("e.g. I like new ideas, so somewhat like me", "C"),
-    ("C) Like me", "C"),  # letter and label disagree: the explicit letter wins (documented rule)
+    ("C) Like me", "C"),  # the letter opens the reply: the reference reads the first token after "("
 ]
 
 INVALID_REPLIES = [
@@ -109,6 +109,8 @@ INVALID_REPLIES = [
     ("This is not at all like me.", "option label 'Like me' is negated"),
     ("I don't think it's like me.", "option label 'Like me' is negated"),
     ("Not very much like me.", "option label 'Very much like me' is negated"),
+    ("A little like me (C)", "letter and label disagree: option F read, (C) also named"),
+    ("I'd say like me, so (C)", "letter and label disagree: option A read, (C) also named"),
 ]
 
 

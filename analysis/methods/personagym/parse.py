@@ -378,8 +378,9 @@ _FINAL_ONE_THAT = re.compile(
 _PRONOUN_ONE = re.compile(r"\s+(?:that|which|where|who|of)\b", re.IGNORECASE)
 _SCALE = r"(?:\s*(?:/|out\s+of)\s*(\d+))?"
 # a "Score: N" line anywhere ("**Score: 5**" first, then the explanation), or "the score is N"
-_SCORE_LINE = re.compile(r"(?:^[ \t>\-•]*(?:overall\s+|total\s+)?(?:score|grade|rating)\s*[:=]|\bthe\s+(?:overall\s+)?"
-                         r"(?:score|grade|rating)\s+(?:is|would\s+be|will\s+be))\s*[\[(]?\s*" + _NUM + r"\b" + _SCALE,
+_SCORE_LINE = re.compile(r"(?:^[ \t>\-•]*(?:the\s+)?(?:overall\s+|total\s+)?(?:score|grade|rating)\s*[:=]|\bthe\s+(?:overall\s+)?"
+                         r"(?:score|grade|rating)(?:\s+for\s+(?:the|this)\s+[\w ]{1,30}?)?\s+(?:is|would\s+be|will\s+be))"
+                         r"\s*[\[(]?\s*" + _NUM + r"\b" + _SCALE,
                          re.IGNORECASE | re.MULTILINE)
 # a score given in a sentence: "I would rate this response 4 out of 5", "deserves a score of 4", "earns a 5", "4/5"
 _SCORE_PHRASE = re.compile(
@@ -487,6 +488,7 @@ _REFUSAL_OPENING = re.compile(
     r"have to decline to) (?:help(?!\s+(?:but\b|\w+ing\b))|assist|provide|fulfil|fulfill|comply|engage|create|generate|"
     r"write|answer|role-?play|"
     r"pretend|adopt|take on|participate|respond|continue|share personal|speak for|do that|play)\b"
+    r"(?![^.!?\n]{0,25}\bwithout\b)"
     r"|\bi (?:do not|don't) (?:feel comfortable|have personal|have (?:any )?(?:personal )?(?:experiences|opinions|feelings|"
     r"a physical body|a body))\b|\bi(?:'m| am) not comfortable\b"
     r"|\bi must decline\b",

@@ -262,6 +262,10 @@ def extract_first_integer(reply: str, endowment: int, finish_reason: str | None 
     50 personas, none of which decided anything."""
     text = without_markdown(reply)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines and (word := re.fullmatch(r"(" + _WORD + r")(?:\s+" + _DOLLARS + r")?\s*[.!]?", lines[0], re.IGNORECASE)):
+        value = _WORDS[word.group(1).lower()]
+        if value <= endowment:
+            return ParsedAmount(value, None, "first integer", word.group(1))
     if lines and _BARE_LINE.fullmatch(lines[0]):
         if finish_reason == "length" and len(lines) == 1:
             return ParsedAmount(None, "truncated: the reply hit the length limit right after its number")

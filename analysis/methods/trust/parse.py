@@ -213,6 +213,15 @@ class ParsedBelief:
     explanation: str | None = None
 
 
+def _lower_keys(obj: Any) -> Any:
+    """JSON with its keys in lower case ({"Send": 3} is {"send": 3}; level names are matched without case anyway)."""
+    if isinstance(obj, dict):
+        return {str(k).lower() if isinstance(k, str) else k: _lower_keys(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_lower_keys(v) for v in obj]
+    return obj
+
+
 def _no_json(finish_reason: str | None) -> str:
     if finish_reason == "length":
         return "truncated: the reply hit the length limit before its JSON object was complete"
@@ -222,7 +231,7 @@ def _no_json(finish_reason: str | None) -> str:
 def parse_belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endowment: int,
                  finish_reason: str | None = None) -> ParsedBelief:
     """Validate a belief reply for ``strategy``; a Ctx+$ ranking orders levels by predicted mean (descending, stable)."""
-    obj = extract_json(reply)
+    obj = _lower_keys(extract_json(reply))
     if obj is None:
         return ParsedBelief(False, _no_json(finish_reason))
     context = {"levels": tuple(levels), "endowment": endowment}
@@ -282,7 +291,7 @@ def forecasts_from_text(reply: str) -> dict[str, Any] | None:
 def parse_forecast(reply: str, rounds: int, endowment: int, finish_reason: str | None = None) -> ParsedForecast:
     """Validate a forecast reply: every round 1..``rounds`` once, whole amounts in [0, endowment]. The JSON object
     the prompt asks for, else a markdown table or "Round r: $x" lines (``forecasts_from_text``)."""
-    obj = extract_json(reply) or forecasts_from_text(reply)
+    obj = _lower_keys(extract_json(reply) or forecasts_from_text(reply))
     if obj is None:
         return ParsedForecast(False, _no_json(finish_reason))
     try:
@@ -314,7 +323,7 @@ class OneForecast(BaseModel):
 def parse_round_forecast(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedForecast:
     """Validate a per-round forecast reply ({"send": X, "explanation": ...}); ``sends``/``explanations`` of length 1.
     Without a JSON object, the amount the reply states as a decision ("I will send $4", ``extract_amount``)."""
-    obj = extract_json(reply)
+    obj = _lower_keys(extract_json(reply))
     if obj is None:
         stated = extract_amount(reply, endowment, finish_reason)
         if stated.valid:

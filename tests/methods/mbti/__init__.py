@@ -9,3 +9,21 @@ PARSE_SAMPLES = {"mbti-verdict": [
     ({"reply": "Wrong."}, (True, 6)),
     ({"reply": "I cannot say."}, (False, None)),
 ]}
+
+_ANCHORS = __import__("pathlib").Path(__file__).resolve().parents[3].parent / "shared" / "anchors" / "chatgpt_mbti"
+_PUBLISHED: dict = {}
+
+
+def resolve_anchor(anchor: dict) -> tuple[str, dict] | None:
+    """A published ChatGPT-MBTI reply named by a corpus line ({file, subject, statement}): (reply, reader context),
+    read from ``../shared/anchors/chatgpt_mbti`` (github Kali-Hac/ChatGPT-MBTI @ a50bac9); None when absent."""
+    from analysis.methods.mbti.importer import parse_answer_file
+
+    path = _ANCHORS / anchor["file"]
+    if not path.exists():
+        return None
+    if path not in _PUBLISHED:
+        _PUBLISHED[path] = {(r["subject"], str(r["statement_id"])): r for r in parse_answer_file(path, path.read_bytes()).rows
+                            if r.get("reason") != "not in file"}
+    row = _PUBLISHED[path][(anchor["subject"], str(anchor["statement"]))]
+    return row["raw"], {"statement": row["statement"]}
