@@ -226,6 +226,16 @@ def chance_caption(summaries: Any, digits: int = 3) -> None:
     st.caption(f"Chance (95 % band) — {chance_text(summaries, digits)}" + (f" · **{mark}**" if mark else ""))
 
 
+def readers_caption(method: str) -> None:
+    """Beside a method's invalid counts: how its reply readers read their hand-labelled corpora (read right, wrong
+    values, missed answers; ``bench/bench_parsers.py``), so an invalid rate can be told from a reader's misses."""
+    from analysis.reader_quality import caption
+
+    text = caption(r.kind for r in methods.get(method).readers)
+    if text:
+        st.caption(text)
+
+
 def table(data: Any, **kwargs: Any) -> Any:
     """``st.dataframe`` with every undefined cell shown as "—" (Streamlit's default prints the word "None")."""
     kwargs.setdefault("placeholder", "—")

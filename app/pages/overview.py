@@ -95,6 +95,8 @@ if len(rates):
                for r, lo, hi, n in zip(rates["rate"], rates["lo"], rates["hi"], rates["n"])])
     ui.table(shown_rates[["model", "method", "kind", "count", "n", "share"]], hide_index=True, width="stretch",
                  column_config={"share": "share [95 % CI] ↓", "n": "answers"})
+    for method in dict.fromkeys(rates["method"]):
+        ui.readers_caption(method)
 
 # -- where to go ----------------------------------------------------------------------------------
 st.subheader("Explore")

@@ -23,7 +23,9 @@ from scipy.stats import chisquare
 
 from analysis import chance, reliability
 from analysis.methods.personagym import TASKS
-from analysis.methods.personagym.metrics import KEYS, model_task_scores, persona_score, persona_task_scores, question_scores
+from analysis.methods.personagym.metrics import (
+    KEYS, model_persona_score, model_task_scores, persona_task_scores, question_scores,
+)
 from analysis.runs.store import Store
 
 N_SIMS = 200
@@ -31,8 +33,9 @@ GRADES = (1, 2, 3, 4, 5)
 
 
 def _scores(grades: pd.DataFrame) -> dict[str, float]:
-    tasks = model_task_scores(persona_task_scores(question_scores(grades)))
-    return {"persona_score": persona_score(tasks), **{f"task/{t}": tasks[t] for t in TASKS}}
+    by_persona = persona_task_scores(question_scores(grades))
+    tasks = model_task_scores(by_persona)
+    return {"persona_score": model_persona_score(by_persona), **{f"task/{t}": tasks[t] for t in TASKS}}
 
 
 def null_draws(grades: pd.DataFrame, n_sims: int, seed: int) -> dict[str, list[float]]:

@@ -49,6 +49,7 @@ from analysis.methods.personagym.data import paper_table1
 from analysis.methods.personagym.importer import import_files
 from analysis.methods.personagym.metrics import (
     KEYS,
+    model_persona_score,
     model_spread,
     model_task_scores,
     persona_score,
@@ -96,7 +97,7 @@ def _num(value: float | None) -> float | None:
 
 def _tasks(by_persona: pd.DataFrame) -> tuple[dict[str, float | None], float | None]:
     tasks = model_task_scores(by_persona)
-    return {t: _num(tasks[t]) for t in TASKS}, _num(persona_score(tasks))
+    return {t: _num(tasks[t]) for t in TASKS}, _num(model_persona_score(by_persona))
 
 
 def _table1(row: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -154,7 +155,7 @@ def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
     spread = task_spread(by_persona)
     undefined = [t for t in TASKS if tasks[t] is None]
     why = (f"no valid grade for {', '.join(undefined)} (PersonaScore is the mean of all five tasks)" if undefined
-           else "no task score")
+           else "no persona has a valid grade on all five tasks (PersonaScore averages the personas scored on all five)")
     return {
         "headlines": {"personagym_score": number(ps, why)},
         "counts": [counts("invalid grades", int((grades["status"] == "invalid").sum()),

@@ -7,8 +7,10 @@
 - Model task score = mean over personas of the persona task scores (every persona weighs the same;
   the paper's Table 1 reports these means with their standard deviation across personas). With
   complete data it equals the mean over all questions of the task.
-- PersonaScore = mean of the five task scores (persona or model level); undefined (None) unless all
-  five tasks have a score.
+- PersonaScore of a persona = mean of its five task scores; undefined (None) unless all five tasks have
+  a score. PersonaScore of a model = mean of its personas' PersonaScores, over the personas scored on all
+  five tasks: the same personas as its standard deviation (``model_persona_score``). With complete data it
+  equals the mean of the five model task scores.
 - Refusals: answers flagged by ``detect_refusal``; they are graded like any answer and counted
   (per model: the paper's Fig. 4).
 - Table 1 (the paper's): per task the model task score with, in parentheses, the standard deviation
@@ -86,6 +88,12 @@ def persona_scores(by_persona: pd.DataFrame) -> pd.Series:
     return wide.mean(axis=1)
 
 
+def model_persona_score(by_persona: pd.DataFrame) -> float:
+    """A model's PersonaScore: the mean of ``persona_scores`` (personas scored on all five tasks); NaN with none."""
+    scores = persona_scores(by_persona)
+    return float(scores.mean()) if len(scores) else math.nan
+
+
 def _mean_sd(values: pd.Series) -> dict[str, float | int]:
     values = values.dropna()
     return {"mean": float(values.mean()) if len(values) else math.nan,
@@ -96,13 +104,11 @@ def table1_row(by_persona: pd.DataFrame) -> dict[str, dict[str, float | int]]:
     """One model's row of the paper's Table 1: ``{task: {mean, sd, n_personas}, "PersonaScore": {...}}``.
 
     Task mean = mean over personas of the persona task scores (``model_task_scores``), sd = their standard deviation
-    (ddof 1; NaN with one persona). PersonaScore mean = mean of the five task means (NaN unless all five are defined),
-    sd = standard deviation over the personas scored on all five tasks of their PersonaScores; with complete data the
-    mean is also the mean of those PersonaScores."""
+    (ddof 1; NaN with one persona). PersonaScore mean and sd = mean and standard deviation of the PersonaScores of the
+    personas scored on all five tasks: both over the same personas (``n_personas``); with complete data the mean is
+    also the mean of the five task means."""
     row = {t: _mean_sd(by_persona.loc[by_persona["task"] == t, "score"]) for t in TASKS}
-    ps = _mean_sd(persona_scores(by_persona))
-    ps["mean"] = persona_score({t: row[t]["mean"] for t in TASKS})
-    return row | {"PersonaScore": ps}
+    return row | {"PersonaScore": _mean_sd(persona_scores(by_persona))}
 
 
 def model_spread(rows: Mapping[str, Mapping[str, Mapping[str, float | None]]]) -> dict[str, float | None]:

@@ -54,6 +54,7 @@ m[4].metric("Testings · invalid answers", f"{sdoc.get('n_testings', 0)} · {sdo
                  "when one was read before the cut, is kept).")
 if sdoc.get("truncated"):
     m[4].caption(f"{sdoc['truncated']} replies cut by the length limit")
+ui.readers_caption("mbti")
 with m[1]:
     ui.chance_caption(bands.get(f"consistency/{subject}"))
 with m[2]:

@@ -171,6 +171,7 @@ m[0].metric("PersonaScore", ui.fmt(pdoc.get("persona_score"), 2))
 m[1].metric("Graded answers", pdoc.get("n_graded", 0))
 m[2].metric("Invalid grades", pdoc.get("invalid", 0))
 m[3].metric("Refusals", pdoc.get("refusals", 0), help="Answers that step out of the persona (\"As an AI…\").")
+ui.readers_caption("personagym")
 ui.table(pd.DataFrame([{"task": t, "score": pdoc["tasks"].get(t), "model mean": mdoc["tasks"].get(t)} for t in TASKS]),
              hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in ("score", "model mean")})

@@ -29,6 +29,7 @@ ui.tiny_model_note([model], data.model_specs(ref))
 mdoc = trust_data.trust_doc(ref)["models"][model]
 invalid = mdoc.get("invalid_replies") or mdoc.get("invalid") or {}
 st.caption(f"Endowment ${mdoc.get('endowment')}; unparseable replies kept and counted: " + invalid_text(mdoc) + ".")
+ui.readers_caption("trust")
 st.caption(personas_text(mdoc.get("personas") or {}))
 reasons = mdoc.get("invalid_reasons") or {}
 if reasons:

@@ -94,6 +94,7 @@ def ranking(ctx: ui.PageContext, doc: dict, board: dict, models: list[str]) -> t
     st.caption(f"{meaning} "
                f"(reference `rank_models.py`). Scores are computed over the {n_all} model{'s' * (n_all != 1)} of the store; "
                "click a column header to sort. 95% CIs: percentile bootstrap over personas.")
+    ui.readers_caption("values")
     config = column_config()
     order = ["rank", "model", "cardinal", "ordinal", "n_columns", "invalid_share", "personas", "rank_order", "rank_order_ci",
              "rank_order_chance", "ipsative", "ipsative_ci", "stress", "cfi", "srmr", "rmsea", "cfa_failed", "undefined"]

@@ -105,7 +105,9 @@ def test_metrics_document(tmp_path: Path) -> None:
             metrics_json(store, "zz")
     json.dumps(doc, allow_nan=False)
     m1 = doc["models"]["m1"]
-    assert m1["tasks"] == {EA: 2.875, LH: 2.5, PC: 5.0, TC: 4.5, AJ: 1.5} and m1["persona_score"] == 3.275
+    assert m1["tasks"] == {EA: 2.875, LH: 2.5, PC: 5.0, TC: 4.5, AJ: 1.5} and m1["persona_score"] == 3.45
+    # PersonaScore over the personas scored on all five tasks (A: 3.45), the same set as its SD; the mean of the five
+    # task means (3.275) would mix B's Expected Action into one task only
     assert (m1["n_graded"], m1["invalid"], m1["refusals"], m1["n_answers"], m1["not_graded"], m1["shortfall"]) == (
         7, 3, 2, 9, 2, 2)  # B-LH and A-AJ-1 have no valid grade
     assert m1["n_grades"] == 13 and m1["evaluators"] == ["e1", "e2"]

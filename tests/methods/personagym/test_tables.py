@@ -58,19 +58,20 @@ def test_table1_mean_and_sd_over_personas(tmp_path: Path) -> None:
     EA A4 B2 C3 D5; LH 3 3 3; PC 5 4 3; TC 5 5 2; AJ 3 1 4.5.
     Means: EA 14/4 = 3.5, LH 3, PC 4, TC 4, AJ 8.5/3 = 2.8333; SD (ddof 1): EA sqrt(5/3) = 1.2910 (squares
     .25 + 2.25 + .25 + 2.25), LH 0, PC 1, TC sqrt(6/2) = 1.7321, AJ sqrt((1 + 121 + 100)/36/2) = 1.7559.
-    PersonaScore = mean of the task means 17.3333/5 = 3.4667; its SD over A, B, C (D lacks four tasks) of their
-    PersonaScores 4, 3, 3.1 (mean 3.3667; deviations 19/30, -11/30, -8/30): sqrt(546/900/2) = .55076."""
+    PersonaScore: mean and SD over the same personas, A, B, C (D lacks four tasks), of their PersonaScores 4, 3, 3.1:
+    mean 10.1/3 = 3.3667 (deviations 19/30, -11/30, -8/30), SD sqrt(546/900/2) = .55076. (The mean of the task means,
+    17.3333/5 = 3.4667, would include D's Expected Action in one task only.)"""
     with _store(tmp_path / "s.db") as store:
         doc = metrics_json(store)
     row = doc["table1"]["models"]["m1"]
     expected = {EA: (3.5, math.sqrt(5 / 3), 4), LH: (3.0, 0.0, 3), PC: (4.0, 1.0, 3), TC: (4.0, math.sqrt(3), 3),
                 AJ: (8.5 / 3, math.sqrt((1 / 36 + 121 / 36 + 100 / 36) / 2), 3),
-                "PersonaScore": (52 / 15, math.sqrt((19**2 + 11**2 + 8**2) / 900 / 2), 3)}
+                "PersonaScore": (10.1 / 3, math.sqrt((19**2 + 11**2 + 8**2) / 900 / 2), 3)}
     for column, (mean, sd, n) in expected.items():
         assert row[column]["mean"] == pytest.approx(mean, abs=1e-6), column
         assert row[column]["sd"] == pytest.approx(sd, abs=1e-5), column
         assert row[column]["n_personas"] == n, column
-    assert doc["models"]["m1"]["persona_score"] == pytest.approx(52 / 15, abs=1e-6)  # the headline is Table 1's mean
+    assert doc["models"]["m1"]["persona_score"] == pytest.approx(10.1 / 3, abs=1e-6)  # the headline is Table 1's mean
     m2 = doc["table1"]["models"]["m2"]
     assert m2[EA] == {"mean": 3.0, "sd": None, "n_personas": 1} and m2["PersonaScore"]["mean"] is None  # undefined, not 0
     paper = doc["table1"]["paper"]["models"]
