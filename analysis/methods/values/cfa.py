@@ -29,8 +29,11 @@ divides by n − 1 where lavaan divides by n, and its GFI/AIC are not lavaan's (
 
 A failed fit — no convergence, a non-positive-definite sample or implied covariance, a latent
 correlation with |r| ≥ 1, an unidentified latent (< 2 indicators), constant items, or any
-estimation error — is scored CFI 0, TLI 0, RMSEA 1, SRMR 1 with ``converged=False`` and the
-reason kept (ARCHITECTURE.md "Method facts — Values"). Per context: the mean over the 4 models.
+estimation error — has no fit indices: they are NaN (undefined, never 0) with ``converged=False``
+and the reason kept. Per context: the mean over the 4 models, undefined when one of them failed
+(``context_cfa_summary``, ``failed_reason``). The reference's leaderboard scores a failed fit CFI 0,
+TLI 0, RMSEA 1, SRMR 1 for its ranking; that scoring lives in its columns alone
+(``analysis.methods.values.leaderboard.FAILURE_SCORES``).
 
 Pure functions on DataFrames: no store, no LLM.
 """
@@ -57,8 +60,8 @@ MAGNIFYING_GLASS: dict[str, tuple[str, ...]] = {
     "Self-enhancement": ("Achievement", "Power"),
 }
 
-#: Scores given to a failed fit (ARCHITECTURE.md).
-FAILURE_SCORES: dict[str, float] = {"cfi": 0.0, "tli": 0.0, "rmsea": 1.0, "srmr": 1.0}
+#: The four fit indices of a model (NaN, i.e. undefined, for a failed fit).
+INDICES = ("cfi", "tli", "rmsea", "srmr")
 
 #: |latent correlation| at or above this counts as ≥ 1 (tolerance for the optimiser's precision).
 CORRELATION_LIMIT = 1.0 - 1e-6
@@ -85,7 +88,7 @@ class FitIndices:
 
 @dataclass
 class CFAResult:
-    """Outcome of one CFA; on failure the indices hold FAILURE_SCORES and ``chi2`` is NaN."""
+    """Outcome of one CFA; on failure ``chi2`` and the indices are NaN (undefined) and ``reason`` says why."""
 
     n: int
     chi2: float
@@ -106,7 +109,7 @@ class CFAResult:
     latent_correlations: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def scores(self) -> dict[str, float]:
-        """The four scored indices: cfi, tli, rmsea, srmr."""
+        """The four fit indices: cfi, tli, rmsea, srmr (all NaN for a failed fit)."""
         return {"cfi": self.cfi, "tli": self.tli, "rmsea": self.rmsea, "srmr": self.srmr}
 
 
@@ -184,7 +187,8 @@ def fit_indices(sample_cov: np.ndarray, implied_cov: np.ndarray, n: int, n_free:
 # ---------------------------------------------------------------------------------------------
 
 def _failure(n: int, df: int, reason: str, **extra: object) -> CFAResult:
-    return CFAResult(n=n, chi2=math.nan, df=df, converged=False, reason=reason, **FAILURE_SCORES, **extra)
+    undefined = dict.fromkeys(INDICES, math.nan)
+    return CFAResult(n=n, chi2=math.nan, df=df, converged=False, reason=reason, **undefined, **extra)
 
 
 def _n_free(model: Mapping[str, Sequence[str]], p: int) -> int:
@@ -394,8 +398,17 @@ def cfa_loadings(results: Mapping[str, CFAResult]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[["group", "latent", "item", "std_loading"]]
 
 
-def context_cfa_summary(table: pd.DataFrame) -> dict[str, float]:
-    """Mean CFI, TLI, RMSEA, SRMR over the groups of ``cfa_table`` (failures count with their scores)."""
+def failed_reason(table: pd.DataFrame) -> str:
+    """Why the context's mean fit is undefined: each failed group with its reason ("" when every group fitted)."""
     if table.empty:
-        return dict(FAILURE_SCORES)
-    return {k: float(table[k].mean()) for k in ("cfi", "tli", "rmsea", "srmr")}
+        return "no CFA model could be built"
+    failed = table[~table["converged"].astype(bool)]
+    return "; ".join(f"{g} did not fit: {r or 'failed'}" for g, r in zip(failed["group"], failed["reason"]))
+
+
+def context_cfa_summary(table: pd.DataFrame) -> dict[str, float]:
+    """Mean CFI, TLI, RMSEA, SRMR over the groups of ``cfa_table``; all NaN (undefined, ``failed_reason`` says why)
+    when a group failed, for a failed fit has no index to average (the leaderboard scores it, in its columns only)."""
+    if failed_reason(table):
+        return dict.fromkeys(INDICES, math.nan)
+    return {k: float(table[k].mean()) for k in INDICES}

@@ -15,7 +15,9 @@ Each simulated data set goes through the same metric code as the real one (``str
 ``analysis.methods.values.scores.value_scores`` (item score = mean over samples; value score = mean over the value's
 items; ipsatised = value score − mean over all the instrument's items; invalid answers left out).
 Circumplex metrics and stability use ``n_sims`` draws; separability and the CFA fits, which cost ~0.5 s per
-context, use ``slow_sims`` draws (default ``max(10, n_sims // 10)``), stated in every summary.
+context, use ``slow_sims`` draws (default ``max(10, n_sims // 10)``), stated in every summary. A simulated data set
+whose CFA failed in one of the four models has an undefined mean fit, as the observed one would (``cfa``): that
+draw is left out of the band, never scored 0 (``n_sims`` of a summary counts the defined draws).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ FAST = ("stress", "order_distance")
 SLOW = ("separability", "cfi", "rmsea", "srmr")
 #: Per-value / per-persona parts whose null draws are pooled into one band (``rank_order_value``, ``ipsative_persona``).
 POOLED = ("rank_order_value", "ipsative_persona")
+#: What the CFA null draws are, in their cache key: cached draws that scored a failed fit CFI 0 / RMSEA 1 are not reused.
+SLOW_DRAWS = "cfa: a failed fit is undefined"
 #: Random starts of the "random-start MDS" shown beside the theory-initialised one.
 RANDOM_STARTS = 4
 
@@ -263,7 +267,7 @@ def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], keys: Mapping[tu
     fingerprint = design_fingerprint(design)
     out: dict[str, Any] = {"contexts": {d.key: {} for d in design}, "n_sims": n_sims, "slow_sims": slow_sims, "seed": seed}
     for kind in chance.NULL_KINDS:
-        what = [kind, slow_sims, fast, slow_contexts, fingerprint]
+        what = [kind, slow_sims, fast, slow_contexts, fingerprint] + ([SLOW_DRAWS] if slow_contexts != [] else [])
         draws = chance.cached_draws(store, "values", what, n_sims, seed,
                                     lambda: null_draws(design, kind, n_sims, slow_sims, seed, fast=fast,
                                                        slow_contexts=slow_contexts))

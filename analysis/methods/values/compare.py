@@ -64,12 +64,19 @@ def compare_values(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], scores_a:
                    board_rows: Mapping[str, Mapping[str, Any]] | None = None, names: tuple[str, str] = ("A", "B"),
                    *, n_boot: int = N_BOOT, seed: int = 0) -> list[Difference]:
     """Values headlines of two models: Cardinal (no CI), rank-order and ipsative stability (paired bootstrap
-    over shared personas, on the contexts both have), mean Stress / CFI / CV separability (no CI)."""
+    over shared personas, on the contexts both have), mean Stress / CFI / CV separability (no CI). A model with a
+    failed CFA fit in a shared context has no mean CFI: that row's side and A − B are undefined (NaN) with the reason,
+    never a failed fit subtracted as CFI 0."""
+    from analysis.methods.values.leaderboard import FAILURE_NOTE  # scipy: only when comparing
+
     out: list[Difference] = []
     board_rows = board_rows or {}
     if names[0] in board_rows and names[1] in board_rows:
-        out.append(difference("Values", "Cardinal score", board_rows[names[0]].get("cardinal"), board_rows[names[1]].get("cardinal"),
-                         note="leaderboard score over both models' columns; not bootstrapped"))
+        ra, rb = board_rows[names[0]], board_rows[names[1]]
+        scored = any(r.get("cfa_failed") for r in (ra, rb))
+        out.append(difference("Values", "Cardinal score", ra.get("cardinal"), rb.get("cardinal"),
+                              note="leaderboard score over both models' columns" + (
+                                  f"; {FAILURE_NOTE}" if scored else "") + "; not bootstrapped"))
     shared = _shared_contexts(scores_a, scores_b)
     personas = np.intersect1d(scores_a["persona_id"].unique(), scores_b["persona_id"].unique())
     if len(shared) >= 2 and personas.size >= 3:
@@ -88,11 +95,30 @@ def compare_values(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], scores_a:
     ctx_a, ctx_b = doc_a.get("contexts") or {}, doc_b.get("contexts") or {}
     common = [c for c in ctx_a if c in ctx_b]
     for key, label in (("stress", "Stress (lower is better)"), ("cfi", "CFI"), ("separability", "Separability (CV accuracy)")):
+        if key == "cfi":
+            if common:
+                out.append(_mean_fit(ctx_a, ctx_b, common, f"{label}, mean over {len(common)} contexts"))
+            continue
         va = [_f(ctx_a[c].get(key)) for c in common]
         vb = [_f(ctx_b[c].get(key)) for c in common]
         if common and any(map(math.isfinite, va)) and any(map(math.isfinite, vb)):
             out.append(difference("Values", f"{label}, mean over {len(common)} contexts", np.nanmean(va), np.nanmean(vb)))
     return out
+
+
+def _mean_fit(ctx_a: Mapping[str, Any], ctx_b: Mapping[str, Any], common: list[str], metric: str) -> Difference:
+    """Mean CFI over the shared contexts of each side, undefined on a side where a context's CFI is (a failed fit:
+    the report's ``cfa_reason``); A − B only when both are defined, else NaN with each undefined side's reason."""
+    means, reasons = [], []
+    for side, ctx in (("A", ctx_a), ("B", ctx_b)):
+        why = [f"{c}: {ctx[c].get('cfa_reason') or ctx[c].get('error') or 'CFI undefined'}"
+               for c in common if ctx[c].get("cfi") is None]
+        means.append(float("nan") if why else float(np.mean([_f(ctx[c]["cfi"]) for c in common])))
+        if why:
+            reasons.append(f"{side}: no CFI (a failed fit is undefined, not 0) — " + "; ".join(why))
+    if reasons:
+        return Difference("Values", metric, means[0], means[1], float("nan"), note="; ".join(reasons))
+    return difference("Values", metric, means[0], means[1])
 
 
 def item_gaps(answers_a: pd.DataFrame, answers_b: pd.DataFrame) -> pd.DataFrame:

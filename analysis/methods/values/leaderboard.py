@@ -4,6 +4,11 @@ Columns (reference ``Leaderboard/data_analysis/rank_models.py``): per model, the
 rank-order stability of every context pair (``RO:a|b``) and per context ``1-Stress:ctx``,
 ``CFI:ctx``, ``1-SRMR:ctx``, ``1-RMSEA:ctx`` (higher is better everywhere).
 
+Failed CFA fits: the report holds no index for a failed fit (undefined, with its reason). The
+reference's leaderboard scores one CFI 0, TLI 0, RMSEA 1, SRMR 1 and averages the four
+magnifying-glass models of a context; so do these columns, and only they (``scored_fit``,
+``FAILURE_SCORES``; the document says so in ``failure_scoring``, the page marks the columns).
+
 - Cardinal score = mean of the model's columns.
 - Ordinal win rate = mean over columns of #(models strictly lower in the column)/(M − 1)
   (reference ``compute_win_rates``).
@@ -34,6 +39,11 @@ from scipy.stats import kendalltau
 
 from analysis import stats
 
+#: The reference leaderboard's scores of a failed CFA fit: used in its columns only, never shown as a fit's indices.
+FAILURE_SCORES: dict[str, float] = {"cfi": 0.0, "tli": 0.0, "rmsea": 1.0, "srmr": 1.0}
+#: The mark the leaderboard carries wherever those scores enter (its CFI / SRMR / RMSEA columns and the Cardinal).
+FAILURE_NOTE = ("failed CFA fit scored CFI 0, TLI 0, RMSEA 1, SRMR 1 as the reference's leaderboard does, in the "
+                "leaderboard's columns only (elsewhere a failed fit is undefined, with its reason)")
 VALIDITY = (("stress", "1-Stress", True), ("cfi", "CFI", False), ("srmr", "1-SRMR", True), ("rmsea", "1-RMSEA", True))
 RO = "RO"
 MAX_EXHAUSTIVE = 16  # ordinal sensitivity: all subsets up to 2**16 of the irrelevant models
@@ -51,12 +61,26 @@ def _num(x: Any) -> float:
     return float("nan") if x is None else float(x)
 
 
+def scored_fit(groups: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:
+    """One context's CFA as the reference's leaderboard scores it: the mean over its magnifying-glass models of
+    CFI, TLI, RMSEA, SRMR, a failed model (``converged`` false; its indices undefined) counting ``FAILURE_SCORES``.
+    ``groups`` is the report's ``contexts[ctx]["cfa"]``."""
+    if not groups:
+        return dict(FAILURE_SCORES)
+    rows = [FAILURE_SCORES if not g.get("converged") else {k: _num(g.get(k)) for k in FAILURE_SCORES}
+            for g in groups.values()]
+    table = pd.DataFrame(rows, columns=list(FAILURE_SCORES), dtype=float)
+    return {k: float(table[k].mean()) for k in FAILURE_SCORES}
+
+
 def column_table(models: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     """Models × columns from per-model dicts shaped like ``metrics values --json``.
 
-    ``{model: {"pairwise_rank_order": {"a|b": rho}, "contexts": {ctx: {"stress", "cfi", "srmr", "rmsea"}}}}``.
+    ``{model: {"pairwise_rank_order": {"a|b": rho}, "contexts": {ctx: {"stress", "cfa": {group: fit}}}}}``.
     Columns: ``RO:a|b`` (pairs sorted), then ``1-Stress:``, ``CFI:``, ``1-SRMR:``, ``1-RMSEA:`` per context
-    (contexts sorted). A value absent (or None) for a model is NaN. A context whose value structure is undefined
+    (contexts sorted). The CFA columns are ``scored_fit`` of the context's ``cfa`` groups (a failed fit scored
+    ``FAILURE_SCORES``); a context without ``cfa`` groups gives its own ``cfi``, ``srmr``, ``rmsea``. A value absent
+    (or None) for a model is NaN. A context whose value structure is undefined
     (``stress`` None: fewer than 3 personas, or correlations undefined) gives no validity column at all: its CFA
     cannot have *failed* (the reference's CFI 0 / RMSEA 1 rule applies to fits that were attempted on data that
     support one), it was never possible. A model with no column has an undefined Cardinal and Ordinal.
@@ -69,9 +93,10 @@ def column_table(models: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
         for ctx, metrics in (m.get("contexts") or {}).items():
             if metrics.get("stress") is None:  # structure undefined (too few personas, no correlations): no validity
                 continue                          # columns — undefined, never the failed-fit score
+            values = {**metrics, **scored_fit(metrics["cfa"])} if "cfa" in metrics else metrics
             for key, label, invert in VALIDITY:
-                if metrics.get(key) is not None:
-                    row[f"{label}:{ctx}"] = 1.0 - float(metrics[key]) if invert else float(metrics[key])
+                if values.get(key) is not None:
+                    row[f"{label}:{ctx}"] = 1.0 - float(values[key]) if invert else float(values[key])
         data[name] = row
     cols = sorted({c for row in data.values() for c in row})
     order = {label: i for i, (_, label, _) in enumerate(VALIDITY, start=1)} | {RO: 0}

@@ -73,12 +73,14 @@ class ContextStructure:
 
     def summary(self) -> dict[str, Any]:
         table = cfa.cfa_table(self.cfa_results)
-        fit = cfa.context_cfa_summary(table)
+        fit = cfa.context_cfa_summary(table)  # undefined (null) when a group failed: cfa_reason says which and why
+        # a failed group's indices are NaN (null in the document) beside its reason; the leaderboard alone scores it
         groups = {row["group"]: {k: row[k] for k in ("n", "chi2", "df", "cfi", "tli", "rmsea", "srmr", "converged", "reason")}
                   for row in table.to_dict("records")}
         return {
             "stress": self.circumplex.stress if self.circumplex else None,
             **fit,
+            "cfa_reason": cfa.failed_reason(table) or None,
             "cfa": groups,
             "separability": self.separability.get("cv_accuracy") if self.separability else None,
             "separability_train": self.separability.get("train_accuracy") if self.separability else None,
@@ -186,13 +188,15 @@ def values_leaderboard(metrics: Mapping[str, Any]) -> dict[str, Any]:
     """Leaderboard document from a ``values_metrics`` document."""
     models = metrics["models"]
     if not models:
-        return {"rows": [], "columns": [], "kendall_w": None, "diversity": None, "sensitivity": {}}
+        return {"rows": [], "columns": [], "kendall_w": None, "diversity": None, "sensitivity": {},
+                "failure_scoring": leaderboard.FAILURE_NOTE}
     table = leaderboard.column_table(models)
     doc = leaderboard.leaderboard(table).to_dict()  # ordinal sensitivity: benchbench's default split
-    for row in doc["rows"]:  # CFA fits scored by the failure rule (CFI 0, TLI 0, RMSEA 1, SRMR 1), and of how many
+    for row in doc["rows"]:  # CFA fits its columns score by the failure rule (CFI 0, TLI 0, RMSEA 1, SRMR 1), of how many
         contexts = [c for c in (models[row["model"]].get("contexts") or {}).values() if c.get("stress") is not None]
         fits = [g for c in contexts for g in (c.get("cfa") or {}).values()]
         row["cfa_failed"], row["cfa_fits"] = sum(1 for g in fits if not g.get("converged")), len(fits)
+    doc["failure_scoring"] = leaderboard.FAILURE_NOTE  # the mark of the scored columns (cfi, srmr, rmsea, CFI:ctx …)
     return _clean(doc)
 
 

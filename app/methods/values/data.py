@@ -65,6 +65,7 @@ def structure(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
     figures = doc["figures"]
     cfa = pd.DataFrame([{"group": g, **fit} for g, fit in (doc.get("cfa") or {}).items()],
                        columns=["group", "n", "chi2", "df", "cfi", "tli", "rmsea", "srmr", "converged", "reason"])
+    cfa = cfa.astype({k: float for k in ("chi2", "cfi", "tli", "rmsea", "srmr")})  # a failed fit's null: NaN, drawn "—"
     return {
         "context": context,
         "instrument": instrument,
@@ -75,6 +76,7 @@ def structure(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
         "rank_distance": doc["order_distance"],
         "observed_order": figures["observed_order"],
         "cfa": cfa,
+        "fit": {k: doc.get(k) for k in ("cfi", "tli", "rmsea", "srmr")} | {"reason": doc.get("cfa_reason")},
         "loadings": doc_frame(figures["loadings"]),
         "separability": figures["separability"],
         "movement": doc_frame(figures["movement"]),

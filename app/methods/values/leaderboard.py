@@ -33,11 +33,15 @@ def section(ctx: ui.PageContext) -> None:
     rows, _ = ranking(ctx, doc, board, models)
     published_beside(doc, rows, models)
     robustness(board, len(board["rows"]))
-    all_columns(ctx, rows)
+    all_columns(ctx, rows, board)
+
+
+#: The mark of the columns where a failed CFA fit is scored (CFI 0, RMSEA 1, SRMR 1), explained under the table.
+SCORED = "†"
 
 
 def column_config() -> dict:
-    """The board's columns: labels, direction arrows and what each means."""
+    """The board's columns: labels, direction arrows and what each means; † marks the failure-scored CFA columns."""
     num = lambda label, help, fmt="%.3f": st.column_config.NumberColumn(label, help=help, format=fmt)  # noqa: E731
     return {
         "model": st.column_config.TextColumn("model"),
@@ -56,12 +60,16 @@ def column_config() -> dict:
         "ipsative": num("Ipsative ↑", "Per persona, Spearman over the 10 values between two contexts; mean over personas and pairs"),
         "ipsative_ci": st.column_config.TextColumn("95% CI ", help="Percentile bootstrap over personas (1000 resamples)"),
         "stress": num("Stress ↓", "Stress-1 of the theory-initialised MDS of item correlations (lower is better); mean over contexts"),
-        "cfi": num("CFI ↑", "Comparative fit index of the magnifying-glass CFA (failed fit = 0); mean over contexts"),
-        "srmr": num("SRMR ↓", "Standardised root mean square residual (lower is better; failed fit = 1)"),
-        "rmsea": num("RMSEA ↓", "Root mean square error of approximation (lower is better; failed fit = 1)"),
+        "cfi": num(f"CFI ↑ {SCORED}", "Comparative fit index of the magnifying-glass CFA, mean over contexts; "
+                                       f"{SCORED} a failed fit scored 0 here, as the reference's leaderboard does"),
+        "srmr": num(f"SRMR ↓ {SCORED}", "Standardised root mean square residual (lower is better); "
+                                         f"{SCORED} a failed fit scored 1 here, as the reference's leaderboard does"),
+        "rmsea": num(f"RMSEA ↓ {SCORED}", "Root mean square error of approximation (lower is better); "
+                                           f"{SCORED} a failed fit scored 1 here, as the reference's leaderboard does"),
         "rank": st.column_config.TextColumn("#", width="small", help="— : the score is undefined (never ranked)"),
         "n_columns": st.column_config.NumberColumn("columns", help="Leaderboard columns the model's score averages over"),
-        "cfa_failed": st.column_config.TextColumn("failed CFA fits", help="Fits scored by the failure rule (CFI 0, RMSEA 1)"),
+        "cfa_failed": st.column_config.TextColumn(f"failed CFA fits {SCORED}",
+                                                  help="Fits the leaderboard scored by the failure rule (CFI 0, RMSEA 1)"),
         "undefined": st.column_config.TextColumn("why undefined"),
         "personas": st.column_config.NumberColumn("personas"),
         "invalid_share": st.column_config.NumberColumn("invalid", help="Share of answers that could not be parsed", format="percent"),
@@ -106,10 +114,11 @@ def ranking(ctx: ui.PageContext, doc: dict, board: dict, models: list[str]) -> t
         st.warning(f"The models are averaged over different numbers of columns ({', '.join(map(str, counts))}): a model "
                    "without some contexts is scored on the others only, so these scores are not on the same footing. "
                    "Compare models run on the same contexts.", icon="⚠️")
-    if (rows["cfa_failed"].str.split(" of ").str[0].replace("—", "0").astype(int) > 0).any():
-        st.caption("CFA fits that failed (did not converge, a latent correlation ≥ 1, a non-positive-definite matrix …) are "
-                   "scored CFI 0, TLI 0, RMSEA 1, SRMR 1 as the reference leaderboard does; 'failed CFA fits' says how many "
-                   "of a model's fits were scored that way.")
+    failed = int(rows["cfa_failed"].str.split(" of ").str[0].replace("—", "0").astype(int).sum())
+    st.caption(f"{SCORED} {board['failure_scoring']}. A fit fails when it does not converge, a latent correlation "
+               "reaches 1, a covariance matrix is not positive definite …; 'failed CFA fits' counts a model's fits scored so "
+               f"({failed} in this table), and the Cardinal and Ordinal scores include them. The Structure page shows each "
+               "failed fit as — with its reason.")
 
     # Drawn on demand: the table already carries the scores as bars, and the page paints faster without Plotly.
     chart_box = st.expander("Charts: the ranking score, and rank-order stability with 95% CIs", key="charts",
@@ -181,12 +190,13 @@ def robustness(board: dict, n_all: int) -> None:
         st.caption("With fewer than 3 models, diversity and sensitivity say little (they are undefined for one model).")
 
 
-def all_columns(ctx: ui.PageContext, rows: pd.DataFrame) -> None:
+def all_columns(ctx: ui.PageContext, rows: pd.DataFrame, board: dict) -> None:
     """Every leaderboard column of the shown models."""
     ref = ctx.ref
     with st.expander("All leaderboard columns (higher is better in every column)"):
         columns = values_data.values_columns(ref)
         columns = columns.loc[[m for m in rows["model"] if m in columns.index]]
-        st.caption("`RO:a|b` = rank-order stability between contexts a and b; per context `1-Stress`, `CFI`, `1-SRMR`, `1-RMSEA`.")
+        st.caption("`RO:a|b` = rank-order stability between contexts a and b; per context `1-Stress`, `CFI`, `1-SRMR`, "
+                   f"`1-RMSEA` ({SCORED} the CFA columns: {board['failure_scoring']}).")
         ui.table(columns, width="stretch",
                      column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in columns.columns})

@@ -132,18 +132,23 @@ if result["layout"] is not None:
 st.subheader("Confirmatory factor analysis")
 st.caption("Magnifying glass (Schwartz): four separate models — Conservation, Openness to change, Self-transcendence, "
            "Self-enhancement — each with one latent per basic value, ML, latent variances fixed to 1. Fit indices as "
-           "lavaan computes them; a failed fit counts as CFI 0, TLI 0, RMSEA 1, SRMR 1.")
+           "lavaan computes them. A failed fit has no fit indices: — with the reason beside it (undefined, not 0; the "
+           "Leaderboard alone scores it CFI 0 / RMSEA 1, as the reference's leaderboard does, and marks it).")
 cfa = result["cfa"]
 CFA_LABELS = {"chi2": "χ²", "cfi": "CFI ↑", "tli": "TLI ↑", "rmsea": "RMSEA ↓", "srmr": "SRMR ↓"}
 fmt = {c: st.column_config.NumberColumn(label, format="%.3f") for c, label in CFA_LABELS.items()}
-ui.table(cfa, hide_index=True, width="stretch", column_config=fmt | {"group": "model", "n": "personas"})
+ui.table(cfa, hide_index=True, width="stretch",
+         column_config=fmt | {"group": "model", "n": "personas", "reason": "why it failed"})
+fit = result["fit"]
+st.caption("Mean over the four models — " + ", ".join(f"{k.upper()} {ui.fmt(fit.get(k))}" for k in ("cfi", "rmsea", "srmr"))
+           + (f" (undefined: {fit['reason']})" if fit.get("reason") else ""))
 with st.spinner("Simulating the CFA fit and separability under chance for this context (about 10 s the first time)…"):
     fit_bands = values_data.values_fit_chance(ref, model, key)
 fit_chance = {k: fit_bands.get(k) for k in ("cfi", "rmsea", "srmr")}
 with m[2]:
     ui.chance_caption(fit_bands.get("separability"))
 if any(fit_chance.values()):
-    st.caption("Mean over the four models vs chance — " + " · ".join(
+    st.caption("Mean over the four models vs chance (a simulated data set whose fit failed is left out) — " + " · ".join(
         f"{k.upper()}: {ui.chance_text(v, 3)}" for k, v in fit_chance.items() if v))
 
 st.subheader("Reliability of each value")

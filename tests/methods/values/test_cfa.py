@@ -1,4 +1,4 @@
-"""Magnifying-glass CFA: lavaan reference fits, fit-index formulas, failure detection and scoring.
+"""Magnifying-glass CFA: lavaan reference fits, fit-index formulas, failure detection (a failed fit is undefined).
 
 Reference values: R 4.2.2 with lavaan 0.6-14 (Debian ``r-base-core r-cran-lavaan``), run while
 developing; each test quotes its R script and the printed output. Tolerance 0.002 (absolute) on
@@ -41,13 +41,14 @@ import pytest
 from analysis.errors import InputError
 from analysis.methods.values import cfa
 from analysis.methods.values.cfa import (
-    FAILURE_SCORES,
+    INDICES,
     MAGNIFYING_GLASS,
     CFAResult,
     cfa_loadings,
     cfa_table,
     cfi_index,
     context_cfa_summary,
+    failed_reason,
     fit_cfa,
     fit_magnifying_glass_results,
     rmsea_index,
@@ -294,14 +295,16 @@ def test_heywood_case_matches_lavaan_pos_var() -> None:
 # ---------------------------------------------------------------------------------------------
 
 def assert_failed(result: CFAResult, reason_start: str) -> None:
+    """A failed fit has no index: χ², CFI, TLI, RMSEA, SRMR all NaN (undefined, never the leaderboard's 0 / 1)."""
     assert not result.converged
     assert result.reason.startswith(reason_start), result.reason
-    assert result.scores() == FAILURE_SCORES == {"cfi": 0.0, "tli": 0.0, "rmsea": 1.0, "srmr": 1.0}
+    assert list(result.scores()) == list(INDICES) == ["cfi", "tli", "rmsea", "srmr"]
+    assert all(math.isnan(v) for v in result.scores().values()), result.scores()
     assert math.isnan(result.chi2)
 
 
 def test_latent_correlation_above_one_is_failure() -> None:
-    """Two latents measuring one factor: ML gives r(F1, F2) = 1.049 (as lavaan) → failure scores.
+    """Two latents measuring one factor: ML gives r(F1, F2) = 1.049 (as lavaan) → a failed fit.
 
     R script (``heywood_data``-like: one factor g, y_j = 0.8 g + 0.6 e_j, seed 0, n = 60, saved as hey0.csv)::
 
@@ -339,13 +342,13 @@ def test_constant_groups_fail_in_magnifying_glass(v4_data: pd.DataFrame) -> None
     assert table.loc["Self-enhancement", "reason"] == f"constant items (zero variance): {first_power}"
     for group in ("Openness to change", "Self-enhancement"):
         assert not table.loc[group, "converged"]
-        assert table.loc[group, ["cfi", "tli", "rmsea", "srmr"]].tolist() == [0.0, 0.0, 1.0, 1.0]
+        assert table.loc[group, ["cfi", "tli", "rmsea", "srmr"]].isna().all()
     assert table.loc["Conservation", "cfi"] == pytest.approx(LAVAAN_SUBMODELS["Conservation"]["cfi"], abs=TOL)
+    # the context's mean fit is undefined, the failed groups named with their reasons (not averaged in as 0 / 1)
     summary = context_cfa_summary(table.reset_index())
-    expected_cfi = (LAVAAN_SUBMODELS["Conservation"]["cfi"] + LAVAAN_SUBMODELS["Self-transcendence"]["cfi"]) / 4
-    expected_srmr = (LAVAAN_SUBMODELS["Conservation"]["srmr"] + LAVAAN_SUBMODELS["Self-transcendence"]["srmr"] + 2) / 4
-    assert summary["cfi"] == pytest.approx(expected_cfi, abs=TOL)
-    assert summary["srmr"] == pytest.approx(expected_srmr, abs=TOL)
+    assert all(math.isnan(summary[k]) for k in INDICES), summary
+    assert failed_reason(table.reset_index()) == ("Openness to change did not fit: all items constant; Self-enhancement "
+                                                  f"did not fit: constant items (zero variance): {first_power}")
 
 
 def test_value_without_items_fails(v4_data: pd.DataFrame) -> None:
@@ -355,7 +358,7 @@ def test_value_without_items_fails(v4_data: pd.DataFrame) -> None:
     table = cfa_table(fit_magnifying_glass_results(matrix, item_values)).set_index("group")
     assert table.loc["Openness to change", "reason"] == "no items for: Hedonism"
     assert not table.loc["Openness to change", "converged"]
-    assert table.loc["Openness to change", "cfi"] == 0.0
+    assert math.isnan(table.loc["Openness to change", "cfi"])
 
 
 def test_single_indicator_latent_fails(hs_data: pd.DataFrame) -> None:
@@ -375,7 +378,7 @@ def test_estimation_exception_is_failure(hs_data: pd.DataFrame, monkeypatch: pyt
 
 
 def test_no_convergence_is_failure(hs_data: pd.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An optimiser that reports no success gives failure scores, its message kept, loadings still shown."""
+    """An optimiser that reports no success gives a failed fit, its message kept, loadings still shown."""
     real = cfa._estimate
 
     def not_converged(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -442,10 +445,17 @@ def test_cfi_is_capped_tli_is_not() -> None:
     assert rmsea_index(5.0, 0, 100) == 0.0 and tli_index(5.0, 0, 100.0, 30) == 1.0
 
 
-def test_context_summary_is_mean_with_failure_scores() -> None:
-    """Context summary = plain mean over the 4 rows, a failed group counting CFI 0, TLI 0, RMSEA 1, SRMR 1."""
+def test_context_summary_is_the_mean_and_undefined_when_a_group_failed() -> None:
+    """Context summary = plain mean over the 4 rows when all fitted; one failed group makes it undefined (NaN) with
+    the group and its reason, never a mean with the failed fit counted as CFI 0 / RMSEA 1 (2.7 / 4 = 0.675 here)."""
     ok = CFAResult(n=50, chi2=20.0, df=10, cfi=0.9, tli=0.8, rmsea=0.05, srmr=0.06, converged=True)
-    bad = CFAResult(n=50, chi2=math.nan, df=10, converged=False, reason="latent correlation |r| ≥ 1", **FAILURE_SCORES)
-    table = cfa_table({"Conservation": ok, "Openness to change": ok, "Self-transcendence": ok, "Self-enhancement": bad})
+    groups = {"Conservation": ok, "Openness to change": ok, "Self-transcendence": ok}
+    table = cfa_table(groups | {"Self-enhancement": ok})
+    assert context_cfa_summary(table) == pytest.approx({"cfi": 0.9, "tli": 0.8, "rmsea": 0.05, "srmr": 0.06}, abs=1e-12)
+    assert failed_reason(table) == ""
+    bad = cfa._failure(50, 10, "latent correlation |r| ≥ 1")
+    table = cfa_table(groups | {"Self-enhancement": bad})
+    assert table.loc[3, ["cfi", "tli", "rmsea", "srmr"]].isna().all() and table.loc[3, "reason"] == bad.reason
     summary = context_cfa_summary(table)
-    assert summary == pytest.approx({"cfi": 2.7 / 4, "tli": 2.4 / 4, "rmsea": 1.15 / 4, "srmr": 1.18 / 4}, abs=1e-12)
+    assert list(summary) == list(INDICES) and all(math.isnan(v) for v in summary.values()), summary
+    assert failed_reason(table) == "Self-enhancement did not fit: latent correlation |r| ≥ 1"

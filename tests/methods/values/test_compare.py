@@ -49,6 +49,27 @@ def test_compare_values_paired_ci_separates_stable_from_noisy():
     assert same["Ipsative stability"].diff == 0 and same["Ipsative stability"].lo == same["Ipsative stability"].hi == 0
 
 
+def test_compare_never_subtracts_a_failed_fit():
+    """B's CFA failed in context b (its CFI null in the report, with the reason): B has no mean CFI and A − B is
+    undefined with the reason, never A's mean minus B's CFI of the contexts that fitted (0.85 − 0.8 here) nor minus a
+    failed fit counted 0. Both fitted everywhere: the plain difference of the means."""
+    a, b = scores(0.3, 1, model="a"), scores(0.3, 2, model="b")
+    reason = "Conservation did not fit: sample covariance not positive definite (collinear items or n ≤ p)"
+    doc_a = {"contexts": {"a": {"cfi": 0.9, "cfa_reason": None}, "b": {"cfi": 0.8, "cfa_reason": None}}}
+    doc_b = {"contexts": {"a": {"cfi": 0.8, "cfa_reason": None}, "b": {"cfi": None, "cfa_reason": reason}}}
+    row = next(d for d in views.compare_values(doc_a, doc_b, a, b, n_boot=0) if d.metric.startswith("CFI"))
+    assert row.metric == "CFI, mean over 2 contexts"
+    assert row.a == pytest.approx(0.85, abs=1e-12) and np.isnan(row.b) and np.isnan(row.diff)
+    assert row.note.startswith("B: ") and f"b: {reason}" in row.note and "undefined, not 0" in row.note
+    both = {"contexts": {"a": {"cfi": 0.7, "cfa_reason": None}, "b": {"cfi": 0.6, "cfa_reason": None}}}
+    row = next(d for d in views.compare_values(doc_a, both, a, b, n_boot=0) if d.metric.startswith("CFI"))
+    assert (row.a, row.b) == pytest.approx((0.85, 0.65), abs=1e-12) and row.diff == pytest.approx(0.2, abs=1e-12)
+    board = {"A": {"cardinal": 0.7, "cfa_failed": 0}, "B": {"cardinal": 0.6, "cfa_failed": 1}}
+    cardinal = views.compare_values(doc_a, doc_b, a, b, board, n_boot=0)[0]
+    assert cardinal.metric == "Cardinal score" and cardinal.diff == pytest.approx(0.1, abs=1e-12)
+    assert "scored CFI 0" in cardinal.note  # the leaderboard's score, marked as such
+
+
 def test_item_and_persona_gaps_sorted_by_size():
     """Item gaps compare mean scores over shared personas; persona gaps are mean |A − B| of ipsatised scores."""
     def answers(model: str, shift: dict[str, float]) -> pd.DataFrame:

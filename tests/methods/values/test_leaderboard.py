@@ -33,6 +33,41 @@ def test_column_table_from_metric_dicts() -> None:
     assert math.isnan(t.loc["m2", "1-RMSEA:a"]) and math.isnan(t.loc["m2", "CFI:b"])
 
 
+#: Magnifying-glass groups as the values report holds them: a fitted model, and a failed one (indices null, its reason).
+FIT = {"n": 50, "chi2": 20.0, "df": 10, "cfi": 0.9, "tli": 0.8, "rmsea": 0.05, "srmr": 0.06, "converged": True, "reason": ""}
+FAILED = {"n": 50, "chi2": None, "df": 10, "cfi": None, "tli": None, "rmsea": None, "srmr": None, "converged": False,
+          "reason": "latent correlation |r| ≥ 1: Achievement–Power r = 1.0312"}
+GROUPS = ("Conservation", "Openness to change", "Self-transcendence", "Self-enhancement")
+
+
+def test_a_failed_fit_is_scored_in_the_leaderboard_columns_as_the_reference_does() -> None:
+    """The report holds a failed fit as null (its context's mean fit too); the leaderboard's columns alone score it CFI 0,
+    TLI 0, RMSEA 1, SRMR 1 in the mean over the four models, so it ranks as the reference's rule says.
+
+    "failed": three fits of CFI 0.9 / RMSEA 0.05 / SRMR 0.06 and one failed → CFI 2.7/4 = 0.675, RMSEA 1.15/4 = 0.2875,
+    SRMR 1.18/4 = 0.295; "fitted": four fits of CFI 0.7 / RMSEA 0.1 / SRMR 0.1. Columns RO 0.6 and 1-Stress 0.8 for both:
+    Cardinal (0.6 + 0.8 + 0.675 + 0.705 + 0.7125)/5 = 0.6985 below (0.6 + 0.8 + 0.7 + 0.9 + 0.9)/5 = 0.78. Leaving the
+    failed fit out (the mean of the three that fitted) would give 0.838 and rank "failed" first."""
+    failed = dict.fromkeys(GROUPS[:3], FIT) | {GROUPS[3]: FAILED}
+    assert lb.scored_fit(failed) == pytest.approx({"cfi": 0.675, "tli": 0.6, "rmsea": 0.2875, "srmr": 0.295}, abs=1e-12)
+    assert lb.FAILURE_SCORES == {"cfi": 0.0, "tli": 0.0, "rmsea": 1.0, "srmr": 1.0}
+    fitted = dict.fromkeys(GROUPS, FIT | {"cfi": 0.7, "tli": 0.6, "rmsea": 0.1, "srmr": 0.1})
+    undefined = {"cfi": None, "tli": None, "rmsea": None, "srmr": None, "cfa_reason": "Self-enhancement did not fit: …"}
+    models = {"failed": {"pairwise_rank_order": {"a|b": 0.6}, "contexts": {"a": {"stress": 0.2, **undefined, "cfa": failed}}},
+              "fitted": {"pairwise_rank_order": {"a|b": 0.6},
+                         "contexts": {"a": {"stress": 0.2, "cfi": 0.7, "rmsea": 0.1, "srmr": 0.1, "cfa": fitted}}}}
+    table = lb.column_table(models)
+    assert table.loc["failed"].to_dict() == pytest.approx(
+        {"RO:a|b": 0.6, "1-Stress:a": 0.8, "CFI:a": 0.675, "1-SRMR:a": 0.705, "1-RMSEA:a": 0.7125}, abs=1e-12)
+    board = lb.leaderboard(table)
+    assert list(board.rows.index) == ["fitted", "failed"]
+    assert board.rows.loc["failed", "cardinal"] == pytest.approx(0.6985, abs=1e-12)
+    assert board.rows.loc["fitted", "cardinal"] == pytest.approx(0.78, abs=1e-12)
+    assert board.rows.loc["failed", "cfi"] == pytest.approx(0.675, abs=1e-12)  # the board's own column, scored
+    assert board.rows.loc["failed", "ordinal"] == 0.0 and board.rows.loc["fitted", "ordinal"] == pytest.approx(0.6)
+    assert "CFI 0" in lb.FAILURE_NOTE and "RMSEA 1" in lb.FAILURE_NOTE and "reference's leaderboard" in lb.FAILURE_NOTE
+
+
 def test_cardinal_by_hand() -> None:
     """Cardinal = mean of the available columns: m1 (0.5+0.8+0.7+0.9+0.8+0.9+0.8+0.95+0.9)/9, m2 over its 4."""
     c = lb.cardinal_scores(lb.column_table(MODELS))

@@ -57,7 +57,8 @@ def test_stable_model_beats_noisy_model(store_path):
     ctx = stable["contexts"]["no_conv"]
     assert set(ctx["cfa"]) == {"Conservation", "Openness to change", "Self-transcendence", "Self-enhancement"}
     assert 0 <= ctx["cfi"] <= 1 and 0 <= ctx["srmr"] <= 1 and 0 <= ctx["stress"] < 1
-    # CFI of the context = mean of its four models (failures count as 0)
+    # CFI of the context = mean of its four models, all of which fitted here (a failed one would make it undefined)
+    assert all(g["converged"] for g in ctx["cfa"].values()) and ctx["cfa_reason"] is None
     assert ctx["cfi"] == pytest.approx(np.mean([g["cfi"] for g in ctx["cfa"].values()]), abs=1e-12)
 
 
@@ -95,7 +96,11 @@ def test_cli_metrics_and_leaderboard_print_one_json_document(store_path):
     assert set(chance["contexts"]) == set(doc["models"]["stable"]["contexts"])
     for ctx in chance["contexts"].values():
         assert {"stress", "order_distance", "separability", "cfi", "rmsea", "srmr"} <= set(ctx)
-        assert ctx["stress"]["uniform"]["n_sims"] == 25 and ctx["cfi"]["permutation"]["n_sims"] == 10
+        assert ctx["stress"]["uniform"]["n_sims"] == 25 and ctx["separability"]["permutation"]["n_sims"] == 10
+        # a simulated data set whose CFA failed has no mean fit: left out of the band (n_sims counts the defined draws)
+        assert ctx["cfi"]["permutation"]["n_sims"] <= chance["slow_sims"] == 10
+    # random answers seldom fit all four models (30 personas): those draws are undefined, not a CFI of 0 in the band
+    assert min(ctx["cfi"]["uniform"]["n_sims"] for ctx in chance["contexts"].values()) < 10
     negative = run("metrics", "values", "--store", str(store_path), "--chance", "-1")
     assert negative.returncode == 2 and "--chance" in negative.stderr
     board = run("leaderboard", "--store", str(store_path), "--json")

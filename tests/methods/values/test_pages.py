@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pandas as pd
 import pytest
 
 from analysis.runs.store import Store
+from analysis.methods.values import leaderboard as lb
 from analysis.methods.values.metrics import values_leaderboard, values_metrics
+
+INDICES = ("cfi", "tli", "rmsea", "srmr")
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +67,11 @@ def test_structure_page_shows_stress_cfa_and_separability(app_on_fixture, doc):
     cfa = at.dataframe[0].value.set_index("group")
     assert list(cfa.index) == ["Conservation", "Openness to change", "Self-transcendence", "Self-enhancement"]
     for group, row in cfa.iterrows():
-        assert row["cfi"] == pytest.approx(ctx["cfa"][group]["cfi"], abs=1e-9)
+        fit = ctx["cfa"][group]
+        if fit["converged"]:
+            assert row["cfi"] == pytest.approx(fit["cfi"], abs=1e-9)
+        else:  # undefined, drawn "—" beside its reason
+            assert all(math.isnan(row[k]) for k in INDICES) and row["reason"] == fit["reason"] != ""
     assert len(at.get("plotly_chart")) == 1
     reliability = at.dataframe[1].value
     assert len(reliability) == 10 and {"α ↑", "ω ↑", "why undefined"} <= set(reliability.columns)
@@ -169,3 +177,68 @@ def test_a_one_persona_model_is_undefined_not_ranked(app_on_fixture, fixture_sto
     assert sorted(table.drop(index="one-persona")["rank"]) == ["1", "2"]
     assert "value structure undefined" in table.loc["one-persona", "undefined"]
     assert at.dataframe[0].proto.placeholder == "—"  # its undefined numbers are drawn as "—", not "None"
+
+
+def test_a_failed_fit_is_null_with_its_reason_in_the_report_and_scored_only_in_the_leaderboard(doc):
+    """The fixture's 12 personas are fewer than some groups' items, so those CFA fits fail: the report (JSON) holds
+    their indices and the context's mean fit as null beside the reason; the leaderboard's CFA columns alone score them
+    CFI 0 / RMSEA 1 / SRMR 1 in the context's mean, count them per model, and carry the note that says so."""
+    metrics, board = json.loads(json.dumps(doc[0], allow_nan=False)), doc[1]
+    ctx = metrics["models"]["smollm2-greedy"]["contexts"]["chess"]
+    failed = {g: f for g, f in ctx["cfa"].items() if not f["converged"]}
+    assert failed and len(failed) < 4
+    for group, fit in failed.items():
+        assert fit["reason"].startswith("sample covariance not positive definite")
+        assert all(fit[k] is None for k in ("chi2", *INDICES)), fit
+        assert f"{group} did not fit: {fit['reason']}" in ctx["cfa_reason"]
+    assert all(ctx[k] is None for k in INDICES)
+    fits = list(ctx["cfa"].values())
+    scored = {k: sum(lb.FAILURE_SCORES[k] if not f["converged"] else f[k] for f in fits) / len(fits) for k in INDICES}
+    assert 0 < scored["cfi"] < min(f["cfi"] for f in fits if f["converged"])  # the failed fits entered as 0
+    columns = lb.column_table(metrics["models"])
+    assert columns.loc["smollm2-greedy", "CFI:chess"] == pytest.approx(scored["cfi"], abs=1e-12)
+    assert columns.loc["smollm2-greedy", "1-RMSEA:chess"] == pytest.approx(1 - scored["rmsea"], abs=1e-12)
+    assert columns.loc["smollm2-greedy", "1-SRMR:chess"] == pytest.approx(1 - scored["srmr"], abs=1e-12)
+    rows = {r["model"]: r for r in board["rows"]}
+    for model, m in metrics["models"].items():
+        n_failed = sum(not f["converged"] for c in m["contexts"].values() if c["stress"] is not None for f in c["cfa"].values())
+        assert rows[model]["cfa_failed"] == n_failed > 0
+    assert board["failure_scoring"] == lb.FAILURE_NOTE
+
+
+def test_structure_page_shows_a_failed_fit_as_undefined_with_its_reason(app_on_fixture, doc):
+    """A failed CFA fit is "—" in the table with the reason beside it, and so is the mean over the four models — never
+    CFI 0 / RMSEA 1 (the leaderboard's scoring)."""
+    at = app_on_fixture("structure", model="smollm2-greedy", context="chess")
+    assert not at.exception
+    ctx = doc[0]["models"]["smollm2-greedy"]["contexts"]["chess"]
+    table = next(d for d in at.dataframe if "group" in d.value.columns)
+    assert table.proto.placeholder == "—"
+    cfa = table.value.set_index("group")
+    failed = [g for g, f in ctx["cfa"].items() if not f["converged"]]
+    assert failed
+    for group in failed:
+        assert cfa.loc[group, list(INDICES) + ["chi2"]].isna().all()  # drawn as the placeholder "—"
+        assert cfa.loc[group, "reason"] == ctx["cfa"][group]["reason"]
+    assert not (cfa[list(INDICES)] == 0).any().any() and not (cfa[["rmsea", "srmr"]] == 1).any().any()
+    mean = next(c.value for c in at.caption if c.value.startswith("Mean over the four models — "))
+    assert mean.startswith("Mean over the four models — CFI —, RMSEA —, SRMR — (undefined: ")
+    assert all(f"{g} did not fit: {ctx['cfa'][g]['reason']}" in mean for g in failed)
+    assert not any("counts as CFI 0" in c.value for c in at.caption)
+
+
+def test_leaderboard_marks_the_failure_scored_columns(app_on_fixture, doc):
+    """The leaderboard's CFI / SRMR / RMSEA columns carry the † mark and the footnote that a failed fit is scored
+    CFI 0 / RMSEA 1 there as the reference's leaderboard does."""
+    at = app_on_fixture("leaderboard")
+    assert not at.exception
+    note = next(c.value for c in at.caption if c.value.startswith("† "))
+    assert doc[1]["failure_scoring"] in note and "scored CFI 0" in note
+    failed = sum(r["cfa_failed"] for r in doc[1]["rows"])
+    assert f"({failed} in this table)" in note
+    table = at.dataframe[0].value.set_index("model")
+    for row in doc[1]["rows"]:
+        assert table.loc[row["model"], "cfi"] == pytest.approx(row["cfi"], abs=1e-9)  # the scored mean, as ranked
+        assert table.loc[row["model"], "cfa_failed"] == f"{row['cfa_failed']} of {row['cfa_fits']}"
+    labels = json.loads(at.dataframe[0].proto.columns)
+    assert {labels[c]["label"] for c in ("cfi", "srmr", "rmsea")} == {"CFI ↑ †", "SRMR ↓ †", "RMSEA ↓ †"}
