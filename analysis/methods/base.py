@@ -227,6 +227,16 @@ class Difference:
     note: str = ""
 
 
+#: Fewer shared units (personas, testings) than this and a paired bootstrap CI is undefined: with 2 or 3 units the
+#: resamples take a handful of distinct values and the percentile interval says nothing.
+MIN_PAIRED_UNITS = 5
+
+
+def too_few_units(n: int, what: str) -> str | None:
+    """Why a paired CI over ``n`` shared ``what`` is undefined, or None when there are enough."""
+    return None if n >= MIN_PAIRED_UNITS else f"CI undefined: {n} shared {what}, a paired CI needs ≥ {MIN_PAIRED_UNITS}"
+
+
 def difference(method: str, metric: str, a: Any, b: Any, ci: Any = None, note: str = "") -> Difference:
     """A row of Compare: A, B (undefined as NaN) and A − B, with the paired bootstrap CI ``ci`` (``analysis.stats.CI``)
     when there is one."""

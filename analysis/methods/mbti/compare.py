@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
-from analysis.methods.base import Difference, difference
+from analysis.methods.base import Difference, difference, too_few_units
 from analysis.methods.mbti import DIMENSIONS
 from analysis.methods.mbti.metrics import ALPHA
 
@@ -89,16 +89,22 @@ def compare_mbti(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], testings_a:
     if subjects and units.size >= 2:
         sa = _consistency_stat({s: ca[s] for s in subjects}, units)
         sb = _consistency_stat({s: cb[s] for s in subjects}, units)
-        ci = stats.bootstrap_counts(lambda w: sa(w) - sb(w), units.size, n_boot=n_boot, seed=seed)
         ones = np.ones((1, units.size))
-        out.append(difference("MBTI", f"Consistency, mean over {len(subjects)} subjects", sa(ones)[0], sb(ones)[0], ci,
-                         f"paired bootstrap over {units.size} shared testing indices"))
-    for key, label in (("robustness", "Robustness, mean over subjects"), ("fairness", "Fairness, mean over pairs")):
-        va = [_f(v) for v in (doc_a.get(key) or {}).values()]
-        vb = [_f(v) for v in (doc_b.get(key) or {}).values()]
-        va, vb = [v for v in va if math.isfinite(v)], [v for v in vb if math.isfinite(v)]
-        if va and vb:
-            out.append(difference("MBTI", label, np.mean(va), np.mean(vb)))
+        label = f"Consistency, mean over {len(subjects)} subjects"
+        too_few = too_few_units(int(units.size), "testing indices")
+        if too_few:
+            out.append(difference("MBTI", label, sa(ones)[0], sb(ones)[0], note=too_few))
+        else:
+            ci = stats.bootstrap_counts(lambda w: sa(w) - sb(w), units.size, n_boot=n_boot, seed=seed)
+            out.append(difference("MBTI", label, sa(ones)[0], sb(ones)[0], ci,
+                                  f"paired bootstrap over {units.size} shared testing indices"))
+    for key, label in (("robustness", "Robustness"), ("fairness", "Fairness")):
+        da, db = doc_a.get(key) or {}, doc_b.get(key) or {}
+        common = [k for k in da if k in db and math.isfinite(_f(da[k])) and math.isfinite(_f(db[k]))]
+        if common:  # the same subjects (pairs) on both sides
+            what = "subjects" if key == "robustness" else "pairs"
+            out.append(difference("MBTI", f"{label}, mean over {len(common)} shared {what}",
+                                  np.mean([_f(da[k]) for k in common]), np.mean([_f(db[k]) for k in common])))
     return out
 
 

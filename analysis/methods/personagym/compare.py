@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
-from analysis.methods.base import Difference, difference
+from analysis.methods.base import Difference, difference, too_few_units
 from analysis.methods.personagym import TASKS
 
 N_BOOT = 1000
@@ -29,9 +29,10 @@ def compare_personagym(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], *, n_
                 for name, p in (doc.get("personas") or {}).items() for task, score in (p.get("tasks") or {}).items()]
         return pd.DataFrame(rows, columns=["persona_id", "task", "score"]).dropna()
 
-    def statistic(f: pd.DataFrame) -> float:  # as PersonaScore: undefined unless every task has a score
-        means = f.groupby("task")["score"].mean()
-        return float(means.mean()) if len(means) == len(TASKS) else float("nan")
+    def statistic(f: pd.DataFrame) -> float:  # as the headline: mean over the personas scored on all five tasks
+        wide = f.pivot_table(index="persona_id", columns="task", values="score", aggfunc="mean")
+        wide = wide.reindex(columns=list(TASKS)).dropna()
+        return float(wide.mean(axis=1).mean()) if len(wide) else float("nan")
 
     fa, fb = frame(doc_a), frame(doc_b)
     shared = np.intersect1d(fa["persona_id"].unique(), fb["persona_id"].unique()) if len(fa) and len(fb) else np.array([])
@@ -39,7 +40,13 @@ def compare_personagym(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], *, n_
         a, b = statistic(fa[fa["persona_id"].isin(shared)]), statistic(fb[fb["persona_id"].isin(shared)])
         if not math.isfinite(a - b):
             return []
+        marks = [f"{side} is self-graded" for side, doc in (("A", doc_a), ("B", doc_b))
+                 if (doc.get("self_graded") or {}).get("value")]
+        mark = f"; {', '.join(marks)}" if marks else ""
+        too_few = too_few_units(int(shared.size), "personas")
+        if too_few:
+            return [difference("PersonaGym", "PersonaScore (shared personas)", a, b, note=too_few + mark)]
         ci = stats.paired_bootstrap_diff(fa, fb, statistic, by="persona_id", n_boot=n_boot, seed=seed)
         return [difference("PersonaGym", "PersonaScore (shared personas)", a, b, ci,
-                      f"paired bootstrap over {shared.size} shared personas")]
+                           f"paired bootstrap over {shared.size} shared personas{mark}")]
     return []

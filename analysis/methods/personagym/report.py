@@ -33,6 +33,21 @@ def _spread_row(spread: Mapping[str, float | None], source: str) -> dict[str, An
             **{c: "—" if spread.get(c) is None else f"{spread[c]:.2f}" for c in COLUMNS}, "personas": None}
 
 
+def self_graded(doc: Mapping[str, Any], model: str) -> bool:
+    """Whether the agent ``model`` was also its own evaluator or question generator in this report."""
+    return bool(((doc.get("models") or {}).get(model, {}).get("self_graded") or {}).get("value"))
+
+
+def source_label(doc: Mapping[str, Any], model: str) -> str:
+    """Where a row of ours comes from, marked when self-graded (its grades are not comparable with the paper's)."""
+    return "this store · self-graded" if self_graded(doc, model) else "this store"
+
+
+def series_name(doc: Mapping[str, Any], model: str) -> str:
+    """A model's name on a chart: marked "(self-graded)" when it graded itself, wherever its bars appear."""
+    return f"{model} (self-graded)" if self_graded(doc, model) else model
+
+
 def table1_frame(doc: Mapping[str, Any], models: Iterable[str], paper: Iterable[str] = ()) -> pd.DataFrame:
     """Table 1 rows for ``models`` of this store, then the paper's rows named in ``paper``; each group of two or more
     models ends with its spread row."""
@@ -40,7 +55,7 @@ def table1_frame(doc: Mapping[str, Any], models: Iterable[str], paper: Iterable[
     ours = []
     for m in models:
         row = (table.get("models") or {}).get(m) or {}
-        ours.append({"model": m, "source": "this store", **{c: cell(row.get(c)) for c in COLUMNS},
+        ours.append({"model": m, "source": source_label(doc, m), **{c: cell(row.get(c)) for c in COLUMNS},
                      "personas": (row.get("PersonaScore") or {}).get("n_personas")})
     published = table.get("paper") or {}
     theirs = [{"model": m, "source": "paper, Table 1", **{c: cell(((published.get("models") or {}).get(m) or {}).get(c))

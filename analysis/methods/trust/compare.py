@@ -20,13 +20,36 @@ def _mean_defined(values: Iterable[Any]) -> float:
     return sum(defined) / len(defined) if defined else float("nan")
 
 
+def _median(values: list[float]) -> float:
+    values = sorted(values)
+    n = len(values)
+    return float("nan") if not n else (values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2)
+
+
+def _median_on_common(strategy: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> Difference:
+    """Median Spearman of each side over the attributes both have a defined ρ for (the same columns on both sides);
+    the note says when the runs' attribute sets differ."""
+    label = f"Median Spearman belief vs behaviour ({strategy})"
+    ra = {k: _f(v.get("spearman")) for k, v in (a.get("attributes") or {}).items()}
+    rb = {k: _f(v.get("spearman")) for k, v in (b.get("attributes") or {}).items()}
+    if not ra and not rb:  # a document without per-attribute rows: the medians as reported
+        return difference("Trust", label, a.get("median_spearman"), b.get("median_spearman"))
+    common = [k for k in ra if k in rb and math.isfinite(ra[k]) and math.isfinite(rb[k])]
+    note = f"over the {len(common)} attributes with a defined ρ on both sides"
+    if set(ra) != set(rb) or len(common) < len(ra):
+        note += f" (A has {len(ra)}, B {len(rb)}: the others are left out)"
+    if not common:
+        return Difference("Trust", label, float("nan"), float("nan"), float("nan"),
+                          note="undefined: no attribute has a defined ρ on both sides")
+    return difference("Trust", label, _median([ra[k] for k in common]), _median([rb[k] for k in common]), note=note)
+
+
 def compare_trust(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any]) -> list[Difference]:
     """Trust headlines side by side per strategy (the trust metrics carry per-model CIs, not paired ones)."""
     out = []
     pa, pb = doc_a.get("population") or {}, doc_b.get("population") or {}
     for strategy in [s for s in pa if s in pb]:
-        out.append(difference("Trust", f"Median Spearman belief vs behaviour ({strategy})",
-                         pa[strategy].get("median_spearman"), pb[strategy].get("median_spearman")))
+        out.append(_median_on_common(strategy, pa[strategy], pb[strategy]))
     ia = (doc_a.get("individual") or {}).get("archetypes") or {}
     ib = (doc_b.get("individual") or {}).get("archetypes") or {}
     common = [k for k in ia if k in ib]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import stats
-from analysis.methods.base import Difference, difference
+from analysis.methods.base import Difference, difference, too_few_units
 from analysis.methods.values import VALUES, stability
 
 N_BOOT = 1000
@@ -74,9 +74,15 @@ def compare_values(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], scores_a:
     if names[0] in board_rows and names[1] in board_rows:
         ra, rb = board_rows[names[0]], board_rows[names[1]]
         scored = any(r.get("cfa_failed") for r in (ra, rb))
-        out.append(difference("Values", "Cardinal score", ra.get("cardinal"), rb.get("cardinal"),
-                              note="leaderboard score over both models' columns" + (
-                                  f"; {FAILURE_NOTE}" if scored else "") + "; not bootstrapped"))
+        na, nb = ra.get("n_columns"), rb.get("n_columns")
+        if na != nb:  # each model's Cardinal is the mean of its own columns: no common footing
+            out.append(Difference("Values", "Cardinal score", _f(ra.get("cardinal")), _f(rb.get("cardinal")), float("nan"),
+                                  note=f"A − B undefined: A is scored over {na} leaderboard columns, B over {nb}; the "
+                                       "rows below compare the contexts both have"))
+        else:
+            out.append(difference("Values", "Cardinal score", ra.get("cardinal"), rb.get("cardinal"),
+                                  note=f"leaderboard score over {na} columns each" + (
+                                      f"; {FAILURE_NOTE}" if scored else "") + "; not bootstrapped"))
     shared = _shared_contexts(scores_a, scores_b)
     personas = np.intersect1d(scores_a["persona_id"].unique(), scores_b["persona_id"].unique())
     if len(shared) >= 2 and personas.size >= 3:
@@ -90,8 +96,9 @@ def compare_values(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], scores_a:
             est = {"rank_order": stability.rank_order_stability, "ipsative": stability.ipsative_stability}[metric]
             a = est(sa[sa["persona_id"].isin(personas)])
             b = est(sb[sb["persona_id"].isin(personas)])
-            out.append(difference("Values", label, a, b, ci,
-                             f"paired bootstrap over {personas.size} shared personas, {len(shared)} shared contexts"))
+            too_few = too_few_units(int(personas.size), "personas")
+            out.append(difference("Values", label, a, b, None if too_few else ci, too_few or
+                                  f"paired bootstrap over {personas.size} shared personas, {len(shared)} shared contexts"))
     ctx_a, ctx_b = doc_a.get("contexts") or {}, doc_b.get("contexts") or {}
     common = [c for c in ctx_a if c in ctx_b]
     for key, label in (("stress", "Stress (lower is better)"), ("cfi", "CFI"), ("separability", "Separability (CV accuracy)")):

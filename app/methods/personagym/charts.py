@@ -18,8 +18,11 @@ def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[st
     from analysis.methods.personagym import TASKS
 
     doc = personagym_data.personagym_doc(ref)
+    from analysis.methods.personagym.report import series_name
+
     colors = model_colors(data.models_in(ref))
-    series = {m: doc["models"][m]["tasks"] for m in models}
+    colors |= {series_name(doc, m): colors[m] for m in models if m in colors}
+    series = {series_name(doc, m): doc["models"][m]["tasks"] for m in models}
     for k, name in enumerate(published):
         series[f"{name} (published)"] = personagym_data.personagym_published(ref).get(name, {}).get("tasks", {})
         colors[f"{name} (published)"] = ("#bab0ac", "#9d755d", "#eeca3b", "#72b7b2")[k % 4]

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.methods.personagym import TASKS
-from analysis.methods.personagym.report import COLUMNS, evaluator_frame, figure4_frame, table1_frame
+from analysis.methods.personagym.report import COLUMNS, evaluator_frame, figure4_frame, source_label, table1_frame
 from app import data, samples, state, ui
 from app.methods.personagym import charts as personagym_charts
 from app.methods.personagym import data as personagym_data
@@ -29,7 +29,9 @@ ui.headlines(ref, "personagym", models)
 
 st.subheader("Task scores")
 st.caption("Task score = mean over personas of the mean grade of their questions (invalid grades left out); "
-           "PersonaScore = mean of the five tasks. Hatched bars: published scores — imported from the paper's repository, "
+           "PersonaScore = mean over the personas scored on all five tasks of their mean task score. A model marked "
+           "'self-graded' graded its own answers (or wrote its own questions): its bars are not comparable with the "
+           "published ones, judged by GPT-4o and LLaMA-3-70b. Hatched bars: published scores — imported from the paper's repository, "
            "or the paper's Table 1 bundled with RoleScope — never mixed with ours.")
 default_published = [p for p in published if not p.endswith(personagym_data.PAPER_SUFFIX)][:2] or published[:2]
 shown_published = (state.multiselect("Published scores to show", published, key="published", default=default_published)
@@ -41,7 +43,7 @@ def _chance(m: str) -> dict:
     return (((bands.get(m) or {}).get("metrics") or {}).get("persona_score")) or {}
 
 
-rows = [{"model": m, "source": "this store", "PersonaScore ↑": doc["models"][m]["persona_score"],
+rows = [{"model": m, "source": source_label(doc, m), "PersonaScore ↑": doc["models"][m]["persona_score"],
          "vs chance (random grades)": ui.vs_chance(_chance(m)), **doc["models"][m]["tasks"],
          "graded": doc["models"][m]["n_graded"], "invalid grades": doc["models"][m]["invalid"],
          "refusals": doc["models"][m]["refusals"], "not asked": doc["models"][m].get("shortfall"),
@@ -83,8 +85,8 @@ if any(truncated.values()):
 
 st.subheader("Table 1 — mean (SD over personas)")
 st.caption("As the paper's Table 1: per task, the mean over personas of each persona's mean grade, with the standard "
-           "deviation over personas (ddof 1) in parentheses; PersonaScore = mean of the five task means, its SD over "
-           "the personas scored on all five tasks ('personas'). The paper's rows: 200 personas, 10 questions per task, "
+           "deviation over personas (ddof 1) in parentheses; PersonaScore: mean and SD over the same personas, those "
+           "scored on all five tasks ('personas'). The paper's rows: 200 personas, 10 questions per task, "
            "GPT-4o and LLaMA-3-70b as judges. 'spread' closes each group, as the paper's last row: max − min of the "
            "models' means.")
 paper_rows = list(((doc.get("table1") or {}).get("paper") or {}).get("models") or {})

@@ -41,3 +41,15 @@ def test_statement_gaps_use_signed_agreement():
     gaps = views.statement_gaps(answers([0, 0, 3]), answers([0, 6, 3]))
     assert list(gaps["statement_id"]) == ["1", "0", "2"]
     assert gaps.iloc[0]["a"] == -3 and gaps.iloc[0]["b"] == 3 and gaps.iloc[0]["diff"] == -6
+
+
+def test_two_testings_give_no_ci_and_robustness_uses_shared_subjects():
+    """A paired bootstrap over 2 shared testing indices has no CI (undefined, with the reason); robustness is averaged
+    over the subjects both sides have (Men only: 0.9 vs 0.7), never over each side's own set."""
+    ta, tb = _testings(1, 2.0, n=2), _testings(2, 20.0, n=2)
+    [d] = [x for x in views.compare_mbti({}, {}, ta, tb, n_boot=300) if x.metric.startswith("Consistency")]
+    assert np.isnan(d.lo) and np.isnan(d.hi) and d.note == "CI undefined: 2 shared testing indices, a paired CI needs ≥ 5"
+    doc_a = {"robustness": {"Men": 0.9, "People": 0.1}}
+    doc_b = {"robustness": {"Men": 0.7, "Women": 0.2}}
+    [r] = [x for x in views.compare_mbti(doc_a, doc_b, ta, tb, n_boot=0) if x.metric.startswith("Robustness")]
+    assert r.metric == "Robustness, mean over 1 shared subjects" and (r.a, r.b) == pytest.approx((0.9, 0.7))

@@ -83,3 +83,16 @@ def test_item_and_persona_gaps_sorted_by_size():
     people = views.persona_gaps(sa, sb)
     assert people["persona_id"].iloc[0] == 2 and people["mean_abs_gap"].iloc[0] == pytest.approx(1.0)
     assert people["profile_spearman"].iloc[0] == pytest.approx(1.0)  # a constant shift keeps the value order
+
+
+def test_cardinal_of_different_designs_is_not_subtracted():
+    """A Cardinal over 22 leaderboard columns and one over 1 column are each model's own mean: A − B is undefined with
+    the reason; on the same number of columns it is the plain difference."""
+    a, b = scores(0.3, 1, model="a"), scores(0.3, 2, model="b")
+    board = {"A": {"cardinal": 0.7, "n_columns": 22}, "B": {"cardinal": 0.2, "n_columns": 1}}
+    cardinal = views.compare_values({}, {}, a, b, board, n_boot=0)[0]
+    assert (cardinal.a, cardinal.b) == (0.7, 0.2) and np.isnan(cardinal.diff)
+    assert "A is scored over 22 leaderboard columns, B over 1" in cardinal.note
+    board["B"]["n_columns"] = 22
+    cardinal = views.compare_values({}, {}, a, b, board, n_boot=0)[0]
+    assert cardinal.diff == pytest.approx(0.5, abs=1e-12) and "over 22 columns each" in cardinal.note
