@@ -180,8 +180,9 @@ def headlines(ref: StoreRef) -> pd.DataFrame:
             for h in method.headlines:
                 entry = (doc.get("headlines") or {}).get(h.key) or {"value": None, "reason": "not in the report"}
                 rows.append({"model": model, "method": method.name, "key": h.key, "label": h.label,
-                             "value": entry["value"], "reason": entry.get("reason")})
-    return pd.DataFrame(rows, columns=["model", "method", "key", "label", "value", "reason"]).astype({"value": float})
+                             "value": entry["value"], "reason": entry.get("reason"), "note": entry.get("note")})
+    return pd.DataFrame(rows, columns=["model", "method", "key", "label", "value", "reason", "note"]).astype(
+        {"value": float})
 
 
 @st.cache_data(**CACHE)

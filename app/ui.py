@@ -257,5 +257,8 @@ def headlines(ref: StoreRef, method: str, models: list[str]) -> None:
     long = long[(long["method"] == method) & long["model"].isin(models)]
     cells = st.columns(min(len(long), 4)) if len(long) else []
     for k, row in enumerate(long.itertuples()):
+        why = f"Undefined: {row.reason}" if isinstance(row.reason, str) and row.reason else None
         cells[k % len(cells)].metric(headline_label(row.label, row.model), fmt(row.value, 3),
-                                     help=f"Undefined: {row.reason}" if isinstance(row.reason, str) and row.reason else None)
+                                     help=why or (row.note if isinstance(row.note, str) else None))
+        if why is None and isinstance(row.note, str) and row.note:
+            cells[k % len(cells)].caption(row.note)

@@ -248,7 +248,15 @@ def headline_spearman(population: dict[str, Any]) -> dict[str, Any]:
     if not defined:
         return number(None, "no attribute has a defined Spearman ρ (too few valid beliefs, or constant behaviour)")
     strategy = HEADLINE_STRATEGY if HEADLINE_STRATEGY in defined else defined[0]
-    return number(population[strategy]["median_spearman"], "") | {"strategy": strategy}
+    attributes = population[strategy].get("attributes") or {}
+    undefined = [a for a, d in attributes.items() if d.get("spearman") is None]
+    note = f"{strategy}: median over {len(attributes) - len(undefined)} of {len(attributes)} attributes"
+    if undefined:
+        one_level = [a for a in undefined if (attributes[a].get("n_levels_compared") or 0) < 2]
+        note += (f"; ρ undefined for {', '.join(undefined)}"
+                 + (" (fewer than two levels with behaviour: e.g. every persona of the bank shares one level)"
+                    if one_level else ""))
+    return number(population[strategy]["median_spearman"], "") | {"strategy": strategy, "note": note}
 
 
 def reply_rows(beliefs: pd.DataFrame, transfers: pd.DataFrame, forecasts: pd.DataFrame,

@@ -213,6 +213,9 @@ with tabs[3]:
                  width="stretch")
         ui.table(frame, hide_index=True, width="stretch")
         with st.expander("Published (paper, Table 9: mean Spearman; figures from the paper, not computed here)"):
+            st.caption("How the paper aggregated Table 9 is unknown: its $10 column matches neither the mean nor the "
+                       "median over attributes of its own Table 3. RoleScope's 'mean Spearman' is the mean over "
+                       "attributes with a defined ρ; set the two side by side with that in mind.")
             table9 = published.load("trust")["table9"]["models"]
             ui.table(pd.DataFrame([{"model": m, "strategy": s, **{f"${e}": v for e, v in by.items()}}
                                    for m, strategies in table9.items() for s, by in strategies.items()]),

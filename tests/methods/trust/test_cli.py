@@ -185,3 +185,17 @@ def test_invalid_text_tells_unparseable_replies_from_answers_never_made() -> Non
     doc = {"invalid": {"beliefs": 27, "rounds": 36}, "invalid_replies": {"beliefs": 27, "rounds": 6}}
     assert invalid_text(doc) == "27 beliefs, 6 rounds (and 30 with no reply: never played or failed)"
     assert invalid_text({"invalid": {"beliefs": 2}}) == "2 beliefs"
+
+
+def test_headline_says_over_how_many_attributes() -> None:
+    """With the GenAgents bank two of Table 3's nine attributes have one level (all US citizens, one family structure):
+    their ρ is undefined and the headline median says it is over 7 of 9 attributes, naming them."""
+    from analysis.methods.trust.cli import headline_spearman
+
+    attributes = {f"a{i}": {"spearman": 0.1 * i, "n_levels_compared": 3} for i in range(7)}
+    attributes |= {"us_citizenship": {"spearman": None, "n_levels_compared": 1},
+                   "family_structure_at_16": {"spearman": None, "n_levels_compared": 1}}
+    got = headline_spearman({"Ctx+Tr": {"median_spearman": 0.3, "attributes": attributes}})
+    assert got["value"] == 0.3 and got["strategy"] == "Ctx+Tr"
+    assert got["note"].startswith("Ctx+Tr: median over 7 of 9 attributes; ρ undefined for us_citizenship, "
+                                  "family_structure_at_16 (fewer than two levels")
