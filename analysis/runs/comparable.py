@@ -15,8 +15,8 @@ part of a method a metric reads, e.g. one per trust level) and their coverage fi
   two runs fill the same cell, the latest run's rows count (``latest_rows``).
 
 Everything else belongs to the signature, so a plan field added later splits configurations until it
-is declared harmless by its method: the safe default. Imported published files pool by (method, source), as
-one published campaign of one model. Model identity is not in the signature: equal configuration ids
+is declared harmless by its method: the safe default. Imported published files pool by (method, source, the design
+the importer records: e.g. the same personas), as one published campaign of one model. Model identity is not in the signature: equal configuration ids
 across models mean the same design, so their numbers are comparable.
 
 A model's headline uses its latest configuration (the one holding its most recent run) unless the
@@ -85,12 +85,15 @@ def _shown(value: Any) -> Any:
 def signature(family: Family, plan: Mapping[str, Any], model_spec: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The comparability signature of a run of ``family``'s method with ``plan``.
 
-    Imported runs: ``{"method", "imported": True, "source"}``. Native runs: the plan minus execution and coverage
-    fields, long values replaced by digests (``_shown``), plus the generation params the model spec adds to every
-    request (``model_params``; a model named alike but decoded otherwise is another configuration).
+    Imported runs: ``{"method", "imported": True, "source"}`` plus what the importer says the file's design is
+    (``plan["design"]``, e.g. the population's persona identities): files of one source pool only when their designs
+    are equal. Native runs: the plan minus execution and coverage fields, long values replaced by digests
+    (``_shown``), plus the generation params the model spec adds to every request (``model_params``; a model named
+    alike but decoded otherwise is another configuration).
     """
     if plan.get("imported"):
-        return {"method": family.method, "imported": True, "source": plan.get("source")}
+        design = {k: _shown(v) for k, v in sorted((plan.get("design") or {}).items())}
+        return {"method": family.method, "imported": True, "source": plan.get("source"), **design}
     skip = EXECUTION_FIELDS | family.coverage | family.more_coverage(plan)
     out = {k: _shown(v) for k, v in sorted(plan.items()) if k not in skip}
     out["method"] = family.method

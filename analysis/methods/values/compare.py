@@ -53,7 +53,21 @@ def context_scores(answers: pd.DataFrame) -> pd.DataFrame:
     keys = _context_keys(answers)
     scores = value_scores(answers)
     scores["context"] = [keys[(c, i)] for c, i in zip(scores["context"], scores["instrument"])]
+    if "persona" in answers:  # who each persona_id is, so two models pair by identity (compare_values)
+        names = answers.drop_duplicates("persona_id").set_index("persona_id")["persona"]
+        scores["persona"] = scores["persona_id"].map(names)
     return scores
+
+
+def _same_people(scores_a: pd.DataFrame, scores_b: pd.DataFrame) -> np.ndarray:
+    """persona_ids that are the same persona on both sides: the id and the persona's name agree (ids alone would pair
+    two populations by position)."""
+    ids = np.intersect1d(scores_a["persona_id"].unique(), scores_b["persona_id"].unique())
+    if "persona" not in scores_a or "persona" not in scores_b:
+        return ids
+    na = scores_a.drop_duplicates("persona_id").set_index("persona_id")["persona"]
+    nb = scores_b.drop_duplicates("persona_id").set_index("persona_id")["persona"]
+    return np.array([i for i in ids if na.get(i) == nb.get(i)])
 
 
 def _shared_contexts(scores_a: pd.DataFrame, scores_b: pd.DataFrame) -> list[str]:
@@ -84,10 +98,10 @@ def compare_values(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], scores_a:
                                   note=f"leaderboard score over {na} columns each" + (
                                       f"; {FAILURE_NOTE}" if scored else "") + "; not bootstrapped"))
     shared = _shared_contexts(scores_a, scores_b)
-    personas = np.intersect1d(scores_a["persona_id"].unique(), scores_b["persona_id"].unique())
+    personas = _same_people(scores_a, scores_b)
     if len(shared) >= 2 and personas.size >= 3:
-        sa = scores_a[scores_a["context"].isin(shared)]
-        sb = scores_b[scores_b["context"].isin(shared)]
+        sa = scores_a[scores_a["context"].isin(shared) & scores_a["persona_id"].isin(personas)]
+        sb = scores_b[scores_b["context"].isin(shared) & scores_b["persona_id"].isin(personas)]
         for metric, label in (("rank_order", "Rank-order stability"), ("ipsative", "Ipsative stability")):
             try:
                 ci = stability.stability_diff_ci(sa, sb, metric=metric, n_boot=n_boot, seed=seed)

@@ -337,6 +337,9 @@ def _build(path: Path, content: bytes, doc: object) -> ParsedResults:
         "reference_context": label, "instrument": inst.name,
         "n_personas": n, "n_items": k, "answer_mode": "/".join(sorted(modes)), "cot": cot, "personas": personas,
         "reference_args": {a: args[a] for a in _REFERENCE_ARGS if a in args},
+        # files pool only on the same personas, in the same order (persona_id is the position in this list): two
+        # populations never pair by index (analysis.runs.comparable)
+        "design": {"personas": [[p["name"], p.get("description"), p["gender"]] for p in personas]},
         "summary": {key.removeprefix("n_"): value for key, value in counts.items()} | {"answers": len(rows)},
     }
     return ParsedResults(report, model_spec, plan, rows)

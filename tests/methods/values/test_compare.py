@@ -96,3 +96,16 @@ def test_cardinal_of_different_designs_is_not_subtracted():
     board["B"]["n_columns"] = 22
     cardinal = views.compare_values({}, {}, a, b, board, n_boot=0)[0]
     assert cardinal.diff == pytest.approx(0.5, abs=1e-12) and "over 22 columns each" in cardinal.note
+
+
+def test_two_populations_pair_by_identity_not_position():
+    """Model B answered other people under the same ids: no persona is shared, so no stability difference is drawn
+    (pairing by position would compare unrelated people); with the same names they pair."""
+    a, b = scores(0.3, 1, model="a"), scores(0.3, 2, model="b")
+    a["persona"] = [f"P{i}" for i in a["persona_id"]]
+    b["persona"] = [f"Q{i}" for i in b["persona_id"]]
+    rows = views.compare_values({}, {}, a, b, n_boot=50)
+    assert not [d for d in rows if "stability" in d.metric]
+    b["persona"] = [f"P{i}" for i in b["persona_id"]]
+    rows = views.compare_values({}, {}, a, b, n_boot=50)
+    assert [d.metric for d in rows if "stability" in d.metric] == ["Rank-order stability", "Ipsative stability"]

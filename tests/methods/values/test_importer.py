@@ -374,3 +374,22 @@ def test_cli_unknown_import_kind_is_rejected(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["import", "nonsense", str(tmp_path)])
     assert exc.value.code == 2
+
+
+def test_two_populations_of_one_engine_never_pool(tmp_path: Path) -> None:
+    """Two result files of one engine with different personas are two configurations: their personas never pair by
+    index (a rank-order stability of 1.0 between unrelated people). Files of the same population pool."""
+    from analysis.methods.values.families import FAMILY
+    from analysis.runs import comparable
+
+    other = [{"name": f"Other {i}", "description": f"Someone else {i}.", "gender": "FM"[i % 2]} for i in range(5)]
+    a, _ = write_results(tmp_path / "a", "chunk_0", seed=1)
+    b, _ = write_results(tmp_path / "b", "chunk_chess_0", seed=2)
+    c, _ = write_results(tmp_path / "c", "chunk_chess_0", population=other, seed=2)
+    with Store(tmp_path / "s.db") as store:
+        import_value_stability(store, [a, b, c])
+        configs = comparable.configurations(store.frame("SELECT * FROM runs"), FAMILY)["tiny-model"]
+    assert len(configs) == 2
+    same, different = sorted(configs, key=lambda cfg: len(cfg.run_ids), reverse=True)
+    assert len(same.run_ids) == 2 and len(different.run_ids) == 1
+    assert "personas" in same.differs_from(different)
