@@ -10,7 +10,9 @@ pattern; ``analysis.<method>.chance``) and hands the simulated values here, wher
   (draws equal to it count half): 0.5 = a typical chance result, 1.0 = better than every draw;
 - ``p``: one-sided Monte-Carlo p-value of "no better than chance", ``(1 + #{draws at least as good}) / (1 + n)``
   (Davison & Hinkley 1997, eq. 4.11; never 0 with finitely many draws);
-- ``verdict``: ``"beyond chance"`` when ``p < 0.05``, else ``"chance-like"``; None when undefined.
+- ``verdict``: ``"beyond chance"`` when ``p < 0.05``, else ``"chance-like"``; None when undefined; ``"not enough
+  draws"`` below ``MIN_VERDICT_SIMS`` defined draws (with 10 draws p ≥ 1/11 = 0.091: every model would read as
+  chance-like).
 
 Two null models are used throughout: ``uniform`` (every valid answer replaced by a uniformly random option)
 and ``permutation`` (each item's valid answers shuffled across personas: marginals kept, any link between an
@@ -33,6 +35,8 @@ from analysis.runs.store import Store, Table, register_table
 Better = Literal["higher", "lower"]
 NULL_KINDS = ("uniform", "permutation")
 ALPHA = 0.05
+#: Defined null draws a verdict needs; fewer give a band and a p-value but no verdict.
+MIN_VERDICT_SIMS = 100
 #: Simulations per null model the dashboard and ``metrics --chance`` use by default (and the bundled demo caches).
 DEFAULT_SIMS = 100
 #: Bumped whenever a simulation changes what it draws: cached draws of another version are not reused.
@@ -63,6 +67,8 @@ class NullSummary:
     def verdict(self) -> str | None:
         if self.p is None:
             return None
+        if self.n_sims < MIN_VERDICT_SIMS:
+            return "not enough draws"
         return "beyond chance" if self.p < ALPHA else "chance-like"
 
     def to_dict(self) -> dict[str, Any]:

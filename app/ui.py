@@ -190,11 +190,16 @@ NULL_LABELS = {"uniform": "random answers", "permutation": "answers shuffled acr
 
 
 def chance_verdict(summaries: Any) -> str | None:
-    """'beyond chance' when every null's p < 0.05, 'chance-like' when any is not, None when undefined."""
+    """'beyond chance' when every null's p < 0.05, 'chance-like' when any null with enough draws says so, 'not enough
+    draws for a verdict' when a null has too few draws (``analysis.chance.MIN_VERDICT_SIMS``), None when undefined."""
     verdicts = [s.get("verdict") for s in (summaries or {}).values() if s]
     if not verdicts or None in verdicts:
         return None
-    return "beyond chance" if all(v == "beyond chance" for v in verdicts) else "chance-like"
+    if "chance-like" in verdicts:
+        return "chance-like"
+    if "not enough draws" in verdicts:
+        return "not enough draws for a verdict"
+    return "beyond chance"
 
 
 def chance_text(summaries: Any, digits: int = 3) -> str:
@@ -207,6 +212,8 @@ def chance_text(summaries: Any, digits: int = 3) -> str:
             parts.append(f"{NULL_LABELS.get(kind, kind)}: undefined on this design")
             continue
         p = f", p = {fmt(s['p'], 3)}" if s.get("p") is not None else ""
+        if s.get("verdict") == "not enough draws":
+            p += f" ({s.get('n_sims')} draws: not enough for a verdict)"
         parts.append(f"{NULL_LABELS.get(kind, kind)}: {ci_text(s['mean'], s['lo'], s['hi'], digits)}{p}")
     return "; ".join(parts) if parts else "no chance band (not computed)"
 
@@ -222,7 +229,8 @@ def vs_chance(summaries: Any) -> str:
 def chance_caption(summaries: Any, digits: int = 3) -> None:
     """A caption under a metric: its chance band and verdict."""
     verdict = chance_verdict(summaries)
-    mark = {"beyond chance": "✅ beyond chance", "chance-like": "⚠️ indistinguishable from chance"}.get(verdict, "")
+    mark = {"beyond chance": "✅ beyond chance", "chance-like": "⚠️ indistinguishable from chance",
+            "not enough draws for a verdict": "not enough draws for a verdict"}.get(verdict, "")
     st.caption(f"Chance (95 % band) — {chance_text(summaries, digits)}" + (f" · **{mark}**" if mark else ""))
 
 

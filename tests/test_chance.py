@@ -37,7 +37,7 @@ def test_summary_worked_by_hand():
     draws = [0.1, 0.2, 0.3, 0.4]
     s = chance.summarize(0.3, draws, better="higher", kind="uniform")
     # beats 0.1 and 0.2, ties 0.3 (half): 2.5 / 4; at least as good: 0.3, 0.4 -> (1 + 2) / 5
-    assert s.percentile == pytest.approx(0.625) and s.p == pytest.approx(0.6) and s.verdict == "chance-like"
+    assert s.percentile == pytest.approx(0.625) and s.p == pytest.approx(0.6) and s.verdict == "not enough draws"  # 4 draws: p, no verdict
     low = chance.summarize(0.05, draws, better="lower", kind="uniform")
     assert low.percentile == 1.0 and low.p == pytest.approx(1 / 5)
     assert (s.lo, s.hi) == pytest.approx(tuple(np.percentile(draws, [2.5, 97.5])))
@@ -178,3 +178,14 @@ def test_a_design_without_any_valid_answer_has_no_band_and_no_error():
     out = vchance.model_chance(answers, {"contexts": {}}, keys, n_sims=3, slow_sims=1)
     assert out["rank_order"]["uniform"]["n_sims"] == 0 and out["rank_order"]["uniform"]["verdict"] is None
     assert out["contexts"]["x"]["stress"]["uniform"]["mean"] is None
+
+
+def test_a_verdict_needs_enough_draws() -> None:
+    """With 10 draws the smallest p is 1/11 = 0.091: no verdict ('not enough draws'), never 'chance-like'; with 100
+    draws all below the observed value it is 'beyond chance' (p = 1/101)."""
+    from analysis.chance import summarize
+
+    few = summarize(1.0, [0.0] * 10, better="higher", kind="uniform")
+    assert few.p == 1 / 11 and few.verdict == "not enough draws"
+    many = summarize(1.0, [0.0] * 100, better="higher", kind="uniform")
+    assert many.p == 1 / 101 and many.verdict == "beyond chance"

@@ -183,9 +183,15 @@ def replace_subject(statement: str, subject: str | Subject) -> str:
     mentioned = False
     conjugate_next = False
     agreed = False  # a verb was made to agree with a singular subject in this sentence
+    possessed = ""  # "emotions" when the first mention is "Your emotions"
     for i, tok in enumerate(tokens):
         low = tok.lower().replace("’", "'")
         start = _sentence_start(tokens, i)
+        if possessed and low == "them" and subj.pronoun == "they":
+            # "Your emotions control you more than you control them": once "you" is "they"/"them" too, the statement's
+            # own "them" would read as the subject; name what it meant ("... than they control their emotions")
+            out.append(f"their {possessed}")
+            continue
         if mentioned and subj.pronoun == "they" and low in _OTHERS_PRONOUNS and (named := _others_named(tokens, i)):
             # the statement's own "their" ("not to make people look bad, even when it is completely their fault")
             # would now also point at the subject: name the others it meant
@@ -196,6 +202,9 @@ def replace_subject(statement: str, subject: str | Subject) -> str:
             if not mentioned:
                 text, conjugate_next = _first_mention(low, role, subj)
                 mentioned = low not in ("yourself", "yourselves")
+                if low == "your":
+                    noun = next((t for t in tokens[i + 1:] if t.strip()), "")
+                    possessed = noun.lower() if noun.isalpha() and noun.lower().endswith("s") else ""
             else:
                 text = _pronoun(low, role, subj.pronoun)
                 # "she" takes singular verbs; "they" (even for one person) plural ones, as "you" did
@@ -223,7 +232,36 @@ def replace_subject(statement: str, subject: str | Subject) -> str:
         if tok.strip() and tok in _SENTENCE_END:
             agreed = False
         out.append(tok)
-    return "".join(out)
+    text = "".join(out)
+    return _the_ones_who(text) if subj.plural and subj.pronoun == "they" else text
+
+
+# "they're often the one who contacts their friends and initiates activities": a plural subject makes them "the ones
+# who contact ... and initiate"
+_THE_ONE_WHO = re.compile(r"\b(they're|they are|are)(\s+(?:(?:often|usually|always|typically|generally|mostly|\w+ly)\s+)?)the one who (\w+)((?:[^.;:!?]*?\band\s+)(\w+))?",
+                          re.IGNORECASE)
+
+
+def _plural_verb(verb: str) -> str:
+    """The plural form of a third-person singular verb ("contacts" -> "contact", "tries" -> "try", "goes" -> "go")."""
+    low = verb.lower()
+    if low.endswith("ies") and len(low) > 4:
+        return verb[:-3] + "y"
+    if re.search(r"(?:ss|sh|ch|x|z|o)es$", low):
+        return verb[:-2]
+    if low.endswith("s") and not low.endswith("ss"):
+        return verb[:-1]
+    return verb
+
+
+def _the_ones_who(text: str) -> str:
+    def plural(m: re.Match[str]) -> str:
+        second = m.group(4) or ""
+        if m.group(5) and m.group(5).lower().endswith("s"):
+            second = second[: len(second) - len(m.group(5))] + _plural_verb(m.group(5))
+        return f"{m.group(1)}{m.group(2)}the ones who {_plural_verb(m.group(3))}{second}"
+
+    return _THE_ONE_WHO.sub(plural, text)
 
 
 _OTHERS_PRONOUNS = {"they": "those {}", "them": "those {}", "their": "those {}'s", "theirs": "those {}'s"}

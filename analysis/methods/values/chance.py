@@ -14,8 +14,9 @@ Each simulated data set goes through the same metric code as the real one (``str
 ``structure.separability``, ``cfa``, ``stability``), with value scores formed as in
 ``analysis.methods.values.scores.value_scores`` (item score = mean over samples; value score = mean over the value's
 items; ipsatised = value score − mean over all the instrument's items; invalid answers left out).
-Circumplex metrics and stability use ``n_sims`` draws; separability and the CFA fits, which cost ~0.5 s per
-context, use ``slow_sims`` draws (default ``max(10, n_sims // 10)``), stated in every summary. A simulated data set
+Every metric uses ``n_sims`` draws; separability and the CFA fits, which cost ~0.5 s per context and draw, may be
+given fewer (``slow_sims``), stated in every summary; below ``analysis.chance.MIN_VERDICT_SIMS`` defined draws a
+summary has a band and a p-value but no verdict. A simulated data set
 whose CFA failed in one of the four models has an undefined mean fit, as the observed one would (``cfa``): that
 draw is left out of the band, never scored 0 (``n_sims`` of a summary counts the defined draws).
 """
@@ -261,7 +262,7 @@ def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], keys: Mapping[tu
     is the model's ``values_metrics`` entry (observed; the pooled parts carry no observed value). ``fast=False``
     leaves out the circumplex and stability nulls; ``slow`` = True (every context), False (none) or one context key
     says where the separability and CFA nulls are simulated (they cost ~0.5 s per context and draw)."""
-    slow_sims = max(10, n_sims // 10) if slow_sims is None else slow_sims
+    slow_sims = n_sims if slow_sims is None else slow_sims
     slow_contexts = None if slow is True else [] if slow is False else [slow]
     design = designs(answers, keys)
     fingerprint = design_fingerprint(design)

@@ -28,7 +28,7 @@ CASES = [
      "Even a small mistake can cause women to doubt their abilities."),
     ("When someone praises you, you wonder whether they mean it.", "Adolescents",
      "When someone praises adolescents, they wonder whether they mean it."),
-    ("Your emotions control you more than you control them.", "Men", "Men's emotions control them more than they control them."),
+    ("Your emotions control you more than you control them.", "Men", "Men's emotions control them more than they control their emotions."),
     ("You trust what you have seen more than theories you have read about.", "People",
      "People trust what they have seen more than theories they have read about."),
     ("You rarely dwell on mistakes you made.", "Girls", "Girls rarely dwell on mistakes they made."),
@@ -113,3 +113,15 @@ def test_statement_pronouns_that_would_point_at_a_they_subject(statement: str, w
     from analysis.methods.mbti.subjects import subject_from
 
     assert replace_subject(statement, subject_from(who)) == expected
+
+
+@pytest.mark.parametrize("statement, expected", [
+    # a plural subject is "the ones who" do something (statement #43 of the paper's set has this form)
+    ("In your team, you're often the one who plans the trips and books the tables.",
+     "In men's team, they're often the ones who plan the trips and book the tables."),
+    ("You are usually the one who tries first.", "Men are usually the ones who try first."),
+    # once "you" is "they"/"them", the statement's own "them" would point at the subject (the form of #47)
+    ("Your worries control you more than you control them.", "Men's worries control them more than they control their worries."),
+])
+def test_plural_subjects_read_as_plural(statement: str, expected: str) -> None:
+    assert replace_subject(statement, "Men") == expected

@@ -92,15 +92,17 @@ def test_cli_metrics_and_leaderboard_print_one_json_document(store_path):
     assert list(doc["models"]) == ["stable"]
     # every number in context: the stable model's stability is beyond both nulls; each context has its bands
     chance = doc["models"]["stable"]["chance"]
-    assert chance["rank_order"]["uniform"]["verdict"] == "beyond chance" and chance["n_sims"] == 25
+    # 25 draws: p = 1/26 < 0.05, but a verdict needs 100 draws (analysis.chance.MIN_VERDICT_SIMS)
+    assert chance["rank_order"]["uniform"]["p"] < 0.05 and chance["n_sims"] == 25
+    assert chance["rank_order"]["uniform"]["verdict"] == "not enough draws"
     assert set(chance["contexts"]) == set(doc["models"]["stable"]["contexts"])
     for ctx in chance["contexts"].values():
         assert {"stress", "order_distance", "separability", "cfi", "rmsea", "srmr"} <= set(ctx)
-        assert ctx["stress"]["uniform"]["n_sims"] == 25 and ctx["separability"]["permutation"]["n_sims"] == 10
+        assert ctx["stress"]["uniform"]["n_sims"] == 25 and ctx["separability"]["permutation"]["n_sims"] == 25
         # a simulated data set whose CFA failed has no mean fit: left out of the band (n_sims counts the defined draws)
-        assert ctx["cfi"]["permutation"]["n_sims"] <= chance["slow_sims"] == 10
+        assert ctx["cfi"]["permutation"]["n_sims"] <= chance["slow_sims"] == 25
     # random answers seldom fit all four models (30 personas): those draws are undefined, not a CFI of 0 in the band
-    assert min(ctx["cfi"]["uniform"]["n_sims"] for ctx in chance["contexts"].values()) < 10
+    assert min(ctx["cfi"]["uniform"]["n_sims"] for ctx in chance["contexts"].values()) < 25
     negative = run("metrics", "values", "--store", str(store_path), "--chance", "-1")
     assert negative.returncode == 2 and "--chance" in negative.stderr
     board = run("leaderboard", "--store", str(store_path), "--json")
