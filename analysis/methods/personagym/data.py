@@ -18,6 +18,13 @@ Sources:
   Task Description:", "Evaluation Criteria:" with "Score = k: ..." lines, and the fields {persona},
   {question}, {response}, {score_example}. Such a rubric is sent to the judges as written; its
   question guidance (the reference keeps it in code, not in the rubric) is the bundled one.
+- the judge's system prompt: RoleScope's (``prompts.JUDGE_SYSTEM``) with the bundled rubrics or a rubrics
+  JSON; with a rubric *folder*, the reference's own, read as written from the file the reference lays out
+  beside it (``load_judge_system``): ``sys_prompt.txt`` in the folder itself if present, else
+  ``prompts/rubric_grading/sys_prompt.txt`` next to the folder (the reference's ``code/run.py`` reads
+  ``../prompts/rubric_grading/sys_prompt.txt`` and ``../rubrics/<task>.txt``). Neither present -> InputError
+  naming both paths: a judge graded with the reference's rubrics but RoleScope's system prompt is neither
+  configuration, so it is never chosen silently.
 """
 
 from __future__ import annotations
@@ -270,6 +277,34 @@ def _rubric_files(folder: Path) -> dict[str, Path]:
             raise InputError(f"{folder}: two rubric files for {task} ({found[task].name}, {path.name})")
         found[task] = path
     return found
+
+
+#: Where a rubric folder's judge system prompt is looked for, in this order: the folder itself, then the
+#: reference's layout (``rubrics/`` and ``prompts/rubric_grading/sys_prompt.txt`` side by side).
+JUDGE_SYSTEM_NAME = "sys_prompt.txt"
+REFERENCE_JUDGE_SYSTEM = Path("prompts") / "rubric_grading" / JUDGE_SYSTEM_NAME
+
+
+def judge_system_paths(folder: Path) -> list[Path]:
+    """The files a rubric folder's judge system prompt is read from, first found wins (see module docstring)."""
+    return [folder / JUDGE_SYSTEM_NAME, folder.resolve().parent / REFERENCE_JUDGE_SYSTEM]
+
+
+def load_judge_system(source: str | Path = "default") -> tuple[str, str] | None:
+    """(text, file) of the judge's system prompt that comes with a rubric folder (as written, line ends normalised);
+    None for the bundled rubrics or a rubrics JSON (RoleScope's ``JUDGE_SYSTEM`` then). A folder without the file is
+    an InputError naming the paths expected."""
+    if str(source) in ("default", "bundled") or not Path(source).is_dir():
+        return None
+    candidates = judge_system_paths(Path(source))
+    path = next((p for p in candidates if p.is_file()), None)
+    if path is None:
+        raise InputError(f"{source}: no judge system prompt for these rubrics: expected {candidates[1]} (the "
+                         f"reference's layout) or {candidates[0]}")
+    text = read_text(path).replace("\r\n", "\n")
+    if not text.strip():
+        raise InputError(f"{path}: the judge system prompt is empty")
+    return text, str(path)
 
 
 def load_rubrics(source: str | Path = "default") -> dict[str, Rubric]:

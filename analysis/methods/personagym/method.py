@@ -8,7 +8,13 @@ from typing import Any
 from analysis.errors import InputError
 from analysis.methods.base import Difference, Headline, Method, Shows, Side
 from analysis.llm.specs import ModelSpec, parse_model_spec
-from analysis.methods.personagym.data import load_environments, load_personas, load_rubrics, sample_personas
+from analysis.methods.personagym.data import (
+    load_environments,
+    load_judge_system,
+    load_personas,
+    load_rubrics,
+    sample_personas,
+)
 from analysis.methods.personagym.session import AGENT_PARAMS, REFERENCE_MAX_TOKENS, PersonaGymPlan, PersonaGymSession
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
@@ -55,7 +61,9 @@ def build_personagym_plan(
     ``evaluators``: model specs (default: the run's model). ``generator``: the model that picks
     environments and writes questions and score examples (default: the first evaluator).
     ``environments_per_persona``: None = the generator picks as many as it finds relevant (the reference); N = a cap.
-    ``rubrics``: default | a rubrics JSON | a folder of rubric text files (the reference's ``rubrics/``).
+    ``rubrics``: default | a rubrics JSON | a folder of rubric text files (the reference's ``rubrics/``); a folder's
+    judge system prompt comes with it (the reference's ``prompts/rubric_grading/sys_prompt.txt``; ``load_judge_system``),
+    else the judges get RoleScope's.
     ``params``: the agent's decoding over the reference's (temperature 0.9, top_p 0.9).
     ``persona_ids``: only these of the chosen personas (in their order); else ``limit_personas``: the first N.
     ``limits``: selection/question/examples/grade ``*_max_tokens`` overrides (default 3000, the reference's).
@@ -97,13 +105,16 @@ def build_personagym_plan(
     unknown = set(limits) - {"selection_max_tokens", "question_max_tokens", "examples_max_tokens", "grade_max_tokens"}
     if unknown:
         raise InputError(f"unknown plan options: {sorted(unknown)}")
+    loaded = load_rubrics(rubrics)
+    judge = load_judge_system(rubrics)
     return PersonaGymPlan(
-        personas=chosen, environments=envs, rubrics=load_rubrics(rubrics), questions_per_task=questions_per_task,
+        personas=chosen, environments=envs, rubrics=loaded, questions_per_task=questions_per_task,
         environments_per_persona=environments_per_persona, max_retries=max_retries, seed=seed,
         generator=generator_spec.public_dict() if generator_spec and generator_spec != spec else None,
         evaluators=[e.public_dict() for e in evaluator_specs], agent_params=AGENT_PARAMS | (params or {}),
         answer_max_tokens=answer_max_tokens, grade_without_examples=grade_without_examples,
-        examples_retries=examples_retries, **limits,
+        examples_retries=examples_retries,
+        **({"judge_system": judge[0], "judge_system_source": judge[1]} if judge else {}), **limits,
     )
 
 

@@ -1,4 +1,6 @@
-"""The options of a PersonaGym run (``run personagym`` flags and the Run page's form): defaults are the reference's."""
+"""The options of a PersonaGym run (``run personagym`` flags and the Run page's form): the protocol's defaults are the
+reference's; the default materials (environments, personas, rubrics, judge prompt) are RoleScope's own, and
+``--environments``, ``--personas``, ``--questions`` and ``--rubrics`` take the reference's (docs/methods/personagym.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,8 @@ from analysis.methods.options import Options, option
 
 
 class PersonaGymOptions(Options):
-    personas: str = option("all", "all (the 60 bundled), N (a seeded sample of them) or a personas file (.json list / .txt)")
+    personas: str = option("all", "all (the 60 bundled, RoleScope's own), N (a seeded sample of them) or a personas file "
+                                 "(.json list / .txt, e.g. the reference's 200 benchmark_personas as a JSON list)")
     persona_ids: list[str] | None = option(
         None, "only these personas of --personas (comma list of ids, in this order)", parse=csv_list, min_length=1)
     limit_personas: int | None = option(None, "only the first N personas of a personas file", parse=positive_int, ge=1)
@@ -22,10 +25,13 @@ class PersonaGymOptions(Options):
     environments_per_persona: int | None = option(
         None, "cap: ask for N environments and keep at most N (default: the generator picks as many relevant ones as it "
               "likes, the reference's behaviour)", parse=positive_int, ge=1)
-    environments: str = option("default", "'default' (bundled list) or a .json/.txt file of names")
+    environments: str = option(
+        "default", "'default' (the bundled 153, RoleScope's own) or a .json/.txt file of names (e.g. the reference's 150 "
+                   "settings_list as a JSON list)")
     rubrics: str = option(
-        "default", "'default' (bundled, RoleScope's wording), a rubrics .json, or a folder of rubric .txt files such as "
-                   "the reference's PersonaGym/rubrics (sent to the judges as written)")
+        "default", "'default' (bundled, RoleScope's wording and judge prompt), a rubrics .json, or a folder of rubric .txt "
+                   "files such as the reference's PersonaGym/rubrics (sent to the judges as written, with the judge system "
+                   "prompt beside it: PersonaGym/prompts/rubric_grading/sys_prompt.txt, or sys_prompt.txt in the folder)")
     max_retries: int = option(
         3, "extra generator attempts when environments or questions come out short (default 3)", parse=non_negative_int,
         ge=0)

@@ -24,7 +24,7 @@
   give: 5" the score is the later number, "one" being a pronoun); else "Score: N" lines anywhere
   ("**Score: 5**" first, then the explanation), all agreeing; else scores given in sentences ("I would
   rate this 4 out of 5", "deserves a score of 4", "earns a 5.", "4/5"), all agreeing; else a reply or
-  last line that is a number alone. N must lie in [1, 5]; halves are kept ("4.5"; the reference's
+  last line that is a number alone. N must lie in [1, 5]; decimals are kept ("4.5"; the reference's
   regex would take 4, see docs/methods/personagym.md); out of range, another scale ("8/10"), a range
   ("3-4"), disagreeing scores, "N/A" or no score at all -> invalid. Never 0 as a stand-in.
 - ``detect_refusal``: the marker of a reply that declines to play the persona, else None: "as an AI /

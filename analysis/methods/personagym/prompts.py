@@ -2,7 +2,8 @@
 
 The structure (roles, message count and order, decoding) is the reference's (github vsamuel2003/PersonaGym,
 ``code/run.py``, ``code/utils.py``); the wording is RoleScope's, except a rubric loaded from the user's copy of the
-reference's ``rubrics/*.txt`` (``--rubrics PATH``), which is sent as written. Every prompt asks for an output the parsers in ``analysis.methods.personagym.parse`` read: a JSON list
+reference's ``rubrics/*.txt`` (``--rubrics PATH``), which is sent as written, with the judge's system prompt of that
+clone (``prompts/rubric_grading/sys_prompt.txt``; ``data.load_judge_system``) in place of ``JUDGE_SYSTEM``. Every prompt asks for an output the parsers in ``analysis.methods.personagym.parse`` read: a JSON list
 (environments, questions), "Score k: ..." lines (score examples), and a last sentence "Therefore,
 the final score is N." (grades). The persona agent gets the persona in its system prompt and each
 question alone as the user message.
@@ -98,13 +99,15 @@ def fill_template(template: str, persona: str, question: str, response: str, exa
     return template
 
 
-def grading_prompt(persona: str, question: str, response: str, rubric: Rubric, examples: dict[str, str]) -> list[dict[str, str]]:
-    """The filled-in rubric for one response: task, criteria, score examples, persona, question, response.
+def grading_prompt(persona: str, question: str, response: str, rubric: Rubric, examples: dict[str, str],
+                   system: str = JUDGE_SYSTEM) -> list[dict[str, str]]:
+    """The judge's system prompt (``system``: the plan's ``judge_system``), then the filled-in rubric for one response:
+    task, criteria, score examples, persona, question, response.
 
     A rubric loaded from a rubric file (``rubric.template``, e.g. the reference's ``rubrics/*.txt``) is sent as that
     file's text with its fields filled; the bundled rubrics use RoleScope's wording below."""
     if rubric.template is not None:
-        return [{"role": "system", "content": JUDGE_SYSTEM},
+        return [{"role": "system", "content": system},
                 {"role": "user", "content": fill_template(rubric.template, persona, question, response, examples)}]
     text = (
         "Grade one response given by someone playing a persona, on one evaluation task. Read the task and the scoring "
@@ -117,4 +120,4 @@ def grading_prompt(persona: str, question: str, response: str, rubric: Rubric, e
         f"Persona: {persona}\nQuestion: {question}\n"
         f"Response to grade: {response.strip() or '(no response)'}\n\nEvaluation:"
     )
-    return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": text}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]

@@ -17,7 +17,8 @@ Per persona (personas run concurrently; the executor bounds the requests in flig
 3. per question, concurrently: the agent's answer (refusals flagged; an answer cut by the length
    limit flagged ``truncated``) and the score examples (one generator call per question at
    temperature 0, all five scores parsed from that one reply; ``examples_retries`` extra attempts);
-4. per question and evaluator: one grade, parsed from "Therefore, the final score is N". A question
+4. per question and evaluator: one grade (the plan's ``judge_system`` as the system message, then the filled
+   rubric), parsed from "Therefore, the final score is N". A question
    whose score examples stayed incomplete is graded with the examples that parsed and the rubric's
    criteria (the grade's ``n_examples`` < 5 marks it), unless ``grade_without_examples`` is False
    (then it is not graded).
@@ -54,7 +55,14 @@ from analysis.methods.personagym.parse import (
     parse_score_examples,
     question_key,
 )
-from analysis.methods.personagym.prompts import agent_messages, environment_prompt, examples_prompt, grading_prompt, question_prompt
+from analysis.methods.personagym.prompts import (
+    JUDGE_SYSTEM,
+    agent_messages,
+    environment_prompt,
+    examples_prompt,
+    grading_prompt,
+    question_prompt,
+)
 from analysis.methods.personagym.tables import ANSWERS, ENVIRONMENTS, EXAMPLES, GENERATIONS, GRADES, QUESTIONS
 from analysis.runs.executor import CallOutcome, Executor
 from analysis.runs.store import Store
@@ -77,6 +85,10 @@ class PersonaGymPlan(BaseModel):
     personas: list[Persona]
     environments: list[str]
     rubrics: dict[str, Rubric]
+    judge_system: str = Field(JUDGE_SYSTEM, description="The judges' system prompt, as sent: RoleScope's (the bundled "
+                                                        "rubrics or a rubrics JSON) or the one of a rubric folder "
+                                                        "(the reference's prompts/rubric_grading/sys_prompt.txt).")
+    judge_system_source: str = Field("bundled", description="Where judge_system came from (bundled, or its file).")
     questions_per_task: int = Field(10, ge=1)
     environments_per_persona: int | None = Field(
         None, ge=1, description="None = the generator picks as many relevant environments as it likes (the reference); "
@@ -315,7 +327,8 @@ class PersonaGymSession:
     async def grade(self, p: Persona, task: str, i: int, question: str, answer: str, examples: dict[str, str],
                     spec: ModelSpec, ex: Executor) -> None:
         params = spec.params | self.plan.evaluator_params | {"max_tokens": self.plan.grade_max_tokens}
-        messages = grading_prompt(p.description, question, answer, self.plan.rubrics[task], examples)
+        messages = grading_prompt(p.description, question, answer, self.plan.rubrics[task], examples,
+                                  system=self.plan.judge_system)
         out: CallOutcome = await ex.call(f"{p.id}/{task_slug(task)}/q{i}/grade/{spec.name}", ChatRequest.build(messages, params))
         row = self._base(p, self.spec.name) | {"evaluator": spec.name, "task": task, "q_index": i, "cache_key": out.cache_key,
                                                "n_examples": len(examples)}

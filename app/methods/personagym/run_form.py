@@ -51,8 +51,9 @@ def form() -> Callable[[ModelSpec], dict] | None:
     generator = state.text_input("Question generator", key="run_pg_generator", container=c[1],
                                  help="Empty: the first evaluator")
     rubrics = state.text_input("Rubrics", key="run_pg_rubrics", container=c[2],
-                               help="Empty: the bundled rubrics. A folder of rubric .txt files (e.g. your clone's "
-                                    "PersonaGym/rubrics) or a rubrics .json",
+                               help="Empty: the bundled rubrics and judge prompt (RoleScope's wording). A folder of rubric .txt "
+                                    "files (e.g. your clone's PersonaGym/rubrics: its judge prompt "
+                                    "PersonaGym/prompts/rubric_grading/sys_prompt.txt comes with it) or a rubrics .json",
                                link_filter=links.one_path(("default", "bundled")))
     if source == "bundled":  # ticked ones out of all, else a seeded sample of N
         chosen = "all" if ids else str(personas)

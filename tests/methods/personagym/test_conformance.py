@@ -13,7 +13,8 @@ repository; the rubric files compared here are the anchors' copy of its ``rubric
 - examples — ``code/run.py`` l. 88-103 ``gen_score_examples``: one user message with persona, question and rubric,
   temperature 0 (l. 99; its top_p 0 is not sent: greedy either way, and vLLM/TGI refuse top_p 0), max_tokens 3000.
 - grading — ``code/run.py`` l. 112-127 ``format_rubrics`` and l. 142-160 ``score_rubrics``: a system message (the
-  judge) then the rubric filled with ``rubric.format(persona, question, response, score_example)`` as the user
+  judge: ``prompts/rubric_grading/sys_prompt.txt``, l. 113, sent as ``system``, l. 146-147; RoleScope's wording unless
+  the reference's rubric folder is given, then that file beside it) then the rubric filled with ``rubric.format(persona, question, response, score_example)`` as the user
   message, temperature 0, max_tokens 3000, one call per evaluator (two evaluators, l. 146-147); the score is
   ``Therefore, the final score is N`` (``parse_rubric`` l. 106-110).
 
@@ -36,7 +37,7 @@ from analysis.methods.personagym import TASKS
 from analysis.methods.personagym.data import load_rubrics
 from analysis.methods.personagym.method import build_personagym_plan
 from analysis.methods.personagym.parse import parse_grade
-from analysis.methods.personagym.prompts import examples_text
+from analysis.methods.personagym.prompts import JUDGE_SYSTEM, examples_text
 from analysis.methods.personagym.session import plan_json
 from analysis import methods
 from analysis.runs import runner
@@ -46,6 +47,7 @@ from analysis.llm.client import ChatRequest
 from tests.methods.personagym.fakes import FakeClient, default_reply, stage_of
 
 ANCHOR_RUBRICS = Path("/work/shared/anchors/personagym/rubrics")
+REFERENCE_SYSTEM = ANCHOR_RUBRICS.parent / "prompts" / "rubric_grading" / "sys_prompt.txt"
 URL = "http://127.0.0.1:9/v1"
 AGENT = ModelSpec(name="agent", backend="custom", model="a", base_url=URL, api_key_env="ROLESCOPE_API_KEY")
 JUDGES = [ModelSpec(name=f"judge{i}", backend="custom", model=f"j{i}", base_url=URL, api_key_env="ROLESCOPE_API_KEY")
@@ -115,11 +117,13 @@ def test_default_requests_follow_the_reference(tmp_path: Path, fake: type[FakeCl
         assert [role for role, _ in e.messages] == ["user"] and _decoding(e) == REFERENCE_GREEDY
     for _, _, g in (c for c in calls if c[1] == "grade"):
         assert [role for role, _ in g.messages] == ["system", "user"] and _decoding(g) == REFERENCE_GREEDY
+        assert g.messages[0] == ("system", JUDGE_SYSTEM)  # the bundled rubrics: RoleScope's judge prompt
 
 
 def test_reference_rubric_files_are_sent_filled_as_written(tmp_path: Path, fake: type[FakeClient]) -> None:
     """With --rubrics PATH (the reference's rubric files) the judge's user message is ``rubric.format(...)`` of the
-    file (code/run.py l. 121), the examples those the generator wrote for that question."""
+    file (code/run.py l. 121), the examples those the generator wrote for that question, and its system message the
+    reference's ``prompts/rubric_grading/sys_prompt.txt`` as written (l. 113, 146-147), found beside ``rubrics/``."""
     store, run_id = _run(tmp_path, rubrics=ANCHOR_RUBRICS)
     store.close()
     answers = {r.messages[1][1]: r for _, r in fake.calls if stage_of(r) == "answer"}
@@ -135,6 +139,7 @@ def test_reference_rubric_files_are_sent_filled_as_written(tmp_path: Path, fake:
         task = next(t for t in TASKS if f"As a {t} probe" in question)
         raw = (ANCHOR_RUBRICS / files.get(task, f"{task}.txt")).read_text(encoding="utf-8")
         assert text == raw.format(persona=persona, question=question, response=reply, score_example=examples_text(examples))
+        assert grade.messages[0] == ("system", REFERENCE_SYSTEM.read_text(encoding="utf-8"))
 
 
 def test_reference_rubrics_parse_to_their_criteria() -> None:

@@ -12,6 +12,7 @@ from analysis.errors import InputError
 from analysis.methods.personagym import TASKS, canonical_task
 from analysis.methods.personagym.data import (
     load_environments,
+    load_judge_system,
     load_personas,
     load_rubrics,
     persona_key,
@@ -155,3 +156,39 @@ def test_rubric_files_bad_input_is_one_clear_line(tmp_path: Path) -> None:
     (folder / "Toxicity.txt").write_text(re.sub(r"Score = 3:.*\n", "", text))
     with pytest.raises(InputError, match=r"Toxicity.txt: .*criteria must describe each score 1, 2, 3, 4, 5"):
         load_rubrics(folder)
+
+
+@pytest.mark.skipif(not (ANCHORS / "rubrics").is_dir(), reason="reference data ../shared/anchors/personagym not present")
+def test_reference_rubric_folder_brings_the_reference_judge_prompt() -> None:
+    """--rubrics PATH/rubrics: the judges' system prompt is the reference's, read as written from
+    PATH/prompts/rubric_grading/sys_prompt.txt (code/run.py l. 113 reads ../prompts/rubric_grading/sys_prompt.txt beside
+    ../rubrics/<task>.txt, l. 184); the bundled rubrics and a rubrics JSON keep RoleScope's (None here)."""
+    expected = ANCHORS / "prompts" / "rubric_grading" / "sys_prompt.txt"
+    text, source = load_judge_system(ANCHORS / "rubrics")
+    assert text == expected.read_text(encoding="utf-8") and Path(source) == expected
+    assert load_judge_system("default") is None and load_judge_system("bundled") is None
+
+
+def test_rubric_folder_judge_prompt_own_file_or_one_clear_line(tmp_path: Path) -> None:
+    """A sys_prompt.txt in the rubric folder itself is used (before the reference's layout); a folder with neither is
+    an InputError naming the paths expected; an empty one is refused; a rubrics JSON has none (RoleScope's)."""
+    folder = tmp_path / "mine" / "rubrics"
+    folder.mkdir(parents=True)
+    with pytest.raises(InputError) as err:
+        load_judge_system(folder)
+    message = str(err.value)
+    assert "\n" not in message and "no judge system prompt" in message
+    assert str(tmp_path / "mine" / "prompts" / "rubric_grading" / "sys_prompt.txt") in message
+    assert str(folder / "sys_prompt.txt") in message
+    sibling = tmp_path / "mine" / "prompts" / "rubric_grading" / "sys_prompt.txt"
+    sibling.parent.mkdir(parents=True)
+    sibling.write_text("Judge B.\r\n", encoding="utf-8")
+    assert load_judge_system(folder) == ("Judge B.\n", str(sibling))
+    (folder / "sys_prompt.txt").write_text("Judge A.", encoding="utf-8")
+    assert load_judge_system(folder) == ("Judge A.", str(folder / "sys_prompt.txt"))
+    (folder / "sys_prompt.txt").write_text("  \n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"sys_prompt.txt: the judge system prompt is empty"):
+        load_judge_system(folder)
+    rubrics_json = tmp_path / "rubrics.json"
+    rubrics_json.write_text("{}", encoding="utf-8")
+    assert load_judge_system(rubrics_json) is None

@@ -23,6 +23,7 @@ from analysis.methods.personagym.metrics import (
     published_consistency,
     question_scores,
 )
+from analysis.methods.personagym.prompts import JUDGE_SYSTEM
 from analysis.methods.personagym.session import PersonaGymPlan
 from analysis.methods.personagym.tables import ANSWERS, GRADES, QUESTIONS
 from analysis.runs.store import Store
@@ -140,6 +141,9 @@ def test_run_arguments_to_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert {plan.selection_max_tokens, plan.question_max_tokens, plan.examples_max_tokens, plan.grade_max_tokens} == {77}
     assert not plan.grade_without_examples and plan.examples_retries == 2 and plan.n_calls() == 3 * (1 + 5 + 5 * 2 * (2 + 2))
     assert plan.rubrics["Toxicity Control"].source.endswith("Toxicity.txt") and plan.rubrics["Toxicity Control"].template
+    reference_system = Path("/work/shared/anchors/personagym/prompts/rubric_grading/sys_prompt.txt")
+    assert plan.judge_system == reference_system.read_text(encoding="utf-8")  # the reference's judge, from the clone
+    assert plan.judge_system_source == str(reference_system)
     json.dumps(plan_from_args(args, SPEC))
     assert "self-graded" not in capsys.readouterr().err
     lead = argparse.ArgumentParser()
@@ -158,6 +162,7 @@ def test_run_arguments_to_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str
             plan.grade_max_tokens} == {3000}
     assert plan.examples_params == {"temperature": 0.0} and plan.examples_retries == 0 and plan.grade_without_examples
     assert {r.source for r in plan.rubrics.values()} == {"bundled"} and all(r.template is None for r in plan.rubrics.values())
+    assert plan.judge_system == JUDGE_SYSTEM and plan.judge_system_source == "bundled"  # RoleScope's judge prompt
     bad = lead.parse_args(["--model", "m", "--evaluators", "openai:a,openai:a"])
     with pytest.raises(InputError, match="lists a model twice"):
         plan_from_args(bad, SPEC)
@@ -176,3 +181,42 @@ def test_an_agent_asked_nothing_is_listed_undefined(tmp_path: Path) -> None:
     assert quiet["persona_score"] is None and set(quiet["tasks"].values()) == {None}
     assert (quiet["shortfall"], quiet["n_answers"], quiet["n_graded"]) == (5, 0, 0)
     assert "gen" not in doc["models"]  # the generator is not an agent
+
+
+def _rubric_folder(folder: Path) -> Path:
+    """Five rubric files in the reference's form (RoleScope's own test text), no judge system prompt beside them."""
+    folder.mkdir(parents=True)
+    criteria = "\n".join(f"Score = {k}: criterion {k}." for k in range(1, 6))
+    for name in ("Expected Action", "Linguistic Habits", "Persona Consistency", "Toxicity", "Action Justification"):
+        (folder / f"{name}.txt").write_text(
+            f"Evaluation Task:\n{name}\n\nEvaluation Task Description:\nHow well the response fits.\n\n"
+            f"Evaluation Criteria:\n{criteria}\n-----\nPersona: {{persona}}\nQuestion: {{question}}\n"
+            f"Response: {{response}}\nExamples: {{score_example}}\nTherefore, the final score is ...\n", encoding="utf-8")
+    return folder
+
+
+def test_rubric_folder_without_judge_prompt_exits_2_in_one_line(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """``run personagym --rubrics FOLDER`` whose judge system prompt is missing (neither the reference's
+    prompts/rubric_grading/sys_prompt.txt beside it nor sys_prompt.txt in it): exit 2, one line naming the path
+    expected, no run created; with the file in the folder the plan carries it."""
+    from analysis.__main__ import main
+
+    folder = _rubric_folder(tmp_path / "clone" / "rubrics")
+    store = tmp_path / "s.db"
+    argv = ["run", "personagym", "--model", "embedded", "--personas", "1", "--questions-per-task", "1",
+            "--rubrics", str(folder), "--store", str(store), "--quiet"]
+    code = main(argv)
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "no judge system prompt" in err and str(tmp_path / "clone" / "prompts" / "rubric_grading" / "sys_prompt.txt") in err
+    if store.exists():
+        with Store(store, read_only=True) as s:
+            assert s.query_one("SELECT COUNT(*) AS n FROM runs")["n"] == 0
+    (folder / "sys_prompt.txt").write_text("You judge role-play.", encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", required=True)
+    add_flags(parser, PersonaGymOptions)
+    plan = PersonaGymPlan.model_validate(plan_from_args(parser.parse_args(
+        ["--model", "m", "--personas", "1", "--rubrics", str(folder)]), SPEC))
+    assert (plan.judge_system, plan.judge_system_source) == ("You judge role-play.", str(folder / "sys_prompt.txt"))
