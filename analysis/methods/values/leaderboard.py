@@ -250,14 +250,29 @@ def ordinal_sensitivity(table: pd.DataFrame, relevant: Sequence[str] | None = No
                         max_exhaustive: int = MAX_EXHAUSTIVE, seed: int = 0) -> tuple[float, float]:
     """(tau, MRC) of the relevant models' win-rate ranking when irrelevant models are added.
 
-    ``benchbench.measures.ordinal.get_sensitivity``: the relevant models L (default: the first
-    M//5 rows, benchbench's default) are ranked by their mean pairwise win rate (diagonal 0)
-    among L; adding any subset T of the other models re-ranks L by the mean over L ∪ T; the
-    result is the rank change (``rank_change``) of the subset with the largest tau (then MRC).
-    benchbench searches subsets with a stochastic relaxation (Bernoulli mask, Adam, torch
-    seed 0) and keeps the best subset it saw, a lower bound of this maximum; here all subsets
-    are enumerated when there are at most ``max_exhaustive`` other models, else 2**max_exhaustive
-    random subsets (seeded) are tried. NaN when fewer than 2 relevant models.
+    Reference: ``benchbench/measures/ordinal.py`` ``get_sensitivity`` (socialfoundations/benchbench),
+    called by value_stability's ``Leaderboard/data_analysis/plot_utils.py:116`` as
+    ``ordinal.get_sensitivity(data_df, cols)``, i.e. with its default split.
+
+    - Split (ordinal.py:86-87): L = ``np.arange(len(data) // 5)``, the first M//5 rows of the table *in its row
+      order* (value_stability's rows follow its hand-written ``models`` list, ``rank_models.py:8-62, 107-154``:
+      neither a score nor a name order). ``relevant=None`` does the same here: the first M//5 rows of ``table``.
+    - Formula: R = the pairwise win-rate matrix (``pairwise_win_matrix``: share of the shared columns where i is
+      strictly above j; diagonal 0). Before (ordinal.py:92-93): each l in L scores mean_{j in L} R[l, j] (diagonal
+      included, so divided by |L|); after adding T: mean_{j in L ∪ T} R[l, j] (ordinal.py:111-117). Ranks:
+      rank 1 = best, ties within 1e-8 averaged. rank_change = ((1 − Kendall tau-b)/2, max |Δrank|/(|L| − 1)).
+    - Statistic (ordinal.py:134-143): the (tau, MRC) of the subset T with the largest tau; the reference keeps
+      the first such subset its search met (its final one if that has a larger (tau, MRC)), here the one with
+      the largest MRC among them; MRC is therefore not the largest MRC over all subsets. Its search (Bernoulli
+      mask, Adam, torch seed 0) sees only some subsets, and stops without recording the one it sampled when every
+      pair of L is reversed by more than 0.01 (``appr_rank_diff`` turns into the Python float -0.01, ordinal.py:29,
+      103-104): with |L| = 2 a flip found at the first step is reported as (0, 0). Here every subset is
+      enumerated when there are at most ``max_exhaustive`` other models (then tau is the maximum, at least the
+      reference's), else 2**max_exhaustive random subsets (seeded) are tried.
+    - A ``relevant`` list that is not a prefix of the table is taken at its names (the reference indexes its
+      sub-matrix by position, ordinal.py:113, which agrees only for its default prefix split).
+
+    NaN when fewer than 2 relevant models or no complete column; only complete columns are used.
     """
     full = _complete(table)
     names = list(full.index)
@@ -322,10 +337,14 @@ class Leaderboard:
                                     for kk, vv in v.items()} for k, v in self.sensitivity.items()}}
 
 
-def default_relevant(rows: pd.DataFrame) -> list[str]:
-    """benchbench's default split for ordinal sensitivity: L = the first M//5 rows of the benchmark table, which its
-    data loaders sort by score (best first). Here: the top M//5 models by Cardinal score (``rows`` sorted so)."""
-    return [str(m) for m in rows.index[: len(rows) // 5]]
+def default_relevant(table: pd.DataFrame) -> list[str]:
+    """The reference's split for ordinal sensitivity: L = the first M//5 rows of the table in its row order.
+
+    benchbench ``measures/ordinal.py:86-87`` (``inv_indices = np.arange(len(data) // 5)``) on value_stability's
+    ``data_df``, whose rows follow the hand-written ``models`` list of ``rank_models.py:8-62`` (not sorted by score:
+    benchbench's own loaders re-rank, value_stability builds its table itself). RoleScope's table keeps the order
+    its caller gives the models (``values_leaderboard``: by model name)."""
+    return [str(m) for m in table.index[: len(table) // 5]]
 
 
 def _sensitivity_reasons(table: pd.DataFrame, relevant: Sequence[str]) -> dict[str, str | None]:
@@ -335,8 +354,8 @@ def _sensitivity_reasons(table: pd.DataFrame, relevant: Sequence[str]) -> dict[s
     cardinal = ("needs at least 2 models" if m < 2 else
                 "no column that all models have and that varies between them" if complete.shape[1] == 0
                 or not (complete.std(axis=0, ddof=1) > 1e-8).any() else None)
-    ordinal = (f"needs at least 2 relevant models: benchbench's L is the top M//5 = {len(relevant)} of {m} models "
-               "(at least 10 models)" if len(relevant) < 2 else
+    ordinal = (f"needs at least 2 relevant models: the reference's L is the first M//5 = {len(relevant)} of {m} "
+               "models in the table's order (at least 10 models)" if len(relevant) < 2 else
                "no other model to add" if len(relevant) >= m else
                "no column that all models have" if complete.shape[1] == 0 else None)
     return {"cardinal": cardinal, "ordinal": ordinal}
@@ -345,13 +364,14 @@ def _sensitivity_reasons(table: pd.DataFrame, relevant: Sequence[str]) -> dict[s
 def leaderboard(table: pd.DataFrame, *, relevant: Sequence[str] | None = None) -> Leaderboard:
     """Cardinal, Ordinal, column coverage and group means per model (sorted by Cardinal), diversity, sensitivity.
 
-    Ordinal sensitivity uses ``relevant`` as L, by default benchbench's split (``default_relevant``); a sensitivity
-    that cannot be computed is NaN with its ``reason`` (never a constant 0)."""
+    Ordinal sensitivity uses ``relevant`` as L, by default the reference's split (``default_relevant``: the first
+    M//5 rows of ``table`` in its row order, not the top by Cardinal); a sensitivity that cannot be computed is NaN
+    with its ``reason`` (never a constant 0)."""
     rows = pd.concat([cardinal_scores(table), ordinal_scores(table),
                       table.notna().sum(axis=1).rename("n_columns"), aggregate_metrics(table)], axis=1)
     rows = rows.sort_values("cardinal", ascending=False, kind="stable")
     w = kendall_w_columns(table)
-    rel = list(relevant) if relevant is not None else [m for m in default_relevant(rows) if m in set(_complete(table).index)]
+    rel = list(relevant) if relevant is not None else default_relevant(table)
     reasons = _sensitivity_reasons(table, rel)
     ct, cm = cardinal_sensitivity(table) if reasons["cardinal"] is None else (float("nan"), float("nan"))
     ot, om = ordinal_sensitivity(table, rel) if reasons["ordinal"] is None else (float("nan"), float("nan"))

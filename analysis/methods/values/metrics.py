@@ -190,8 +190,10 @@ def values_leaderboard(metrics: Mapping[str, Any]) -> dict[str, Any]:
     if not models:
         return {"rows": [], "columns": [], "kendall_w": None, "diversity": None, "sensitivity": {},
                 "failure_scoring": leaderboard.FAILURE_NOTE}
-    table = leaderboard.column_table(models)
-    doc = leaderboard.leaderboard(table).to_dict()  # ordinal sensitivity: benchbench's default split
+    # Rows by model name (as values_metrics lists them, whatever order a stored document kept): the reference's
+    # ordinal-sensitivity split takes the first M//5 rows of its table, so the row order is part of the method.
+    table = leaderboard.column_table(dict(sorted(models.items())))
+    doc = leaderboard.leaderboard(table).to_dict()  # ordinal sensitivity: L = first M//5 models by name
     for row in doc["rows"]:  # CFA fits its columns score by the failure rule (CFI 0, TLI 0, RMSEA 1, SRMR 1), of how many
         contexts = [c for c in (models[row["model"]].get("contexts") or {}).values() if c.get("stress") is not None]
         fits = [g for c in contexts for g in (c.get("cfa") or {}).values()]

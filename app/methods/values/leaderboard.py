@@ -171,9 +171,10 @@ def robustness(board: dict, n_all: int) -> None:
     st.subheader("Is the benchmark's ranking robust?")
     st.caption("Zhang & Hardt 2024 (benchbench): diversity = 1 − Kendall's W of the columns' rankings (0 = all columns agree); "
                "sensitivity = how far a model can move when columns are re-weighted (cardinal) or irrelevant models are added "
-               "(ordinal): τ = (1 − Kendall τ)/2, MRC = max rank change / (M − 1). Ordinal sensitivity uses benchbench's "
-               "default split: the relevant models L are the top M//5 by Cardinal score (benchbench's loaders sort by score), "
-               "the others may be added; it needs at least 10 models.")
+               "(ordinal): τ = (1 − Kendall τ)/2, MRC = max rank change / (M − 1). Ordinal sensitivity uses the reference's "
+               "split (benchbench's default, as value_stability calls it): the relevant models L are the first M//5 rows of "
+               "the table, which the reference lists in its own hand-written order and RoleScope by model name (not by "
+               "score); the others may be added. It needs at least 10 models.")
     sens = board.get("sensitivity") or {}
     m = st.columns(6)
     m[0].metric("Kendall's W", ui.fmt(board.get("kendall_w"), 2))

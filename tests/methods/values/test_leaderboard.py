@@ -198,16 +198,68 @@ def test_leaderboard_rows_nan_and_json() -> None:
     assert doc["sensitivity"]["cardinal"]["reason"] is None
 
 
-def test_ordinal_sensitivity_uses_benchbench_split_not_every_model() -> None:
-    """Default L = the top M//5 models by Cardinal (benchbench's loaders sort by score; get_sensitivity takes the first
-    len//5 rows). Passing every model as relevant, as the leaderboard once did, leaves nothing to add: 0 whatever the
-    data. On this seeded 10-model table adding models does move the top two."""
+# Rows in "list order" (the order the table is given), not by score: A, B, C first; P, Q, R top by Cardinal.
+SPLIT_ROWS = {"A": (3, 3, 2), "B": (2, 2, 5), "C": (1, 1, 1), "X1": (4, 4, 3), "P": (10, 10, 10), "X2": (5, 5, 4),
+              "X3": (6, 6, 3.5), "Q": (9, 9, 9), "X4": (7, 7, 4.5), "X5": (8, 8, 2.5), "R": (8.5, 8.5, 8.5),
+              "X6": (4.5, 4.5, 3.2), "X7": (5.5, 5.5, 2.2), "X8": (6.5, 6.5, 4.8), "X9": (7.5, 7.5, 3.8)}
+SPLIT = pd.DataFrame.from_dict(SPLIT_ROWS, orient="index", columns=["c1", "c2", "c3"], dtype=float)
+
+
+def test_ordinal_sensitivity_split_is_first_fifth_in_table_order() -> None:
+    """The reference's split: benchbench ``ordinal.get_sensitivity(data_df, cols)`` (value_stability
+    ``plot_utils.py:116``) takes L = ``np.arange(len(data) // 5)`` (ordinal.py:87), the first M//5 rows of the table
+    as given (value_stability's rows follow its ``models`` list), not the top M//5 by Cardinal.
+
+    15 models, L = 3. First three rows A, B, C: A beats B in c1, c2 (2/3), both beat C everywhere, so before
+    adding, A = (2/3 + 1)/3 > B = (1/3 + 1)/3 > C = 0. Every X beats A and B in c1, c2, loses to B and beats A in
+    c3 and beats C everywhere: each X adds 1/3 to B's sum and 0 to A's and C's, so with two X's B passes A
+    (ranks (2, 1, 3) vs (1, 2, 3): Kendall tau-b 1/3, tau = 1/3, MRC = 1/2); C can never move. The top three by
+    Cardinal, P > Q > R, beat each other and everyone in every column: nothing can move them, (0, 0).
+    benchbench's own function (fetched source, torch 2.14, scratch venv) printed (0.3333333333333333, 0.5) on this
+    table in this row order and (0, 0) on it sorted by Cardinal.
+    """
+    board = lb.leaderboard(SPLIT)
+    ordinal = board.sensitivity["ordinal"]
+    assert list(board.rows.index[:3]) == ["P", "Q", "R"]
+    assert ordinal["relevant"] == ["A", "B", "C"] == lb.default_relevant(SPLIT) and ordinal["reason"] is None
+    assert (ordinal["tau"], ordinal["mrc"]) == pytest.approx((1 / 3, 1 / 2), abs=1e-12)
+    assert lb.ordinal_sensitivity(SPLIT) == pytest.approx((1 / 3, 1 / 2), abs=1e-12)  # default L: same split
+    assert lb.ordinal_sensitivity(SPLIT, ["P", "Q", "R"]) == (0.0, 0.0)  # the top-by-Cardinal reading
+    by_cardinal = SPLIT.loc[list(board.rows.index)]  # the same models given in Cardinal order: L = P, Q, R
+    assert lb.leaderboard(by_cardinal).sensitivity["ordinal"]["relevant"] == ["P", "Q", "R"]
+    assert lb.ordinal_sensitivity(by_cardinal) == (0.0, 0.0)
+
+
+def test_ordinal_sensitivity_not_the_references_early_stop() -> None:
+    """|L| = 2 (10 models: A, B first, X's as above, P, Q on top). Two X's flip A and B: tau = 1, MRC = 1.
+    benchbench returns (0, 0) here: its first sampled subset (torch seed 0) already flips them by more than 0.01,
+    ``appr_rank_diff`` becomes the float -0.01, the loop breaks before recording it (ordinal.py:29, 103-104), and the
+    untrained mask (sigmoid(0) = 0.5, not > 0.5) selects L alone. Enumeration reports the flip."""
+    t = SPLIT.loc[["A", "B", "X1", "P", "X2", "X3", "Q", "X4", "X5", "X6"]]
+    board = lb.leaderboard(t)
+    assert board.sensitivity["ordinal"]["relevant"] == ["A", "B"]
+    assert lb.ordinal_sensitivity(t) == pytest.approx((1.0, 1.0), abs=1e-12)
+
+
+def test_ordinal_sensitivity_uses_reference_split_not_every_model() -> None:
+    """Default L = the first M//5 rows (here m0, m1), matching the brute force. Passing every model as relevant, as
+    the leaderboard once did, leaves nothing to add: 0 whatever the data."""
     rng = np.random.default_rng(2)
     t = pd.DataFrame(rng.uniform(size=(10, 6)), index=[f"m{i}" for i in range(10)], columns=[f"RO:c{i}|d" for i in range(6)])
     board = lb.leaderboard(t)
-    top2 = list(board.rows.index[:2])
     ordinal = board.sensitivity["ordinal"]
-    assert ordinal["relevant"] == top2 and ordinal["reason"] is None
-    expected = _brute_ordinal(t, top2)
-    assert (ordinal["tau"], ordinal["mrc"]) == pytest.approx(expected, abs=1e-12) and expected[1] > 0
+    assert ordinal["relevant"] == ["m0", "m1"] and ordinal["reason"] is None
+    expected = _brute_ordinal(t, ["m0", "m1"])
+    assert (ordinal["tau"], ordinal["mrc"]) == pytest.approx(expected, abs=1e-12)
     assert lb.ordinal_sensitivity(t, list(t.index)) == (0.0, 0.0)  # the old constant
+
+
+def test_values_leaderboard_orders_rows_by_model_name() -> None:
+    """The split depends on the row order, so the leaderboard document builds its table by model name, whatever
+    order the metrics document kept."""
+    from analysis.methods.values import metrics
+
+    models = {name: {"pairwise_rank_order": {"a|b": float(v)}} for name, v in
+              zip(["m9", "m3", "m0", "m7", "m1", "m5", "m2", "m8", "m4", "m6"], range(10))}
+    doc = metrics.values_leaderboard({"models": models})
+    assert doc["sensitivity"]["ordinal"]["relevant"] == ["m0", "m1"]
