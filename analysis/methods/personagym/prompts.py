@@ -1,7 +1,8 @@
 """The prompts of the PersonaGym stages (RoleScope's wording, after the paper's Appendix A).
 
 The structure (roles, message count and order, decoding) is the reference's (github vsamuel2003/PersonaGym,
-``code/run.py``, ``code/utils.py``); the wording is RoleScope's, except a rubric loaded from the user's copy of the
+``code/run.py``, ``code/utils.py``); the wording is RoleScope's, except the persona prompt (the reference's own) and a
+rubric loaded from the user's copy of the
 reference's ``rubrics/*.txt`` (``--rubrics PATH``), which is sent as written, with the judge's system prompt of that
 clone (``prompts/rubric_grading/sys_prompt.txt``; ``data.load_judge_system``) in place of ``JUDGE_SYSTEM``. Every prompt asks for an output the parsers in ``analysis.methods.personagym.parse`` read: a JSON list
 (environments, questions), "Score k: ..." lines (score examples), and a last sentence "Therefore,
@@ -14,10 +15,10 @@ from __future__ import annotations
 from analysis.methods.personagym import SCORES
 from analysis.methods.personagym.data import Rubric
 
-AGENT_SYSTEM = (
-    "You are {persona}. Answer every question as this person would: from their point of view, in their own "
-    "voice, with their knowledge, experience and opinions. Stay in this role."
-)
+#: The reference's persona prompt, word for word (``code/utils.py``: ``persona_prompt``); its personas are noun phrases
+#: ("A 71-year-old retired nurse from Italy, ..."), which "Adopt the identity of" takes as written.
+AGENT_SYSTEM = ("Adopt the identity of {persona}. Answer the questions while staying in strict accordance with the nature "
+                "of this identity.")
 
 JUDGE_SYSTEM = (
     "You are a careful judge of role-play. You grade how well a response fits a given persona on one evaluation "

@@ -166,3 +166,15 @@ def test_grades_read_as_the_reference_reads_them(reply: str, reference: int) -> 
     assert (int(m.group(1)) if m else 0) == reference
     grade = parse_grade(reply)
     assert (grade.score if grade.valid else 0) == reference and (grade.valid == (reference != 0))
+
+
+def test_the_agent_gets_the_reference_persona_prompt() -> None:
+    """The persona agent's system message is the reference's, word for word (vsamuel2003/PersonaGym
+    ``code/utils.py``: ``persona_prompt``), then the question alone as the user's message."""
+    from analysis.methods.personagym.prompts import agent_messages
+
+    persona = "A 71-year-old retired nurse from Italy"
+    assert agent_messages(persona, "What do you miss?") == [
+        {"role": "system", "content": f"Adopt the identity of {persona}. Answer the questions while staying in strict "
+                                      "accordance with the nature of this identity."},
+        {"role": "user", "content": "What do you miss?"}]
