@@ -116,14 +116,31 @@ N_CONTEXTS = 9  # PVQ: no_conv, 5 chunks, chess, grammar; SVS: no_conv
 N_PERSONAS = 50
 
 
+#: The protocol the published leaderboard's numbers come from (the campaign's defaults): a campaign run otherwise is
+#: another experiment, whatever its name.
+LEADERBOARD_PROTOCOL: dict[str, Any] = {
+    "answer_mode": "cot", "messages": 3, "structure": "reference", "persona_prompt": "reference", "system_role": True,
+    "svs_order": "sequential", "samples": 1, "conversation_temperature": 0.7, "answer_temperature": 0.0,
+    "conversation_max_tokens": 100,
+}
+
+
+def _protocol_differences(sig: dict[str, Any]) -> list[str]:
+    return [f"{k} {sig[k]!r} (the leaderboard's: {v!r})" if k in sig else f"{k} not recorded (an older run)"
+            for k, v in LEADERBOARD_PROTOCOL.items() if k not in sig or sig[k] != v]
+
+
 def off_protocol(model_doc: dict[str, Any]) -> str | None:
     """Why a model's values results (one ``metrics values`` model document) cannot stand beside the published
-    leaderboard's numbers, or None when they can: its configuration must be a leaderboard campaign (or imported
-    reference results) covering the nine evaluations on the 50 personas."""
+    leaderboard's numbers, or None when they can: its configuration must be a leaderboard campaign run on the
+    leaderboard's protocol (``LEADERBOARD_PROTOCOL``: its whole signature, not the campaign's name), or imported
+    reference results, covering the nine evaluations on the 50 personas."""
     used = next((c for c in model_doc.get("configurations") or [] if c.get("used")), {})
     sig = used.get("signature") or {}
     if not (sig.get("imported") or sig.get("campaign") == LEADERBOARD):
         return "not run as the leaderboard campaign (run values --campaign leaderboard)"
+    if not sig.get("imported") and (differences := _protocol_differences(sig)):
+        return "off the leaderboard's protocol: " + "; ".join(differences)
     n_ctx = len(model_doc.get("contexts") or {})
     if n_ctx != N_CONTEXTS:
         return f"{n_ctx} of the {N_CONTEXTS} evaluations"

@@ -86,8 +86,16 @@ def test_off_protocol_says_why() -> None:
         return {"configurations": [{"used": True, "signature": sig}], "contexts": {f"c{i}": {} for i in range(contexts)},
                 "n_personas": personas}
 
-    campaign = {"campaign": "leaderboard"}
+    from analysis.methods.values.campaign import LEADERBOARD_PROTOCOL
+
+    campaign = {"campaign": "leaderboard", **LEADERBOARD_PROTOCOL}
     assert off_protocol(doc(campaign, 9, 50)) is None
+    # a campaign by name run with logprob answers, the in-character prompt or the old structure is another experiment
+    assert off_protocol(doc(campaign | {"answer_mode": "logprob", "persona_prompt": "in-character"}, 9, 50)) == (
+        "off the leaderboard's protocol: answer_mode 'logprob' (the leaderboard's: 'cot'); persona_prompt "
+        "'in-character' (the leaderboard's: 'reference')")
+    old = {k: v for k, v in campaign.items() if k != "structure"}
+    assert off_protocol(doc(old, 9, 50)) == "off the leaderboard's protocol: structure not recorded (an older run)"
     assert off_protocol(doc({"imported": True, "source": "x"}, 9, 50)) is None
     assert off_protocol(doc({}, 9, 50)).startswith("not run as the leaderboard campaign")
     assert off_protocol(doc(campaign, 8, 50)) == "8 of the 9 evaluations"
