@@ -40,7 +40,7 @@ def plan_from_args(args: argparse.Namespace | MbtiOptions, spec: ModelSpec) -> d
 def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool) -> int:
     """``import chatgpt-mbti PATH...``: every file parsed before the store is opened (a refused import changes
     nothing); one line per run on stderr; ``--json``: the run ids."""
-    from analysis.methods.mbti.importer import parse_files, store_parsed
+    from analysis.methods.mbti.importer import import_notes, parse_files, store_parsed
     from analysis.runs.store import Store
 
     parsed = parse_files(paths)
@@ -48,6 +48,8 @@ def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool
         run_ids = store_parsed(store, parsed)
     for run_id in run_ids:
         print(f"imported {run_id}", file=sys.stderr)
+    for note in import_notes(parsed):
+        print(f"note: {note}", file=sys.stderr)
     if as_json:
         print(json.dumps({"run_ids": run_ids}))
     return 0

@@ -46,6 +46,11 @@ from analysis.methods.mbti.statements import CHATGPT_MBTI_KEY, signed_key
 from analysis.runs.store import Store
 
 SOURCE = "Kali-Hac/ChatGPT-MBTI"
+#: Folders whose answers the reference asked without the conversation history (its ``Query_GPT.py`` sends each
+#: statement alone), where the paper's protocol and RoleScope's runs keep the previous questions and answers.
+NO_HISTORY = frozenset({"GPT4", "InstructGPT"})
+NO_HISTORY_NOTE = ("asked without conversation history (the reference's Query_GPT.py sends each statement alone); "
+                   "RoleScope's runs and the ChatGPT files keep the previous questions and answers")
 N_ITEMS = 60
 _NUMBER = re.compile(r"\s*(\d{1,3})\s*[.)]\s*")
 
@@ -171,6 +176,8 @@ def parse_answer_file(path: Path, content: bytes) -> ParsedFile:
         "encoding": encoding, "subjects": [s for s, _, _ in subjects], "key": "chatgpt-mbti", "order_mode": order_mode,
         "answer_mode": "text", "testings": 1, "summary": {"answers": len(rows), "invalid": invalid},
     }
+    if path.resolve().parent.name in NO_HISTORY:
+        plan |= {"history": 0, "note": NO_HISTORY_NOTE}
     return ParsedFile(path, run_id, model, model_spec, plan, rows)
 
 
@@ -188,6 +195,11 @@ def store_parsed(store: Store, parsed: Sequence[ParsedFile]) -> list[str]:
     for p in parsed:
         store.import_run(p.run_id, "mbti", p.model, p.model_spec, p.plan, {ANSWERS.name: p.rows})
     return [p.run_id for p in parsed]
+
+
+def import_notes(parsed: Sequence[ParsedFile]) -> list[str]:
+    """One line per imported file whose plan carries a note (answers asked without history)."""
+    return [f"{p.path.name} ({p.model}): {p.plan['note']}" for p in parsed if p.plan.get("note")]
 
 
 def import_files(store: Store, paths: Sequence[str | Path]) -> list[str]:

@@ -26,6 +26,7 @@ def tabs() -> list[tuple[str, Callable[[], None]]]:
 
 def import_answers(store: Any, paths: list[Path]) -> tuple[bool, list[str]]:
     """ChatGPT-MBTI answer CSVs (the folder names the model)."""
-    from analysis.methods.mbti.importer import import_files
+    from analysis.methods.mbti.importer import import_notes, parse_files, store_parsed
 
-    return True, [f"imported run {r}" for r in import_files(store, paths)]
+    parsed = parse_files(paths)
+    return True, [f"imported run {r}" for r in store_parsed(store, parsed)] + [f"note: {n}" for n in import_notes(parsed)]

@@ -183,3 +183,29 @@ def test_duplicate_item_is_refused(tmp_path: Path) -> None:
     path = write_csv(tmp_path / "ChatGPT" / "dup.csv", ["men"], rows)
     with pytest.raises(InputError, match=r"dup\.csv: line 3: item 1 appears twice"):
         parse_answer_file(path, path.read_bytes())
+
+
+def test_gpt4_and_instructgpt_files_are_noted_as_asked_without_history() -> None:
+    """The reference asked GPT-4 and InstructGPT each statement alone (Query_GPT.py): their imported runs say so in the
+    plan (history 0) and the import prints the note; the ChatGPT files carry none."""
+    from analysis.methods.mbti.importer import import_notes, parse_files
+
+    anchors = Path(__file__).resolve().parents[4] / "shared" / "anchors" / "chatgpt_mbti"
+    if not anchors.is_dir():
+        pytest.skip("../shared/anchors/chatgpt_mbti not present")
+    gpt4 = parse_files([anchors / "GPT4" / "answer_people_men_women.csv"])
+    chatgpt = parse_files([anchors / "ChatGPT" / "answer_people_men_women.csv"])
+    assert gpt4[0].plan["history"] == 0 and "without conversation history" in gpt4[0].plan["note"]
+    assert "note" not in chatgpt[0].plan and import_notes(chatgpt) == []
+
+
+def test_import_prints_the_history_note(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from analysis.__main__ import main
+
+    anchors = Path(__file__).resolve().parents[4] / "shared" / "anchors" / "chatgpt_mbti"
+    if not anchors.is_dir():
+        pytest.skip("../shared/anchors/chatgpt_mbti not present")
+    code = main(["import", "chatgpt-mbti", str(anchors / "InstructGPT" / "answer_people_men_women.csv"),
+                 "--store", str(tmp_path / "s.db")])
+    err = capsys.readouterr().err
+    assert code == 0 and "note: answer_people_men_women.csv (InstructGPT): asked without conversation history" in err
