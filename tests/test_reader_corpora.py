@@ -42,3 +42,15 @@ def test_shipped_figures_are_todays() -> None:
     shipped = json.loads(MEASURES_FILE.read_text(encoding="utf-8"))["readers"]
     assert shipped == {kind: m.summary() for kind, m in measure_all().items()}, (
         "data/readers/measured.json is stale: run .venv/bin/python bench/bench_parsers.py --write")
+
+
+def test_the_readme_shows_the_shipped_figures() -> None:
+    """The README's table of readers is the shipped measurement (regenerate both after a reader or corpus changes)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    shipped = json.loads(MEASURES_FILE.read_text(encoding="utf-8"))["readers"]
+    for kind, m in shipped.items():
+        row = (f"| `{kind}` | {m['n']} | {m['answerable']} | {m['read_right']} | {m['wrong']} | {m['missed']} | "
+               f"{m['rightly_invalid']} of {m['n'] - m['answerable']} |")
+        assert row in readme, f"README.md lacks the current row for {kind}: {row}"

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 AnswerMode = Literal["logprob", "text"]
-#: A chain-of-thought reply ends with this marker and its answer (reference ``models/vllmmodel.py``).
-ANSWER_MARKER = re.compile(r"\banswer\s*:", re.IGNORECASE)
+#: A chain-of-thought reply ends with this marker and its answer, matched as the reference does: the literal, case
+#: sensitive "Answer:" (``models/vllmmodel.py``: ``"Answer:" in generation``, ``generation.count("Answer:")``).
+ANSWER_MARKER = re.compile(r"Answer:")
 #: Characters read after the marker: 10 tokens at ~4 characters each, as the reference crops it.
 AFTER_MARKER_CHARS = 40
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

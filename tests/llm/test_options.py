@@ -250,7 +250,6 @@ COT_LABELS = ["Not like me at all", "Not like me", "A little like me", "Somewhat
 @pytest.mark.parametrize(("reply", "expected"), [
     ("The person values tradition, and so do I.\nAnswer: (E)", 4),
     ("Step 1: ... Step 2: I am ambitious.\n\n**Answer:** (B)", 1),
-    ("I think about it.\nanswer: (A) Not like me at all", 0),
 ])
 def test_after_marker_reads_the_answer(reply: str, expected: int) -> None:
     assert parse_after_marker(reply, COT_LABELS).index == expected
@@ -258,6 +257,7 @@ def test_after_marker_reads_the_answer(reply: str, expected: int) -> None:
 
 @pytest.mark.parametrize(("reply", "reason"), [
     ("I would pick (C) because it fits.", 'no "Answer:" marker'),
+    ("I think about it.\nanswer: (A) Not like me at all", 'no "Answer:" marker'),  # case sensitive, as the reference
     ("Answer: (C)\nOn reflection, Answer: (D)", '2 "Answer:" markers'),
     ("Answer: I cannot say " + "x" * 60 + " (C)", "after the marker: no option letter or label found"),
     ("", "empty reply"),

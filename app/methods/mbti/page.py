@@ -73,7 +73,9 @@ st.subheader(f"Dimension scores — {subject}")
 st.caption("Score X ∈ [0, 100] per dimension: 50 + 50·Σ(direction × option weight)/(3n) over the valid answers "
            "(Correct +3 … Wrong −3); bars start at 50 and point to the pole the subject leans to; "
            "whiskers = ±1 SD over testings. Grey band: where a subject's score falls when every answer is random "
-           "(same statements, testings and invalid answers) — a bar inside it leans no further than chance.")
+           "(same statements, testings and invalid answers) — a bar inside it leans no further than chance. These "
+           "scores are RoleScope's linear key, not the 16personalities site's scores the paper reports: types are "
+           "comparable with the paper, score values are not.")
 ui.plot(mbti_charts.mbti_subject(ref, model, subject), key="dims")
 
 with st.expander(f"All {len(subjects)} subjects of this model"):
