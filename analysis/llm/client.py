@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     import openai
 
 # Generation parameters that are part of the request (and therefore of the cache key).
-REQUEST_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "logprobs", "top_logprobs", "stop", "presence_penalty", "frequency_penalty")
+REQUEST_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "logprobs", "top_logprobs", "stop", "presence_penalty",
+                  "frequency_penalty", "response_format")
 # Server-specific knobs sent in the body as extra fields (llama.cpp: cache_prompt = prefix reuse; top_k, which
 # OpenAI's API rejects: a method sends it only to backends that accept it).
 EXTRA_PARAMS = ("cache_prompt", "top_k")
@@ -313,6 +314,8 @@ class LLMClient:
 
     async def complete(self, request: ChatRequest) -> ChatReply:
         params = request.param_dict
+        if isinstance(params.get("response_format"), str):  # stored as JSON text (analysis.llm.structured)
+            params["response_format"] = json.loads(params["response_format"])
         if params.get("top_logprobs"):
             params["top_logprobs"] = min(int(params["top_logprobs"]), self.spec.max_top_logprobs)
             params["logprobs"] = True

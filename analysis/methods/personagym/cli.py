@@ -81,7 +81,7 @@ def plan_from_args(args: argparse.Namespace | PersonaGymOptions, spec: ModelSpec
         environments=args.environments, rubrics=args.rubrics, seed=args.seed, max_retries=args.max_retries,
         answer_max_tokens=args.max_tokens, grade_without_examples=not args.skip_incomplete_examples,
         examples_retries=args.examples_retries, params=params or None, persona_ids=args.persona_ids,
-        limit_personas=args.limit_personas,
+        limit_personas=args.limit_personas, answer_format=args.answer_format,
         **{f"{call}_max_tokens": args.call_max_tokens for call in ("selection", "question", "examples", "grade")},
     )
     roles = self_graded_roles(plan_json(plan), spec.public_dict())

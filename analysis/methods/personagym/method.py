@@ -52,6 +52,7 @@ def build_personagym_plan(
     params: dict[str, Any] | None = None,
     persona_ids: list[str] | None = None,
     limit_personas: int | None = None,
+    answer_format: str = "text",
     **limits: int,
 ) -> PersonaGymPlan:
     """Resolve every source now, so the stored plan is self-contained.
@@ -113,7 +114,7 @@ def build_personagym_plan(
         generator=generator_spec.public_dict() if generator_spec and generator_spec != spec else None,
         evaluators=[e.public_dict() for e in evaluator_specs], agent_params=AGENT_PARAMS | (params or {}),
         answer_max_tokens=answer_max_tokens, grade_without_examples=grade_without_examples,
-        examples_retries=examples_retries,
+        examples_retries=examples_retries, answer_format=answer_format,
         **({"judge_system": judge[0], "judge_system_source": judge[1]} if judge else {}), **limits,
     )
 

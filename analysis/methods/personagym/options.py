@@ -4,6 +4,8 @@ reference's; the default materials (environments, personas, rubrics, judge promp
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pathlib import Path
 
 from analysis.cli_types import csv_list, non_negative_float, non_negative_int, positive_int, probability
@@ -49,6 +51,9 @@ class PersonaGymOptions(Options):
     max_tokens: int = option(
         3000, "length limit of the agent's answers (default 3000, the reference's); answers that hit it are flagged and "
               "counted", parse=positive_int, ge=1)
+    answer_format: Literal["text", "json"] = option(
+        "text", "json: each grade as a JSON object {reasoning, score} the endpoint constrains to a JSON schema (OpenAI "
+                "response_format, vLLM guided decoding, llama.cpp); text: the paper's 'final score is N' (default)")
     call_max_tokens: int = option(
         3000, "length limit of the selection, question, examples and grading calls (default 3000, the reference's)",
         parse=positive_int, ge=1)

@@ -19,7 +19,7 @@
   per score 1-5, each at least 3 letters long (a single character is never an example); a score
   given twice keeps its last non-placeholder text (models sometimes echo the format first). Valid
   only when all five scores have an example.
-- ``parse_grade``: the last "final score is N" (also "final score: N", "N/5", "N out of 5", the
+- ``parse_grade``: a JSON object's "score" (``--answer-format json``), else the last "final score is N" (also "final score: N", "N/5", "N out of 5", the
   words one..five, markdown; in "the final score is one that ... 3" or "one of the highest I can
   give: 5" the score is the later number, "one" being a pronoun); else "Score: N" lines anywhere
   ("**Score: 5**" first, then the explanation), all agreeing; else scores given in sentences ("I would
@@ -42,6 +42,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from analysis.llm.json_reply import extract_json
 from analysis.methods.personagym import SCORES
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*|```")
@@ -439,12 +440,27 @@ def _agreeing(found: list[tuple[str, str | None]], what: str) -> tuple[str, str 
     return token, scale, None
 
 
+def _json_grade(text: str) -> tuple[str, str | None, str | None] | Grade | None:
+    """A JSON reply's score (``{"reasoning": ..., "score": 4}``, ``--answer-format json``); None when the reply holds no
+    JSON object with a score."""
+    obj = extract_json(text or "")
+    if not isinstance(obj, dict):
+        return None
+    value = next((v for k, v in obj.items() if str(k).lower() in ("score", "final_score", "grade", "rating")), None)
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return str(value), None, None
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:/\s*(\d+))?\s*", str(value))
+    return (m.group(1), m.group(2), None) if m else Grade(None, f"final score '{value}' is not a number")
+
+
 def parse_grade(text: str) -> Grade:
     """The evaluator's final score in [1, 5], or invalid with a reason (see module docstring). Read in order: the last
     "final score is N" sentence; else "Score: N" lines (all agreeing); else scores given in sentences ("I would rate
     this 4 out of 5", "deserves a score of 4", "4/5"; all agreeing); else a reply or last line that is a number alone."""
     clean = re.sub(r"[*_`#]", "", text or "").replace("：", ":")
-    found: tuple[str, str | None, str | None] | Grade | None = _final(clean)
+    found: tuple[str, str | None, str | None] | Grade | None = _json_grade(text) or _final(clean)
     if found is None:
         found = _agreeing([(m.group(1), m.group(2)) for m in _SCORE_LINE.finditer(clean)], "the 'Score:' lines")
     if found is None:

@@ -12,6 +12,7 @@ question alone as the user message.
 
 from __future__ import annotations
 
+from analysis.llm.structured import TEXT, obj, whole
 from analysis.methods.personagym import SCORES
 from analysis.methods.personagym.data import Rubric
 
@@ -100,21 +101,30 @@ def fill_template(template: str, persona: str, question: str, response: str, exa
     return template
 
 
+#: ``--answer-format json``: the grade as a JSON object (``GRADE_SCHEMA``), asked for instead of the final sentence.
+JSON_GRADE = ('Reply with one JSON object only: {"reasoning": "<your reasoning, a few sentences>", "score": N} where N '
+              "is a whole number from 1 to 5.")
+GRADE_SCHEMA = obj({"reasoning": TEXT, "score": whole(1, 5)})
+
+
 def grading_prompt(persona: str, question: str, response: str, rubric: Rubric, examples: dict[str, str],
-                   system: str = JUDGE_SYSTEM) -> list[dict[str, str]]:
+                   system: str = JUDGE_SYSTEM, answer_format: str = "text") -> list[dict[str, str]]:
     """The judge's system prompt (``system``: the plan's ``judge_system``), then the filled-in rubric for one response:
     task, criteria, score examples, persona, question, response.
 
     A rubric loaded from a rubric file (``rubric.template``, e.g. the reference's ``rubrics/*.txt``) is sent as that
     file's text with its fields filled; the bundled rubrics use RoleScope's wording below."""
     if rubric.template is not None:
+        filled = fill_template(rubric.template, persona, question, response, examples)
         return [{"role": "system", "content": system},
-                {"role": "user", "content": fill_template(rubric.template, persona, question, response, examples)}]
+                {"role": "user", "content": f"{filled}\n\n{JSON_GRADE}" if answer_format == "json" else filled}]
+    ending = ("Explain your reasoning, then " + JSON_GRADE[0].lower() + JSON_GRADE[1:] if answer_format == "json" else
+              'Explain your reasoning in a few sentences, then end with the sentence "Therefore, the final score is '
+              'N." where N is a whole number from 1 to 5.')
     text = (
         "Grade one response given by someone playing a persona, on one evaluation task. Read the task and the scoring "
         "criteria, compare the response with the example response given for each score, and choose the score whose "
-        "example it resembles most, using the criteria to decide. Explain your reasoning in a few sentences, then end "
-        'with the sentence "Therefore, the final score is N." where N is a whole number from 1 to 5.\n\n'
+        f"example it resembles most, using the criteria to decide. {ending}\n\n"
         f"Evaluation task: {rubric.title}\nWhat it judges: {rubric.description}\n\n"
         f"Scoring criteria:\n{criteria_text(rubric)}\n\n"
         f"Example responses for this persona and question:\n{examples_text(examples)}\n\n"

@@ -40,7 +40,9 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_serializer
+
+from analysis.llm.structured import response_format
 
 from analysis.llm.client import ChatRequest
 from analysis.llm.specs import ModelSpec
@@ -60,6 +62,7 @@ from analysis.methods.personagym.prompts import (
     agent_messages,
     environment_prompt,
     examples_prompt,
+    GRADE_SCHEMA,
     grading_prompt,
     question_prompt,
 )
@@ -89,6 +92,10 @@ class PersonaGymPlan(BaseModel):
                                                         "rubrics or a rubrics JSON) or the one of a rubric folder "
                                                         "(the reference's prompts/rubric_grading/sys_prompt.txt).")
     judge_system_source: str = Field("bundled", description="Where judge_system came from (bundled, or its file).")
+    answer_format: Literal["text", "json"] = Field(
+        "text", description="json: each grade as a JSON object {reasoning, score} constrained by a JSON schema; text: "
+                            "'Therefore, the final score is N.' Left out of the stored plan when text (plans stored "
+                            "before the choice existed stay the same configuration).")
     questions_per_task: int = Field(10, ge=1)
     environments_per_persona: int | None = Field(
         None, ge=1, description="None = the generator picks as many relevant environments as it likes (the reference); "
@@ -113,6 +120,13 @@ class PersonaGymPlan(BaseModel):
         True, description="Grade a question whose score examples stayed incomplete with the examples that parsed and "
                           "the rubric's criteria (marked by the grade's n_examples < 5), as the reference grades every "
                           "question; False = leave it ungraded.")
+
+    @model_serializer(mode="wrap")
+    def _text_format_unstated(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("answer_format") == "text":
+            del data["answer_format"]
+        return data
 
     def n_evaluators(self) -> int:
         return max(1, len(self.evaluators))
@@ -327,8 +341,10 @@ class PersonaGymSession:
     async def grade(self, p: Persona, task: str, i: int, question: str, answer: str, examples: dict[str, str],
                     spec: ModelSpec, ex: Executor) -> None:
         params = spec.params | self.plan.evaluator_params | {"max_tokens": self.plan.grade_max_tokens}
+        if self.plan.answer_format == "json":
+            params |= {"response_format": response_format("personagym_grade", GRADE_SCHEMA)}
         messages = grading_prompt(p.description, question, answer, self.plan.rubrics[task], examples,
-                                  system=self.plan.judge_system)
+                                  system=self.plan.judge_system, answer_format=self.plan.answer_format)
         out: CallOutcome = await ex.call(f"{p.id}/{task_slug(task)}/q{i}/grade/{spec.name}", ChatRequest.build(messages, params))
         row = self._base(p, self.spec.name) | {"evaluator": spec.name, "task": task, "q_index": i, "cache_key": out.cache_key,
                                                "n_examples": len(examples)}

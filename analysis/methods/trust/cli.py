@@ -120,6 +120,7 @@ def plan_from_args(args: argparse.Namespace | TrustOptions, spec: ModelSpec) -> 
         limit_personas=args.limit_personas, persona_ids=args.persona_ids, attributes=args.attributes,
         attribute_set=args.attribute_set, seed=args.seed,
         play_knows_archetype=args.play_knows_archetype, forecast=args.forecast, answer=args.answer, max_tokens=tokens, prefix_reuse=args.prefix_reuse,
+        answer_format=args.answer_format,
         params={"temperature": args.temperature} if args.temperature is not None else None,
     )
     return plan.model_dump()

@@ -26,6 +26,7 @@ from analysis.llm.client import ChatRequest
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor, run_units
 from analysis.runs.store import Store
+from analysis.methods.trust import schemas
 from analysis.methods.trust.game import RoundOutcome, play_round
 from analysis.methods.trust.parse import extract_amount, parse_forecast, parse_round_forecast, thought_of
 from analysis.methods.trust.personas import Persona
@@ -52,7 +53,9 @@ class IndividualSession:
         """The forecast call; stores its row; the sends of rounds 1..R when valid."""
         plan = self.plan
         messages = forecast_messages(persona.description, plan.endowment, plan.rounds, k)
-        request = ChatRequest.build(messages, self.plan.request_params("forecast", self.spec.backend), sample=k)
+        structured = schemas.schema_param(plan.answer_format, schemas.forecast_upfront, plan.rounds, plan.endowment)
+        request = ChatRequest.build(messages, self.plan.request_params("forecast", self.spec.backend) | structured,
+                                    sample=k)
         out = await self.ex.call(f"individual/{persona.id}/T{k}/forecast", request)
         row = self._base(persona, k) | {"rounds": plan.rounds, "cache_key": out.cache_key}
         if not out.ok:
@@ -68,7 +71,9 @@ class IndividualSession:
         """The per-round forecast call of round ``t``: its columns of the round row (forecast, explanation, validity)."""
         plan = self.plan
         messages = round_forecast_messages(persona.description, plan.endowment, plan.rounds, t, k)
-        request = ChatRequest.build(messages, self.plan.request_params("forecast", self.spec.backend), sample=k)
+        structured = schemas.schema_param(plan.answer_format, schemas.forecast_round, plan.endowment)
+        request = ChatRequest.build(messages, self.plan.request_params("forecast", self.spec.backend) | structured,
+                                    sample=k)
         out = await self.ex.call(f"individual/{persona.id}/T{k}/forecast{t}", request)
         if not out.ok:
             return {"forecast": None, "forecast_valid": 0, "forecast_reason": f"call failed: {out.error}",
@@ -89,8 +94,10 @@ class IndividualSession:
             forecast = (await self.round_forecast(persona, k, t) if per_round
                         else {"forecast": sends[t - 1] if sends else None})
             messages = round_messages(persona.description, plan.endowment, plan.rounds, t, history,
-                                      k if plan.play_knows_archetype else None)
-            request = ChatRequest.build(messages, self.plan.request_params("round", self.spec.backend), sample=k)
+                                      k if plan.play_knows_archetype else None, plan.answer_format)
+            structured = schemas.schema_param(plan.answer_format, schemas.round_play, plan.endowment)
+            request = ChatRequest.build(messages, self.plan.request_params("round", self.spec.backend) | structured,
+                                        sample=k)
             out = await self.ex.call(f"individual/{persona.id}/T{k}/round{t}", request)
             row = self._base(persona, k) | {"round": t, **forecast, "cache_key": out.cache_key}
             if not out.ok:

@@ -104,6 +104,7 @@ def build_trust_plan(
     play_knows_archetype: bool = False,
     forecast: str = "per_round",
     answer: str = "reasoned",
+    answer_format: str = "text",
     max_tokens: dict[str, int] | None = None,
     params: dict[str, Any] | None = None,
     prefix_reuse: bool = False,
@@ -119,6 +120,10 @@ def build_trust_plan(
         raise InputError("--endowment must be >= 1")
     if answer not in ("reasoned", "numeric"):
         raise InputError(f"--answer '{answer}': use reasoned or numeric")
+    if answer_format not in ("text", "json"):
+        raise InputError(f"--answer-format '{answer_format}': use text or json")
+    if answer_format == "json" and answer == "numeric":
+        raise InputError("--answer numeric asks for a bare number; with --answer-format json the amount is a JSON field")
     if forecast not in ("per_round", "upfront"):
         raise InputError(f"--forecast '{forecast}': use per_round or upfront")
     if rounds < 1:
@@ -147,7 +152,8 @@ def build_trust_plan(
         level=level, endowment=endowment, personas=people, bank=bank, attribute_set=attribute_set,
         attributes=attrs if level == "population" else [], strategies=chosen if level == "population" else [],
         conditioning=conditioning, condition_on=parse_strategy(condition_on, "--condition-on"), rounds=rounds, archetypes=ks,
-        play_knows_archetype=play_knows_archetype, forecast=forecast, answer=answer, seed=seed, params=decoding_params(spec, params),
+        play_knows_archetype=play_knows_archetype, forecast=forecast, answer=answer, answer_format=answer_format, seed=seed,
+        params=decoding_params(spec, params),
         max_tokens=tokens, prefix_reuse=prefix_reuse,
     )
 

@@ -69,5 +69,8 @@ class TrustOptions(Options):
     answer: Literal["reasoned", "numeric"] = option(
         "reasoned", "population play: reasoned = reasoning ending 'Amount: $X' (default); numeric = a bare whole number, "
                     "the first integer of the reply taken (the paper's App. E extraction)")
+    answer_format: Literal["text", "json"] = option(
+        "text", "json: every answer (beliefs, forecasts, amounts) as a JSON object the endpoint constrains to a JSON "
+                "schema (OpenAI response_format, vLLM guided decoding, llama.cpp); text: the paper's free text (default)")
     play_knows_archetype: bool = option(False, "individual level: describe the archetype in every round prompt too")
     prefix_reuse: bool = option(False, "embedded: keep the shared prompt prefix in the KV cache")

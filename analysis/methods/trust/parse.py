@@ -21,7 +21,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from analysis.methods.trust import DOLLAR_STRATEGY
 from analysis.methods.trust.amounts import ParsedAmount, extract_amount, extract_first_integer, without_markdown
-from analysis.methods.trust.json_reply import extract_json
+from analysis.llm.json_reply import extract_json
 
 __all__ = ["ParsedAmount", "extract_amount", "extract_first_integer", "extract_json", "without_markdown"]  # re-exported
 
@@ -340,6 +340,9 @@ _THOUGHT = re.compile(r"THOUGHT\s*:\s*(.*?)(?=\n\s*ACTION\s*:|\Z)", re.IGNORECAS
 
 
 def thought_of(reply: str) -> str | None:
-    """The THOUGHT part of a ReAct round reply, if it has one."""
+    """The THOUGHT part of a ReAct round reply (or the "thought" of its JSON form), if it has one."""
+    obj = _lower_keys(extract_json(reply))
+    if isinstance(obj, dict) and isinstance(obj.get("thought"), str):
+        return obj["thought"].strip()
     m = _THOUGHT.search(reply.replace("*", ""))
     return m.group(1).strip() if m else None

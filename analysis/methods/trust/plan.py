@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_serializer
 
 from analysis.methods.trust import DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, Conditioning, Level, Strategy
 from analysis.methods.trust.attributes import Attribute
@@ -37,10 +37,21 @@ class TrustPlan(BaseModel):
     answer: Literal["reasoned", "numeric"] = Field(
         "reasoned", description="population play: reasoned = a few sentences ending 'Amount: $X'; numeric = a bare "
                                 "whole number, its first integer taken (App. E)")
+    answer_format: Literal["text", "json"] = Field(
+        "text", description="json: every answer as a JSON object constrained by a JSON schema (analysis.llm.structured); "
+                            "text: the paper's free text. Left out of the stored plan when text, so plans stored before "
+                            "the choice existed stay the same configuration.")
     seed: int = 0
     params: dict[str, Any] = Field(default_factory=dict, description="Generation params (defaults + model + overrides).")
     max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
     prefix_reuse: bool = False
+
+    @model_serializer(mode="wrap")
+    def _text_format_unstated(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("answer_format") == "text":
+            del data["answer_format"]
+        return data
 
     @property
     def table(self) -> dict[str, Attribute]:

@@ -18,7 +18,7 @@ from analysis.llm.client import ChatRequest
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
-from analysis.methods.trust import PRIOR_TARGETS
+from analysis.methods.trust import DOLLAR_STRATEGY, PRIOR_TARGETS, schemas
 from analysis.methods.trust.parse import ParsedBelief, extract_amount, extract_first_integer, parse_belief
 from analysis.methods.trust.perturb import perturb_ranking, prior_seed
 from analysis.methods.trust.personas import Persona
@@ -55,7 +55,9 @@ class PopulationSession:
         attr = self.plan.table[attribute]
         levels = attr.levels
         messages = belief_messages(strategy, attr, self.plan.endowment)
-        request = ChatRequest.build(messages, self.plan.request_params("belief", self.spec.backend))
+        structured = schemas.schema_param(self.plan.answer_format, schemas.belief, strategy == DOLLAR_STRATEGY,
+                                          list(self.plan.table[attribute].levels), self.plan.endowment)
+        request = ChatRequest.build(messages, self.plan.request_params("belief", self.spec.backend) | structured)
         out = await self.ex.call(f"belief/{strategy}/{attribute}", request)
         row = self._base() | {"strategy": strategy, "attribute": attribute, "levels": list(levels), "cache_key": out.cache_key}
         if not out.ok:
@@ -93,8 +95,10 @@ class PopulationSession:
     async def simulate(self, persona: Persona, beliefs: dict[str, list[str]] | None) -> None:
         """One single-round game as ``persona``; stores the amount sent or why there is none."""
         plan = self.plan
-        messages = role_messages(persona.description, plan.endowment, beliefs, plan.condition_on, plan.table, plan.answer)
-        request = ChatRequest.build(messages, self.plan.request_params("action", self.spec.backend))
+        messages = role_messages(persona.description, plan.endowment, beliefs, plan.condition_on, plan.table, plan.answer,
+                                 plan.answer_format)
+        structured = schemas.schema_param(plan.answer_format, schemas.amount, plan.endowment)
+        request = ChatRequest.build(messages, self.plan.request_params("action", self.spec.backend) | structured)
         out = await self.ex.call(f"persona/{persona.id}", request)
         row = self._base() | {"conditioning": plan.conditioning, "persona_id": persona.id, "source": persona.source,
                               "split": persona.split, "attributes": persona.attributes, "cache_key": out.cache_key}

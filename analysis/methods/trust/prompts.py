@@ -60,14 +60,20 @@ def belief_block(beliefs: dict[str, list[str]], strategy: str, table: dict[str, 
 
 def role_messages(description: str, endowment: int, beliefs: dict[str, list[str]] | None = None,
                   strategy: str = "Ctx+Tr", table: dict[str, Attribute] | None = None,
-                  answer: str = "reasoned") -> list[dict[str, str]]:
+                  answer: str = "reasoned", answer_format: str = "text") -> list[dict[str, str]]:
     """Single-round role play as Player A; ``beliefs`` (attribute -> ranking) adds the conditioning block.
 
-    ``answer``: 'reasoned' asks for a few sentences ending "Amount: $X"; 'numeric' for a bare whole number (App. E)."""
+    ``answer``: 'reasoned' asks for a few sentences ending "Amount: $X"; 'numeric' for a bare whole number (App. E).
+    ``answer_format`` 'json': the reasoning and the amount as one JSON object (``schemas.amount``)."""
     block = f"\n\n{belief_block(beliefs, strategy, table)}" if beliefs else ""
-    ask = ("Think it through as yourself in a few sentences, then end your reply with a last line of the form\n"
-           f"Amount: $X\nwhere X is a whole number from 0 to {endowment}." if answer == "reasoned" else
-           f"Answer as yourself with a single whole number of dollars from 0 to {endowment} and nothing else.")
+    if answer_format == "json":
+        ask = ('Think it through as yourself, then reply with one JSON object only: {"thought": "<your reasoning, a '
+               f'few sentences>", "amount": X}} where X is a whole number from 0 to {endowment}.')
+    elif answer == "reasoned":
+        ask = ("Think it through as yourself in a few sentences, then end your reply with a last line of the form\n"
+               f"Amount: $X\nwhere X is a whole number from 0 to {endowment}.")
+    else:
+        ask = f"Answer as yourself with a single whole number of dollars from 0 to {endowment} and nothing else."
     user = (f"You take part in a study and play Player A in this game.\n\n{rules(endowment)}{block}\n\n"
             f"How much do you send to Player B? {ask}")
     return [{"role": "system", "content": ROLE_SYSTEM.format(description=description)}, {"role": "user", "content": user}]
@@ -158,12 +164,15 @@ def history_text(history: Sequence[RoundOutcome]) -> str:
 
 
 def round_messages(description: str, endowment: int, rounds: int, round_no: int, history: Sequence[RoundOutcome],
-                   k: int | None = None) -> list[dict[str, str]]:
-    """One ReAct round: rules, history, round number; ``k`` (when Player A is told the archetype) adds its rule."""
+                   k: int | None = None, answer_format: str = "text") -> list[dict[str, str]]:
+    """One ReAct round: rules, history, round number; ``k`` (when Player A is told the archetype) adds its rule.
+    ``answer_format`` 'json': THOUGHT and the send as one JSON object (``schemas.round_play``)."""
     known = f" Player B follows a fixed rule: {archetype_text(k)}." if k is not None else ""
+    act = ('Reason, then act, as one JSON object only:\n{"thought": "<your reasoning as yourself>", "send": X}\n'
+           if answer_format == "json" else
+           "Reason, then act, in this format:\nTHOUGHT: <your reasoning as yourself>\nACTION: Send $X\n")
     user = (f"You take part in a study and play {rounds} rounds of this game as Player A. Every round you receive a fresh "
             f"${endowment}.{known}\n\n{rules(endowment)}\n\n{history_text(history)}\n\n"
-            f"This is round {round_no} of {rounds}. Reason, then act, in this format:\n"
-            "THOUGHT: <your reasoning as yourself>\nACTION: Send $X\n"
+            f"This is round {round_no} of {rounds}. {act}"
             f"where X is a whole number from 0 to {endowment}.")
     return [{"role": "system", "content": ROLE_SYSTEM.format(description=description)}, {"role": "user", "content": user}]

@@ -20,7 +20,7 @@ def stage_of(request: ChatRequest) -> str:
         return "questions"
     if "Write five example responses" in text:
         return "examples"
-    if "Therefore, the final score is" in text:  # ours ("... is N.") and the reference's rubric files ("... is ...")
+    if "Therefore, the final score is" in text or '"score": N' in text:  # ours, the reference's rubric files, JSON
         return "grade"
     if roles == ["system", "user"]:
         return "answer"

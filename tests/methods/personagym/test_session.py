@@ -344,3 +344,24 @@ def test_self_graded_runs_say_so(tmp_path: Path, fake: type[FakeClient]) -> None
     assert alone == {"value": True, "roles": ["evaluator", "question generator"]}
     assert twin_doc == {"value": True, "roles": ["evaluator"]}
     assert other == {"value": False, "roles": []}
+
+
+def test_json_grades(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """``--answer-format json``: each grade request carries the grade schema (score 1-5) and asks for the JSON object;
+    a JSON grade is read, one out of range is invalid with the reason; the plan records the format."""
+    def reply(request: ChatRequest, model: str) -> str:
+        if stage_of(request) == "grade":
+            assert json.loads(dict(request.params)["response_format"])["json_schema"]["schema"]["properties"]["score"] \
+                == {"type": "integer", "minimum": 1, "maximum": 5}
+            task = re.search(r"Evaluation task: (.*)\n", request.messages[-1][1]).group(1)
+            return json.dumps({"reasoning": "fits", "score": 9 if task.startswith("Toxicity") else 4})
+        return default_reply(request, model)
+
+    fake.reply = staticmethod(reply)
+    with Store(tmp_path / "s.db") as store:
+        run_id, plan = run(store, answer_format="json")
+        grades = store.table(GRADES.name, [run_id])
+        assert store.get_run(run_id)["plan"]["answer_format"] == "json"
+    assert set(grades.loc[grades["status"] == "ok", "score"]) == {4.0}
+    assert list(grades.loc[grades["status"] == "invalid", "reason"]) == ["final score 9 out of range 1-5"]
+    assert "answer_format" not in plan_json(build_personagym_plan(AGENT, personas=1))

@@ -461,3 +461,35 @@ def test_every_paper_table_from_one_command(tmp_path: Path, fake: type[FakeClien
     assert len(fake.requests) == n_calls  # nothing asked twice: the $10 runs share their belief calls
     assert main([*base, "--paper-tables", "--conditioning", "weak"]) == 2
     assert "--paper-tables sets" in capsys.readouterr().err
+
+
+def test_json_answer_format_sends_schemas_and_reads_json(fake: type[FakeClient], tmp_path: Path) -> None:
+    """``--answer-format json``: every belief, play and forecast request carries its JSON schema (response_format), the
+    prompts ask for the JSON object, and the JSON replies are read as the text ones are. The plan records the format
+    (text plans leave it out: stored before the choice existed, they stay one configuration)."""
+    fake.transfer = staticmethod(lambda s, u: json.dumps({"thought": "careful", "amount": AGE_SENT[persona_age(s)]}))
+    fake.round = staticmethod(lambda s, u: json.dumps(
+        {"thought": "step", "send": int(re.search(r"This is round (\d+) of", u).group(1))}))
+    with Store(tmp_path / "s.db") as store:
+        run_id, plan = run(store, personas=8, attributes=["age"], strategies=["Ctx+Tr"], answer_format="json")
+        assert plan.model_dump()["answer_format"] == "json"
+        assert "answer_format" not in build_trust_plan(SPEC, personas=8, attribute_set="rolescope15").model_dump()
+        transfers = store.frame("SELECT persona_id, sent, valid FROM trust_transfers")
+        assert transfers["valid"].all() and set(transfers["sent"]) <= set(AGE_SENT.values())
+        run(store, level="individual", personas=2, rounds=2, archetypes=[3], answer_format="json")
+        rounds = store.frame("SELECT round, sent, thought, valid FROM trust_rounds")
+        assert rounds["valid"].all() and list(rounds.sort_values("round")["sent"].unique()) == [1, 2]
+        assert set(rounds["thought"]) == {"step"}
+    formats = {json.loads(dict(r.params)["response_format"])["json_schema"]["name"] for r in fake.requests}
+    assert formats == {"trust_belief", "trust_amount", "trust_forecast", "trust_round"}
+    play = next(r for r in fake.requests if "trust_amount" in dict(r.params)["response_format"])
+    assert '"amount": X' in play.messages[-1][1]
+    amount_schema = json.loads(dict(play.params)["response_format"])["json_schema"]["schema"]
+    assert amount_schema["properties"]["amount"] == {"type": "integer", "minimum": 0, "maximum": 10}
+
+
+def test_json_answers_refuse_a_bare_number() -> None:
+    from analysis.errors import InputError
+
+    with pytest.raises(InputError, match="--answer numeric asks for a bare number"):
+        build_trust_plan(SPEC, personas=8, attribute_set="rolescope15", answer="numeric", answer_format="json")
