@@ -55,6 +55,10 @@ def form() -> Callable[[ModelSpec], dict] | None:
                                     "files (e.g. your clone's PersonaGym/rubrics: its judge prompt "
                                     "PersonaGym/prompts/rubric_grading/sys_prompt.txt comes with it) or a rubrics .json",
                                link_filter=links.one_path(("default", "bundled")))
+    structured = state.toggle("Structured grades (JSON schema)", key="run_pg_json",
+                              help="Each judge replies with a JSON object {reasoning, score} its endpoint constrains to "
+                                   "a schema (run personagym --answer-format json); off: the paper's 'Therefore, the "
+                                   "final score is N.'")
     if source == "bundled":  # ticked ones out of all, else a seeded sample of N
         chosen = "all" if ids else str(personas)
     else:
@@ -64,7 +68,8 @@ def form() -> Callable[[ModelSpec], dict] | None:
         "limit_personas": int(personas) if not ids and source != "bundled" else None,  # a file: its first N
         "evaluators": [e.strip() for e in evaluators.split(",") if e.strip()], "generator": generator.strip() or None,
         "environments_per_persona": int(environments) or None, "rubrics": rubrics.strip() or "default",
-        "max_tokens": int(max_tokens), "call_max_tokens": int(max_tokens)})
+        "max_tokens": int(max_tokens), "call_max_tokens": int(max_tokens),
+        "answer_format": "json" if structured else "text"})
 
     def build(spec: ModelSpec) -> dict:
         return plan_from_args(options, spec)

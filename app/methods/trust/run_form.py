@@ -18,7 +18,8 @@ TRUST_FILTERS = ("age", "political_views", "religion", "work_status", "sex")
 ATTRIBUTE_SETS = {"paper": "The paper's (Table 5, test split)", "rolescope15": "RoleScope's earlier 15"}
 
 
-ANSWERS = {"reasoned": "Reasoned, ending 'Amount: $X'", "numeric": "A bare number (App. E)"}
+ANSWERS = {"reasoned": "Reasoned, ending 'Amount: $X'", "numeric": "A bare number (App. E)",
+           "json": "A JSON object (schema-constrained)"}
 
 
 FORECASTS = {"per_round": "Before each round (Tables 6-8)", "upfront": "Once, before play"}
@@ -96,7 +97,8 @@ def form() -> Callable[[ModelSpec], list[dict]] | None:
                                                                 "or perturbed priors")
         answer = state.selectbox("Answer", list(ANSWERS), key="run_trust_answer", container=c[2], format_func=ANSWERS.get,
                                  help="How the Trustor states its transfer: reasoning that ends 'Amount: $X' (default), "
-                                      "or a bare whole number whose first integer is taken (the paper's App. E)")
+                                      "a bare whole number whose first integer is taken (the paper's App. E), or every "
+                                      "answer as a JSON object its endpoint constrains to a schema (--answer-format json)")
     if paper or level == "individual":
         c = st.columns(3)
         rounds = state.number_input("Rounds", 1, 20, 6, key="run_trust_rounds", container=c[0])
@@ -122,5 +124,6 @@ def form() -> Callable[[ModelSpec], list[dict]] | None:
         "rounds": int(rounds), "archetypes": [int(a) for a in archetypes],
         "endowment": 10 if paper or ablation else int(endowment), "endowments": ABLATION if ablation else None,
         "paper_tables": paper, "personas": bank_arg, "attribute_set": attribute_set, "forecast": forecast,
-        "answer": answer, "limit_personas": None if ids else int(personas), "persona_ids": ids or None})
+        "answer": "reasoned" if answer == "json" else answer, "answer_format": "json" if answer == "json" else "text",
+        "limit_personas": None if ids else int(personas), "persona_ids": ids or None})
     return lambda spec: [plan for _, plan in plans_from_args(options, spec)]
