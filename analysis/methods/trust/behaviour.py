@@ -6,7 +6,9 @@ show the playing side alone, on the same rows the consistency metrics use:
 
 - population: valid single-round transfers (one per persona, the latest run's; no conditioning):
   the distribution of amounts sent and, per attribute, the mean sent and count per level and
-  η²_behaviour = SS_between / SS_total (NaN when every send is equal — no effect to measure);
+  η²_behaviour = SS_between / SS_total (NaN when every send is equal — no effect to measure); given the
+  plan's levels, a persona whose value is not one of an attribute's levels is left out of that
+  attribute only and counted, as in the consistency metrics;
 - individual: per archetype and round, the mean amount sent over personas whose round was
   played with a valid amount;
 - why replies failed: each table's invalid rows counted by reason, with quoted values folded
@@ -16,12 +18,13 @@ show the playing side alone, on the same rows the consistency metrics use:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from analysis.stats import json_number
-from analysis.methods.trust.consistency import behaviour_frame
+from analysis.methods.trust.consistency import behaviour_frame, outside_levels
 from analysis.methods.trust.effects import eta_squared
 from analysis.methods.trust.forecasting import latest_rounds
 from analysis.methods.trust.personas import BY_KEY
@@ -30,20 +33,29 @@ _QUOTED = re.compile(r"'[^']*'")
 _MORE = re.compile(r"\s*\(\+\d+ more\)$")
 
 
-def population_behaviour(transfers: pd.DataFrame) -> dict[str, Any]:
-    """Amounts sent and, per attribute, mean send by level with η²_behaviour (see the module docstring)."""
+def population_behaviour(transfers: pd.DataFrame, levels: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+    """Amounts sent and, per attribute, mean send by level with η²_behaviour (see the module docstring).
+
+    ``levels``: attribute -> its levels (the plan's attribute set and split). A persona whose value of such an
+    attribute is not one of them is left out of that attribute's groups only and counted (``outside_levels``, as in
+    ``consistency``); an attribute not in ``levels`` groups every value it has (personas without one left out)."""
     df = behaviour_frame(transfers) if len(transfers) else pd.DataFrame(columns=["sent", "attributes"])
     sent = df["sent"].to_numpy(float)
     attributes: dict[str, Any] = {}
     for key in sorted({k for a in df["attributes"] for k in (a or {})}):
         level_of = [(a or {}).get(key) for a in df["attributes"]]
         frame = pd.DataFrame({"level": level_of, "sent": sent}).dropna(subset=["level"])
+        counted: dict[str, Any] = {}
+        if levels is not None and key in levels:
+            counted = outside_levels(level_of, tuple(levels[key]))
+            frame = frame[frame["level"].isin(list(levels[key]))]
         by = frame.groupby("level")["sent"].agg(["mean", "count"])
-        known = [lv for lv in (BY_KEY[key].levels if key in BY_KEY else ()) if lv in by.index]
+        own = levels[key] if levels is not None and key in levels else BY_KEY[key].levels if key in BY_KEY else ()
+        known = [lv for lv in own if lv in by.index]
         order = known + [lv for lv in by.index if lv not in known]  # another set's levels keep their own order
         attributes[key] = {"means": {lv: json_number(by.at[lv, "mean"]) for lv in order},
                            "n": {lv: int(by.at[lv, "count"]) for lv in order},
-                           "eta2": json_number(eta_squared(frame["sent"], frame["level"]))}
+                           "eta2": json_number(eta_squared(frame["sent"], frame["level"]))} | counted
     counts = pd.Series(sent).value_counts().sort_index()
     return {"n_personas": int(sent.size), "mean_sent": json_number(sent.mean()) if sent.size else None,
             "sent_counts": {str(int(v)): int(n) for v, n in counts.items()}, "attributes": attributes}

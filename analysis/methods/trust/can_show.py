@@ -60,9 +60,11 @@ def placeholder_rows(plan: dict[str, Any], seed: int = 0) -> dict[str, pd.DataFr
 def can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
     """The level's analyses, from the metrics of placeholder rows with the plan's design."""
     from analysis.methods.trust.cli import model_metrics
+    from analysis.methods.trust.personas import plan_levels
 
     rows = placeholder_rows(plan)
-    doc = model_metrics(rows["beliefs"], rows["transfers"], rows["priors"], rows["rounds"], rows["forecasts"], n_boot=0)
+    doc = model_metrics(rows["beliefs"], rows["transfers"], rows["priors"], rows["rounds"], rows["forecasts"], n_boot=0,
+                        levels=plan_levels(plan))
     n = len(plan.get("personas") or [])
     design = f"{n} persona{'s' * (n != 1)}, {plan.get('level')} level"
     if plan.get("level", "population") == "population":

@@ -5,7 +5,8 @@
 
     {"models": {NAME: {
         "population": {STRATEGY: {"attributes": {ATTR: {"spearman": x, "eta2_belief": x, "eta2_behaviour": x,
-                                                        "abs_diff": x, ...CIs and rankings}},
+                                                        "abs_diff": x, ...CIs and rankings, "n_grouped": n,
+                                                        "n_outside_levels": n, "outside_levels": {VALUE: n}}},
                                   "median_spearman": x, "median_abs_diff": x, "mae_eta2": x, ...CIs, "n_personas": n}},
         "conditioning": {COND: {"attributes": {ATTR: {"spearman_imposed": x, "spearman_original": x, "prior_spearman": x,
                                                       "target": x, "target_reached": b, "abs_diff": x, ...}},
@@ -20,7 +21,8 @@
         "invalid_replies": {...}, "n_replies": {...}: those a reply came for (not: rounds never played, failed calls);
         "invalid_reasons": {TABLE: {REASON: n}},
         "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n}, "conditioning": C, "priors_in_prompt": n,
-                      "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x}}},
+                      "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x,
+                                            "n_grouped": n, "n_outside_levels": n, "outside_levels": {VALUE: n}}}},
         "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}},
         "personas": {LEVEL: {"attribute_set": "paper"|"rolescope15", "source": "generated"|"genagents", "n": n, ...}}}}}
 
@@ -58,6 +60,7 @@ from analysis.methods.base import counts, number
 from analysis.methods.trust import chance as trust_chance
 from analysis.methods.trust import CONDITIONINGS, DEFAULT_ENDOWMENT, STRATEGIES
 from analysis.methods.trust.behaviour import invalid_reasons, play_by_round, population_behaviour
+from analysis.methods.trust.personas import plan_levels
 from analysis.methods.trust.consistency import Belief, belief_from_row, conditioning_consistency, population_consistency
 from analysis.methods.trust.effects import ASSUMED_GROUP_SIZE
 from analysis.methods.trust.forecasting import individual_consistency, trajectories
@@ -186,14 +189,17 @@ def endowment_summary(doc: dict[str, Any]) -> dict[str, Any]:
 def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.DataFrame, rounds: pd.DataFrame,
                   forecasts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
                   assumed_group_size: int = ASSUMED_GROUP_SIZE, endowment: int | None = None, chance: int = 0,
-                  store: Store | None = None) -> dict[str, Any]:
+                  store: Store | None = None, levels: dict[str, tuple[str, ...]] | None = None) -> dict[str, Any]:
     """The per-model part of the metrics document from that model's rows (each with an ``_order`` column).
 
     ``chance`` > 0: each headline strategy gets ``chance`` (null bands, ``analysis.methods.trust.chance``) and every
     strategy its split-half ``reliability``; the individual level gets ``chance`` per archetype.
 
     ``endowment``: the endowment of the headline configuration (default: 10 when present, else the most frequent);
-    rows at other endowments feed only the ``endowments`` ablation."""
+    rows at other endowments feed only the ``endowments`` ablation.
+
+    ``levels``: attribute -> levels of the configuration's attribute set and split (``personas.plan_levels``), for the
+    behaviour summary: values outside them are left out of that attribute and counted."""
     endowment = endowment if endowment is not None else _main_endowment(beliefs, transfers)
     population: dict[str, Any] = {}
     endowments: dict[str, Any] = {}
@@ -233,7 +239,7 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
             "n_rows": {name: int(len(df)) for name, df in tables.items()},
             "invalid_replies": {name: int((df["valid"] == 0).sum()) for name, df in replied.items()},
             "n_replies": {name: int(len(df)) for name, df in replied.items()}, "invalid_reasons": invalid_reasons(tables),
-            "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors), "play": play_by_round(rounds)}
+            "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors, levels), "play": play_by_round(rounds)}
 
 
 #: The strategy the headline reads when it has a defined median Spearman (the paper's main elicitation).
@@ -277,24 +283,27 @@ def reply_rows(beliefs: pd.DataFrame, transfers: pd.DataFrame, forecasts: pd.Dat
     return out
 
 
-def _behaviour(transfers: pd.DataFrame, priors: pd.DataFrame) -> dict[str, Any]:
+def _behaviour(transfers: pd.DataFrame, priors: pd.DataFrame, levels: dict[str, tuple[str, ...]] | None = None
+               ) -> dict[str, Any]:
     """``population_behaviour`` of the unconditioned games, else of the latest conditioned run's games, saying which
     conditioning and how many priors its role prompts actually carried (none when no belief parsed)."""
     plain = transfers[transfers["conditioning"] == "none"]
     if len(plain) or transfers.empty:
-        return population_behaviour(plain) | {"conditioning": "none", "priors_in_prompt": 0}
+        return population_behaviour(plain, levels) | {"conditioning": "none", "priors_in_prompt": 0}
     run_id = transfers.sort_values("_order")["run_id"].iloc[-1]
     mine = transfers[transfers["run_id"] == run_id]
     carried = priors[(priors["run_id"] == run_id) & priors["imposed"].notna()] if len(priors) else priors
-    return population_behaviour(mine) | {"conditioning": str(mine["conditioning"].iloc[0]),
+    return population_behaviour(mine, levels) | {"conditioning": str(mine["conditioning"].iloc[0]),
                                          "priors_in_prompt": int(len(carried))}
 
 
 def persona_source(signature: dict[str, Any]) -> dict[str, Any]:
     """Where a configuration's personas come from: the attribute set (plans before the choice: rolescope15) and the
-    bank (source 'generated' — the offline default — or 'genagents' with its path, size, seed, split, n)."""
+    bank (source 'generated' — the offline default — or 'genagents' with its path, size, seed, split, n), and how a
+    GenAgents bank was sampled and described (``persona_form``, when the plan says)."""
     bank = signature.get("bank") if isinstance(signature.get("bank"), dict) else {}
-    return {"attribute_set": signature.get("attribute_set", "rolescope15"), **bank}
+    form = {"persona_form": signature["persona_form"]} if signature.get("persona_form") else {}
+    return {"attribute_set": signature.get("attribute_set", "rolescope15"), **bank, **form}
 
 
 def _endowment_siblings(configs: list[comparable.Configuration], used: comparable.Configuration) -> list[str]:
@@ -335,7 +344,8 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
         endowment = int(used_pop.signature["endowment"]) if used_pop and "endowment" in used_pop.signature else None
         doc = model_metrics(mine[BELIEFS.name], mine[TRANSFERS.name], mine[PRIORS.name], mine[ROUNDS.name],
                             mine[FORECASTS.name], n_boot=n_boot, seed=seed, assumed_group_size=assumed_group_size,
-                            endowment=endowment, chance=chance, store=store)
+                            endowment=endowment, chance=chance, store=store,
+                            levels=plan_levels(used_pop.signature) if used_pop else None)
         doc["configuration"] = {level: sel.used[name].id for level, sel in (("population", pop), ("individual", ind))
                                 if name in sel.used}
         doc["configurations"] = {level: comparable.describe(sel.found[name], sel.used[name])

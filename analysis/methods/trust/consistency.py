@@ -5,7 +5,10 @@ For one strategy and attribute a (levels l = 1..L):
   (stated for NoCtx+Tr / Ctx+Tr; from the predicted means and SDs with an assumed equal group
   size for Ctx+$, see ``analysis.methods.trust.effects``);
 - behaviour: the valid single-round transfers of the personas, grouped by their level of a:
-  the mean per level (behavioural ranking) and η² = SS_between / SS_total;
+  the mean per level (behavioural ranking) and η² = SS_between / SS_total. A persona whose value of a is
+  not one of a's levels (a GenAgents persona of the paper's set whose religion is Catholic or whose work
+  status is a train-split level) is left out of a's groups only — it still counts for every other
+  attribute — and is counted: ``n_grouped``, ``n_outside_levels`` and ``outside_levels`` (value -> count);
 - consistency: ρ = Spearman(belief, behavioural ranking) over the levels with data (ties share
   average ranks; NaN when either side is constant) and |η²_belief − η²_behaviour|;
 - summary: the medians of ρ and of |Δη²| over attributes (NaN attributes left out; Table 3), and the
@@ -104,10 +107,26 @@ def behaviour_frame(transfers: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def outside_levels(values: list[Any], levels: tuple[str, ...]) -> dict[str, Any]:
+    """How many personas have a level of the attribute that is not one of ``levels`` (a GenAgents persona whose religion
+    is Catholic, whose work status is a train-split level, ...; no level at all counts as '(none)'): they are left out
+    of this attribute's groups only. ``n_grouped`` / ``n_outside_levels`` and the count per outside value."""
+    outside: dict[str, int] = {}
+    for v in values:
+        if v not in levels:
+            key = "(none)" if v is None else str(v)
+            outside[key] = outside.get(key, 0) + 1
+    n_out = sum(outside.values())
+    return {"n_grouped": len(values) - n_out, "n_outside_levels": n_out,
+            "outside_levels": dict(sorted(outside.items(), key=lambda kv: (-kv[1], kv[0])))}
+
+
 def _attribute_stats(belief_scores: list[np.ndarray], belief: Belief, behaviour: pd.DataFrame, w: np.ndarray) -> dict[str, Any]:
-    """Point values and bootstrap replicates of ρ (one per belief score vector) and η² for one attribute."""
+    """Point values and bootstrap replicates of ρ (one per belief score vector) and η² for one attribute; personas
+    whose level is not one of the attribute's levels are left out of its groups (and counted: ``outside_levels``)."""
     x = behaviour["sent"].to_numpy(float)
-    code = codes([a.get(belief.attribute) for a in behaviour["attributes"]], belief.levels)
+    values = [a.get(belief.attribute) for a in behaviour["attributes"]]
+    code = codes(values, belief.levels)
     ones = np.ones((1, x.size))
     means0, eta0 = weighted_group_stats(x, code, len(belief.levels), ones)
     meansb, etab = weighted_group_stats(x, code, len(belief.levels), w)
@@ -117,6 +136,7 @@ def _attribute_stats(belief_scores: list[np.ndarray], belief: Belief, behaviour:
         "rho": [float(rank_consistency(s, means0)[0]) for s in belief_scores],
         "rho_reps": [rank_consistency(s, meansb) if len(w) else no_reps for s in belief_scores],
         "n_levels": int((np.isfinite(means0[0]) & np.isfinite(belief_scores[0])).sum()),
+        **outside_levels(values, belief.levels),
     }
 
 
@@ -146,6 +166,7 @@ def population_consistency(beliefs: Mapping[str, Belief], transfers: pd.DataFram
             "behaviour_ranking": behaviour_ranking(s["means"], belief.levels),
             "behaviour_means": {lv: json_number(m) for lv, m in zip(belief.levels, s["means"]) if np.isfinite(m)},
             "n_levels_compared": s["n_levels"],
+            "n_grouped": s["n_grouped"], "n_outside_levels": s["n_outside_levels"], "outside_levels": s["outside_levels"],
         }
     return {"attributes": out, **_medians("spearman", rho_pts, rho_reps, n_boot, level),
             **_medians("abs_diff", diff_pts, diff_reps, n_boot, level), **_mae(diff_pts, diff_reps, n_boot, level),
@@ -224,6 +245,7 @@ def conditioning_consistency(priors: pd.DataFrame, transfers: pd.DataFrame, *, n
             "prior_spearman": json_number(_float(row.get("achieved"))), "target": json_number(_float(row.get("target"))),
             "eta2_behaviour": json_number(s["eta2"]), "imposed": list(imposed), "original": list(original),
             "behaviour_ranking": behaviour_ranking(s["means"], levels),
+            "n_grouped": s["n_grouped"], "n_outside_levels": s["n_outside_levels"], "outside_levels": s["outside_levels"],
         }
     has_target = [a for a, d in out.items() if d["target_reached"] is not None]
     reached_doc: dict[str, Any] = {}

@@ -7,20 +7,28 @@ folder holding ``<id>/scratch.json`` agent folders (searched recursively; a fold
 and family structure names shortened, religions outside the named ones grouped. An unknown value
 is an InputError naming the file, line/folder and field.
 
-Paper attribute set (the default, ``paper_test_levels``): the paper's test split (Table 5). An agent joins
-the test split when its political views, religion and work status are test levels (GSS names are
-the paper's own there); age, highest degree, same residence and citizenship always map. Family
-structure at 16: GSS "Lived with parents" is the test level "Both parents"; the other GSS answers
-(divorce, a parent died, left home, ...) name no single test level (which parent? which guardian?),
-so the agent's family structure is left unset (not described, not grouped) rather than guessed. The
-test personas come in a seeded order (ids sorted, shuffled with ``random.Random(seed)``) so that
-``--limit-personas 50`` (the default for a GenAgents file) is a seeded sample; their descriptions are
-the paper's form (``personas.describe``: test-split traits and Big Five only).
+Paper attribute set (the default): the personas of the paper's test split (Table 5), read as far as the paper
+states them. The paper says only that its results use "our test split of the GenAgents persona bank" (Sec. 3.2), with
+N = 50 personas (Sec. 4); it does not say how agents were assigned to splits or drawn. Its App. C.4 persona (a
+Catholic, temporarily not at work: levels Table 5 gives no test mark) shows that a test persona's traits need not all
+be test levels. So every agent is a candidate: the agents come in a seeded order (ids sorted, shuffled with
+``random.Random(seed)``) and ``--limit-personas 50`` (the default for a GenAgents file) is a seeded sample of the whole
+bank. A test-split trait whose value is not one of its test levels keeps the agent's own value (``paper_levels``); the
+analysis leaves that persona out of that trait's groups only and counts it (``consistency``, ``behaviour``). Age,
+highest degree, same residence and citizenship always map; family structure at 16: see ``PAPER_TRAITS``.
+
+Descriptions (``describe_agent``): the paper's attribute vector as its C.4 persona gives it, one "Trait: value" line
+each in C.4's order: exact age, race, sex, state (written out), religion, political views, marital status, work
+status, highest degree, total wealth (GenAgents' bracket, as C.4's "less than $5,000"), then family structure at 16,
+same residence since 16 and US citizenship (test-split traits C.4 does not mention) and the split's Big Five
+(conscientiousness, openness: the two C.4 names). Name and city are not described (C.4 gives neither).
+The plan records ``PAPER_PERSONA_FORM`` (``persona_form``).
 
 Big Five (the paper's augmentation, Sec. 3.2): each trait gets an independent uniform level drawn
 with ``random.Random(big_five_seed(seed, agent_id))``: the recorded ``seed`` plus the agent id fix
-it, whatever the file order or subset. Persona ids are ``ga{seed}-{agent_id}`` (another seed gives
-other Big Five levels, hence another persona). Splits as for generated banks (``assign_splits``).
+it, whatever the file order or subset (``paper``: the split's two traits; ``rolescope15``: all five). Persona ids are
+``gp{seed}-{agent_id}`` (paper) or ``ga{seed}-{agent_id}`` (rolescope15): another seed gives other Big Five levels,
+hence another persona. ``rolescope15`` splits as generated banks do (``assign_splits``).
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from typing import Any
 
 from analysis.errors import InputError
 from analysis.importers.files import load_json, parse_json, read_text
+from analysis.methods.trust.attributes import paper_split
 from analysis.methods.trust.personas import (
     BIG_FIVE, DEFAULT_ATTRIBUTE_SET, Persona, age_band, assign_splits, attribute_table, big_five_keys, check_attribute_set,
     describe, sample_levels,
@@ -153,42 +162,94 @@ def agent_levels(origin: str, doc: dict[str, Any]) -> dict[str, str]:
     return levels
 
 
-# paper test-split key -> (rolescope15 key whose GenAgents level it reads, that level -> test level)
-_PAPER_FAMILY = {"Both parents": "Both parents"}  # rolescope15's "Both parents" is GSS "Lived with parents"
-PAPER_FROM_LEVELS: dict[str, tuple[str, dict[str, str] | None]] = {
-    "age": ("age", None), "highest_degree": ("education", None), "same_residence_since_16": ("residence_since_16", None),
-    "us_citizenship": ("citizenship", {"U.S. citizen": "A U.S. citizen", "Not a U.S. citizen": "Not a U.S. citizen"}),
-    "political_views": ("political_views", {"Moderate": "Moderate, middle of the road"}),
-    "religion": ("religion", None),  # read from the raw answer: rolescope15 merges Orthodox-Christian away
-    "work_status": ("work_status", None), "family_structure_at_16": ("family_at_16", _PAPER_FAMILY),
+# -- the paper's attribute set (the default) -------------------------------------------------------------------------
+# Table 5's test-split traits other than age and the Big Five -> (GenAgents field, GSS answer -> Table 5 name). Without a
+# map the answer is kept as GenAgents gives it (Table 5 names the GSS answers it lists the same way). Family structure:
+# GSS "Lived with parents" is the test level "Both parents"; the other answers (divorce, a parent died, left home, ...)
+# name no single test level (which parent? which guardian?), so they stay the agent's own answer: outside the test levels.
+PAPER_TRAITS: dict[str, tuple[str, dict[str, str] | None]] = {
+    "family_structure_at_16": ("family_structure_at_16", {"Lived with parents": "Both parents"}),
+    "highest_degree": ("highest_degree_received", None),
+    "political_views": ("political_views", None),
+    "religion": ("religion", None),
+    "same_residence_since_16": ("same_residence_since_16", None),
+    "us_citizenship": ("us_citizenship_status", None),
+    "work_status": ("work_status", _WORK),  # Table 5's short names of the eight GSS answers
 }
-# These must hold a test level for the agent to join the test split; the others may stay unset.
-PAPER_REQUIRED = ("age", "highest_degree", "same_residence_since_16", "us_citizenship", "political_views", "religion",
-                  "work_status")
+# Fields of the description that are not test-split traits (Table 5's train-split traits, and the state App. C.4 names):
+# details key -> (GenAgents field, label). Race, state and marital status are described when the agent has them.
+PAPER_RECORD: dict[str, tuple[str, str]] = {
+    "race": ("race", "Race"), "sex": ("sex", "Sex"), "state": ("state", "State"),
+    "marital_status": ("marital_status", "Marital Status"), "total_wealth": ("total_wealth", "Total Wealth"),
+}
+# The description's lines in App. C.4's order (age, race, sex, state, religion, political views, marital status, work
+# status, degree, wealth, then the Big Five), the three test-split traits C.4 does not mention before the Big Five.
+PAPER_ORDER: tuple[str, ...] = (
+    "age", "race", "sex", "state", "religion", "political_views", "marital_status", "work_status", "highest_degree",
+    "total_wealth", "family_structure_at_16", "same_residence_since_16", "us_citizenship", "conscientiousness", "openness")
+#: The plan's ``persona_form`` for a GenAgents bank under the paper's set: runs of the earlier rule (only agents whose
+#: political views, religion and work status were all test levels; test-split traits alone described), whose plans
+#: lack the field, never pool with these.
+PAPER_PERSONA_FORM = "whole bank sampled; App. C.4 attributes described"
+
+US_STATES: dict[str, str] = {
+    "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California", "CO": "Colorado",
+    "CT": "Connecticut", "DE": "Delaware", "DC": "District of Columbia", "FL": "Florida", "GA": "Georgia",
+    "HI": "Hawaii", "ID": "Idaho", "IL": "Illinois", "IN": "Indiana", "IA": "Iowa", "KS": "Kansas", "KY": "Kentucky",
+    "LA": "Louisiana", "ME": "Maine", "MD": "Maryland", "MA": "Massachusetts", "MI": "Michigan", "MN": "Minnesota",
+    "MS": "Mississippi", "MO": "Missouri", "MT": "Montana", "NE": "Nebraska", "NV": "Nevada", "NH": "New Hampshire",
+    "NJ": "New Jersey", "NM": "New Mexico", "NY": "New York", "NC": "North Carolina", "ND": "North Dakota", "OH": "Ohio",
+    "OK": "Oklahoma", "OR": "Oregon", "PA": "Pennsylvania", "RI": "Rhode Island", "SC": "South Carolina",
+    "SD": "South Dakota", "TN": "Tennessee", "TX": "Texas", "UT": "Utah", "VT": "Vermont", "VA": "Virginia",
+    "WA": "Washington", "WV": "West Virginia", "WI": "Wisconsin", "WY": "Wyoming",
+}
 
 
-def paper_test_levels(origin: str, doc: dict[str, Any], levels: dict[str, str]) -> dict[str, str] | None:
-    """The agent's levels of the paper's test split, or None when it is not a test persona.
-
-    ``levels``: the agent's rolescope15 levels (``agent_levels``). Religion reads the raw GSS answer (rolescope15
-    merges Christian and Orthodox-Christian)."""
-    table = attribute_table("paper", "test")
-    out: dict[str, str] = {}
-    for key, (source, mapping) in PAPER_FROM_LEVELS.items():
-        value = str(doc["religion"]).strip() if key == "religion" else levels[source]
-        if mapping is not None:
-            value = mapping.get(value, value if key != "family_structure_at_16" else "")
-        if value in table[key].levels:
-            out[key] = value
-        elif key in PAPER_REQUIRED:
-            return None
+def paper_levels(doc: dict[str, Any], levels: dict[str, str]) -> dict[str, str]:
+    """The agent's value of every test-split trait of Table 5 but the Big Five: its test level where its answer is one,
+    else its own answer (Table 5's name where Table 5 has one: 'Temporarily not working', 'Liberal'; else GenAgents':
+    'Catholic'). ``levels``: the agent's rolescope15 levels (``agent_levels``, which has checked every answer)."""
+    out = {"age": levels["age"]}
+    for key, (name, mapping) in PAPER_TRAITS.items():
+        value = str(doc[name]).strip()
+        out[key] = mapping.get(value, value) if mapping else value
     return out
+
+
+def outside_test_levels(levels: dict[str, str]) -> list[str]:
+    """The traits whose value is not one of the trait's test levels (Table 5), in trait order."""
+    table = attribute_table("paper", "test")
+    return [key for key in table if key in levels and levels[key] not in table[key].levels]
+
+
+def paper_record(doc: dict[str, Any]) -> dict[str, str]:
+    """The described fields that are not test-split traits (``PAPER_RECORD``) the agent has; a state's two-letter code
+    is written out ('AR' -> 'Arkansas', as App. C.4's 'from Arkansas')."""
+    out = {}
+    for key, (name, _) in PAPER_RECORD.items():
+        if doc.get(name) not in (None, ""):
+            value = str(doc[name]).strip()
+            out[key] = US_STATES.get(value.upper(), value) if key == "state" else value
+    return out
+
+
+def describe_agent(levels: dict[str, str], details: dict[str, Any]) -> str:
+    """The paper's attribute vector of a GenAgents persona: one "Trait: value" line per attribute App. C.4's persona
+    names, in C.4's order, plus the test-split traits it does not name (family structure, residence and citizenship
+    since 16): the exact age, race, sex, state, religion, political views, marital status, work status, highest
+    degree, total wealth as GenAgents gives them, then the split's Big Five (conscientiousness, openness). Trait
+    names are Table 5's."""
+    labels = {a.key: a.label for a in paper_split("test")} | {k: label for k, (_, label) in PAPER_RECORD.items()}
+    values = levels | {k: details[k] for k in PAPER_RECORD if k in details} | {"age": str(details["age"])}
+    return "\n".join(f"{labels[key]}: {values[key]}" for key in PAPER_ORDER if values.get(key) is not None)
 
 
 def load_genagents(path: str | Path, seed: int = 0, attribute_set: str = DEFAULT_ATTRIBUTE_SET) -> list[Persona]:
     """Every agent as a Persona with Big Five levels drawn from the recorded seed, and its split.
 
-    ``paper``: only the agents that are test personas of Table 5, all in split 'test', in a seeded order."""
+    ``paper``: every agent, all in split 'test', in a seeded order (ids sorted, shuffled with ``random.Random(seed)``):
+    the first n are a seeded sample of the whole bank. A trait whose value is not a test level stays the agent's own
+    value; the analysis leaves that persona out of that trait's groups only, and counts it."""
     check_attribute_set(attribute_set)
     drafts: list[tuple[str, dict[str, str], dict[str, Any]]] = []
     seen: set[str] = set()
@@ -206,13 +267,10 @@ def load_genagents(path: str | Path, seed: int = 0, attribute_set: str = DEFAULT
             continue
         b5_seed = big_five_seed(seed, agent_id)
         if paper:
-            test = paper_test_levels(origin, doc, levels)
-            if test is None:
-                continue
-            table = attribute_table("paper", "test")
             keys = big_five_keys("paper", "test")
-            drafts.append((f"gp{seed}-{agent_id}", test | sample_levels(random.Random(b5_seed), keys, table),
-                           {"agent_id": agent_id, "age": int(doc["age"]), "big_five_seed": b5_seed}))
+            mine = paper_levels(doc, levels) | sample_levels(random.Random(b5_seed), keys, attribute_table("paper", "test"))
+            details = {"agent_id": agent_id, "age": int(doc["age"]), "big_five_seed": b5_seed} | paper_record(doc)
+            drafts.append((f"gp{seed}-{agent_id}", mine, details))
             continue
         levels |= sample_levels(random.Random(b5_seed), BIG_FIVE)
         name = " ".join(str(doc[k]).strip() for k in ("first_name", "last_name") if doc.get(k))
@@ -222,13 +280,11 @@ def load_genagents(path: str | Path, seed: int = 0, attribute_set: str = DEFAULT
         drafts.append((f"ga{seed}-{agent_id}", levels, details))
     refuse_bad_agents(path, errors)
     if paper:
-        if not drafts:
-            raise InputError(f"{path}: no agent has test-split levels of the paper's Table 5")
         order = sorted(d[0] for d in drafts)
         random.Random(seed).shuffle(order)
         rank = {pid: k for k, pid in enumerate(order)}
         return [Persona(id=pid, source="genagents", split="test", attributes=levels, details=details,
-                        description=describe(levels, details, "paper", "test"))
+                        description=describe_agent(levels, details))
                 for pid, levels, details in sorted(drafts, key=lambda d: rank[d[0]])]
     splits = assign_splits([d[0] for d in drafts], seed)
     return [Persona(id=pid, source="genagents", split=splits[pid], attributes=levels, details=details,

@@ -18,6 +18,11 @@ def personas_text(personas: dict[str, dict[str, Any]]) -> str:
         attrs = _SETS.get(info.get("attribute_set", ""), str(info.get("attribute_set")))
         if not info.get("source"):
             what = "personas of a bank the run did not record"
+        elif info.get("source") == "genagents" and info.get("persona_form"):
+            what = (f"{n} personas sampled from the whole GenAgents bank `{info.get('path')}` ({info.get('size')} agents, "
+                    f"sample seed {info.get('seed')}), Big Five drawn at random, described by the attributes of the "
+                    "paper's App. C.4 persona; a persona whose level of an attribute is not one of its test levels is "
+                    "left out of that attribute's groups only (counted per attribute)")
         elif info.get("source") == "genagents":
             what = (f"{n} personas of the {split} split of the GenAgents bank `{info.get('path')}` ({info.get('size')} "
                     f"eligible agents, sample seed {info.get('seed')}), Big Five drawn at random")

@@ -14,7 +14,7 @@ from analysis.runs.store import Store
 from analysis.methods.trust import (
     CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES, STRATEGY_ALIASES,
 )
-from analysis.methods.trust.genagents import load_genagents
+from analysis.methods.trust.genagents import PAPER_PERSONA_FORM, load_genagents
 from analysis.methods.trust.individual import IndividualSession
 from analysis.methods.trust.personas import (
     DEFAULT_ATTRIBUTE_SET, Persona, attribute_table, check_attribute_set, default_attributes, generate_bank, select,
@@ -28,7 +28,7 @@ from analysis.methods.trust.readers import READERS
 
 # A generated bank of 250 has a test split of 50 personas: the paper's N = 50 (Sec. 4).
 DEFAULT_BANK_SIZE = 250
-# A GenAgents file under the paper's attribute set: a seeded sample of 50 of its test personas (N = 50, Sec. 4).
+# A GenAgents file under the paper's attribute set: a seeded sample of 50 of its agents (N = 50, Sec. 4).
 DEFAULT_GENAGENTS_N = 50
 # The paper's decoding (App. E): temperature 0.05, top_p 1.0, top_k 0 (no top-k cut); the model spec and
 # --temperature override them. top_k is sent only to backends known to accept it (TOP_K_BACKENDS: the embedded
@@ -62,7 +62,8 @@ def resolve_personas(personas: int | str | Path, *, seed: int, split: str, limit
     personas ``persona_ids`` names (in the bank's order), else at most ``limit``. The bank's record says how many
     were taken (``n``) and which (``persona_ids``).
 
-    A GenAgents file under the paper's set holds test personas only; ``limit`` defaults to 50 there."""
+    A GenAgents file under the paper's set: every agent, in a seeded order, all in split test; ``limit`` defaults to 50
+    there (a seeded sample of the whole bank)."""
     if isinstance(personas, str) and personas.strip().isdigit():
         personas = int(personas.strip())
     if isinstance(personas, int):
@@ -150,6 +151,7 @@ def build_trust_plan(
                                     persona_ids=persona_ids)
     return TrustPlan(
         level=level, endowment=endowment, personas=people, bank=bank, attribute_set=attribute_set,
+        persona_form=PAPER_PERSONA_FORM if bank["source"] == "genagents" and attribute_set == "paper" else None,
         attributes=attrs if level == "population" else [], strategies=chosen if level == "population" else [],
         conditioning=conditioning, condition_on=parse_strategy(condition_on, "--condition-on"), rounds=rounds, archetypes=ks,
         play_knows_archetype=play_knows_archetype, forecast=forecast, answer=answer, answer_format=answer_format, seed=seed,

@@ -119,6 +119,19 @@ def attribute_table(attribute_set: str, split: str = "test") -> dict[str, Attrib
     return {a.key: a for a in paper_split(split)}
 
 
+def plan_levels(plan: dict[str, Any]) -> dict[str, tuple[str, ...]] | None:
+    """attribute -> levels of a stored plan (or configuration signature): its attribute set (plans before the choice:
+    rolescope15) and its bank's split; None for imported results or a split without a table ('all' in the paper
+    set), whose personas' values are then grouped as they are."""
+    if plan.get("imported"):
+        return None
+    attribute_set = plan.get("attribute_set", "rolescope15")
+    split = (plan.get("bank") or {}).get("split", "test") if isinstance(plan.get("bank"), dict) else "test"
+    if attribute_set not in ATTRIBUTE_SETS or (attribute_set == "paper" and split not in SPLITS):
+        return None
+    return {k: a.levels for k, a in attribute_table(attribute_set, split).items()}
+
+
 def default_attributes(attribute_set: str, split: str = "test") -> list[str]:
     """The attributes elicited by default: Table 3's nine for the paper's test split, else every attribute of the split."""
     if attribute_set == "paper" and split == "test":

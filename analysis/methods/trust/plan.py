@@ -23,6 +23,10 @@ class TrustPlan(BaseModel):
     bank: dict[str, Any] = Field(default_factory=dict, description="Persona provenance: source, size/path, seed, split.")
     attribute_set: str = Field("rolescope15", description="'paper' (Table 5, the default of new plans) or 'rolescope15'; "
                                                           "plans stored before the choice existed used rolescope15.")
+    persona_form: str | None = Field(
+        None, description="How a GenAgents bank under the paper's set was sampled and described (genagents."
+                          "PAPER_PERSONA_FORM); None otherwise, and for plans stored before, which kept only agents whose "
+                          "political views, religion and work status were test levels and described test traits only.")
     attributes: list[str] = Field(default_factory=list, description="Attributes whose beliefs are elicited (population).")
     strategies: list[Strategy] = Field(default_factory=list)
     conditioning: Conditioning = "none"

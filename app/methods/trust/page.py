@@ -39,6 +39,14 @@ if reasons:
         st.caption("Every reply is stored with its reason; the Data page shows the raw text.")
 
 
+def _outside(d: dict) -> str | None:
+    """'3 (Full time 2, Catholic 1)' for an attribute's personas outside its levels; None in documents without it."""
+    if d.get("n_outside_levels") is None:
+        return None
+    by = d.get("outside_levels") or {}
+    return str(d["n_outside_levels"]) + (" (" + ", ".join(f"{v} {n}" for v, n in by.items()) + ")" if by else "")
+
+
 def behaviour_only(why: str) -> None:
     """What the personas sent, when no belief parsed (so there is no consistency to compute)."""
     behaviour = mdoc.get("behaviour") or {}
@@ -110,12 +118,15 @@ with tabs[0]:
         rows = [{"attribute": a, "belief ranking": " > ".join(d.get("belief_ranking") or []),
                  "behaviour ranking": " > ".join(d.get("behaviour_ranking") or []), "Spearman ↑": d.get("spearman"),
                  "η² belief": d.get("eta2_belief"), "η² behaviour": d.get("eta2_behaviour"), "|Δη²| ↓": d.get("abs_diff"),
-                 "levels compared": d.get("n_levels_compared")} for a, d in pop["attributes"].items()]
+                 "levels compared": d.get("n_levels_compared"), "personas grouped": d.get("n_grouped"),
+                 "outside its levels": _outside(d)} for a, d in pop["attributes"].items()]
         ui.table(pd.DataFrame(rows), hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(c, format="%.2f")
                                     for c in ("Spearman ↑", "η² belief", "η² behaviour", "|Δη²| ↓")})
         st.caption("A ranking of 3–4 levels matches the belief by chance one time in 6–24: a single attribute's ρ = 1 is "
-                   "weak evidence; the chance band above is that of the median over attributes.")
+                   "weak evidence; the chance band above is that of the median over attributes. 'outside its levels': "
+                   "personas whose value of the attribute is not one of the levels asked about (a GenAgents persona "
+                   "who is Catholic, or works full time): left out of that attribute only.")
 with tabs[1]:
     conditioning = mdoc.get("conditioning") or {}
     measured = {c: d for c, d in conditioning.items() if d.get("attributes")}

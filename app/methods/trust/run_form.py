@@ -37,8 +37,8 @@ def bank_choice() -> tuple[str, str, str, int, list[str]] | None:
     source = choose.persona_source(
         "run_trust_pop", types=[".jsonl", ".json"], check=lambda path: (load_genagents(path), [])[1],
         bundled_label="Generated bank (offline)",
-        path_help="A GenAgents agent bank: a .jsonl file with one agent per line (its test personas of the paper's "
-                  "Table 5; 50 of them unless ticked).")
+        path_help="A GenAgents agent bank: a .jsonl file with one agent per line (paper set: a seeded sample of 50 of "
+                  "all its agents unless ticked, described by the attributes of the paper's App. C.4 persona).")
     if source is None:
         return None
     c = st.columns(4)
@@ -47,8 +47,9 @@ def bank_choice() -> tuple[str, str, str, int, list[str]] | None:
                                  "multi-round play against Trustee archetypes")
     attribute_set = state.selectbox("Attributes", list(ATTRIBUTE_SETS), key="run_trust_attrs", container=c[1],
                                     format_func=ATTRIBUTE_SETS.get,
-                                    help="paper: Table 5's traits and levels, personas described by the test split's "
-                                         "attributes (the default); rolescope15: the earlier 15 attributes")
+                                    help="paper: Table 5's test-split traits and levels (the default; generated "
+                                         "personas described by them, GenAgents personas by the attributes of the "
+                                         "paper's App. C.4 persona); rolescope15: the earlier 15 attributes")
     bank_size = state.number_input("Generated bank size", 10, 5000, 250, key="run_trust_bank", container=c[2],
                                    disabled=source != "bundled", help="Personas generated offline (test split: 20 %)")
     personas = state.number_input("Personas", 1, 1000, 4, key="run_trust_personas", container=c[3],
@@ -61,7 +62,9 @@ def bank_choice() -> tuple[str, str, str, int, list[str]] | None:
     except RoleScopeError as exc:
         st.error(ui.plain(exc))
         return None
-    frame = pd.DataFrame([{"id": p.id, "description": p.description, **p.attributes} for p in bank])
+    frame = pd.DataFrame([{"id": p.id, "description": p.description, **p.attributes,
+                           **{k: p.details[k] for k in TRUST_FILTERS if k not in p.attributes and k in p.details}}
+                          for p in bank])
     with st.expander(f"Browse and tick personas ({len(bank)} in the test split)"):
         ids = choose.persona_picker(frame, key="run_trust_pop", search=("description",),
                                     filters=tuple(f for f in TRUST_FILTERS if f in frame),

@@ -72,16 +72,22 @@ def test_run_arguments_to_plan() -> None:
 
 @pytest.mark.skipif(not GSS.exists(), reason="reference data ../shared/anchors not present")
 def test_personas_path_loads_genagents() -> None:
-    """--personas PATH uses the GenAgents bank: 50 of its 296 test personas of Table 5 by default; rolescope15: its
-    test split (701), limited, with the seed recorded."""
+    """--personas PATH uses the GenAgents bank: a seeded sample of 50 of all its 3,505 agents by default, described by
+    App. C.4's attributes, the form recorded (``persona_form``); rolescope15: its test split (701), limited, with the
+    seed recorded, no form."""
+    from analysis.methods.trust.genagents import PAPER_PERSONA_FORM
+
     plan = TrustPlan.model_validate(plan_from_args(parse("--personas", str(GSS), "--seed", "2"), SPEC))
-    assert plan.bank == {"source": "genagents", "path": str(GSS), "size": 296, "seed": 2, "split": "test", "limit": 50, "n": 50}
-    assert all(p.description.startswith("Age: ") and "Openness To Experience: " in p.description for p in plan.personas)
+    assert plan.bank == {"source": "genagents", "path": str(GSS), "size": 3505, "seed": 2, "split": "test", "limit": 50,
+                         "n": 50}
+    assert plan.persona_form == PAPER_PERSONA_FORM
+    assert all(p.description.startswith("Age: ") and "\nRace: " in p.description and "\nTotal Wealth: " in p.description
+               and p.description.split("\n")[-1].startswith("Openness To Experience: ") for p in plan.personas)
     args = parse("--personas", str(GSS), "--limit-personas", "5", "--seed", "2", "--attribute-set", "rolescope15")
     plan = TrustPlan.model_validate(plan_from_args(args, SPEC))
     assert len(plan.personas) == 5 and {p.source for p in plan.personas} == {"genagents"}
     assert plan.bank == {"source": "genagents", "path": str(GSS), "size": 3505, "seed": 2, "split": "test", "limit": 5, "n": 5}
-    assert all(p.details["big_five_seed"] for p in plan.personas)
+    assert all(p.details["big_five_seed"] for p in plan.personas) and plan.persona_form is None
     with pytest.raises(InputError, match="not found"):
         plan_from_args(parse("--personas", "missing.jsonl"), SPEC)
 
@@ -175,7 +181,11 @@ def test_personas_text_says_where_personas_come_from() -> None:
     assert "the paper used the GenAgents bank" in gen and "Table 5" in gen
     ga = personas_text({"individual": {"attribute_set": "paper", "source": "genagents", "path": "g.jsonl", "size": 296,
                                        "seed": 2, "split": "test", "n": 50}})
-    assert "50 personas of the test split of the GenAgents bank `g.jsonl` (296 eligible agents" in ga
+    assert "50 personas of the test split of the GenAgents bank `g.jsonl` (296 eligible agents" in ga  # earlier plans
+    whole = personas_text({"population": {"attribute_set": "paper", "source": "genagents", "path": "g.jsonl",
+                                          "size": 3505, "seed": 0, "split": "test", "n": 50, "persona_form": "x"}})
+    assert "50 personas sampled from the whole GenAgents bank `g.jsonl` (3505 agents" in whole
+    assert "App. C.4 persona" in whole and "left out of that attribute's groups only" in whole
     assert "did not record" in personas_text({"population": {"attribute_set": "rolescope15"}})
 
 

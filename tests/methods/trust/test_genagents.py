@@ -1,4 +1,6 @@
-"""GenAgents loader on the public bank (../shared/anchors/genagents, Park et al. 2024, MIT): mapping, Big Five, folders."""
+"""GenAgents loader on the public bank (../shared/anchors/genagents, Park et al. 2024, MIT): mapping, Big Five, folders;
+the paper's form (whole-bank sample, App. C.4's attributes described) and how the analysis treats a persona whose level
+is outside an attribute's test levels (the tests of that need no bank)."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from analysis.methods.trust.personas import ATTRIBUTE_KEYS, BIG_FIVE, BY_KEY, ag
 ANCHORS = Path(__file__).resolve().parents[4] / "shared" / "anchors"
 GSS = ANCHORS / "genagents" / "gss_agents.jsonl"
 
-pytestmark = pytest.mark.skipif(not GSS.exists(), reason="reference data ../shared/anchors not present")
+needs_gss = pytest.mark.skipif(not GSS.exists(), reason="reference data ../shared/anchors not present")
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +30,7 @@ def raw() -> dict[str, dict]:
     return {doc["agent_id"]: doc for _, doc in read_agents(GSS)}
 
 
+@needs_gss
 def test_every_agent_loads_with_all_attributes(bank, raw) -> None:
     """3,505 agents, each with a valid level for all 15 attributes; splits 2103/701/701; ids carry the seed."""
     assert len(bank) == len(raw) == 3505
@@ -38,6 +41,7 @@ def test_every_agent_loads_with_all_attributes(bank, raw) -> None:
     assert Counter(p.split for p in bank) == {"train": 2103, "validation": 701, "test": 701}
 
 
+@needs_gss
 def test_mapping_follows_the_raw_answers(bank, raw) -> None:
     """Age band from the exact age; each mapped field equals the map of the raw GSS answer; the first agent by hand."""
     for p in bank:
@@ -54,6 +58,7 @@ def test_mapping_follows_the_raw_answers(bank, raw) -> None:
     assert set(levels) == set(BY_KEY["wealth"].levels)  # all six merged bands occur in the bank
 
 
+@needs_gss
 def test_descriptions_state_every_attribute(bank, raw) -> None:
     """Each description: name, exact age, place, and the sentence of the persona's level for all other 14 attributes."""
     for p in bank:
@@ -65,6 +70,7 @@ def test_descriptions_state_every_attribute(bank, raw) -> None:
             assert BY_KEY[key].phrase(p.attributes[key]) in text, (p.id, key)
 
 
+@needs_gss
 def test_big_five_is_seeded_recorded_and_uniform(bank) -> None:
     """Big Five come from the recorded per-agent seed: reloading reproduces them, another seed changes them;
     each trait's levels are near uniform (within 0.03 of 1/3 over 3,505 agents)."""
@@ -83,6 +89,7 @@ def test_big_five_is_seeded_recorded_and_uniform(bank) -> None:
         assert all(abs(n / len(bank) - 1 / 3) < 0.03 for n in shares.values()) and len(shares) == 3
 
 
+@needs_gss
 def test_scratch_folders_load_like_the_jsonl(tmp_path: Path, bank, raw) -> None:
     """``<id>/scratch.json`` folders (agent_id from the folder name when absent) give the same personas as the jsonl."""
     ids = sorted(raw)[:6]
@@ -101,6 +108,7 @@ def test_scratch_folders_load_like_the_jsonl(tmp_path: Path, bank, raw) -> None:
     assert len(single) == 1 and single[0].attributes == by_id[ids[1]].attributes
 
 
+@needs_gss
 def test_bad_input_names_file_and_field(tmp_path: Path, raw) -> None:
     """Unknown values, missing fields, bad JSON, duplicates and empty folders are InputErrors naming the place."""
     doc = dict(next(iter(raw.values())))
@@ -145,44 +153,183 @@ def test_bad_input_names_file_and_field(tmp_path: Path, raw) -> None:
         load_genagents(tmp_path / "nope.jsonl")
 
 
-# -- the paper's form (default): Table 5's test split -------------------------------------------------------------
+# -- the paper's form (default): a seeded sample of the whole bank, described as App. C.4's persona ------------------
 PAPER_TEST = {"political_views": {"Extremely liberal", "Slightly liberal", "Slightly conservative", "Extremely conservative"},
               "religion": {"Jewish", "Muslim/Islam", "None", "Orthodox-Christian", "Protestant"},
               "work_status": {"In school", "Keeping house", "Retired", "Other"}}
+WORK = {"Working full time": "Full time", "Working part time": "Part time", "Retired": "Retired",
+        "With a job, but not at work because of temporary illness, vacation, strike": "Temporarily not working",
+        "Unemployed, laid off, looking for work": "Unemployed", "In school": "In school", "Keeping house": "Keeping house",
+        "Other": "Other"}
+C4_AGENT = "0023952f-142e-434b-82e2-7a7451b7c55f"  # Ethan Robinson: 25, White, male, AR, Catholic, ... (App. C.4)
 
 
-def test_paper_bank_holds_the_test_personas_in_the_papers_form(raw) -> None:
-    """Default set: the agents whose political views, religion and work status are test levels (counted here on the
-    raw answers: 296), all in split test, seeded order; family structure 'Both parents' from 'Lived with parents',
-    unset otherwise; descriptions = "Trait: level" lines of the test traits and the split's two Big Five, nothing else."""
-    expected = {a for a, d in raw.items() if d["political_views"] in PAPER_TEST["political_views"]
-                and d["religion"] in PAPER_TEST["religion"] and d["work_status"] in PAPER_TEST["work_status"]}
-    bank = load_genagents(GSS, seed=7)
-    assert len(bank) == len(expected) == 296 and {p.details["agent_id"] for p in bank} == expected
-    assert {p.split for p in bank} == {"test"} and all(p.id == f"gp7-{p.details['agent_id']}" for p in bank)
-    for p in bank:
+@pytest.fixture(scope="module")
+def paper_bank():
+    return load_genagents(GSS, seed=7)
+
+
+@needs_gss
+def test_paper_bank_is_every_agent_in_a_seeded_order(paper_bank, raw) -> None:
+    """Every agent is a candidate (3,505; the earlier rule kept 296), all in split test, ids gp7-<agent>; the order is
+    sorted ids shuffled with Random(7), so another seed gives another sample. Each test-split trait holds the agent's
+    own answer (work status in Table 5's short names, 'Lived with parents' = 'Both parents'), in or outside the test
+    levels; the split's Big Five (conscientiousness, openness) only; non-test traits stay out of the attributes."""
+    import random
+
+    assert len(paper_bank) == len(raw) == 3505 and {p.split for p in paper_bank} == {"test"}
+    order = sorted(f"gp7-{a}" for a in raw)
+    random.Random(7).shuffle(order)
+    assert [p.id for p in paper_bank] == order
+    other = [p.details["agent_id"] for p in load_genagents(GSS, seed=8)[:50]]
+    assert other != [p.details["agent_id"] for p in paper_bank[:50]]  # another seed, another sample
+    for p in paper_bank:
         doc = raw[p.details["agent_id"]]
-        assert p.attributes["political_views"] == doc["political_views"] and p.attributes["religion"] == doc["religion"]
-        assert p.attributes["work_status"] == doc["work_status"] and p.attributes["age"] == age_band(doc["age"])
-        if doc["family_structure_at_16"] == "Lived with parents":
-            assert p.attributes["family_structure_at_16"] == "Both parents"
-        else:
-            assert "family_structure_at_16" not in p.attributes and "Family Structure At 16" not in p.description
-        lines = p.description.split("\n")
-        assert len(lines) == len(p.attributes) and {ln.split(": ")[0] for ln in lines} <= {
-            "Age", "Conscientiousness", "Family Structure At 16", "Highest Degree Received", "Openness To Experience",
-            "Political Views", "Religion", "Same Residence Since 16", "Us Citizenship Status", "Work Status"}
-        assert doc["first_name"] not in p.description and doc["city"] not in p.description
-    by_id = {p.details["agent_id"]: p for p in bank}
-    efrain = by_id["400afd76-2cb0-41b8-aa30-176caae303a5"]  # worked by hand from its raw line
-    assert efrain.description.split("\n")[2:4] == ["Family Structure At 16: Both parents", "Highest Degree Received: High school"]
-    assert efrain.description.split("\n")[5:] == [
-        "Political Views: Slightly conservative", "Religion: Protestant", "Same Residence Since 16: Different state",
-        "Us Citizenship Status: A U.S. citizen", "Work Status: Keeping house"]
-    assert efrain.description.startswith("Age: 45-64\nConscientiousness: ")
-    again, other = load_genagents(GSS, seed=7), load_genagents(GSS, seed=8)
-    assert [p.id for p in again] == [p.id for p in bank]
-    assert [p.details["agent_id"] for p in other] != [p.details["agent_id"] for p in bank]  # another seeded sample
+        family = doc["family_structure_at_16"]
+        assert p.attributes == {
+            "age": age_band(doc["age"]), "political_views": doc["political_views"], "religion": doc["religion"],
+            "work_status": WORK[doc["work_status"]], "highest_degree": doc["highest_degree_received"],
+            "same_residence_since_16": doc["same_residence_since_16"], "us_citizenship": doc["us_citizenship_status"],
+            "family_structure_at_16": "Both parents" if family == "Lived with parents" else family,
+            "conscientiousness": p.attributes["conscientiousness"], "openness": p.attributes["openness"]}
+        assert {p.attributes["conscientiousness"], p.attributes["openness"]} <= {"Low", "Moderate", "High"}
     for trait in ("conscientiousness", "openness"):
-        assert set(Counter(p.attributes[trait] for p in bank)) == {"Low", "Moderate", "High"}
-    assert not any(k in p.attributes for p in bank for k in ("extraversion", "agreeableness", "neuroticism", "sex"))
+        assert set(Counter(p.attributes[trait] for p in paper_bank)) == {"Low", "Moderate", "High"}
+    religions = Counter(p.attributes["religion"] for p in paper_bank)
+    assert religions["Catholic"] == 730 and religions["Christian"] == 90  # train-split / unlisted religions kept
+
+
+@needs_gss
+def test_c4_persona_is_loaded_and_described_as_the_paper_describes_it(paper_bank, raw) -> None:
+    """App. C.4's persona ('a 25-year-old White male from Arkansas ... Catholic, slightly liberal, never married,
+    currently employed but temporarily not at work, holds a high school degree, has less than $5,000 in wealth') is
+    agent 0023952f: Catholic and 'Temporarily not working' are not test levels, yet it is in the bank, can be chosen
+    by id, and its description names race, sex, state, marital status and wealth as C.4 does, in C.4's order."""
+    from analysis.methods.trust.genagents import outside_test_levels
+    from analysis.methods.trust.method import resolve_personas
+
+    c4 = next(p for p in paper_bank if p.details["agent_id"] == C4_AGENT)
+    assert outside_test_levels(c4.attributes) == ["religion", "work_status"]
+    assert c4.description.split("\n") == [
+        "Age: 25", "Race: White", "Sex: Male", "State: Arkansas", "Religion: Catholic",
+        "Political Views: Slightly liberal", "Marital Status: Never married", "Work Status: Temporarily not working",
+        "Highest Degree Received: High school", "Total Wealth: Less than $5,000", "Family Structure At 16: Both parents",
+        "Same Residence Since 16: Different state", "Us Citizenship Status: A U.S. citizen",
+        f"Conscientiousness: {c4.attributes['conscientiousness']}",
+        f"Openness To Experience: {c4.attributes['openness']}"]
+    chosen, info = resolve_personas(GSS, seed=7, split="test", limit=None, persona_ids=[c4.id])
+    assert [p.id for p in chosen] == [c4.id] and info["n"] == 1
+    # every agent: the C.4 attributes it has, never its name or city; train-split religions and work statuses too
+    for p in paper_bank:
+        doc = raw[p.details["agent_id"]]
+        lines = p.description.split("\n")
+        assert len(lines) == 15 and lines[0] == f"Age: {doc['age']}"
+        for label, field in (("Race", "race"), ("Sex", "sex"), ("Marital Status", "marital_status"),
+                             ("Total Wealth", "total_wealth"), ("Political Views", "political_views"),
+                             ("Religion", "religion"), ("Highest Degree Received", "highest_degree_received")):
+            assert f"{label}: {doc[field]}" in lines, (p.id, label)
+        assert any(ln.startswith("State: ") and len(ln) > len("State: XX") for ln in lines)
+        assert f"{doc['first_name']} {doc['last_name']}" not in p.description
+        assert doc["street_address"] not in p.description and not any(ln.startswith(("Name", "City")) for ln in lines)
+
+
+@needs_gss
+def test_default_sample_is_not_dominated_by_one_work_status() -> None:
+    """The default 50 (seed 0) follow the bank: every work status within 0.2 of its share of the 3,505 agents, at
+    least five of them present, train-split ones included. The earlier rule (test levels of political views, religion
+    and work status only) gave 30 retired of 50 (bank share 0.20)."""
+    from analysis.methods.trust.method import resolve_personas
+
+    raw_rows = [doc for _, doc in read_agents(GSS)]
+    share = {WORK[w]: n / len(raw_rows) for w, n in Counter(d["work_status"] for d in raw_rows).items()}
+    chosen, info = resolve_personas(GSS, seed=0, split="test", limit=None)
+    assert info["n"] == 50 and info["size"] == 3505
+    work = Counter(p.attributes["work_status"] for p in chosen)
+    assert max(abs(work.get(w, 0) / 50 - s) for w, s in share.items()) <= 0.2, work
+    assert len(work) >= 5 and {"Full time", "Part time"} & set(work), work
+    assert work["Retired"] <= 15, work  # the earlier rule: 30
+
+
+def _transfers(rows: list[tuple[dict, float]]):
+    import pandas as pd
+
+    return pd.DataFrame([{"persona_id": f"p{i}", "valid": 1, "sent": sent, "attributes": json.dumps(attrs)}
+                         for i, (attrs, sent) in enumerate(rows)])
+
+
+def test_a_level_outside_the_attributes_levels_leaves_that_attribute_only() -> None:
+    """Personas whose work status is a train-split level ('Full time') or no level are left out of work status's
+    groups — ρ and η² equal those of the test-level personas alone — and counted; they still count for age. The
+    behaviour summary does the same given the plan's levels, and without them groups every value as before."""
+    import numpy as np
+
+    from analysis.methods.trust.behaviour import population_behaviour
+    from analysis.methods.trust.consistency import Belief, population_consistency
+    from analysis.methods.trust.effects import eta_squared, ranking_scores
+    from analysis.methods.trust.personas import attribute_table
+
+    table = attribute_table("paper", "test")
+    work, age = table["work_status"].levels, table["age"].levels
+    rows = [({"work_status": "Retired", "age": "65+"}, 2.0), ({"work_status": "Retired", "age": "65+"}, 3.0),
+            ({"work_status": "In school", "age": "18-29"}, 8.0), ({"work_status": "In school", "age": "18-29"}, 9.0),
+            ({"work_status": "Full time", "age": "30-44"}, 10.0), ({"work_status": "Full time", "age": "65+"}, 0.0),
+            ({"work_status": "Unemployed", "age": "45-64"}, 5.0), ({"age": "30-44"}, 7.0)]
+    transfers = _transfers(rows)
+    ranking = ["In school", "Retired", "Keeping house", "Other"]
+    beliefs = {"work_status": Belief("work_status", work, tuple(ranking), ranking_scores(ranking, work), 0.5),
+               "age": Belief("age", age, tuple(age), ranking_scores(list(age), age), 0.1)}
+    doc = population_consistency(beliefs, transfers, n_boot=50, seed=1)
+    w = doc["attributes"]["work_status"]
+    inside = rows[:4]
+    assert w["eta2_behaviour"] == pytest.approx(eta_squared([s for _, s in inside], [a["work_status"] for a, _ in inside]))
+    assert w["behaviour_means"] == {"Retired": 2.5, "In school": 8.5} and w["spearman"] == pytest.approx(1.0)
+    assert (w["n_grouped"], w["n_outside_levels"]) == (4, 4)
+    assert w["outside_levels"] == {"Full time": 2, "(none)": 1, "Unemployed": 1}
+    a = doc["attributes"]["age"]
+    assert (a["n_grouped"], a["n_outside_levels"], a["outside_levels"]) == (8, 0, {})
+    assert a["eta2_behaviour"] == pytest.approx(eta_squared([s for _, s in rows], [r["age"] for r, _ in rows]))
+    assert doc["n_personas"] == 8 and np.isfinite(doc["median_spearman"])
+    levels = {k: t.levels for k, t in table.items()}
+    beh = population_behaviour(transfers, levels)["attributes"]["work_status"]
+    assert beh["n"] == {"Retired": 2, "In school": 2} and beh["n_outside_levels"] == 4
+    assert beh["eta2"] == pytest.approx(w["eta2_behaviour"])
+    assert beh["outside_levels"] == {"Full time": 2, "(none)": 1, "Unemployed": 1}
+    old = population_behaviour(transfers)["attributes"]["work_status"]  # no levels given: every value grouped
+    assert old["n"] == {"Full time": 2, "In school": 2, "Retired": 2, "Unemployed": 1} and "n_outside_levels" not in old
+
+
+@needs_gss
+def test_default_sample_groups_only_test_levels_per_attribute() -> None:
+    """The default 50 GenAgents personas with made-up sends: work status and political views group only their
+    test-level personas (counted: the rest are outside), age groups all 50."""
+    from analysis.methods.trust.consistency import Belief, population_consistency
+    from analysis.methods.trust.effects import ranking_scores
+    from analysis.methods.trust.method import resolve_personas
+    from analysis.methods.trust.personas import attribute_table
+
+    chosen, _ = resolve_personas(GSS, seed=0, split="test", limit=None)
+    transfers = _transfers([(p.attributes, float(k % 11)) for k, p in enumerate(chosen)])
+    table = attribute_table("paper", "test")
+    beliefs = {k: Belief(k, table[k].levels, table[k].levels, ranking_scores(list(table[k].levels), table[k].levels), 0.1)
+               for k in ("work_status", "political_views", "age")}
+    doc = population_consistency(beliefs, transfers, n_boot=0)["attributes"]
+    for key in ("work_status", "political_views"):
+        inside = sum(p.attributes[key] in PAPER_TEST[key] for p in chosen)
+        assert 0 < inside < 50 and (doc[key]["n_grouped"], doc[key]["n_outside_levels"]) == (inside, 50 - inside)
+        assert sum(doc[key]["outside_levels"].values()) == 50 - inside
+    assert (doc["age"]["n_grouped"], doc["age"]["n_outside_levels"]) == (50, 0)
+
+
+def test_persona_form_splits_genagents_configurations_only() -> None:
+    """A GenAgents plan of the paper's set records ``persona_form``: its signature differs from an earlier plan's
+    (no field); a generated bank's plan (field None) keeps the signature of plans stored before the field."""
+    from analysis.methods.trust.families import INDIVIDUAL, POPULATION
+    from analysis.methods.trust.genagents import PAPER_PERSONA_FORM
+    from analysis.runs.comparable import signature
+
+    base = {"method": "trust", "level": "population", "attribute_set": "paper", "personas": [], "seed": 0}
+    for family in (POPULATION, INDIVIDUAL):
+        earlier = base | {"bank": {"source": "genagents"}}
+        assert signature(family, earlier | {"persona_form": PAPER_PERSONA_FORM}) != signature(family, earlier)
+        generated = base | {"bank": {"source": "generated"}}
+        assert signature(family, generated | {"persona_form": None}) == signature(family, generated)
