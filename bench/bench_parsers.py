@@ -2,8 +2,8 @@
 
 Prints per reader: replies, answerable replies, read right, wrong values (a value the reply does not give: target 0),
 missed answers (answerable replies left invalid: target ≤ 10 % of answerable), and the unanswerable replies left
-invalid; then each failure. ``--write`` stores the figures in ``data/readers/measured.json``, which the README and
-the method pages show beside the invalid rate (a test checks the file matches the corpora).
+invalid; then each failure. ``--write`` stores the figures in ``data/readers/measured.json`` (the method pages show
+them beside the invalid rate) and in the README's table (a test checks both match the corpora).
 Run: ``.venv/bin/python bench/bench_parsers.py [--write]``
 """
 
@@ -25,6 +25,25 @@ def document() -> dict:
             "readers": {kind: m.summary() for kind, m in measure_all().items()}}
 
 
+README = Path(__file__).resolve().parents[1] / "README.md"
+START, END = "<!-- readers:start (bench/bench_parsers.py --write) -->", "<!-- readers:end -->"
+
+
+def readme_table(readers: dict) -> str:
+    """The README's table of the readers' figures (between its markers)."""
+    rows = [f"| `{k}` | {m['n']} | {m['answerable']} | {m['read_right']} | {m['wrong']} | {m['missed']} | "
+            f"{m['rightly_invalid']} of {m['n'] - m['answerable']} |" for k, m in readers.items()]
+    return "\n".join(["| reader | replies | answerable | read right | wrong values | missed | unanswerable left invalid |",
+                      "|---|---|---|---|---|---|---|", *rows])
+
+
+def write_readme(readers: dict) -> None:
+    text = README.read_text(encoding="utf-8")
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    README.write_text(f"{head}{START}\n{readme_table(readers)}\n{END}{tail}", encoding="utf-8")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {MEASURES_FILE.relative_to(MEASURES_FILE.parents[2])}")
@@ -41,8 +60,10 @@ def main() -> int:
             print(f"  {m.kind}: {failure}")
     if args.write:
         MEASURES_FILE.parent.mkdir(parents=True, exist_ok=True)
-        MEASURES_FILE.write_text(json.dumps(document(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"wrote {MEASURES_FILE}")
+        doc = document()
+        MEASURES_FILE.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_readme(doc["readers"])
+        print(f"wrote {MEASURES_FILE} and the table in {README.name}")
     return 0
 
 

@@ -365,8 +365,9 @@ def parse_score_examples(text: str) -> ExamplesParse:
 _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "zero": 0, "six": 6}
 _NUM = r"(-?\d+(?:\.\d+)?|one|two|three|four|five|zero|six|n/?a)"
 _FINAL = re.compile(
-    r"final\s+(?:score|grade|rating)\s*(?:for\s+this\s+response\s*)?"
-    r"(?:is|of|:|=|-|–|—|would\s+be|will\s+be|should\s+be|i\s+give\s+is|given\s+is|assigned\s+is)?\s*(?:a\s+|an\s+)?[\[(]?\s*"
+    r"final\s+(?:score|grade|rating|verdict)\s*(?:for\s+this\s+response\s*)?"
+    r"(?:is|of|:|=|-|–|—|would\s+be|will\s+be|should\s+be|i\s+give\s+is|given\s+is|assigned\s+is)?\s*[:\-–—]?\s*"
+    r"(?:a\s+|an\s+)?[\[(]?\s*"
     + _NUM + r"\b(?:\s*(?:(?:/|out\s+of)\s*(\d+)|(?:-|–|to|or)\s*(\d+(?:\.\d+)?)))?",
     re.IGNORECASE,
 )
@@ -379,16 +380,17 @@ _FINAL_ONE_THAT = re.compile(
 _PRONOUN_ONE = re.compile(r"\s+(?:that|which|where|who|of)\b", re.IGNORECASE)
 _SCALE = r"(?:\s*(?:/|out\s+of)\s*(\d+))?"
 # a "Score: N" line anywhere ("**Score: 5**" first, then the explanation), or "the score is N"
-_SCORE_LINE = re.compile(r"(?:^[ \t>\-•]*(?:the\s+)?(?:overall\s+|total\s+)?(?:score|grade|rating)\s*[:=]|\bthe\s+(?:overall\s+)?"
+_SCORE_LINE = re.compile(r"(?:^[ \t>\-•]*(?:the\s+)?(?:overall\s+|total\s+)?(?:score|grade|rating)\s*(?:[:=]|[-–—](?=\s*\d))|\bthe\s+(?:overall\s+)?"
                          r"(?:score|grade|rating)(?:\s+for\s+(?:the|this)\s+[\w ]{1,30}?)?\s+(?:is|would\s+be|will\s+be))"
                          r"\s*[\[(]?\s*" + _NUM + r"\b" + _SCALE,
                          re.IGNORECASE | re.MULTILINE)
 # a score given in a sentence: "I would rate this response 4 out of 5", "deserves a score of 4", "earns a 5", "4/5"
 _SCORE_PHRASE = re.compile(
     r"(?:\b(?:rate|score|grade|give|assign|award)(?:s|d)?\s+(?:it|this(?:\s+response)?|the\s+response|the\s+answer)?\s*"
-    r"(?:an?\s+)?|\b(?:deserves|earns|merits|gets|receives|warrants)\s+(?:an?\s+)?)"
+    r"(?:an?\s+)?(?:(?:solid|strong|clear|high|low|firm|fair)\s+)?|\b(?:deserves|earns|merits|gets|receives|warrants)\s+"
+    r"(?:an?\s+)?(?:(?:solid|strong|clear|high|low|firm|fair)\s+)?)"
     r"(?:(?:(?:final|overall)\s+)?(?:score|rating|grade)\s+of\s+(\d+(?:\.\d+)?)\b" + _SCALE
-    + r"|(\d+(?:\.\d+)?)\b(?:\s*(?:/|out\s+of)\s*(\d+)|(?=\s*(?:[.!,;)\n]|$))))"
+    + r"|(\d+(?:\.\d+)?)\b(?:\s*(?:/|out\s+of)\s*(\d+)|(?=\s*(?:[.!,;)\n]|$|points?\b))))"
     r"|\b(\d+(?:\.\d+)?)\s*(?:/|out\s+of)\s*(\d+)\b",
     re.IGNORECASE)
 # the reply, or its last line, is the number alone ("4", "**4**", "4.")

@@ -45,14 +45,15 @@ _AMOUNT = (r"(?P<amt>-\s*\$\s*" + _NUM + _NOT_EXPRESSION + r"|(?:" + _NUM + "|" 
            + r"|\$\s*" + _NUM + _NOT_EXPRESSION + r"|" + _NUM + r"\s*" + _DOLLARS + r"|" + _WORD + r"\s+" + _DOLLARS
            + "|" + _PERCENT + "|" + _ALL + "|" + _HALF + ")")
 # in a send phrase only: a bare number that ends the sentence or goes "to Player B" ("I decided to send 3 to Player B")
-_BARE = (r"(?P<bare>\d+)(?=\s+(?:to|for)\s+(?:player\s*b|him|her|them|the\s+other)\b|\s*(?:[.!;]|\n|$))")
+_BARE = (r"(?P<bare>\d+|" + _WORD + r")(?=\s+(?:to|for)\s+(?:player\s*b|him|her|them|the\s+other)\b|\s*(?:[.!;]|\n|$))")
 _PLACEHOLDER = r"(?:\$\s*[A-Za-z]\b|\[[^\]\n]{1,30}\]|<[^>\n]{1,30}>|\$?\s*_{2,}|\$?\s*\.{3})"
 _MARK = (r"\b(?:amount(?:\s+(?:sent|to\s+send))?|action|(?:final\s+)?answer|decision|send|transfer)\s*[:=]\s*"
          r"(?:send\s*)?")
 _MARKER = re.compile(_MARK + r"(?:" + _AMOUNT + r"|(?P<plain>\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*%)(?!\w)"
                      + _NOT_EXPRESSION + "|(?P<mword>" + _WORD + "))", re.IGNORECASE)
 # a reply that is only an amount ("$5", "5", "5 dollars."), or a line "Send $4." of its own: the answer itself
-_ANSWER_LINE = re.compile(r"(?:\A\s*(?P<plain>\$?\s*\d+(?:\.\d+)?)(?:\s*" + _DOLLARS + r")?\s*[.!]?\s*\Z"
+_ANSWER_LINE = re.compile(r"(?:\A\s*(?:(?P<plain>\$?\s*\d+(?:\.\d+)?)|(?P<mword>" + _WORD + r"))(?:\s*" + _DOLLARS
+                          + r")?\s*[.!]?\s*\Z"
                           r"|^[ \t]*(?:send|transfer|give)\s+(?P<amt>\$\s*\d+(?:\.\d+)?)[ \t]*[.!]?[ \t]*$)",
                           re.IGNORECASE | re.MULTILINE)
 _MARKER_PLACEHOLDER = re.compile(_MARK + _PLACEHOLDER, re.IGNORECASE)
@@ -60,15 +61,17 @@ _QUOTES = "\"'“‘«"
 # after a quoted marker: its closing quote, punctuation, the end of the line (then it is the reply's answer line)
 _QUOTE_ENDS_LINE = re.compile(r"\s*[\"'”’»]\s*[.!]?\s*(?:\n|$)")
 
-_NOT_AFTER = r"(?<!\bif )(?<!\bwhen )(?<!\bshould )(?<!\bwhether )(?<!\bcould )"
+_NOT_AFTER = (r"(?<!\bif )(?<!\bwhen )(?<!\bshould )(?<!\bwhether )(?<!\bcould )(?<!\bsay )(?<!\bsuppose )"
+              r"(?<!\bimagine )(?<!\bassume )(?<!\bunless )")
 _WISH = r"(?P<wish>'d\s+(?:like|love)|\s+would\s+(?:like|love)|\s+want|\s+wish|'m\s+tempted|\s+am\s+tempted)"
 _ADVERB = (r"(?:(?:only|just|probably|definitely|still|actually|realistically|simply|now|therefore|then|happily|"
            r"gladly|instead|ultimately|finally|thus|so)\s*,?\s+)?")
-_VERB = (r"(?:send|sending|give|giving|transfer|transferring|invest|investing|hand(?:ing)?\s+over|offer|offering|"
-         r"entrust|entrusting|go\s+with|going\s+with|settle\s+on|choose|pick|select|opt\s+for)")
-_SUBJECT = (_NOT_AFTER + r"\bI(?:" + _WISH + r"|'ll|'m|'d|'ve| will| would| am| shall| have| decided| decide| choose|"
+_VERB = (r"(?:send|sending|give|giving|transfer|transferring|invest|investing|hand(?:ing)?(?:\s+over)?|offer|offering|"
+         r"entrust|entrusting|go\s+(?:with|for)|going\s+(?:with|for)|settle\s+on|choose|pick|select|opt\s+for|"
+         r"put\s+in|putting\s+in|risk|risking|trust\s+(?:him|her|them|player\s*b)\s+with)")
+_SUBJECT = (_NOT_AFTER + r"(?:\blet(?:'s|\s+us)\s+|\bI(?:" + _WISH + r"|'ll|'m|'d|'ve| will| would| am| shall| have| decided| decide| choose|"
             r" chose| plan| intend| think I'll| made (?:a|the|my) decision| make (?:a|the|my) decision)?"
-            r"(?:\s+(?:going|decided|chosen|planning|opted|elected))?(?:\s+to)?(?:\s+be)?\s+" + _ADVERB)
+            r"(?:\s+(?:going|decided|chosen|planning|opted|elected))?(?:\s+to)?(?:\s+be)?\s+)" + _ADVERB)
 _MY_CHOICE = (r"\bmy\s+(?:final\s+)?(?:choice|decision|answer|plan|move|offer)\s+(?:is|will\s+be)\s*:?\s+"
               r"(?:(?:to\s+)?" + _VERB + r"\s+)?")
 # "sending $3 seems right": an evaluation that is the decision
@@ -78,9 +81,14 @@ _QUANT = (r"(?:(?:only|just|exactly|all|a\s+total\s+of|the\s+remaining|the\s+res
           r"the\s+full|back)\s+)?")
 _SEND_PHRASE = re.compile(r"(?:" + _SUBJECT + _VERB + r"\s+|" + _MY_CHOICE + "|" + _SEEMS + ")" + _OBJECT + _QUANT
                           + r"(?:" + _AMOUNT + "|" + _BARE + ")", re.IGNORECASE)
+# "Sending $7 to Player B." as a sentence of its own (not "Sending $10 would be risky"); "$5 is what I'll send."
+_OTHER_PHRASES = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?:sending|giving)\s+(?P<amt>\$\s*\d+(?:\.\d+)?)(?:\s+to\s+(?:player\s*b|him|her|them))?\s*[.!]?\s*$"
+    r"|(?P<inv>\$\s*\d+(?:\.\d+)?)\s+is\s+what\s+I(?:'ll|\s+will|'d|\s+would)?\s+(?:send|give)\b",
+    re.IGNORECASE | re.MULTILINE)
 _KEEP_PHRASE = re.compile(
-    _NOT_AFTER + r"\bI(?:'ll|'m|'d| will| would| am| shall)?(?:\s+(?:going|decided|choose|chose))?(?:\s+to)?\s+"
-    + _ADVERB + r"(?:keep|keeping|hold\s+on\s+to|holding\s+on\s+to|retain)\s+(?:all\s+|only\s+|just\s+)?"
+    _NOT_AFTER + r"(?:\bI(?:'ll|'m|'d| will| would| am| shall)?(?:\s+(?:going|decided|choose|chose))?(?:\s+to)?\s+"
+    r"|(?<=\d)\s+and\s+|\$\d+\s+and\s+)" + _ADVERB + r"(?:keep|keeping|hold\s+on\s+to|holding\s+on\s+to|retain)\s+(?:all\s+|only\s+|just\s+)?"
     r"(?P<keep>\$\s*" + _NUM + _NOT_EXPRESSION + "|" + _NUM + r"\s*" + _DOLLARS + "|" + _WORD + r"\s+" + _DOLLARS
     + r"|everything|it\s+all|all\s+of\s+it|all(?=\s+(?:for|to)\s+myself)|the\s+(?:whole|entire|full)\s+"
     r"(?:amount|endowment|sum))", re.IGNORECASE)
@@ -89,7 +97,7 @@ _ZERO_PHRASE = re.compile(
     r"(?:choose|chose|decide|decided|have decided) not to)\s+(?:send|give|transfer|invest)\s+(?:anything|any\s+money|"
     r"a\s+(?:single\s+)?(?:dollar|cent))|\s*(?:'ll|will|would|'d|decided to|choose to)?\s*(?:send|give|transfer|invest)\s+"
     r"(?:player\s*b\s+)?(?:nothing|no\s+money|zero\b(?!\s+dollars?)))"
-    r"|\bI(?:'m| am) not (?:sending|giving) (?:anything|any\s+money)"
+    r"|\bI(?:'m| am) not (?:sending|giving) (?:anything|any\s+money)|\bI(?:'m| am) (?:sending|giving) (?:nothing|no\s+money)"
     r"|\b(?:player\s*b|he|she|they)\s+(?:gets|will\s+get|receives|will\s+receive)\s+nothing\b", re.IGNORECASE)
 _CORRECTION = re.compile(
     r"\b(?:actually|scratch\s+that|on\s+second\s+thought|correction|let\s+me\s+(?:reconsider|revise|correct)|"
@@ -174,7 +182,7 @@ def _json_decision(text: str, endowment: int) -> list[_Decision]:
 def _decisions(text: str, endowment: int) -> list[_Decision]:
     """Every stated decision: markers first (the format asked for), else first-person decision phrases."""
     def found(how: str, m: re.Match[str]) -> _Decision:
-        written = next(g for g in (m.groupdict().get(k) for k in ("amt", "keep", "bare", "plain", "mword")) if g)
+        written = next(g for g in (m.groupdict().get(k) for k in ("amt", "inv", "keep", "bare", "plain", "mword")) if g)
         value = amount_value(written, endowment)
         if how == "keep phrase" and value is not None:
             value = endowment - value if value <= endowment else None
@@ -186,6 +194,7 @@ def _decisions(text: str, endowment: int) -> list[_Decision]:
     if markers:
         return sorted(markers, key=lambda d: d.end)
     phrases = [found("send phrase", m) for m in _SEND_PHRASE.finditer(text) if not _withdrawn(text, m)]
+    phrases += [found("send phrase", m) for m in _OTHER_PHRASES.finditer(text)]
     phrases += [found("keep phrase", m) for m in _KEEP_PHRASE.finditer(text)]
     phrases += [_Decision("zero phrase", 0.0, m.group(0).strip(), m.start(), m.end(), "$0")
                 for m in _ZERO_PHRASE.finditer(text)]

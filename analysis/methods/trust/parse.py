@@ -6,7 +6,9 @@ Structures (``extract_json`` + pydantic): the first JSON object in the reply, lo
 ```code fences``` first, then anywhere (prose around it is ignored; trailing commas are
 forgiven). Beliefs name attribute levels; a level matches after normalising case, dashes,
 apostrophes and spacing, or as the only level containing (or contained in) the text.
-Whatever fails is invalid with a reason; nothing is ever filled in.
+Without a JSON object, a belief written out is read ("A > B > C" with "effect size 0.05"; "Level: mean $5, SD $2"
+lines), and forecasts from a markdown table or "Round r: $x" lines. Whatever fails is invalid with a reason; nothing is
+ever filled in.
 """
 
 from __future__ import annotations
@@ -228,10 +230,35 @@ def _no_json(finish_reason: str | None) -> str:
     return "no JSON object in the reply"
 
 
+_RANKING_LINE = re.compile(r"^[\W_]*(?:ranking|order|most\s+to\s+least[^:\n]*)?\s*[:=]?\s*([^\n]*?>[^\n]*)$",
+                           re.IGNORECASE | re.MULTILINE)
+_EFFECT = re.compile(r"(?:effect[\s_]*size|eta[\s_-]*squared|η²|η2|eta2)[^\d\n]{0,20}?(\d*\.\d+|\d+)(?!\s*%)",
+                     re.IGNORECASE)
+_GROUP_LINE = re.compile(r"^[\W_]*(?P<level>[^:\n]{1,60}?)\s*[:\-–]\s*(?:mean\s*)?[:=]?\s*\$?(?P<mean>\d+(?:\.\d+)?)"
+                         r"[^\d\n]{1,30}?(?:sd|standard\s+deviation)\s*[:=]?\s*\$?(?P<sd>\d+(?:\.\d+)?)",
+                         re.IGNORECASE | re.MULTILINE)
+
+
+def belief_from_text(reply: str, strategy: str) -> dict[str, Any] | None:
+    """A belief written without JSON: a ranking line "A > B > C" with the stated effect size ("effect size 0.05",
+    "η² = 0.05"), or (Ctx+$) one "Level: mean $5, SD $2" line per level; None when the reply has neither."""
+    if strategy == DOLLAR_STRATEGY:
+        groups = [{"level": m.group("level").strip(" *"), "mean": float(m.group("mean")), "sd": float(m.group("sd"))}
+                  for m in _GROUP_LINE.finditer(reply)]
+        return {"groups": groups} if groups else None
+    ranking = _RANKING_LINE.search(reply)
+    effect = _EFFECT.search(reply)
+    if ranking is None or effect is None:
+        return None
+    return {"ranking": [part.strip(" *.`'\"") for part in ranking.group(1).split(">")],
+            "effect_size": float(effect.group(1))}
+
+
 def parse_belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endowment: int,
                  finish_reason: str | None = None) -> ParsedBelief:
-    """Validate a belief reply for ``strategy``; a Ctx+$ ranking orders levels by predicted mean (descending, stable)."""
-    obj = _lower_keys(extract_json(reply))
+    """Validate a belief reply for ``strategy``; a Ctx+$ ranking orders levels by predicted mean (descending, stable).
+    The JSON object the prompt asks for, else a belief written out (``belief_from_text``)."""
+    obj = _lower_keys(extract_json(reply) or belief_from_text(reply, strategy))
     if obj is None:
         return ParsedBelief(False, _no_json(finish_reason))
     context = {"levels": tuple(levels), "endowment": endowment}
