@@ -97,3 +97,17 @@ def test_figure4_refusals_truncation_and_self_grading(tmp_path: Path) -> None:
     assert m1["self_graded"] == {"value": False, "roles": []}
     assert m2["self_graded"] == {"value": True, "roles": ["evaluator", "question generator"]}
     assert (m1["graded_incomplete_examples"], m2["graded_incomplete_examples"]) == (0, 1)
+
+
+def test_self_graded_runs_are_marked_wherever_their_rows_and_bars_appear() -> None:
+    """A self-graded model's Table 1 row says so in its source, and its chart series carries "(self-graded)"; a model
+    judged by others carries no mark."""
+    from analysis.methods.personagym.report import series_name, source_label, table1_frame
+
+    doc = {"models": {"self": {"self_graded": {"value": True, "roles": ["evaluator"]}},
+                      "judged": {"self_graded": {"value": False, "roles": []}}},
+           "table1": {"models": {"self": {}, "judged": {}}}}
+    frame = table1_frame(doc, ["self", "judged"]).set_index("model")
+    assert frame.loc["self", "source"] == "this store · self-graded" and frame.loc["judged", "source"] == "this store"
+    assert (series_name(doc, "self"), series_name(doc, "judged")) == ("self (self-graded)", "judged")
+    assert source_label(doc, "self") == "this store · self-graded"

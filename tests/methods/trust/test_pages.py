@@ -62,3 +62,15 @@ def test_trust_conditioning_and_individual(app_on_fixture, docs):
     expected = first[sorted(first)[0]]
     assert trace["round"].tolist() == [r["round"] for r in expected]
     assert trace["sent $"].tolist() == [r["sent"] for r in expected]
+
+
+def test_the_page_shows_how_its_readers_read_their_corpora(app_on_fixture):
+    """Beside the invalid counts: each trust reader's shipped corpus figures (data/readers/measured.json)."""
+    from analysis.reader_quality import published_measures
+
+    at = app_on_fixture("trust", model="smollm2-greedy", strategy="Ctx+Tr")
+    assert not at.exception
+    shown = next(c.value for c in at.caption if c.value.startswith("Readers measured on hand-labelled replies"))
+    amount = published_measures()["trust-amount"]
+    assert (f"trust-amount: {amount['read_right']} of {amount['answerable']} answerable replies read, "
+            f"{amount['wrong']} wrong values") in shown
