@@ -5,8 +5,9 @@ Modes, recorded with every answer:
 - ``logprob``: one generated token with its top-k logprobs; keep only tokens that are an option
   letter (after stripping spaces/punctuation: "A", " A", "(A" all count for A; the best variant's
   logprob is the letter's), choose the argmax. No letter among the top-k -> invalid.
-- ``text``: free generation parsed by ``parse_option_text``: an explicit letter first
-  ("B", "(B)", "**B**", "B.", "Answer: B", "B) label", "I'd say B"), else the longest option label
+- ``text``: free generation parsed by ``parse_option_text`` (a JSON reply {"answer": "D"} is read by its answer): two
+  letters named together ("B and C", "A or B") are invalid; else an explicit letter first
+  ("B", "(B)", "**B**", "B.", "Answer: B", "B) label", "I'd say B", a "(B)" anywhere), else the longest option label
   quoted in the reply. "A"/"I" starting a sentence ("A person like me", "I think") are words, not
   letters, and so is the first word of a spelled-out label ("A little like me"). A label preceded
   by a negation ("not at all like me") is not that option. Nothing found, two different options
@@ -115,7 +116,11 @@ _LETTER_TIERS = (
     # chosen with a verb: "I'd say B.", "I choose A.", "I'm going with F"
     re.compile(r"\b(?:choose|chose|pick|picked|select|selected|go with|going with|say|opt for)\s+"
                r"(?:option\s+|letter\s+)?[(\[\"']?([A-Za-z])(?![A-Za-z'’])", re.IGNORECASE),
+    # a letter in parentheses anywhere, as the question writes its options: "Definitely (A)."
+    re.compile(r"\(([A-Za-z])\)"),
 )
+# two letters named together: "B and C", "A or B", "C/D"
+_TWO_LETTERS = re.compile(r"(?<![A-Za-z'’])\(?([A-Z])\)?\s*(?:,|/|&|\band\b|\bor\b)\s*\(?([A-Z])\)?(?![A-Za-z'’])")
 _MARKUP = str.maketrans("", "", "*`")  # markdown emphasis around letters ("**B**")
 _NEGATION = re.compile(r"\b(?:not|never|no|hardly)\b|n[’']t\b")
 
@@ -125,7 +130,11 @@ def parse_option_text(text: str, labels: list[str]) -> ParsedOption:
     if not text or not text.strip():
         return ParsedOption(None, "empty reply")
     letters = LETTERS[: len(labels)]
-    clean = text.translate(_MARKUP)
+    clean = _json_answer(text).translate(_MARKUP)
+    pairs = {frozenset(m.groups()) for m in _TWO_LETTERS.finditer(clean) if set(m.groups()) <= set(letters)}
+    if any(len(p) == 2 for p in pairs):
+        named = sorted({x for p in pairs for x in p})
+        return ParsedOption(None, f"several option letters named ({', '.join(named)})")
     for pattern in _LETTER_TIERS:
         found = {m.group(1).upper() for m in pattern.finditer(clean)
                  if m.group(1).upper() in letters and _is_letter(clean, m.start(1), labels)}
@@ -137,6 +146,25 @@ def parse_option_text(text: str, labels: list[str]) -> ParsedOption:
 
 
 _PAREN = re.compile(r"\(([A-Za-z])\)")
+
+
+def _json_answer(text: str) -> str:
+    """A reply that is a JSON object naming its answer ({"answer": "D"}, {"option": "(B) Not like me"}): that answer's
+    text, read as a reply of its own; any other reply unchanged."""
+    import json
+
+    stripped = text.strip().strip("`").removeprefix("json").strip()
+    if not stripped.startswith("{"):
+        return text
+    try:
+        obj = json.loads(stripped)
+    except ValueError:
+        return text
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if str(key).lower() in ("answer", "option", "choice", "letter", "response") and isinstance(value, str):
+                return value
+    return text
 
 
 def _unless_contradicted(parsed: ParsedOption, clean: str, labels: list[str]) -> ParsedOption:

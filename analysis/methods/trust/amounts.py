@@ -259,7 +259,8 @@ def extract_amount(reply: str, endowment: int, finish_reason: str | None = None)
 _FIRST_NUMBER = re.compile(r"(?P<neg>-)?\$?(?P<int>\d+)(?P<frac>\.\d+)?")
 # a bare answer line: a number with at most "$", "dollars", a bullet or an "Answer:" label around it
 _BARE_LINE = re.compile(r"(?:[-•>][ \t]+)?(?:(?:final[ \t]+)?(?:answer|amount)[ \t]*[:=][ \t]*|send[ \t]+)?-?[ \t]*\$?[ \t]*"
-                        r"\d+(?:\.\d+)?[ \t]*(?:dollars?|USD)?[ \t]*[.!]?", re.IGNORECASE)
+                        r"\d+(?:\.\d+)?[ \t]*(?:dollars?|USD)?[ \t]*[.!]?(?:[ \t]*\([^()\n]{0,40}\)[ \t]*[.!]?)?",
+                        re.IGNORECASE)
 
 
 def extract_first_integer(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedAmount:
