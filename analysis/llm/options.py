@@ -131,11 +131,13 @@ def parse_option_text(text: str, labels: list[str]) -> ParsedOption:
         return ParsedOption(None, "empty reply")
     letters = LETTERS[: len(labels)]
     clean = _json_answer(text).translate(_MARKUP)
-    pairs = {frozenset(m.groups()) for m in _TWO_LETTERS.finditer(clean) if set(m.groups()) <= set(letters)}
-    if any(len(p) == 2 for p in pairs):
-        named = sorted({x for p in pairs for x in p})
-        return ParsedOption(None, f"several option letters named ({', '.join(named)})")
-    for pattern in _LETTER_TIERS:
+    explicit, weak = [_LETTER_TIERS[i] for i in (0, 1, 3)], [_LETTER_TIERS[i] for i in (2, 4)]
+    for k, pattern in enumerate([*explicit, *weak]):
+        if k == len(explicit):  # no explicit choice: "B and C" names two options ("B or C? I'd say B" chose one)
+            pairs = {frozenset(m.groups()) for m in _TWO_LETTERS.finditer(clean) if set(m.groups()) <= set(letters)}
+            if any(len(p) == 2 for p in pairs):
+                named = sorted({x for p in pairs for x in p})
+                return ParsedOption(None, f"several option letters named ({', '.join(named)})")
         found = {m.group(1).upper() for m in pattern.finditer(clean)
                  if m.group(1).upper() in letters and _is_letter(clean, m.start(1), labels)}
         if len(found) == 1:

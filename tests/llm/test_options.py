@@ -110,8 +110,8 @@ INVALID_REPLIES = [
     ("This is not at all like me.", "option label 'Like me' is negated"),
     ("I don't think it's like me.", "option label 'Like me' is negated"),
     ("Not very much like me.", "option label 'Very much like me' is negated"),
-    ("A little like me (C)", "letter and label disagree: option F read, (C) also named"),
-    ("I'd say like me, so (C)", "letter and label disagree: option A read, (C) also named"),
+    ("A little like me (C)", "letter and label disagree: C is 'Somewhat like me', the reply says 'A little like me'"),
+    ("I'd say like me, so (C)", "letter and label disagree: C is 'Somewhat like me', the reply says 'Like me'"),
 ]
 
 
