@@ -498,7 +498,9 @@ _REFUSAL_ANYWHERE = re.compile(
     r"\bas an? (?:ai (?:language )?model|ai assistant|artificial intelligence|large language model|language model|llm|ai|"
     r"virtual assistant|assistant|chatbot)" + _MARKER_END + r"|\bi(?:'m| am) (?:just |only )?an? (?:ai (?:language )?model|"
     r"ai assistant|artificial intelligence|large language model|language model|ai|chatbot)" + _MARKER_END
-    + r"|\bi(?:'m| am) not a real person\b",
+    + r"|\bi(?:'m| am) not a real person\b"
+    r"|\bi(?:'m| am) [A-Z][\w-]*, an? (?:ai|artificial intelligence|large language model|language model)"
+    r"(?: assistant| model)?\b",
     re.IGNORECASE,
 )
 _REFUSAL_OPENING = re.compile(

@@ -47,7 +47,8 @@ _AMOUNT = (r"(?P<amt>-\s*\$\s*" + _NUM + _NOT_EXPRESSION + r"|(?:" + _NUM + "|" 
 # in a send phrase only: a bare number that ends the sentence or goes "to Player B" ("I decided to send 3 to Player B")
 _BARE = (r"(?P<bare>\d+|" + _WORD + r")(?=\s+(?:to|for)\s+(?:player\s*b|him|her|them|the\s+other)\b|\s*(?:[.!;]|\n|$))")
 _PLACEHOLDER = r"(?:\$\s*[A-Za-z]\b|\[[^\]\n]{1,30}\]|<[^>\n]{1,30}>|\$?\s*_{2,}|\$?\s*\.{3})"
-_MARK = (r"\b(?:amount(?:\s+(?:sent|to\s+send))?|action|(?:final\s+)?answer|decision|send|transfer)\s*[:=]\s*"
+_MARK = (r"\b(?:amount(?:\s+(?:sent|to\s+send))?|action|(?:final\s+)?answer|decision|send|transfer|forecast|prediction)"
+         r"\s*[:=]\s*"
          r"(?:send\s*)?")
 _MARKER = re.compile(_MARK + r"(?:" + _AMOUNT + r"|(?P<plain>\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*%)(?!\w)"
                      + _NOT_EXPRESSION + "|(?P<mword>" + _WORD + "))", re.IGNORECASE)
@@ -70,7 +71,8 @@ _VERB = (r"(?:send|sending|give|giving|transfer|transferring|invest|investing|ha
          r"entrust|entrusting|go\s+(?:with|for)|going\s+(?:with|for)|settle\s+on|choose|pick|select|opt\s+for|"
          r"put\s+in|putting\s+in|risk|risking|trust\s+(?:him|her|them|player\s*b)\s+with)")
 _SUBJECT = (_NOT_AFTER + r"(?:\blet(?:'s|\s+us)\s+|\bI(?:" + _WISH + r"|'ll|'m|'d|'ve| will| would| am| shall| have| decided| decide| choose|"
-            r" chose| plan| intend| think I'll| made (?:a|the|my) decision| make (?:a|the|my) decision)?"
+            r" chose| plan| intend| expect| predict| anticipate| think I'll| made (?:a|the|my) decision|"
+            r" make (?:a|the|my) decision)?"
             r"(?:\s+(?:going|decided|chosen|planning|opted|elected))?(?:\s+to)?(?:\s+be)?\s+)" + _ADVERB)
 _MY_CHOICE = (r"\bmy\s+(?:final\s+)?(?:choice|decision|answer|plan|move|offer)\s+(?:is|will\s+be)\s*:?\s+"
               r"(?:(?:to\s+)?" + _VERB + r"\s+)?")

@@ -232,6 +232,9 @@ def _no_json(finish_reason: str | None) -> str:
 
 _RANKING_LINE = re.compile(r"^[\W_]*(?:ranking|order|most\s+to\s+least[^:\n]*)?\s*[:=]?\s*([^\n]*?>[^\n]*)$",
                            re.IGNORECASE | re.MULTILINE)
+# "Ranking (most to least trusting): Female, Male": a labelled comma list
+_RANKING_LIST = re.compile(r"^[\W_]*(?:ranking|order|(?:from\s+)?most\b[^:\n]*\bleast\b)[^:\n]*:\s*([^\n]+,[^\n]+)$",
+                           re.IGNORECASE | re.MULTILINE)
 _EFFECT = re.compile(r"(?:effect[\s_]*size|eta[\s_-]*squared|η²|η2|eta2)[^\d\n]{0,20}?(\d*\.\d+|\d+)(?!\s*%)",
                      re.IGNORECASE)
 _GROUP_LINE = re.compile(r"^[\W_]*(?P<level>[^:\n]{1,60}?)\s*[:\-–]\s*(?:mean\s*)?[:=]?\s*\$?(?P<mean>\d+(?:\.\d+)?)"
@@ -246,12 +249,14 @@ def belief_from_text(reply: str, strategy: str) -> dict[str, Any] | None:
         groups = [{"level": m.group("level").strip(" *"), "mean": float(m.group("mean")), "sd": float(m.group("sd"))}
                   for m in _GROUP_LINE.finditer(reply)]
         return {"groups": groups} if groups else None
-    ranking = _RANKING_LINE.search(reply)
     effect = _EFFECT.search(reply)
-    if ranking is None or effect is None:
+    ranking = _RANKING_LINE.search(reply)
+    parts = ranking.group(1).split(">") if ranking else None
+    if parts is None and (listed := _RANKING_LIST.search(reply)):
+        parts = listed.group(1).split(",")
+    if parts is None or effect is None:
         return None
-    return {"ranking": [part.strip(" *.`'\"") for part in ranking.group(1).split(">")],
-            "effect_size": float(effect.group(1))}
+    return {"ranking": [part.strip(" *.`'\"") for part in parts], "effect_size": float(effect.group(1))}
 
 
 def parse_belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endowment: int,
@@ -285,7 +290,7 @@ class ParsedForecast:
     explanations: list[str] | None = None
 
 
-_ROUND_LINE = re.compile(r"^[\W_]*round\s*(\d+)\s*[:=\-–—]\s*(?:send\s*)?(\$?\s*\d+(?:\.\d+)?)(?:\s*dollars?)?\b",
+_ROUND_LINE = re.compile(r"^[\W_]*round\s*(\d+)\s*[:=\-–—]\s*(?:[^$\d\n]{0,30}?)(\$?\s*\d+(?:\.\d+)?)(?:\s*dollars?)?\b",
                          re.IGNORECASE | re.MULTILINE)
 
 
