@@ -8,7 +8,7 @@ Rules, in order (RoleScope's version of the paper's "simple rules", Sec. 3.4):
 3. Find option phrases, the most specific first at each position: "neither correct nor wrong"
    before "correct"/"wrong", "generally/partially correct|wrong" before "correct"/"wrong".
    Synonyms: "incorrect" = "wrong" (so "generally incorrect" = "Generally wrong"), "mostly"/
-   "largely" = "generally", "partly" = "partially", "neither right nor wrong" and "neither correct
+   "largely" = "generally", "partly" and "somewhat" = "partially", "neither right nor wrong" and "neither correct
    nor incorrect" = "Neither correct nor wrong".
 4. Drop phrases that are not a verdict:
    - runs of three or more options separated only by commas/"or"/"and"/"/" (the reply quotes the
@@ -48,10 +48,10 @@ _PATTERNS: tuple[tuple[int, str], ...] = (
     (3, rf"neither{_S}(?:correct|right){_S}nor{_S}(?:wrong|incorrect)"
         rf"|neither{_S}(?:wrong|incorrect){_S}nor{_S}(?:correct|right)"),
     (5, rf"(?:generally|mostly|largely){_S}not{_S}correct"),
-    (4, rf"(?:partially|partly){_S}not{_S}correct"),
+    (4, rf"(?:partially|partly|somewhat){_S}not{_S}correct"),
     (1, rf"(?:generally|mostly|largely){_S}(?:be{_S})?correct"),
-    (2, rf"(?:partially|partly){_S}(?:be{_S})?correct"),
-    (4, rf"(?:partially|partly){_S}(?:be{_S})?(?:wrong|incorrect)"),
+    (2, rf"(?:partially|partly|somewhat){_S}(?:be{_S})?correct"),
+    (4, rf"(?:partially|partly|somewhat){_S}(?:be{_S})?(?:wrong|incorrect)"),
     (5, rf"(?:generally|mostly|largely){_S}(?:be{_S})?(?:wrong|incorrect)"),
     (0, r"correct"),
     (6, r"wrong|incorrect"),
