@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import lru_cache
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -142,6 +143,7 @@ def measure(reader: Reader, cases: Iterable[Case]) -> Measure:
     return out
 
 
+@lru_cache(maxsize=4)
 def published_measures(path: Path = MEASURES_FILE) -> dict[str, dict[str, Any]]:
     """The measured figures as shipped (``bench/bench_parsers.py --write``), by reader kind; {} when absent."""
     try:

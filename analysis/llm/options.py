@@ -22,6 +22,7 @@ Modes, recorded with every answer:
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -153,8 +154,6 @@ _PAREN = re.compile(r"\(([A-Za-z])\)")
 def _json_answer(text: str) -> str:
     """A reply that is a JSON object naming its answer ({"answer": "D"}, {"option": "(B) Not like me"}): that answer's
     text, read as a reply of its own; any other reply unchanged."""
-    import json
-
     stripped = text.strip().strip("`").removeprefix("json").strip()
     if not stripped.startswith("{"):
         return text

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+from pydantic import BaseModel, model_serializer
+
 AnswerFormat = Literal["text", "json"]
 ANSWER_FORMATS: tuple[str, ...] = ("text", "json")
 
@@ -34,3 +36,15 @@ def whole(low: int, high: int) -> dict[str, Any]:
 
 
 TEXT = {"type": "string"}
+
+
+class UnstatedTextFormat(BaseModel):
+    """A plan with an ``answer_format`` field: the default ``text`` is left out of the stored plan, so plans stored
+    before the choice existed keep their signature (``analysis.runs.comparable``) and pool with new text runs."""
+
+    @model_serializer(mode="wrap")
+    def _text_format_unstated(self, handler: Any) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("answer_format") == "text":
+            del data["answer_format"]
+        return data

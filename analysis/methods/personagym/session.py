@@ -40,9 +40,9 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_serializer
+from pydantic import Field
 
-from analysis.llm.structured import response_format
+from analysis.llm.structured import UnstatedTextFormat, response_format
 
 from analysis.llm.client import ChatRequest
 from analysis.llm.specs import ModelSpec
@@ -81,7 +81,7 @@ EVALUATOR_PARAMS = {"temperature": 0.0}
 REFERENCE_MAX_TOKENS = 3000
 
 
-class PersonaGymPlan(BaseModel):
+class PersonaGymPlan(UnstatedTextFormat):
     """Everything a PersonaGym run needs, resolved (so ``resume`` repeats it exactly)."""
 
     method: Literal["personagym"] = "personagym"
@@ -120,13 +120,6 @@ class PersonaGymPlan(BaseModel):
         True, description="Grade a question whose score examples stayed incomplete with the examples that parsed and "
                           "the rubric's criteria (marked by the grade's n_examples < 5), as the reference grades every "
                           "question; False = leave it ungraded.")
-
-    @model_serializer(mode="wrap")
-    def _text_format_unstated(self, handler: Any) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("answer_format") == "text":
-            del data["answer_format"]
-        return data
 
     def n_evaluators(self) -> int:
         return max(1, len(self.evaluators))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_serializer
+from pydantic import Field
 
+from analysis.llm.structured import UnstatedTextFormat
 from analysis.methods.trust import DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, Conditioning, Level, Strategy
 from analysis.methods.trust.attributes import Attribute
 from analysis.methods.trust.personas import Persona, attribute_table
@@ -13,7 +14,7 @@ from analysis.methods.trust.personas import Persona, attribute_table
 DEFAULT_MAX_TOKENS: dict[str, int] = {"belief": 600, "action": 300, "forecast": 600, "round": 300}
 
 
-class TrustPlan(BaseModel):
+class TrustPlan(UnstatedTextFormat):
     """Everything a trust run needs, personas included."""
 
     method: str = "trust"
@@ -49,13 +50,6 @@ class TrustPlan(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict, description="Generation params (defaults + model + overrides).")
     max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
     prefix_reuse: bool = False
-
-    @model_serializer(mode="wrap")
-    def _text_format_unstated(self, handler: Any) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("answer_format") == "text":
-            del data["answer_format"]
-        return data
 
     @property
     def table(self) -> dict[str, Attribute]:
