@@ -70,7 +70,7 @@ def _tiny(page: Any, method: str) -> None:
         _number(page, "Items (0 = all)", 2)
     elif method == "mbti":
         _number(page, "Testings", 1)
-        _number(page, "Statements (0 = all 60)", 6)  # 2 calls could finish between two looks at the progress bar
+        _number(page, "Statements (0 = all 60)", 2)  # more fills the embedded 4k context: replies run to ~3k tokens
     elif method == "trust":
         _select(page, "Level", "individual")
         _number(page, "Personas", 1)
