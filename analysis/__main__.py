@@ -173,6 +173,21 @@ def _read_store(path: Path):  # -> Store
     return Store(path, read_only=True)
 
 
+def _cache_store(path: Path):  # -> Store
+    """A store a report is read from, opened writable when the file allows it so that its reports and null draws are
+    kept in it (``analysis.report_cache``); read-only otherwise (nothing is kept)."""
+    from analysis.runs.store import Store
+
+    if not path.exists():
+        raise InputError(f"store {path}: file not found")
+    if os.access(path, os.W_OK) and os.access(path.resolve().parent, os.W_OK):
+        try:
+            return Store(path)
+        except InputError:
+            pass  # read-only after all, or another schema: the read-only open says which
+    return Store(path, read_only=True)
+
+
 def _progress_bar(quiet: bool):  # -> ProgressTracker
     from analysis.runs.progress import ProgressTracker
 
@@ -377,8 +392,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_metrics(args: argparse.Namespace) -> int:
     from analysis import methods
 
-    with _read_store(args.store) as store:
-        doc = methods.get(args.method).report(store, args.model, config=args.config, n_boot=args.n_boot, chance=args.chance)
+    with _cache_store(args.store) as store:
+        doc = methods.get(args.method).cached_report(store, args.model, config=args.config, n_boot=args.n_boot,
+                                                     chance=args.chance)
     if args.model and args.model not in doc["models"] and args.model not in doc.get("published", {}):
         raise InputError(f"model '{args.model}' has no {args.method} answers in {args.store}")
     print(json.dumps(doc, indent=None if args.json else 1, allow_nan=False))

@@ -35,27 +35,13 @@ def cache_dir() -> Path:
     return Path(os.environ.get("ROLESCOPE_CACHE_DIR", REPO_ROOT / ".cache/app"))
 
 
-def sources(kind: str) -> tuple[str, ...]:
-    """The sources a document kind depends on: ``<method>`` and ``chance-<method>`` read the method's folder and the
-    shared modules it declares (``Method.sources``); a kind of no method, all of ``analysis``."""
-    from analysis import methods
-
-    name = kind.removeprefix("chance-")
-    if name in methods.names():
-        return (f"analysis/methods/{name}", *methods.get(name).sources)
-    return ("analysis",)
-
-
-@lru_cache(maxsize=None)
 def code_fingerprint(kind: str) -> str:
-    """Hash of the contents of the analysis sources a document kind depends on (all of analysis/ if unknown)."""
-    digest = hashlib.sha256()
-    roots = [REPO_ROOT / r for r in sources(kind)]
-    files = sorted(p for r in roots for p in ([r] if r.is_file() else r.rglob("*.py")))
-    for path in files:
-        digest.update(str(path.relative_to(REPO_ROOT)).encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()[:16]
+    """Hash of the analysis sources a document kind depends on (``analysis.report_cache.code_fingerprint``):
+    ``<method>`` and ``chance-<method>`` read the method's folder and the shared modules it declares; any other kind,
+    all of ``analysis``."""
+    from analysis.report_cache import code_fingerprint as fingerprint
+
+    return fingerprint(kind.removeprefix("chance-"))
 
 
 @lru_cache(maxsize=2)

@@ -107,7 +107,7 @@ def report(ref: StoreRef, method: str) -> dict[str, Any]:
     def compute() -> dict[str, Any]:
         from analysis import methods  # a method's metrics import scipy & co.: only on a cache miss
 
-        return methods.get(method).report(_store(ref), config=ref.chosen(method), n_boot=N_BOOT)
+        return methods.get(method).cached_report(_store(ref), config=ref.chosen(method), n_boot=N_BOOT)
 
     return cached_json(method, ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
 

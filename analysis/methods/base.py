@@ -209,6 +209,16 @@ class Method:
         """Whether a store with these table sizes holds any of this method's answers."""
         return any(table_sizes.get(t, 0) > 0 for t in self.tables)
 
+    def cached_report(self, store: Any, model: str | None = None, *, config: Any = None, n_boot: int = 1000,
+                      chance: int = 0) -> dict[str, Any]:
+        """``report`` with these options, kept in the store (``analysis.report_cache``): read when the store's content
+        and the method's code are those it was computed on, computed (and written, in a writable store) otherwise."""
+        from analysis.report_cache import cached_report
+
+        options = {"model": model, "config": config, "n_boot": n_boot, "chance": chance}
+        return cached_report(store, self.name, options,
+                             lambda: self.report(store, model, config=config, n_boot=n_boot, chance=chance))
+
     def build_session(self, plan: dict[str, Any], executor: Any, store: Any, run_id: str, spec: ModelSpec) -> Session:
         return self.session(plan, executor, store, run_id, spec)
 

@@ -383,6 +383,15 @@ class Store:
             with self._tx() as c:
                 c.execute(f'DELETE FROM "{table}"')
 
+    def keep_newest(self, table: str, column: str, value: str, order: str, keep: int) -> None:
+        """Delete the rows of a registered cache table whose ``column`` = ``value``, but the ``keep`` newest by
+        ``order``."""
+        if table not in _TABLES or table not in self.table_names():
+            return
+        with self._tx() as c:
+            c.execute(f'DELETE FROM "{table}" WHERE "{column}" = ? AND rowid NOT IN (SELECT rowid FROM "{table}" '
+                      f'WHERE "{column}" = ? ORDER BY "{order}" DESC LIMIT ?)', (value, value, keep))
+
     def import_run(self, run_id: str, method: str, model: str, model_spec: dict[str, Any], plan: dict[str, Any],
                    tables: dict[str, Sequence[dict[str, Any]]], *, status: str = "imported") -> bool:
         """Create a finished run together with its method-table rows in ONE transaction (all or nothing).
@@ -415,6 +424,13 @@ class Store:
             cur = self._conn.execute(sql, tuple(params))
             row = cur.fetchone()
             return dict(zip([d[0] for d in cur.description], row)) if row else None
+
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
+        """Every row of ``sql`` as a dict (no DataFrame: for small lookups)."""
+        with self._lock:
+            cur = self._conn.execute(sql, tuple(params))
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row)) for row in cur.fetchall()]
 
     def table(self, name: str, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
         """A whole table (optionally only some runs); empty frame with columns if missing."""

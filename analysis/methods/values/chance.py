@@ -140,7 +140,7 @@ def designs(answers: pd.DataFrame, keys: Mapping[tuple[str, str], str]) -> list[
     return out
 
 
-def design_fingerprint(design: list[ContextDesign]) -> list[Any]:
+def design_fingerprint(design: Sequence[ContextDesign]) -> list[Any]:
     """What the null draws depend on (for the store cache): everything but the observed answers' order."""
     return [{"key": d.key, "personas": [str(p) for p in d.personas], "items": d.items, "values": d.item_values,
              "cells": np.stack([d.person, d.item, d.group]).tolist(), "options": d.options.tolist(),
@@ -178,49 +178,112 @@ def stability_of(design: list[ContextDesign], scores: list[np.ndarray], *, parts
     return out
 
 
-def _structure_of(d: ContextDesign, scores: np.ndarray, slow: bool) -> dict[str, float]:
-    frame, keyed = d.frame(scores), d.keyed_values()
-    out: dict[str, float] = {}
-    try:
-        circ = structure.circumplex(frame, keyed)
-        out |= {"stress": circ.stress, "order_distance": circ.rank_distance}
-    except ValueError:
-        out |= {"stress": np.nan, "order_distance": np.nan}
-    if slow:
+def _keyed(d: ContextDesign) -> tuple[list[int], list[str]]:
+    """Column indices of the keyed items (instrument order) and their values."""
+    keyed = [k for k, v in enumerate(d.item_values) if v]
+    return keyed, [str(d.item_values[k]) for k in keyed]
+
+
+def _draws(design: Sequence[ContextDesign], index: int, kind: str, n_sims: int, seed: int) -> list[np.ndarray]:
+    """The null scores of context ``index`` in simulations 0 … n_sims − 1: simulation ``s`` draws from child ``index``
+    of ``default_rng([seed, s])`` (``Generator.spawn``), so a context's draws do not depend on the other contexts."""
+    d = design[index]
+    return [d.draw(np.random.default_rng([seed, s]).spawn(index + 1)[index], kind) for s in range(n_sims)]
+
+
+def circumplex_draws(d: ContextDesign, draws: Sequence[np.ndarray]) -> dict[str, list[float]]:
+    """Stress and order distance (``structure.circumplex_numbers``) of each simulated data set; NaN where undefined."""
+    keyed, values = _keyed(d)
+    out: dict[str, list[float]] = {"stress": [], "order_distance": []}
+    for scores in draws:
         try:
-            out["separability"] = structure.separability(frame, keyed)["cv_accuracy"]
+            stress, distance = structure.circumplex_numbers(d.matrix(scores)[:, keyed], values)
         except ValueError:
-            out["separability"] = np.nan
-        fit = cfa.context_cfa_summary(cfa.cfa_table(cfa.fit_magnifying_glass_results(frame, keyed)))
-        out |= {k: fit[k] for k in ("cfi", "rmsea", "srmr")}
+            stress = distance = np.nan
+        out["stress"].append(stress)
+        out["order_distance"].append(distance)
+    return out
+
+
+def separability_draws(d: ContextDesign, draws: Sequence[np.ndarray], cv: int = 5, seed: int = 0) -> list[float]:
+    """Cross-validated separability (``structure.separability``'s ``cv_accuracy``, same folds) of each simulated data
+    set; NaN where ``separability`` would raise. The folds depend on the items' values only: computed once."""
+    keyed, values = _keyed(d)
+    labels = np.array(values)
+    counts = np.unique(labels, return_counts=True)[1]
+    n_splits = min(cv, int(counts.max(initial=0)))
+    if len(keyed) < 3 or len(d.personas) < structure.MIN_PERSONAS or len(counts) < 2 or n_splits < 2:
+        return [np.nan] * len(draws)
+    folds = structure.cv_folds(labels, n_splits, seed)
+    out = []
+    for scores in draws:
+        R = structure.correlation_array(d.matrix(scores)[:, keyed])
+        out.append(np.nan if np.isnan(R).any() else structure.cv_accuracy(R, labels, folds))
+    return out
+
+
+def cfa_draws(d: ContextDesign, draws: Sequence[np.ndarray]) -> dict[str, list[float]]:
+    """Mean CFI, RMSEA and SRMR over the four magnifying-glass models (``cfa.context_cfa_summary``) of each simulated
+    data set; NaN where a model failed."""
+    out: dict[str, list[float]] = {k: [] for k in ("cfi", "rmsea", "srmr")}
+    keyed = d.keyed_values()
+    for scores in draws:
+        fit = cfa.context_cfa_summary(cfa.cfa_table(cfa.fit_magnifying_glass_results(d.frame(scores), keyed)))
+        for k in out:
+            out[k].append(fit[k])
+    return out
+
+
+def context_draws(design: Sequence[ContextDesign], index: int, kind: str, part: str, n_sims: int,
+                  seed: int) -> dict[str, list[float]]:
+    """One context's null draws: ``part`` "fast" (circumplex: Stress, order distance; seeded ``seed``) or "slow"
+    (separability and CFA fit; seeded ``seed + 1``, as before the two were simulated apart)."""
+    if part == "fast":
+        return circumplex_draws(design[index], _draws(design, index, kind, n_sims, seed))
+    draws = _draws(design, index, kind, n_sims, seed + 1)
+    return {"separability": separability_draws(design[index], draws)} | cfa_draws(design[index], draws)
+
+
+def stability_draws(design: Sequence[ContextDesign], kind: str, n_sims: int, seed: int) -> dict[str, list[float]]:
+    """Rank-order and ipsative stability (and their pooled parts) of each simulation, over all contexts."""
+    per_context = [_draws(design, i, kind, n_sims, seed) for i in range(len(design))]
+    out: dict[str, list[float]] = {}
+    for s in range(n_sims):
+        for name, value in stability_of(design, [draws[s] for draws in per_context], parts=True).items():
+            out.setdefault(name, []).append(value)
     return out
 
 
 def null_draws(design: list[ContextDesign], kind: str, n_sims: int, slow_sims: int, seed: int, *,
-               fast: bool = True, slow_contexts: Sequence[str] | None = None) -> dict[str, list[float]]:
+               fast: bool = True, slow_contexts: Sequence[str] | None = None,
+               store: Store | None = None, workers: int | None = None) -> dict[str, list[float]]:
     """Draws of every metric under null ``kind``: keys ``"<context key>/<metric>"``, ``rank_order``, ``ipsative`` and
     the pooled parts. ``fast``: circumplex metrics and stability (``n_sims``); the slow metrics (separability, CFA;
-    ``slow_sims``) for the contexts in ``slow_contexts`` (default all). Each context's simulated answers come from its
-    own child generator, so a context's draws are the same whether it is simulated alone or with the others."""
-    def scores_of(rng: np.random.Generator, which: Sequence[int]) -> dict[int, np.ndarray]:
-        children = rng.spawn(len(design))
-        return {i: design[i].draw(children[i], kind) for i in which}
+    ``slow_sims``) for the contexts in ``slow_contexts`` (default all).
 
-    def fast_statistic(rng: np.random.Generator) -> dict[str, float]:
-        scores = scores_of(rng, range(len(design)))
-        out = {f"{d.key}/{k}": v for i, d in enumerate(design) for k, v in _structure_of(d, scores[i], False).items()}
-        return out | stability_of(design, [scores[i] for i in range(len(design))], parts=True)
-
-    which = [i for i, d in enumerate(design) if slow_contexts is None or d.key in slow_contexts]
-
-    def slow_statistic(rng: np.random.Generator) -> dict[str, float]:
-        scores = scores_of(rng, which)
-        return {f"{design[i].key}/{k}": v for i in which for k, v in _structure_of(design[i], scores[i], True).items()
-                if k in SLOW}
-
-    out = chance.simulate(fast_statistic, n_sims, seed) if fast else {}
-    if which and slow_sims:
-        out |= chance.simulate(slow_statistic, slow_sims, seed + 1)
+    Each part (a context's circumplex draws, its separability and CFA draws, the stability draws) is cached in
+    ``store`` apart, keyed by its own design (``analysis.chance.cached_parts``), so the dashboard's per-context fit
+    bands and the full report share their draws; parts not cached yet are simulated on ``workers`` processes
+    (``analysis.chance.run_parallel``)."""
+    fingerprints = design_fingerprint(design)
+    parts: dict[str, tuple[Any, Any]] = {}
+    if fast:
+        for i, d in enumerate(design):
+            parts[f"{d.key}|fast"] = ([kind, "fast", i, fingerprints[i]], (context_draws, design, i, kind, "fast", n_sims, seed))
+        if len(design) >= 2:
+            parts["|stability"] = ([kind, "stability", fingerprints], (stability_draws, design, kind, n_sims, seed))
+    if slow_sims:
+        for i, d in enumerate(design):
+            if slow_contexts is None or d.key in slow_contexts:
+                parts[f"{d.key}|slow"] = ([kind, "slow", SLOW_DRAWS, i, fingerprints[i]],
+                                          (context_draws, design, i, kind, "slow", slow_sims, seed))
+    sims = {name: (slow_sims if name.endswith("|slow") else n_sims) for name in parts}
+    draws = chance.cached_parts(store, "values", {name: (what, sims[name]) for name, (what, _) in parts.items()}, seed,
+                                {name: job for name, (_, job) in parts.items()}, workers=workers)
+    out: dict[str, list[float]] = {}
+    for name, values in draws.items():
+        key = name.split("|")[0]
+        out |= {(f"{key}/{metric}" if key else metric): v for metric, v in values.items()}
     return out
 
 
@@ -256,7 +319,7 @@ def observed_of(doc: Mapping[str, Any], key: str, metric: str) -> float | None:
 
 def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], keys: Mapping[tuple[str, str], str], *,
                  n_sims: int = N_SIMS, slow_sims: int | None = None, seed: int = 0, store: Store | None = None,
-                 fast: bool = True, slow: bool | str = True) -> dict[str, Any]:
+                 fast: bool = True, slow: bool | str = True, workers: int | None = None) -> dict[str, Any]:
     """Chance document of one model: ``{"contexts": {key: {metric: {kind: summary}}}, "rank_order": {kind: ...},
     "ipsative": {...}, "rank_order_value": {...}, "ipsative_persona": {...}, "n_sims", "slow_sims", "seed"}``; ``doc``
     is the model's ``values_metrics`` entry (observed; the pooled parts carry no observed value). ``fast=False``
@@ -265,13 +328,10 @@ def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], keys: Mapping[tu
     slow_sims = n_sims if slow_sims is None else slow_sims
     slow_contexts = None if slow is True else [] if slow is False else [slow]
     design = designs(answers, keys)
-    fingerprint = design_fingerprint(design)
     out: dict[str, Any] = {"contexts": {d.key: {} for d in design}, "n_sims": n_sims, "slow_sims": slow_sims, "seed": seed}
     for kind in chance.NULL_KINDS:
-        what = [kind, slow_sims, fast, slow_contexts, fingerprint] + ([SLOW_DRAWS] if slow_contexts != [] else [])
-        draws = chance.cached_draws(store, "values", what, n_sims, seed,
-                                    lambda: null_draws(design, kind, n_sims, slow_sims, seed, fast=fast,
-                                                       slow_contexts=slow_contexts))
+        draws = null_draws(design, kind, n_sims, slow_sims, seed, fast=fast, slow_contexts=slow_contexts, store=store,
+                           workers=workers)
         for part in POOLED:  # exchangeable under the null: one band for every value / persona
             pooled = [v for name, values in draws.items() if name.startswith(part + "/") for v in values]
             if pooled:

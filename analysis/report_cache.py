@@ -1,0 +1,96 @@
+"""Reports kept in the store they describe, so a second ``metrics``, ``leaderboard``, page visit or Compare reads them.
+
+A method's report (``Method.report``) is a pure function of the store's answers, the options asked for (model,
+configuration, bootstrap resamples, chance simulations) and the method's code. The store keeps each report it
+computed in ``report_cache`` under a key that hashes all three:
+
+- the store's **content**: per table of answers or runs, its row count and largest rowid, and the runs' newest
+  status change (``content_signature``): an import, a run, a re-read or a deletion changes it (rows are replaced by
+  new rowids, never edited in place);
+- the **options** (JSON);
+- the **code**: the hash of the method's folder and the shared modules it declares (``code_fingerprint``).
+
+A read-only store is read, never written. The null draws behind the chance bands are kept apart, per part of the
+design (``analysis.chance.cached_parts``), so a report with other options still reuses them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from analysis.runs.store import Store, Table, register_table
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+REPORT_TABLE = register_table(Table(
+    "report_cache",
+    [("key", "TEXT"), ("method", "TEXT"), ("doc", "TEXT"), ("created_at", "REAL")],
+    ["key"],
+))
+#: Tables whose content is derived from the others (caches): they do not count in the content signature.
+DERIVED = ("report_cache", "null_draws")
+#: Reports kept per method; older ones are dropped when a new one is written.
+KEEP = 8
+
+
+def content_signature(store: Store) -> str:
+    """Row count and largest rowid of every table holding answers, runs or calls, and the runs' newest update."""
+    parts = []
+    for name in sorted(store.table_names()):
+        if name in DERIVED or name.startswith("sqlite_"):
+            continue
+        row = store.query_one(f'SELECT COUNT(*) AS n, COALESCE(MAX(rowid), 0) AS r FROM "{name}"')
+        parts.append(f"{name}:{row['n']}:{row['r']}")
+    runs = store.query_one("SELECT COALESCE(MAX(updated_at), 0) AS u FROM runs") if "runs" in store.table_names() else None
+    parts.append(f"runs-updated:{(runs or {}).get('u', 0):.6f}")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
+
+
+def source_paths(method: str) -> tuple[str, ...]:
+    """What a method's report depends on: its folder and the shared modules it declares (``Method.sources``); all of
+    ``analysis`` for a name that is no method."""
+    from analysis import methods
+
+    if method in methods.names():
+        return (f"analysis/methods/{method}", *methods.get(method).sources)
+    return ("analysis",)
+
+
+@lru_cache(maxsize=None)
+def code_fingerprint(method: str) -> str:
+    """Hash of the contents of the sources a report depends on (``source_paths``)."""
+    digest = hashlib.sha256()
+    roots = [REPO_ROOT / r for r in source_paths(method)]
+    files = sorted(p for r in roots for p in ([r] if r.is_file() else r.rglob("*.py")))
+    for path in files:
+        digest.update(str(path.relative_to(REPO_ROOT)).encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def report_key(store: Store, method: str, options: Mapping[str, Any]) -> str:
+    text = json.dumps({"method": method, "options": options, "content": content_signature(store),
+                       "code": code_fingerprint(method)}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def cached_report(store: Store, method: str, options: Mapping[str, Any], compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The report ``compute()`` makes, read from the store when it holds one for this content, options and code;
+    written back when the store is writable."""
+    key = report_key(store, method, options)
+    if REPORT_TABLE.name in store.table_names():
+        row = store.query_one(f'SELECT doc FROM "{REPORT_TABLE.name}" WHERE key = ?', (key,))
+        if row is not None:
+            return json.loads(row["doc"])
+    doc = compute()
+    if not getattr(store, "read_only", False):
+        store.upsert(REPORT_TABLE.name, [{"key": key, "method": method, "doc": json.dumps(doc, allow_nan=False),
+                                          "created_at": time.time()}])
+        store.keep_newest(REPORT_TABLE.name, "method", method, "created_at", KEEP)
+    return doc

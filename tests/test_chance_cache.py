@@ -1,0 +1,166 @@
+"""Null draws and reports kept in the store they describe (``analysis.chance.cached_parts``,
+``analysis.report_cache``): reused when nothing changed, recomputed when the design, the content or the code did, and
+equal to what is computed without any cache."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis import chance, methods, report_cache
+from analysis.__main__ import main
+from analysis.methods.values import VALUES
+from analysis.methods.values import chance as vchance
+from analysis.methods.values.importer import import_value_stability
+from analysis.runs.store import Store
+from tests.methods.values.test_importer import write_results
+from tests.test_chance import answers_frame
+
+KEYS = {("a", "pvq"): "a", ("b", "pvq"): "b"}
+
+
+def small_answers(seed: int = 0):
+    return answers_frame({str(i): VALUES[i % 10] for i in range(20)}, 12, ["a", "b"], seed=seed, invalid=0.1)
+
+
+def counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Record every part the values nulls simulate (context parts by context and kind, stability by kind)."""
+    calls: list[str] = []
+    context, stability = vchance.context_draws, vchance.stability_draws
+
+    def context_draws(design, index, kind, part, n_sims, seed):
+        calls.append(f"{design[index].key}/{kind}/{part}")
+        return context(design, index, kind, part, n_sims, seed)
+
+    def stability_draws(design, kind, n_sims, seed):
+        calls.append(f"stability/{kind}")
+        return stability(design, kind, n_sims, seed)
+
+    monkeypatch.setattr(vchance, "context_draws", context_draws)
+    monkeypatch.setattr(vchance, "stability_draws", stability_draws)
+    return calls
+
+
+def test_cached_draws_are_reused_and_equal_the_uncached_bands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = small_answers()
+    calls = counting(monkeypatch)
+    fresh = vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=4, slow_sims=2, workers=1)
+    n_parts = len(calls)
+    assert n_parts == 2 * (2 + 2 + 1)  # per null: 2 contexts x (circumplex, fits) + stability
+    with Store(tmp_path / "s.db") as store:
+        cold = vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=4, slow_sims=2, store=store, workers=1)
+        assert len(calls) == 2 * n_parts
+        warm = vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=4, slow_sims=2, store=store, workers=1)
+        assert len(calls) == 2 * n_parts  # nothing simulated again
+        # the dashboard's per-context fit bands read the same draws
+        vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=4, slow_sims=2, store=store, fast=False, slow="b",
+                             workers=1)
+        assert len(calls) == 2 * n_parts
+    assert fresh == cold == warm
+
+
+def test_a_changed_design_or_code_version_recomputes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = small_answers()
+    calls = counting(monkeypatch)
+    with Store(tmp_path / "s.db") as store:
+        vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=3, slow_sims=0, store=store, workers=1)
+        calls.clear()
+        changed = answers.copy()
+        row = changed.index[(changed["context"] == "b") & (changed["valid"] == 1)][0]
+        changed.loc[row, "valid"] = 0  # one answer of context b invalid: b's design and the stability design change
+        vchance.model_chance(changed, {"contexts": {}}, KEYS, n_sims=3, slow_sims=0, store=store, workers=1)
+        assert sorted(calls) == ["b/permutation/fast", "b/uniform/fast", "stability/permutation", "stability/uniform"]
+        calls.clear()
+        monkeypatch.setattr(chance, "CHANCE_VERSION", chance.CHANCE_VERSION + 1)
+        vchance.model_chance(changed, {"contexts": {}}, KEYS, n_sims=3, slow_sims=0, store=store, workers=1)
+        assert len(calls) == 6
+        calls.clear()
+        vchance.model_chance(changed, {"contexts": {}}, KEYS, n_sims=3, slow_sims=0, store=store, workers=1, seed=1)
+        assert len(calls) == 6  # another seed: other draws
+
+
+def test_parallel_draws_equal_serial_ones() -> None:
+    answers = small_answers(seed=3)
+    serial = vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=3, slow_sims=2, workers=1)
+    assert vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=3, slow_sims=2, workers=2) == serial
+
+
+def test_read_only_store_is_read_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    answers = small_answers()
+    Store(tmp_path / "s.db").close()
+    calls = counting(monkeypatch)
+    with Store(tmp_path / "s.db", read_only=True) as store:
+        vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=2, slow_sims=0, store=store, workers=1)
+        vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=2, slow_sims=0, store=store, workers=1)
+    assert len(calls) == 2 * 2 * 3
+
+
+# -- reports ------------------------------------------------------------------------------------------
+
+
+def imported_store(tmp_path: Path, labels: tuple[str, ...] = ("chunk_0", "chunk_1")) -> Path:
+    path = tmp_path / "campaign.db"
+    files = [write_results(tmp_path / "files", label, n_personas=8, seed=k)[0] for k, label in enumerate(labels)]
+    with Store(path) as store:
+        import_value_stability(store, files)
+    return path
+
+
+
+
+def test_report_is_kept_until_the_content_or_the_code_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = imported_store(tmp_path)
+    values = methods.get("values")
+    calls: list[int] = []
+
+    def report(*args, **kwargs):
+        calls.append(1)
+        return values.report(*args, **kwargs)
+
+    counted = dataclasses.replace(values, report=report)
+    with Store(path) as store:
+        first = counted.cached_report(store, n_boot=20)
+        assert counted.cached_report(store, n_boot=20) == first and len(calls) == 1
+        counted.cached_report(store, n_boot=30)  # other options: another report
+        assert len(calls) == 2
+        import_value_stability(store, [write_results(tmp_path / "more", "chunk_2", n_personas=8, seed=9)[0]])
+        assert "chunk_2" in json.dumps(counted.cached_report(store, n_boot=20)) and len(calls) == 3
+        monkeypatch.setattr(report_cache, "code_fingerprint", lambda method: "changed")
+        counted.cached_report(store, n_boot=20)
+        assert len(calls) == 4
+    with Store(path, read_only=True) as store:  # read: the report computed above for this code
+        assert counted.cached_report(store, n_boot=20) and len(calls) == 4
+
+
+def test_deleting_a_run_changes_the_content_signature(tmp_path: Path) -> None:
+    path = imported_store(tmp_path)
+    with Store(path) as store:
+        before = report_cache.content_signature(store)
+        store.upsert(chance.NULL_TABLE.name, [{"design_key": "k", "method": "values", "draws": "{}", "n_sims": 1, "seed": 0}])
+        assert report_cache.content_signature(store) == before  # caches are not content
+        store.delete_run(store.runs()["run_id"].iloc[0])
+        assert report_cache.content_signature(store) != before
+
+
+def test_metrics_command_keeps_its_report_and_draws_in_the_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = imported_store(tmp_path)
+    argv = ["metrics", "values", "--json", "--n-boot", "20", "--chance", "3", "--store", str(path)]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    with Store(path, read_only=True) as store:
+        assert store.query_one("SELECT COUNT(*) AS n FROM report_cache")["n"] == 1
+        assert store.query_one("SELECT COUNT(*) AS n FROM null_draws")["n"] > 0
+        runs = len(store.runs())
+    assert main(argv) == 0
+    assert capsys.readouterr().out == first
+    with Store(path, read_only=True) as store:
+        assert len(store.runs()) == runs
+    path.chmod(0o444)  # a store the user may not write is still reported, and left as it was
+    try:
+        assert main(argv[:-1] + [str(path)]) == 0 and capsys.readouterr().out == first
+    finally:
+        path.chmod(0o644)
