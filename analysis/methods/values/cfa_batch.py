@@ -79,7 +79,7 @@ ARMIJO = 1e-4
 #: Damping μ at the start (short gradient steps first), its floor when raised, and its ceiling (no step found).
 MU_START = 10.0
 MU_MIN = 1e-6
-MU_SHRINK = 0.5
+MU_SHRINK = 1.0 / 3.0
 MU_MAX = 1e12
 #: A data set where no step lowers F has converged (to rounding) if its projected gradient is below this.
 STALL_GRADIENT_TOL = 1e-6
@@ -522,9 +522,10 @@ def minimise(s: np.ndarray, layout: Layout, start: np.ndarray, *, max_iter: int 
     shorter step is tried from the same point (same g and H). After a step μ shrinks by
     max(MU_SHRINK, 1 − (2ρ − 1)³) (Nielsen 1999). μ starts at MU_START, so the first steps are short steps down
     the gradient, as semopy's SLSQP starts (identity Hessian), and the last are Newton steps (quadratic convergence).
-    One iteration = one evaluation of g and H.
+    ``iterations`` counts the evaluations of g and H (a data set's retries reuse them; each pass of the loop
+    takes one step, new or retried, for every data set still running).
     """
-    b = s.shape[0]
+    b, q = s.shape[0], layout.q
     arena = _Arena()
     logdet_s = log_determinant(s)
     state = _evaluate(start.astype(float, copy=True), s, logdet_s, layout)
@@ -534,55 +535,56 @@ def minimise(s: np.ndarray, layout: Layout, start: np.ndarray, *, max_iter: int 
     message = [""] * b
     mu = np.full(b, float(MU_START))
     nu = np.full(b, 2.0)
+    grad, hess = np.zeros((b, q)), np.zeros((b, q, q))
+    active, pgrad = np.zeros((b, q), dtype=bool), np.zeros(b)
+    fresh = np.ones(b, dtype=bool)  # g and H are to be evaluated at the current point
     for i in np.flatnonzero(~np.isfinite(state.f)):
         message[i] = "implied covariance at the start values not positive definite"
     running = np.flatnonzero(np.isfinite(state.f))
-    for _ in range(max_iter):
-        if not len(running):
-            break
-        cur = state.take(running)
-        lam, phi, _ = unpack(cur.params, layout)
-        grad, hess = derivatives(s[running], cur.inverse, lam, phi, layout, arena)
-        active = _active_set(grad, cur.params, layout)
-        pgrad = np.abs(np.where(active, 0.0, grad)).max(axis=1)
-        done = pgrad < GRADIENT_TOL
-        converged[running[done]] = True
-        iterations[running[~done]] += 1
-        stalled = np.zeros(len(running), dtype=bool)
-        pending = np.flatnonzero(~done)
-        while len(pending):
-            rows = running[pending]
-            mu_rows = mu[rows]
-            x0 = cur.params[pending]
-            h = hess[pending]
-            trial = _projected(x0 + _damped_step(grad[pending], h, active[pending], mu_rows, arena), layout)
-            mu[rows] = mu_rows
-            cand = _evaluate(trial, s[rows], logdet_s[rows], layout, arena)
-            step = trial - x0
-            g_step = np.einsum("bk,bk->b", grad[pending], step)
-            predicted = -(g_step + 0.5 * np.einsum("bk,bk->b", (h @ step[:, :, None])[:, :, 0], step))
-            actual = cur.f[pending] - cand.f
-            with np.errstate(invalid="ignore", divide="ignore"):
-                rho = actual / predicted
-            ok = np.isfinite(cand.f) & (actual > 0) & (predicted > 0) & (rho >= ARMIJO)
-            state.put(rows[ok], cand, ok)
-            mu[rows[ok]] *= np.maximum(MU_SHRINK, 1.0 - (2.0 * rho[ok] - 1.0) ** 3)
-            nu[rows[ok]] = 2.0
-            retry = rows[~ok]
-            mu[retry] = np.maximum(mu[retry], MU_MIN) * nu[retry]
-            nu[retry] *= 2.0
-            give_up = ~ok & (mu[rows] > MU_MAX)
-            stalled[pending[give_up]] = True
-            pending = pending[~ok & ~give_up]
-        floor = stalled & (pgrad < STALL_GRADIENT_TOL)
-        converged[running[floor]] = True
-        for i in np.flatnonzero(stalled & ~floor):
-            message[running[i]] = f"no step lowers F any more (largest projected gradient {pgrad[i]:.2g})"
-        runaway = np.abs(state.params[running, layout.correlations]).max(axis=1, initial=0.0) > DIVERGED_CORRELATION
-        diverged[running[runaway & ~stalled & ~done]] = True
-        running = running[~(done | stalled | runaway)]
-    for i in running:
-        message[i] = f"iteration limit reached ({max_iter})"
+    while len(running):
+        new = running[fresh[running]]
+        if len(new):
+            cur = state.take(new)
+            lam, phi, _ = unpack(cur.params, layout)
+            grad[new], hess[new] = derivatives(s[new], cur.inverse, lam, phi, layout, arena)
+            active[new] = _active_set(grad[new], cur.params, layout)
+            pgrad[new] = np.abs(np.where(active[new], 0.0, grad[new])).max(axis=1)
+            fresh[new] = False
+            done = new[pgrad[new] < GRADIENT_TOL]
+            converged[done] = True
+            limit = new[(pgrad[new] >= GRADIENT_TOL) & (iterations[new] >= max_iter)]
+            for i in limit:
+                message[i] = f"iteration limit reached ({max_iter})"
+            iterations[new] += 1
+            running = running[~np.isin(running, np.concatenate([done, limit]))]
+            if not len(running):
+                break
+        x0, h, mu_run = state.params[running], hess[running], mu[running]
+        trial = _projected(x0 + _damped_step(grad[running], h, active[running], mu_run, arena), layout)
+        mu[running] = mu_run
+        cand = _evaluate(trial, s[running], logdet_s[running], layout, arena)
+        step = trial - x0
+        predicted = -(np.einsum("bk,bk->b", grad[running], step)
+                      + 0.5 * np.einsum("bk,bk->b", (h @ step[:, :, None])[:, :, 0], step))
+        actual = state.f[running] - cand.f
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rho = actual / predicted
+        ok = np.isfinite(cand.f) & (actual > 0) & (predicted > 0) & (rho >= ARMIJO)
+        moved, retry = running[ok], running[~ok]
+        state.put(moved, cand, ok)
+        fresh[moved] = True
+        mu[moved] *= np.maximum(MU_SHRINK, 1.0 - (2.0 * rho[ok] - 1.0) ** 3)
+        nu[moved] = 2.0
+        mu[retry] = np.maximum(mu[retry], MU_MIN) * nu[retry]
+        nu[retry] *= 2.0
+        stalled = retry[mu[retry] > MU_MAX]
+        floor = stalled[pgrad[stalled] < STALL_GRADIENT_TOL]
+        converged[floor] = True
+        for i in np.setdiff1d(stalled, floor):
+            message[i] = f"no step lowers F any more (largest projected gradient {pgrad[i]:.2g})"
+        runaway = moved[np.abs(state.params[moved, layout.correlations]).max(axis=1, initial=0.0) > DIVERGED_CORRELATION]
+        diverged[runaway] = True
+        running = running[~np.isin(running, np.concatenate([stalled, runaway]))]
     return Optimum(state.params, state.f, converged, diverged, iterations, message)
 
 
