@@ -731,10 +731,12 @@ def _fit(s: np.ndarray, n: int, spec: list[list[int]], variances: np.ndarray, it
         if k > 1 and abs(phi[i, a, c]) >= CORRELATION_LIMIT:
             reason[i] = f"latent correlation |r| ≥ 1: {latents[a]}–{latents[c]} r = {phi[i, a, c]:.4f}"
             ok[i] = False
-    chi2_base, df_base = baseline_chi2s(s, n)
+    chi2_base, df_base = nan.copy(), p * (p - 1) // 2
     if ok.any():
+        chi2_base[ok] = baseline_chi2s(s[ok], n)[0]
         chi2[ok] = n * ml_discrepancies(s[ok], sigma[ok])
         srmr[ok] = srmr_indices(s[ok], sigma[ok])
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         for i in np.flatnonzero(ok):
             cfi[i] = cfi_index(chi2[i], df, chi2_base[i], df_base)
             tli[i] = tli_index(chi2[i], df, chi2_base[i], df_base)
