@@ -11,9 +11,9 @@ latent variance fixed to 1 (lavaan ``std.lv=TRUE``), latent correlations free, �
 
 Derivatives (``derivatives``; Lee & Jennrich 1979 for covariance structures): with W = Σ⁻¹ and Σ_k = ∂Σ/∂ϑ_k the
 gradient is g_k = tr(W(Σ − S)W Σ_k), the Fisher information I_kl = tr(W Σ_k W Σ_l), and the exact Hessian
-H_kl = 2 tr(W Σ_k WSW Σ_l) − I_kl + tr((W − WSW) ∂²Σ/∂ϑ_k∂ϑ_l). Every Σ_k is c_k(P_k Q_kᵀ + Q_k P_kᵀ) with P_k,
-Q_k a unit vector or a column of Λ or ΛΦ, so all of them come from a few p × p, p × k and k × k products per data
-set, gathered into (B, q, q) arrays: no Python loop over the data sets.
+H_kl = 2 tr(W Σ_k WSW Σ_l) − I_kl + tr((W − WSW) ∂²Σ/∂ϑ_k∂ϑ_l). Every Σ_k is c_k(P_k Q_kᵀ + Q_k P_kᵀ) with
+P_k, Q_k a unit vector or a column of Λ or ΛΦ, so all of them come from a few p × p, p × k and k × k products per
+data set, gathered into (B, q, q) arrays: no Python loop over the data sets.
 
 Minimisation (``minimise``): Levenberg–Marquardt-damped Newton steps d = −(H + μ·1)⁻¹ g (a trust-region method;
 Nielsen's update of μ), projected on θ ≥ 0 with an active set (a θ_j at 0 whose gradient pushes it below 0 stays
@@ -76,7 +76,8 @@ GRADIENT_TOL = 1e-8
 MAX_ITER = 200
 #: A step is taken when F falls by at least this fraction of the decrease the quadratic model predicts.
 ARMIJO = 1e-4
-#: Damping μ at the start (short gradient steps first), its floor when raised, and its ceiling (no step found).
+#: Damping μ (Levenberg 1944; Marquardt 1963) at the start (short gradient steps first), its floor when raised,
+#: its smallest factor after a step (Nielsen 1999, IMM-REP-1999-05), and its ceiling (no step lowers F).
 MU_START = 10.0
 MU_MIN = 1e-6
 MU_SHRINK = 1.0 / 3.0
@@ -370,7 +371,8 @@ def derivatives(s: np.ndarray, inverse: np.ndarray, lam: np.ndarray, phi: np.nda
         return np.take(pool, index, axis=1, out=arena(name, shape))
 
     grad = 2.0 * layout.scale * np.take(pool_z, layout.pq_diag, axis=1)
-    hess = np.multiply(gather(pool_y, layout.pq, "y_pq"), gather(pool_w, layout.pq_t, "w_qp"), out=arena("y", shape))
+    hess = np.multiply(gather(pool_y, layout.pq, "y_pq"), gather(pool_w, layout.pq_t, "w_qp"),
+                       out=arena("y", shape))
     hess = np.add(hess, np.swapaxes(hess, 1, 2), out=arena("hess", shape))
     term = arena("term", shape)
     hess += np.multiply(gather(pool_v, layout.qq, "v_qq"), gather(pool_w, layout.pp, "w_pp"), out=term)
@@ -636,7 +638,9 @@ class BatchFit:
         extra: dict[str, object] = {}
         if self.estimated[i]:
             lam = self.loadings[i]
-            sd = np.sqrt(np.clip(np.diagonal(self.implied_covariances()[i]), 1e-300, None))
+            sigma = implied_covariance(self.loadings[i:i + 1], self.latent_correlations[i:i + 1],
+                                       self.residual_variances[i:i + 1])[0]
+            sd = np.sqrt(np.clip(np.diagonal(sigma), 1e-300, None))
             rows = [(self.latents[f], self.items[j], float(lam[j, f] / sd[j]))
                     for f, items in enumerate(self.spec) for j in items]
             extra = {"loadings": pd.DataFrame(rows, columns=["latent", "item", "std_loading"]),
@@ -664,78 +668,99 @@ def _orient(lam: np.ndarray, phi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lam * sign[:, None, :], phi * sign[:, :, None] * sign[:, None, :]
 
 
-def _estimate_chunk(s: np.ndarray, layout: Layout, spec: list[list[int]], max_iter: int) -> Optimum:
-    return minimise(s, layout, start_values(s, layout, spec), max_iter=max_iter)
+def _model_reason(spec: list[list[int]], latents: list[str], df: int, n: int) -> str:
+    """``fit_cfa``'s failures of the model itself, in its order (the same for every data set): "" if none."""
+    few = [latents[f] for f, items in enumerate(spec) if len(items) < 2]
+    if few:
+        return f"fewer than 2 indicators (not identified): {', '.join(few)}"
+    if df < 0:
+        return f"model not identified (df = {df})"
+    if n < 2:
+        return f"too few complete rows (n = {n})"
+    return ""
+
+
+def _data_reasons(s: np.ndarray, variances: np.ndarray, items: list[str]) -> list[str]:
+    """``fit_cfa``'s failures of each data set before estimation: constant items, a singular S ("" if none)."""
+    reasons = [""] * len(s)
+    constant = variances <= CONSTANT_VARIANCE
+    for i in np.flatnonzero(constant.any(axis=1)):
+        names = [items[j] for j in np.flatnonzero(constant[i])]
+        reasons[i] = "all items constant" if len(names) == len(items) else f"constant items (zero variance): {', '.join(names)}"
+    rest = np.flatnonzero(~constant.any(axis=1))
+    for i in rest[~is_pd(s[rest])]:
+        reasons[i] = "sample covariance not positive definite (collinear items or n ≤ p)"
+    return reasons
+
+
+def _correlation_reason(phi: np.ndarray, latents: list[str]) -> str:
+    """``fit_cfa``'s text for the largest |latent correlation| (the first in row-major order on ties)."""
+    a, b = np.triu_indices(len(latents), 1)
+    m = int(np.argmax(np.abs(phi[a, b])))
+    return f"latent correlation |r| ≥ 1: {latents[a[m]]}–{latents[b[m]]} r = {phi[a[m], b[m]]:.4f}"
+
+
+@dataclass
+class _Estimates:
+    """Oriented estimates of every data set (NaN where not estimated), F_ML, iterations, estimation failures."""
+
+    lam: np.ndarray
+    phi: np.ndarray
+    theta: np.ndarray
+    fmin: np.ndarray
+    iterations: np.ndarray
+    reason: list[str]
+
+
+def _estimate(s: np.ndarray, rows: np.ndarray, spec: list[list[int]], latents: list[str], max_iter: int) -> _Estimates:
+    """Minimise F_ML for the data sets ``rows`` of s, CHUNK at a time; the others stay NaN."""
+    b, p, k = s.shape[0], s.shape[1], len(spec)
+    layout = model_layout(spec, p)
+    out = _Estimates(np.full((b, p, k), np.nan), np.full((b, k, k), np.nan), np.full((b, p), np.nan),
+                     np.full(b, np.nan), np.zeros(b, dtype=int), [""] * b)
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start:start + CHUNK]
+        opt = minimise(s[chunk], layout, start_values(s[chunk], layout, spec), max_iter=max_iter)
+        lam, phi, theta = unpack(opt.params, layout)
+        lam, phi = _orient(lam, phi)
+        out.lam[chunk], out.phi[chunk], out.theta[chunk] = lam, phi, theta
+        out.fmin[chunk], out.iterations[chunk] = opt.f, opt.iterations
+        for j, i in enumerate(chunk):
+            if opt.diverged[j]:
+                out.reason[i] = (f"{_correlation_reason(phi[j], latents)} "
+                                 f"(diverging: stopped past |r| = {DIVERGED_CORRELATION:g})")
+            elif not opt.converged[j]:
+                out.reason[i] = f"no convergence: {opt.message[j]}"
+    return out
 
 
 def _fit(s: np.ndarray, n: int, spec: list[list[int]], variances: np.ndarray, items: list[str],
          latents: list[str], max_iter: int) -> BatchFit:
     """The rules of ``cfa.fit_cfa`` in its order, per data set, on sample covariances s (B, p, p) of n rows."""
-    b, p = s.shape[0], s.shape[1]
-    k = len(spec)
-    layout = model_layout(spec, p)
+    b, p, k = s.shape[0], s.shape[1], len(spec)
     df = p * (p + 1) // 2 - n_free(spec, p)
-    nan = np.full(b, np.nan)
-    reason = [""] * b
-    note = [""] * b
-    lam = np.full((b, p, k), np.nan)
-    phi = np.full((b, k, k), np.nan)
-    theta = np.full((b, p), np.nan)
-    fmin, iterations = nan.copy(), np.zeros(b, dtype=int)
-    few = [latents[f] for f, latent in enumerate(spec) if len(latent) < 2]
-    if few:
-        common = f"fewer than 2 indicators (not identified): {', '.join(few)}"
-    elif df < 0:
-        common = f"model not identified (df = {df})"
-    elif n < 2:
-        common = f"too few complete rows (n = {n})"
-    else:
-        common = ""
-    if common:
-        reason = [common] * b
-    else:
-        constant = variances <= CONSTANT_VARIANCE
-        for i in np.flatnonzero(constant.any(axis=1)):
-            names = [items[j] for j in np.flatnonzero(constant[i])]
-            reason[i] = ("all items constant" if len(names) == p
-                         else f"constant items (zero variance): {', '.join(names)}")
-        todo = np.array([not r for r in reason], dtype=bool)
-        todo[todo] = is_pd(s[todo])
-        for i in np.flatnonzero(~todo):
-            reason[i] = reason[i] or "sample covariance not positive definite (collinear items or n ≤ p)"
-        rows = np.flatnonzero(todo)
-        for start in range(0, len(rows), CHUNK):
-            chunk = rows[start:start + CHUNK]
-            opt = _estimate_chunk(s[chunk], layout, spec, max_iter)
-            est_lam, est_phi, est_theta = unpack(opt.params, layout)
-            est_lam, est_phi = _orient(est_lam, est_phi)
-            lam[chunk], phi[chunk], theta[chunk] = est_lam, est_phi, est_theta
-            fmin[chunk], iterations[chunk] = opt.f, opt.iterations
-            for j, i in enumerate(chunk):
-                if opt.diverged[j]:
-                    a, c = _largest_correlation(est_phi[j])
-                    reason[i] = (f"latent correlation |r| ≥ 1: {latents[a]}–{latents[c]} r = {est_phi[j, a, c]:.4f} "
-                                 f"(diverging: stopped past |r| = {DIVERGED_CORRELATION:g})")
-                elif not opt.converged[j]:
-                    reason[i] = f"no convergence: {opt.message[j]}"
-    estimated = np.isfinite(theta).all(axis=1)
-    sigma = implied_covariance(lam, phi, np.nan_to_num(theta))
-    chi2 = nan.copy()
-    cfi, tli, rmsea, srmr = nan.copy(), nan.copy(), nan.copy(), nan.copy()
+    common = _model_reason(spec, latents, df, n)
+    reason = [common] * b if common else _data_reasons(s, variances, items)
+    est = _estimate(s, np.flatnonzero([not r for r in reason]), spec, latents, max_iter)
+    reason = [r or e for r, e in zip(reason, est.reason)]
+    estimated = np.isfinite(est.theta).all(axis=1)
+    sigma = implied_covariance(est.lam, est.phi, np.nan_to_num(est.theta))
     ok = estimated & np.array([not r for r in reason], dtype=bool)
-    ok[ok] = is_pd(sigma[ok])
-    for i in np.flatnonzero(estimated & ~ok):
-        reason[i] = reason[i] or "implied covariance not positive definite"
-    for i in np.flatnonzero(ok):
-        a, c = _largest_correlation(phi[i])
-        if k > 1 and abs(phi[i, a, c]) >= CORRELATION_LIMIT:
-            reason[i] = f"latent correlation |r| ≥ 1: {latents[a]}–{latents[c]} r = {phi[i, a, c]:.4f}"
-            ok[i] = False
-    chi2_base, df_base = nan.copy(), p * (p - 1) // 2
+    for i in np.flatnonzero(ok)[~is_pd(sigma[ok])]:
+        reason[i], ok[i] = "implied covariance not positive definite", False
+    if k > 1:
+        upper_a, upper_b = np.triu_indices(k, 1)
+        off_diagonal = np.abs(est.phi[:, upper_a, upper_b]).max(axis=1)
+        for i in np.flatnonzero(ok & (np.nan_to_num(off_diagonal) >= CORRELATION_LIMIT)):
+            reason[i], ok[i] = _correlation_reason(est.phi[i], latents), False
+    chi2, chi2_base, srmr = np.full(b, np.nan), np.full(b, np.nan), np.full(b, np.nan)
+    df_base = p * (p - 1) // 2
     if ok.any():
         chi2_base[ok] = baseline_chi2s(s[ok], n)[0]
         chi2[ok] = n * ml_discrepancies(s[ok], sigma[ok])
         srmr[ok] = srmr_indices(s[ok], sigma[ok])
+    cfi, tli, rmsea = np.full(b, np.nan), np.full(b, np.nan), np.full(b, np.nan)
+    note = [""] * b
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         for i in np.flatnonzero(ok):
             cfi[i] = cfi_index(chi2[i], df, chi2_base[i], df_base)
@@ -744,26 +769,15 @@ def _fit(s: np.ndarray, n: int, spec: list[list[int]], variances: np.ndarray, it
             if not all(math.isfinite(v) for v in (chi2[i], cfi[i], rmsea[i], srmr[i])):
                 reason[i], ok[i] = "non-finite fit statistics", False
                 continue
-            heywood = [items[j] for j in np.flatnonzero(theta[i] <= HEYWOOD_FRACTION * variances[i])]
+            heywood = [items[j] for j in np.flatnonzero(est.theta[i] <= HEYWOOD_FRACTION * variances[i])]
             if heywood:
                 note[i] = f"residual variance at 0 (Heywood case): {', '.join(heywood)}"
-    failed = ~ok
-    for arr in (chi2, cfi, tli, rmsea, srmr):
-        arr[failed] = np.nan
+    for values in (chi2, chi2_base, cfi, tli, rmsea, srmr):
+        values[~ok] = np.nan
     return BatchFit(n=n, df=df, df_baseline=df_base, items=items, latents=latents, spec=spec, chi2=chi2,
-                    chi2_baseline=np.where(ok, chi2_base, np.nan), cfi=cfi, tli=tli, rmsea=rmsea, srmr=srmr,
-                    converged=ok, reason=reason, note=note, fmin=fmin, loadings=lam, latent_correlations=phi,
-                    residual_variances=theta, estimated=estimated, iterations=iterations)
-
-
-def _largest_correlation(phi: np.ndarray) -> tuple[int, int]:
-    """(a, b), a < b, of the largest |φ_ab| (the first in row-major order on ties, as ``cfa.fit_cfa``)."""
-    k = phi.shape[0]
-    if k < 2:
-        return 0, 0
-    a, b = np.triu_indices(k, 1)
-    m = int(np.argmax(np.abs(phi[a, b])))
-    return int(a[m]), int(b[m])
+                    chi2_baseline=chi2_base, cfi=cfi, tli=tli, rmsea=rmsea, srmr=srmr, converged=ok, reason=reason,
+                    note=note, fmin=est.fmin, loadings=est.lam, latent_correlations=est.phi,
+                    residual_variances=est.theta, estimated=estimated, iterations=est.iterations)
 
 
 def _check_spec(spec: Sequence[Sequence[int]], p: int) -> list[list[int]]:
