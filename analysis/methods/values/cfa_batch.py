@@ -191,11 +191,17 @@ def _bilinear_position(u: tuple[int, int], v: tuple[int, int], p: int, k: int, o
 
 
 def model_layout(spec: Sequence[Sequence[int]], p: int) -> Layout:
-    """The parameter layout of ``spec`` (item column indices per latent) on ``p`` items."""
-    k = len(spec)
-    items = [int(j) for latent in spec for j in latent]
-    if any(j < 0 or j >= p for j in items):
+    """The parameter layout of ``spec`` (item column indices per latent) on ``p`` items (cached per model)."""
+    key = tuple(tuple(int(j) for j in latent) for latent in spec)
+    if any(j < 0 or j >= p for latent in key for j in latent):
         raise InputError(f"CFA spec names an item outside 0..{p - 1}")
+    return _layout(key, p)
+
+
+@lru_cache(maxsize=64)
+def _layout(spec: tuple[tuple[int, ...], ...], p: int) -> Layout:
+    k = len(spec)
+    items = [j for latent in spec for j in latent]
     latents = [f for f, latent in enumerate(spec) for _ in latent]
     pair_a, pair_b = np.triu_indices(k, 1)
     # derivative vectors (kind, index) of every parameter: P then Q (a residual variance: e_j, e_j and scale ½)
