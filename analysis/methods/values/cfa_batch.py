@@ -28,7 +28,7 @@ semopy's start jumped to other minima than semopy's SLSQP in ~25% of random data
 linearly there (~55 iterations). Starting with strongly damped steps (μ = 10: short steps down the gradient, as
 SLSQP starts with an identity Hessian) keeps to semopy's minimum far more often, and the exact Hessian converges
 quadratically at the end. Where the likelihood has no minimum — a latent's loadings → 0 while a correlation
-|φ| → ∞, which semopy reports as a fit with |r| ≫ 1 — the iterations stop once |φ| > 3 (a failed fit: latent
+|φ| → ∞, which semopy reports as a fit with |r| ≫ 1 — the iterations stop once |φ| > 2 (a failed fit: latent
 correlation |r| ≥ 1, noted as diverging); along the paths to valid fits |φ| stayed < 1.2.
 
 The failure rules and reason texts are those of ``cfa.fit_cfa``, applied per data set; the fit indices use its
@@ -85,7 +85,7 @@ MU_MAX = 1e12
 #: A data set where no step lowers F has converged (to rounding) if its projected gradient is below this.
 STALL_GRADIENT_TOL = 1e-6
 #: A latent correlation beyond this is running off to infinity (loadings → 0, |φ| → ∞; no minimum): stop there.
-DIVERGED_CORRELATION = 3.0
+DIVERGED_CORRELATION = 2.0
 #: Variance at or below which an item counts as constant (as ``cfa.fit_cfa``).
 CONSTANT_VARIANCE = 1e-12
 #: A residual variance at or below this fraction of the item's variance is a Heywood case (as ``cfa.fit_cfa``).
