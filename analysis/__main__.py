@@ -162,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(board)
     board.add_argument("--method", default=None, help="the method whose leaderboard to print")
     board.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    board.add_argument("--n-boot", type=non_negative_int, default=1000, help="bootstrap resamples for CIs (default 1000)")
+    board.add_argument("--chance", type=non_negative_int, default=100, metavar="N",
+                       help="simulations of each null model for each row's chance bands (default 100; 0 = none)")
     return parser
 
 
@@ -450,14 +453,18 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if not boards:
         have = ", ".join(m.name for m in methods.all_methods() if m.leaderboard is not None)
         raise InputError(f"leaderboard --method {args.method}: that method has no leaderboard (methods with one: {have})")
-    with _read_store(args.store) as store:
-        board = boards[0].leaderboard(store)
+    with _cache_store(args.store) as store:
+        board = boards[0].leaderboard(store, n_boot=args.n_boot, chance=args.chance)
     if args.json:
         print(json.dumps(board, allow_nan=False))
         return 0
     import pandas as pd
 
-    rows = pd.DataFrame(board["rows"])
+    from analysis.chance import vs_chance
+
+    rows = pd.DataFrame([{k: v for k, v in row.items() if k != "chance"}
+                         | ({"rank_order vs chance": vs_chance((row["chance"] or {}).get("rank_order"))}
+                            if "chance" in row else {}) for row in board["rows"]])
     print(rows.to_string(index=False) if len(rows) else f"no {boards[0].name} results in this store")
     print(f"diversity (1 - Kendall's W): {board['diversity']}; sensitivity: {board['sensitivity']}")
     return 0

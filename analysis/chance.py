@@ -77,6 +77,28 @@ class NullSummary:
                 "verdict": self.verdict}
 
 
+def combined_verdict(summaries: Mapping[str, Mapping[str, Any] | None] | None) -> str | None:
+    """One verdict over the nulls of a metric (``{kind: summary dict}``): 'beyond chance' when every null's p < 0.05,
+    'chance-like' when any null with enough draws says so, 'not enough draws for a verdict' when a null has too few
+    (``MIN_VERDICT_SIMS``), None when undefined."""
+    verdicts = [s.get("verdict") for s in (summaries or {}).values() if s]
+    if not verdicts or None in verdicts:
+        return None
+    if "chance-like" in verdicts:
+        return "chance-like"
+    if "not enough draws" in verdicts:
+        return "not enough draws for a verdict"
+    return "beyond chance"
+
+
+def vs_chance(summaries: Mapping[str, Mapping[str, Any] | None] | None) -> str:
+    """A table cell: the largest p over the nulls and the verdict ('p = 0.010 · beyond chance'), '—' when undefined."""
+    ps = [s.get("p") for s in (summaries or {}).values() if s]
+    if not ps or None in ps:
+        return "—"
+    return f"p = {max(ps):.3f} · {combined_verdict(summaries)}"
+
+
 def _finite(x: float | None) -> float | None:
     return None if x is None or not np.isfinite(x) else float(x)
 
@@ -136,12 +158,16 @@ def cached_draws(store: Store | None, method: str, design: Any, n_sims: int, see
 
 
 def cached_parts(store: Store | None, method: str, parts: Mapping[str, tuple[Any, int]], seed: int,
-                 jobs: Mapping[str, tuple[Any, ...]], *, workers: int | None = None) -> dict[str, dict[str, list[float]]]:
-    """Draws of several independent parts of a simulation (``parts``: name -> (design, n_sims)), each cached in
-    ``store`` under its own key (``design_key``) as ``cached_draws`` does. The parts the store lacks are computed by
-    their ``jobs`` (name -> ``(function, *args)``, a picklable call returning ``{metric: draws}``), on ``workers``
-    processes (``run_parallel``), then written back when the store is writable. Returns name -> draws (JSON-like:
-    None for an undefined draw when read from the store)."""
+                 plan: Callable[[list[str]], list[tuple[Any, ...]]], *,
+                 workers: int | None = None) -> dict[str, dict[str, list[float]]]:
+    """Draws of several parts of a simulation (``parts``: name -> (design, n_sims)), each cached in ``store`` under
+    its own key (``design_key``) as ``cached_draws`` does. ``plan(missing)`` gives the jobs that compute the parts
+    the store lacks: picklable calls ``(function, *args)`` each returning ``{part name: {metric: draws}}`` (a job may
+    compute several parts from the same simulated data sets). They run on ``workers`` processes
+    (``analysis.parallel.run_parallel``); what they compute is written back when the store is writable. Returns
+    name -> draws (JSON-like: None for an undefined draw when read from the store)."""
+    from analysis.parallel import run_parallel
+
     keys = {name: design_key(method, {"design": what, "n_sims": n, "seed": seed}) for name, (what, n) in parts.items()}
     out: dict[str, dict[str, list[float]]] = {}
     if store is not None and NULL_TABLE.name in store.table_names() and keys:
@@ -150,44 +176,15 @@ def cached_parts(store: Store | None, method: str, parts: Mapping[str, tuple[Any
             f'SELECT design_key, draws FROM "{NULL_TABLE.name}" WHERE design_key IN ({marks})', tuple(keys.values()))}
         out = {name: json.loads(found[key]) for name, key in keys.items() if key in found}
     missing = [name for name in parts if name not in out]
-    computed = dict(zip(missing, run_parallel([jobs[name] for name in missing], workers)))
+    computed: dict[str, dict[str, list[float]]] = {}
+    for result in run_parallel(plan(missing), workers) if missing else []:
+        computed |= {name: draws for name, draws in result.items() if name in missing}
     if computed and store is not None and not getattr(store, "read_only", False):
         store.upsert(NULL_TABLE.name, [
             {"design_key": keys[name], "method": method, "n_sims": parts[name][1], "seed": seed,
              "draws": json.dumps({k: [None if v is None or not np.isfinite(v) else v for v in vs] for k, vs in draws.items()})}
             for name, draws in computed.items()])
     return out | computed
-
-
-def default_workers() -> int:
-    """Processes for the simulations: ``ROLESCOPE_WORKERS`` if set, else the CPUs this process may use."""
-    import os
-
-    env = os.environ.get("ROLESCOPE_WORKERS")
-    if env:
-        return max(1, int(env))
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-def _call(job: tuple[Any, ...]) -> Any:
-    return job[0](*job[1:])
-
-
-def run_parallel(jobs: Sequence[tuple[Any, ...]], workers: int | None = None) -> list[Any]:
-    """``[f(*args) for f, *args in jobs]``, on up to ``workers`` forked processes (``default_workers``).
-
-    In order. Serial with one job or one worker, and in a process that runs other threads (the dashboard's server):
-    forking a threaded process can copy a lock another thread holds."""
-    import threading
-
-    workers = min(default_workers() if workers is None else workers, len(jobs))
-    if workers <= 1 or threading.active_count() > 1:
-        return [_call(job) for job in jobs]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        return list(pool.map(_call, jobs))
 
 
 def as_floats(values: Sequence[float | None]) -> np.ndarray:

@@ -190,16 +190,10 @@ NULL_LABELS = {"uniform": "random answers", "permutation": "answers shuffled acr
 
 
 def chance_verdict(summaries: Any) -> str | None:
-    """'beyond chance' when every null's p < 0.05, 'chance-like' when any null with enough draws says so, 'not enough
-    draws for a verdict' when a null has too few draws (``analysis.chance.MIN_VERDICT_SIMS``), None when undefined."""
-    verdicts = [s.get("verdict") for s in (summaries or {}).values() if s]
-    if not verdicts or None in verdicts:
-        return None
-    if "chance-like" in verdicts:
-        return "chance-like"
-    if "not enough draws" in verdicts:
-        return "not enough draws for a verdict"
-    return "beyond chance"
+    """The verdict over every null (``analysis.chance.combined_verdict``)."""
+    from analysis.chance import combined_verdict
+
+    return combined_verdict(summaries)
 
 
 def chance_text(summaries: Any, digits: int = 3) -> str:
@@ -219,11 +213,11 @@ def chance_text(summaries: Any, digits: int = 3) -> str:
 
 
 def vs_chance(summaries: Any) -> str:
-    """A table cell: the largest p over the nulls and the verdict ('p ≤ 0.01 · beyond chance'), '—' when undefined."""
-    ps = [s.get("p") for s in (summaries or {}).values() if s]
-    if not ps or None in ps:
-        return "—"
-    return f"p = {max(ps):.3f} · {chance_verdict(summaries)}"
+    """A table cell: the largest p over the nulls and the verdict ('p = 0.010 · beyond chance'), '—' when undefined
+    (``analysis.chance.vs_chance``)."""
+    from analysis.chance import vs_chance as cell
+
+    return cell(summaries)
 
 
 def chance_caption(summaries: Any, digits: int = 3) -> None:

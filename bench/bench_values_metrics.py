@@ -1,27 +1,49 @@
-"""Time of the full values metric suite for one model x 9 contexts x 50 personas (target <= 3 s warm).
+"""The values report with its chance bands, cold and warm, against an earlier commit on the same stores.
 
-Prints the warm wall time of ``model_metrics`` (structure, separability, CFA, stability with
-1000-resample bootstrap CIs) and the share of it spent in the CFA fits, measured in one run.
-Run: ``.venv/bin/python bench/bench_values_metrics.py``
+Stores (``bench/value_stability_campaign.py``): a reference-format Stick to Your Role! campaign, 1 model x 9 contexts
+(8 PVQ, 1 SVS) x 50 personas, imported with ``import value-stability``; and the same campaign for 20 models.
+Per code version (this checkout, and ``--baseline REV`` in a temporary git worktree), each command runs in its own
+process on a fresh copy of the store (cold: nothing cached in it) and then again on that copy (warm):
+
+- ``metrics values --json --chance 0`` (cold);
+- ``metrics values --json`` (default: 100 draws per null, CFA and separability included), cold and warm;
+- ``leaderboard --json`` on the 20-model store, cold and warm (the baseline's leaderboard has no chance bands:
+  its time is that of the report alone).
+
+Wall time is the median over ``--repeats`` runs (the baseline's cold chance run: ``--baseline-repeats``, it takes
+~10 min); peak RSS is the child's ``ru_maxrss``. Every ratio is baseline / now, measured in this one run.
+Also prints the warm wall time of ``model_metrics`` in-process (the old target: <= 3 s).
+Run: ``.venv/bin/python bench/bench_values_metrics.py [--baseline 5222052] [--repeats 5] [--work DIR]``
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from analysis.methods.values import VALUES, cfa  # noqa: E402
+from analysis.methods.values import VALUES  # noqa: E402
 from analysis.methods.values.instruments import load_instrument  # noqa: E402
-from analysis.methods.values.metrics import model_metrics  # noqa: E402
-from analysis.methods.values.scores import item_matrix  # noqa: E402
+from bench.value_stability_campaign import campaign_store  # noqa: E402
 
 CONTEXTS = [f"ctx_{i}" for i in range(9)]
+#: The commit before the chance bands were made fast (issue "a full report, chance bands included, in seconds").
+BASELINE = "5222052"
+TARGETS = {"chance 0, cold": 3.5, "chance 100, cold": 10.0, "chance 100, warm": 1.0,
+           "20-model leaderboard, cold": 60.0, "20-model leaderboard, warm": 2.0}
+RSS_TARGET_MIB = 250
 
 
 def synthetic_answers(n_personas: int = 50, seed: int = 0) -> pd.DataFrame:
@@ -41,20 +63,96 @@ def synthetic_answers(n_personas: int = 50, seed: int = 0) -> pd.DataFrame:
                                        "stage", "sample", "score", "valid"])
 
 
-def main() -> None:
+def run(cwd: Path, args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of ``python -m analysis ARGS`` run in ``cwd``."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "analysis", *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=os.environ | {"PYTHONPATH": str(cwd)})
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        raise SystemExit(f"{cwd}: analysis {' '.join(args)} failed: {proc.stderr.read().decode()[-2000:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def measure(cwd: Path, one: Path, twenty: Path, work: Path, repeats: int, cold_repeats: int,
+            leaderboard_chance: bool) -> dict[str, tuple[float, float]]:
+    """measure -> (median wall, max peak RSS) for one code version."""
+    out: dict[str, list[tuple[float, float]]] = {}
+
+    def fresh(store: Path) -> Path:
+        copy = work / f"run-{store.name}"
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(copy) + suffix).unlink(missing_ok=True)
+        shutil.copy(store, copy)
+        return copy
+
+    for _ in range(repeats):
+        out.setdefault("chance 0, cold", []).append(run(cwd, ["metrics", "values", "--json", "--chance", "0",
+                                                                "--store", str(fresh(one))]))
+    for k in range(max(repeats, cold_repeats)):
+        copy = fresh(one)
+        if k < cold_repeats:
+            out.setdefault("chance 100, cold", []).append(run(cwd, ["metrics", "values", "--json", "--store", str(copy)]))
+        else:
+            run(cwd, ["metrics", "values", "--json", "--store", str(copy)])
+        if k < repeats:
+            out.setdefault("chance 100, warm", []).append(run(cwd, ["metrics", "values", "--json", "--store", str(copy)]))
+    board = ["leaderboard", "--json"] + (["--chance", "100"] if leaderboard_chance else [])
+    for k in range(cold_repeats if not leaderboard_chance else 1):
+        copy = fresh(twenty)
+        out.setdefault("20-model leaderboard, cold", []).append(run(cwd, board + ["--store", str(copy)]))
+        out.setdefault("20-model leaderboard, warm", []).append(run(cwd, board + ["--store", str(copy)]))
+    return {k: (statistics.median(w for w, _ in v), max(r for _, r in v)) for k, v in out.items()}
+
+
+def in_process_suite() -> float:
+    from analysis.methods.values.metrics import model_metrics
+
     answers = synthetic_answers()
-    model_metrics(answers, n_boot=1000)  # warm-up: imports, BLAS, semopy
+    model_metrics(answers, n_boot=1000)  # warm-up: imports, BLAS
     t0 = time.perf_counter()
     model_metrics(answers, n_boot=1000)
-    total = time.perf_counter() - t0
-    item_values = dict(zip(answers["item_id"], answers["value"]))
-    t0 = time.perf_counter()
-    for ctx in CONTEXTS:
-        cfa.fit_magnifying_glass_results(item_matrix(answers, context=ctx, instrument="pvq-rs"), item_values)
-    cfa_time = time.perf_counter() - t0
-    print("values metric suite: 1 model x 9 contexts x 50 personas x 40 items, 1000 bootstrap resamples")
-    print(f"  full suite (warm): {total:.2f} s   target <= 3 s   -> {'OK' if total <= 3 else 'MISSED'}")
-    print(f"  CFA fits:          {cfa_time:.2f} s   share {cfa_time / total:.0%}")
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", default=BASELINE, help="the commit to compare with ('' = none)")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--baseline-repeats", type=int, default=1, help="runs of the baseline's slow measures")
+    ap.add_argument("--work", type=Path, help="keep the stores here (built once)")
+    args = ap.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench-values-"))
+    work.mkdir(parents=True, exist_ok=True)
+    one = campaign_store(work / "campaign-1.db", models=1)
+    twenty = campaign_store(work / "campaign-20.db", models=20)
+    now = measure(ROOT, one, twenty, work, args.repeats, args.repeats, True)
+    base = {}
+    if args.baseline:
+        tree = work / "baseline"
+        if not tree.exists():
+            subprocess.run(["git", "worktree", "add", "--detach", str(tree), args.baseline], cwd=ROOT, check=True,
+                           stdout=subprocess.DEVNULL)
+        base = measure(tree, one, twenty, work, args.repeats, args.baseline_repeats, False)
+    print("values report, reference-format campaign (1 model x 9 contexts x 50 personas; leaderboard: 20 models); "
+          f"1-min load {os.getloadavg()[0]:.1f}")
+    print(f"{'measure':28} {'baseline':>10} {'now':>9} {'ratio':>7}  {'target':>8}  peak RSS (MiB)")
+    for name, target in TARGETS.items():
+        wall, rss = now[name]
+        b = base.get(name)
+        ratio = f"{b[0] / wall:6.1f}x" if b else "      —"
+        before = f"{b[0]:9.2f}s" if b else "         —"
+        ok = "OK" if wall <= target else "MISSED"
+        print(f"{name:28} {before} {wall:8.2f}s {ratio}  <= {target:5.1f}s {ok:6}  {rss:6.0f}"
+              + (f" (baseline {b[1]:.0f})" if b else ""))
+    peak = max(r for _, r in now.values())
+    print(f"peak RSS over every command: {peak:.0f} MiB, target <= {RSS_TARGET_MIB} -> "
+          f"{'OK' if peak <= RSS_TARGET_MIB else 'MISSED'}")
+    if base:
+        print("(the baseline's leaderboard computes no chance bands; its cold chance run is the median of "
+              f"{args.baseline_repeats})")
+    print(f"in-process model_metrics (warm, 1000 bootstrap resamples): {in_process_suite():.2f} s   target <= 3 s")
 
 
 if __name__ == "__main__":

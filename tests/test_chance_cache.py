@@ -32,9 +32,9 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     context, stability = vchance.context_draws, vchance.stability_draws
 
-    def context_draws(design, index, kind, part, n_sims, seed):
-        calls.append(f"{design[index].key}/{kind}/{part}")
-        return context(design, index, kind, part, n_sims, seed)
+    def context_draws(design, index, kind, n_fast, n_slow, seed):
+        calls.extend(f"{design[index].key}/{kind}/{part}" for part, n in (("fast", n_fast), ("slow", n_slow)) if n)
+        return context(design, index, kind, n_fast, n_slow, seed)
 
     def stability_draws(design, kind, n_sims, seed):
         calls.append(f"stability/{kind}")
@@ -164,3 +164,16 @@ def test_metrics_command_keeps_its_report_and_draws_in_the_store(tmp_path: Path,
         assert main(argv[:-1] + [str(path)]) == 0 and capsys.readouterr().out == first
     finally:
         path.chmod(0o644)
+
+
+def test_a_contexts_parts_are_the_same_computed_together_or_apart() -> None:
+    """The circumplex and the fit nulls of a context come from the same simulated data sets, whether one job computes
+    both (the report) or each is asked for alone (the dashboard's pages): the same draws either way."""
+    answers = small_answers(seed=5)
+    together = vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=3, slow_sims=2, workers=1)
+    fast = vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=3, slow_sims=2, slow=False, workers=1)
+    slow = vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=3, slow_sims=2, fast=False, slow="a", workers=1)
+    for key in ("a", "b"):
+        assert together["contexts"][key]["stress"] == fast["contexts"][key]["stress"]
+    assert together["contexts"]["a"]["cfi"] == slow["contexts"]["a"]["cfi"]
+    assert together["contexts"]["a"]["separability"] == slow["contexts"]["a"]["separability"]

@@ -113,3 +113,17 @@ def test_test_retest_and_spearman_brown():
 def test_icc_of_identical_ratings_is_undefined():
     same = pd.DataFrame({"a": [4.0] * 5, "b": [4.0] * 5})
     assert reliability.icc(same).empty and np.isnan(reliability.icc2(same))
+
+
+def test_alpha_is_pingouins_bit_for_bit():
+    """``cronbach_alpha`` computes pingouin's two lines without importing it: the same number on random answers with
+    missing ones (pairwise deletion) and a constant item."""
+    import pingouin as pg
+
+    rng = np.random.default_rng(0)
+    for k in range(30):
+        frame = pd.DataFrame(rng.integers(1, 7, size=(40, 2 + k % 5)).astype(float))
+        frame = frame.mask(rng.random(frame.shape) < 0.1)
+        if k % 7 == 0:
+            frame[0] = 3.0
+        assert reliability.cronbach_alpha(frame) == pg.cronbach_alpha(data=frame)[0]

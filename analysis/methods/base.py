@@ -198,8 +198,9 @@ class Method:
     published: Published | None = None
     #: Its reply readers by kind (``python -m analysis parse KIND``), the very functions its sessions call.
     readers: tuple[Reader, ...] = ()
-    #: store -> the method's leaderboard document over every model of the store (``python -m analysis leaderboard``).
-    leaderboard: Callable[[Any], dict[str, Any]] | None = None
+    #: (store, *, n_boot, chance) -> the method's leaderboard document over every model of the store, read from its
+    #: report (``python -m analysis leaderboard``).
+    leaderboard: Callable[..., dict[str, Any]] | None = None
     #: Kinds of published result files the method imports (``python -m analysis import KIND``), and the import:
     #: (kind, paths, store path, --json) -> exit code, one line per file or run on stderr.
     importers: tuple[str, ...] = ()

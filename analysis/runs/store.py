@@ -432,15 +432,21 @@ class Store:
             names = [d[0] for d in cur.description]
             return [dict(zip(names, row)) for row in cur.fetchall()]
 
-    def table(self, name: str, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
-        """A whole table (optionally only some runs); empty frame with columns if missing."""
+    def table(self, name: str, run_ids: Sequence[str] | None = None, *, without: Sequence[str] = ()) -> pd.DataFrame:
+        """A whole table (optionally only some runs, and ``without`` some columns: a report needs no reply text);
+        empty frame with columns if missing."""
         if name not in self.table_names():
             cols = [c for c, _ in _TABLES[name].columns] if name in _TABLES else []
-            return pd.DataFrame(columns=cols)
+            return pd.DataFrame(columns=[c for c in cols if c not in without])
+        what = "*"
+        if without:
+            with self._lock:
+                cols = [r[1] for r in self._conn.execute(f'PRAGMA table_info("{name}")')]
+            what = ", ".join(f'"{c}"' for c in cols if c not in without)
         if run_ids is None:
-            return self.frame(f'SELECT * FROM "{name}"')
+            return self.frame(f'SELECT {what} FROM "{name}"')
         marks = ",".join("?" * len(run_ids))
-        return self.frame(f'SELECT * FROM "{name}" WHERE run_id IN ({marks})', run_ids)
+        return self.frame(f'SELECT {what} FROM "{name}" WHERE run_id IN ({marks})', run_ids)
 
     def table_names(self) -> list[str]:
         with self._lock:

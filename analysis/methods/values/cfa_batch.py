@@ -447,7 +447,15 @@ def _evaluate(params: np.ndarray, s: np.ndarray, logdet_s: np.ndarray, layout: L
     chol, ok = _cholesky(sigma, out=arena("chol_sigma", (b, p, p)))
     if not ok.all():
         sigma[~ok] = np.eye(p)
-    inverse = np.linalg.inv(sigma)
+    try:
+        inverse = np.linalg.inv(sigma)
+    except np.linalg.LinAlgError:  # a factor with a zero pivot (Σ singular to rounding): that Σ is not PD either
+        inverse = np.empty_like(sigma)
+        for i in range(b):
+            try:
+                inverse[i] = np.linalg.inv(sigma[i])
+            except np.linalg.LinAlgError:
+                ok[i], inverse[i] = False, np.eye(p)
     logdet = 2.0 * np.log(np.abs(np.diagonal(chol, axis1=1, axis2=2))).sum(axis=1)
     f = logdet + np.einsum("bij,bij->b", s, inverse) - logdet_s - p
     f[~ok] = np.inf

@@ -10,13 +10,14 @@ cells that hold a valid answer. Two nulls keep that design and change only the a
 - ``permutation``: within each item (and sample), the valid answers are shuffled across personas, so each
   item keeps its answer distribution but no answer belongs to its persona any more.
 
-Each simulated data set goes through the same metric code as the real one (``structure.circumplex``,
-``structure.separability``, ``cfa``, ``stability``), with value scores formed as in
-``analysis.methods.values.scores.value_scores`` (item score = mean over samples; value score = mean over the value's
-items; ipsatised = value score − mean over all the instrument's items; invalid answers left out).
-Every metric uses ``n_sims`` draws; separability and the CFA fits, which cost ~0.5 s per context and draw, may be
-given fewer (``slow_sims``), stated in every summary; below ``analysis.chance.MIN_VERDICT_SIMS`` defined draws a
-summary has a band and a p-value but no verdict. A simulated data set
+Each simulated data set goes through the same metric code as the real one, in its array form for thousands of data
+sets at once (``structure.circumplex_numbers``, ``structure.correlation_stack`` and ``cv_accuracy`` for
+separability, ``cfa_batch`` for the CFA fits, ``stability``; each tested equal to the function the report calls),
+with value scores formed as in ``analysis.methods.values.scores.value_scores`` (item score = mean over samples; value
+score = mean over the value's items; ipsatised = value score − mean over all the instrument's items; invalid answers
+left out). Every metric of a context comes from the same simulated data sets; separability and the CFA fits may be
+given fewer (``slow_sims``, the first ones), stated in every summary; below ``analysis.chance.MIN_VERDICT_SIMS``
+defined draws a summary has a band and a p-value but no verdict. A simulated data set
 whose CFA failed in one of the four models has an undefined mean fit, as the observed one would (``cfa``): that
 draw is left out of the band, never scored 0 (``n_sims`` of a summary counts the defined draws).
 """
@@ -47,8 +48,9 @@ FAST = ("stress", "order_distance")
 SLOW = ("separability", "cfi", "rmsea", "srmr")
 #: Per-value / per-persona parts whose null draws are pooled into one band (``rank_order_value``, ``ipsative_persona``).
 POOLED = ("rank_order_value", "ipsative_persona")
-#: What the CFA null draws are, in their cache key: cached draws that scored a failed fit CFI 0 / RMSEA 1 are not reused.
-SLOW_DRAWS = "cfa: a failed fit is undefined"
+#: What the separability and CFA null draws are, in their cache key: draws of an earlier kind (a failed fit scored
+#: CFI 0 / RMSEA 1; semopy's fits; data sets of their own) are not reused.
+SLOW_DRAWS = "cfa: a failed fit is undefined; numpy estimator; the circumplex's data sets"
 #: Random starts of the "random-start MDS" shown beside the theory-initialised one.
 RANDOM_STARTS = 4
 
@@ -166,13 +168,18 @@ def stability_of(design: list[ContextDesign], scores: list[np.ndarray], *, parts
     if not cube.values:  # no valid answer anywhere: stability is undefined, not an error
         return {"rank_order": float("nan"), "ipsative": float("nan")}
     ones = np.ones((1, len(cube.personas)))
-    out = {"rank_order": float(stability._rank_order_stat(cube, True)(ones)[0]),
-           "ipsative": float(stability._ipsative_stat(cube, True)(ones)[0])}
+    # each ρ once, reduced as stability._rank_order_stat and _ipsative_stat reduce it (the same numbers, bit for bit)
+    rank_rho, ipsative_rho = stability._rank_order_rho(cube, ones), stability._ipsative_rho(cube)
+    finite = np.isfinite(ipsative_rho)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ipsative = (ones @ np.where(finite, ipsative_rho, 0.0).sum(axis=0)) / (ones @ finite.sum(axis=0).astype(float))
+    out = {"rank_order": float(stability._mean(stability._mean(np.swapaxes(rank_rho, 1, 2), True), True)[0]),
+           "ipsative": float(ipsative[0])}
     if parts:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            by_value = np.nanmean(stability._rank_order_rho(cube, ones)[0], axis=0)  # mean over pairs
-            by_persona = np.nanmean(stability._ipsative_rho(cube), axis=0)
+            by_value = np.nanmean(rank_rho[0], axis=0)  # mean over pairs
+            by_persona = np.nanmean(ipsative_rho, axis=0)
         out |= {f"rank_order_value/{v}": float(r) for v, r in zip(cube.values, by_value)}
         out |= {f"ipsative_persona/{p}": float(r) for p, r in zip(cube.personas, by_persona)}
     return out
@@ -191,13 +198,22 @@ def _draws(design: Sequence[ContextDesign], index: int, kind: str, n_sims: int, 
     return [d.draw(np.random.default_rng([seed, s]).spawn(index + 1)[index], kind) for s in range(n_sims)]
 
 
-def circumplex_draws(d: ContextDesign, draws: Sequence[np.ndarray]) -> dict[str, list[float]]:
-    """Stress and order distance (``structure.circumplex_numbers``) of each simulated data set; NaN where undefined."""
-    keyed, values = _keyed(d)
+def _correlations(d: ContextDesign, draws: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The simulated persona × keyed-item matrices (draws, personas, items) and their item correlations, at once
+    (``structure.correlation_stack``: the draws share their missing cells)."""
+    keyed, _ = _keyed(d)
+    x = np.stack([d.matrix(scores)[:, keyed] for scores in draws]) if draws else np.empty((0, len(d.personas), len(keyed)))
+    return x, structure.correlation_stack(x) if len(x) else np.empty((0, len(keyed), len(keyed)))
+
+
+def circumplex_draws(d: ContextDesign, x: np.ndarray, R: np.ndarray) -> dict[str, list[float]]:
+    """Stress and order distance (``structure.circumplex_numbers``) of each simulated data set (``x``: draws × personas
+    × keyed items, ``R`` their correlations, ``_correlations``); NaN where undefined."""
+    _, values = _keyed(d)
     out: dict[str, list[float]] = {"stress": [], "order_distance": []}
-    for scores in draws:
+    for matrix, correlations in zip(x, R):
         try:
-            stress, distance = structure.circumplex_numbers(d.matrix(scores)[:, keyed], values)
+            stress, distance = structure.circumplex_numbers(matrix, values, correlations=correlations)
         except ValueError:
             stress = distance = np.nan
         out["stress"].append(stress)
@@ -205,53 +221,76 @@ def circumplex_draws(d: ContextDesign, draws: Sequence[np.ndarray]) -> dict[str,
     return out
 
 
-def separability_draws(d: ContextDesign, draws: Sequence[np.ndarray], cv: int = 5, seed: int = 0) -> list[float]:
+def separability_draws(d: ContextDesign, R: np.ndarray, cv: int = 5, seed: int = 0) -> list[float]:
     """Cross-validated separability (``structure.separability``'s ``cv_accuracy``, same folds) of each simulated data
-    set; NaN where ``separability`` would raise. The folds depend on the items' values only: computed once."""
+    set from its item correlations ``R`` (``_correlations``); NaN where ``separability`` would raise. The folds
+    depend on the items' values only: computed once."""
     keyed, values = _keyed(d)
     labels = np.array(values)
     counts = np.unique(labels, return_counts=True)[1]
     n_splits = min(cv, int(counts.max(initial=0)))
     if len(keyed) < 3 or len(d.personas) < structure.MIN_PERSONAS or len(counts) < 2 or n_splits < 2:
-        return [np.nan] * len(draws)
+        return [np.nan] * len(R)
     folds = structure.cv_folds(labels, n_splits, seed)
-    out = []
-    for scores in draws:
-        R = structure.correlation_array(d.matrix(scores)[:, keyed])
-        out.append(np.nan if np.isnan(R).any() else structure.cv_accuracy(R, labels, folds))
-    return out
+    return [np.nan if np.isnan(r).any() else structure.cv_accuracy(r, labels, folds) for r in R]
 
 
 def cfa_draws(d: ContextDesign, draws: Sequence[np.ndarray]) -> dict[str, list[float]]:
     """Mean CFI, RMSEA and SRMR over the four magnifying-glass models (``cfa.context_cfa_summary``) of each simulated
-    data set; NaN where a model failed."""
-    out: dict[str, list[float]] = {k: [] for k in ("cfi", "rmsea", "srmr")}
-    keyed = d.keyed_values()
-    for scores in draws:
-        fit = cfa.context_cfa_summary(cfa.cfa_table(cfa.fit_magnifying_glass_results(d.frame(scores), keyed)))
-        for k in out:
-            out[k].append(fit[k])
+    data set; NaN where a model failed. Every model is fitted to all the data sets at once (``cfa_batch``): they share
+    their complete rows, since a null keeps which answers are valid. A data set whose model failed is not fitted to
+    the next models: its mean is undefined whatever they give."""
+    from analysis.methods.values.cfa_batch import fit_cfa_batch
+
+    n = len(draws)
+    models = cfa.magnifying_glass_models(d.items, d.keyed_values())
+    if not n or any(not items for model in models.values() for items in model.values()):
+        return dict.fromkeys(("cfi", "rmsea", "srmr"), [np.nan] * n)  # a value without items: no model to fit
+    cube = np.stack([d.matrix(scores) for scores in draws])  # (draws, personas, items)
+    index = {item: k for k, item in enumerate(d.items)}
+    sums = {key: np.zeros(n) for key in ("cfi", "rmsea", "srmr")}
+    alive = np.arange(n)  # the draws whose models all fitted so far: a failed one makes the draw's mean undefined
+    for model in models.values():
+        columns = [index[c] for items in model.values() for c in items]
+        spec, start = [], 0
+        for items in model.values():
+            spec.append(list(range(start, start + len(items))))
+            start += len(items)
+        fit = fit_cfa_batch(cube[alive][:, :, columns], spec)
+        for key in sums:
+            sums[key][alive] += getattr(fit, key)
+        alive = alive[np.asarray(fit.converged, dtype=bool) & np.isfinite(fit.cfi)]
+    defined = np.zeros(n, dtype=bool)
+    defined[alive] = True
+    return {key: [float(v) / len(models) if ok else np.nan for v, ok in zip(total, defined)]
+            for key, total in sums.items()}
+
+
+def context_draws(design: Sequence[ContextDesign], index: int, kind: str, n_fast: int, n_slow: int,
+                  seed: int) -> dict[str, dict[str, list[float]]]:
+    """One context's null draws, from the same simulated data sets (seeded ``seed``; one item correlation matrix each
+    serves all its metrics): ``"<key>|fast"`` the circumplex (Stress, order distance) of the first ``n_fast``,
+    ``"<key>|slow"`` the separability and CFA fit of the first ``n_slow`` (a part with 0 draws is left out)."""
+    d = design[index]
+    draws = _draws(design, index, kind, max(n_fast, n_slow), seed)
+    x, R = _correlations(d, draws)
+    out: dict[str, dict[str, list[float]]] = {}
+    if n_fast:
+        out[f"{d.key}|fast"] = circumplex_draws(d, x[:n_fast], R[:n_fast])
+    if n_slow:
+        out[f"{d.key}|slow"] = {"separability": separability_draws(d, R[:n_slow])} | cfa_draws(d, draws[:n_slow])
     return out
 
 
-def context_draws(design: Sequence[ContextDesign], index: int, kind: str, part: str, n_sims: int,
-                  seed: int) -> dict[str, list[float]]:
-    """One context's null draws: ``part`` "fast" (circumplex: Stress, order distance; seeded ``seed``) or "slow"
-    (separability and CFA fit; seeded ``seed + 1``, as before the two were simulated apart)."""
-    if part == "fast":
-        return circumplex_draws(design[index], _draws(design, index, kind, n_sims, seed))
-    draws = _draws(design, index, kind, n_sims, seed + 1)
-    return {"separability": separability_draws(design[index], draws)} | cfa_draws(design[index], draws)
-
-
-def stability_draws(design: Sequence[ContextDesign], kind: str, n_sims: int, seed: int) -> dict[str, list[float]]:
-    """Rank-order and ipsative stability (and their pooled parts) of each simulation, over all contexts."""
+def stability_draws(design: Sequence[ContextDesign], kind: str, n_sims: int, seed: int) -> dict[str, dict[str, list[float]]]:
+    """``"|stability"``: rank-order and ipsative stability (and their pooled parts) of each simulation, over all
+    contexts."""
     per_context = [_draws(design, i, kind, n_sims, seed) for i in range(len(design))]
     out: dict[str, list[float]] = {}
     for s in range(n_sims):
         for name, value in stability_of(design, [draws[s] for draws in per_context], parts=True).items():
             out.setdefault(name, []).append(value)
-    return out
+    return {"|stability": out}
 
 
 def null_draws(design: list[ContextDesign], kind: str, n_sims: int, slow_sims: int, seed: int, *,
@@ -263,23 +302,28 @@ def null_draws(design: list[ContextDesign], kind: str, n_sims: int, slow_sims: i
 
     Each part (a context's circumplex draws, its separability and CFA draws, the stability draws) is cached in
     ``store`` apart, keyed by its own design (``analysis.chance.cached_parts``), so the dashboard's per-context fit
-    bands and the full report share their draws; parts not cached yet are simulated on ``workers`` processes
-    (``analysis.chance.run_parallel``)."""
+    bands and the full report share their draws; the parts not cached yet are simulated on ``workers`` processes
+    (``analysis.parallel.run_parallel``), a context's two parts in one job when both are missing."""
     fingerprints = design_fingerprint(design)
-    parts: dict[str, tuple[Any, Any]] = {}
-    if fast:
+    parts: dict[str, tuple[Any, int]] = {}
+    for i, d in enumerate(design):
+        if fast:
+            parts[f"{d.key}|fast"] = ([kind, "fast", i, fingerprints[i]], n_sims)
+        if slow_sims and (slow_contexts is None or d.key in slow_contexts):
+            parts[f"{d.key}|slow"] = ([kind, "slow", SLOW_DRAWS, i, fingerprints[i]], slow_sims)
+    if fast and len(design) >= 2:
+        parts["|stability"] = ([kind, "stability", fingerprints], n_sims)
+
+    def plan(missing: list[str]) -> list[tuple[Any, ...]]:
+        jobs: list[tuple[Any, ...]] = [(stability_draws, design, kind, n_sims, seed)] if "|stability" in missing else []
         for i, d in enumerate(design):
-            parts[f"{d.key}|fast"] = ([kind, "fast", i, fingerprints[i]], (context_draws, design, i, kind, "fast", n_sims, seed))
-        if len(design) >= 2:
-            parts["|stability"] = ([kind, "stability", fingerprints], (stability_draws, design, kind, n_sims, seed))
-    if slow_sims:
-        for i, d in enumerate(design):
-            if slow_contexts is None or d.key in slow_contexts:
-                parts[f"{d.key}|slow"] = ([kind, "slow", SLOW_DRAWS, i, fingerprints[i]],
-                                          (context_draws, design, i, kind, "slow", slow_sims, seed))
-    sims = {name: (slow_sims if name.endswith("|slow") else n_sims) for name in parts}
-    draws = chance.cached_parts(store, "values", {name: (what, sims[name]) for name, (what, _) in parts.items()}, seed,
-                                {name: job for name, (_, job) in parts.items()}, workers=workers)
+            n_fast = n_sims if f"{d.key}|fast" in missing else 0
+            n_slow = slow_sims if f"{d.key}|slow" in missing else 0
+            if n_fast or n_slow:
+                jobs.append((context_draws, design, i, kind, n_fast, n_slow, seed))
+        return jobs
+
+    draws = chance.cached_parts(store, "values", parts, seed, plan, workers=workers)
     out: dict[str, list[float]] = {}
     for name, values in draws.items():
         key = name.split("|")[0]
@@ -317,21 +361,31 @@ def observed_of(doc: Mapping[str, Any], key: str, metric: str) -> float | None:
     return (doc.get("contexts", {}).get(key) or {}).get(metric)
 
 
-def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], keys: Mapping[tuple[str, str], str], *,
-                 n_sims: int = N_SIMS, slow_sims: int | None = None, seed: int = 0, store: Store | None = None,
-                 fast: bool = True, slow: bool | str = True, workers: int | None = None) -> dict[str, Any]:
-    """Chance document of one model: ``{"contexts": {key: {metric: {kind: summary}}}, "rank_order": {kind: ...},
-    "ipsative": {...}, "rank_order_value": {...}, "ipsative_persona": {...}, "n_sims", "slow_sims", "seed"}``; ``doc``
-    is the model's ``values_metrics`` entry (observed; the pooled parts carry no observed value). ``fast=False``
-    leaves out the circumplex and stability nulls; ``slow`` = True (every context), False (none) or one context key
-    says where the separability and CFA nulls are simulated (they cost ~0.5 s per context and draw)."""
+#: What the simulations import lazily: the workers of a pool import it as they start (``analysis.parallel``).
+HEAVY = ("sklearn.svm", "sklearn.model_selection", "scipy.optimize", "analysis.methods.values.cfa_batch")
+
+
+def model_draws(answers: pd.DataFrame, keys: Mapping[tuple[str, str], str], *, n_sims: int = N_SIMS,
+                slow_sims: int | None = None, seed: int = 0, store: Store | None = None, fast: bool = True,
+                slow: bool | str = True, workers: int | None = None) -> dict[str, Any]:
+    """The null draws behind ``model_chance`` (both nulls, every part at once: one pool of workers), before any
+    observed number is needed: ``{"contexts": [keys], "draws": {kind: null_draws}, "n_sims", "slow_sims", "seed"}``."""
     slow_sims = n_sims if slow_sims is None else slow_sims
     slow_contexts = None if slow is True else [] if slow is False else [slow]
+    from analysis.parallel import shared_pool
+
     design = designs(answers, keys)
-    out: dict[str, Any] = {"contexts": {d.key: {} for d in design}, "n_sims": n_sims, "slow_sims": slow_sims, "seed": seed}
-    for kind in chance.NULL_KINDS:
-        draws = null_draws(design, kind, n_sims, slow_sims, seed, fast=fast, slow_contexts=slow_contexts, store=store,
-                           workers=workers)
+    with shared_pool(workers, HEAVY):
+        draws = {kind: null_draws(design, kind, n_sims, slow_sims, seed, fast=fast, slow_contexts=slow_contexts,
+                                  store=store, workers=workers) for kind in chance.NULL_KINDS}
+    return {"contexts": [d.key for d in design], "draws": draws, "n_sims": n_sims, "slow_sims": slow_sims, "seed": seed}
+
+
+def summarize_draws(doc: Mapping[str, Any], simulated: Mapping[str, Any]) -> dict[str, Any]:
+    """``model_chance``'s document from ``model_draws`` and the model's observed numbers ``doc``."""
+    out: dict[str, Any] = {"contexts": {key: {} for key in simulated["contexts"]}, "n_sims": simulated["n_sims"],
+                           "slow_sims": simulated["slow_sims"], "seed": simulated["seed"]}
+    for kind, draws in simulated["draws"].items():
         for part in POOLED:  # exchangeable under the null: one band for every value / persona
             pooled = [v for name, values in draws.items() if name.startswith(part + "/") for v in values]
             if pooled:
@@ -349,3 +403,15 @@ def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], keys: Mapping[tu
                 summary = chance.summarize(doc.get(name), arr, better=BETTER[name], kind=kind)
                 out.setdefault(name, {})[kind] = summary.to_dict()
     return out
+
+
+def model_chance(answers: pd.DataFrame, doc: Mapping[str, Any], keys: Mapping[tuple[str, str], str], *,
+                 n_sims: int = N_SIMS, slow_sims: int | None = None, seed: int = 0, store: Store | None = None,
+                 fast: bool = True, slow: bool | str = True, workers: int | None = None) -> dict[str, Any]:
+    """Chance document of one model: ``{"contexts": {key: {metric: {kind: summary}}}, "rank_order": {kind: ...},
+    "ipsative": {...}, "rank_order_value": {...}, "ipsative_persona": {...}, "n_sims", "slow_sims", "seed"}``; ``doc``
+    is the model's ``values_metrics`` entry (observed; the pooled parts carry no observed value). ``fast=False``
+    leaves out the circumplex and stability nulls; ``slow`` = True (every context), False (none) or one context key
+    says where the separability and CFA nulls are simulated."""
+    return summarize_draws(doc, model_draws(answers, keys, n_sims=n_sims, slow_sims=slow_sims, seed=seed, store=store,
+                                            fast=fast, slow=slow, workers=workers))

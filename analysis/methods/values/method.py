@@ -196,10 +196,14 @@ def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
     return import_command(kind, paths, store_path, as_json)
 
 
-def _leaderboard(store: Store) -> dict[str, Any]:
-    from analysis.methods.values.metrics import values_leaderboard, values_metrics
-
-    return values_leaderboard(values_metrics(store))
+def _leaderboard(store: Store, *, n_boot: int = 1000, chance: int = 0) -> dict[str, Any]:
+    """The report's leaderboard (``cached_report``: read from the store when kept), each row with the model's chance
+    bands (``chance`` simulations per null; the rank-order band and each context's) when asked for."""
+    report = METHOD.cached_report(store, n_boot=n_boot, chance=chance)
+    board = dict(report["leaderboard"])
+    board["rows"] = [row | ({"chance": report["models"][row["model"]].get("chance")} if chance else {})
+                     for row in board["rows"]]
+    return board
 
 
 METHOD = Method(

@@ -11,7 +11,7 @@ frames read from the store; nothing here calls an LLM.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,20 +22,26 @@ from analysis.methods.values.families import FAMILY
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.methods.values import cfa, leaderboard, stability, structure
-from analysis.methods.values.chance import model_chance, movement
+from analysis.methods.values.chance import HEAVY, model_chance, movement, summarize_draws
+from analysis.methods.values.chance import model_draws as chance_draws
 from analysis.methods.values.reliability import sample_retest, value_reliability
 from analysis.methods.values.scores import item_matrix, value_scores
 
 N_BOOT = 1000
 
 
+#: Columns of values_answers no metric reads (the reply text and the call it came from): the report leaves them out.
+NOT_READ = ("raw", "cache_key")
+
+
 def latest_answers(store: Store, model: str | None = None, config: comparable.Chosen = None,
-                   selection: comparable.Selection | None = None) -> pd.DataFrame:
+                   selection: comparable.Selection | None = None, *, without: Sequence[str] = ()) -> pd.DataFrame:
     """values_answers of each model's chosen configuration (``analysis.runs.comparable``: the latest unless ``config``
     names another), keeping within it the newest run of each context × instrument (a re-run replaces, it does not
-    pool). Runs of another configuration (other population, instrument, answer mode, params ...) never mix in."""
+    pool). Runs of another configuration (other population, instrument, answer mode, params ...) never mix in.
+    ``without``: columns left out (``NOT_READ`` for the report)."""
     selection = selection or comparable.select(store, FAMILY, model=model, config=config)
-    answers = store.table("values_answers", run_ids=selection.run_ids())
+    answers = store.table("values_answers", run_ids=selection.run_ids(), without=without)
     if answers.empty:
         return answers
     return comparable.latest_rows(answers, ["model", "context", "instrument"], selection.order).reset_index(drop=True)
@@ -127,10 +133,26 @@ def context_structure(answers: pd.DataFrame, context: str, instrument: str, *, w
                             value_reliability(matrix, item_values) | {"retest": sample_retest(sub)})
 
 
-def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0, with_separability: bool = True) -> dict[str, Any]:
-    """The per-model document of ``metrics values --json`` (answers of one model)."""
+def structure_jobs(answers: pd.DataFrame, *, with_separability: bool = True) -> list[tuple[Any, ...]]:
+    """One ``context_structure`` call per context of one model's answers (``analysis.parallel`` jobs)."""
+    return [(_structure, answers[(answers["context"] == c) & (answers["instrument"] == i)], c, i,
+             {"with_separability": with_separability}) for c, i in _context_keys(answers)]
+
+
+def _structure(sub: pd.DataFrame, context: str, instrument: str, kwargs: dict[str, Any]) -> ContextStructure:
+    return context_structure(sub, context, instrument, **kwargs)
+
+
+def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0, with_separability: bool = True,
+                  fitted: Sequence[ContextStructure] | None = None) -> dict[str, Any]:
+    """The per-model document of ``metrics values --json`` (answers of one model). ``fitted``: its contexts'
+    structures (``structure_jobs``), when computed already (``values_metrics``: every model's at once)."""
+    from analysis.parallel import run_parallel
+
     keys = _context_keys(answers)
-    fitted = {key: context_structure(answers, c, i, with_separability=with_separability) for (c, i), key in keys.items()}
+    if fitted is None:
+        fitted = run_parallel(structure_jobs(answers, with_separability=with_separability), 1)
+    fitted = dict(zip(keys.values(), fitted))
     contexts = {key: s.summary() | {"figures": s.figures()} for key, s in fitted.items()}
     scores = value_scores(answers)
     scores["context"] = [keys[(c, i)] for c, i in zip(scores["context"], scores["instrument"])]
@@ -161,13 +183,27 @@ def values_metrics(store: Store, model: str | None = None, config: comparable.Ch
     """``{"models": {NAME: model_metrics | {"configuration", "configurations"}}}`` for every model in the store (or
     one), each on one configuration (``latest_answers``). ``chance`` > 0 adds each model's ``"chance"`` document
     (``analysis.methods.values.chance.model_chance`` with that many simulations; draws cached in a writable store)."""
+    from analysis.parallel import shared_pool, submit
+
     selection = comparable.select(store, FAMILY, model=model, config=config)
-    answers = latest_answers(store, selection=selection)
+    answers = latest_answers(store, selection=selection, without=NOT_READ)
+    groups = list(answers.groupby("model", sort=True)) if len(answers) else []
+    jobs = [structure_jobs(group, with_separability=kwargs.get("with_separability", True)) for _, group in groups]
+    # One pool for everything when there is enough to share (more than one model, or chance bands): the observed
+    # structures run first while the null draws are planned; one model's nine contexts alone are not worth forking
+    # for (measured: slower on 2 cores).
+    sizes = [len(model_jobs) for model_jobs in jobs]
+    with shared_pool(None, HEAVY):
+        waits = iter(submit([job for model_jobs in jobs for job in model_jobs]))
+        del jobs  # each context's rows, copied for the workers: not kept while the nulls are simulated
+        simulated = {name: chance_draws(group, _context_keys(group), n_sims=chance, store=store)
+                     for name, group in groups} if chance > 0 else {}
+        fitted = {name: [next(waits)() for _ in range(size)] for (name, _), size in zip(groups, sizes)}
     models = {}
-    for name, group in (answers.groupby("model", sort=True) if len(answers) else []):
-        doc = model_metrics(group, **kwargs) | selection.document(str(name))
+    for name, group in groups:
+        doc = model_metrics(group, fitted=fitted[name], **kwargs) | selection.document(str(name))
         if chance > 0:
-            doc["chance"] = model_chance(group, doc, _context_keys(group), n_sims=chance, store=store)
+            doc["chance"] = summarize_draws(doc, simulated[name])
         models[name] = doc
     return _clean({"models": models})
 

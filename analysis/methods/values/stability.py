@@ -31,7 +31,7 @@ import pandas as pd
 from analysis import stats
 from analysis.methods.values import VALUES
 
-BLOCK = 128  # resamples processed at once (bounds memory: BLOCK × contexts × values × personas)
+BLOCK = 16  # resamples processed at once (bounds memory: BLOCK × contexts × values × personas)
 
 
 def pair_label(a: str, b: str) -> str:

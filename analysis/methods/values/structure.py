@@ -119,41 +119,104 @@ def item_correlations(matrix: pd.DataFrame) -> pd.DataFrame:
 
 def correlation_array(values: np.ndarray) -> np.ndarray:
     """``item_correlations`` on a persona × item array (no checks, no labels)."""
-    n_items = values.shape[1]
-    observed = ~np.isnan(values)
+    return correlation_stack(values[None])[0]
+
+
+def correlation_stack(values: np.ndarray) -> np.ndarray:
+    """``item_correlations`` of a stack of persona × item arrays (data sets, personas, items) that have their missing
+    answers in the same cells (the chance simulations of one design), at once: (data sets, items, items)."""
+    b, n, n_items = values.shape
+    observed = ~np.isnan(values[0])
+    if b > 1 and not np.array_equal(np.isnan(values), np.broadcast_to(~observed, values.shape)):
+        raise ValueError("correlation_stack: the data sets do not have their missing answers in the same cells")
     complete = observed.all(axis=0)
-    out = np.eye(n_items)
+    todo = np.where(~complete)[0]
+    out = np.broadcast_to(np.eye(n_items), (b, n_items, n_items)).copy()
     # Fast path: columns without NaN share their rows, so rank once and correlate all at once.
     idx = np.where(complete)[0]
+    full_ranks = None
     if len(idx):
-        ranks = rankdata(values[:, idx], axis=0)
-        ranks -= ranks.mean(axis=0)
-        norms = np.sqrt((ranks**2).sum(axis=0))
-        const = np.all(values[:, idx] == values[:1, idx], axis=0)
+        full_ranks = rankdata(values[:, :, idx], axis=1)
+        ranks = full_ranks - full_ranks.mean(axis=1, keepdims=True)
+        norms = np.sqrt((ranks**2).sum(axis=1))
+        const = np.all(values[:, :, idx] == values[:, :1, idx], axis=1)
         safe = np.where(const, 1.0, norms)
-        block = (ranks.T @ ranks) / np.outer(safe, safe)
-        block[np.ix_(const, ~const)] = 0.0
-        block[np.ix_(~const, const)] = 0.0
-        block[np.ix_(const, const)] = 1.0
-        out[np.ix_(idx, idx)] = block
-    todo = np.where(~complete)[0]
+        block = (np.swapaxes(ranks, 1, 2) @ ranks) / (safe[:, :, None] * safe[:, None, :])
+        first, second = const[:, :, None], const[:, None, :]
+        block = np.where(first & second, 1.0, np.where(first | second, 0.0, block))
+        out[:, idx[:, None], idx[None, :]] = block
     if len(todo):
-        # Pairs with a missing answer: rank each item within the personas it shares with every other item
-        # at once (multiset ranks with 0/1 weights), then correlate the two sides pair by pair.
-        shared = (observed[:, todo, None] & observed[:, None, :]).transpose(1, 2, 0).astype(float)  # (T, items, n)
-        t = stats.ties(values.T)
-        own = stats.multiset_ranks(stats.Ties(*(a[todo][:, None, :] for a in (t.order, t.inverse, t.start, t.end))), shared)  # rank of todo item
-        other = stats.multiset_ranks(t, shared)  # rank of the other item
-        rho = stats.weighted_rank_correlation(own, other, shared)
-        n_shared = shared.sum(axis=-1)
-        const_own = ~(_weighted_spread(own, shared) > 0)
-        const_other = ~(_weighted_spread(other, shared) > 0)
-        rho = np.where(const_own & const_other, 1.0, np.where(const_own | const_other, 0.0, rho))
-        rho = np.where(n_shared < MIN_PERSONAS, np.nan, rho)
-        out[todo, :] = rho
-        out[:, todo] = rho.T
-    np.fill_diagonal(out, 1.0)
+        rho = _pairs_with_missing(values, observed, todo, full_ranks)
+        out[:, todo, :] = rho
+        out[:, :, todo] = np.swapaxes(rho, 1, 2)
+    out[:, np.arange(n_items), np.arange(n_items)] = 1.0
     return out
+
+
+#: Elements of the largest array ``_multiset_pairs`` builds (data sets × items × items × personas); longer stacks go
+#: in chunks.
+STACK_ELEMENTS = 250_000
+
+
+def _pairs_with_missing(values: np.ndarray, observed: np.ndarray, todo: np.ndarray,
+                        full_ranks: np.ndarray | None = None) -> np.ndarray:
+    """Spearman ρ of each item with a missing answer (``todo``) and every item, over the personas who answered both,
+    for a stack (b, personas, items) sharing its missing cells: (b, len(todo), items).
+
+    With a complete item, an item's shared personas are its own answered ones: each such item is ranked with every
+    complete item within them at once; a complete item's rank there is its rank over all personas (``full_ranks``)
+    less, per persona left out, 1 when that persona's answer is lower and ½ when it is equal (exact, and cheaper than
+    sorting again while few personas are left out). Two items that both miss answers are ranked within their own shared personas
+    (``_multiset_pairs``). ρ = Σ(r−m)(s−m) / √(Σ(r−m)² Σ(s−m)²) with m = (N+1)/2, computed as Σrs − N(N+1)²/4 (as
+    ``stats.weighted_rank_correlation``): average ranks are half-integers, so every sum is exact in float64 and the
+    two ways give the same ρ to the last bit. Constant items as the reference (both constant → 1, one → 0); fewer
+    than ``MIN_PERSONAS`` shared personas → NaN."""
+    b = values.shape[0]
+    rho = np.full((b, len(todo), values.shape[2]), np.nan)
+    full = np.flatnonzero(observed.all(axis=0))
+    for t, a in enumerate(todo):
+        rows = observed[:, a]
+        n = int(rows.sum())
+        if not len(full) or n < MIN_PERSONAS:
+            continue
+        own = rankdata(values[:, rows, a], axis=1)[:, :, None]  # (b, n, 1)
+        left_out = np.flatnonzero(~rows)
+        if full_ranks is not None and len(left_out) <= n // 4:
+            kept, dropped = values[:, rows][:, :, full], values[:, left_out][:, :, full]  # (b, n, c), (b, L, c)
+            other = full_ranks[:, rows].copy()
+            for k in range(len(left_out)):
+                x = dropped[:, k:k + 1]
+                other -= (x < kept) + 0.5 * (x == kept)
+        else:
+            other = rankdata(values[:, rows][:, :, full], axis=1)
+        c = n * (n + 1.0) ** 2 / 4.0
+        sxy = np.einsum("bnp,bnp->bp", np.broadcast_to(own, other.shape), other) - c
+        sxx = np.einsum("bnp,bnp->bp", own, own) - c
+        syy = np.einsum("bnp,bnp->bp", other, other) - c
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = sxy / np.sqrt(sxx * syy)
+        const_a, const_j = ~(sxx > 0), ~(syy > 0)
+        rho[:, t, full] = np.where(const_a & const_j, 1.0, np.where(const_a | const_j, 0.0, value))
+    chunk = max(1, STACK_ELEMENTS // (len(todo) ** 2 * values.shape[1]))
+    for k in range(0, b, chunk):  # both items miss answers
+        rho[k:k + chunk, :, todo] = _multiset_pairs(values[k:k + chunk][:, :, todo], observed[:, todo])
+    return rho
+
+
+def _multiset_pairs(values: np.ndarray, observed: np.ndarray) -> np.ndarray:
+    """ρ of every pair of items of a stack (b, personas, items) over their shared personas: each item ranked within
+    the personas it shares with every other at once (multiset ranks with 0/1 weights, ``analysis.stats``)."""
+    items = np.arange(values.shape[2])
+    shared = (observed[:, :, None] & observed[:, None, :]).transpose(1, 2, 0).astype(float)  # (items, items, n)
+    t = stats.ties(np.swapaxes(values, 1, 2))  # (b, items, n)
+    parts = (t.order, t.inverse, t.start, t.end)
+    own = stats.multiset_ranks(stats.Ties(*(a[:, items][:, :, None, :] for a in parts)), shared)
+    other = stats.multiset_ranks(stats.Ties(*(a[:, None] for a in parts)), shared)
+    rho = stats.weighted_rank_correlation(own, other, shared)
+    const_own = ~(_weighted_spread(own, shared) > 0)
+    const_other = ~(_weighted_spread(other, shared) > 0)
+    rho = np.where(const_own & const_other, 1.0, np.where(const_own | const_other, 0.0, rho))
+    return np.where(shared.sum(axis=-1) < MIN_PERSONAS, np.nan, rho)
 
 
 def _weighted_spread(ranks: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -437,12 +500,14 @@ def circumplex(
     )
 
 
-def circumplex_numbers(keyed: np.ndarray, values: Sequence[str], max_iter: int = 300, eps: float = 1e-3) -> tuple[float, float]:
+def circumplex_numbers(keyed: np.ndarray, values: Sequence[str], max_iter: int = 300, eps: float = 1e-3, *,
+                       correlations: np.ndarray | None = None) -> tuple[float, float]:
     """(Stress, rank distance) of ``circumplex`` from a persona × keyed-item array and the items' values.
 
     The same steps without labels or tables, for the chance simulations (thousands of data sets): correlations,
     dissimilarities, theory-initialised SMACOF, value centroids (mean of their items' coordinates) and
-    ``circular_rank_distance`` in the better direction. Raises ``StructureInputError`` as ``circumplex`` does."""
+    ``circular_rank_distance`` in the better direction. ``correlations``: the keyed items' ``correlation_array``, when
+    computed already (``correlation_stack``). Raises ``StructureInputError`` as ``circumplex`` does."""
     if len(values) < 3:
         raise StructureInputError(f"value structure needs at least 3 keyed items, got {len(values)}")
     unknown = set(values) - set(VALUES)
@@ -450,7 +515,8 @@ def circumplex_numbers(keyed: np.ndarray, values: Sequence[str], max_iter: int =
         raise StructureInputError(f"unknown values {sorted(unknown)}; expected {list(VALUES)}")
     if keyed.shape[0] < MIN_PERSONAS:
         raise StructureInputError(f"value structure needs at least {MIN_PERSONAS} personas, got {keyed.shape[0]}")
-    mds = smacof_nonmetric(dissimilarity(correlation_array(keyed)), np.array([THEORY_POINTS[v] for v in values]),
+    R = correlation_array(keyed) if correlations is None else correlations
+    mds = smacof_nonmetric(dissimilarity(R), np.array([THEORY_POINTS[v] for v in values]),
                            max_iter=max_iter, eps=eps)
     present = [v for v in VALUES if v in set(values)]
     labels = np.array(values)

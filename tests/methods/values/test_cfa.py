@@ -373,7 +373,7 @@ def test_estimation_exception_is_failure(hs_data: pd.DataFrame, monkeypatch: pyt
         raise np.linalg.LinAlgError("Matrix is not positive definite")
 
     monkeypatch.setattr(cfa, "_estimate", boom)
-    result = fit_cfa(hs_data, HS_MODEL)
+    result = cfa.fit_cfa_semopy(hs_data, HS_MODEL)
     assert_failed(result, "estimation error: LinAlgError: Matrix is not positive definite")
 
 
@@ -387,8 +387,18 @@ def test_no_convergence_is_failure(hs_data: pd.DataFrame, monkeypatch: pytest.Mo
         return lam, phi, theta, result
 
     monkeypatch.setattr(cfa, "_estimate", not_converged)
-    result = fit_cfa(hs_data, HS_MODEL)
+    result = cfa.fit_cfa_semopy(hs_data, HS_MODEL)
     assert_failed(result, "no convergence: Iteration limit reached")
+    assert len(result.loadings) == 9
+
+
+def test_no_convergence_of_the_numpy_estimator_is_failure(hs_data: pd.DataFrame, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fit_cfa``'s estimator stopped before its gradient vanished: a failed fit with the reason, loadings shown."""
+    from analysis.methods.values import cfa_batch
+
+    monkeypatch.setattr(cfa_batch.fit_cfa_batch, "__kwdefaults__", {**cfa_batch.fit_cfa_batch.__kwdefaults__, "max_iter": 2})
+    result = fit_cfa(hs_data, HS_MODEL)
+    assert_failed(result, "no convergence: iteration limit reached (2)")
     assert len(result.loadings) == 9
 
 

@@ -70,3 +70,24 @@ def test_circumplex_numbers_refuse_what_circumplex_refuses() -> None:
         structure.circumplex_numbers(random_answers(0, personas=2).to_numpy(), LABELS)
     with pytest.raises(ValueError, match="unknown values"):
         structure.circumplex_numbers(random_answers(0).to_numpy(), ["Kindness"] + LABELS[1:])
+
+
+def test_correlation_stack_is_item_correlations_of_each_data_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pairwise-complete Spearman of a stack sharing its missing cells is exactly ``item_correlations`` of each data
+    set (in one piece and in chunks), with constant items and few shared personas."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    for trial in range(30):
+        n, k = int(rng.integers(3, 40)), int(rng.integers(2, 30))
+        x = rng.integers(1, 4 + trial % 4, size=(6, n, k)).astype(float)
+        missing = rng.random((n, k)) < rng.random() * 0.4
+        x[:, missing] = np.nan
+        if trial % 3 == 0:
+            x[2, :, 0] = np.where(missing[:, 0], np.nan, 2.0)
+        expected = np.stack([structure.item_correlations(pd.DataFrame(v)).to_numpy() for v in x])
+        assert np.array_equal(structure.correlation_stack(x), expected, equal_nan=True)
+        if trial == 0:
+            monkeypatch.setattr(structure, "STACK_ELEMENTS", 1)  # one data set per chunk from now on
+    with pytest.raises(ValueError, match="same cells"):
+        structure.correlation_stack(np.stack([x[0], np.where(np.isnan(x[1]), 1.0, np.nan)]))
