@@ -458,7 +458,9 @@ def _evaluate(params: np.ndarray, s: np.ndarray, logdet_s: np.ndarray, layout: L
                 ok[i], inverse[i] = False, np.eye(p)
     logdet = 2.0 * np.log(np.abs(np.diagonal(chol, axis1=1, axis2=2))).sum(axis=1)
     f = logdet + np.einsum("bij,bij->b", s, inverse) - logdet_s - p
-    f[~ok] = np.inf
+    # F_ML ≥ 0 for every PD Σ (it is a divergence): a negative F is a Σ singular to rounding whose factor passed (a
+    # residual variance just projected to 0), never a better fit. Such a step is refused like a non-PD one.
+    f[~ok | (f < -1e-9)] = np.inf
     return _State(params, f, inverse)
 
 

@@ -294,11 +294,12 @@ def stability_draws(design: Sequence[ContextDesign], kind: str, n_sims: int, see
 
 
 def null_draws(design: list[ContextDesign], kind: str, n_sims: int, slow_sims: int, seed: int, *,
-               fast: bool = True, slow_contexts: Sequence[str] | None = None,
+               fast: bool = True, slow_contexts: Sequence[str] | None = None, circumplex: bool = True,
                store: Store | None = None, workers: int | None = None) -> dict[str, list[float]]:
     """Draws of every metric under null ``kind``: keys ``"<context key>/<metric>"``, ``rank_order``, ``ipsative`` and
     the pooled parts. ``fast``: circumplex metrics and stability (``n_sims``); the slow metrics (separability, CFA;
-    ``slow_sims``) for the contexts in ``slow_contexts`` (default all).
+    ``slow_sims``) for the contexts in ``slow_contexts`` (default all); ``circumplex=False`` leaves the circumplex out
+    of ``fast`` (stability only).
 
     Each part (a context's circumplex draws, its separability and CFA draws, the stability draws) is cached in
     ``store`` apart, keyed by its own design (``analysis.chance.cached_parts``), so the dashboard's per-context fit
@@ -307,7 +308,7 @@ def null_draws(design: list[ContextDesign], kind: str, n_sims: int, slow_sims: i
     fingerprints = design_fingerprint(design)
     parts: dict[str, tuple[Any, int]] = {}
     for i, d in enumerate(design):
-        if fast:
+        if fast and circumplex:
             parts[f"{d.key}|fast"] = ([kind, "fast", i, fingerprints[i]], n_sims)
         if slow_sims and (slow_contexts is None or d.key in slow_contexts):
             parts[f"{d.key}|slow"] = ([kind, "slow", SLOW_DRAWS, i, fingerprints[i]], slow_sims)
@@ -367,17 +368,18 @@ HEAVY = ("sklearn.svm", "sklearn.model_selection", "scipy.optimize", "analysis.m
 
 def model_draws(answers: pd.DataFrame, keys: Mapping[tuple[str, str], str], *, n_sims: int = N_SIMS,
                 slow_sims: int | None = None, seed: int = 0, store: Store | None = None, fast: bool = True,
-                slow: bool | str = True, workers: int | None = None) -> dict[str, Any]:
+                slow: bool | str = True, contexts: bool = True, workers: int | None = None) -> dict[str, Any]:
     """The null draws behind ``model_chance`` (both nulls, every part at once: one pool of workers), before any
-    observed number is needed: ``{"contexts": [keys], "draws": {kind: null_draws}, "n_sims", "slow_sims", "seed"}``."""
+    observed number is needed: ``{"contexts": [keys], "draws": {kind: null_draws}, "n_sims", "slow_sims", "seed"}``.
+    ``contexts=False``: the stability nulls only (what a leaderboard row shows), no context's."""
     slow_sims = n_sims if slow_sims is None else slow_sims
-    slow_contexts = None if slow is True else [] if slow is False else [slow]
+    slow_contexts = None if slow is True and contexts else [] if slow is False or not contexts else [slow]
     from analysis.parallel import shared_pool
 
     design = designs(answers, keys)
     with shared_pool(workers, HEAVY):
         draws = {kind: null_draws(design, kind, n_sims, slow_sims, seed, fast=fast, slow_contexts=slow_contexts,
-                                  store=store, workers=workers) for kind in chance.NULL_KINDS}
+                                  circumplex=contexts, store=store, workers=workers) for kind in chance.NULL_KINDS}
     return {"contexts": [d.key for d in design], "draws": draws, "n_sims": n_sims, "slow_sims": slow_sims, "seed": seed}
 
 

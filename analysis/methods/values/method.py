@@ -197,9 +197,16 @@ def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
 
 
 def _leaderboard(store: Store, *, n_boot: int = 1000, chance: int = 0) -> dict[str, Any]:
-    """The report's leaderboard (``cached_report``: read from the store when kept), each row with the model's chance
-    bands (``chance`` simulations per null; the rank-order band and each context's) when asked for."""
-    report = METHOD.cached_report(store, n_boot=n_boot, chance=chance)
+    """The report's leaderboard (kept in the store, ``analysis.report_cache``), each row with its model's chance bands
+    when asked for (``chance`` simulations per null): those of rank-order and ipsative stability, the numbers a row
+    ranks by (its Stress and fit columns are means over contexts, which have no null of their own: each context's
+    bands are in the full report, ``metrics values``)."""
+    from analysis.methods.values.metrics import values_report
+    from analysis.report_cache import cached_report
+
+    options = {"n_boot": n_boot, "chance": chance, "chance_scope": "stability"}
+    report = cached_report(store, "values", options,
+                           lambda: values_report(store, n_boot=n_boot, chance=chance, chance_scope="stability"))
     board = dict(report["leaderboard"])
     board["rows"] = [row | ({"chance": report["models"][row["model"]].get("chance")} if chance else {})
                      for row in board["rows"]]

@@ -179,26 +179,28 @@ def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0,
 
 
 def values_metrics(store: Store, model: str | None = None, config: comparable.Chosen = None, *, chance: int = 0,
-                   **kwargs: Any) -> dict[str, Any]:
+                   chance_scope: str = "all", **kwargs: Any) -> dict[str, Any]:
     """``{"models": {NAME: model_metrics | {"configuration", "configurations"}}}`` for every model in the store (or
     one), each on one configuration (``latest_answers``). ``chance`` > 0 adds each model's ``"chance"`` document
-    (``analysis.methods.values.chance.model_chance`` with that many simulations; draws cached in a writable store)."""
+    (``analysis.methods.values.chance.model_chance`` with that many simulations; draws cached in a writable store):
+    every null (``chance_scope="all"``), or the stability nulls only (``"stability"``: what a leaderboard row shows)."""
     from analysis.parallel import shared_pool, submit
 
     selection = comparable.select(store, FAMILY, model=model, config=config)
     answers = latest_answers(store, selection=selection, without=NOT_READ)
     groups = list(answers.groupby("model", sort=True)) if len(answers) else []
-    jobs = [structure_jobs(group, with_separability=kwargs.get("with_separability", True)) for _, group in groups]
-    # One pool for everything when there is enough to share (more than one model, or chance bands): the observed
-    # structures run first while the null draws are planned; one model's nine contexts alone are not worth forking
-    # for (measured: slower on 2 cores).
-    sizes = [len(model_jobs) for model_jobs in jobs]
+    del answers  # each model's rows are in its group now
+    with_separability = kwargs.get("with_separability", True)
+    # One pool for everything: a model's observed structures run while its null draws are planned, then the draws;
+    # one model at a time, so that only its rows are copied out to the workers.
+    fitted, simulated = {}, {}
     with shared_pool(None, HEAVY):
-        waits = iter(submit([job for model_jobs in jobs for job in model_jobs]))
-        del jobs  # each context's rows, copied for the workers: not kept while the nulls are simulated
-        simulated = {name: chance_draws(group, _context_keys(group), n_sims=chance, store=store)
-                     for name, group in groups} if chance > 0 else {}
-        fitted = {name: [next(waits)() for _ in range(size)] for (name, _), size in zip(groups, sizes)}
+        for name, group in groups:
+            waits = submit(structure_jobs(group, with_separability=with_separability))
+            if chance > 0:
+                simulated[name] = chance_draws(group, _context_keys(group), n_sims=chance, store=store,
+                                               contexts=chance_scope == "all")
+            fitted[name] = [wait() for wait in waits]
     models = {}
     for name, group in groups:
         doc = model_metrics(group, fitted=fitted[name], **kwargs) | selection.document(str(name))
@@ -239,10 +241,10 @@ def values_leaderboard(metrics: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def values_report(store: Store, model: str | None = None, *, config: comparable.Chosen = None, n_boot: int = N_BOOT,
-                  chance: int = 0) -> dict[str, Any]:
+                  chance: int = 0, chance_scope: str = "all") -> dict[str, Any]:
     """The values report: ``values_metrics`` with the ``leaderboard`` of its models (``values_leaderboard``), and
     per model its ``headlines`` (Cardinal score, rank-order stability) and ``counts`` (invalid answers)."""
-    doc = values_metrics(store, model, config, n_boot=n_boot, chance=chance)
+    doc = values_metrics(store, model, config, n_boot=n_boot, chance=chance, chance_scope=chance_scope)
     doc["leaderboard"] = board = values_leaderboard(doc)
     cardinal = {row["model"]: row.get("cardinal") for row in board["rows"]}
     for name, m in doc["models"].items():

@@ -578,3 +578,23 @@ def test_a_singular_implied_covariance_fails_that_data_set_only(monkeypatch: pyt
     monkeypatch.setattr(np.linalg, "inv", inv)
     f = cb._evaluate(params.copy(), s, logdet, layout).f
     assert np.isinf(f[1]) and np.allclose(f[[0, 2]], expected[[0, 2]], atol=1e-12)
+
+
+#: Answers of a synthetic bench model (``bench/value_stability_campaign.py``, context chunk_4, Self-enhancement: 4
+#: Achievement and 3 Power items, 47 complete personas), one persona per group of digits.
+SINGULAR_STEP = ("3444333;3333222;4553444;5444443;4553434;4544122;3333434;4223656;2212212;1232434;2212545;4344434;"
+                 "2221433;5556434;5444344;4332443;2342656;3234222;5443454;4544334;5533333;5665212;2333666;2332635;"
+                 "3333344;1312223;3333111;4554222;1111344;3112555;4444554;3342444;4343343;2221665;6665322;3333222;"
+                 "3343545;6665221;1111222;4434666;5444443;6656454;3343323;5556545;5656534;4444322;2332555")
+
+
+def test_a_step_to_a_singular_implied_covariance_is_refused() -> None:
+    """The third step of this fit projects a residual variance to 0 and leaves Σ singular to rounding: its Cholesky
+    factor passes and F came out at −1.5e15, which the search took as the best fit and stalled there ("no step lowers
+    F", gradient 7e30). F_ML ≥ 0, so such a step is refused; the fit is lavaan's (R 4.2.2, lavaan 0.6-14,
+    ``cfa(..., std.lv = TRUE, bounds = "pos.var")``: χ² 25.255, CFI 0.962, RMSEA 0.142, SRMR 0.037)."""
+    data = pd.DataFrame([[float(c) for c in row] for row in SINGULAR_STEP.split(";")],
+                        columns=["4", "13", "24", "32", "2", "17", "39"])
+    result = cb.fit_cfa_fast(data, {"Achievement": ["4", "13", "24", "32"], "Power": ["2", "17", "39"]})
+    assert result.converged, result.reason
+    assert (result.chi2, result.cfi, result.rmsea, result.srmr) == pytest.approx((25.255, 0.962, 0.142, 0.037), abs=6e-4)
