@@ -17,7 +17,7 @@ from typing import Any
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 PAGE_ICON = "🎭"  # app.py's st.set_page_config(page_icon=...)
-#: Imported ahead of the first script run (everything the first page needs; not semopy, which pages load on demand).
+#: Imported ahead of the first script run (everything the first page needs; not scikit-learn, which pages load on demand).
 WARM_MODULES = ("pandas", "pyarrow", "app.data", "app.ui", "app.nav", "app.state", "app.charts", "app.figures",
                 "plotly.graph_objects")
 

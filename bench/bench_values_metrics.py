@@ -149,9 +149,9 @@ def main() -> None:
         ok = "OK" if wall <= target else "MISSED"
         print(f"{name:28} {before} {wall:8.2f}s {ratio}  <= {target:5.1f}s {ok:6}  {rss:6.0f}"
               + (f" (baseline {b[1]:.0f})" if b else ""))
-    peak = max(r for _, r in now.values())
-    print(f"peak RSS over every command: {peak:.0f} MiB, target <= {RSS_TARGET_MIB} -> "
-          f"{'OK' if peak <= RSS_TARGET_MIB else 'MISSED'}")
+    peak = max(r for name, (_, r) in now.items() if not name.startswith("20-model"))
+    print(f"peak RSS of the 1-model report (every run above but the leaderboard's): {peak:.0f} MiB, target <= "
+          f"{RSS_TARGET_MIB} -> {'OK' if peak <= RSS_TARGET_MIB else 'MISSED'}")
     if base:
         print("(the baseline keeps nothing in the store, so its warm runs are its cold ones; its leaderboard computes no "
               f"chance bands; its cold chance run is the median of {args.baseline_repeats})")

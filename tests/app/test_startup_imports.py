@@ -34,7 +34,7 @@ def test_warm_start_does_not_import_heavy_packages(tmp_path):
 
     cold = run()
     assert cold.returncode == 0, cold.stderr[-2000:]
-    assert json.loads(cold.stdout.strip().splitlines()[-1])["semopy"]  # the first start computes the CFA
+    assert json.loads(cold.stdout.strip().splitlines()[-1])["sklearn"]  # the first start computes the separability
     warm = run()
     assert warm.returncode == 0, warm.stderr[-2000:]
     assert json.loads(warm.stdout.strip().splitlines()[-1]) == {"semopy": False, "sklearn": False, "scipy": False,

@@ -41,7 +41,7 @@ def placeholder_answers(plan: ValuesPlan, seed: int = 0) -> pd.DataFrame:
 
 def can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
     """The circumplex, stability and CFA lines, from the metrics of placeholder answers with the plan's design."""
-    from analysis.methods.values.metrics import model_metrics  # scipy, scikit-learn, semopy
+    from analysis.methods.values.metrics import model_metrics  # scipy, scikit-learn
 
     design = ValuesPlan.model_validate(plan)
     doc = model_metrics(placeholder_answers(design), n_boot=0, with_separability=False)

@@ -149,7 +149,7 @@ def _session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str
 
 
 def _report(store: Store, model: str | None = None, *, config: Any = None, n_boot: int = 1000, chance: int = 0) -> dict[str, Any]:
-    from analysis.methods.values.metrics import values_report  # scipy, scikit-learn, semopy: on first use
+    from analysis.methods.values.metrics import values_report  # scipy, scikit-learn: on first use
 
     return values_report(store, model, config=config, n_boot=n_boot, chance=chance)
 
