@@ -143,18 +143,9 @@ def design_key(method: str, design: Any) -> str:
 def cached_draws(store: Store | None, method: str, design: Any, n_sims: int, seed: int,
                  compute: Callable[[], dict[str, list[float]]]) -> dict[str, list[float]]:
     """``compute()`` unless the store holds draws for this design, ``n_sims`` and ``seed``; new draws are written
-    back when the store is writable (a read-only store is simply not cached)."""
-    key = design_key(method, {"design": design, "n_sims": n_sims, "seed": seed})
-    if store is not None and NULL_TABLE.name in store.table_names():
-        row = store.query_one(f'SELECT draws FROM "{NULL_TABLE.name}" WHERE design_key = ?', (key,))
-        if row is not None:
-            return json.loads(row["draws"])
-    draws = compute()
-    if store is not None and not getattr(store, "read_only", False):
-        clean = {k: [None if not np.isfinite(v) else v for v in vs] for k, vs in draws.items()}
-        store.upsert(NULL_TABLE.name, [{"design_key": key, "method": method, "draws": json.dumps(clean),
-                                        "n_sims": n_sims, "seed": seed}])
-    return draws
+    back when the store is writable (a read-only store is simply not cached). One part of ``cached_parts``."""
+    return cached_parts(store, method, {"draws": (design, n_sims)}, seed,
+                        lambda missing: [(lambda: {"draws": compute()},)])["draws"]
 
 
 def cached_parts(store: Store | None, method: str, parts: Mapping[str, tuple[Any, int]], seed: int,

@@ -88,7 +88,7 @@ def submit(jobs: Sequence[tuple[Any, ...]]) -> list[Callable[[], Any]]:
 
 def run_parallel(jobs: Sequence[tuple[Any, ...]], workers: int | None = None) -> list[Any]:
     """``[f(*args) for f, *args in jobs]``, on the shared pool, or on up to ``workers`` forked processes."""
-    if _POOL is not None and workers != 1:
+    if _POOL is not None and workers != 1 and len(jobs) > 1:
         return [wait() for wait in submit(jobs)]
     workers = min(default_workers() if workers is None else workers, len(jobs) - 1)
     if not _can_fork(workers):

@@ -293,9 +293,9 @@ def fit_cfa(data: pd.DataFrame, model: Mapping[str, Sequence[str]]) -> CFAResult
     return fit_cfa_fast(data, model)
 
 
-def fit_cfa_semopy(data: pd.DataFrame, model: Mapping[str, Sequence[str]]) -> CFAResult:
-    """``fit_cfa`` estimated by semopy (SLSQP), the estimator before ``cfa_batch``: kept as the tests' independent
-    cross-check. Same rules; an exception inside semopy becomes a failure with the exception in the reason."""
+def model_frame(data: pd.DataFrame, model: Mapping[str, Sequence[str]]) -> tuple[list, list, pd.DataFrame, list[list[int]]]:
+    """(latents, indicator columns, their complete rows as numbers, item indices per latent) of ``model`` in ``data``
+    (listwise deletion). A model without latents or naming an absent column is the caller's error (InputError)."""
     if not model:
         raise InputError("CFA model has no latents")
     latents = list(model)
@@ -304,6 +304,14 @@ def fit_cfa_semopy(data: pd.DataFrame, model: Mapping[str, Sequence[str]]) -> CF
     if missing:
         raise InputError(f"CFA indicators missing from the data: {', '.join(map(str, missing))}")
     frame = data[columns].apply(pd.to_numeric, errors="coerce").dropna(axis=0, how="any")
+    index = {c: j for j, c in enumerate(columns)}
+    return latents, columns, frame, [[index[c] for c in model[lat]] for lat in latents]
+
+
+def fit_cfa_semopy(data: pd.DataFrame, model: Mapping[str, Sequence[str]]) -> CFAResult:
+    """``fit_cfa`` estimated by semopy (SLSQP), the estimator before ``cfa_batch``: kept as the tests' independent
+    cross-check. Same rules; an exception inside semopy becomes a failure with the exception in the reason."""
+    latents, columns, frame, spec = model_frame(data, model)
     n, p = len(frame), len(columns)
     df = p * (p + 1) // 2 - _n_free(model, p)
     few = [str(lat) for lat in latents if len(model[lat]) < 2]
@@ -324,7 +332,6 @@ def fit_cfa_semopy(data: pd.DataFrame, model: Mapping[str, Sequence[str]]) -> CF
     if not _is_pd(sample_cov):
         return _failure(n, df, "sample covariance not positive definite (collinear items or n ≤ p)")
     index = {c: j for j, c in enumerate(columns)}
-    spec = [[index[c] for c in model[lat]] for lat in latents]
     try:
         with _quiet_single_threaded():
             lam, phi, theta, result = _estimate(x, spec)

@@ -66,6 +66,7 @@ from analysis.methods.values.cfa import (
     _failure,
     _n_free,
     cfi_index,
+    model_frame,
     rmsea_index,
     tli_index,
 )
@@ -851,16 +852,7 @@ def fit_cfa_batch(x: np.ndarray, spec: Sequence[Sequence[int]], *, items: Sequen
 def fit_cfa_fast(data: pd.DataFrame, model: Mapping[str, Sequence[str]]) -> CFAResult:
     """``cfa.fit_cfa`` (latent -> indicator columns; listwise deletion; same rules, reasons and ``CFAResult``)
     with the numpy estimator instead of semopy."""
-    if not model:
-        raise InputError("CFA model has no latents")
-    latents = list(model)
-    columns = list(dict.fromkeys(c for items in model.values() for c in items))
-    missing = [c for c in columns if c not in data.columns]
-    if missing:
-        raise InputError(f"CFA indicators missing from the data: {', '.join(map(str, missing))}")
-    frame = data[columns].apply(pd.to_numeric, errors="coerce").dropna(axis=0, how="any")
-    index = {c: j for j, c in enumerate(columns)}
-    spec = [[index[c] for c in model[lat]] for lat in latents]
+    latents, columns, frame, spec = model_frame(data, model)
     fit = fit_cfa_batch(frame.to_numpy(dtype=float)[None], spec, items=[str(c) for c in columns],
                         latents=[str(lat) for lat in latents])
     result = fit.result(0)

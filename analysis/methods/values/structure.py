@@ -206,11 +206,10 @@ def _pairs_with_missing(values: np.ndarray, observed: np.ndarray, todo: np.ndarr
 def _multiset_pairs(values: np.ndarray, observed: np.ndarray) -> np.ndarray:
     """ρ of every pair of items of a stack (b, personas, items) over their shared personas: each item ranked within
     the personas it shares with every other at once (multiset ranks with 0/1 weights, ``analysis.stats``)."""
-    items = np.arange(values.shape[2])
     shared = (observed[:, :, None] & observed[:, None, :]).transpose(1, 2, 0).astype(float)  # (items, items, n)
     t = stats.ties(np.swapaxes(values, 1, 2))  # (b, items, n)
     parts = (t.order, t.inverse, t.start, t.end)
-    own = stats.multiset_ranks(stats.Ties(*(a[:, items][:, :, None, :] for a in parts)), shared)
+    own = stats.multiset_ranks(stats.Ties(*(a[:, :, None, :] for a in parts)), shared)
     other = stats.multiset_ranks(stats.Ties(*(a[:, None] for a in parts)), shared)
     rho = stats.weighted_rank_correlation(own, other, shared)
     const_own = ~(_weighted_spread(own, shared) > 0)
