@@ -33,8 +33,9 @@ REPORT_TABLE = register_table(Table(
     [("key", "TEXT"), ("method", "TEXT"), ("doc", "TEXT"), ("created_at", "REAL")],
     ["key"],
 ))
-#: Tables whose content is derived from the others (caches): they do not count in the content signature.
-DERIVED = ("report_cache", "null_draws")
+#: Tables whose content is derived from the others (caches), or describes runs without changing a number (their
+#: names, tags and notes): they do not count in the content signature.
+DERIVED = ("report_cache", "null_draws", "run_labels")
 #: Reports kept per method; older ones are dropped when a new one is written.
 KEEP = 8
 

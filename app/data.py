@@ -91,8 +91,56 @@ def call_record(ref: StoreRef, cache_key: str) -> dict[str, Any] | None:
 
 
 @st.cache_data(**CACHE)
+def run_outcome(ref: StoreRef, run_id: str, status: str, error: str | None = None) -> Any:
+    """How a finished run ended (``analysis.runs.outcome``): its calls as the store holds them, and what its answers
+    hold to score (the method's samples of the run)."""
+    from analysis import methods
+    from analysis.runs.outcome import outcome, store_counts
+    from analysis.samples import scorable
+
+    store = _store(ref)
+    record = store.get_run(run_id)
+    method = methods.get(record["method"])
+    try:
+        planned = method.n_calls(record["plan"])
+    except Exception:  # noqa: BLE001 - a plan this version cannot read: its stored calls are what is known
+        planned = None
+    counts = store_counts(store, run_id, planned)
+    scored, valid = scorable(method.samples(store, [run_id])) if method.samples is not None else (None, None)
+    fails = failures(ref, run_id)
+    first = str(fails["error"].iloc[0]) if len(fails) else None
+    return outcome(status, counts, scored, valid, error=error or record.get("error") or None, first_error=first)
+
+
+@st.cache_data(**CACHE)
 def failures(ref: StoreRef, run_id: str) -> pd.DataFrame:
     return _store(ref).frame("SELECT unit, error, attempts, created_at FROM call_failures WHERE run_id=? ORDER BY id", (run_id,))
+
+
+@st.cache_data(**CACHE)
+def samples(ref: StoreRef) -> pd.DataFrame:
+    """Every stored reply of every method in this store (``analysis.samples``: one row each)."""
+    from analysis.samples import store_samples
+
+    return store_samples(_store(ref))
+
+
+def labelled_runs(ref: StoreRef) -> pd.DataFrame:
+    """The runs with their names, tags and notes (``analysis.runs.labels``; read at every call: a label changes no
+    content signature)."""
+    from analysis.runs.labels import labels, with_labels
+
+    return with_labels(runs(ref), labels(_store(ref)))
+
+
+def source_row(ref: StoreRef, table: str, key: str) -> pd.Series | None:
+    """The stored row a sample came from (its table and primary key as JSON), or None."""
+    fields = json.loads(key)
+    if table not in table_sizes(ref) or not fields:
+        return None
+    where = " AND ".join(f'"{k}" = ?' for k in fields)
+    frame = _store(ref).frame(f'SELECT * FROM "{table}" WHERE {where}', list(fields.values()))
+    return frame.iloc[0] if len(frame) else None
 
 
 def models_in(ref: StoreRef) -> list[str]:

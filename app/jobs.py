@@ -67,6 +67,7 @@ class JobRegistry:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._jobs: dict[str, RunJob] = {}
+        self._dismissed: set[str] = set()
 
     def start(self, store_path: str, run_id: str, *, api_key: str | None = None, concurrency: int = 4,
               confirmed: tuple[str, ...] = ()) -> RunJob:
@@ -77,6 +78,7 @@ class JobRegistry:
             if current is not None and current.running:
                 raise RuntimeError(f"run {run_id} is already executing")
             job = RunJob(run_id, store_path)
+            self._dismissed.discard(run_id)
             job.thread = threading.Thread(target=_work, args=(job, api_key, concurrency, confirmed), name=f"run-{run_id}", daemon=True)
             self._jobs[run_id] = job
             job.thread.start()
@@ -85,6 +87,17 @@ class JobRegistry:
     def get(self, run_id: str | None) -> RunJob | None:
         with self._lock:
             return self._jobs.get(run_id) if run_id else None
+
+    def undismissed(self, store_path: str) -> list[str]:
+        """The runs of ``store_path`` executed (or executing) here that nobody dismissed, oldest first: every tab shows
+        them until then."""
+        with self._lock:
+            return [r for r, j in sorted(self._jobs.items(), key=lambda kv: kv[1].started_at)
+                    if r not in self._dismissed and j.store_path == store_path]
+
+    def dismiss(self, run_id: str) -> None:
+        with self._lock:
+            self._dismissed.add(run_id)
 
     def active(self) -> list[RunJob]:
         with self._lock:

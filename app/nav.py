@@ -24,6 +24,8 @@ TOOLS: tuple[PageInfo, ...] = (
              "Headlines side by side with paired bootstrap CIs, largest gaps, overlaid plots."),
     PageInfo("app/pages/run.py", "Run", ":material/play_circle:", "run", "Tools",
              "Start, watch, cancel and resume a run of any method."),
+    PageInfo("app/pages/samples.py", "Samples", ":material/list_alt:", "samples", "Tools",
+             "Every reply: filter, search, open one in full, A vs B, a prompt × model matrix, export; tag runs."),
     PageInfo("app/pages/data.py", "Data", ":material/table_view:", "data", "Tools",
              "Browse personas, contexts, instruments, every sample; import and export."),
 )

@@ -205,6 +205,9 @@ class Method:
     #: (kind, paths, store path, --json) -> exit code, one line per file or run on stderr.
     importers: tuple[str, ...] = ()
     run_import: Callable[[str, list[Any], Any, bool], int] | None = None
+    #: (store, run ids or None) -> every stored reply of the method as rows of ``analysis.samples.COLUMNS`` (the
+    #: Samples view, its exports, a run's outcome).
+    samples: Callable[..., pd.DataFrame] | None = None
 
     def has_data(self, table_sizes: Mapping[str, int]) -> bool:
         """Whether a store with these table sizes holds any of this method's answers."""

@@ -22,6 +22,7 @@ from analysis.runs.limits import CONFIRM_CALLS
 from app.methods import view
 from app.nav import page
 from app import data, state, ui
+from analysis.runs.outcome import Counts, Outcome, live_counts
 from app.jobs import RunJob, registry
 from app.stores import USER_LABEL, demo_ref, user_ref
 
@@ -38,86 +39,110 @@ def _show_user_store() -> None:
 
 
 
-# -- live progress -----------------------------------------------------------------------------------
+# -- live progress and how a run ended ----------------------------------------------------------------------
 def _eta(seconds: float | None) -> str:
     if seconds is None:
         return "estimating…"
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def outcome(run_id: str, status: str, done: int, cached: int, failed: int, error: str | None) -> None:
-    """How a finished run ended, in the colour it deserves: red when it failed or no call succeeded (with the first
-    error in view), yellow with failed calls or when cancelled, green only when every call succeeded."""
-    failures = data.failures(user_ref(), run_id) if failed or status == "failed" else None
-    first = (f" First error: {ui.plain(failures['error'].iloc[0])}" if failures is not None and len(failures) else "")
-    if error or status == "failed":
-        st.error(f"Run failed: {ui.plain(error) if error else 'see the failed calls below'}.{first}", icon="🛑")
-    elif failed and failed >= done:
-        st.error(f"Run failed: all {failed} calls failed, nothing was answered.{first}", icon="🛑")
-    elif status.startswith("completed") and failed:
-        st.warning(f"Run completed with {failed} failed call(s) of {done}: its results leave those units out (resume it "
-                   f"below to retry them).{first}", icon="⚠️")
-    elif status.startswith("completed"):
-        st.success(f"Run completed: {done} calls ({cached} from cache). Its results are on every page of your store.")
-    elif status == "cancelled":
-        st.warning("Run cancelled. Everything that finished is stored; resume it below to make only the missing calls.")
+LEVEL = {"success": (st.success, "✅"), "warning": (st.warning, "⚠️"), "error": (st.error, "🛑"), "info": (st.info, "⏳")}
+
+
+def _counts_row(counts: Counts, tokens: str | None, clock: tuple[str, str]) -> None:
+    """Planned, sent, answered, failed and not-asked calls apart (and tokens, ETA or time taken)."""
+    cols = st.columns(7)
+    cols[0].metric("Planned", counts.planned, help="Calls the plan makes (PersonaGym: an upper bound; environments and "
+                   "questions may come out fewer)")
+    cols[1].metric("Sent", counts.sent, help="Requests that went to the endpoint (answers from the cache are not sent)")
+    cols[2].metric("Answered", counts.answered, help=f"Calls with a stored reply ({counts.cached} from the cache)")
+    cols[3].metric("Failed", counts.failed, help="No reply after the retries")
+    cols[4].metric("Not asked", counts.not_asked, help="Planned calls never made: a step they needed failed or came out "
+                   "smaller, or the run was cancelled")
+    cols[5].metric("Tokens in / out", tokens or "—")
+    cols[6].metric(*clock)
+
+
+def _show_outcome(result: Outcome, run_id: str) -> None:
+    draw, icon = LEVEL[result.level]
+    draw(f"**{ui.plain(result.title)}.** {ui.plain(result.detail)}", icon=icon)
+    failures = data.failures(user_ref(), run_id) if result.counts.failed else None
     if failures is not None and len(failures):
-        with st.expander(f"{failed} failed calls"):
+        with st.expander(f"{result.counts.failed} failed calls"):
             ui.table(failures, hide_index=True, width="stretch")
 
 
 def progress_panel(job: RunJob) -> None:
-    """Progress bar, counts, ETA, failures; a cancel button while it runs (drawn by a polling fragment)."""
+    """A run executing in this server: progress, the counts apart, ETA, a cancel button; once it ends, how it ended
+    (drawn by a polling fragment)."""
     snap = job.tracker.snapshot()
-    status = job.status
-    st.markdown(f"**Run `{job.run_id}`** · {status}")
-    if snap.total == 0 and job.running:
-        st.progress(0.0, text="Starting (the embedded model loads on its first run)…")
-    else:
-        st.progress(min(1.0, snap.fraction), text=f"{snap.done} of {snap.total} calls")
-    cols = st.columns(5)
-    cols[0].metric("Done", snap.done)
-    cols[1].metric("From cache", snap.cached)
-    cols[2].metric("Failed", snap.failed)
-    cols[3].metric("Tokens in / out", f"{snap.tokens_in:,} / {snap.tokens_out:,}")
-    cols[4].metric("ETA" if job.running else "Took", _eta(snap.eta_s if snap.total else None) if job.running else
-                   f"{(job.finished_at or time.time()) - job.started_at:.0f} s")
     if job.running:
+        st.markdown(f"**Run `{job.run_id}`** · {job.status}")
+        counts = live_counts(snap.total, snap.done, snap.cached, snap.failed, snap.skipped)
+        if snap.total == 0:
+            st.progress(0.0, text="Starting (the embedded model loads on its first run)…")
+        else:
+            st.progress(min(1.0, snap.fraction), text=f"{snap.done} of {snap.total} planned calls done "
+                        f"({counts.answered} answered, {counts.failed} failed, {snap.skipped} not needed)")
+        _counts_row(counts, f"{snap.tokens_in:,} / {snap.tokens_out:,}", ("ETA", _eta(snap.eta_s if snap.total else None)))
         if st.button("Cancel run", key=f"cancel-{job.run_id}", icon=":material/stop_circle:", disabled=job.cancel.is_set()):
             job.cancel.set()
             st.toast("Cancelling: calls in flight finish, nothing else starts.")
         st.session_state.setdefault("_jobs_live", set()).add(job.run_id)
         return
-    outcome(job.run_id, status, snap.done, snap.cached, snap.failed, job.error)
     live = st.session_state.setdefault("_jobs_live", set())
-    if job.run_id in live:  # it just finished: refresh the whole page once
+    if job.run_id in live:  # it just finished: the whole page reruns once, to tell (toast, title) and link it
         live.discard(job.run_id)
+        st.session_state.setdefault("_jobs_ended", []).append(job.run_id)
         st.rerun()
+    _finished_panel(job.run_id, job.status, job.error, f"{snap.tokens_in:,} / {snap.tokens_out:,}",
+                    f"{(job.finished_at or time.time()) - job.started_at:.0f} s")
+
+
+def _finished_panel(run_id: str, status: str, error: str | None, tokens: str | None, took: str | None) -> Outcome:
+    """A finished run (in this server, or before a restart: its store tells how it ended)."""
+    result = data.run_outcome(user_ref(), run_id, status, error)
+    st.markdown(f"**Run `{run_id}`** · {ui.plain(status)}")
+    st.progress(min(1.0, result.counts.answered / result.counts.planned) if result.counts.planned else 0.0,
+                text=f"{result.counts.answered} of {result.counts.planned} planned calls answered")
+    _counts_row(result.counts, tokens, ("Took", took or "—"))
+    _show_outcome(result, run_id)
+    return result
 
 
 # The runs of this page live in the URL (?run_job=…, twice for an A/B pair), so a reload or a shared link shows
-# their panels again.
+# their panels again; the runs this server executed stay shown, in any tab, until dismissed.
 def _shown_runs() -> list[str]:
     mine = st.session_state.get("run_jobs") or ([st.session_state["run_job"]] if st.session_state.get("run_job") else [])
     if mine and st.query_params.get_all("run_job") != mine:
         st.query_params["run_job"] = mine
-    return st.query_params.get_all("run_job") or mine
+    linked = st.query_params.get_all("run_job") or mine
+    return [r for r in dict.fromkeys([*linked, *jobs.undismissed(str(ref.path))])]
 
 
-def _stored_panel(run_id: str, record: pd.Series) -> None:
-    """A run that finished in an earlier server process (or before a restart): its record tells how it ended."""
-    st.markdown(f"**Run `{run_id}`** · {ui.plain(record['status'])}")
-    n_failed = int(record.get("n_failed") or 0)
-    n_calls = int(record.get("n_calls") or 0)
-    error = record.get("error")
-    outcome(run_id, str(record["status"]), n_calls + n_failed, 0, n_failed, error if isinstance(error, str) and error else None)
+def _dismiss(run_id: str) -> None:
+    jobs.dismiss(run_id)
+    for key in ("run_jobs",):
+        if run_id in (st.session_state.get(key) or []):
+            st.session_state[key] = [r for r in st.session_state[key] if r != run_id]
+    if st.session_state.get("run_job") == run_id:
+        st.session_state["run_job"] = (st.session_state.get("run_jobs") or [None])[0]
+    st.query_params["run_job"] = [r for r in st.query_params.get_all("run_job") if r != run_id]
 
 
-def _results_button(run_id: str, method: str | None) -> None:
-    if method is None:  # not in the store's run list yet: the next rerun shows the button
+def _run_links(run_id: str, method: str | None, result: Outcome | None) -> None:
+    """Below a finished run: its results (when it has any to show), its samples, and dismiss."""
+    if method is None:  # not in the store's run list yet: the next rerun shows the links
         return
-    if st.button("Show the results", icon=":material/insights:", on_click=_show_user_store, key=f"results-{run_id}"):
-        st.switch_page(page(view(method).home_url).path)
+    c = st.columns([1, 1, 1, 3])
+    if result is not None and result.has_results:
+        if c[0].button("Show the results", icon=":material/insights:", on_click=_show_user_store, key=f"results-{run_id}"):
+            st.switch_page(page(view(method).home_url).path)
+    else:
+        c[0].caption("No results to show: nothing of this run could be scored.")
+    c[1].page_link("app/pages/samples.py", label="Its samples", icon=":material/list_alt:",
+                   query_params={"store": "user", "s_run": run_id})
+    c[2].button("Dismiss", icon=":material/close:", key=f"dismiss-{run_id}", on_click=_dismiss, args=(run_id,))
 
 
 def _open_compare(models: list[str]) -> None:
@@ -129,32 +154,56 @@ def _open_compare(models: list[str]) -> None:
     st.session_state["a"], st.session_state["b"] = (f"user::{m}" for m in models)
 
 
+def _announce(ended: list[str], outcomes: dict[str, Outcome]) -> None:
+    """A toast for each run that just ended, and the browser tab's title saying how the newest ended."""
+    for run_id in ended:
+        result = outcomes.get(run_id)
+        if result is not None:
+            st.toast(f"Run {run_id}: {result.title}", icon=LEVEL[result.level][1])
+    if outcomes:
+        newest = outcomes[list(outcomes)[-1]]
+        st.set_page_config(page_title=f"{LEVEL[newest.level][1]} {newest.title} · RoleScope")
+
+
 shown = _shown_runs()
 stored = data.runs(user_ref())
 stored = stored.set_index("run_id") if len(stored) else stored
-live = [j for j in (jobs.get(r) for r in shown) if j is not None] or jobs.active()[:1]
+live = [j for j in (jobs.get(r) for r in shown) if j is not None]
 known = {j.run_id for j in live}
 earlier = [r for r in shown if r not in known and len(stored) and r in stored.index]
+outcomes: dict[str, Outcome] = {}
 if live or earlier:
-    st.subheader("Current runs" if len(live) + len(earlier) > 1 else "Current run" if live else "Last run")
+    running = [j for j in live if j.running]
+    st.subheader("Current runs" if len(live) + len(earlier) > 1 else "Current run" if running else "Last run")
+    if running:
+        snap = running[0].tracker.snapshot()
+        st.set_page_config(page_title=f"⏳ {snap.done}/{snap.total or '…'} · Run · RoleScope")
 for run_id in earlier:
-    _stored_panel(run_id, stored.loc[run_id])
-    _results_button(run_id, str(stored.loc[run_id, "method"]))
+    record = stored.loc[run_id]
+    with st.container(border=True):
+        outcomes[run_id] = _finished_panel(run_id, str(record["status"]),
+                                           record["error"] if isinstance(record.get("error"), str) and record["error"]
+                                           else None, None, None)
+        _run_links(run_id, str(record["method"]), outcomes[run_id])
 for job in live:
 
     @st.fragment(run_every=1.0 if job.running else None)
     def _live(job: RunJob = job) -> None:
         progress_panel(job)
 
-    with st.container():  # a fragment's identity is its container's place: one container per run
+    with st.container(border=True):  # a fragment's identity is its container's place: one container per run
         _live()
-    if not job.running:
-        _results_button(job.run_id, stored["method"].get(job.run_id) if len(stored) else None)
-finished = [r for r in shown if len(stored) and r in stored.index]
-models = list(dict.fromkeys(str(stored.loc[r, "model"]) for r in finished))  # an A/B pair: its runs span two models
-if len(shown) >= 2 and len(finished) == len(shown) and len(models) == 2 and not any(j.running for j in live):
-    if st.button(f"Compare {models[0]} and {models[1]}", type="primary", icon=":material/compare_arrows:",
-                 key="pair_compare", on_click=_open_compare, args=(models,)):
+        if not job.running:
+            method_of = stored["method"].get(job.run_id) if len(stored) else None
+            outcomes[job.run_id] = data.run_outcome(user_ref(), job.run_id, job.status, job.error)
+            _run_links(job.run_id, method_of, outcomes[job.run_id])
+_announce(st.session_state.pop("_jobs_ended", []), outcomes)
+finished = [r for r in shown if len(stored) and r in stored.index and (jobs.get(r) is None or not jobs.get(r).running)]
+pair = st.session_state.get("run_jobs") or st.query_params.get_all("run_job")  # an A/B pair: two runs, two models
+pair_models = [str(stored.loc[r, "model"]) for r in pair if r in finished]
+if len(pair) == 2 and len(set(pair_models)) == 2:
+    if st.button(f"Compare {pair_models[0]} and {pair_models[1]}", type="primary", icon=":material/compare_arrows:",
+                 key="pair_compare", on_click=_open_compare, args=(pair_models,)):
         st.switch_page("app/pages/compare.py")
 
 

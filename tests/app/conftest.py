@@ -17,7 +17,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from tests.app.fixture_store import build_fixture_store  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGES = ("overview", "leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare", "run", "data")
+PAGES = ("overview", "leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare", "run", "samples",
+         "data")
 
 
 @pytest.fixture(scope="session")

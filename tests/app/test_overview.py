@@ -72,7 +72,8 @@ def test_links_into_every_page(app_on_fixture):
     """The Explore grid links to every other page of the navigation."""
     at = app_on_fixture()
     links = {link.proto.page for link in at.get("page_link")}
-    assert links == {"leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare", "run", "data"}
+    assert links == {"leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare", "run", "samples",
+                     "data"}
 
 
 def test_invalid_rates_with_wilson_intervals(app_on_fixture, fixture_store):

@@ -122,8 +122,9 @@ def test_key_is_asked_for_and_kept_out_of_the_url(app_on_fixture, monkeypatch):
 
 
 def test_unreachable_endpoint_looks_failed_and_survives_a_reload(app_on_fixture, tmp_path):
-    """Every call to a closed port fails: the panel is red with the first error and the count, never a green box;
-    a new session opened on the run's URL (a reload) shows the same outcome and the results link."""
+    """Every call to a closed port fails: the panel is red with the first error and the counts (2 planned, 2 sent,
+    0 answered, 2 failed), never a green box, and no results link; a new session opened on the run's URL (a reload)
+    shows the same outcome."""
     at = _configure(app_on_fixture("run"), "http://127.0.0.1:9/v1", personas=1, items=2)
     at.number_input(key="run_concurrency").set_value(2).run()
     at.button(key="run_start").click().run()
@@ -133,14 +134,33 @@ def test_unreachable_endpoint_looks_failed_and_survives_a_reload(app_on_fixture,
     assert not at.exception and not at.success
     assert at.query_params["run_job"] in (run_id, [run_id])
     red = " ".join(e.value for e in at.error)
-    assert "Run failed" in red and "First error:" in red, red
+    assert "Nothing to score: no call was answered" in red and "First error:" in red, red
+    metrics = {m.label: m.value for m in at.metric}
+    assert [metrics[k] for k in ("Planned", "Sent", "Answered", "Failed", "Not asked")] == ["2", "2", "0", "2", "0"]
+    assert "Show the results" not in [b.label for b in at.button]
     reloaded = app_on_fixture("run", run_job=run_id)  # a new session: no session state, the URL only
     registry()._jobs.pop(run_id, None)  # as after a server restart: only the store remembers the run
     reloaded.run()
     assert not reloaded.exception
     assert any(f"Run `{run_id}`" in m.value for m in reloaded.markdown)
-    assert "Run failed" in " ".join(e.value for e in reloaded.error)
-    assert "Show the results" in [b.label for b in reloaded.button]
+    assert "Nothing to score" in " ".join(e.value for e in reloaded.error)
+    assert "Show the results" not in [b.label for b in reloaded.button]
+
+
+def test_a_finished_run_stays_in_a_tab_opened_without_its_link_until_dismissed(app_on_fixture, stub_server):
+    """A run started in one session is shown, finished, with its results link in another session opened on the bare
+    Run page; dismissing it removes it from every tab."""
+    at = _configure(app_on_fixture("run"), stub_server.url, personas=1, items=2)
+    at.button(key="run_start").click().run()
+    run_id = at.session_state["run_job"]
+    _wait_for_job(run_id)
+    other = app_on_fixture("run")  # another tab: no run_job in its URL
+    assert any(f"Run `{run_id}`" in m.value for m in other.markdown)
+    assert "Show the results" in [b.label for b in other.button]
+    assert any("all 2 planned calls answered" in s.value for s in other.success)
+    other.button(key=f"dismiss-{run_id}").click().run()
+    assert not any(f"Run `{run_id}`" in m.value for m in other.markdown)
+    assert not any(f"Run `{run_id}`" in m.value for m in app_on_fixture("run").markdown)
 
 
 def test_connection_check_shows_the_exact_error(app_on_fixture, stub_server):
@@ -153,7 +173,7 @@ def test_connection_check_shows_the_exact_error(app_on_fixture, stub_server):
 
 
 @pytest.mark.parametrize("method", ["trust", "personagym"])
-def test_trust_and_personagym_runs_start_from_the_page(app_on_fixture, stub_server, method):
+def test_trust_and_personagym_runs_start_from_the_page(app_on_fixture, stub_server, method, tmp_path):
     """Both methods have their options on the Run page; a tiny run against the stub is created and executed."""
     at = app_on_fixture("run", method=method)
     at.selectbox(key="run_model").set_value("other").run()
@@ -170,7 +190,15 @@ def test_trust_and_personagym_runs_start_from_the_page(app_on_fixture, stub_serv
     _wait_for_job(run_id, timeout=240)
     at.run()
     assert not at.exception
-    assert "Show the results" in [b.label for b in at.button]
+    # the results link only when the run's answers hold something to score (the stub's replies often do not)
+    from analysis import methods
+    from analysis.samples import scorable
+
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        valid = scorable(methods.get(method).samples(store, [run_id]))[1]
+    assert ("Show the results" in [b.label for b in at.button]) == (valid > 0)
+    shown = " ".join(x.value for x in [*at.success, *at.warning, *at.error])
+    assert ("Nothing to score" in shown) == (valid == 0), shown
 
 
 def test_a_plan_that_can_show_nothing_says_so_before_it_starts(app_on_fixture):

@@ -133,7 +133,14 @@ def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
     return import_command(kind, paths, store_path, as_json)
 
 
+def _samples(store: Any, run_ids: Any = None) -> Any:
+    from analysis.methods.mbti.samples import samples
+
+    return samples(store, run_ids)
+
+
 METHOD = Method(
+    samples=_samples,
     name="mbti", title="MBTI", label="MBTI", order=2,
     tables=("mbti_answers",),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),

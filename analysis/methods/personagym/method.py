@@ -194,7 +194,14 @@ def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
     return import_command(kind, paths, store_path, as_json)
 
 
+def _samples(store: Any, run_ids: Any = None) -> Any:
+    from analysis.methods.personagym.samples import samples
+
+    return samples(store, run_ids)
+
+
 METHOD = Method(
+    samples=_samples,
     name="personagym", title="PersonaGym", label="PersonaGym", order=4,
     tables=("personagym_questions", "personagym_answers", "personagym_grades", "personagym_published"),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),

@@ -214,7 +214,14 @@ def _tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
     return "not modelled: its prompts hold replies not yet made; measured after a first run"
 
 
+def _samples(store: Any, run_ids: Any = None) -> Any:
+    from analysis.methods.trust.samples import samples
+
+    return samples(store, run_ids)
+
+
 METHOD = Method(
+    samples=_samples,
     name="trust", title="Trust game", label="Trust", order=3,
     tables=("trust_transfers", "trust_beliefs", "trust_rounds"),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",

@@ -213,7 +213,14 @@ def _leaderboard(store: Store, *, n_boot: int = 1000, chance: int = 0) -> dict[s
     return board
 
 
+def _samples(store: Any, run_ids: Any = None) -> Any:
+    from analysis.methods.values.samples import samples
+
+    return samples(store, run_ids)
+
+
 METHOD = Method(
+    samples=_samples,
     name="values", title="Values (Stick to Your Role!)", label="Values", order=1,
     tables=("values_answers",),
     sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",

@@ -10,6 +10,7 @@ VIEW = MethodView(
     run_form=Hook("app.methods.personagym.run_form:form"),
     samples={"personagym_answers": SampleTable("PersonaGym answers", ("persona", "task")),
              "personagym_grades": SampleTable("PersonaGym grades", ("persona", "task", "evaluator"))},
+    sample_detail=Hook("app.methods.personagym.detail:graded"),
     imports=(ImportKind("personagym", "PersonaGym questions / scores JSON", ("json",), "Model name",
                         Hook("app.methods.personagym.inputs:import_files")),),
 )

@@ -1,0 +1,255 @@
+"""Every stored reply as one row of one table, for every method: the Samples view, its exports and a run's outcome.
+
+A method declares how its answer tables become samples (``Method.samples``: store, run ids -> frame); this module
+holds the shared columns, the filters, the A-vs-B pairing and the prompt × model matrix, as pure functions on that
+frame. Method-free: nothing here names a method.
+
+Columns (``COLUMNS``):
+
+- ``sample_id``: a short stable id of the sample (its source table and row), for links;
+- ``method``, ``kind`` (which reply of the method: "answer", "grade", "belief" …), ``run_id``, ``model``;
+- ``persona_id``, ``persona`` (a label), ``item`` (item, statement, question or attribute), ``context`` (context,
+  testing, order, round …);
+- ``prompt``: what identifies the question across models (the same persona, item, context and testing ask the
+  same thing), so two models' replies pair on (method, kind, prompt);
+- ``parsed`` (what the reader took, as text; None when invalid), ``valid``, ``reason`` (why invalid, or a judge's
+  note), ``truncated`` and ``refusal`` (``pd.NA`` where the method does not record it);
+- ``reply`` (the raw reply), ``cache_key`` (the stored call), ``scored`` (whether this kind feeds the method's
+  metrics: a valid scored sample is something to score), ``table`` and ``key`` (the source row: its table and
+  primary key as JSON).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import pandas as pd
+
+COLUMNS = ("sample_id", "method", "kind", "run_id", "model", "persona_id", "persona", "item", "context", "prompt", "parsed", "valid",
+           "reason", "truncated", "refusal", "reply", "cache_key", "scored", "table", "key")
+TEXT = ("sample_id", "method", "kind", "run_id", "model", "persona_id", "persona", "item", "context", "prompt", "parsed", "reason",
+        "reply", "cache_key", "table", "key")
+#: What a cell of the matrix and the A-vs-B view show for an invalid sample.
+INVALID = "invalid"
+
+Column = str | pd.Series | Callable[[pd.DataFrame], Any] | None
+
+
+def empty() -> pd.DataFrame:
+    return _typed(pd.DataFrame(columns=list(COLUMNS)))
+
+
+def _typed(frame: pd.DataFrame) -> pd.DataFrame:
+    out = frame.reindex(columns=list(COLUMNS))
+    for col in TEXT:
+        out[col] = out[col].astype("string")
+    for col in ("valid", "scored"):
+        out[col] = out[col].fillna(False).astype(bool)
+    for col in ("truncated", "refusal"):
+        out[col] = out[col].astype("boolean")
+    return out.reset_index(drop=True)
+
+
+def _text(values: Any, index: pd.Index) -> pd.Series:
+    """Values as nullable text, numbers without a spurious '.0' (3.0 -> '3')."""
+    series = values if isinstance(values, pd.Series) else pd.Series(values, index=index)
+
+    def one(v: Any) -> Any:
+        if v is None or (isinstance(v, float) and v != v) or v is pd.NA:
+            return pd.NA
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        return str(v)
+
+    return series.map(one).astype("string")
+
+
+def _column(rows: pd.DataFrame, spec: Column, default: Any = pd.NA) -> pd.Series:
+    if spec is None:
+        return pd.Series(default, index=rows.index)
+    if isinstance(spec, pd.Series):
+        return spec
+    if callable(spec):
+        out = spec(rows)
+        return out if isinstance(out, pd.Series) else pd.Series(out, index=rows.index)
+    return rows[spec] if spec in rows else pd.Series(default, index=rows.index)
+
+
+def flag(values: pd.Series) -> pd.Series:
+    """A 0/1/NULL column as nullable booleans."""
+    return pd.to_numeric(values, errors="coerce").map(lambda v: pd.NA if v != v else bool(v)).astype("boolean")
+
+
+def build(rows: pd.DataFrame, *, method: str, kind: str, table: str, key: Sequence[str], persona_id: Column,
+          item: Column, context: Column, parsed: Column, reply: Column, valid: Column, scored: bool,
+          persona: Column = None, reason: Column = "reason", truncated: Column = None, refusal: Column = None,
+          cache_key: Column = "cache_key", finish: pd.Series | None = None) -> pd.DataFrame:
+    """Samples of one kind from a method's table rows: each field a column name, a function of the rows, a Series
+    aligned with them, or None (not recorded). ``parsed`` is kept only where ``valid``; ``truncated`` defaults to the stored call's finish reason
+    being "length" (``finish``: cache key -> finish reason, from ``finish_reasons``)."""
+    if rows.empty:
+        return empty()
+    ok = _column(rows, valid).fillna(False).astype(bool)
+    out = pd.DataFrame(index=rows.index)
+    out["method"], out["kind"], out["run_id"], out["model"] = method, kind, rows["run_id"], rows["model"]
+    out["persona_id"] = _text(_column(rows, persona_id), rows.index)
+    out["persona"] = _text(_column(rows, persona), rows.index).fillna(out["persona_id"])
+    out["item"] = _text(_column(rows, item), rows.index)
+    out["context"] = _text(_column(rows, context), rows.index)
+    out["parsed"] = _text(_column(rows, parsed), rows.index).where(ok, pd.NA)
+    out["valid"] = ok
+    out["reason"] = _text(_column(rows, reason), rows.index)
+    keys = _text(_column(rows, cache_key), rows.index)
+    out["cache_key"] = keys
+    if truncated is None and finish is not None:
+        out["truncated"] = keys.map(lambda k: pd.NA if k is pd.NA or k not in finish.index else finish[k] == "length")
+    else:
+        out["truncated"] = flag(_column(rows, truncated))
+    out["refusal"] = flag(_column(rows, refusal))
+    out["reply"] = _text(_column(rows, reply), rows.index)
+    out["scored"] = scored
+    out["table"] = table
+    out["key"] = [json.dumps({k: _plain(v) for k, v in zip(key, values)}) for values in rows[list(key)].itertuples(index=False)]
+    out["sample_id"] = [hashlib.sha1(f"{table}|{k}".encode()).hexdigest()[:12] for k in out["key"]]
+    out["prompt"] = (kind + "|" + out["persona_id"].fillna("") + "|" + out["item"].fillna("") + "|"
+                     + out["context"].fillna(""))
+    return _typed(out)
+
+
+def _plain(v: Any) -> Any:
+    if hasattr(v, "item"):
+        v = v.item()
+    return None if isinstance(v, float) and v != v else v
+
+
+def finish_reasons(store: Any, run_ids: Sequence[str] | None = None) -> pd.Series:
+    """Cache key -> the stored call's finish reason (for the runs ``run_ids``, or every call)."""
+    if run_ids is None:
+        frame = store.frame("SELECT cache_key, finish_reason FROM calls")
+    else:
+        marks = ",".join("?" * len(run_ids))
+        frame = store.frame(f"SELECT c.cache_key, c.finish_reason FROM calls c JOIN run_calls r ON r.cache_key = c.cache_key "
+                            f"WHERE r.run_id IN ({marks})", list(run_ids))
+    return frame.drop_duplicates("cache_key").set_index("cache_key")["finish_reason"]
+
+
+def concat(frames: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    frames = [f for f in frames if len(f)]
+    return _typed(pd.concat(frames, ignore_index=True)) if frames else empty()
+
+
+def store_samples(store: Any, run_ids: Sequence[str] | None = None, methods: Sequence[Any] | None = None) -> pd.DataFrame:
+    """Every method's samples in ``store`` (``Method.samples``; only ``run_ids`` when given), one frame."""
+    if methods is None:
+        from analysis import methods as registry
+
+        methods = registry.all_methods()
+    names = set(store.table_names())
+    return concat(m.samples(store, run_ids) for m in methods
+                  if m.samples is not None and any(t in names for t in m.tables))
+
+
+# -- filters (pure) ------------------------------------------------------------------------------------
+FILTERS = ("method", "model", "run_id", "kind", "persona", "item", "context", "parsed", "reason")
+
+
+def filter_samples(frame: pd.DataFrame, *, valid: bool | None = None, truncated: bool | None = None,
+                   refusal: bool | None = None, search: str = "", **levels: Sequence[str]) -> pd.DataFrame:
+    """The samples that match every filter given: ``valid``/``truncated``/``refusal`` True or False (None: any),
+    ``search`` a case-insensitive substring of the reply, and per column of ``FILTERS`` the levels to keep (empty:
+    any). ``parsed`` may hold ``INVALID`` for the invalid samples."""
+    keep = pd.Series(True, index=frame.index)
+    for column, wanted in (("valid", valid), ("truncated", truncated), ("refusal", refusal)):
+        if wanted is not None:
+            keep &= frame[column].fillna(False).astype(bool) == wanted
+    for column, chosen in levels.items():
+        if column not in FILTERS:
+            raise ValueError(f"no filter on {column!r}; filters: {', '.join(FILTERS)}")
+        if chosen:
+            values = frame[column].fillna(INVALID) if column == "parsed" else frame[column]
+            keep &= values.isin([str(c) for c in chosen]).fillna(False).astype(bool)
+    if search.strip():
+        keep &= frame["reply"].str.contains(search.strip(), case=False, regex=False).fillna(False).astype(bool)
+    return frame[keep]
+
+
+def sort_samples(frame: pd.DataFrame, column: str | None, descending: bool = False) -> pd.DataFrame:
+    """Sorted by ``column`` (missing values last), stable; unsorted when None."""
+    if not column:
+        return frame
+    return frame.sort_values(column, ascending=not descending, kind="stable", na_position="last")
+
+
+def page_of(frame: pd.DataFrame, page: int, size: int) -> tuple[pd.DataFrame, int]:
+    """Rows of 1-based page ``page`` (clamped) of ``size`` rows, and the number of pages (at least 1)."""
+    pages = max(1, -(-len(frame) // size))
+    page = min(max(1, page), pages)
+    return frame.iloc[(page - 1) * size: page * size], pages
+
+
+# -- two models ---------------------------------------------------------------------------------------
+PAIR_KEY = ("method", "kind", "prompt")
+
+
+def _answer(frame: pd.DataFrame) -> pd.Series:
+    return frame["parsed"].where(frame["valid"], INVALID).fillna(INVALID)
+
+
+def side_by_side(frame: pd.DataFrame, a: str, b: str, *, only_differ: bool = False) -> pd.DataFrame:
+    """Model ``a``'s and ``b``'s replies to the same prompts (same method, kind, persona, item, context and testing;
+    a prompt answered several times by a model pairs its first sample): per prompt its labels, then
+    ``answer_a``/``answer_b`` (parsed, or "invalid"), ``reply_a``/``reply_b``, ``cache_key_a``/``_b`` and ``differ``
+    (the answers are not equal). ``only_differ`` keeps the prompts where they differ."""
+    labels = ["method", "kind", "prompt", "persona", "item", "context"]
+    sides = []
+    for model, suffix in ((a, "_a"), (b, "_b")):
+        rows = frame[frame["model"] == model]
+        rows = rows.assign(answer=_answer(rows)).drop_duplicates(list(PAIR_KEY))
+        keep = rows[[*labels, "answer", "reply", "cache_key", "run_id"]]
+        sides.append(keep.rename(columns={c: c + suffix for c in ("answer", "reply", "cache_key", "run_id")}))
+    paired = sides[0].merge(sides[1].drop(columns=["persona", "item", "context"]), on=list(PAIR_KEY), how="inner")
+    paired["differ"] = paired["answer_a"] != paired["answer_b"]
+    if only_differ:
+        paired = paired[paired["differ"]]
+    return paired.reset_index(drop=True)
+
+
+def agreement(paired: pd.DataFrame) -> dict[str, Any]:
+    """Of the paired prompts: how many, how many differ, and how many each side left invalid."""
+    return {"prompts": len(paired), "differ": int(paired["differ"].sum()) if len(paired) else 0,
+            "invalid_a": int((paired["answer_a"] == INVALID).sum()) if len(paired) else 0,
+            "invalid_b": int((paired["answer_b"] == INVALID).sum()) if len(paired) else 0}
+
+
+def matrix(frame: pd.DataFrame, *, limit: int = 200) -> tuple[pd.DataFrame, int]:
+    """promptfoo's matrix: one row per prompt (method, kind, persona, item, context), one column per model, each cell
+    the model's parsed answer or "invalid" (empty where the model has no sample). The first ``limit`` prompts in
+    stored order, and how many prompts there are."""
+    rows = frame.assign(answer=_answer(frame)).drop_duplicates([*PAIR_KEY, "model"])
+    index = ["method", "kind", "persona", "item", "context"]
+    prompts = rows.drop_duplicates(list(PAIR_KEY))[[*PAIR_KEY, *index[2:]]]
+    n = len(prompts)
+    prompts = prompts.head(limit)
+    cells = rows[rows["prompt"].isin(prompts["prompt"])].pivot_table(
+        index=list(PAIR_KEY), columns="model", values="answer", aggfunc="first")
+    table = prompts.merge(cells.reset_index(), on=list(PAIR_KEY), how="left").drop(columns=["prompt"])
+    table.columns.name = None
+    return table.reset_index(drop=True), n
+
+
+# -- a run's outcome ----------------------------------------------------------------------------------
+def scorable(frame: pd.DataFrame) -> tuple[int, int]:
+    """(scored samples, valid scored samples) of a run's samples: what its metrics could read."""
+    scored = frame[frame["scored"]]
+    return len(scored), int(scored["valid"].sum())
+
+
+def export_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
+    """The samples as a CSV or JSON file through the one export path (``analysis.runs.export.frame_bytes``): every
+    text scrubbed of secrets, CSV cells defused of formulas."""
+    from analysis.runs.export import frame_bytes
+
+    return frame_bytes(frame.reset_index(drop=True), fmt)  # type: ignore[arg-type]

@@ -1,0 +1,275 @@
+"""Samples: every stored reply of any run or pair of runs — filter, search, sort and page through the transcripts,
+open one in full, set two models side by side, see a prompt × model matrix, export what is filtered, and name, tag
+and annotate runs. Everything chosen is in the URL.
+
+Method-free: each method's ``Method.samples`` turns its tables into the rows of ``analysis.samples``; its view adds
+what a sample shows under its parsed answer (``MethodView.sample_detail``).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analysis import methods
+from analysis.errors import RoleScopeError
+from analysis.runs.labels import all_tags, parse_tags, set_label, tagged
+from analysis.samples import (INVALID, agreement, export_bytes, filter_samples, matrix, page_of, side_by_side,
+                              sort_samples)
+from app import data, state, ui
+from app.methods import view, views
+from app.samples import show_call
+from app.stores import open_store
+
+ctx = ui.context()
+ref = ctx.ref
+ui.header("Samples", f"Every stored reply in **{ref.name}**: filter, search and sort the transcripts, open one in full "
+          "(its messages, raw reply, what the reader took from it and why), set two models side by side, or see a "
+          "prompt × model matrix. Replies are shown as plain text.")
+
+PAGE_SIZE = 50
+MATRIX_LIMIT = 200
+DETAILS = {v.name: v.sample_detail for v in views() if v.sample_detail is not None}
+LIST_COLUMNS = ["model", "kind", "persona", "item", "context", "parsed", "valid", "reason", "truncated", "refusal", "reply"]
+ANY = {"any": "any", "yes": "yes", "no": "no"}
+TRI = {"any": None, "yes": True, "no": False}
+
+frame = data.samples(ref)
+runs = data.labelled_runs(ref)
+if frame.empty:
+    ui.empty(f"No samples in **{ref.name}** yet.", "Start a run on the **Run** page or import results on the Data page.")
+    st.stop()
+
+
+def run_label(run_id: str) -> str:
+    """'name (run id) · tags' where the run has a name or tags, else its id."""
+    row = runs[runs["run_id"] == run_id]
+    if row.empty:
+        return run_id
+    name, tags = row["name"].iloc[0], row["tags"].iloc[0]
+    text = f"{name} ({run_id})" if isinstance(name, str) and name else run_id
+    return text + (f" · {', '.join(tags)}" if tags else "")
+
+
+# -- which samples ------------------------------------------------------------------------------------
+view_of = state.segmented("View", ["list", "pair", "matrix", "runs"], key="s_view",
+                          format_func={"list": "Transcripts", "pair": "A vs B", "matrix": "Matrix",
+                                       "runs": "Name and tag runs"}.get)
+with st.container(border=True):
+    c = st.columns(4)
+    tags = state.multiselect("Run tags", all_tags(runs), key="s_tag", container=c[0],
+                             help="Only the runs carrying every tag picked (name and tag runs in the last view).") \
+        if all_tags(runs) else []
+    run_ids = set(tagged(runs, tags)["run_id"]) if tags else None
+    scope = frame if run_ids is None else frame[frame["run_id"].isin(run_ids)]
+    present = [m.name for m in methods.all_methods() if m.name in set(scope["method"])]
+    chosen_methods = state.multiselect("Method", present, key="s_method", default=[], container=c[1],
+                                       format_func=lambda m: methods.get(m).label)
+    scope = filter_samples(scope, method=chosen_methods)
+    models = [m for m in ctx.models if m in set(scope["model"])] + \
+        sorted(set(scope["model"]) - set(ctx.models))  # generators and judges are models of their own
+    chosen_models = state.multiselect("Model", models, key="s_model", default=[], container=c[2])
+    scope = filter_samples(scope, model=chosen_models)
+    chosen_runs = state.multiselect("Run", list(dict.fromkeys(scope["run_id"])), key="s_run", default=[],
+                                    container=c[3], format_func=run_label)
+    scope = filter_samples(scope, run_id=chosen_runs)
+    c = st.columns(4)
+    validity = state.segmented("Valid", ["any", "valid", "invalid"], key="s_valid", container=c[0])
+    truncated = state.segmented("Truncated", list(ANY), key="s_trunc", container=c[1])
+    refusal = state.segmented("Refusal", list(ANY), key="s_refusal", container=c[2])
+    search = state.text_input("Search the replies", key="s_q", container=c[3], placeholder="words in the reply")
+    scope = filter_samples(scope, valid={"any": None, "valid": True, "invalid": False}[validity],
+                           truncated=TRI[truncated], refusal=TRI[refusal], search=search)
+    c = st.columns(5)
+    levels = {}
+    for i, (column, label) in enumerate((("kind", "Kind"), ("reason", "Invalid reason"), ("persona", "Persona"),
+                                         ("item", "Item / statement / question"), ("context", "Context / testing"))):
+        options = sorted(scope[column].dropna().unique().tolist())
+        levels[column] = state.multiselect(label, options, key=f"s_{column}", default=[], container=c[i]) \
+            if options else []
+    parsed_options = sorted(scope["parsed"].dropna().unique().tolist()) + ([INVALID] if (~scope["valid"]).any() else [])
+    levels["parsed"] = state.multiselect("Parsed value", parsed_options, key="s_parsed", default=[]) \
+        if parsed_options else []
+    shown = filter_samples(scope, **levels)
+
+
+def _export(rows: pd.DataFrame) -> None:
+    """Download the filtered samples, scrubbed of keys (``analysis.samples.export_bytes``)."""
+    c = st.columns([1, 1, 4])
+    for i, fmt in enumerate(("csv", "json")):
+        c[i].download_button(f"Export {len(rows):,} as {fmt.upper()}", lambda fmt=fmt: export_bytes(rows, fmt),
+                             file_name=f"samples.{fmt}", key=f"s_export_{fmt}", icon=":material/download:",
+                             disabled=rows.empty, on_click="ignore")
+
+
+def _chart_link(row: pd.Series) -> None:
+    """Links from a sample to its run (Data page) and to the page of the method it feeds."""
+    v = view(str(row["method"]))
+    c = st.columns(2)
+    c[0].page_link("app/pages/data.py", label=f"Its run {row['run_id']}", icon=":material/table_view:",
+                   query_params={"view": "runs", "run": str(row["run_id"])})
+    home = next(p for p in v.pages if p.url == v.home_url) if any(p.url == v.home_url for p in v.pages) else v.pages[0]
+    c[1].page_link(home.path, label=f"The chart it feeds: {home.title}", icon=home.icon,
+                   query_params={"models": str(row["model"])})
+
+
+def show_full(row: pd.Series) -> None:
+    """One sample in full: what the reader took from the reply and why, the method's detail, the call."""
+    left, right = st.columns([1, 2])
+    with left:
+        st.markdown(f"**{ui.plain(methods.get(str(row['method'])).label)} · {ui.plain(row['kind'])}** · "
+                    f"{ui.plain(row['model'])}")
+        st.caption(f"Persona {ui.plain(row['persona'])} · {ui.plain(row['item'])} · {ui.plain(row['context'])}")
+        if row["valid"]:
+            st.success(f"Read as: {ui.plain(row['parsed'])}", icon="✅")
+        else:
+            st.error(f"Invalid: {ui.plain(row['reason'] if pd.notna(row['reason']) else 'no reason recorded')}", icon="🛑")
+        flags = [name for name in ("truncated", "refusal") if row[name] is True or row[name] == True]  # noqa: E712
+        if flags:
+            st.warning("Flagged: " + ", ".join(flags), icon="⚠️")
+        source = data.source_row(ref, str(row["table"]), str(row["key"]))
+        if source is not None:
+            with st.expander("The stored row (every field the reader wrote)"):
+                st.json({k: (v.item() if hasattr(v, "item") else v) for k, v in source.items()
+                         if k not in ("raw", "answer", "forecast_raw") and pd.notna(v)}, expanded=True)
+            detail = DETAILS.get(str(row["method"]))
+            if detail is not None:
+                detail(ref, str(row["table"]), source)
+        _chart_link(row)
+    with right:
+        show_call(ref, row["cache_key"] if pd.notna(row["cache_key"]) else None,
+                  row["reply"] if pd.notna(row["reply"]) else None)
+
+
+def _picked(table_key: str, rows: pd.DataFrame, url_key: str) -> str | None:
+    """The sample id opened: a row clicked in the table, else the one in the URL (when still listed)."""
+    event = st.session_state.get(table_key)
+    selected = (event or {}).get("selection", {}).get("rows") if isinstance(event, dict) else \
+        getattr(getattr(event, "selection", None), "rows", None)
+    if selected:
+        sid = str(rows["sample_id"].iloc[selected[0]])
+        st.query_params[url_key] = sid
+        return sid
+    sid = st.query_params.get(url_key)
+    return sid if sid in set(rows["sample_id"]) else None
+
+
+# -- views --------------------------------------------------------------------------------------------
+def transcripts() -> None:
+    n_bad = int((~shown["valid"]).sum())
+    st.caption(f"**{len(shown):,}** of {len(frame):,} samples · {n_bad:,} invalid. Click a row to open it.")
+    c = st.columns([2, 1, 1, 3])
+    sort = state.selectbox("Sort by", ["stored order", *LIST_COLUMNS, "run_id"], key="s_sort", container=c[0])
+    descending = state.toggle("Descending", key="s_desc", container=c[1])
+    rows = sort_samples(shown, None if sort == "stored order" else sort, descending)
+    pages = max(1, -(-len(rows) // PAGE_SIZE))  # a page of rows in one table: no widget per row
+    number = state.number_input(f"Page (of {pages})", 1, pages, 1, key="s_page", container=c[2])
+    rows, _ = page_of(rows, number, PAGE_SIZE)
+    table = rows[LIST_COLUMNS].assign(reply=rows["reply"].str.slice(0, 200))
+    ui.table(table, hide_index=True, width="stretch", height=min(38 + 35 * len(table), 460), key="s_table",
+                 on_select="rerun", selection_mode="single-row",
+                 column_config={"reply": st.column_config.TextColumn("reply (start)", width="large")})
+    _export(shown)
+    sid = _picked("s_table", rows, "s_open")
+    if sid is not None:
+        st.markdown("#### The sample")
+        show_full(rows[rows["sample_id"] == sid].iloc[0])
+
+
+def pair() -> None:
+    models = list(dict.fromkeys(shown["model"]))
+    if len(models) < 2:
+        ui.empty("A vs B needs samples of two models.", "Pick no model or two in the filters above.")
+        return
+    c = st.columns([2, 2, 1])
+    a = state.selectbox("Model A", models, key="s_a", container=c[0])
+    b = state.selectbox("Model B", [m for m in models if m != a], key="s_b", container=c[1])
+    only = state.toggle("Only where they differ", key="s_differ", container=c[2])
+    paired = side_by_side(shown, a, b)
+    counts = agreement(paired)
+    st.caption(f"{counts['prompts']:,} prompts both answered (same method, persona, item, context and testing) · "
+               f"**{counts['differ']:,} differ** · invalid: A {counts['invalid_a']:,}, B {counts['invalid_b']:,}.")
+    if only:
+        paired = paired[paired["differ"]].reset_index(drop=True)
+    pages = max(1, -(-len(paired) // PAGE_SIZE))
+    number = state.number_input(f"Page (of {pages})", 1, pages, 1, key="s_pair_page")
+    rows, _ = page_of(paired, number, PAGE_SIZE)
+    cols = ["kind", "persona", "item", "context", "answer_a", "answer_b", "differ"]
+    ui.table(rows[cols].rename(columns={"answer_a": f"A: {a}", "answer_b": f"B: {b}"}), hide_index=True,
+                 width="stretch", height=min(38 + 35 * len(rows), 460), key="s_pair_table", on_select="rerun",
+                 selection_mode="single-row")
+    event = st.session_state.get("s_pair_table")
+    selected = getattr(getattr(event, "selection", None), "rows", None) or \
+        ((event or {}).get("selection", {}).get("rows") if isinstance(event, dict) else None)
+    if not selected:
+        st.caption("Click a row to read both replies.")
+        return
+    chosen = rows.iloc[selected[0]]
+    st.markdown(f"#### {ui.plain(chosen['persona'])} · {ui.plain(chosen['item'])} · {ui.plain(chosen['context'])}")
+    left, right = st.columns(2)
+    for box, side, model in ((left, "a", a), (right, "b", b)):
+        with box:
+            answer = chosen[f"answer_{side}"]
+            (st.error if answer == INVALID else st.success)(f"**{ui.plain(model)}**: {ui.plain(answer)}")
+            key = chosen[f"cache_key_{side}"]
+            show_call(ref, key if pd.notna(key) else None, chosen[f"reply_{side}"] if pd.notna(chosen[f"reply_{side}"])
+                      else None)
+
+
+def _cell_colours(table: pd.DataFrame, models: list[str]) -> pd.io.formats.style.Styler:
+    """Each distinct answer one colour (invalid red, no sample blank), the same in every model's column."""
+    from app.palette import model_colors
+
+    answers = sorted({v for m in models for v in table[m].dropna().unique() if v != INVALID})
+    colours = model_colors(answers)
+
+    def colour(value: object) -> str:
+        if value == INVALID:
+            return "background-color: #f8d0d0; color: #7a0000"
+        if isinstance(value, str) and value in colours:
+            return f"background-color: {colours[value]}33"
+        return ""
+
+    return table.style.map(colour, subset=models)
+
+
+def matrix_view() -> None:
+    table, n = matrix(shown, limit=MATRIX_LIMIT)
+    models = [c for c in table.columns if c not in ("method", "kind", "persona", "item", "context")]
+    if n > MATRIX_LIMIT:
+        st.warning(f"{n:,} prompts: the matrix shows the first {MATRIX_LIMIT}. Filter to a small run (a run, a persona "
+                   "or an item) to see all of it.", icon="⚠️")
+    st.caption(f"One row per prompt, one column per model: the parsed answer, **invalid**, or empty where the model "
+               f"has no sample of it ({min(n, MATRIX_LIMIT):,} prompts × {len(models)} models).")
+    if table.empty:
+        return
+    ui.table(_cell_colours(table, models), hide_index=True, width="stretch", height=min(38 + 35 * len(table), 600))
+
+
+def run_labels() -> None:
+    """Name, tag and annotate a run of this store (kept in it; a read-only store cannot be written)."""
+    if runs.empty:
+        ui.empty("No runs in this store.")
+        return
+    listed = runs.assign(tags=runs["tags"].map(", ".join))
+    ui.table(listed[["run_id", "name", "tags", "note", "method", "model", "status"]], hide_index=True, width="stretch")
+    if ref.read_only:
+        st.caption(f"**{ref.name}** is read-only: its runs cannot be named or tagged here. Your own runs can.")
+        return
+    run_id = st.selectbox("Run", list(runs["run_id"]), key="s_label_run", format_func=run_label)
+    row = runs[runs["run_id"] == run_id].iloc[0]
+    with st.form(f"label-{run_id}"):
+        name = st.text_input("Name", value=row["name"] if isinstance(row["name"], str) else "", key="s_label_name")
+        tags_text = st.text_input("Tags (comma-separated)", value=", ".join(row["tags"]), key="s_label_tags")
+        note = st.text_area("Note", value=row["note"] if isinstance(row["note"], str) else "", key="s_label_note")
+        if st.form_submit_button("Save", icon=":material/sell:"):
+            try:
+                set_label(open_store(ref.path, False), run_id, name=name, tags=parse_tags(tags_text), note=note)
+            except RoleScopeError as exc:
+                st.error(ui.plain(exc))
+            else:
+                st.toast(f"Saved the labels of {run_id}.")
+                st.rerun()
+
+
+{"list": transcripts, "pair": pair, "matrix": matrix_view, "runs": run_labels}[view_of]()
