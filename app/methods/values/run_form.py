@@ -48,8 +48,8 @@ def form() -> Callable[[ModelSpec], Any] | None:
         return None
     population, ids = chosen
     c = st.columns(3)
-    personas = state.number_input("Personas", 1, 200, 2, key="run_personas", container=c[0], disabled=bool(ids),
-                                  help="The first N of the population (ticked personas replace this).")
+    personas = choose.persona_count("Personas", 1, 200, 2, key="run_personas", ids=ids, container=c[0],
+                                    help="The first N of the population (ticked personas replace this).")
     items = state.number_input("Items (0 = all)", 0, 100, 10, key="run_items", container=c[1])
     messages = state.number_input("Conversation messages", 1, 21, 3, key="run_messages", container=c[2],
                                   help="Messages generated after the opening: persona, interlocutor, persona... (odd, "
