@@ -161,3 +161,15 @@ def persona_picker(population: pd.DataFrame, *, key: str, search: Sequence[str],
     b[2].caption(f"{len(chosen)} ticked of {len(population)}" + (f" · {len(shown)} shown" if len(shown) != len(population)
                                                                   else ""))
     return chosen
+
+
+def persona_count(label: str, min_value: int, max_value: int, default: int, *, key: str, ids: Sequence[object],
+                  container=None, help: str | None = None) -> int:
+    """The form's "first N" personas (``state.number_input`` bound to ``key``), or while personas are ticked their
+    count, shown disabled under its own key (``<key>_ticked``) so the user's N is kept for when they untick."""
+    if not ids:
+        return state.number_input(label, min_value, max_value, default, key=key, container=container, help=help)
+    st.session_state[f"{key}_ticked"] = len(ids)  # keyed: the shown value is the session's, set before drawing
+    (container or st).number_input(label, min_value=0, key=f"{key}_ticked", disabled=True,
+                                   help="The ticked personas (untick them all to ask the first N instead).")
+    return len(ids)

@@ -7,6 +7,9 @@ import time
 
 from analysis.runs.store import Store
 
+#: URL parameters choosing a model no one serves (nothing listens on port 9): a started run's worker loads no model.
+OFFLINE = {"run_model": "other", "run_spec": "m@http://127.0.0.1:9/v1"}
+
 
 def started_plan(at, tmp_path) -> dict:
     """Start the planned run (its worker is cancelled at once: only the stored plan is read)."""

@@ -11,6 +11,7 @@ import pandas as pd
 from analysis.runs.store import Store
 from app.choose import filter_population
 from app.ui import plain
+from tests.app.run_form import OFFLINE, started_plan
 
 GOOD_CSV = b"name,description,gender\nAda,A retired engineer who bakes bread.,F\nBo,A young farmer.,M\nCy,A nurse.,female\n"
 BAD_CSV = b"name,description,gender\nAda,A retired engineer.,F\nBo,A young farmer.,x\nCy,A nurse.,M\nDi,,\n"
@@ -25,15 +26,20 @@ def _uploads(tmp_path):
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
-def test_ticked_personas_from_the_url_make_the_plan(app_on_fixture):
-    """?run_pop_ids=0,3,5: those three personas (10 items each), the first-N input disabled, the ids kept in the URL."""
-    at = app_on_fixture("run", run_pop_ids="0,3,5")
+def test_ticked_personas_from_the_url_make_the_plan(app_on_fixture, tmp_path):
+    """?run_pop_ids=0,3,5: those three personas (10 items each), their count shown in a disabled Personas field while
+    the user's own N (4) waits for the untick, the ids kept in the URL."""
+    at = app_on_fixture("run", run_pop_ids="0,3,5", run_personas="4", **OFFLINE)
     assert not at.exception
     assert _calls(at) == 3 * 10
-    assert at.number_input(key="run_personas").disabled
+    shown = at.number_input(key="run_personas_ticked")
+    assert (shown.label, shown.value, shown.disabled) == ("Personas", 3, True)
     assert at.query_params["run_pop_ids"] in ("0,3,5", ["0,3,5"])
     at.button(key="run_pop_none").click().run()
-    assert _calls(at) == 2 * 10 and not at.number_input(key="run_personas").disabled  # back to the first N
+    assert _calls(at) == 4 * 10 and not at.number_input(key="run_personas").disabled  # back to the user's first N
+    assert at.number_input(key="run_personas").value == 4
+    at = app_on_fixture("run", run_pop_ids="0,3,5", run_personas="4", **OFFLINE)
+    assert [p["id"] for p in started_plan(at, tmp_path)["personas"]] == [0, 3, 5]
 
 
 def test_the_form_is_restored_from_the_url(app_on_fixture):

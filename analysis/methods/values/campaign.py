@@ -121,7 +121,7 @@ N_PERSONAS = 50
 LEADERBOARD_PROTOCOL: dict[str, Any] = {
     "answer_mode": "cot", "messages": 3, "structure": "reference", "persona_prompt": "reference", "system_role": True,
     "svs_order": "sequential", "samples": 1, "conversation_temperature": 0.7, "answer_temperature": 0.0,
-    "conversation_max_tokens": 100,
+    "conversation_max_tokens": 100, "cot_max_tokens": 2000,
 }
 
 

@@ -28,6 +28,7 @@ def plans_from_args(args: argparse.Namespace | ValuesOptions, spec: ModelSpec) -
         structure=args.structure, persona_prompt=args.persona_prompt, system_role=not args.no_system_role,
         svs_order=args.svs_order, conversation_temperature=args.conversation_temperature,
         answer_temperature=args.answer_temperature, conversation_max_tokens=args.conversation_max_tokens,
+        **_answer_length(args),
     )
     if args.campaign:
         return _campaign_plans(args, spec, protocol)
@@ -40,6 +41,18 @@ def plans_from_args(args: argparse.Namespace | ValuesOptions, spec: ModelSpec) -
         **protocol,
     )
     return [("", plan.model_dump())]
+
+
+def _answer_length(args: ValuesOptions) -> dict[str, int]:
+    """``--answer-max-tokens`` as the plan's length of the run's answer mode (``text_max_tokens`` or
+    ``cot_max_tokens``); nothing when not given. A logprob answer is one letter: the cap would do nothing there."""
+    if args.answer_max_tokens is None:
+        return {}
+    mode = args.answer_mode or ("cot" if args.campaign else "logprob")
+    if mode == "logprob":
+        raise InputError("--answer-max-tokens limits text and cot replies; a logprob answer is one letter (drop it, or "
+                         "give --answer-mode text or cot)")
+    return {f"{mode}_max_tokens": args.answer_max_tokens}
 
 
 def _campaign_plans(args: ValuesOptions, spec: ModelSpec, protocol: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

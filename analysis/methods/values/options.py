@@ -34,6 +34,9 @@ class ValuesOptions(Options):
     conversation_temperature: float = option(0.7, "conversation turns (default 0.7)", parse=non_negative_float, ge=0)
     answer_temperature: float = option(0.0, "answers and SVS picks (default 0)", parse=non_negative_float, ge=0)
     conversation_max_tokens: int = option(100, "per conversation turn (default 100)", parse=positive_int, ge=1)
+    answer_max_tokens: int | None = option(
+        None, "text/cot: reply length limit (default: the protocol's, 10 for text, 2000 for cot)", parse=positive_int,
+        ge=1)
     structure: Literal["reference", "appended"] = option(
         "reference", "appended: RoleScope's earlier protocol (the question glued onto the last interlocutor turn)")
     persona_prompt: Literal["reference", "in-character"] = option(

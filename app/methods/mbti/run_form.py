@@ -11,6 +11,19 @@ from analysis.llm.specs import ModelSpec
 from app import state
 
 
+def reply_limit() -> int | None:
+    """Text mode: the reply length limit (``--max-tokens``), None for none (the reference protocol)."""
+    c = st.columns([1, 2])
+    cap = state.number_input("Max tokens per reply (0 = no limit, the protocol)", 0, 8000, 0, key="run_mbti_max_tokens",
+                             container=c[0], help="The reference sets no limit: a reply has the model's own length (a "
+                                                  "small model can ramble for minutes).")
+    if not cap:
+        return None
+    c[1].caption(f"A limit of {cap} departs from the reference protocol, which sets none; replies that hit it are "
+                 "flagged truncated.")
+    return cap
+
+
 def form() -> Callable[[ModelSpec], Any] | None:
     """The MBTI options (``MbtiOptions``: the same model and plan builder as ``run mbti``)."""
     from analysis.methods.mbti.cli import plan_from_args
@@ -27,9 +40,11 @@ def form() -> Callable[[ModelSpec], Any] | None:
     order = state.selectbox("Option order", choices(MbtiOptions, "order"), key="run_order", container=c[2],
                             help="'both' gives the robustness score.")
     mode = state.selectbox("Answer mode", choices(MbtiOptions, "answer_mode"), key="run_mbti_mode", container=c[3])
+    max_tokens = reply_limit() if mode == "text" else None
     if not subjects:
         st.warning("Pick at least one subject.")
         return None
     options = validate(MbtiOptions, {"subjects": subjects, "testings": int(testings), "order": order,
-                                     "limit_statements": int(statements) or None, "answer_mode": mode})
+                                     "limit_statements": int(statements) or None, "answer_mode": mode,
+                                     "max_tokens": max_tokens})
     return lambda spec: plan_from_args(options, spec)

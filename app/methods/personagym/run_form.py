@@ -35,8 +35,8 @@ def form() -> Callable[[ModelSpec], dict] | None:
     with st.expander(f"Browse and tick personas ({len(population)})"):
         ids = choose.persona_picker(frame, key="run_pg_pop", search=("description",), filters=(), columns=("description",))
     c = st.columns(3)
-    personas = state.number_input("Personas", 1, len(population), 1, key="run_pg_personas", container=c[0],
-                                  disabled=bool(ids), help="A seeded sample of N (ticked personas replace this)")
+    personas = choose.persona_count("Personas", 1, len(population), 1, key="run_pg_personas", ids=ids,
+                                    container=c[0], help="A seeded sample of N (ticked personas replace this)")
     per_task = state.number_input("Questions per task", 1, 10, 1, key="run_pg_questions", container=c[1],
                                   help="10 in the paper")
     environments = state.number_input("Environments per persona (cap)", 0, 10, 0, key="run_pg_envs", container=c[2],

@@ -52,8 +52,6 @@ def bank_choice() -> tuple[str, str, str, int, list[str]] | None:
                                          "paper's App. C.4 persona); rolescope15: the earlier 15 attributes")
     bank_size = state.number_input("Generated bank size", 10, 5000, 250, key="run_trust_bank", container=c[2],
                                    disabled=source != "bundled", help="Personas generated offline (test split: 20 %)")
-    personas = state.number_input("Personas", 1, 1000, 4, key="run_trust_personas", container=c[3],
-                                  help="The first N of the test split (ticked personas replace this).")
     bank_arg = str(bank_size) if source == "bundled" else source
     try:
         people = generate_bank(bank_size, attribute_set=attribute_set) if source == "bundled" else \
@@ -69,6 +67,8 @@ def bank_choice() -> tuple[str, str, str, int, list[str]] | None:
         ids = choose.persona_picker(frame, key="run_trust_pop", search=("description",),
                                     filters=tuple(f for f in TRUST_FILTERS if f in frame),
                                     columns=tuple(c for c in (*TRUST_FILTERS, "description") if c in frame))
+    personas = choose.persona_count("Personas", 1, 1000, 4, key="run_trust_personas", ids=ids, container=c[3],
+                                    help="The first N of the test split (ticked personas replace this).")
     return level, attribute_set, bank_arg, int(personas), ids
 
 

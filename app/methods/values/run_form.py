@@ -36,6 +36,25 @@ def population_choice() -> tuple[str, list[int]] | None:
     return population, [int(i) for i in ids]
 
 
+def answer_length(mode: str) -> int | None:
+    """Text and cot answers: the reply length limit, None when it is the protocol's (one field per mode, each starting
+    from its own protocol value, so that switching text -> cot never carries 10 tokens into cot)."""
+    from analysis.methods.values.questionnaire import ValuesPlan
+
+    if mode not in ("text", "cot"):
+        return None
+    protocol = ValuesPlan.model_fields[f"{mode}_max_tokens"].default
+    c = st.columns([1, 2])
+    cap = state.number_input("Max tokens per answer", 1, 8000, protocol, key=f"run_max_tokens_{mode}", container=c[0],
+                             help=f"{protocol}: the protocol's limit for a {mode} answer.")
+    if cap == protocol:
+        return None
+    c[1].caption(f"A limit of {cap} departs from the protocol's {protocol} for {mode} answers: a reply cut there is "
+                 "read as it stands (a chain of thought cut before its 'Answer: (X)' is invalid), and the run is "
+                 "another configuration.")
+    return cap
+
+
 def form() -> Callable[[ModelSpec], Any] | None:
     """The values options (``ValuesOptions``: the same model and plan builder as ``run values``)."""
     from analysis.methods.values.contexts import available_contexts
@@ -48,8 +67,8 @@ def form() -> Callable[[ModelSpec], Any] | None:
         return None
     population, ids = chosen
     c = st.columns(3)
-    personas = state.number_input("Personas", 1, 200, 2, key="run_personas", container=c[0], disabled=bool(ids),
-                                  help="The first N of the population (ticked personas replace this).")
+    personas = choose.persona_count("Personas", 1, 200, 2, key="run_personas", ids=ids, container=c[0],
+                                    help="The first N of the population (ticked personas replace this).")
     items = state.number_input("Items (0 = all)", 0, 100, 10, key="run_items", container=c[1])
     messages = state.number_input("Conversation messages", 1, 21, 3, key="run_messages", container=c[2],
                                   help="Messages generated after the opening: persona, interlocutor, persona... (odd, "
@@ -71,11 +90,12 @@ def form() -> Callable[[ModelSpec], Any] | None:
                            help="logprob: the most probable letter after '('; text: '(X)' in 10 tokens; cot: reasoning "
                                 "then 'Answer: (X)' in up to 2000 tokens, as the leaderboard's configurations.")
     samples = state.number_input("Samples per item", 1, 10, 1, key="run_samples", container=c[2])
+    answer_max_tokens = answer_length(mode)
     if not contexts:
         st.warning("Pick at least one context.")
         return None
     options = validate(ValuesOptions, {
         "population": population, "contexts": contexts, "instrument": instrument or "pvq", "persona_ids": ids or None,
         "limit_personas": None if ids else int(personas), "limit_items": int(items) or None, "messages": int(messages),
-        "answer_mode": mode, "samples": int(samples)})
+        "answer_mode": mode, "samples": int(samples), "answer_max_tokens": answer_max_tokens})
     return lambda spec: [plan for _, plan in plans_from_args(options, spec)]

@@ -48,6 +48,22 @@ def test_campaign_plans_from_the_reference_copy() -> None:
     assert reduced.n_calls() == 2 * 402 and reduced.pvq.answer_mode == "logprob"
 
 
+@needs_reference
+def test_a_campaign_takes_the_answer_length_and_is_then_off_protocol() -> None:
+    """``--campaign leaderboard --answer-max-tokens 500``: both runs' chains of thought are cut at 500 tokens, and
+    such a campaign does not stand beside the published figures."""
+    from analysis.__main__ import build_parser
+    from analysis.methods.values.cli import plans_from_args
+
+    args = build_parser().parse_args(["run", "values", "--model", "embedded", "--campaign", "leaderboard",
+                                      "--reference", str(REFERENCE), "--limit-personas", "2", "--answer-max-tokens", "500"])
+    plans = dict(plans_from_args(args, EMBEDDED))
+    assert [(p["answer_mode"], p["cot_max_tokens"]) for p in plans.values()] == [("cot", 500)] * 2
+    capped = {"configurations": [{"used": True, "signature": {"campaign": "leaderboard", **plans["pvq"]}}],
+              "contexts": {f"c{i}": {} for i in range(9)}, "n_personas": 50}
+    assert off_protocol(capped) == "off the leaderboard's protocol: cot_max_tokens 500 (the leaderboard's: 2000)"
+
+
 def test_reference_openings_read_without_executing(tmp_path: Path) -> None:
     """The chess and grammar openings come from the clone's dictionary literal; the file is parsed, never run."""
     (tmp_path / "simulate_conversation_utils.py").write_text(

@@ -110,6 +110,25 @@ def test_build_plan_defaults() -> None:
     assert built.n_calls() == 24 and built.top_logprobs == 200
 
 
+def test_answer_max_tokens_is_the_length_of_the_answer_mode() -> None:
+    """``run values --answer-max-tokens N``: the plan's text or cot length, by answer mode (the other keeps the
+    protocol's); refused in one line with logprob answers, where it would do nothing."""
+    from analysis.__main__ import build_parser
+    from analysis.methods.values.cli import plans_from_args
+
+    def lengths(*flags: str) -> tuple[int, int]:
+        args = build_parser().parse_args(["run", "values", "--model", "embedded", "--limit-personas", "1",
+                                          "--limit-items", "2", *flags])
+        [(_, built)] = plans_from_args(args, EMBEDDED)
+        return built["text_max_tokens"], built["cot_max_tokens"]
+
+    assert lengths("--answer-mode", "text") == (10, 2000)  # the protocol's
+    assert lengths("--answer-mode", "text", "--answer-max-tokens", "40") == (40, 2000)
+    assert lengths("--answer-mode", "cot", "--answer-max-tokens", "500") == (10, 500)
+    with pytest.raises(InputError, match=r"^--answer-max-tokens limits text and cot replies; a logprob answer is one "):
+        lengths("--answer-max-tokens", "40")  # logprob, the default
+
+
 def test_build_plan_merges_params() -> None:
     """Plan params = the model's params overridden by the user's; under the reference protocol a temperature or
     length there does not apply (the protocol's per-call fields do), under the earlier one it does."""
