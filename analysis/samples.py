@@ -113,7 +113,7 @@ def build(rows: pd.DataFrame, *, method: str, kind: str, table: str, key: Sequen
     out["scored"] = scored
     out["table"] = table
     out["key"] = [json.dumps({k: _plain(v) for k, v in zip(key, values)}) for values in rows[list(key)].itertuples(index=False)]
-    out["sample_id"] = [hashlib.sha1(f"{table}|{k}".encode()).hexdigest()[:12] for k in out["key"]]
+    out["sample_id"] = [hashlib.sha1(f"{table}|{kind}|{k}".encode()).hexdigest()[:12] for k in out["key"]]
     out["prompt"] = (kind + "|" + out["persona_id"].fillna("") + "|" + out["item"].fillna("") + "|"
                      + out["context"].fillna(""))
     return _typed(out)

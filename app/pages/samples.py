@@ -124,7 +124,7 @@ def show_full(row: pd.Series) -> None:
             st.success(f"Read as: {ui.plain(row['parsed'])}", icon="✅")
         else:
             st.error(f"Invalid: {ui.plain(row['reason'] if pd.notna(row['reason']) else 'no reason recorded')}", icon="🛑")
-        flags = [name for name in ("truncated", "refusal") if row[name] is True or row[name] == True]  # noqa: E712
+        flags = [name for name in ("truncated", "refusal") if pd.notna(row[name]) and bool(row[name])]
         if flags:
             st.warning("Flagged: " + ", ".join(flags), icon="⚠️")
         source = data.source_row(ref, str(row["table"]), str(row["key"]))
@@ -141,17 +141,23 @@ def show_full(row: pd.Series) -> None:
                   row["reply"] if pd.notna(row["reply"]) else None)
 
 
-def _picked(table_key: str, rows: pd.DataFrame, url_key: str) -> str | None:
-    """The sample id opened: a row clicked in the table, else the one in the URL (when still listed)."""
+def _opener(table_key: str, ids: list[str], labels: dict[str, str], key: str, label: str) -> str | None:
+    """Which row is open: a row clicked in the table (``table_key``) or picked in the selectbox ``key`` (in the URL),
+    the click winning when it is new. None while nothing is open."""
     event = st.session_state.get(table_key)
-    selected = (event or {}).get("selection", {}).get("rows") if isinstance(event, dict) else \
-        getattr(getattr(event, "selection", None), "rows", None)
-    if selected:
-        sid = str(rows["sample_id"].iloc[selected[0]])
-        st.query_params[url_key] = sid
-        return sid
-    sid = st.query_params.get(url_key)
-    return sid if sid in set(rows["sample_id"]) else None
+    selection = getattr(event, "selection", None) if not isinstance(event, dict) else event.get("selection")
+    rows = (selection.get("rows") if isinstance(selection, dict) else getattr(selection, "rows", None)) or []
+    clicked = ids[rows[0]] if rows and rows[0] < len(ids) else None
+    if clicked is not None and st.session_state.get(f"_{table_key}_last") != clicked:
+        st.session_state[f"_{table_key}_last"] = clicked
+        st.session_state[key] = clicked
+    choice = state.selectbox(label, ["", *ids], key=key, format_func=lambda i: labels.get(i, "—"))
+    return choice or None
+
+
+def _label(row: pd.Series) -> str:
+    state_ = "valid" if row["valid"] else "invalid"
+    return f"{row['model']} · {row['persona']} · {row['item']} · {row['context']} · {state_}"
 
 
 # -- views --------------------------------------------------------------------------------------------
@@ -170,7 +176,11 @@ def transcripts() -> None:
                  on_select="rerun", selection_mode="single-row",
                  column_config={"reply": st.column_config.TextColumn("reply (start)", width="large")})
     _export(shown)
-    sid = _picked("s_table", rows, "s_open")
+    linked = st.session_state.get("s_open") or st.query_params.get("s_open")  # a link may open one of another page
+    if linked and linked not in set(rows["sample_id"]) and linked in set(shown["sample_id"]):
+        rows = pd.concat([shown[shown["sample_id"] == linked], rows])
+    ids = list(rows["sample_id"])
+    sid = _opener("s_table", ids, {i: _label(r) for i, (_, r) in zip(ids, rows.iterrows())}, "s_open", "Open a sample")
     if sid is not None:
         st.markdown("#### The sample")
         show_full(rows[rows["sample_id"] == sid].iloc[0])
@@ -198,13 +208,14 @@ def pair() -> None:
     ui.table(rows[cols].rename(columns={"answer_a": f"A: {a}", "answer_b": f"B: {b}"}), hide_index=True,
                  width="stretch", height=min(38 + 35 * len(rows), 460), key="s_pair_table", on_select="rerun",
                  selection_mode="single-row")
-    event = st.session_state.get("s_pair_table")
-    selected = getattr(getattr(event, "selection", None), "rows", None) or \
-        ((event or {}).get("selection", {}).get("rows") if isinstance(event, dict) else None)
-    if not selected:
-        st.caption("Click a row to read both replies.")
+    ids = list(rows["method"] + "|" + rows["prompt"])
+    picked = _opener("s_pair_table", ids, {p: f"{r['persona']} · {r['item']} · {r['context']} · {r['answer_a']} vs "
+                                            f"{r['answer_b']}" for p, (_, r) in zip(ids, rows.iterrows())},
+                     "s_pair_open", "Open a prompt")
+    if picked is None:
+        st.caption("Click a row (or pick it above) to read both replies.")
         return
-    chosen = rows.iloc[selected[0]]
+    chosen = rows[rows["method"] + "|" + rows["prompt"] == picked].iloc[0]
     st.markdown(f"#### {ui.plain(chosen['persona'])} · {ui.plain(chosen['item'])} · {ui.plain(chosen['context'])}")
     left, right = st.columns(2)
     for box, side, model in ((left, "a", a), (right, "b", b)):

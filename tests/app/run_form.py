@@ -12,7 +12,7 @@ OFFLINE = {"run_model": "other", "run_spec": "m@http://127.0.0.1:9/v1"}
 
 
 def started_plan(at, tmp_path) -> dict:
-    """Start the planned run (its worker is cancelled at once: only the stored plan is read)."""
+    """Start the planned run (its worker is cancelled at once and its panel dismissed: only the stored plan is read)."""
     from app.jobs import registry
 
     at.button(key="run_start").click().run()
@@ -22,5 +22,6 @@ def started_plan(at, tmp_path) -> dict:
     deadline = time.monotonic() + 120
     while job.running and time.monotonic() < deadline:  # the next form's Start waits for no running job
         time.sleep(0.05)
+    registry().dismiss(run_id)
     with Store(tmp_path / "user.db", read_only=True) as store:
         return json.loads(store.frame("SELECT plan FROM runs WHERE run_id = ?", [run_id])["plan"].iloc[0])
