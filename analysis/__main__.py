@@ -87,9 +87,17 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(resume)
     _add_exec(resume)
 
-    runs = sub.add_parser("runs", help="list the runs of a store")
+    runs = sub.add_parser("runs", help="list the runs of a store (with their names and tags)")
     _add_store(runs)
     runs.add_argument("--json", action="store_true")
+    runs.add_argument("--tag", action="append", default=[], help="only runs carrying this tag (repeat: every one)")
+
+    label = sub.add_parser("label", help="name, tag and annotate a run (replaces what it had)")
+    label.add_argument("run_id")
+    _add_store(label)
+    label.add_argument("--name", default="")
+    label.add_argument("--tag", action="append", default=[], help="a tag (repeat, or comma-separated)")
+    label.add_argument("--note", default="")
 
     sub.add_parser("models", help="list model specs and named configs").add_argument("--json", action="store_true")
 
@@ -316,14 +324,31 @@ def cmd_runs(args: argparse.Namespace) -> int:
     from analysis.runs import comparable
 
     families = [f for m in methods.all_methods() for f in m.families]
+    from analysis.runs.labels import labels, tagged, with_labels
+
     with Store(args.store, read_only=True) as store:
         df = store.runs()
         df.insert(3, "config", df["run_id"].map(comparable.configuration_of(comparable.store_runs(store), families)))
+        df = tagged(with_labels(df, labels(store)), args.tag)
+    if not args.json:
+        df = df.assign(tags=df["tags"].map(",".join))
     if args.json:
         print(df.to_json(orient="records"))
     else:  # one line per run, whatever names a store holds (written before names were checked, or by other tools)
         text = df.map(lambda v: one_line(v) if isinstance(v, str) else v)
         print(text.to_string(index=False) if len(df) else "no runs")
+    return 0
+
+
+def cmd_label(args: argparse.Namespace) -> int:
+    from analysis.runs.labels import parse_tags, set_label
+    from analysis.runs.store import Store
+
+    if not args.store.exists():
+        raise InputError(f"store {args.store}: file not found")
+    with Store(args.store) as store:
+        set_label(store, args.run_id, name=args.name, tags=parse_tags(",".join(args.tag)), note=args.note)
+    print(f"labelled {args.run_id}", file=sys.stderr)
     return 0
 
 
@@ -487,7 +512,7 @@ COMMANDS = {
     "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
     "import": cmd_import, "metrics": cmd_metrics, "delete": cmd_delete, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
     "parse": cmd_parse,
-    "reread": cmd_reread,
+    "reread": cmd_reread, "label": cmd_label,
 }
 
 

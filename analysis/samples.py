@@ -28,10 +28,9 @@ from typing import Any
 
 import pandas as pd
 
-COLUMNS = ("sample_id", "method", "kind", "run_id", "model", "persona_id", "persona", "item", "context", "prompt", "parsed", "valid",
-           "reason", "truncated", "refusal", "reply", "cache_key", "scored", "table", "key")
-TEXT = ("sample_id", "method", "kind", "run_id", "model", "persona_id", "persona", "item", "context", "prompt", "parsed", "reason",
-        "reply", "cache_key", "table", "key")
+COLUMNS = ("sample_id", "method", "kind", "run_id", "model", "persona_id", "persona", "item", "context", "prompt",
+           "parsed", "valid", "reason", "truncated", "refusal", "reply", "cache_key", "scored", "table", "key")
+TEXT = tuple(c for c in COLUMNS if c not in ("valid", "truncated", "refusal", "scored"))
 #: What a cell of the matrix and the A-vs-B view show for an invalid sample.
 INVALID = "invalid"
 
@@ -88,8 +87,8 @@ def build(rows: pd.DataFrame, *, method: str, kind: str, table: str, key: Sequen
           persona: Column = None, reason: Column = "reason", truncated: Column = None, refusal: Column = None,
           cache_key: Column = "cache_key", finish: pd.Series | None = None) -> pd.DataFrame:
     """Samples of one kind from a method's table rows: each field a column name, a function of the rows, a Series
-    aligned with them, or None (not recorded). ``parsed`` is kept only where ``valid``; ``truncated`` defaults to the stored call's finish reason
-    being "length" (``finish``: cache key -> finish reason, from ``finish_reasons``)."""
+    aligned with them, or None (not recorded). ``parsed`` is kept only where ``valid``; ``truncated`` defaults to the
+    stored call's finish reason being "length" (``finish``: cache key -> finish reason, from ``finish_reasons``)."""
     if rows.empty:
         return empty()
     ok = _column(rows, valid).fillna(False).astype(bool)

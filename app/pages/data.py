@@ -74,11 +74,21 @@ def samples() -> None:
 def runs() -> None:
     if st.session_state.get("data_deleted"):
         st.success(st.session_state.pop("data_deleted"), icon="🗑️")
-    frame = data.runs(ref)
+    from analysis.runs.labels import all_tags, tagged
+
+    frame = data.labelled_runs(ref)
     if frame.empty:
         ui.empty(f"No runs in **{ref.name}**.")
         return
-    ui.table(frame, hide_index=True, width="stretch")
+    if all_tags(frame):
+        chosen = state.multiselect("Tags", all_tags(frame), key="run_tags", default=[],
+                                   help="Only the runs carrying every tag picked (runs are tagged on the Samples page).")
+        frame = tagged(frame, chosen)
+    shown = frame.assign(tags=frame["tags"].map(", ".join))
+    ui.table(shown[["run_id", "name", "tags", *[c for c in shown if c not in ("run_id", "name", "tags")]]],
+             hide_index=True, width="stretch")
+    if frame.empty:
+        return
     run_id = state.selectbox("Run", list(frame["run_id"]), key="run")
     details = data.run_record(ref, run_id)
     left, right = st.columns(2)

@@ -348,7 +348,7 @@ if spec is not None:
     _connection_check(spec, api_key, key_ok, confirmed=confirmed)
     sides.append((spec, key_ok, api_key))
 if state.toggle("Also run on a second model (A/B)", key="run_ab",
-                help="The same plan on two models at once; Compare opens on the pair when both have finished."):
+                help="The same plan on two models at once; when both have finished, a button opens Compare on the pair."):
     spec_b = _spec_picker("_b", "Model B")
     if spec_b is not None:
         key_ok_b, api_key_b, confirmed_b = _api_key(spec_b, key="run_api_key_b")

@@ -267,12 +267,12 @@ def run_labels() -> None:
     if ref.read_only:
         st.caption(f"**{ref.name}** is read-only: its runs cannot be named or tagged here. Your own runs can.")
         return
-    run_id = st.selectbox("Run", list(runs["run_id"]), key="s_label_run", format_func=run_label)
+    run_id = state.selectbox("Run to label", list(runs["run_id"]), key="s_label_run", format_func=run_label)
     row = runs[runs["run_id"] == run_id].iloc[0]
     with st.form(f"label-{run_id}"):
-        name = st.text_input("Name", value=row["name"] if isinstance(row["name"], str) else "", key="s_label_name")
-        tags_text = st.text_input("Tags (comma-separated)", value=", ".join(row["tags"]), key="s_label_tags")
-        note = st.text_area("Note", value=row["note"] if isinstance(row["note"], str) else "", key="s_label_note")
+        name = st.text_input("Name", value=row["name"] if isinstance(row["name"], str) else "", key=f"s_label_name_{run_id}")
+        tags_text = st.text_input("Tags (comma-separated)", value=", ".join(row["tags"]), key=f"s_label_tags_{run_id}")
+        note = st.text_area("Note", value=row["note"] if isinstance(row["note"], str) else "", key=f"s_label_note_{run_id}")
         if st.form_submit_button("Save", icon=":material/sell:"):
             try:
                 set_label(open_store(ref.path, False), run_id, name=name, tags=parse_tags(tags_text), note=note)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ if not SHOTS.is_absolute():
     SHOTS = REPO / SHOTS
 RESULT_PAGES = {"leaderboard": "Leaderboard", "structure": "Value structure", "stability": "Stability",
                 "mbti": "MBTI assessment", "trust": "Trust game", "personagym": "PersonaGym", "compare": "Compare two models"}
-OTHER_PAGES = {"": "RoleScope", "run": "Run", "data": "Data"}
+OTHER_PAGES = {"": "RoleScope", "run": "Run", "samples": "Samples", "data": "Data"}
 
 
 def _sha256(path: Path) -> str:
@@ -127,3 +128,74 @@ def test_other_pages_render(demo_server, page, path):
         page.wait_for_timeout(500)
         page.screenshot(path=str(SHOTS / "run.png"))
         page.set_viewport_size({"width": 1400, "height": 900})
+
+
+# -- the Samples view on the demo's ~8,000 replies ------------------------------------------------------------------
+def _demo_samples():
+    from analysis.runs.store import Store
+    from analysis.samples import store_samples
+
+    with Store(bundled_demo_store(), read_only=True) as store:
+        return store_samples(store)
+
+
+def _pick(page: Any, label: str, option: str | re.Pattern[str]) -> None:
+    page.locator('[data-testid="stMain"]').get_by_label(label, exact=True).click()
+    page.get_by_role("option", name=option).first.click()
+    wait_idle(page)
+    page.keyboard.press("Escape")
+
+
+def test_samples_filtered_to_one_models_invalid_replies_and_one_opened(demo_server, page):
+    """Filter the demo to smollm2-t07's invalid replies (the segmented control and the model picker), see the count the
+    samples table holds, open the first: its reason in red, its messages as a chat, its raw reply."""
+    frame = _demo_samples()
+    expected = int(((frame["model"] == "smollm2-t07") & ~frame["valid"]).sum())
+    goto(page, f"{demo_server.url}/samples")
+    main = page.locator('[data-testid="stMain"]')
+    main.locator('[data-testid="stButtonGroup"]').filter(has_text="invalid").get_by_role(
+        "button", name="invalid", exact=True).click()
+    wait_idle(page)
+    _pick(page, "Model", "smollm2-t07")
+    assert f"{expected:,} of {len(frame):,} samples · {expected:,} invalid" in main.inner_text().replace("*", "")
+    assert "s_valid=invalid" in page.url and "s_model=smollm2-t07" in page.url
+    _pick(page, "Open a sample", re.compile("^smollm2-t07 · "))
+    assert main.locator('[data-testid="stAlertContentError"]').filter(has_text="Invalid:").count() == 1
+    assert main.locator('[data-testid="stChatMessage"]').count() >= 2  # the prompt's messages and the reply
+    assert "s_open=" in page.url and exceptions(page) == []
+    page.screenshot(path=str(SHOTS / "samples.png"))
+
+
+def test_samples_a_vs_b_only_where_they_differ(demo_server, page):
+    """The two demo configurations on the same prompts: the counts are the pairing's, and "only where they differ"
+    lists the differing prompts; one opened shows both replies side by side."""
+    from analysis.samples import agreement, side_by_side
+
+    counts = agreement(side_by_side(_demo_samples(), "smollm2-greedy", "smollm2-t07"))
+    goto(page, f"{demo_server.url}/samples?s_view=pair&s_a=smollm2-greedy&s_b=smollm2-t07")
+    main = page.locator('[data-testid="stMain"]')
+    text = main.inner_text().replace("*", "")
+    assert f"{counts['prompts']:,} prompts both answered" in text and f"{counts['differ']:,} differ" in text
+    main.get_by_text("Only where they differ").click()
+    wait_idle(page)
+    assert "s_differ=1" in page.url
+    _pick(page, "Open a prompt", re.compile(" vs "))
+    boxes = main.locator('[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentError"]')
+    texts = [boxes.nth(i).inner_text() for i in range(boxes.count())]
+    answers = [t for t in texts if t.startswith(("smollm2-greedy:", "smollm2-t07:"))]
+    assert len(answers) == 2 and answers[0].split(": ", 1)[1] != answers[1].split(": ", 1)[1], texts
+    assert exceptions(page) == []
+
+
+def test_samples_matrix_of_prompts_by_models(demo_server, page):
+    """MBTI's People prompts × the two models: one row per prompt, cells coloured by the parsed answer."""
+    from analysis.samples import filter_samples, matrix
+
+    table, n = matrix(filter_samples(_demo_samples(), method=["mbti"], persona=["People"]))
+    goto(page, f"{demo_server.url}/samples?s_view=matrix&s_method=mbti&s_persona=People")
+    main = page.locator('[data-testid="stMain"]')
+    assert f"({n:,} prompts × 2 models)" in main.inner_text()
+    grid = main.locator('[data-testid="stDataFrame"]').last
+    grid.wait_for()
+    assert exceptions(page) == []
+    page.screenshot(path=str(SHOTS / "samples-matrix.png"))

@@ -105,3 +105,20 @@ def test_counts_from_a_progress_snapshot_and_from_the_store(store: Store) -> Non
     store.record_failure("r1", "u3", "k3", "HTTP 500", 3)
     counts = store_counts(store, "r1", planned=5)
     assert (counts.answered, counts.cached, counts.failed, counts.sent, counts.not_asked) == (2, 1, 1, 2, 2)
+
+
+def test_the_label_command_and_runs_by_tag(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    """`label` names and tags a run; `runs --tag` lists the tagged ones; an unknown run is one line, exit 2."""
+    import json
+
+    from analysis.__main__ import main
+
+    path = str(store.path)
+    assert main(["label", "r2", "--name", "second", "--tag", "a,b", "--tag", "c", "--store", path]) == 0
+    capsys.readouterr()
+    assert main(["runs", "--store", path, "--tag", "b", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [(r["run_id"], r["name"], r["tags"]) for r in listed] == [("r2", "second", ["a", "b", "c"])]
+    assert main(["label", "nope", "--tag", "x", "--store", path]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nope" in err[0]
