@@ -57,7 +57,7 @@ view_of = state.segmented("View", ["list", "pair", "matrix", "runs"], key="s_vie
                                        "runs": "Name and tag runs"}.get)
 with st.container(border=True):
     c = st.columns(4)
-    tags = state.multiselect("Run tags", all_tags(runs), key="s_tag", container=c[0],
+    tags = state.multiselect("Run tags", all_tags(runs), key="s_tag", default=[], container=c[0],
                              help="Only the runs carrying every tag picked (name and tag runs in the last view).") \
         if all_tags(runs) else []
     run_ids = set(tagged(runs, tags)["run_id"]) if tags else None

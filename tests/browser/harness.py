@@ -154,3 +154,13 @@ def goto(page: Any, url: str, timeout_ms: float = 120_000) -> None:
 
 def exceptions(page: Any) -> list[str]:
     return [e.inner_text() for e in page.query_selector_all(EXCEPTION)]
+
+
+def dismiss_runs(page: Any) -> None:
+    """On the Run page: dismiss every finished run's panel (they stay, in every tab, until dismissed)."""
+    button = page.locator('[data-testid="stMain"]').get_by_role("button", name="Dismiss")
+    for _ in range(50):
+        if not button.count():
+            return
+        button.first.click()
+        wait_idle(page)

@@ -132,7 +132,7 @@ def test_run_page_completes_an_embedded_run(server, page):
     page.get_by_role("button", name="Start run").click()
     page.get_by_text("Current run").wait_for()
     shot(page, "run-progress")
-    page.get_by_text("Run completed").wait_for(timeout=900_000)
+    page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="Run completed").wait_for(timeout=900_000)
     assert exceptions(page) == []
     shot(page, "run-completed")
     with Store(server.env["ROLESCOPE_STORE"], read_only=True) as store:

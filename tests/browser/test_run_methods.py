@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
+from analysis import methods
 from analysis.runs.store import Store
-from tests.browser.harness import (CHROMIUM, AppServer, browser_tab, exceptions, fixture_store_env, goto, title,
-                                   wait_idle)
+from analysis.samples import scorable
+from tests.browser.harness import (CHROMIUM, AppServer, browser_tab, dismiss_runs, exceptions, fixture_store_env, goto,
+                                   title, wait_idle)
 
 pytestmark = [
     pytest.mark.slow,
@@ -80,6 +82,9 @@ def _tiny(page: Any, method: str) -> None:
         _number(page, "Max tokens per call", 160)
 
 
+ENDED = re.compile("Run completed|Nothing to score|Run failed|Run cancelled")  # a run's outcome box
+
+
 def _calls_planned(page: Any, suffix: str = "") -> int:
     metric = page.locator('[data-testid="stMetric"]').filter(has_text=f"LLM calls{suffix}").first.inner_text()
     return int(metric.splitlines()[-1].replace(",", ""))
@@ -90,7 +95,7 @@ def _watch_progress(page: Any) -> list[str]:
     seen: list[str] = []
     bar = page.locator('[data-testid="stProgress"]')
     outcome = page.locator('[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentError"], '
-                           '[data-testid="stAlertContentWarning"]').filter(has_text=re.compile("^Run "))
+                           '[data-testid="stAlertContentWarning"]').filter(has_text=ENDED)
     for _ in range(1800):  # up to ~15 min at 0.5 s
         if outcome.count():
             break
@@ -106,6 +111,7 @@ def _watch_progress(page: Any) -> list[str]:
 def test_each_method_runs_from_the_run_page(server, page, method):
     """Start a tiny embedded run, watch its progress bar move, see it complete, open its results page."""
     goto(page, f"{server.url}/run?method={method}")
+    dismiss_runs(page)
     assert title(page) == "Run" and exceptions(page) == []
     _tiny(page, method)
     planned = _calls_planned(page)
@@ -114,12 +120,23 @@ def test_each_method_runs_from_the_run_page(server, page, method):
     page.get_by_text(re.compile("^Current run")).wait_for()
     seen = _watch_progress(page)
     page.screenshot(path=str(ARTIFACTS / f"{method}-finished.png"))
-    assert any(re.fullmatch(r"\d+ of \d+ calls", s) for s in seen), seen  # the live bar was drawn while it ran
-    assert page.get_by_text(re.compile("^Run completed")).count() == 1, page.locator('[data-testid="stMain"]').inner_text()
+    assert any(re.match(r"\d+ of \d+ planned calls done", s) for s in seen), seen  # the live bar, while it ran
     with Store(server.env["ROLESCOPE_STORE"], read_only=True) as store:
-        run = store.runs().query("method == @method").iloc[-1]
+        run = store.runs().query("method == @method").iloc[0]
         assert run["status"] == "completed" and int(run["n_failed"] or 0) == 0
         assert len(store.table(ANSWER_TABLES[method], [run["run_id"]])) >= 1
+        scored, valid = scorable(methods.get(method).samples(store, [run["run_id"]]))
+    main = page.locator('[data-testid="stMain"]')
+    if valid == 0:  # the 135M model's replies held nothing to score: said in red, no results link, its samples
+        assert main.locator('[data-testid="stAlertContentError"]').filter(has_text="Nothing to score").count() == 1
+        assert main.get_by_role("button", name="Show the results").count() == 0
+        main.get_by_role("link", name="Its samples").click()
+        wait_idle(page)
+        assert title(page) == "Samples" and exceptions(page) == []
+        return
+    assert main.locator(
+        '[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentWarning"]').filter(
+        has_text="Run completed").count() == 1, main.inner_text()
     page.get_by_role("button", name="Show the results").click()
     wait_idle(page)
     assert title(page) == RESULT_TITLES[method]
@@ -133,6 +150,7 @@ def test_a_b_pair_lands_on_compare(server, page):
     """Values on smollm2-greedy (A) and smollm2-t07 (B), both embedded configurations from models.toml: two live
     panels, both complete, and the pair's button opens Compare on the two."""
     goto(page, f"{server.url}/run?method=values&run_model=smollm2-greedy&run_ab=1&run_model_b=smollm2-t07")
+    dismiss_runs(page)
     _number(page, "Personas", 3)
     _number(page, "Items (0 = all)", 2)
     assert _calls_planned(page, " · smollm2-greedy") == _calls_planned(page, " · smollm2-t07") == 6
@@ -141,7 +159,8 @@ def test_a_b_pair_lands_on_compare(server, page):
     page.locator('[data-testid="stProgress"]').nth(1).wait_for()  # one live panel per model (drawn by fragments)
     compare = page.get_by_role("button", name="Compare smollm2-greedy and smollm2-t07")
     compare.wait_for(timeout=900_000)
-    assert page.get_by_text(re.compile("^Run completed")).count() == 2
+    outcomes = page.locator('[data-testid="stMain"] [data-testid^="stAlertContent"]').filter(has_text=ENDED)
+    assert outcomes.count() == 2, page.locator('[data-testid="stMain"]').inner_text()
     compare.click()
     wait_idle(page)
     assert title(page) == "Compare two models" and exceptions(page) == []

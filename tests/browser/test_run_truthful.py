@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 
 from analysis import methods
+from analysis.runs.labels import labels
 from analysis.runs.outcome import store_counts
 from analysis.runs.store import Store
 from analysis.samples import scorable
-from tests.browser.harness import (CHROMIUM, AppServer, browser_context, exceptions, fixture_store_env, goto, title,
-                                   wait_idle)
+from tests.browser.harness import (CHROMIUM, AppServer, browser_context, dismiss_runs, exceptions, fixture_store_env,
+                                   goto, title, wait_idle)
 from tests.stub_server import FaultRule, StubConfig, StubServer
 
 pytestmark = [
@@ -30,8 +31,9 @@ pytestmark = [
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts/run-truthful"
 #: Every third request fails for good (HTTP 500 on every attempt); another third gets a reply no reader can use.
 FAULTS = [FaultRule("500", modulo=3, residue=0, times=None), FaultRule("nonsense", modulo=3, residue=1, times=None)]
-OUTCOME = ('[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentWarning"], '
-           '[data-testid="stAlertContentError"]')
+ALERTS = ('[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentWarning"], '
+          '[data-testid="stAlertContentError"]')
+ENDED = re.compile("Run completed|Nothing to score|Run failed|Run cancelled")  # after the box's icon
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +96,7 @@ def test_a_run_with_failed_calls_and_unreadable_replies_is_told_apart(server, st
     _number(page, "Items (0 = all)", 4)
     page.get_by_role("button", name="Start run").click()
     page.get_by_text(re.compile("^Current run")).wait_for()
-    _main(page).locator(OUTCOME).first.wait_for(timeout=600_000)
+    _main(page).locator(ALERTS).filter(has_text=ENDED).first.wait_for(timeout=600_000)
     wait_idle(page)
     page.screenshot(path=str(ARTIFACTS / "faulty-run.png"))
     with Store(server.env["ROLESCOPE_STORE"], read_only=True) as store:
@@ -119,10 +121,10 @@ def test_a_finished_run_keeps_its_panel_and_links_in_a_new_tab(server, context):
     tab = context.new_page()
     tab.set_default_timeout(300_000)
     goto(tab, f"{server.url}/run")
-    assert tab.get_by_text(re.compile("^Last run")).count() == 1
-    assert _main(tab).get_by_role("button", name="Show the results").count() == 1
+    tab.get_by_text(re.compile("^Last run")).wait_for(timeout=60_000)
+    _main(tab).get_by_role("button", name="Show the results").wait_for(timeout=60_000)
     samples = _main(tab).get_by_role("link", name="Its samples")
-    assert samples.count() == 1
+    samples.wait_for(timeout=60_000)
     samples.click()
     wait_idle(tab)
     assert title(tab) == "Samples" and exceptions(tab) == []
@@ -135,7 +137,7 @@ def test_ticking_personas_counts_them(server, stub, page):
     goto(page, _run_url(server, stub))
     _number(page, "Items (0 = all)", 2)
     page.get_by_text(re.compile("^Browse and tick personas")).click()
-    search = _main(page).get_by_label("Search", exact=True)
+    search = _main(page).get_by_role("textbox", name="Search", exact=True)
     search.fill("teacher")
     search.press("Enter")
     wait_idle(page)
@@ -151,6 +153,7 @@ def test_an_a_b_pair_lands_on_compare(server, stub, page):
     stub.configure(faults=[])
     goto(page, _run_url(server, stub, run_spec=f"stub-a@{stub.url}", run_ab="1", run_model_b="other",
                         run_spec_b=f"stub-b@{stub.url}", run_personas="3", run_items="3"))
+    dismiss_runs(page)
     page.get_by_role("button", name="Run on A and B").click()
     compare = _main(page).get_by_role("button", name=re.compile("^Compare stub-a@.* and stub-b@"))
     compare.wait_for(timeout=600_000)
@@ -176,7 +179,11 @@ def test_a_tag_set_on_a_run_filters_the_samples(server, page):
     _main(page).get_by_label("Tags (comma-separated)", exact=True).fill("pilot, stub")
     _main(page).get_by_role("button", name="Save").click()
     wait_idle(page)
-    assert "faulty stub" in _main(page).inner_text()
+    with Store(server.env["ROLESCOPE_STORE"], read_only=True) as store:
+        kept = labels(store).set_index("run_id").loc[first]
+    assert kept["name"] == "faulty stub" and kept["tags"] == ["pilot", "stub"]
+    picked = _main(page).get_by_label("Run to label", exact=True).input_value()
+    assert picked == f"faulty stub ({first}) · pilot, stub"  # the run picker names it so
     goto(page, f"{server.url}/samples?store=user&s_view=list")
     assert f"{total:,} of {total:,} samples" in _main(page).inner_text().replace("*", "")
     _main(page).get_by_label("Run tags", exact=True).click()
