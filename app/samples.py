@@ -111,7 +111,9 @@ def show_call(ref: StoreRef, cache_key: str | None, raw: str | None) -> None:
     if call is None:
         st.caption("No stored call for this sample (imported results keep the reply only).")
         if raw:
-            st.text_area("Raw reply", raw, height=120, disabled=True)
+            with st.chat_message("assistant", avatar=":material/smart_toy:"):
+                st.caption("reply (raw)")
+                st.text(raw)
         return
     request = call["request"]
     st.caption(f"Call `{cache_key[:16]}…` · {call.get('tokens_in') or 0} tokens in, {call.get('tokens_out') or 0} out · "

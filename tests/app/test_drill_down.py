@@ -146,7 +146,7 @@ def test_mbti_statement_click_opens_its_answers_for_the_subject(app_on_fixture, 
     picker = next(s for s in at.selectbox if s.key.startswith("dist-sample-"))
     assert picker.options[int(bad["testing"])].endswith(" · invalid")
     picker.set_value(bad.name).run()
-    assert "Invalid: no option named" in [e.value for e in at.error] and at.text_area[0].value == "?"
+    assert "Invalid: no option named" in [e.value for e in at.error] and "?" in [t.value for t in at.text]
 
 
 def test_personagym_click_opens_questions_replies_and_grades(app_on_fixture):
@@ -165,7 +165,7 @@ def test_personagym_click_opens_questions_replies_and_grades(app_on_fixture):
     assert table["question"].iloc[0] == f"As Bo, what would you do about task {task.lower()} #0?"
     assert "**Judge embedded: " + str(int(table["score"].iloc[0])) + "**" in markdown(at)
     assert "Therefore, the final score is 3" in [t.value for t in at.text]
-    assert at.text_area[0].value == "I would think it over (0)."  # the agent's reply (no stored call)
+    assert "I would think it over (0)." in [t.value for t in at.text]  # the agent's reply (no stored call)
     assert at.selectbox(key="persona").value == persona
     at.selectbox(key="persona").set_value(PG_PERSONAS[2]).run()  # the kept click does not override a later choice
     assert not at.exception and at.selectbox(key="persona").value == PG_PERSONAS[2]

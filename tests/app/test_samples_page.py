@@ -1,0 +1,105 @@
+"""AppTest: the Samples page on the fixture store: filters from the URL, a sample opened in full, A vs B, the
+matrix, the export, and a run named and tagged in the user's store, its tag then a filter."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.runs.store import Store
+from analysis.samples import agreement, filter_samples, side_by_side, store_samples
+
+
+@pytest.fixture(scope="module")
+def fixture_samples(tmp_path_factory: pytest.TempPathFactory):
+    from tests.app.fixture_store import build_fixture_store
+
+    with Store(build_fixture_store(tmp_path_factory.mktemp("samples-page") / "f.db"), read_only=True) as store:
+        return store_samples(store)
+
+
+def _caption(at, needle: str) -> str:
+    return next(c.value for c in at.caption if needle in c.value)
+
+
+def test_filters_from_the_url_count_what_the_samples_hold(app_on_fixture, fixture_samples):
+    at = app_on_fixture("samples", s_valid="invalid", s_model="smollm2-t07", s_method="values")
+    assert not at.exception
+    expected = filter_samples(fixture_samples, valid=False, model=["smollm2-t07"], method=["values"])
+    assert _caption(at, " samples · ").startswith(f"**{len(expected):,}** of {len(fixture_samples):,} samples")
+    assert len(at.dataframe[0].value) == min(50, len(expected))
+    assert at.dataframe[0].proto.placeholder == "—"
+
+
+def test_a_sample_opens_in_full_with_its_call(app_on_fixture, fixture_samples):
+    """The fixture's drill-down run has stored calls: the opened sample shows its reading and the messages sent."""
+    with_call = fixture_samples[fixture_samples["cache_key"].notna() & (fixture_samples["method"] == "values")].iloc[0]
+    at = app_on_fixture("samples", s_method="values", s_open=with_call["sample_id"])
+    assert not at.exception
+    assert any(s.value.startswith("Read as: ") for s in at.success)
+    assert any(m.value == "#### The sample" for m in at.markdown)
+    assert any("Call `" in c.value for c in at.caption)  # the stored call: tokens, latency, params
+
+
+def test_a_vs_b_counts_the_pairing_and_shows_both_replies(app_on_fixture, fixture_samples):
+    paired = side_by_side(filter_samples(fixture_samples, method=["mbti"]), "smollm2-greedy", "smollm2-t07",
+                          only_differ=True)
+    counts = agreement(side_by_side(filter_samples(fixture_samples, method=["mbti"]), "smollm2-greedy", "smollm2-t07"))
+    first = paired.iloc[0]
+    at = app_on_fixture("samples", s_view="pair", s_method="mbti", s_a="smollm2-greedy", s_b="smollm2-t07",
+                        s_differ="1", s_pair_open=f"mbti|{first['prompt']}")
+    assert not at.exception
+    assert _caption(at, "prompts both answered").startswith(f"{counts['prompts']:,} prompts both answered")
+    assert f"**{counts['differ']:,} differ**" in _caption(at, "prompts both answered")
+    assert len(at.dataframe[0].value) == min(50, len(paired))
+    shown = [x.value for x in [*at.success, *at.error]]
+    assert f"**smollm2-greedy**: {first['answer_a']}" in shown and f"**smollm2-t07**: {first['answer_b']}" in shown
+
+
+def test_the_matrix_and_the_export(app_on_fixture, fixture_samples):
+    at = app_on_fixture("samples", s_view="matrix", s_method="mbti", s_persona="People")
+    assert not at.exception
+    n = len(filter_samples(fixture_samples, method=["mbti"], persona=["People"]).drop_duplicates("prompt"))
+    assert n > 200 and f"(200 prompts × 2 models)" in _caption(at, "prompts ×")  # capped, and said so
+    assert any(w.value.startswith(f"{n:,} prompts: the matrix shows the first 200") for w in at.warning)
+    at = app_on_fixture("samples", s_view="matrix", s_method="mbti", s_persona="People", s_context="fixed · testing 0")
+    assert "(60 prompts × 2 models)" in _caption(at, "prompts ×") and not at.warning
+    assert list(at.dataframe[0].value.columns) == ["method", "kind", "persona", "item", "context", "smollm2-greedy",
+                                                   "smollm2-t07"]
+    at = app_on_fixture("samples", s_valid="invalid")
+    labels = [b.label for b in at.get("download_button")]
+    n = int((~fixture_samples["valid"]).sum())
+    assert f"Export {n:,} as CSV" in labels and f"Export {n:,} as JSON" in labels
+
+
+def test_a_run_named_and_tagged_then_filtered_by_its_tag(app_on_fixture, stub_server, tmp_path):
+    """A run in the user's store gets a name and tags; the tag filter then keeps its samples only."""
+    from analysis.llm.specs import parse_model_spec
+    from analysis.methods import create_run, execute_run
+    from tests.conftest import trust_spec
+
+    spec = parse_model_spec(f"stub-model@{stub_server.url}")
+    trust_spec(spec)
+    with Store(tmp_path / "user.db") as store:
+        for n_items in (2, 3):
+            from analysis.methods.values.cli import plans_from_args
+            from analysis.methods.options import validate
+            from analysis.methods.values.options import ValuesOptions
+
+            plan = plans_from_args(validate(ValuesOptions, {"limit_personas": 1, "limit_items": n_items}), spec)[0][1]
+            run_id = create_run(store, "values", spec, plan)
+            execute_run(store, run_id, concurrency=1)
+        runs = list(store.runs()["run_id"])
+    at = app_on_fixture("samples", store="user", s_view="runs")
+    assert not at.exception
+    at.selectbox(key="s_label_run").set_value(runs[0]).run()
+    at.text_input(key=f"s_label_name_{runs[0]}").input("pilot run")
+    at.text_input(key=f"s_label_tags_{runs[0]}").input("pilot, stub")
+    at.button[[b.label for b in at.button].index("Save")].click().run()
+    assert not at.exception and not at.error
+    at = app_on_fixture("samples", store="user", s_tag="pilot")
+    assert not at.exception
+    assert _caption(at, " samples · ").startswith("**3** of 5 samples")  # runs[0] is the newest: 3 items
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        from analysis.runs.labels import labels
+
+        assert labels(store).set_index("run_id").loc[runs[0], "tags"] == ["pilot", "stub"]
