@@ -164,6 +164,17 @@ def data_link(table: str, rows: pd.DataFrame, **filters: Any) -> dict[str, str]:
     return link
 
 
+def samples_link(rows: pd.DataFrame) -> dict[str, list[str]]:
+    """The Samples view's query for these samples' runs and models (and their persona, when they share one)."""
+    link = {key: [str(v) for v in dict.fromkeys(rows[col].dropna())] for key, col in (("s_run", "run_id"),
+                                                                                      ("s_model", "model")) if col in rows}
+    for col in ("persona", "subject"):
+        if col in rows and rows[col].nunique() == 1:
+            link["s_persona"] = [str(rows[col].iloc[0])]
+            break
+    return {k: v for k, v in link.items() if v}
+
+
 def panel(ref: StoreRef, rows: pd.DataFrame, title: str, *, key: str, columns: Sequence[str] = (),
           labels: Sequence[str] = LABELS, split: str | None = None, split_label: str | None = None,
           link: Mapping[str, str] | None = None,
@@ -192,5 +203,8 @@ def panel(ref: StoreRef, rows: pd.DataFrame, title: str, *, key: str, columns: S
         pick = st.selectbox("Sample", list(shown.index), key=f"{key}-sample-{title}", format_func=names.get)
         show_sample(ref, shown.loc[pick], detail)
         if link:
-            st.page_link("app/pages/data.py", label="All samples on the Data page", icon=":material/table_view:",
-                         query_params=dict(link))
+            c = st.columns(2)
+            c[0].page_link("app/pages/data.py", label="All samples on the Data page", icon=":material/table_view:",
+                           query_params=dict(link))
+            c[1].page_link("app/pages/samples.py", label="These runs in the Samples view", icon=":material/list_alt:",
+                           query_params=samples_link(rows))

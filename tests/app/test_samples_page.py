@@ -103,3 +103,21 @@ def test_a_run_named_and_tagged_then_filtered_by_its_tag(app_on_fixture, stub_se
         from analysis.runs.labels import labels
 
         assert labels(store).set_index("run_id").loc[runs[0], "tags"] == ["pilot", "stub"]
+
+
+def test_a_drill_down_panel_links_its_runs_into_the_samples_view(app_on_fixture, fixture_samples):
+    """The query a chart point's panel links with opens the Samples view on those runs, models and persona: the
+    rows it lists there are the point's samples of every kind."""
+    import pandas as pd
+
+    from app.samples import samples_link
+
+    rows = pd.DataFrame({"run_id": ["mbti-smollm2-t07"] * 2, "model": ["smollm2-t07"] * 2, "subject": ["Men"] * 2})
+    link = samples_link(rows)
+    assert link == {"s_run": ["mbti-smollm2-t07"], "s_model": ["smollm2-t07"], "s_persona": ["Men"]}
+    at = app_on_fixture("samples", **link)
+    assert not at.exception
+    expected = filter_samples(fixture_samples, run_id=["mbti-smollm2-t07"], persona=["Men"])
+    assert _caption(at, " samples · ").startswith(f"**{len(expected):,}** of")
+    assert samples_link(rows.assign(subject=["Men", "Women"])) == {"s_run": ["mbti-smollm2-t07"],
+                                                                   "s_model": ["smollm2-t07"]}
