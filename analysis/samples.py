@@ -77,6 +77,11 @@ def _column(rows: pd.DataFrame, spec: Column, default: Any = pd.NA) -> pd.Series
     return rows[spec] if spec in rows else pd.Series(default, index=rows.index)
 
 
+def is_one(column: str) -> Callable[[pd.DataFrame], pd.Series]:
+    """A ``valid`` argument of ``build``: the rows whose ``column`` is 1 (the answer tables' 0/1/NULL flags)."""
+    return lambda rows: pd.to_numeric(rows[column], errors="coerce") == 1
+
+
 def flag(values: pd.Series) -> pd.Series:
     """A 0/1/NULL column as nullable booleans."""
     return pd.to_numeric(values, errors="coerce").map(lambda v: pd.NA if v != v else bool(v)).astype("boolean")

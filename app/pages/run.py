@@ -117,14 +117,12 @@ def _shown_runs() -> list[str]:
     if mine and st.query_params.get_all("run_job") != mine:
         st.query_params["run_job"] = mine
     linked = st.query_params.get_all("run_job") or mine
-    return [r for r in dict.fromkeys([*linked, *jobs.undismissed(str(ref.path))])]
+    return list(dict.fromkeys([*linked, *jobs.undismissed(str(ref.path))]))
 
 
 def _dismiss(run_id: str) -> None:
     jobs.dismiss(run_id)
-    for key in ("run_jobs",):
-        if run_id in (st.session_state.get(key) or []):
-            st.session_state[key] = [r for r in st.session_state[key] if r != run_id]
+    st.session_state["run_jobs"] = [r for r in st.session_state.get("run_jobs") or [] if r != run_id]
     if st.session_state.get("run_job") == run_id:
         st.session_state["run_job"] = (st.session_state.get("run_jobs") or [None])[0]
     st.query_params["run_job"] = [r for r in st.query_params.get_all("run_job") if r != run_id]

@@ -144,9 +144,7 @@ def show_full(row: pd.Series) -> None:
 def _opener(table_key: str, ids: list[str], labels: dict[str, str], key: str, label: str) -> str | None:
     """Which row is open: a row clicked in the table (``table_key``) or picked in the selectbox ``key`` (in the URL),
     the click winning when it is new. None while nothing is open."""
-    event = st.session_state.get(table_key)
-    selection = getattr(event, "selection", None) if not isinstance(event, dict) else event.get("selection")
-    rows = (selection.get("rows") if isinstance(selection, dict) else getattr(selection, "rows", None)) or []
+    rows = (st.session_state.get(table_key) or {}).get("selection", {}).get("rows", [])
     clicked = ids[rows[0]] if rows and rows[0] < len(ids) else None
     if clicked is not None and st.session_state.get(f"_{table_key}_last") != clicked:
         st.session_state[f"_{table_key}_last"] = clicked

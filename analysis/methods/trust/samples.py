@@ -7,11 +7,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from analysis.samples import build, concat
-
-
-def _ok(column: str):
-    return lambda r: pd.to_numeric(r[column], errors="coerce") == 1
+from analysis.samples import build, concat, is_one
 
 
 def _money(column: str):
@@ -37,21 +33,21 @@ def samples(store, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
             persona_id=None, item="attribute", context=lambda r: _endowment(r) + " · " + r["strategy"].astype(str),
             parsed=lambda r: r["ranking"].fillna("").astype(str) + r["effect_size"].map(
                 lambda e: f" · effect size {e:g}" if pd.notna(e) else ""),
-            reply="raw", valid=_ok("valid"), scored=True, truncated=lambda r: r["finish_reason"] == "length"))
+            reply="raw", valid=is_one("valid"), scored=True, truncated=lambda r: r["finish_reason"] == "length"))
     transfers = store.table("trust_transfers", run_ids)
     if len(transfers):
         out.append(build(
             transfers, method="trust", kind="transfer", table="trust_transfers", key=("run_id", "persona_id"),
             persona_id="persona_id", item=lambda r: pd.Series("transfer", index=r.index),
             context=lambda r: _endowment(r) + " · " + r["conditioning"].fillna("none").astype(str),
-            parsed=_money("sent"), reply="raw", valid=_ok("valid"), scored=True,
+            parsed=_money("sent"), reply="raw", valid=is_one("valid"), scored=True,
             truncated=lambda r: r["finish_reason"] == "length"))
     forecasts = store.table("trust_forecasts", run_ids)
     if len(forecasts):
         out.append(build(
             forecasts, method="trust", kind="forecast", table="trust_forecasts", key=("run_id", "persona_id", "archetype"),
             persona_id="persona_id", item=lambda r: "archetype " + r["archetype"].astype(str), context=_endowment,
-            parsed="sends", reply="raw", valid=_ok("valid"), scored=True,
+            parsed="sends", reply="raw", valid=is_one("valid"), scored=True,
             truncated=lambda r: r["finish_reason"] == "length"))
     rounds = store.table("trust_rounds", run_ids)
     if len(rounds):
@@ -59,13 +55,13 @@ def samples(store, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
         out.append(build(
             rounds, method="trust", kind="round", table="trust_rounds", key=key, persona_id="persona_id",
             item=lambda r: pd.Series("decision", index=r.index), context=_round_context, parsed=_money("sent"),
-            reply="raw", valid=_ok("valid"), scored=True, truncated=lambda r: r["finish_reason"] == "length"))
+            reply="raw", valid=is_one("valid"), scored=True, truncated=lambda r: r["finish_reason"] == "length"))
         asked = rounds[rounds["forecast_raw"].notna() | rounds["forecast_cache_key"].notna()]
         if len(asked):
             out.append(build(
                 asked, method="trust", kind="round forecast", table="trust_rounds", key=key, persona_id="persona_id",
                 item=lambda r: pd.Series("forecast", index=r.index), context=_round_context,
-                parsed=_money("forecast"), reply="forecast_raw", valid=_ok("forecast_valid"), reason="forecast_reason",
+                parsed=_money("forecast"), reply="forecast_raw", valid=is_one("forecast_valid"), reason="forecast_reason",
                 cache_key="forecast_cache_key", scored=True,
                 truncated=lambda r: r["forecast_finish_reason"] == "length"))
     return concat(out)

@@ -7,20 +7,15 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from analysis.samples import build, concat, finish_reasons
+from analysis.samples import build, concat, finish_reasons, is_one
 
 
 def _parsed(rows: pd.DataFrame) -> pd.Series:
     """'Like me (5)': the option read and the score it counts as (not its letter: options are permuted, and a letter
     means the same answer only within one permutation)."""
-    def one(r: pd.Series) -> str | None:
-        text = str(r["option_label"]) if pd.notna(r["option_label"]) else ""
-        score = r["score"]
-        if pd.notna(score):
-            text += f" ({score:g})" if text else f"{score:g}"
-        return text or None
-
-    return rows.apply(one, axis=1) if len(rows) else pd.Series(dtype="string")
+    label = rows["option_label"].astype("string")
+    score = pd.to_numeric(rows["score"], errors="coerce").map(lambda s: f"{s:g}", na_action="ignore").astype("string")
+    return (label + " (" + score + ")").fillna(label).fillna(score)
 
 
 def samples(store, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
@@ -34,7 +29,7 @@ def samples(store, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
         item=lambda r: r["item_id"].astype(str) + " · " + r["value"].fillna("").astype(str),
         context=lambda r: r["context"].astype(str) + " · " + r["instrument"].astype(str)
         + r["sample"].map(lambda s: f" · sample {s}" if pd.notna(s) and int(s) > 0 else ""),
-        parsed=_parsed, reply="raw", valid=lambda r: pd.to_numeric(r["valid"], errors="coerce") == 1, scored=True,
+        parsed=_parsed, reply="raw", valid=is_one("valid"), scored=True,
         truncated=_truncated(rows, finish_reasons(store, run_ids)))
 
 
