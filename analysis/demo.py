@@ -84,18 +84,32 @@ SIZES: dict[str, dict[str, Any]] = {
              "pg_personas": 5, "pg_questions": 2,
              # the method's default is the reference's 3000 tokens for every call; the 135M model loops to any limit
              "pg_limits": {"selection_max_tokens": 400, "question_max_tokens": 800, "examples_max_tokens": 400,
-                           "grade_max_tokens": 200}},
+                           "grade_max_tokens": 200},
+             # IPIP-NEO-120 (all items: norms) and RoleScope's short form (MTMM) to 9 shaped personas
+             "inventory_domains": ["E", "A", "N"], "inventory_levels": [1, 5, 9], "inventory_items": None},
     "reduced": {"values_personas": 2, "values_items": 6, "values_contexts": ["no_conv", "topics_b"],
                 "mbti_subjects": ["Men", "Women"], "mbti_testings": 2, "mbti_statements": 4, "trust_personas": 3,
                 "trust_individual_personas": 1, "trust_attributes": ["age", "us_citizenship"], "pg_personas": 1, "pg_questions": 1,
                 "pg_limits": {"selection_max_tokens": 300, "question_max_tokens": 600, "examples_max_tokens": 300,
-                              "grade_max_tokens": 120}},
+                              "grade_max_tokens": 120},
+                "inventory_domains": ["E"], "inventory_levels": [1, 5, 9], "inventory_items": 6},
 }
 # Reply lengths: a 135M model rambles to any limit, and generated tokens are most of the build's time
 # (~80 tokens/s on this 2-core box). A number or an option comes first when it comes at all.
 MBTI_TEXT_TOKENS = 24
 TRUST_TOKENS = {"belief": 300, "action": 200, "forecast": 300, "round": 160}
 PG_ANSWER_TOKENS = 160
+INVENTORY_TEXT_TOKENS = 8
+
+
+def _inventory_plan(config: DemoConfig, size: dict[str, Any], inventory: str = "ipip-neo-120") -> dict[str, Any]:
+    from analysis.methods.inventory.options import InventoryOptions
+    from analysis.methods.inventory.plan import build_plan
+
+    options = InventoryOptions(inventory=inventory, domains=size["inventory_domains"], levels=size["inventory_levels"],
+                               biographies=1, limit_items=size["inventory_items"], answer_mode=config.answer_mode,
+                               max_tokens=INVENTORY_TEXT_TOKENS, prefix_reuse=True)
+    return build_plan(options, config.spec()).model_dump()
 
 
 def _values_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
@@ -158,8 +172,10 @@ PLANNERS: dict[str, Callable[[DemoConfig, dict[str, Any]], dict[str, Any]]] = {
     "trust-individual": _trust_individual_plan,
     "personagym": _personagym_plan,
     "values": _values_plan,
+    "inventory": _inventory_plan,
+    "inventory-mini": partial(_inventory_plan, inventory="rolescope-mini"),
 }
-METHOD_OF = {"trust-population": "trust", "trust-individual": "trust", "values-svs": "values"}
+METHOD_OF = {"trust-population": "trust", "trust-individual": "trust", "values-svs": "values", "inventory-mini": "inventory"}
 
 
 def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list[str] | None = None,

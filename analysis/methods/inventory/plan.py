@@ -1,0 +1,42 @@
+"""Building an inventory plan from the run options (``run inventory`` and the Run page share it)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from analysis.errors import InputError
+from analysis.llm.specs import ModelSpec
+from analysis.methods.inventory.inventory import load_inventory
+from analysis.methods.inventory.options import InventoryOptions
+from analysis.methods.inventory.personas import design
+from analysis.methods.inventory.session import InventoryPlan
+from analysis.methods.options import from_args
+
+
+def build_plan(options: InventoryOptions, spec: ModelSpec) -> InventoryPlan:
+    """Resolve every source now, so the stored plan is self-contained."""
+    inventory = load_inventory(options.inventory).limited(options.limit_items)
+    if not any(i.domain for i in inventory.items):
+        raise InputError(f"--limit-items {options.limit_items} keeps no scored item")
+    if options.answer_mode == "logprob" and spec.max_top_logprobs < inventory.n_options:
+        raise InputError(f"model {spec.name} returns at most {spec.max_top_logprobs} top logprobs; use --answer-mode text")
+    personas = design(shaping=options.shaping == "single", domains=options.domains, levels=options.levels,
+                      biographies=options.biographies, limit=options.personas, ids=options.persona_ids)
+    if not personas:
+        raise InputError("the persona design is empty")
+    params = dict(spec.params)
+    if options.temperature is not None:
+        params["temperature"] = options.temperature
+    return InventoryPlan(
+        inventory=inventory, personas=personas,
+        orders=["ascending", "descending"] if options.order == "both" else [options.order],
+        answer_mode=options.answer_mode, shaping=options.shaping == "single", params=params,
+        top_logprobs=min(200, spec.max_top_logprobs), text_max_tokens=options.max_tokens,
+        prefix_reuse=options.prefix_reuse)
+
+
+def plan_from_args(args: argparse.Namespace | InventoryOptions, spec: ModelSpec) -> dict[str, Any]:
+    """The resolved plan (a dict for ``create_run``) from parsed flags or the options model."""
+    options = args if isinstance(args, InventoryOptions) else from_args(InventoryOptions, args)
+    return build_plan(options, spec).model_dump()

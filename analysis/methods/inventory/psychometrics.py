@@ -1,0 +1,117 @@
+"""The inventory's psychometrics, pure functions on arrays (Serapio-García et al. 2023, Sec. "Reliability",
+"Construct validity", "Shaping"). Each returns NaN when undefined; ``why_*`` say why.
+
+- α (Cronbach 1951) and ω_t (McDonald; one factor, minres) per domain over the answer sheets (units) as R ``psych``
+  computes them: ``analysis.reliability.cronbach_alpha`` / ``omega_total``.
+- λ6 (Guttman 1945) as ``psych::alpha``'s ``G6(smc)``: λ6 = 1 − Σ_j (1 − SMC_j) / Σ_jk R_jk, R the item correlation
+  matrix of the complete sheets and SMC_j the squared multiple correlation of item j on the others (1 − 1/(R⁻¹)_jj).
+- test–retest: Pearson r across personas of the domain score in ascending against descending option order.
+- shaping (single trait): for the personas shaped on domain d, Spearman ρ(target level, d's score); off-target drift:
+  the mean over the other domains e of |ρ(target level of d, e's score)| (0 = shaping d moves nothing else).
+- MTMM (Campbell & Fiske 1959): Pearson r across personas between every (inventory, domain) score pair of two
+  inventories; convergent validity = mean r of the same domain across inventories; discriminant Δ = convergent − mean
+  |r| of different domains across inventories (the paper's summary: convergent r well above the others).
+- position bias: the share of valid answers giving each number 1..k (k options: 1/k each if position did not matter)
+  and the mean |ascending − descending| domain score of a persona.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+from analysis.reliability import MIN_UNITS, cronbach_alpha, omega_total, why_alpha_undefined, why_undefined
+
+
+def domain_items(X: np.ndarray, mask: np.ndarray) -> pd.DataFrame:
+    """Units (sheets: persona × order) × the domain's items, keyed scores."""
+    cols = X[:, :, mask]
+    return pd.DataFrame(cols.reshape(-1, cols.shape[2]))
+
+
+def alpha(frame: pd.DataFrame) -> tuple[float, str | None]:
+    why = why_alpha_undefined(frame)
+    return (float("nan"), why) if why else (cronbach_alpha(frame), None)
+
+
+def omega(frame: pd.DataFrame) -> tuple[float, str | None]:
+    why = why_undefined(frame, min_items=3)
+    if why:
+        return float("nan"), why
+    value = omega_total(frame)
+    return (value, None) if np.isfinite(value) else (value, "the one-factor solution failed")
+
+
+def lambda6(frame: pd.DataFrame) -> tuple[float, str | None]:
+    """Guttman's λ6 of the complete rows (module docstring), as ``psych::alpha(x)$total$"G6(smc)"``."""
+    why = why_undefined(frame, min_items=2)
+    if why:
+        return float("nan"), why
+    R = np.corrcoef(frame.dropna().to_numpy(dtype=float), rowvar=False)
+    try:
+        inv = np.linalg.inv(R)
+    except np.linalg.LinAlgError:
+        inv = np.linalg.pinv(R)
+    smc = 1 - 1 / np.diag(inv)
+    return float(1 - (1 - smc).sum() / R.sum()), None
+
+
+def pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, str | None]:
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < MIN_UNITS:
+        return float("nan"), f"needs ≥ {MIN_UNITS} personas scored in both, has {int(ok.sum())}"
+    if np.std(x[ok]) == 0 or np.std(y[ok]) == 0:
+        return float("nan"), "a score has no variance across personas"
+    return float(np.corrcoef(x[ok], y[ok])[0, 1]), None
+
+
+def spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, str | None]:
+    ok = np.isfinite(x) & np.isfinite(y)
+    if ok.sum() < MIN_UNITS:
+        return float("nan"), f"needs ≥ {MIN_UNITS} shaped personas with a score, has {int(ok.sum())}"
+    if len(set(x[ok])) < 2:
+        return float("nan"), "needs ≥ 2 target levels"
+    if np.std(y[ok]) == 0:
+        return float("nan"), "the score has no variance across personas"
+    return float(spearmanr(x[ok], y[ok]).statistic), None
+
+
+def shaping(levels: np.ndarray, scores: dict[str, np.ndarray], domain: str) -> dict[str, tuple[float, str | None]]:
+    """ρ(target level of ``domain``, its score) and the off-target drift, over the personas shaped on ``domain``
+    (``levels`` NaN elsewhere)."""
+    rho = spearman(levels, scores[domain])
+    others = [spearman(levels, scores[e]) for e in scores if e != domain]
+    defined = [abs(r) for r, _ in others if np.isfinite(r)]
+    drift = (float(np.mean(defined)), None) if defined else (
+        float("nan"), others[0][1] if others else "no other domain is scored")
+    return {"rho": rho, "drift": drift}
+
+
+def mtmm(scores: dict[str, dict[str, np.ndarray]]) -> tuple[pd.DataFrame, float, float, str | None]:
+    """The correlation matrix of (inventory · domain) persona scores (personas aligned across inventories), the
+    convergent mean r and the discriminant Δ (module docstring)."""
+    names = list(scores)
+    columns = {f"{inv} · {d}": v for inv in names for d, v in scores[inv].items()}
+    frame = pd.DataFrame(columns)
+    R = frame.corr()
+    if len(names) < 2:
+        return R, float("nan"), float("nan"), "needs two inventories given to the same personas"
+    if frame.dropna().shape[0] < MIN_UNITS:
+        return R, float("nan"), float("nan"), f"needs ≥ {MIN_UNITS} personas scored on both inventories"
+    a, b = names[:2]
+    shared = [d for d in scores[a] if d in scores[b]]
+    conv = [R.loc[f"{a} · {d}", f"{b} · {d}"] for d in shared]
+    disc = [abs(R.loc[f"{a} · {d}", f"{b} · {e}"]) for d in scores[a] for e in scores[b] if d != e]
+    conv = [c for c in conv if np.isfinite(c)]
+    disc = [c for c in disc if np.isfinite(c)]
+    if not conv:
+        return R, float("nan"), float("nan"), "no domain shared by both inventories has variance"
+    c = float(np.mean(conv))
+    return R, c, (c - float(np.mean(disc))) if disc else float("nan"), None
+
+
+def position_shares(number: np.ndarray, k: int) -> dict[int, float]:
+    """Share of the valid answers giving each number 1..k."""
+    given = number[np.isfinite(number)]
+    return {n: float((given == n).mean()) if len(given) else float("nan") for n in range(1, k + 1)}

@@ -1,0 +1,221 @@
+"""The inventory report: the ``metrics inventory --json`` document.
+
+    {"models": {NAME: {
+        "domains": {D: {"name", "score", "percentile", "alpha", "omega", "lambda6", "test_retest", "shaping_rho",
+                        "drift", "n_personas", "n_items", "<metric>_reason": why undefined, …}},   # the main inventory's
+        "inventory": main inventory name,
+        "inventories": {INV: {"title", "n_items", "n_personas", "n_sheets", "norms", "domains": {…as above},
+                              "facets": {F: {"name", "domain", "score", "percentile"}},
+                              "position": {"shares": {"1": x, …}, "first": x, "order_gap": x}}},
+        "mtmm": {"inventories": [A, B], "convergent", "discriminant", "reason", "n_personas", "matrix": frame},
+        "headlines": {"inventory_shaping": number, "inventory_alpha": number},
+        "counts": [invalid answers], "chance": {INV: {"alpha/E": {"uniform": …, "permutation": …}, …}},
+        "figures": {"profiles", "shaping", "facets"}, "configuration", "configurations"}}}
+
+The main inventory is IPIP-NEO-120 when it was given, else IPIP-NEO-300, else the first. Formulas:
+``analysis.methods.inventory.scoring`` and ``psychometrics``. Every number is null with its reason where undefined.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.errors import InputError
+from analysis.methods.base import counts, frame_doc, number
+from analysis.methods.inventory import psychometrics as pm
+from analysis.methods.inventory.families import FAMILY
+from analysis.methods.inventory.scoring import Sheets, _quiet, norm_band, persona_scores, scale_scores, sheet_percentiles, sheets
+from analysis.methods.inventory.session import ANSWERS
+from analysis.runs import comparable
+from analysis.runs.store import Store
+
+PREFERRED = ("ipip-neo-120", "ipip-neo-300")
+
+
+def selected_answers(store: Store, model: str | None = None, config: comparable.Chosen = None,
+                     selection: comparable.Selection | None = None) -> pd.DataFrame:
+    """``inventory_answers`` of each model's chosen configuration, the latest run of each inventory × persona × order."""
+    selection = selection or comparable.select(store, FAMILY, model=model, config=config)
+    answers = store.table(ANSWERS.name, run_ids=selection.run_ids())
+    return comparable.latest_rows(answers, ["model", "inventory", "persona_id", "order_mode"], selection.order)
+
+
+def _val(x: float) -> float | None:
+    return float(x) if x is not None and np.isfinite(x) else None
+
+
+def _entry(out: dict[str, Any], key: str, pair: tuple[float, str | None]) -> None:
+    value, why = pair
+    out[key] = _val(value)
+    if out[key] is None:
+        out[f"{key}_reason"] = why or "undefined"
+
+
+def levels_of(s: Sheets, domain: str) -> np.ndarray:
+    return np.array([t.get(domain, np.nan) if len(t) == 1 else np.nan for t in s.targets], dtype=float)
+
+
+def statistics(s: Sheets, X: np.ndarray | None = None, *, with_omega: bool = True) -> dict[str, tuple[float, str | None]]:
+    """Every per-domain number of one inventory computed from keyed answers ``X`` (default the observed): the metrics
+    the report shows and the chance draws re-compute on null answers. Keys ``metric/domain``."""
+    X = s.X if X is None else X
+    sheet = scale_scores(s, X=X)
+    person = persona_scores(sheet)
+    out: dict[str, tuple[float, str | None]] = {}
+    for d in s.domains:
+        frame = pm.domain_items(X, s.domain == d)
+        out[f"alpha/{d}"] = pm.alpha(frame)
+        out[f"lambda6/{d}"] = pm.lambda6(frame)
+        if with_omega:
+            out[f"omega/{d}"] = pm.omega(frame)
+        if len(s.orders) == 2:
+            out[f"test_retest/{d}"] = pm.pearson(sheet[d][:, 0], sheet[d][:, 1])
+        else:
+            out[f"test_retest/{d}"] = (float("nan"), "needs both option orders (--order both)")
+        lv = levels_of(s, d)
+        if np.isfinite(lv).any():
+            shaped = pm.shaping(lv, person, d)
+            out[f"shaping/{d}"], out[f"drift/{d}"] = shaped["rho"], shaped["drift"]
+        else:
+            why = "no persona was shaped on this domain" if any(s.targets) else "no persona was shaped (--shaping none)"
+            out[f"shaping/{d}"] = out[f"drift/{d}"] = (float("nan"), why)
+    for metric in ("shaping", "alpha"):
+        vals = [v for k, (v, _) in out.items() if k.startswith(metric + "/") and np.isfinite(v)]
+        first_reason = next((w for k, (v, w) in out.items() if k.startswith(metric + "/") and w), "undefined")
+        out[metric] = (float(np.mean(vals)), None) if vals else (float("nan"), first_reason)
+    return out
+
+
+def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]:
+    """One inventory's part of a model's document (observed numbers)."""
+    from analysis.methods.inventory import BIG_FIVE
+
+    stats = statistics(s)
+    sheet = scale_scores(s)
+    person = persona_scores(sheet)
+    pcts, pct_reason = sheet_percentiles(s, name)
+    domains = {}
+    for d in s.domains:
+        entry: dict[str, Any] = {"name": BIG_FIVE.get(d, d), "n_items": int((s.domain == d).sum()),
+                                 "n_personas": int(np.isfinite(person[d]).sum())}
+        _entry(entry, "score", (float(np.nanmean(person[d])) if np.isfinite(person[d]).any() else float("nan"),
+                                "no valid answer to its items"))
+        _entry(entry, "sd", (float(np.nanstd(person[d], ddof=1)) if np.isfinite(person[d]).sum() > 1 else float("nan"),
+                             "needs ≥ 2 personas"))
+        vals = [v[d] for v in pcts.values()]
+        _entry(entry, "percentile", (float(np.mean(vals)) if vals else float("nan"), pct_reason))
+        for metric in ("alpha", "omega", "lambda6", "test_retest"):
+            _entry(entry, metric, stats[f"{metric}/{d}"])
+        _entry(entry, "shaping_rho", stats[f"shaping/{d}"])
+        _entry(entry, "drift", stats[f"drift/{d}"])
+        domains[d] = entry
+    facets = {}
+    for f, values in persona_scores(scale_scores(s, "facet")).items():
+        vals = [v[f] for v in pcts.values() if f in v]
+        facets[f] = {"domain": str(s.domain[list(s.facet).index(f)]), "score": _val(np.nanmean(values)) if np.isfinite(values).any() else None,
+                     "percentile": _val(np.mean(vals)) if vals else None}
+    with _quiet():
+        order_gap = [np.nanmean(np.abs(sheet[d][:, 0] - sheet[d][:, 1])) for d in s.domains] if len(s.orders) == 2 else []
+    shares = pm.position_shares(s.number, s.n_options)
+    first = answers.iloc[0]
+    return {
+        "title": name, "n_items": len(s.items), "n_personas": len(s.personas), "n_sheets": len(s.personas) * len(s.orders),
+        "orders": s.orders, "norms": name if name in PREFERRED and not pct_reason else None,
+        "norms_reason": pct_reason, "answer_mode": str(first.get("mode")),
+        "domains": domains, "facets": facets,
+        "position": {"shares": {str(k): _val(v) for k, v in shares.items()}, "first": _val(shares.get(1, float("nan"))),
+                     "chance_share": 1 / s.n_options,
+                     "order_gap": _val(float(np.nanmean(order_gap))) if order_gap and np.isfinite(order_gap).any() else None,
+                     "order_gap_reason": None if order_gap else "needs both option orders"},
+        "headline": {k: stats[k] for k in ("shaping", "alpha")},
+    }
+
+
+def figures(s: Sheets, name: str) -> dict[str, Any]:
+    """The frames the page draws: persona profiles (with the human norm band), the shaping curve, item answers."""
+    from analysis.methods.inventory import BIG_FIVE
+
+    person = persona_scores(scale_scores(s))
+    rows = []
+    for p, pid in enumerate(s.personas):
+        (target, level), = (s.targets[p].items() if len(s.targets[p]) == 1 else [(None, None)])
+        for d in s.domains:
+            band = norm_band(name, s.sex[p], s.age[p]).get(d, (None, None)) if name in PREFERRED else (None, None)
+            rows.append({"persona_id": pid, "domain": d, "domain_name": BIG_FIVE.get(d, d), "score": _val(person[d][p]),
+                         "target_domain": target, "target_level": level, "norm_lo": band[0], "norm_hi": band[1],
+                         "sex": s.sex[p], "age": s.age[p]})
+    profiles = pd.DataFrame(rows)
+    shaped = profiles[profiles["target_domain"].notna()]
+    curve = (shaped[shaped["target_domain"] == shaped["domain"]].groupby(["domain", "target_level"], as_index=False)
+             .agg(score=("score", "mean"), sd=("score", "std"), n=("score", "count"))) if len(shaped) else \
+        pd.DataFrame(columns=["domain", "target_level", "score", "sd", "n"])
+    return {"profiles": frame_doc(profiles), "shaping": frame_doc(curve)}
+
+
+def main_inventory(names: list[str]) -> str:
+    return next((n for n in PREFERRED if n in names), names[0])
+
+
+def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None, *,
+                 chance: int = 0) -> dict[str, Any]:
+    """The ``metrics inventory --json`` document (module docstring) for every model (or only ``model``)."""
+    from analysis.methods.inventory import chance as inv_chance
+
+    selection = comparable.select(store, FAMILY, model=model, config=config)
+    answers = selected_answers(store, selection=selection)
+    if model is not None and answers.empty:
+        raise InputError(f"no inventory answers for model '{model}' in {store.path}")
+    models = {}
+    for name in dict.fromkeys(answers["model"]):
+        mine = answers[answers["model"] == name]
+        per_inv: dict[str, Any] = {}
+        arrays: dict[str, Sheets] = {}
+        for inv, rows in mine.groupby("inventory", sort=False):
+            k = int(rows["n_options"].iloc[0]) if "n_options" in rows else n_options_of(store, rows)
+            arrays[str(inv)] = sheets(rows, k)
+            per_inv[str(inv)] = inventory_doc(arrays[str(inv)], str(inv), rows)
+        main = main_inventory(list(per_inv))
+        head = per_inv[main].pop("headline")
+        for doc in per_inv.values():
+            doc.pop("headline", None)
+        doc: dict[str, Any] = {"inventory": main, "domains": per_inv[main]["domains"], "inventories": per_inv}
+        doc["mtmm"] = mtmm_doc(arrays)
+        doc["headlines"] = {"inventory_shaping": number(head["shaping"][0], head["shaping"][1] or "undefined"),
+                            "inventory_alpha": number(head["alpha"][0], head["alpha"][1] or "undefined")}
+        doc["counts"] = [counts("invalid answers", int((mine["valid"] != 1).sum()), len(mine))]
+        doc["figures"] = figures(arrays[main], main)
+        doc |= selection.document(name)
+        if chance > 0:
+            doc["chance"] = {inv: inv_chance.inventory_chance(arrays[inv], inv, n_sims=chance, store=store)
+                             for inv in per_inv}
+        models[name] = doc
+    return {"models": models}
+
+
+def mtmm_doc(arrays: dict[str, Sheets]) -> dict[str, Any]:
+    """The MTMM entry: personas aligned by id across the first two inventories (the main one first)."""
+    names = sorted(arrays, key=lambda n: (n not in PREFERRED, PREFERRED.index(n) if n in PREFERRED else 0, n))[:2]
+    if len(names) < 2:
+        return {"inventories": names, "convergent": None, "discriminant": None, "n_personas": 0, "matrix": None,
+                "reason": "needs two inventories given to the same personas (run another --inventory on them)"}
+    shared = [p for p in arrays[names[0]].personas if p in set(arrays[names[1]].personas)]
+    scores = {}
+    for n in names:
+        person = persona_scores(scale_scores(arrays[n]))
+        index = [arrays[n].personas.index(p) for p in shared]
+        scores[n] = {d: v[index] for d, v in person.items()}
+    R, conv, disc, why = pm.mtmm(scores)
+    return {"inventories": names, "convergent": _val(conv), "discriminant": _val(disc), "n_personas": len(shared),
+            "matrix": frame_doc(R.reset_index(names="scale")) if len(R) else None, "reason": why}
+
+
+def n_options_of(store: Store, rows: pd.DataFrame) -> int:
+    """The number of response options of the inventory these rows answer (from their run's plan)."""
+    import json
+
+    run = store.get_run(str(rows["run_id"].iloc[0]))
+    plan = json.loads(run["plan"]) if isinstance(run["plan"], str) else run["plan"]
+    return len(plan["inventory"]["options"])

@@ -1,0 +1,157 @@
+"""Scores from answers: one answer sheet is one persona in one option order; an item's keyed score is its option's
+score (1..k), reversed ((k + 1) − score) for reverse-keyed items.
+
+- domain (facet) score of a sheet: the mean keyed score of its valid answers to the domain's (facet's) items
+  (IPIP-NEO's scale score divided by its item count, so inventories and short forms share the 1..k scale);
+- a persona's score: the mean of its sheets' scores;
+- norm percentiles (IPIP-NEO only, every item answered): ``five-factor-e``'s ``IpipNeo.compute`` on the sheet's raw
+  answers with the persona's sex and age (Johnson's norms; the package reverses the keyed items itself);
+- the human 25–75 % band of a domain: Johnson's norm mean ± 0.6745 SD (normal quartiles) of the domain's sum, from
+  ``ipipneo.norm.Norm``, divided by the domain's item count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import pandas as pd
+
+from analysis.methods.inventory.inventory import IPIP
+
+QUARTILE_Z = 0.6744897501960817  # scipy.stats.norm.ppf(0.75)
+#: five-factor-e's order of the domains in ``Norm(...)["ns"]``: means at 1..5, SDs at 6..10.
+NORM_ORDER = ("N", "E", "O", "A", "C")
+FULL_NAMES = {"openness": "O", "conscientiousness": "C", "extraversion": "E", "agreeableness": "A", "neuroticism": "N"}
+
+
+@dataclass(frozen=True)
+class Sheets:
+    """The answers of one model to one inventory as arrays: ``X[p, o, i]`` keyed scores (NaN = no valid answer),
+    ``raw[p, o, i]`` option scores before reversal, with the personas, orders and items they index."""
+
+    personas: list[str]
+    orders: list[str]
+    items: list[str]
+    domain: np.ndarray  # per item: its domain (None = unkeyed)
+    facet: np.ndarray
+    X: np.ndarray
+    raw: np.ndarray
+    number: np.ndarray  # the number given (1..k), NaN when invalid: the position chosen
+    n_options: int
+    targets: list[dict[str, int]]
+    sex: list[str]
+    age: list[int]
+
+    @property
+    def domains(self) -> list[str]:
+        return list(dict.fromkeys(d for d in self.domain if d is not None))
+
+    def with_keyed(self, X: np.ndarray) -> Sheets:
+        """The same design with other keyed answers (a null draw)."""
+        return Sheets(self.personas, self.orders, self.items, self.domain, self.facet, X, self.raw, self.number,
+                      self.n_options, self.targets, self.sex, self.age)
+
+
+def sheets(answers: pd.DataFrame, n_options: int) -> Sheets:
+    """``Sheets`` of one model's answers to one inventory (rows of ``inventory_answers``)."""
+    import json
+
+    personas = list(dict.fromkeys(answers["persona_id"]))
+    orders = [o for o in ("ascending", "descending") if (answers["order_mode"] == o).any()]
+    first = answers.sort_values("seq", kind="stable").drop_duplicates("item_id")
+    items = list(first["item_id"])
+    domain = np.array([d if isinstance(d, str) and d else None for d in first["domain"]], dtype=object)
+    facet = np.array([f if isinstance(f, str) and f else None for f in first["facet"]], dtype=object)
+    shape = (len(personas), len(orders), len(items))
+    X, raw, number = (np.full(shape, np.nan) for _ in range(3))
+    valid = answers[answers["valid"] == 1]
+    p, o, i = (valid[c].map({v: n for n, v in enumerate(keys)}).to_numpy().astype(int)
+               for c, keys in (("persona_id", personas), ("order_mode", orders), ("item_id", items)))
+    X[p, o, i] = pd.to_numeric(valid["keyed"]).to_numpy(float)
+    raw[p, o, i] = pd.to_numeric(valid["score"]).to_numpy(float)
+    number[p, o, i] = pd.to_numeric(valid["number"]).to_numpy(float)
+    people = answers.drop_duplicates("persona_id").set_index("persona_id").loc[personas]
+    targets = [json.loads(t) if isinstance(t, str) and t else {} for t in people["targets"]]
+    return Sheets(personas, orders, items, domain, facet, X, raw, number, n_options, targets,
+                  [s if s in ("M", "F") else "N" for s in people["sex"]],
+                  [int(a) if pd.notna(a) else 30 for a in people["age"]])
+
+
+def scale_scores(s: Sheets, by: str = "domain", X: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Per domain (or facet): ``[p, o]`` mean keyed score of the sheet's valid answers (NaN when none)."""
+    X = s.X if X is None else X
+    keys = s.domain if by == "domain" else s.facet
+    out = {}
+    for key in dict.fromkeys(k for k in keys if k is not None):
+        cols = X[:, :, keys == key]
+        with np.errstate(invalid="ignore"), _quiet():
+            out[key] = np.nanmean(cols, axis=2)
+    return out
+
+
+def persona_scores(sheet_scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per domain: each persona's mean over its sheets."""
+    with _quiet():
+        return {k: np.nanmean(v, axis=1) for k, v in sheet_scores.items()}
+
+
+class _quiet:
+    def __enter__(self):
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc):
+        self._w.__exit__(*exc)
+
+
+def five_factor_percentiles(raw: dict[str, int], n: int, sex: str, age: int) -> dict[str, float]:
+    """Domain and facet percentiles of one complete IPIP-NEO-``n`` sheet (item number -> option 1..5, unreversed),
+    as five-factor-e computes them: ``{"O": pct, "O1": pct, …}``."""
+    from ipipneo import IpipNeo
+
+    result = IpipNeo(question=n).compute(sex=sex, age=age, answers={
+        "answers": [{"id_question": int(q), "id_select": int(v)} for q, v in raw.items()]})
+    out = {}
+    for entry in result["person"]["result"]["personalities"]:
+        (doc,) = entry.values()
+        letter = next(k for k in doc if len(k) == 1)
+        out[letter] = float(doc[letter])
+        for trait in doc["traits"]:
+            name = next(k for k in trait if k not in ("trait", "score"))
+            out[f"{letter}{trait['trait']}"] = float(trait[name])
+    return out
+
+
+def sheet_percentiles(s: Sheets, inventory: str) -> tuple[dict[tuple[int, int], dict[str, float]], str | None]:
+    """Percentiles of every complete sheet ((p, o) -> {domain or facet: pct}), or why there are none."""
+    n = IPIP.get(inventory)
+    if n is None:
+        return {}, "no norms for this inventory (norms: IPIP-NEO-120 and -300 with every item)"
+    if len(s.items) != n:
+        return {}, f"norms need all {n} items; the run asked {len(s.items)}"
+    out = {}
+    for p in range(len(s.personas)):
+        for o in range(len(s.orders)):
+            row = s.raw[p, o]
+            if np.isnan(row).any():
+                continue
+            out[(p, o)] = five_factor_percentiles(dict(zip(s.items, row.astype(int))), n, s.sex[p], s.age[p])
+    return out, None if out else "no sheet has every item answered validly (norms need all of them)"
+
+
+@cache
+def norm_band(inventory: str, sex: str, age: int) -> dict[str, tuple[float, float]]:
+    """Per domain: the human 25–75 % range of its mean item score (Johnson's norms for ``sex`` and ``age``)."""
+    from ipipneo.model import QuestionNumber
+    from ipipneo.norm import Norm
+
+    n = IPIP[inventory]
+    ns = Norm(sex=sex, age=int(age), nquestion=QuestionNumber.IPIP_120 if n == 120 else QuestionNumber.IPIP_300)["ns"]
+    per_domain = n // 5
+    return {d: ((ns[1 + k] - QUARTILE_Z * ns[6 + k]) / per_domain, (ns[1 + k] + QUARTILE_Z * ns[6 + k]) / per_domain)
+            for k, d in enumerate(NORM_ORDER)}

@@ -1,0 +1,114 @@
+"""Giving an inventory: one independent call per persona × item × option order (Serapio-García et al. 2023: every
+item is its own prompt, no history).
+
+A failed call is stored invalid with its reason (``resume`` asks it again); an unreadable reply is stored invalid
+with its raw text. Nothing is ever filled in.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from analysis.llm.client import ChatRequest
+from analysis.llm.options import AnswerMode
+from analysis.llm.specs import ModelSpec
+from analysis.methods.inventory.inventory import Inventory, Item
+from analysis.methods.inventory.parse import ReadNumber, number_from_logprobs, number_from_text
+from analysis.methods.inventory.personas import Persona
+from analysis.methods.inventory.prompts import OrderMode, item_prompt, option_of_number
+from analysis.runs.executor import CallOutcome, Executor, run_units
+from analysis.runs.store import Store, Table, register_table
+
+ANSWERS = register_table(Table(
+    "inventory_answers",
+    (("run_id", "TEXT"), ("model", "TEXT"), ("inventory", "TEXT"), ("persona_id", "TEXT"), ("persona", "TEXT"),
+     ("sex", "TEXT"), ("age", "INTEGER"), ("targets", "TEXT"), ("order_mode", "TEXT"), ("seq", "INTEGER"),
+     ("item_id", "TEXT"), ("domain", "TEXT"), ("facet", "TEXT"), ("reverse", "INTEGER"), ("item", "TEXT"),
+     ("mode", "TEXT"), ("number", "INTEGER"), ("option_index", "INTEGER"), ("option", "TEXT"), ("score", "REAL"),
+     ("keyed", "REAL"), ("valid", "INTEGER"), ("reason", "TEXT"), ("raw", "TEXT"), ("logprob", "REAL"),
+     ("cache_key", "TEXT"), ("truncated", "INTEGER"), ("source", "TEXT")),
+    ("run_id", "persona_id", "order_mode", "item_id"),
+))
+#: Text mode's reply limit (the paper scores the options' likelihood and generates nothing): a number comes first.
+TEXT_MAX_TOKENS = 32
+
+
+class InventoryPlan(BaseModel):
+    """Everything an inventory run needs, resolved (so ``resume`` repeats it exactly)."""
+
+    method: Literal["inventory"] = "inventory"
+    inventory: Inventory
+    personas: list[Persona]
+    orders: list[OrderMode] = Field(default_factory=lambda: ["ascending", "descending"])
+    answer_mode: AnswerMode = "logprob"
+    shaping: bool = True
+    params: dict[str, Any] = Field(default_factory=dict)
+    top_logprobs: int = 200
+    text_max_tokens: int | None = Field(TEXT_MAX_TOKENS, ge=1)
+    prefix_reuse: bool = False
+
+    def n_calls(self) -> int:
+        return len(self.personas) * len(self.orders) * len(self.inventory.items)
+
+
+class InventorySession:
+    """Executes one InventoryPlan; writes one ``inventory_answers`` row per item asked."""
+
+    def __init__(self, plan: InventoryPlan, executor: Executor, store: Store, run_id: str, spec: ModelSpec):
+        self.plan, self.ex, self.store, self.run_id, self.spec = plan, executor, store, run_id, spec
+
+    def _params(self) -> dict[str, Any]:
+        params = dict(self.plan.params)
+        if self.plan.answer_mode == "logprob":
+            params |= {"max_tokens": 1, "temperature": 0.0, "top_logprobs": self.plan.top_logprobs, "logprobs": True}
+        elif self.plan.text_max_tokens is not None:
+            params |= {"max_tokens": self.plan.text_max_tokens}
+        if self.spec.backend == "embedded":
+            params["cache_prompt"] = self.plan.prefix_reuse
+        return params
+
+    async def run(self) -> None:
+        await run_units((partial(self.sheet, persona, order) for persona in self.plan.personas for order in self.plan.orders),
+                        one_at_a_time=self.plan.prefix_reuse)
+
+    async def sheet(self, persona: Persona, order: OrderMode) -> None:
+        """Every item for one persona in one option order, each its own call."""
+        inv = self.plan.inventory
+        for seq, item in enumerate(inv.items):
+            messages = [{"role": "user", "content": item_prompt(persona.description, item.text, inv.options, order)}]
+            out = await self.ex.call(f"{persona.id}/{order}/{item.id}", ChatRequest.build(messages, self._params()))
+            self.store.upsert(ANSWERS.name, [self._row(persona, order, seq, item, out)])
+
+    def _row(self, persona: Persona, order: OrderMode, seq: int, item: Item, out: CallOutcome) -> dict[str, Any]:
+        inv = self.plan.inventory
+        row = {"run_id": self.run_id, "model": self.spec.name, "inventory": inv.name, "persona_id": persona.id,
+               "persona": persona.description, "sex": persona.sex, "age": persona.age,
+               "targets": json_targets(persona.targets), "order_mode": order, "seq": seq, "item_id": item.id,
+               "domain": item.domain, "facet": item.facet, "reverse": int(item.reverse), "item": item.text,
+               "mode": self.plan.answer_mode, "cache_key": out.cache_key, "source": "run"}
+        if not out.ok:
+            return row | {"valid": 0, "reason": f"call failed: {out.error}"}
+        read = self._read(out, order)
+        row |= {"raw": out.reply.text, "logprob": read.logprob, "valid": int(read.valid), "reason": read.reason or None,
+                "truncated": int(self.plan.answer_mode == "text" and out.reply.finish_reason == "length")}
+        if read.valid:
+            index = option_of_number(read.number, inv.n_options, order)
+            row |= {"number": read.number, "option_index": index, "option": inv.options[index], "score": index + 1,
+                    "keyed": inv.keyed(item, index + 1)}
+        return row
+
+    def _read(self, out: CallOutcome, order: OrderMode) -> ReadNumber:
+        inv = self.plan.inventory
+        if self.plan.answer_mode == "logprob":
+            first = out.reply.top_logprobs[0] if out.reply.top_logprobs else None
+            return number_from_logprobs(first, inv.n_options)
+        return number_from_text(out.reply.text, inv.options, order)
+
+
+def json_targets(targets: dict[str, int]) -> str | None:
+    """The targets as stored: sorted JSON, or None for an unshaped persona."""
+    return json.dumps(targets, sort_keys=True) if targets else None

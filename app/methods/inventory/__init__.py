@@ -1,0 +1,12 @@
+"""Personality inventories in the app: their page and run form."""
+
+from app.methods.base import Hook, MethodView, PageInfo, SampleTable
+
+SECTION = "Other methods"
+VIEW = MethodView(
+    name="inventory", label="Inventory", order=5, section=SECTION,
+    pages=(PageInfo("app/methods/inventory/page.py", "Inventories", ":material/checklist:", "inventory", SECTION,
+                    "Big Five profiles with human norms, α / ω / λ6, test–retest, shaping, MTMM."),),
+    run_form=Hook("app.methods.inventory.run_form:form"),
+    samples={"inventory_answers": SampleTable("Inventory answers", ("persona_id", "inventory", "order_mode", "domain"))},
+)

@@ -1,0 +1,140 @@
+"""Personality inventories: Big Five profiles with human norms, reliability, test–retest, shaping, MTMM and the
+published figures, all read from the inventory report."""
+
+import pandas as pd
+import streamlit as st
+
+from analysis.methods.base import doc_frame
+from app import data, samples, state, ui
+from app.methods.inventory import charts
+from app.methods.inventory import data as inv_data
+
+ctx = ui.context()
+ref = ctx.ref
+ui.header("Personality inventories", "Can a model play a persona's personality on a standard inventory? Each item is "
+          "asked on its own with the persona's description (Serapio-García et al. 2023); scores per domain against "
+          "human norms, reliability (α, ω, λ6), test–retest across option orders, and shaping: personas given a target "
+          "level on one domain, recovered from their answers.")
+
+models = ctx.pick(inv_data.models(ref))
+if not models:
+    ui.empty(f"No inventory answers in **{ref.name}**" + (" for the models picked in the sidebar." if inv_data.models(ref) else "."),
+             "Run the inventory method on the **Run** page (or `python -m analysis run inventory --model SPEC`).")
+    st.stop()
+ui.headlines(ref, "inventory", models)
+
+left, right = st.columns(2)
+model = state.selectbox("Model", models, key="model", container=left)
+mdoc = inv_data.doc(ref)["models"][model]
+inventories = list(mdoc["inventories"])
+inventory = state.selectbox("Inventory", inventories, key="inventory", container=right, default=mdoc["inventory"])
+idoc = mdoc["inventories"][inventory]
+ui.tiny_model_note([model], data.model_specs(ref))
+with st.spinner(f"Simulating chance on this design ({data.CHANCE_SIMS} answer sets per null model; cached after)…"):
+    bands = ((data.chance(ref, "inventory").get(model) or {}).get("_all") or {}).get(inventory) or {}
+
+for metric, what in (("shaping", "shaping ρ (mean over domains)"), ("alpha", "α (mean over domains)")):
+    if ui.chance_verdict(bands.get(metric)) == "chance-like":
+        st.error(f"**{model}'s {what} is indistinguishable from chance**: {ui.chance_text(bands.get(metric))}.",
+                 icon="⚠️")
+
+m = st.columns(5)
+m[0].metric("Personas · sheets", f"{idoc['n_personas']} · {idoc['n_sheets']}",
+            help="A sheet is one persona answering every item in one option order.")
+m[1].metric("Items · options", f"{idoc['n_items']} · {len(idoc['position']['shares'])}")
+m[2].metric("Answer mode", idoc.get("answer_mode") or "—")
+inv_counts = (mdoc.get("counts") or [{}])[0]
+m[3].metric("Invalid answers", f"{inv_counts.get('count', 0)} of {inv_counts.get('n', 0)}")
+m[4].metric("Norms", idoc.get("norms") or "—", help=idoc.get("norms_reason") or "Johnson's IPIP-NEO norms by sex and age "
+            "(five-factor-e): percentiles, and the human 25–75 % band on the profile chart.")
+ui.readers_caption("inventory")
+
+st.subheader("Domains")
+st.caption("Score: mean keyed item score (1–k) over the personas. Percentile: five-factor-e's norm percentile, mean over "
+           "the complete sheets. α, ω (one factor, minres) and λ6 (G6, smc) over the answer sheets, as R psych computes "
+           "them. Test–retest: r across personas between the two option orders. Shaping ρ: Spearman of target level "
+           "against score over the personas shaped on the domain; drift: mean |ρ| of that level with the other domains. "
+           "'vs chance': the larger p of random answers and of answers shuffled across personas.")
+rows = []
+for d, e in idoc["domains"].items():
+    rows.append({"domain": f"{d} · {e['name']}", "score": e.get("score"), "percentile": e.get("percentile"),
+                 "α": e.get("alpha"), "α vs chance": ui.vs_chance(bands.get(f"alpha/{d}")), "ω": e.get("omega"),
+                 "λ6": e.get("lambda6"), "λ6 vs chance": ui.vs_chance(bands.get(f"lambda6/{d}")),
+                 "test–retest": e.get("test_retest"), "retest vs chance": ui.vs_chance(bands.get(f"test_retest/{d}")),
+                 "shaping ρ": e.get("shaping_rho"), "ρ vs chance": ui.vs_chance(bands.get(f"shaping/{d}")),
+                 "drift": e.get("drift"), "items": e.get("n_items")})
+ui.table(pd.DataFrame(rows), hide_index=True, width="stretch",
+         column_config={c: st.column_config.NumberColumn(c, format="%.2f")
+                        for c in ("score", "percentile", "α", "ω", "λ6", "test–retest", "shaping ρ", "drift")})
+with st.expander("Why a number is —"):
+    reasons = [f"- **{d}** {k.removesuffix('_reason')}: {v}" for d, e in idoc["domains"].items() for k, v in e.items()
+               if k.endswith("_reason") and v]
+    st.markdown("\n".join(dict.fromkeys(reasons)) or "Every number is defined.")
+
+profiles = doc_frame(mdoc["figures"]["profiles"]) if inventory == mdoc["inventory"] else None
+n_options = len(idoc["position"]["shares"])
+if profiles is not None and len(profiles):
+    st.subheader("Profiles")
+    people = list(dict.fromkeys(profiles["persona_id"]))
+    chosen = state.multiselect("Personas", people, default=people[:3], key="personas")
+    st.caption("Each persona's domain scores; grey: the human 25–75 % range of the domain's score (Johnson's IPIP-NEO "
+               "norms for the persona's sex and age), where the inventory has norms. Click a point for its answers.")
+    picked = ui.plot(charts.profiles(profiles, chosen or people[:1], n_options), key="profiles", select=True)
+    found = samples.units(picked, ("persona_id", "domain"))
+    answers = inv_data.answers(ref, model)
+    if found:
+        unit = found[0]
+        rows_ = answers[(answers["persona_id"] == unit["persona_id"]) & (answers["domain"] == unit["domain"])
+                        & (answers["inventory"] == inventory)]
+        samples.panel(ref, rows_, f"{unit['persona_id']} · {unit['domain']}", key="profiles",
+                      columns=("order_mode", "item_id", "item", "number", "option", "keyed", "valid", "reason", "raw"),
+                      labels=("order_mode", "item_id"), split="order_mode", split_label="Option order",
+                      link=samples.data_link("inventory_answers", rows_, persona_id=unit["persona_id"]))
+    else:
+        samples.hint()
+
+    st.subheader("Shaping")
+    curve = doc_frame(mdoc["figures"]["shaping"])
+    if curve is None or curve.empty:
+        st.info("No persona was shaped (a run with --shaping none): nothing to draw.")
+    else:
+        st.caption("Target level against the mean score of the shaped domain, one line per domain (± 1 SD over "
+                   "personas). A model that plays the levels draws rising lines; flat lines mean the shaping did not "
+                   "reach the answers.")
+        ui.plot(charts.shaping(curve, n_options), key="shaping")
+
+st.subheader("Position bias")
+pos = idoc["position"]
+st.caption(f"How often each number was given. Without a preference for a position each is {pos['chance_share']:.0%}. "
+           f"The first number was given in {ui.fmt(pos.get('first'), 3)} of the valid answers. Mean |ascending − "
+           f"descending| domain score of a persona: {ui.fmt(pos.get('order_gap'), 2)}"
+           + (f" ({pos['order_gap_reason']})" if pos.get("order_gap_reason") else "")
+           + " — a model that answers by position rather than meaning flips its scores when the numbering is reversed.")
+ui.plot(charts.positions(pos["shares"], pos["chance_share"]), key="positions")
+
+st.subheader("Multitrait–multimethod")
+mt = mdoc.get("mtmm") or {}
+if mt.get("matrix"):
+    matrix = doc_frame(mt["matrix"])
+    st.caption(f"Correlations across {mt['n_personas']} personas of the domain scores on {' and '.join(mt['inventories'])}. "
+               f"Convergent validity (same domain, two inventories): {ui.fmt(mt.get('convergent'), 2)}; discriminant Δ "
+               f"(convergent − mean |r| of different domains): {ui.fmt(mt.get('discriminant'), 2)}"
+               + (f" — {mt['reason']}" if mt.get("reason") else "") + ".")
+    ui.plot(charts.mtmm(matrix), key="mtmm")
+else:
+    st.info(f"MTMM: {mt.get('reason') or 'not available'}.")
+
+st.subheader("Published figures")
+pub = data.published("inventory")
+st.caption("Printed in the paper for real models (IPIP-NEO-300 against BFI) — shown for scale, never ranked with "
+           "this store's models. " + (pub["source"].iloc[0] if len(pub) else ""))
+if len(pub):
+    wide = pub.pivot_table(index="model", columns="metric", values="value", aggfunc="first").reset_index()
+    ui.table(wide, hide_index=True, width="stretch")
+
+with st.expander("Facets"):
+    facets = pd.DataFrame([{"facet": f, **v} for f, v in (idoc.get("facets") or {}).items()])
+    if facets.empty:
+        st.caption("This inventory has no facets.")
+    else:
+        ui.table(facets, hide_index=True, width="stretch")
