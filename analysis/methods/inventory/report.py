@@ -155,8 +155,9 @@ def figures(s: Sheets, name: str) -> dict[str, Any]:
     return {"profiles": frame_doc(profiles), "shaping": frame_doc(curve)}
 
 
-def main_inventory(names: list[str]) -> str:
-    return next((n for n in PREFERRED if n in names), names[0])
+def main_inventory(sizes: dict[str, int]) -> str:
+    """IPIP-NEO-120, else IPIP-NEO-300, else the inventory with the most items (ties: by name)."""
+    return next((n for n in PREFERRED if n in sizes), min(sizes, key=lambda n: (-sizes[n], n)))
 
 
 def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None, *,
@@ -177,7 +178,7 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
             k = int(rows["n_options"].iloc[0]) if "n_options" in rows else n_options_of(store, rows)
             arrays[str(inv)] = sheets(rows, k)
             per_inv[str(inv)] = inventory_doc(arrays[str(inv)], str(inv), rows)
-        main = main_inventory(list(per_inv))
+        main = main_inventory({n: d["n_items"] for n, d in per_inv.items()})
         head = per_inv[main].pop("headline")
         for doc in per_inv.values():
             doc.pop("headline", None)

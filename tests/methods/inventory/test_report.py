@@ -1,0 +1,99 @@
+"""The report on a synthetic store with planted answers: shaping recovered beyond chance for the model that plays the
+levels, chance-like for the one answering at random and for shuffled answers; MTMM across two inventories; the
+CLI's ``metrics inventory --json`` document holds ``models.<name>.domains``."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from analysis.__main__ import main
+from analysis.methods.inventory.report import metrics_json
+from analysis.methods.inventory.session import ANSWERS
+from analysis.runs.store import Store
+from tests.methods.inventory import synthetic
+
+SIMS = 100
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory):
+    return synthetic.build(tmp_path_factory.mktemp("inv") / "synthetic.db")
+
+
+@pytest.fixture(scope="module")
+def report(store_path):
+    with Store(store_path) as store:
+        return metrics_json(store, chance=SIMS)
+
+
+def test_planted_shaping_is_recovered_beyond_chance(report) -> None:
+    doc = report["models"]["plays"]
+    assert doc["inventory"] == "rolescope-mini"
+    for d, entry in doc["domains"].items():
+        assert entry["shaping_rho"] > 0.8, d
+        bands = doc["chance"]["rolescope-mini"][f"shaping/{d}"]
+        assert {k: v["verdict"] for k, v in bands.items()} == {"uniform": "beyond chance", "permutation": "beyond chance"}
+    assert doc["headlines"]["inventory_shaping"]["value"] == pytest.approx(
+        np.mean([e["shaping_rho"] for e in doc["domains"].values()]))
+    assert doc["headlines"]["inventory_alpha"]["value"] == pytest.approx(
+        np.mean([e["alpha"] for e in doc["domains"].values()]))
+
+
+def test_random_answers_sit_inside_their_chance_band(report) -> None:
+    doc = report["models"]["random"]
+    assert abs(doc["headlines"]["inventory_shaping"]["value"]) < 0.25  # mean of five ρ over 10 personas each
+    band = doc["chance"]["rolescope-mini"]["shaping"]["uniform"]
+    assert band["lo"] <= doc["headlines"]["inventory_shaping"]["value"] <= band["hi"]
+    assert doc["chance"]["rolescope-mini"]["alpha"]["uniform"]["verdict"] == "chance-like"
+
+
+def test_answers_shuffled_across_personas_come_out_at_chance(store_path, tmp_path) -> None:
+    """The plays model's answers permuted across personas within each item and order, five times: shaping is gone.
+    One shuffle's verdict is itself a draw from the null (beyond chance 5 % of the time), so five are read together:
+    their mean shaping ρ is near 0 and at most one of them reads beyond chance (the planted answers: all five)."""
+    import shutil
+
+    cols = ["number", "option_index", "option", "score", "keyed"]
+    headlines, verdicts = [], []
+    for seed in range(5):
+        path = tmp_path / f"shuffled{seed}.db"
+        shutil.copy(store_path, path)
+        rng = np.random.default_rng(seed)
+        with Store(path) as store:
+            rows = store.table(ANSWERS.name)
+            rows = rows[rows["model"] == "plays"].copy()
+            for _, group in rows.groupby(["inventory", "order_mode", "item_id"]):
+                rows.loc[group.index, cols] = group[cols].to_numpy()[rng.permutation(len(group))]
+            store.upsert(ANSWERS.name, rows.to_dict("records"))
+            doc = metrics_json(store, model="plays", chance=SIMS)["models"]["plays"]
+        headlines.append(doc["headlines"]["inventory_shaping"]["value"])
+        verdicts.append(doc["chance"]["rolescope-mini"]["shaping"]["permutation"]["verdict"])
+    assert abs(np.mean(headlines)) < 0.15, headlines
+    assert verdicts.count("beyond chance") <= 1, verdicts
+
+
+def test_mtmm_across_the_two_inventories(report) -> None:
+    plays, rnd = report["models"]["plays"]["mtmm"], report["models"]["random"]["mtmm"]
+    assert plays["inventories"] == ["mini-b", "rolescope-mini"] or set(plays["inventories"]) == {"mini-b", "rolescope-mini"}
+    assert plays["n_personas"] == 50 and plays["convergent"] > 0.7 and plays["discriminant"] > 0.3
+    assert abs(rnd["convergent"]) < 0.3
+
+
+def test_undefined_numbers_say_why(report) -> None:
+    doc = report["models"]["plays"]["inventories"]["rolescope-mini"]
+    e = doc["domains"]["E"]
+    assert e["percentile"] is None and "no norms" in e["percentile_reason"]
+    assert doc["norms"] is None and doc["position"]["first"] is not None
+
+
+def test_cli_metrics_json(store_path, capsys) -> None:
+    assert main(["metrics", "inventory", "--store", str(store_path), "--json", "--chance", "0"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    domains = doc["models"]["plays"]["domains"]
+    assert set(domains) == set("OCEAN")
+    for entry in domains.values():
+        assert {"score", "percentile", "alpha", "omega"} <= set(entry)
+        assert entry["percentile"] is None and entry["percentile_reason"]
