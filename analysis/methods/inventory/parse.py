@@ -19,7 +19,8 @@
   A tier's number must be the only one ("4 - …\n5 - …" -> invalid), whole ("4.5" -> invalid), on the scale 1..k, not
   offered with another ("3 or 4", "3, 4", "between 2 and 3", "3 – 4", "a 4, or maybe a 5", "a 3, maybe a 4" ->
   invalid), and its label in ``order`` must be among the labels the reply names, if it names any ("4 (very
-  inaccurate)", and in descending order "4 - Moderately accurate" -> invalid). No tier: two numbers offered, several
+  inaccurate)", and in descending order "4 - Moderately accurate" -> invalid; a label on a line opened by another
+  number is that number's, the scale listed). No tier: two numbers offered, several
   labels, a negated label alone, numbers only in passing ("I have 3 children") or nothing -> invalid, each with its
   reason.
 """
@@ -96,9 +97,11 @@ _ATTACHED = [
     re.compile(r"^[ \t>]*(?:-\s+)?[(\[]?" + _NUM + rf"(?=\s*[)\].:=,{_DASHES}]|\s+[A-Za-z(]|\s*$)", re.MULTILINE),
     re.compile(r"[A-Za-z]\s*\(\s*" + _NUM + r"\s*\)\s*[.!]?\s*$", re.MULTILINE),
 ]
-_TWO = re.compile(rf"\b(\d)\s*(?:,|,?\s*(?:or|and|to|[{_DASHES}])\s*(?:maybe|perhaps|possibly|even)?|maybe|perhaps|possibly)"
+_HEDGE = r"(?:maybe|perhaps|possibly|even)"
+_TWO = re.compile(rf"\b(\d)(?:\s*,\s*(?:(?:or|and)\s+)?{_HEDGE}?|\s*(?:or|and|to|[{_DASHES}])\s*{_HEDGE}?|\s+{_HEDGE})"
                   r"\s*(?:an?\s+)?(\d)\b"
                   r"|\bbetween\s+(?:an?\s+)?(\d)\s+and\s+(?:an?\s+)?(\d)\b", re.IGNORECASE)
+_NUMBERED_LINE = re.compile(r"^[ \t>]*(?:-\s+)?[(\[]?(\d+)\b.*$", re.MULTILINE)
 _STRAY = re.compile(r"(?<![\d.,])\d+(?![\d.,]?\d)")
 _NEGATION = re.compile(r"\b(?:not|never|no|hardly)\s+(?:\w+\s+)?$|n[’']t\s+(?:\w+\s+)?$", re.IGNORECASE)
 
@@ -154,7 +157,7 @@ def _numbers(values: list[int]) -> str:
 
 def _from_number(found: set[str], clean: str, labels: list[str], order: OrderMode) -> ReadNumber:
     """The one number a tier found, checked: a whole number 1..k, not offered with another, not contradicted by a
-    label the reply names."""
+    label the reply names (a label on a line opened by another number belongs to that number: the scale listed)."""
     k = len(labels)
     if len(found) > 1:
         return ReadNumber(None, f"several numbers given ({', '.join(sorted(found, key=float))})")
@@ -168,7 +171,8 @@ def _from_number(found: set[str], clean: str, labels: list[str], order: OrderMod
     if not 1 <= number <= k:
         return ReadNumber(None, f"{number} is outside the scale 1-{k}")
     meant = numbered(labels, order)[number - 1]
-    named = {labels[i] for i in _labels_named(clean, labels) if i >= 0}
+    own = _NUMBERED_LINE.sub(lambda m: m.group(0) if int(m.group(1)) == number else "", clean)
+    named = {labels[i] for i in _labels_named(own, labels) if i >= 0}
     if named and meant not in named:
         return ReadNumber(None, f"number {number} ('{meant.lower()}') and label '{sorted(named)[0].lower()}' disagree")
     return ReadNumber(number)
