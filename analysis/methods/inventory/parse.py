@@ -2,17 +2,27 @@
 
 - ``number_from_logprobs``: the argmax over the digit tokens 1..k among the first token's top logprobs (the paper
   ranks the k continuations by likelihood). No digit of the scale among them -> invalid.
-- ``number_from_text``: a free reply. Read, strongest evidence first, each tier on its own (one distinct number ->
-  that number; two -> invalid):
+- ``number_from_text``: a free reply. First it is prepared: a code fence and a JSON object are unwrapped (its
+  "rating", "answer", "score", "response" or "choice" field), markup is dropped, the echoed scale is removed so its
+  numbers are never an answer ("on a scale from 1 to 5", "from 1 to 5", '1 = "very inaccurate"', "a 5 would mean
+  very accurate", "(where …)"), and a number word is read as a digit after an article or an answer word ("a four",
+  "Rating: two") or as the whole reply ("Four."). Then, strongest evidence first, each tier on its own:
   1. the whole reply is a number: "4", "(4)", "**4**", "4.", "'4'", {"rating": 4};
-  2. a number named as the answer or rating: "Rating: 4", "I would rate this a 4", "my answer is 4", "I'd give it a 4",
-     "I choose 2", "4/5", "4 out of 5";
-  3. a line opening with a number followed by a label or punctuation: "4 - Moderately accurate", "4. Moderately
-     accurate", "4 (moderately accurate)";
-  4. an option label alone: "Moderately accurate." (the longest label named; "inaccurate" is not "accurate").
-  The echoed scale ("on a scale from 1 to 5", '1 = "very inaccurate"') is removed first, so its numbers are never an
-  answer. A number outside 1..k, two numbers ("3 or 4", "between 3 and 4"), a negated label ("not very accurate"), and
-  a number whose label in the reply names another option -> invalid.
+  2. a number named as the answer: "Rating: 4", "my rating for this persona is 4", "I would rate this a 4", "my
+     answer is 4", "I'd give it a 4", "I choose 2", "I'd say 4", "more like a 2", "4/5", "4 out of 5", "I'm a 5"
+     (not "I'm a 34-year-old");
+  3. a number attached to its line or label: a line opening with it and then a label or punctuation ("4 - Moderately
+     accurate", "4. Moderately accurate", "(4) …", "- 4"), or a label closed by it ("Moderately accurate (4)");
+  4. an option label alone: "Moderately accurate." (the longest label first: "inaccurate" is not "accurate",
+     "Somewhat agree" is not "Agree"). A negated label ("not very accurate", "I wouldn't say very accurate") says
+     what the answer is not: it reads only beside exactly one label named plainly.
+  A tier's number must be the only one ("4 - …\n5 - …" -> invalid), whole ("4.5" -> invalid), on the scale 1..k, not
+  offered with another ("3 or 4", "3, 4", "between 2 and 3", "3 – 4", "a 4, or maybe a 5", "a 3, maybe a 4" ->
+  invalid), and its label in ``order`` must be among the labels the reply names, if it names any ("4 (very
+  inaccurate)", and in descending order "4 - Moderately accurate" -> invalid; a label on a line opened by another
+  number is that number's, the scale listed). No tier: two numbers offered, several
+  labels, a negated label alone, numbers only in passing ("I have 3 children") or nothing -> invalid, each with its
+  reason.
 """
 
 from __future__ import annotations
@@ -53,46 +63,73 @@ def number_from_logprobs(top: dict[str, float] | None, n_options: int) -> ReadNu
 
 
 _MARKUP = str.maketrans("", "", "*`_#")
+_FENCE = re.compile(r"\A\s*```[A-Za-z]*\s*(.*?)\s*```\s*\Z", re.DOTALL)
+_DASHES = r"\-–—"  # for character classes
 _SCALE_ECHO = [
     re.compile(r"(?:on\s+)?a\s+scale\s+(?:from|of)\s+\d+\s*(?:to|-)\s*\d+", re.IGNORECASE),
+    re.compile(rf"\bfrom\s+1\s*(?:to|[{_DASHES}])\s*\d+\b", re.IGNORECASE),
     re.compile(r"\b\d\s*=\s*[\"“']?[A-Za-z][A-Za-z ]*?[\"”']?(?=\s*[,;)\n]|\s+and\b|\s*$)", re.IGNORECASE),
+    re.compile(r"\b(?:an?\s+)?\d\s+(?:would\s+mean|means|stands\s+for|corresponds\s+to)\s+[\"“']?[A-Za-z][A-Za-z ]*?"
+               r"[\"”']?(?=\s*[,;.)\n]|\s+and\b|\s*$)", re.IGNORECASE),
     re.compile(r"\(\s*where\b[^)]*\)", re.IGNORECASE),
 ]
-_WHOLE = re.compile(r"\A\s*[(\[\"']?\s*(\d+)\s*[)\]\"']?\s*[.!]?\s*\Z")
+_NUMBER_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_WORD_AFTER = re.compile(r"\b(an?|(?:rating|answer|score)\s*(?:[:=]|is|would be))\s+(" + "|".join(_NUMBER_WORDS)
+                         + r")\b(?![-\w]|\s+of\b)", re.IGNORECASE)
+_WORD_WHOLE = re.compile(r"\A\s*(" + "|".join(_NUMBER_WORDS) + r")\s*[.!]?\s*\Z", re.IGNORECASE)
+#: a number as an answer: whole or decimal ("4", "4.5"), not part of a longer number ("4,5", "45")
+_NUM = r"(\d+(?:\.\d+)?)(?![\d.,]\d)"
+_WHOLE = re.compile(r"\A\s*[(\[\"']?\s*" + _NUM + r"\s*[)\]\"']?\s*[.!]?\s*\Z")
 _NAMED = [
-    re.compile(r"\b(?:answer|rating|score|response|choice)\b\s*(?:is|would be|will be|=|:|-)?\s*[(\[\"']?(\d+)(?![\d.,]\d)",
-               re.IGNORECASE),
-    re.compile(r"\b(?:rate|rated|rating)\s+(?:this|it|that|myself|the statement|this statement|me)?\s*(?:as\s+)?(?:an?\s+)?"
-               r"[(\[\"']?(\d+)(?![\d.,]\d)", re.IGNORECASE),
-    re.compile(r"\b(?:give|giving|gave)\s+(?:it|this|that|myself)?\s*(?:an?\s+)?[(\[\"']?(\d+)(?![\d.,]\d)", re.IGNORECASE),
-    re.compile(r"\b(?:choose|chose|pick|picked|select|selected|say|go with|going with|opt for)\s+(?:an?\s+)?(?:number\s+)?"
-               r"[(\[\"']?(\d+)(?![\d.,]\d)", re.IGNORECASE),
-    re.compile(r"(?<![\d.])(\d+)\s*(?:/|out of)\s*\d+\b", re.IGNORECASE),
+    re.compile(r"\b(?:answer|rating|score|response|choice|option|number)\b[\"']?"
+               r"(?:\s+for\s+[A-Za-z ]{1,30}?\s+(?:is|would be|will be)|\s*(?:is|would be|will be|=|:|-)?)\s*"
+               r"[(\[\"']?" + _NUM, re.IGNORECASE),
+    re.compile(r"\b(?:rate|rated|rating)\s+(?:this|it|that|myself|the statement|this statement|me)?\s*(?:as\s+)?"
+               r"(?:an?\s+)?[(\[\"']?" + _NUM, re.IGNORECASE),
+    re.compile(r"\b(?:give|giving|gave)\s+(?:it|this|that|myself)?\s*(?:an?\s+)?[(\[\"']?" + _NUM, re.IGNORECASE),
+    re.compile(r"\b(?:choose|chose|pick|picked|select|selected|say|go with|going with|opt for|more like|closer to)\s+"
+               r"(?:an?\s+)?(?:number\s+)?[(\[\"']?" + _NUM, re.IGNORECASE),
+    re.compile(r"(?<![\d.])" + _NUM + r"\s*(?:/|out of)\s*\d+\b", re.IGNORECASE),
+    re.compile(r"\bI(?:'m|’m|\s+am)\s+an?\s+(?:solid\s+|clear\s+|firm\s+|definite\s+|strong\s+)?" + _NUM
+               + r"(?![-\w]|\s*(?:year|month|week|day|hour|time|kid|child)\w*)", re.IGNORECASE),
 ]
-_LINE_START = re.compile(r"^[ \t>-]*[(\[]?(\d+)(?=\s*[)\].:=,-]|\s+[A-Za-z(]|\s*$)", re.MULTILINE)
-_TWO = re.compile(r"\b(\d)\s*(?:or|and|to|-)\s*(\d)\b|\bbetween\s+(\d)\s+and\s+(\d)\b", re.IGNORECASE)
+_ATTACHED = [
+    re.compile(r"^[ \t>]*(?:-\s+)?[(\[]?" + _NUM + rf"(?=\s*[)\].:=,{_DASHES}]|\s+[A-Za-z(]|\s*$)", re.MULTILINE),
+    re.compile(r"[A-Za-z]\s*\(\s*" + _NUM + r"\s*\)\s*[.!]?\s*$", re.MULTILINE),
+]
+_HEDGE = r"(?:maybe|perhaps|possibly|even)"
+_TWO = re.compile(rf"\b(\d)(?:\s*,\s*(?:(?:or|and)\s+)?{_HEDGE}?|\s*(?:or|and|to|[{_DASHES}])\s*{_HEDGE}?|\s+{_HEDGE})"
+                  r"\s*(?:an?\s+)?(\d)\b"
+                  r"|\bbetween\s+(?:an?\s+)?(\d)\s+and\s+(?:an?\s+)?(\d)\b", re.IGNORECASE)
+_NUMBERED_LINE = re.compile(r"^[ \t>]*(?:-\s+)?[(\[]?(\d+)\b.*$", re.MULTILINE)
+_STRAY = re.compile(r"(?<![\d.,])\d+(?![\d.,]?\d)")
 _NEGATION = re.compile(r"\b(?:not|never|no|hardly)\s+(?:\w+\s+)?$|n[’']t\s+(?:\w+\s+)?$", re.IGNORECASE)
 
 
-def _json_number(text: str) -> str:
-    """A JSON reply's answer field as text ({"rating": 4} -> "4"); the reply itself otherwise."""
-    stripped = text.strip()
+def _unwrapped(text: str) -> str:
+    """A reply without its code fence, and a JSON reply as its answer field ({"rating": 4} -> "4")."""
+    fenced = _FENCE.match(text)
+    stripped = (fenced.group(1) if fenced else text).strip()
     if stripped.startswith("{"):
         try:
             doc = json.loads(stripped)
         except ValueError:
-            return text
+            return stripped
         if isinstance(doc, dict):
             for key in ("rating", "answer", "score", "response", "choice"):
                 if key in doc:
                     return str(doc[key])
-    return text
+    return stripped
 
 
-def _without_echo(text: str) -> str:
+def _cleaned(text: str) -> str:
+    """The reply as the tiers read it: unwrapped, without markup or the echoed scale, number words as digits
+    ("a four" -> "a 4", "Four." -> "4.")."""
+    clean = _unwrapped(text).translate(_MARKUP)
     for pattern in _SCALE_ECHO:
-        text = pattern.sub(" ", text)
-    return text
+        clean = pattern.sub(" ", clean)
+    clean = _WORD_WHOLE.sub(lambda m: str(_NUMBER_WORDS.index(m.group(1).lower()) + 1), clean)
+    return _WORD_AFTER.sub(lambda m: f"{m.group(1)} {_NUMBER_WORDS.index(m.group(2).lower()) + 1}", clean)
 
 
 def _labels_named(text: str, labels: list[str]) -> list[int]:
@@ -108,36 +145,61 @@ def _labels_named(text: str, labels: list[str]) -> list[int]:
     return found
 
 
+def _two_numbers(text: str, k: int) -> list[set[int]]:
+    """The pairs of distinct numbers 1..k the text offers together ("3 or 4", "between 2 and 3", "4, or maybe 5")."""
+    pairs = [{int(g) for g in m.groups() if g} for m in _TWO.finditer(text)]
+    return [p for p in pairs if len(p) == 2 and all(1 <= n <= k for n in p)]
+
+
+def _numbers(values: list[int]) -> str:
+    return ", ".join(str(n) for n in sorted(set(values)))
+
+
+def _from_number(found: set[str], clean: str, labels: list[str], order: OrderMode) -> ReadNumber:
+    """The one number a tier found, checked: a whole number 1..k, not offered with another, not contradicted by a
+    label the reply names (a label on a line opened by another number belongs to that number: the scale listed)."""
+    k = len(labels)
+    if len(found) > 1:
+        return ReadNumber(None, f"several numbers given ({', '.join(sorted(found, key=float))})")
+    text = found.pop()
+    if "." in text:
+        return ReadNumber(None, f"{text} is not one of the numbers 1-{k}")
+    number = int(text)
+    pairs = [p for p in _two_numbers(clean, k) if number in p]
+    if pairs:
+        return ReadNumber(None, f"two numbers given ({_numbers([n for p in pairs for n in p])})")
+    if not 1 <= number <= k:
+        return ReadNumber(None, f"{number} is outside the scale 1-{k}")
+    meant = numbered(labels, order)[number - 1]
+    own = _NUMBERED_LINE.sub(lambda m: m.group(0) if int(m.group(1)) == number else "", clean)
+    named = {labels[i] for i in _labels_named(own, labels) if i >= 0}
+    if named and meant not in named:
+        return ReadNumber(None, f"number {number} ('{meant.lower()}') and label '{sorted(named)[0].lower()}' disagree")
+    return ReadNumber(number)
+
+
 def number_from_text(text: str, labels: list[str], order: OrderMode) -> ReadNumber:
     """The number a free reply gives on the scale of ``labels`` numbered in ``order`` (module docstring)."""
     if not text or not text.strip():
         return ReadNumber(None, "empty reply")
     k = len(labels)
-    clean = _without_echo(_json_number(text).translate(_MARKUP))
-    for tier, patterns in enumerate(([_WHOLE], _NAMED, [_LINE_START])):
-        found = {int(m.group(1)) for p in patterns for m in p.finditer(clean)}
-        if not found:
-            continue
-        if tier > 0:
-            pairs = [tuple(int(g) for g in m.groups() if g) for m in _TWO.finditer(clean)]
-            if any(len(set(p)) == 2 and all(1 <= n <= k for n in p) and set(p) & found for p in pairs):
-                return ReadNumber(None, "two numbers given (" + " and ".join(str(n) for n in sorted({n for p in pairs for n in p})) + ")")
-        if len(found) > 1:
-            return ReadNumber(None, f"several numbers given ({', '.join(str(n) for n in sorted(found))})")
-        number = found.pop()
-        if not 1 <= number <= k:
-            return ReadNumber(None, f"{number} is outside the scale 1-{k}")
-        named = set(_labels_named(clean, labels))
-        meant = numbered(labels, order)[number - 1]
-        others = {labels[i] for i in named if i >= 0} - {meant}
-        if others and meant not in {labels[i] for i in named if i >= 0}:
-            return ReadNumber(None, f"number {number} ('{meant.lower()}') and label '{sorted(others)[0].lower()}' disagree")
-        return ReadNumber(number)
+    clean = _cleaned(text)
+    for patterns in ([_WHOLE], _NAMED, _ATTACHED):
+        found = {m.group(1) for p in patterns for m in p.finditer(clean)}
+        if found:
+            return _from_number(found, clean, labels, order)
+    pairs = _two_numbers(clean, k)
+    if pairs:
+        return ReadNumber(None, f"two numbers given ({_numbers([n for p in pairs for n in p])})")
     named = _labels_named(clean, labels)
-    if -1 in named:
-        return ReadNumber(None, "a negated option label")
-    if len(set(named)) > 1:
+    positive = {i for i in named if i >= 0}
+    if len(positive) > 1:
         return ReadNumber(None, "several option labels named")
+    if positive:
+        return ReadNumber(numbered(labels, order).index(labels[positive.pop()]) + 1)
     if named:
-        return ReadNumber(numbered(labels, order).index(labels[named[0]]) + 1)
+        return ReadNumber(None, "a negated option label only")
+    stray = [int(n) for n in _STRAY.findall(clean) if 1 <= int(n) <= k]
+    if stray:
+        return ReadNumber(None, f"numbers in passing ({_numbers(stray)}), none given as the answer")
     return ReadNumber(None, "no number or option label found")
