@@ -1,0 +1,59 @@
+"""AppTest: the Inventories page on the synthetic store reads the report: headline cards, the domain table with its
+chance verdicts, the profile, shaping, position and MTMM charts, the published figures; a random model is flagged."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from analysis.methods.inventory.report import metrics_json
+from analysis.runs.store import Store
+from tests.app.conftest import _bind, open_app
+from tests.methods.inventory import synthetic
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory):
+    return synthetic.build(tmp_path_factory.mktemp("inv-app") / "synthetic.db")
+
+
+@pytest.fixture
+def app(store_path, cache_dir, tmp_path, monkeypatch):
+    _bind(monkeypatch, store_path, tmp_path / "user.db", cache_dir)
+    return open_app
+
+
+def test_the_page_shows_the_report(app, store_path) -> None:
+    at = app("inventory", model="plays")
+    assert not at.exception
+    with Store(store_path, read_only=True) as store:
+        doc = metrics_json(store)["models"]["plays"]
+    cards = {m.label: m.value for m in at.metric}
+    assert cards["Inventory: shaping ρ ↑ · plays"] == f"{doc['headlines']['inventory_shaping']['value']:.3f}"
+    assert cards["Personas · sheets"] == "50 · 100" and cards["Norms"] == "—"
+    table = at.dataframe[0].value
+    assert list(table["domain"]) == [f"{d} · {e['name']}" for d, e in doc["domains"].items()]
+    assert table["shaping ρ"].tolist() == pytest.approx([e["shaping_rho"] for e in doc["domains"].values()])
+    assert all(v.startswith("p = ") for v in table["ρ vs chance"])  # 20 draws in AppTests: p, no verdict
+    titles = [json.loads(c.proto.spec)["layout"].get("yaxis", {}).get("title", {}).get("text") for c in at.get("plotly_chart")]
+    assert "score of the shaped domain" in titles and "share of valid answers" in titles
+    assert any("Convergent validity" in c.value for c in at.caption)
+    assert any("Flan-PaLM 540B" in str(df.value.to_dict()) for df in at.dataframe)
+
+
+def test_a_random_model_is_flagged(app, monkeypatch) -> None:
+    from app import data
+
+    import streamlit as st
+
+    monkeypatch.setattr(data, "CHANCE_SIMS", 100)  # enough draws for a verdict
+    st.cache_data.clear()  # bands of 20 draws from another test are not these
+    at = app("inventory", model="random")
+    assert not at.exception
+    assert any("indistinguishable from chance" in e.value for e in at.error)
+
+
+def test_the_page_on_an_empty_store(app_on_empty) -> None:
+    at = app_on_empty("inventory")
+    assert not at.exception and any("No inventory answers" in m.value for m in [*at.markdown, *at.info, *at.warning])
