@@ -12,7 +12,7 @@ from analysis.methods.options import Options, option
 
 class InventoryOptions(Options):
     inventory: str = option("ipip-neo-120", "ipip-neo-120 | ipip-neo-300 (the public-domain items: a local copy, see "
-                            "--help of docs/methods/inventory.md) | rolescope-mini | PATH (inventory .json or five-factor-e "
+                            "docs/methods/inventory.md) | rolescope-mini | PATH (inventory .json or five-factor-e "
                             "questions.json) | hf://datasets/...")
     personas: int | None = option(None, "keep the first N personas of the design (levels are spread so a few "
                                   "already span low, middle and high)", parse=positive_int, ge=1)

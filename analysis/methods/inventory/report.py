@@ -27,6 +27,7 @@ from analysis.errors import InputError
 from analysis.methods.base import counts, frame_doc, number
 from analysis.methods.inventory import psychometrics as pm
 from analysis.methods.inventory.families import FAMILY
+from analysis.methods.inventory.inventory import ipip_facet_names
 from analysis.methods.inventory.scoring import Sheets, _quiet, norm_band, persona_scores, scale_scores, sheet_percentiles, sheets
 from analysis.methods.inventory.session import ANSWERS
 from analysis.runs import comparable
@@ -113,9 +114,10 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
         _entry(entry, "drift", stats[f"drift/{d}"])
         domains[d] = entry
     facets = {}
+    facet_names = ipip_facet_names() if name in PREFERRED else {}
     for f, values in persona_scores(scale_scores(s, "facet")).items():
         vals = [v[f] for v in pcts.values() if f in v]
-        facets[f] = {"domain": str(s.domain[list(s.facet).index(f)]), "score": _val(np.nanmean(values)) if np.isfinite(values).any() else None,
+        facets[f] = {"name": facet_names.get(f, f), "domain": str(s.domain[list(s.facet).index(f)]), "score": _val(np.nanmean(values)) if np.isfinite(values).any() else None,
                      "percentile": _val(np.mean(vals)) if vals else None}
     with _quiet():
         order_gap = [np.nanmean(np.abs(sheet[d][:, 0] - sheet[d][:, 1])) for d in s.domains] if len(s.orders) == 2 else []

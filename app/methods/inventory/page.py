@@ -66,6 +66,9 @@ for d, e in idoc["domains"].items():
 ui.table(pd.DataFrame(rows), hide_index=True, width="stretch",
          column_config={c: st.column_config.NumberColumn(c, format="%.2f")
                         for c in ("score", "percentile", "α", "ω", "λ6", "test–retest", "shaping ρ", "drift")})
+for metric, what in (("shaping", "Shaping ρ, mean over domains"), ("alpha", "α, mean over domains")):
+    st.markdown(f"**{what}: {ui.fmt((mdoc['headlines'].get('inventory_' + metric) or {}).get('value'))}**")
+    ui.chance_caption(bands.get(metric))
 with st.expander("Why a number is —"):
     reasons = [f"- **{d}** {k.removesuffix('_reason')}: {v}" for d, e in idoc["domains"].items() for k, v in e.items()
                if k.endswith("_reason") and v]
