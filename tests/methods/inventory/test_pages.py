@@ -57,3 +57,11 @@ def test_a_random_model_is_flagged(app, monkeypatch) -> None:
 def test_the_page_on_an_empty_store(app_on_empty) -> None:
     at = app_on_empty("inventory")
     assert not at.exception and any("No inventory answers" in m.value for m in [*at.markdown, *at.info, *at.warning])
+
+
+def test_compare_shows_both_models_domains(app) -> None:
+    at = app("compare")  # the store's two models, A and B
+    assert not at.exception
+    assert any("Inventories: domain scores and shaping" in h.value for h in at.subheader)
+    table = next(df.value for df in at.dataframe if "domain" in df.value.columns and any(c.startswith("score · ") for c in df.value.columns))
+    assert len(table) == 5
