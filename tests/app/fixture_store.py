@@ -166,8 +166,15 @@ def _personagym(store: Store, model: str, seed: int) -> None:
     store.set_run_status(run_id, "completed")
 
 
-def build_fixture_store(path: str | Path, *, methods: tuple[str, ...] = ("values", "mbti", "trust", "personagym")) -> Path:
-    """Write the fixture store at ``path`` (a new file) and return its path."""
+def build_fixture_store(path: str | Path, *, methods: tuple[str, ...] | None = None) -> Path:
+    """Write the fixture store at ``path`` (a new file) and return its path: every registered method's answers
+    (``methods`` only, when given). A method beyond the four here adds its own through its test package's
+    ``fixture_answers(store, model, seed)`` (``tests/methods/<m>/__init__.py``)."""
+    import importlib
+
+    from analysis import methods as registry
+
+    methods = tuple(registry.names()) if methods is None else methods
     path = Path(path)
     with Store(path) as store:
         for k, (model, noise) in enumerate(MODELS.items()):
@@ -179,6 +186,8 @@ def build_fixture_store(path: str | Path, *, methods: tuple[str, ...] = ("values
                 _trust(store, model, seed=k + 21)
             if "personagym" in methods:
                 _personagym(store, model, seed=k + 31)
+            for n, name in enumerate(m for m in methods if m not in ("values", "mbti", "trust", "personagym")):
+                importlib.import_module(f"tests.methods.{name}").fixture_answers(store, model, seed=k + 41 + 10 * n)
     return path
 
 

@@ -53,8 +53,12 @@ def lambda6(frame: pd.DataFrame) -> tuple[float, str | None]:
         inv = np.linalg.inv(R)
     except np.linalg.LinAlgError:
         inv = np.linalg.pinv(R)
-    smc = 1 - 1 / np.diag(inv)
-    return float(1 - (1 - smc).sum() / R.sum()), None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        smc = 1 - 1 / np.diag(inv)
+        value = 1 - (1 - smc).sum() / R.sum()
+    if not np.isfinite(value):
+        return float("nan"), "the item correlation matrix is singular"
+    return float(value), None
 
 
 def pearson(x: np.ndarray, y: np.ndarray) -> tuple[float, str | None]:
