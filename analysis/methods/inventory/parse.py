@@ -10,7 +10,8 @@
   1. the whole reply is a number: "4", "(4)", "**4**", "4.", "'4'", {"rating": 4};
   2. a number named as the answer: "Rating: 4", "my rating for this persona is 4", "I would rate this a 4", "my
      answer is 4", "I'd give it a 4", "I choose 2", "I'd say 4", "more like a 2", "4/5", "4 out of 5", "I'm a 5"
-     (not "I'm a 34-year-old");
+     (not "I'm a 34-year-old"), a reply opening "I'm 5." or "I'm 5 on a scale"
+     (not "I'm 34 years old", "I am 5 points below");
   3. a number attached to its line or label: a line opening with it and then a label or punctuation ("4 - Moderately
      accurate", "4. Moderately accurate", "(4) …", "- 4"), or a label closed by it ("Moderately accurate (4)");
   4. an option label alone: "Moderately accurate." (the longest label first: "inaccurate" is not "accurate",
@@ -90,6 +91,9 @@ _NAMED = [
     re.compile(r"\b(?:choose|chose|pick|picked|select|selected|say|go with|going with|opt for|more like|closer to)\s+"
                r"(?:an?\s+)?(?:number\s+)?[(\[\"']?" + _NUM, re.IGNORECASE),
     re.compile(r"(?<![\d.])" + _NUM + r"\s*(?:/|out of)\s*\d+\b", re.IGNORECASE),
+    # a reply opening "I'm 5." / "I am 2," answers the rating it was asked for (an age has "years" or more digits)
+    re.compile(r"\A\s*I(?:'m|’m|\s+am)\s+" + _NUM + r"(?=\s*[.!,;]|\s*\Z|\s+on\s+(?:a|the|this)\s+scale\b)",
+               re.IGNORECASE),
     re.compile(r"\bI(?:'m|’m|\s+am)\s+an?\s+(?:solid\s+|clear\s+|firm\s+|definite\s+|strong\s+)?" + _NUM
                + r"(?![-\w]|\s*(?:year|month|week|day|hour|time|kid|child)\w*)", re.IGNORECASE),
 ]

@@ -73,3 +73,12 @@ def test_mtmm_convergent_and_discriminant_by_hand() -> None:
 def test_position_shares() -> None:
     shares = pm.position_shares(np.array([[1, 1, 2, np.nan]]), 3)
     assert shares == {1: pytest.approx(2 / 3), 2: pytest.approx(1 / 3), 3: 0.0}
+
+
+def test_items_in_lockstep_leave_omega_and_lambda6_undefined() -> None:
+    """The 135M model's answers by position: every item 1 in one order, 5 in the other (items ±1 correlated)."""
+    frame = pd.DataFrame([[1, 5, 1]] * 3 + [[5, 1, 5]] * 3)
+    for f in (pm.omega, pm.lambda6):
+        value, why = f(frame)
+        assert np.isnan(value) and why == pm.SINGULAR
+    assert pm.alpha(frame)[1] is None  # α needs no inverse: defined (and negative here, reversed items)
