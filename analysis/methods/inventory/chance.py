@@ -5,6 +5,9 @@ null answers of the same design (same personas, items, orders and invalid answer
 - ``permutation``: each item's valid answers (per option order) shuffled across personas, which keeps how often each
   option was given and breaks any link between a persona (its biography and shaping) and its answers.
 
+MTMM's convergent and discriminant numbers have the same two nulls over both inventories: random answers to both,
+or the second inventory's personas shuffled against the first's.
+
 ω is left out of the draws (a minres fit per domain and draw, ~2 min per 100 draws on this machine); its band is
 undefined with that reason. Drift is better when lower; every other number when higher.
 """
@@ -63,3 +66,28 @@ def inventory_chance(s: Sheets, name: str, *, n_sims: int, store: Any = None) ->
         out[metric] = {kind: summarize(value, [np.nan if v is None else v for v in draws[kind].get(metric, [])],
                                        better=better, kind=kind).to_dict() for kind in draws}
     return out
+
+
+def mtmm_chance(arrays: dict[str, Sheets], names: list[str], shared: list[str], observed: dict[str, float], *,
+                n_sims: int, store: Any = None) -> dict[str, Any]:
+    """Null summaries of the MTMM convergent and discriminant numbers (module docstring)."""
+    from analysis.methods.inventory.psychometrics import mtmm
+    from analysis.methods.inventory.report import aligned_scores
+
+    def statistic(kind: str, rng: np.random.Generator) -> dict[str, float]:
+        if kind == "uniform":
+            scores = aligned_scores(arrays, names, shared, answers={n: null_answers(arrays[n], "uniform", rng) for n in names})
+        else:
+            second = arrays[names[1]]
+            scores = aligned_scores(arrays, names, shared,
+                                    order={names[1]: list(rng.permutation([second.personas.index(p) for p in shared]))})
+        _, conv, disc, _ = mtmm(scores)
+        return {"convergent": conv, "discriminant": disc}
+
+    key = {"mtmm": [design(arrays[n]) for n in names], "shared": shared}
+    draws = {kind: cached_draws(store, "inventory", key | {"null": kind}, n_sims, SEED,
+                                lambda k=kind: simulate(lambda rng: statistic(k, rng), n_sims, SEED + 7))
+             for kind in ("uniform", "permutation")}
+    return {metric: {kind: summarize(value, [np.nan if v is None else v for v in draws[kind].get(metric, [])],
+                                     better="higher", kind=kind).to_dict() for kind in draws}
+            for metric, value in observed.items()}

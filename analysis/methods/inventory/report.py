@@ -185,7 +185,7 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
         for doc in per_inv.values():
             doc.pop("headline", None)
         doc: dict[str, Any] = {"inventory": main, "domains": per_inv[main]["domains"], "inventories": per_inv}
-        doc["mtmm"] = mtmm_doc(arrays)
+        doc["mtmm"] = mtmm_doc(arrays, chance=chance, store=store)
         doc["headlines"] = {"inventory_shaping": number(head["shaping"][0], head["shaping"][1] or "undefined"),
                             "inventory_alpha": number(head["alpha"][0], head["alpha"][1] or "undefined")}
         doc["counts"] = [counts("invalid answers", int((mine["valid"] != 1).sum()), len(mine))]
@@ -198,21 +198,36 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
     return {"models": models}
 
 
-def mtmm_doc(arrays: dict[str, Sheets]) -> dict[str, Any]:
-    """The MTMM entry: personas aligned by id across the first two inventories (the main one first)."""
+def aligned_scores(arrays: dict[str, Sheets], names: list[str], shared: list[str],
+                   answers: dict[str, np.ndarray] | None = None,
+                   order: dict[str, list[int]] | None = None) -> dict[str, dict[str, np.ndarray]]:
+    """Per inventory, per domain: the shared personas' scores, in the order of ``shared`` (``answers``: other keyed
+    answers per inventory; ``order``: other persona positions per inventory, a null's shuffle)."""
+    out = {}
+    for n in names:
+        person = persona_scores(scale_scores(arrays[n], X=(answers or {}).get(n)))
+        index = (order or {}).get(n) or [arrays[n].personas.index(p) for p in shared]
+        out[n] = {d: v[index] for d, v in person.items()}
+    return out
+
+
+def mtmm_doc(arrays: dict[str, Sheets], *, chance: int = 0, store: Any = None) -> dict[str, Any]:
+    """The MTMM entry: personas aligned by id across the first two inventories (the main one first), with the
+    convergent and discriminant numbers' chance bands when ``chance`` > 0."""
+    from analysis.methods.inventory.chance import mtmm_chance
+
     names = sorted(arrays, key=lambda n: (n not in PREFERRED, PREFERRED.index(n) if n in PREFERRED else 0, n))[:2]
     if len(names) < 2:
         return {"inventories": names, "convergent": None, "discriminant": None, "n_personas": 0, "matrix": None,
                 "reason": "needs two inventories given to the same personas (run another --inventory on them)"}
     shared = [p for p in arrays[names[0]].personas if p in set(arrays[names[1]].personas)]
-    scores = {}
-    for n in names:
-        person = persona_scores(scale_scores(arrays[n]))
-        index = [arrays[n].personas.index(p) for p in shared]
-        scores[n] = {d: v[index] for d, v in person.items()}
-    R, conv, disc, why = pm.mtmm(scores)
-    return {"inventories": names, "convergent": _val(conv), "discriminant": _val(disc), "n_personas": len(shared),
-            "matrix": frame_doc(R.reset_index(names="scale")) if len(R) else None, "reason": why}
+    R, conv, disc, why = pm.mtmm(aligned_scores(arrays, names, shared))
+    doc = {"inventories": names, "convergent": _val(conv), "discriminant": _val(disc), "n_personas": len(shared),
+           "matrix": frame_doc(R.reset_index(names="scale")) if len(R) else None, "reason": why}
+    if chance > 0 and why is None:
+        doc["chance"] = mtmm_chance(arrays, names, shared, {"convergent": conv, "discriminant": disc},
+                                    n_sims=chance, store=store)
+    return doc
 
 
 def n_options_of(store: Store, rows: pd.DataFrame) -> int:

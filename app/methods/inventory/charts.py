@@ -7,13 +7,14 @@ import plotly.graph_objects as go
 
 from app.palette import model_colors
 
-DOMAIN_COLORS = {"O": "#8e6bbf", "C": "#3b7dd8", "E": "#e0a030", "A": "#3aa876", "N": "#d0504a"}
+DOMAIN_COLORS = {"O": "#8e6bbf", "C": "#3b7dd8", "E": "#e0a030", "A": "#3aa876", "N": "#d0504a"}  # O, C, E, A, N
 
 
 def profiles(frame: pd.DataFrame, personas: list[str], n_options: int) -> go.Figure:
     """Domain scores of the chosen personas (one line each) over the human 25–75 % norm band (grey)."""
     fig = go.Figure()
-    domains = list(dict.fromkeys(frame["domain"]))
+    present = list(dict.fromkeys(frame["domain"]))
+    domains = [d for d in DOMAIN_COLORS if d in present] + [d for d in present if d not in DOMAIN_COLORS]
     names = dict(zip(frame["domain"], frame["domain_name"]))
     for x, d in enumerate(domains):
         band = frame[(frame["domain"] == d) & frame["norm_lo"].notna()]

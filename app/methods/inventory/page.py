@@ -55,8 +55,12 @@ st.caption("Score: mean keyed item score (1–k) over the personas. Percentile: 
            "them. Test–retest: r across personas between the two option orders. Shaping ρ: Spearman of target level "
            "against score over the personas shaped on the domain; drift: mean |ρ| of that level with the other domains. "
            "'vs chance': the larger p of random answers and of answers shuffled across personas.")
+from analysis.methods.inventory import BIG_FIVE  # noqa: E402
+
+# the Big Five in their usual order (O, C, E, A, N), any other domain after them (stored documents sort their keys)
+order = [d for d in BIG_FIVE if d in idoc["domains"]] + [d for d in idoc["domains"] if d not in BIG_FIVE]
 rows = []
-for d, e in idoc["domains"].items():
+for d, e in ((d, idoc["domains"][d]) for d in order):
     rows.append({"domain": f"{d} · {e['name']}", "score": e.get("score"), "percentile": e.get("percentile"),
                  "α": e.get("alpha"), "α vs chance": ui.vs_chance(bands.get(f"alpha/{d}")), "ω": e.get("omega"),
                  "λ6": e.get("lambda6"), "λ6 vs chance": ui.vs_chance(bands.get(f"lambda6/{d}")),
@@ -123,6 +127,10 @@ if mt.get("matrix"):
                f"Convergent validity (same domain, two inventories): {ui.fmt(mt.get('convergent'), 2)}; discriminant Δ "
                f"(convergent − mean |r| of different domains): {ui.fmt(mt.get('discriminant'), 2)}"
                + (f" — {mt['reason']}" if mt.get("reason") else "") + ".")
+    for metric in ("convergent", "discriminant"):
+        if (mt.get("chance") or {}).get(metric):
+            st.markdown(f"**{metric.capitalize()}: {ui.fmt(mt.get(metric), 2)}**")
+            ui.chance_caption(mt["chance"][metric])
     ui.plot(charts.mtmm(matrix), key="mtmm")
 else:
     st.info(f"MTMM: {mt.get('reason') or 'not available'}.")

@@ -33,8 +33,8 @@ def test_the_page_shows_the_report(app, store_path) -> None:
     assert cards["Inventory: shaping ρ ↑ · plays"] == f"{doc['headlines']['inventory_shaping']['value']:.3f}"
     assert cards["Personas · sheets"] == "50 · 100" and cards["Norms"] == "—"
     table = at.dataframe[0].value
-    assert list(table["domain"]) == [f"{d} · {e['name']}" for d, e in doc["domains"].items()]
-    assert table["shaping ρ"].tolist() == pytest.approx([e["shaping_rho"] for e in doc["domains"].values()])
+    assert list(table["domain"]) == [f"{d} · {doc['domains'][d]['name']}" for d in "OCEAN"]
+    assert table["shaping ρ"].tolist() == pytest.approx([doc["domains"][d]["shaping_rho"] for d in "OCEAN"])
     assert all(v.startswith("p = ") for v in table["ρ vs chance"])  # 20 draws in AppTests: p, no verdict
     titles = [json.loads(c.proto.spec)["layout"].get("yaxis", {}).get("title", {}).get("text") for c in at.get("plotly_chart")]
     assert "score of the shaped domain" in titles and "share of valid answers" in titles

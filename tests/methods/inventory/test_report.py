@@ -97,3 +97,12 @@ def test_cli_metrics_json(store_path, capsys) -> None:
     for entry in domains.values():
         assert {"score", "percentile", "alpha", "omega"} <= set(entry)
         assert entry["percentile"] is None and entry["percentile_reason"]
+
+
+def test_mtmm_has_chance_bands(report) -> None:
+    plays, rnd = report["models"]["plays"]["mtmm"]["chance"], report["models"]["random"]["mtmm"]["chance"]
+    assert {k: v["verdict"] for k, v in plays["convergent"].items()} == {"uniform": "beyond chance",
+                                                                        "permutation": "beyond chance"}
+    # shuffled personas: no convergence, whatever the answers
+    assert abs(plays["convergent"]["permutation"]["mean"]) < 0.05 and abs(rnd["convergent"]["permutation"]["mean"]) < 0.05
+    assert plays["convergent"]["permutation"]["hi"] < 0.2 and rnd["convergent"]["uniform"]["hi"] < 0.2
