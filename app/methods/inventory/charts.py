@@ -68,3 +68,20 @@ def mtmm(matrix: pd.DataFrame) -> go.Figure:
                                texttemplate="%{text}", hovertemplate="%{y} × %{x}: r = %{z:.2f}<extra></extra>"))
     fig.update_layout(height=120 + 32 * len(labels), margin={"t": 30, "b": 30}, yaxis={"autorange": "reversed"})
     return fig
+
+
+def beside_published(published: pd.DataFrame, mine: dict[str, float]) -> go.Figure:
+    """The paper's convergent validity per model (grey) with this store's models' (coloured) on the same axis:
+    labelled, not ranked together (different inventories, personas and prompt sets)."""
+    pub = published[published["metric"] == "mtmm/convergent"].sort_values("value")
+    fig = go.Figure(go.Scatter(x=pub["value"], y=pub["model"], mode="markers", name="published (paper, IPIP-NEO-300 × BFI)",
+                               marker={"color": "#999999", "size": 9},
+                               hovertemplate="%{y}: %{x:.2f} (published)<extra></extra>"))
+    colors = model_colors(list(mine))
+    for model, value in mine.items():
+        fig.add_vline(x=value, line_color=colors.get(model), line_dash="dash",
+                      annotation_text=f"{model} (this store)", annotation_position="top")
+    fig.update_layout(xaxis={"title": "convergent validity (mean same-domain r across two inventories)",
+                             "range": [-0.3, 1.05]}, height=120 + 22 * len(pub), margin={"t": 40, "b": 30},
+                      showlegend=False)
+    return fig

@@ -139,6 +139,12 @@ st.subheader("Published figures")
 pub = data.published("inventory")
 st.caption("Printed in the paper for real models (IPIP-NEO-300 against BFI) — shown for scale, never ranked with "
            "this store's models. " + (pub["source"].iloc[0] if len(pub) else ""))
+mine = {m: (inv_data.doc(ref)["models"][m].get("mtmm") or {}).get("convergent") for m in models}
+mine = {m: v for m, v in mine.items() if v is not None}
+if len(pub) and mine:
+    st.caption("Convergent validity: the paper's models (grey) and this store's (dashed lines) on one axis — beside each "
+               "other, not ranked together: the paper used IPIP-NEO-300 and BFI with 1,250 prompt variants per model.")
+    ui.plot(charts.beside_published(pub, mine), key="published")
 if len(pub):
     wide = pub.pivot_table(index="model", columns="metric", values="value", aggfunc="first").reset_index()
     ui.table(wide, hide_index=True, width="stretch")

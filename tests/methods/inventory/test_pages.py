@@ -65,3 +65,12 @@ def test_compare_shows_both_models_domains(app) -> None:
     assert any("Inventories: domain scores and shaping" in h.value for h in at.subheader)
     table = next(df.value for df in at.dataframe if "domain" in df.value.columns and any(c.startswith("score · ") for c in df.value.columns))
     assert len(table) == 5
+
+
+def test_the_published_figures_sit_beside_the_store_s(app) -> None:
+    at = app("inventory", model="plays")
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    beside = next(c for c in charts if "convergent validity" in str(c["layout"].get("xaxis", {}).get("title")))
+    assert "Flan-PaLM 540B" in beside["data"][0]["y"]
+    lines = [a["text"] for a in beside["layout"]["annotations"]]
+    assert "plays (this store)" in lines and "random (this store)" in lines
