@@ -16,7 +16,6 @@ ORDERS: tuple[OrderMode, ...] = ("ascending", "descending")
 PERSONA_INSTRUCTION = "For the following task, respond in a way that matches this description:"
 ITEM_PREAMBLE = "Considering the statement,"
 POSTAMBLE = "please rate how accurately this describes you on a scale from 1 to {k} ({listing}):"
-NO_PERSONA_NOTE = ""
 
 
 def numbered(labels: list[str], order: OrderMode) -> list[str]:

@@ -38,15 +38,19 @@ def alpha(frame: pd.DataFrame) -> tuple[float, str | None]:
 SINGULAR = "the items' correlation matrix is singular (items answered in lockstep, e.g. by position)"
 
 
-def singular(frame: pd.DataFrame) -> bool:
-    """Whether the complete rows' item correlation matrix is rank-deficient (ω's factor fit and λ6's SMCs need its
-    inverse; psych then only warns and prints numbers outside [0, 1])."""
-    R = np.corrcoef(frame.dropna().to_numpy(dtype=float), rowvar=False)
+def correlations(frame: pd.DataFrame) -> np.ndarray:
+    """The item correlation matrix of the complete rows."""
+    return np.corrcoef(frame.dropna().to_numpy(dtype=float), rowvar=False)
+
+
+def singular(R: np.ndarray) -> bool:
+    """Whether an item correlation matrix is rank-deficient (ω's factor fit and λ6's SMCs need its inverse; psych
+    then only warns and prints numbers outside [0, 1])."""
     return bool(np.linalg.matrix_rank(R, tol=1e-10) < R.shape[0])
 
 
 def omega(frame: pd.DataFrame) -> tuple[float, str | None]:
-    why = why_undefined(frame, min_items=3) or (SINGULAR if singular(frame) else None)
+    why = why_undefined(frame, min_items=3) or (SINGULAR if singular(correlations(frame)) else None)
     if why:
         return float("nan"), why
     value = omega_total(frame)
@@ -55,10 +59,12 @@ def omega(frame: pd.DataFrame) -> tuple[float, str | None]:
 
 def lambda6(frame: pd.DataFrame) -> tuple[float, str | None]:
     """Guttman's λ6 of the complete rows (module docstring), as ``psych::alpha(x)$total$"G6(smc)"``."""
-    why = why_undefined(frame, min_items=2) or (SINGULAR if singular(frame) else None)
+    why = why_undefined(frame, min_items=2)
     if why:
         return float("nan"), why
-    R = np.corrcoef(frame.dropna().to_numpy(dtype=float), rowvar=False)
+    R = correlations(frame)
+    if singular(R):
+        return float("nan"), SINGULAR
     inv = np.linalg.inv(R)
     with np.errstate(divide="ignore", invalid="ignore"):
         smc = 1 - 1 / np.diag(inv)

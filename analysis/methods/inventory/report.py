@@ -28,10 +28,11 @@ from analysis.methods.base import counts, frame_doc, number
 from analysis.methods.inventory import psychometrics as pm
 from analysis.methods.inventory.families import FAMILY
 from analysis.methods.inventory.inventory import ipip_facet_names
-from analysis.methods.inventory.scoring import Sheets, _quiet, norm_band, persona_scores, scale_scores, sheet_percentiles, sheets
+from analysis.methods.inventory.scoring import Sheets, norm_band, persona_scores, scale_scores, sheet_percentiles, sheets
 from analysis.methods.inventory.session import ANSWERS
 from analysis.runs import comparable
 from analysis.runs.store import Store
+from analysis.stats import nanmean_last
 
 PREFERRED = ("ipip-neo-120", "ipip-neo-300")
 
@@ -119,8 +120,7 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
         vals = [v[f] for v in pcts.values() if f in v]
         facets[f] = {"name": facet_names.get(f, f), "domain": str(s.domain[list(s.facet).index(f)]), "score": _val(np.nanmean(values)) if np.isfinite(values).any() else None,
                      "percentile": _val(np.mean(vals)) if vals else None}
-    with _quiet():
-        order_gap = [np.nanmean(np.abs(sheet[d][:, 0] - sheet[d][:, 1])) for d in s.domains] if len(s.orders) == 2 else []
+    order_gap = [float(nanmean_last(np.abs(sheet[d][:, 0] - sheet[d][:, 1]))) for d in s.domains] if len(s.orders) == 2 else []
     shares = pm.position_shares(s.number, s.n_options)
     first = answers.iloc[0]
     return {
@@ -177,8 +177,7 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
         per_inv: dict[str, Any] = {}
         arrays: dict[str, Sheets] = {}
         for inv, rows in mine.groupby("inventory", sort=False):
-            k = int(rows["n_options"].iloc[0]) if "n_options" in rows else n_options_of(store, rows)
-            arrays[str(inv)] = sheets(rows, k)
+            arrays[str(inv)] = sheets(rows, n_options_of(store, rows))
             per_inv[str(inv)] = inventory_doc(arrays[str(inv)], str(inv), rows)
         main = main_inventory({n: d["n_items"] for n, d in per_inv.items()})
         head = per_inv[main].pop("headline")

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.methods.inventory.inventory import IPIP
+from analysis.stats import nanmean_last
 
 QUARTILE_Z = 0.6744897501960817  # scipy.stats.norm.ppf(0.75)
 #: five-factor-e's order of the domains in ``Norm(...)["ns"]``: means at 1..5, SDs at 6..10.
@@ -47,11 +48,6 @@ class Sheets:
     @property
     def domains(self) -> list[str]:
         return list(dict.fromkeys(d for d in self.domain if d is not None))
-
-    def with_keyed(self, X: np.ndarray) -> Sheets:
-        """The same design with other keyed answers (a null draw)."""
-        return Sheets(self.personas, self.orders, self.items, self.domain, self.facet, X, self.raw, self.number,
-                      self.n_options, self.targets, self.sex, self.age)
 
 
 def sheets(answers: pd.DataFrame, n_options: int) -> Sheets:
@@ -85,28 +81,13 @@ def scale_scores(s: Sheets, by: str = "domain", X: np.ndarray | None = None) -> 
     keys = s.domain if by == "domain" else s.facet
     out = {}
     for key in dict.fromkeys(k for k in keys if k is not None):
-        cols = X[:, :, keys == key]
-        with np.errstate(invalid="ignore"), _quiet():
-            out[key] = np.nanmean(cols, axis=2)
+        out[key] = nanmean_last(X[:, :, keys == key])
     return out
 
 
 def persona_scores(sheet_scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Per domain: each persona's mean over its sheets."""
-    with _quiet():
-        return {k: np.nanmean(v, axis=1) for k, v in sheet_scores.items()}
-
-
-class _quiet:
-    def __enter__(self):
-        import warnings
-
-        self._w = warnings.catch_warnings()
-        self._w.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc):
-        self._w.__exit__(*exc)
+    return {k: nanmean_last(v) for k, v in sheet_scores.items()}
 
 
 def five_factor_percentiles(raw: dict[str, int], n: int, sex: str, age: int) -> dict[str, float]:
