@@ -74,7 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     from analysis.methods.options import add_flags
 
     for method in methods.all_methods():  # each method's options come from its own folder
-        parser_m = run_sub.add_parser(method.name, help=method.help)
+        dashed = method.name.replace("_", "-")  # cross_method is typed cross-method
+        parser_m = run_sub.add_parser(method.name, help=method.help, aliases=[dashed] if dashed != method.name else [])
         parser_m.add_argument("--model", required=True, help=MODEL_HELP)
         parser_m.add_argument("--run-id", type=run_id_type)
         _add_yes(parser_m)
@@ -122,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.add_argument("--yes", action="store_true", help="do not ask for confirmation (needed when not on a terminal)")
 
     metrics = sub.add_parser("metrics", help="a method's metrics per model")
-    metrics.add_argument("method", choices=method_names())
+    metrics.add_argument("method", choices=[*method_names(), *(n.replace("_", "-") for n in method_names() if "_" in n)])
     _add_store(metrics)
     metrics.add_argument("--model", help="only this model (display name)")
     metrics.add_argument("--json", action="store_true", help="one JSON document on stdout")

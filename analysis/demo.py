@@ -86,13 +86,16 @@ SIZES: dict[str, dict[str, Any]] = {
              "pg_limits": {"selection_max_tokens": 400, "question_max_tokens": 800, "examples_max_tokens": 400,
                            "grade_max_tokens": 200},
              # IPIP-NEO-120 (all items: norms) and RoleScope's short form (MTMM) to 9 shaped personas
-             "inventory_domains": ["E", "A", "N"], "inventory_levels": [1, 5, 9], "inventory_items": None},
+             "inventory_domains": ["E", "A", "N"], "inventory_levels": [1, 5, 9], "inventory_items": None,
+             # one persona set through values (PVQ, no_conv), IPIP-NEO-120, the trust game and PersonaGym
+             "cross_personas": 12, "cross_items": None, "cross_rounds": 3},
     "reduced": {"values_personas": 2, "values_items": 6, "values_contexts": ["no_conv", "topics_b"],
                 "mbti_subjects": ["Men", "Women"], "mbti_testings": 2, "mbti_statements": 4, "trust_personas": 3,
                 "trust_individual_personas": 1, "trust_attributes": ["age", "us_citizenship"], "pg_personas": 1, "pg_questions": 1,
                 "pg_limits": {"selection_max_tokens": 300, "question_max_tokens": 600, "examples_max_tokens": 300,
                               "grade_max_tokens": 120},
-                "inventory_domains": ["E"], "inventory_levels": [1, 5, 9], "inventory_items": 6},
+                "inventory_domains": ["E"], "inventory_levels": [1, 5, 9], "inventory_items": 6,
+                "cross_personas": 3, "cross_items": 6, "cross_rounds": 1},
 }
 # Reply lengths: a 135M model rambles to any limit, and generated tokens are most of the build's time
 # (~80 tokens/s on this 2-core box). A number or an option comes first when it comes at all.
@@ -157,6 +160,28 @@ def _personagym_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]
                                  answer_max_tokens=PG_ANSWER_TOKENS, **size["pg_limits"]).model_dump()
 
 
+def _cross_method_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
+    """The cross-method campaign: the first personas of the bundled set through every method that takes them, each
+    on its protocol with the demo's reply caps (the inventory in the paper's ascending order only)."""
+    from analysis.methods.cross_method.options import CrossMethodOptions
+    from analysis.methods.cross_method.plan import build_plan
+
+    items = [f"values.limit_items={size['cross_items']}", f"inventory.limit_items={size['cross_items']}"] \
+        if size["cross_items"] else []
+    settings = [
+        f"values.answer_mode={config.answer_mode}", "values.prefix_reuse=true",
+        f"inventory.answer_mode={config.answer_mode}", "inventory.order=ascending",
+        f"inventory.max_tokens={INVENTORY_TEXT_TOKENS}", "inventory.prefix_reuse=true",
+        f"trust.rounds={size['cross_rounds']}", "trust.archetypes=1+3+5", f"trust.max_tokens={TRUST_TOKENS['action']}",
+        "trust.prefix_reuse=true",
+        "personagym.questions_per_task=1", f"personagym.max_tokens={PG_ANSWER_TOKENS}",
+        f"personagym.call_max_tokens={size['pg_limits']['selection_max_tokens']}",
+        *(["personagym.evaluators=embedded"] if config.embedded else []), *items,
+    ]
+    options = CrossMethodOptions(personas=str(size["cross_personas"]), set=settings)
+    return build_plan(options, config.spec()).model_dump()
+
+
 def _values_svs_plan(config: DemoConfig, size: dict[str, Any], svs: str | Path) -> dict[str, Any]:
     """no_conv on the SVS procedure (the instrument comes from the user: it is not bundled)."""
     from analysis.methods.values.method import build_values_plan
@@ -174,8 +199,9 @@ PLANNERS: dict[str, Callable[[DemoConfig, dict[str, Any]], dict[str, Any]]] = {
     "values": _values_plan,
     "inventory": _inventory_plan,
     "inventory-mini": partial(_inventory_plan, inventory="rolescope-mini"),
+    "cross-method": _cross_method_plan,
 }
-METHOD_OF = {"trust-population": "trust", "trust-individual": "trust", "values-svs": "values", "inventory-mini": "inventory"}
+METHOD_OF = {"cross-method": "cross_method", "trust-population": "trust", "trust-individual": "trust", "values-svs": "values", "inventory-mini": "inventory"}
 
 
 def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list[str] | None = None,

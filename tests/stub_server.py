@@ -8,6 +8,8 @@ Replies depend only on a hash of the request's messages (``messages_hash``):
 - options written "(A) ...", as a values question asks "(X)": the reply opens with "(" (its top logprobs
   also hold bare letters and "I", which must not be read), then the letter; as text "(B)"; asked to
   think first (the question asks for "Answer: (X)"), a sentence of reasoning then "Answer: (B)";
+- the last message asks for a rating "on a scale from 1 to k" (an inventory item): the digit ``1 + hash % k`` (with
+  logprobs asked, its top logprobs hold every digit 1..k, the chosen one highest);
 - the last message lists numbered values ("1. ...", for SVS picks): "<k>. <text>" with k from the hash
   (after a line of reasoning and "Answer:" when the question asks for it);
 - anything else (conversation turns): a short sentence naming the hash.
@@ -58,6 +60,7 @@ FAULT_KINDS = ("429", "500", "timeout", "malformed", "empty", "nonsense", "echo_
 _OPTION_LINE = re.compile(r"^([A-Z])\. (.*)$", re.MULTILINE)
 _PAREN_OPTION_LINE = re.compile(r"^\(([A-Z])\) (.+)$", re.MULTILINE)
 _NUMBERED_LINE = re.compile(r"^(\d{1,2})\. (.*)$", re.MULTILINE)
+_SCALE = re.compile(r"on a scale from 1 to (\d)\b")
 
 
 def messages_hash(messages: list[dict[str, Any]]) -> str:
@@ -175,6 +178,13 @@ def reply_body(body: dict[str, Any], digest: str, *, empty: bool = False, nonsen
             logprobs = {"content": [_token(letter, -0.05) | {"top_logprobs": top}]}
         else:
             content = letter if body.get("max_tokens") == 1 else f"{letter}. {label}"
+    elif scale := _SCALE.search(last):
+        k = int(scale.group(1))
+        number = str(1 + pick % k)
+        if body.get("logprobs") or body.get("top_logprobs"):
+            top = [_token(number, -0.05)] + [_token(str(d), -1.0 - 0.25 * d) for d in range(1, k + 1) if str(d) != number]
+            logprobs = {"content": [_token(number, -0.05) | {"top_logprobs": top[: int(body.get("top_logprobs") or 1)]}]}
+        content = number
     elif numbered := [(m.group(1), m.group(2)) for m in _NUMBERED_LINE.finditer(last)]:
         number, text = numbered[pick % len(numbered)]
         content = f"Thinking it over.\nAnswer: {number}. {text}" if '"Answer:"' in last else f"{number}. {text}"

@@ -30,7 +30,9 @@ def names() -> tuple[str, ...]:
 
 @cache
 def get(name: str) -> Method:
-    """The method ``name`` (imported now if it was not yet). Unknown names are an ``InputError`` listing the known."""
+    """The method ``name`` (imported now if it was not yet); a dash may stand for an underscore (``cross-method``).
+    Unknown names are an ``InputError`` listing the known."""
+    name = name.replace("-", "_")
     if name not in names():
         raise InputError(f"method '{name}' is not available; known: {', '.join(names())}")
     method = importlib.import_module(f"{__name__}.{name}.method").METHOD

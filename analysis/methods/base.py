@@ -208,6 +208,10 @@ class Method:
     #: (store, run ids or None) -> every stored reply of the method as rows of ``analysis.samples.COLUMNS`` (the
     #: Samples view, its exports, a run's outcome).
     samples: Callable[..., pd.DataFrame] | None = None
+    #: (its ``options`` model, personas [``analysis.persona_scores.CampaignPersona``], ModelSpec) -> a plan that gives
+    #: exactly these personas the method's protocol: a part of a cross-method campaign. Its report then holds each
+    #: model's ``persona_scores`` (``analysis.persona_scores``). None: the method takes no shared persona set.
+    persona_plan: Callable[[Any, list[Any], ModelSpec], dict[str, Any]] | None = None
 
     def has_data(self, table_sizes: Mapping[str, int]) -> bool:
         """Whether a store with these table sizes holds any of this method's answers."""

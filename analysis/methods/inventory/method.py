@@ -69,10 +69,17 @@ def _published_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return rows(doc)
 
 
+def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
+    from analysis.methods.inventory.shared_personas import persona_plan
+
+    return persona_plan(options, personas, spec)
+
+
 METHOD = Method(
+    persona_plan=_persona_plan,
     name="inventory", title="Personality inventories", label="Inventory", order=5,
     tables=("inventory_answers",),
-    sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
+    sources=("analysis/methods/base.py", "analysis/persona_scores.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
     help="personality inventories (IPIP-NEO, any Likert inventory) given to shaped personas (Serapio-García et al. 2023)",
     options=InventoryOptions, plans=_plans, n_calls=_n_calls, tokens=_tokens, session=_session, report=_report,
     chance=_chance, can_show=_can_show, compare=_compare, samples=_samples, readers=READERS, families=(FAMILY,),

@@ -9,20 +9,22 @@ from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.methods.inventory.inventory import load_inventory
 from analysis.methods.inventory.options import InventoryOptions
-from analysis.methods.inventory.personas import design
+from analysis.methods.inventory.personas import Persona, design
 from analysis.methods.inventory.session import InventoryPlan
 from analysis.methods.options import from_args
 
 
-def build_plan(options: InventoryOptions, spec: ModelSpec) -> InventoryPlan:
-    """Resolve every source now, so the stored plan is self-contained."""
+def build_plan(options: InventoryOptions, spec: ModelSpec, personas: list[Persona] | None = None) -> InventoryPlan:
+    """Resolve every source now, so the stored plan is self-contained. ``personas``: these instead of the shaping
+    design's (a cross-method campaign's)."""
     inventory = load_inventory(options.inventory).limited(options.limit_items)
     if not any(i.domain for i in inventory.items):
         raise InputError(f"--limit-items {options.limit_items} keeps no scored item")
     if options.answer_mode == "logprob" and spec.max_top_logprobs < inventory.n_options:
         raise InputError(f"model {spec.name} returns at most {spec.max_top_logprobs} top logprobs; use --answer-mode text")
-    personas = design(shaping=options.shaping == "single", domains=options.domains, levels=options.levels,
-                      biographies=options.biographies, limit=options.personas, ids=options.persona_ids)
+    if personas is None:
+        personas = design(shaping=options.shaping == "single", domains=options.domains, levels=options.levels,
+                          biographies=options.biographies, limit=options.personas, ids=options.persona_ids)
     if not personas:
         raise InputError("the persona design is empty")
     params = dict(spec.params)

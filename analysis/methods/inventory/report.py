@@ -30,6 +30,7 @@ from analysis.methods.inventory.families import FAMILY
 from analysis.methods.inventory.inventory import ipip_facet_names
 from analysis.methods.inventory.scoring import Sheets, norm_band, persona_scores, scale_scores, sheet_percentiles, sheets
 from analysis.methods.inventory.session import ANSWERS
+from analysis.persona_scores import persona_scores_doc
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.stats import nanmean_last
@@ -157,6 +158,21 @@ def figures(s: Sheets, name: str) -> dict[str, Any]:
     return {"profiles": frame_doc(profiles), "shaping": frame_doc(curve)}
 
 
+def persona_trait_scores(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]:
+    """Each persona's domain and facet scores on the main inventory (``analysis.persona_scores``): the mean keyed
+    answer over the persona's sheets (both option orders when given), as ``scale_scores`` computes it."""
+    from analysis.methods.inventory import BIG_FIVE
+
+    domains = persona_scores(scale_scores(s))
+    facets = persona_scores(scale_scores(s, "facet"))
+    names = ipip_facet_names() if name in PREFERRED else {}
+    constructs = {d: BIG_FIVE.get(d, d) for d in domains} | {f: f"{f} {names[f]}" if f in names else f for f in facets}
+    frame = pd.DataFrame({"persona_id": s.personas, **domains, **facets})
+    described = answers.drop_duplicates("persona_id").set_index("persona_id")["persona"]
+    frame["description"] = [described.get(p) for p in s.personas]
+    return persona_scores_doc(frame, constructs, secondary=list(facets))
+
+
 def main_inventory(sizes: dict[str, int]) -> str:
     """IPIP-NEO-120, else IPIP-NEO-300, else the inventory with the most items (ties: by name)."""
     return next((n for n in PREFERRED if n in sizes), min(sizes, key=lambda n: (-sizes[n], n)))
@@ -189,6 +205,7 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
                             "inventory_alpha": number(head["alpha"][0], head["alpha"][1] or "undefined")}
         doc["counts"] = [counts("invalid answers", int((mine["valid"] != 1).sum()), len(mine))]
         doc["figures"] = figures(arrays[main], main)
+        doc["persona_scores"] = persona_trait_scores(arrays[main], main, mine[mine["inventory"] == main])
         doc |= selection.document(name)
         if chance > 0:
             doc["chance"] = {inv: inv_chance.inventory_chance(arrays[inv], inv, n_sims=chance, store=store)

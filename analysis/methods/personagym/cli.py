@@ -62,6 +62,7 @@ from analysis.methods.personagym.tables import ANSWERS, GRADES, PUBLISHED, QUEST
 from analysis.methods.personagym.families import FAMILY
 from analysis.methods.personagym.options import PersonaGymOptions
 from analysis.methods.options import from_args
+from analysis.persona_scores import persona_scores_doc
 from analysis.runs import comparable
 from analysis.runs.store import Store
 
@@ -113,6 +114,15 @@ def _truncated(given: pd.DataFrame) -> pd.Series:
     """1 for an answer cut at the length limit: its flag, or (rows stored before the flag) finish_reason 'length'."""
     finish = given["finish_reason"] if "finish_reason" in given else pd.Series(None, index=given.index, dtype="string")
     return (_flag(given, "truncated").astype(bool) | (finish.astype("string") == "length").fillna(False)).astype(int)
+
+
+def _persona_scores(personas: dict[str, Any]) -> dict[str, Any]:
+    """Each persona's PersonaScore and five task scores (``analysis.persona_scores``), as ``personas`` holds them
+    (the persona column of PersonaGym's tables is its description)."""
+    constructs = {"persona_score": "PersonaScore", **{t: t for t in TASKS}}
+    rows = [{"persona_id": d["id"] if isinstance(d["id"], str) else ",".join(map(str, d["id"])), "description": persona,
+             "persona_score": d["persona_score"], **d["tasks"]} for persona, d in personas.items()]
+    return persona_scores_doc(pd.DataFrame(rows, columns=["persona_id", "description", *constructs]), constructs)
 
 
 def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
@@ -177,6 +187,7 @@ def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
         "evaluators": list(by_evaluator),
         "by_evaluator": by_evaluator,
         "personas": personas,
+        "persona_scores": _persona_scores(personas),
     }
 
 

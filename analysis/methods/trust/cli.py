@@ -53,6 +53,7 @@ from analysis.llm.specs import ModelSpec
 from analysis.methods.trust.families import INDIVIDUAL, POPULATION
 from analysis.methods.trust.options import TrustOptions
 from analysis.methods.options import from_args
+from analysis.persona_scores import persona_scores_doc, plan_descriptions
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.stats import json_number
@@ -311,6 +312,26 @@ def _endowment_siblings(configs: list[comparable.Configuration], used: comparabl
     return [r for c in configs if c.id != used.id and set(c.differs_from(used)) == {"endowment"} for r in c.run_ids]
 
 
+def persona_transfers(rounds: pd.DataFrame, descriptions: dict[str, str]) -> dict[str, Any]:
+    """Each persona's own transfers at the individual level (``analysis.persona_scores``): ``mean_transfer``, the
+    mean share of the endowment sent over every valid round against every trustee archetype, and
+    ``first_transfer``, the mean share sent in round 1 (before any return was seen: Berg et al. 1995's one-shot
+    measure of trust)."""
+    constructs = {"mean_transfer": "Mean transfer (share of the endowment)",
+                  "first_transfer": "First-round transfer (share of the endowment)"}
+    if rounds.empty:
+        return persona_scores_doc(pd.DataFrame(columns=["persona_id", "description", *constructs]), constructs)
+    valid = rounds[(rounds["valid"] == 1) & rounds["sent"].notna()].copy()
+    valid["share"] = pd.to_numeric(valid["sent"]) / pd.to_numeric(valid["endowment"])
+    ids = list(dict.fromkeys(rounds["persona_id"].astype(str)))
+    mean = valid.groupby(valid["persona_id"].astype(str))["share"].mean()
+    first = valid[valid["round"] == 1].groupby(valid["persona_id"].astype(str))["share"].mean()
+    frame = pd.DataFrame({"persona_id": ids, "mean_transfer": mean.reindex(ids).to_numpy(),
+                          "first_transfer": first.reindex(ids).to_numpy(),
+                          "description": [descriptions.get(p) for p in ids]})
+    return persona_scores_doc(frame, constructs)
+
+
 def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, seed: int = 0,
                  assumed_group_size: int = ASSUMED_GROUP_SIZE, config: comparable.Chosen = None,
                  chance: int = 0) -> dict[str, Any]:
@@ -346,6 +367,8 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
                             mine[FORECASTS.name], n_boot=n_boot, seed=seed, assumed_group_size=assumed_group_size,
                             endowment=endowment, chance=chance, store=store,
                             levels=plan_levels(used_pop.signature) if used_pop else None)
+        doc["persona_scores"] = persona_transfers(mine[ROUNDS.name], plan_descriptions(
+            store.get_run(r)["plan"] for r in ind_runs))
         doc["configuration"] = {level: sel.used[name].id for level, sel in (("population", pop), ("individual", ind))
                                 if name in sel.used}
         doc["configurations"] = {level: comparable.describe(sel.found[name], sel.used[name])

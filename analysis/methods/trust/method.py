@@ -220,11 +220,18 @@ def _samples(store: Any, run_ids: Any = None) -> Any:
     return samples(store, run_ids)
 
 
+def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
+    from analysis.methods.trust.shared_personas import persona_plan
+
+    return persona_plan(options, personas, spec)
+
+
 METHOD = Method(
+    persona_plan=_persona_plan,
     samples=_samples,
     name="trust", title="Trust game", label="Trust", order=3,
     tables=("trust_transfers", "trust_beliefs", "trust_rounds"),
-    sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
+    sources=("analysis/methods/base.py", "analysis/persona_scores.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
              "analysis/stats.py"),
     help="trust game: belief-behaviour consistency", plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,

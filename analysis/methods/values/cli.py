@@ -23,13 +23,7 @@ def plans_from_args(args: argparse.Namespace | ValuesOptions, spec: ModelSpec) -
     from analysis.methods.values.method import build_values_plan
 
     args = args if isinstance(args, ValuesOptions) else from_args(ValuesOptions, args)
-    protocol = dict(
-        samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse, messages=args.messages,
-        structure=args.structure, persona_prompt=args.persona_prompt, system_role=not args.no_system_role,
-        svs_order=args.svs_order, conversation_temperature=args.conversation_temperature,
-        answer_temperature=args.answer_temperature, conversation_max_tokens=args.conversation_max_tokens,
-        **_answer_length(args),
-    )
+    protocol = protocol_of(args)
     if args.campaign:
         return _campaign_plans(args, spec, protocol)
     if args.reference:
@@ -41,6 +35,17 @@ def plans_from_args(args: argparse.Namespace | ValuesOptions, spec: ModelSpec) -
         **protocol,
     )
     return [("", plan.model_dump())]
+
+
+def protocol_of(args: ValuesOptions) -> dict[str, Any]:
+    """The protocol fields of a plan (everything but who answers what) from the options."""
+    return dict(
+        samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse, messages=args.messages,
+        structure=args.structure, persona_prompt=args.persona_prompt, system_role=not args.no_system_role,
+        svs_order=args.svs_order, conversation_temperature=args.conversation_temperature,
+        answer_temperature=args.answer_temperature, conversation_max_tokens=args.conversation_max_tokens,
+        **_answer_length(args),
+    )
 
 
 def _answer_length(args: ValuesOptions) -> dict[str, int]:

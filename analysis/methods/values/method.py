@@ -47,6 +47,7 @@ def build_values_plan(
     interlocutor_files: dict[str, str | Path] | None = None,
     shared_openings: dict[str, str] | None = None,
     campaign: str | None = None,
+    personas: list[Persona] | None = None,
     **lengths: int,
 ) -> ValuesPlan:
     """Resolve every source now, so the stored plan is self-contained. ``persona_ids`` picks personas of the
@@ -59,8 +60,9 @@ def build_values_plan(
     every persona with another persona: the one ``interlocutor_files[label]`` gives (a reference
     ``interlocutors.json``, persona i talks with its entry i), else a seeded random derangement per context;
     ``shared_openings`` replaces their opening text (the reference's). ``campaign`` names the campaign a run belongs
-    to (its runs differ in instrument by design, ``analysis.methods.values.campaign``)."""
-    personas = load_population(population)
+    to (its runs differ in instrument by design, ``analysis.methods.values.campaign``). ``personas``: these instead of
+    the population's (a cross-method campaign's; ``population`` then only names them)."""
+    personas = load_population(population) if personas is None else personas
     if persona_ids is not None:
         unknown = sorted(set(persona_ids) - {p.id for p in personas})
         if unknown:
@@ -219,11 +221,18 @@ def _samples(store: Any, run_ids: Any = None) -> Any:
     return samples(store, run_ids)
 
 
+def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
+    from analysis.methods.values.shared_personas import persona_plan
+
+    return persona_plan(options, personas, spec)
+
+
 METHOD = Method(
+    persona_plan=_persona_plan,
     samples=_samples,
     name="values", title="Values (Stick to Your Role!)", label="Values", order=1,
     tables=("values_answers",),
-    sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
+    sources=("analysis/methods/base.py", "analysis/persona_scores.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
              "analysis/stats.py"),
     help="value questionnaires (Stick to Your Role!)", plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.methods.base import counts, frame_doc, number
+from analysis.persona_scores import persona_scores_doc, plan_descriptions
 from analysis.methods.values.families import FAMILY
 from analysis.runs import comparable
 from analysis.runs.store import Store
@@ -204,10 +205,25 @@ def values_metrics(store: Store, model: str | None = None, config: comparable.Ch
     models = {}
     for name, group in groups:
         doc = model_metrics(group, fitted=fitted[name], **kwargs) | selection.document(str(name))
+        doc["persona_scores"] = persona_value_scores(group, plan_descriptions(
+            store.get_run(r)["plan"] for r in dict.fromkeys(group["run_id"])))
         if chance > 0:
             doc["chance"] = summarize_draws(doc, simulated[name])
         models[name] = doc
     return _clean({"models": models})
+
+
+def persona_value_scores(answers: pd.DataFrame, descriptions: Mapping[str, str]) -> dict[str, Any]:
+    """Each persona's 10 value scores (``analysis.persona_scores``): the centred (ipsatised) score, Schwartz's
+    recommended score for correlations with other variables (Schwartz 2003, "Computing scores for the 10 human
+    values"), averaged over the configuration's contexts. ``descriptions``: persona id -> its description (the plans')."""
+    from analysis.methods.values import VALUES
+
+    scores = value_scores(answers)
+    wide = scores.pivot_table(index="persona_id", columns="value", values="ipsatised", aggfunc="mean", dropna=False)
+    wide = wide.reindex(columns=[v for v in VALUES if v in wide.columns]).reset_index()
+    wide["description"] = [descriptions.get(str(p)) for p in wide["persona_id"]]
+    return persona_scores_doc(wide, {v: v for v in VALUES if v in wide.columns})
 
 
 def values_chance(store: Store, metrics: Mapping[str, Any], config: comparable.Chosen = None, *, n_sims: int,

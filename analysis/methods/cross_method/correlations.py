@@ -1,0 +1,97 @@
+"""Correlations across personas, their bootstrap CIs and their chance bands: pure functions on arrays.
+
+- ``weighted_r``: Pearson's r of two persona-level scores under resampling weights, each persona counted as often
+  as a bootstrap draw holds it; personas missing either score are left out (pairwise complete). With weights all 1 it
+  is the plain Pearson r (checked against ``scipy.stats.pearsonr``). Undefined (NaN) with fewer than 3 distinct
+  personas or a constant score.
+- Bootstrap CIs: the percentile interval of r over persona resamples (``analysis.stats.resample_indices``).
+- Chance: a permutation null. Each draw shuffles the personas within each method (one shuffle per method: the
+  persona's answers to that method go to another persona), which keeps every score's distribution and the
+  correlations within a method and breaks every link across methods. A cell's band is the central 95 % of its draws
+  and its p-value is two-sided, ``(1 + #{|r*| ≥ |r|}) / (1 + n)`` (Davison & Hinkley 1997, eq. 4.11).
+- ``pattern_r``: Westen & Rosenthal's (2003) r_alerting-CV, the correlation between the predicted correlations of a
+  set of pairs and the obtained ones (Fisher z-transformed), over the pairs where both are defined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from analysis.chance import ALPHA, MIN_VERDICT_SIMS
+
+MIN_PERSONAS = 3
+
+
+def weighted_r(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """``(B,)`` Pearson r of ``x``, ``y`` (``(n,)``, NaN = not scored) under weights ``W`` (``(B, n)``)."""
+    m = np.isfinite(x) & np.isfinite(y)
+    x0, y0 = np.where(m, x, 0.0), np.where(m, y, 0.0)
+    w = W * m
+    sw = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mx, my = (w @ x0) / sw, (w @ y0) / sw
+        dx, dy = (x0[None, :] - mx[:, None]) * m, (y0[None, :] - my[:, None]) * m
+        cov = (w * dx * dy).sum(axis=1)
+        vx, vy = (w * dx * dx).sum(axis=1), (w * dy * dy).sum(axis=1)
+        r = cov / np.sqrt(vx * vy)
+    distinct = (w > 0).sum(axis=1)
+    scale = np.maximum(np.abs(x0).max(initial=0.0), np.abs(y0).max(initial=0.0)) or 1.0
+    tiny = 1e-24 * scale ** 2 * np.maximum(sw, 1.0)
+    r[(distinct < MIN_PERSONAS) | (vx <= tiny) | (vy <= tiny)] = np.nan
+    return np.clip(r, -1.0, 1.0)
+
+
+def r_reason(x: np.ndarray, y: np.ndarray, a: str, b: str) -> str | None:
+    """Why r of ``a`` and ``b`` is undefined on these scores, or None when it is defined."""
+    m = np.isfinite(x) & np.isfinite(y)
+    if m.sum() < MIN_PERSONAS:
+        return f"{int(m.sum())} persona(s) scored on both {a} and {b}; r needs at least {MIN_PERSONAS}"
+    for name, v in ((a, x), (b, y)):
+        if np.ptp(v[m]) == 0:
+            return f"{name} is the same for every persona scored on both (no variance)"
+    return None
+
+
+def fisher_z(r: np.ndarray) -> np.ndarray:
+    return np.arctanh(np.clip(r, -0.999999, 0.999999))
+
+
+def pattern_r(observed: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+    """r_alerting-CV per row of ``observed`` (``(B, k)`` pair correlations) against ``predicted`` (``(k,)``): the
+    Pearson correlation of ``predicted`` with the Fisher z of the observed r, over the pairs defined in that row;
+    NaN with fewer than 3 such pairs or a constant side."""
+    obs = np.atleast_2d(observed)
+    out = np.full(obs.shape[0], np.nan)
+    for i, row in enumerate(obs):
+        m = np.isfinite(row) & np.isfinite(predicted)
+        if m.sum() < 3 or np.ptp(predicted[m]) == 0 or np.ptp(row[m]) == 0:
+            continue
+        out[i] = float(np.corrcoef(fisher_z(row[m]), predicted[m])[0, 1])
+    return out
+
+
+def band(observed: float | None, draws: np.ndarray, *, two_sided: bool = True) -> dict[str, float | int | str | None]:
+    """A cell's chance entry: the central 95 % of the finite ``draws`` (``lo``, ``hi``), their mean, ``n_sims``, the
+    Monte-Carlo p-value (two-sided on |r|, else one-sided "higher") and the verdict (``analysis.chance``'s rule)."""
+    d = np.asarray(draws, dtype=float)
+    d = d[np.isfinite(d)]
+    if len(d) == 0:
+        return {"lo": None, "hi": None, "mean": None, "n_sims": 0, "p": None, "verdict": None}
+    lo, hi = np.percentile(d, [2.5, 97.5])
+    p = verdict = None
+    if observed is not None and np.isfinite(observed):
+        hits = np.sum(np.abs(d) >= abs(observed) - 1e-12) if two_sided else np.sum(d >= observed - 1e-12)
+        p = float((1 + hits) / (1 + len(d)))
+        verdict = "not enough draws" if len(d) < MIN_VERDICT_SIMS else "beyond chance" if p < ALPHA else "chance-like"
+    return {"lo": float(lo), "hi": float(hi), "mean": float(d.mean()), "n_sims": int(len(d)), "p": p, "verdict": verdict}
+
+
+def shuffled(scores: np.ndarray, blocks: Mapping[str, Sequence[int]], rng: np.random.Generator) -> np.ndarray:
+    """``scores`` (personas × constructs) with the personas shuffled within each method's block of columns."""
+    out = scores.copy()
+    n = scores.shape[0]
+    for cols in blocks.values():
+        out[:, list(cols)] = scores[rng.permutation(n)][:, list(cols)]
+    return out

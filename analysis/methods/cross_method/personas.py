@@ -1,0 +1,73 @@
+"""The persona set of a campaign: ``N`` (the first N of the bundled set) or a file of personas.
+
+The bundled set (``data/cross_method/personas.json``) is 40 authored personas, the values method's default population
+with each persona's age written out. A file is a JSON list or JSON lines of ``{id, name, description, sex, age}``
+objects, or a CSV with those columns; ids and descriptions must be unique (a description is the persona's identity
+across methods: ``analysis.persona_scores.persona_key``). Every bad row is named, and a file with one is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from analysis.errors import InputError
+from analysis.importers.files import load_json, read_csv_rows
+from analysis.persona_scores import CampaignPersona
+from analysis.sources import DATA_DIR, existing_path
+
+BUNDLED = DATA_DIR / "cross_method/personas.json"
+DEFAULT_N = 20
+FIELDS = ("id", "name", "description", "sex", "age")
+
+
+def load_personas(source: str | int | Path = DEFAULT_N) -> list[CampaignPersona]:
+    """``source``: N (the first N of the bundled set) or a path."""
+    text = str(source).strip()
+    if text.isdigit():
+        n = int(text)
+        bundled = read_personas(BUNDLED)
+        if not 3 <= n <= len(bundled):
+            raise InputError(f"--personas {n}: a campaign needs 3 to {len(bundled)} of the bundled personas (a "
+                             "correlation across fewer than 3 personas is undefined); give a file for more")
+        return bundled[:n]
+    return read_personas(existing_path(text, "personas"))
+
+
+def read_personas(path: Path) -> list[CampaignPersona]:
+    """Every persona of ``path``; InputError naming the file and each bad row (at most five)."""
+    if path.suffix.lower() == ".csv":
+        entries: list[object] = list(read_csv_rows(path, FIELDS))
+        where = [f"row {i + 2}" for i in range(len(entries))]
+    elif path.suffix.lower() == ".jsonl":
+        entries, where = [], []
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                try:
+                    entries.append(json.loads(line))
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"personas {path}: line {n} is not JSON ({exc.msg})") from None
+                where.append(f"line {n}")
+    else:
+        entries = load_json(path)
+        if not isinstance(entries, list):
+            raise InputError(f"personas {path}: expected a list of {{{', '.join(FIELDS)}}} objects")
+        where = [f"persona {i}" for i in range(len(entries))]
+    people, errors = [], []
+    for entry, at in zip(entries, where):
+        try:
+            people.append(CampaignPersona.model_validate(entry))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            errors.append(f"{at} field '{'.'.join(map(str, err['loc'])) or 'entry'}': {err['msg']}")
+    for label, seen in (("id", [p.id for p in people]), ("description", [p.key for p in people])):
+        doubled = sorted({x for x in seen if seen.count(x) > 1})
+        if doubled:
+            errors.append(f"{len(doubled)} {label}(s) given twice (each persona needs its own {label})")
+    if errors:
+        raise InputError(f"personas {path}: " + "; ".join(errors[:5]) + (f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""))
+    if len(people) < 3:
+        raise InputError(f"personas {path}: {len(people)} persona(s); a campaign needs at least 3")
+    return people

@@ -1,0 +1,249 @@
+"""The cross-method report: the ``metrics cross_method --json`` document.
+
+    {"models": {NAME: {
+        "campaign": run id, "n_personas": N,
+        "methods": {M: {"run_id", "configuration", "n_scored", "missing": [persona ids], "reason"}},
+        "persona_ids": {M: {persona key: the method's own persona id}},
+        "constructs": {"M:C": {"method", "construct", "label"}},
+        "scores": frame (persona_id, name, key, one column per construct: the persona join),
+        "matrix": frame (a, b, within, r, lo, hi, n, reason, chance_lo, chance_hi, p, verdict, pair),
+        "pairs": [{"a", "b", "label", "kind", "expected", "human_r", "source", "r", "lo", "hi", "n", "reason",
+                   "chance": {lo, hi, mean, n_sims, p, verdict}}],
+        "pattern": {"value", "lo", "hi", "reason", "against", "n_pairs", "chance"},
+        "convergent": {"value", "lo", "hi", "reason", "n_pairs", "chance"},
+        "headlines": {"cross_convergent": number, "cross_pattern": number}, "counts": [...],
+        "chance": {"convergent": {"permutation": summary}, "pattern": {"permutation": summary}},
+        "configuration", "configurations"}},
+     "sources": {key: citation}}
+
+Each method's persona-level scores come from that method's own report (its ``persona_scores``, on the configuration
+of the campaign's run of it) and are joined by persona identity (``analysis.persona_scores.persona_key``); the personas
+a method could not score are listed. Statistics: ``analysis.methods.cross_method.correlations``.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.chance import summarize
+from analysis.errors import InputError
+from analysis.methods.base import counts, frame_doc, number
+from analysis.methods.cross_method import correlations as cr
+from analysis.methods.cross_method.families import FAMILY
+from analysis.methods.cross_method.pairs import Pair, load_pairs
+from analysis.methods.cross_method.plan import CampaignPlan
+from analysis.methods.cross_method.session import PARTS
+from analysis.persona_scores import read_persona_scores
+from analysis.runs import comparable
+from analysis.runs.store import Store
+from analysis.stats import counts_from_indices, nanmean_last, percentile_ci, resample_indices
+
+
+def _val(x: Any) -> float | None:
+    return float(x) if x is not None and np.isfinite(x) else None
+
+
+def method_scores(store: Store, model: str, method: str, run_id: str | None) -> tuple[pd.DataFrame, dict[str, str], list[str], dict[str, Any]]:
+    """(scores by persona key, constructs, secondary constructs, where from) of ``method``'s report on the configuration
+    of the campaign's run ``run_id``; an empty frame and the reason when there is none."""
+    from analysis import methods
+
+    where: dict[str, Any] = {"run_id": run_id, "configuration": None, "reason": None}
+    empty = pd.DataFrame(columns=["persona_id", "description"]).rename_axis("key")
+    if run_id is None:
+        return empty, {}, [], where | {"reason": "the campaign's run of this method was never started"}
+    m = methods.get(method)
+    config = comparable.configuration_of(comparable.store_runs(store), m.families).get(run_id)
+    if config is None:
+        return empty, {}, [], where | {"reason": "its run is not in the store"}
+    where["configuration"] = config
+    try:
+        doc = (m.cached_report(store, model, config=config, n_boot=0, chance=0).get("models") or {}).get(model) or {}
+    except InputError as exc:  # the method's report has nothing of this model (no answer came back)
+        return empty, {}, [], where | {"reason": str(exc).replace(str(store.path), "the store")}
+    frame, constructs = read_persona_scores(doc.get("persona_scores"))
+    if not constructs:
+        where["reason"] = "its report holds no persona scores of this model (no valid answer)"
+    return frame, constructs, list((doc.get("persona_scores") or {}).get("secondary") or []), where
+
+
+def model_doc(store: Store, model: str, run_id: str, *, n_boot: int = 1000, chance: int = 0, seed: int = 0,
+              pairs_file: Any = None) -> dict[str, Any]:
+    """One model's document for its campaign ``run_id`` (see the module docstring)."""
+    plan = CampaignPlan.model_validate(store.get_run(run_id)["plan"])
+    spec = load_pairs(pairs_file)
+    rows = store.table(PARTS.name)
+    mine = rows[rows["run_id"] == run_id] if len(rows) else rows
+    parts = dict(zip(mine["method"], mine["part_run_id"])) if len(mine) else {}
+    people = plan.personas
+    keys = [p.key for p in people]
+    columns: list[str] = []
+    info: dict[str, dict[str, Any]] = {}
+    ids: dict[str, dict[str, str]] = {}
+    blocks: dict[str, list[int]] = {}
+    secondary: set[str] = set()
+    data: list[np.ndarray] = []
+    for part in plan.parts:
+        frame, constructs, second, where = method_scores(store, model, part.method, parts.get(part.method))
+        ids[part.method] = {k: str(v) for k, v in frame["persona_id"].items() if k in set(keys)}
+        frame = frame.reindex(keys)
+        scored = frame[list(constructs)].notna().any(axis=1) if constructs else pd.Series(False, index=keys)
+        info[part.method] = where | {"n_scored": int(scored.sum()),
+                                     "missing": [p.id for p, ok in zip(people, scored) if not ok]}
+        for c, label in constructs.items():
+            col = f"{part.method}:{c}"
+            blocks.setdefault(part.method, []).append(len(columns))
+            columns.append(col)
+            data.append(frame[c].to_numpy(dtype=float))
+            info.setdefault("_labels", {})[col] = {"method": part.method, "construct": c, "label": label}
+            if c in second:
+                secondary.add(col)
+    labels = info.pop("_labels", {})
+    X = np.column_stack(data) if data else np.empty((len(keys), 0))
+    scores = pd.DataFrame(X, columns=columns)
+    scores.insert(0, "key", keys)
+    scores.insert(0, "name", [p.name for p in people])
+    scores.insert(0, "persona_id", [p.id for p in people])
+
+    named = {c for p in spec.pairs for c in (p.a, p.b)}
+    shown = [c for c in columns if c not in secondary or c in named]
+    cells = list(combinations(shown, 2))
+    pair_cells = [(p.a, p.b) for p in spec.pairs if p.a in columns and p.b in columns]
+    every = list(dict.fromkeys(cells + pair_cells))
+    index = {c: i for i, c in enumerate(columns)}
+    method_of = {c: labels[c]["method"] for c in columns}
+    n = len(keys)
+    W = counts_from_indices(resample_indices(n, n_boot, seed), n) if n_boot > 0 else np.empty((0, n))
+    observed, boot, draws = {}, {}, {}
+    for a, b in every:
+        x, y = X[:, index[a]], X[:, index[b]]
+        observed[a, b] = (float(cr.weighted_r(x, y, np.ones((1, n)))[0]), cr.r_reason(x, y, labels[a]["label"], labels[b]["label"]))
+        boot[a, b] = cr.weighted_r(x, y, W) if n_boot > 0 else np.empty(0)
+    across = [(a, b) for a, b in every if method_of[a] != method_of[b]]
+    if chance > 0:
+        sims = np.full((chance, len(across)), np.nan)
+        for s in range(chance):
+            Xs = cr.shuffled(X, blocks, np.random.default_rng([seed, s]))
+            for j, (a, b) in enumerate(across):
+                sims[s, j] = cr.weighted_r(Xs[:, index[a]], Xs[:, index[b]], np.ones((1, n)))[0]
+        draws = {cell: sims[:, j] for j, cell in enumerate(across)}
+
+    def entry(a: str, b: str) -> dict[str, Any]:
+        r, why = observed[a, b]
+        ci = percentile_ci(r, boot[a, b]) if n_boot > 0 and why is None else None
+        m = np.isfinite(X[:, index[a]]) & np.isfinite(X[:, index[b]])
+        out = {"r": _val(r) if why is None else None, "lo": _val(ci.lo) if ci else None, "hi": _val(ci.hi) if ci else None,
+               "n": int(m.sum()), "reason": why}
+        if method_of[a] == method_of[b]:
+            out["chance"] = None
+            out["chance_reason"] = "both constructs come from one method: shuffling personas within a method leaves r as it is"
+        elif chance > 0:
+            out["chance"] = cr.band(out["r"], draws[a, b])
+        else:
+            out["chance"], out["chance_reason"] = None, "no chance draws asked (--chance 0)"
+        return out
+
+    kind = {(p.a, p.b): p.kind for p in spec.pairs} | {(p.b, p.a): p.kind for p in spec.pairs}
+    rows = []
+    for a, b in cells:
+        e = entry(a, b)
+        band = e["chance"] or {}
+        rows.append({"a": a, "b": b, "within": method_of[a] == method_of[b], "r": e["r"], "lo": e["lo"], "hi": e["hi"],
+                     "n": e["n"], "reason": e["reason"], "chance_lo": band.get("lo"), "chance_hi": band.get("hi"),
+                     "p": band.get("p"), "verdict": band.get("verdict"), "pair": kind.get((a, b))})
+    matrix = pd.DataFrame(rows, columns=["a", "b", "within", "r", "lo", "hi", "n", "reason", "chance_lo", "chance_hi",
+                                         "p", "verdict", "pair"])
+    pair_docs = [_pair_doc(p, columns, info, entry) for p in spec.pairs]
+    doc: dict[str, Any] = {
+        "campaign": run_id, "n_personas": n, "methods": info, "constructs": labels, "scores": frame_doc(scores),
+        "persona_ids": ids,
+        "matrix": frame_doc(matrix), "pairs": pair_docs,
+    }
+    defined = [(p, d) for p, d in zip(spec.pairs, pair_docs) if d["r"] is not None]
+    doc["convergent"] = _convergent(spec.pairs, pair_docs, boot, draws, n_boot, chance)
+    doc["pattern"] = _pattern(spec.pairs, pair_docs, boot, draws, n_boot, chance)
+    doc["headlines"] = {
+        "cross_convergent": number(doc["convergent"]["value"], doc["convergent"]["reason"] or "undefined"),
+        "cross_pattern": number(doc["pattern"]["value"], doc["pattern"]["reason"] or "undefined"),
+    }
+    doc["chance"] = {k: {"permutation": doc[k]["chance"]} for k in ("convergent", "pattern") if doc[k].get("chance")}
+    doc["cells_chance"] = {f"{a}|{b}": cr.band(observed[a, b][0] if observed[a, b][1] is None else None, draws[a, b])
+                           for a, b in draws} if chance > 0 else {}
+    missing_any = {pid for d in info.values() for pid in d["missing"]}
+    doc["counts"] = [counts("personas not scored by every method", len(missing_any), n)]
+    doc["n_pairs_defined"] = len(defined)
+    return doc
+
+
+def _pair_doc(p: Pair, columns: list[str], info: dict[str, Any], entry: Any) -> dict[str, Any]:
+    base = {"a": p.a, "b": p.b, "label": p.label, "kind": p.kind, "expected": p.expected, "human_r": p.human_r,
+            "source": p.source}
+    lacking = [c for c in (p.a, p.b) if c not in columns]
+    if lacking:
+        method = lacking[0].split(":", 1)[0]
+        why = (info[method]["reason"] or f"{method} scored no construct '{lacking[0].split(':', 1)[1]}' in this campaign "
+               "(e.g. an inventory without that facet)") if method in info \
+            else f"the campaign did not run {method}"
+        return base | {"r": None, "lo": None, "hi": None, "n": 0, "reason": f"{lacking[0]}: {why}", "chance": None}
+    return base | entry(p.a, p.b)
+
+
+def _summary(observed: float | None, draws: np.ndarray | None) -> dict[str, Any] | None:
+    if draws is None:
+        return None
+    return summarize(observed, draws, better="higher", kind="permutation").to_dict()
+
+
+def _convergent(pairs: list[Pair], docs: list[dict[str, Any]], boot: dict, draws: dict, n_boot: int,
+                chance: int) -> dict[str, Any]:
+    """The mean r of the convergent pairs that are defined, with its bootstrap CI and its permutation band."""
+    cells = [(p.a, p.b) for p, d in zip(pairs, docs) if p.kind == "convergent" and d["r"] is not None]
+    if not cells:
+        return {"value": None, "lo": None, "hi": None, "n_pairs": 0, "chance": None,
+                "reason": "no convergent pair has a defined r (see the pairs for why)"}
+    value = float(np.mean([d["r"] for p, d in zip(pairs, docs) if (p.a, p.b) in cells]))
+    ci = percentile_ci(value, nanmean_last(np.column_stack([boot[c] for c in cells]))) if n_boot > 0 else None
+    sims = nanmean_last(np.column_stack([draws[c] for c in cells])) if chance > 0 and all(c in draws for c in cells) else None
+    return {"value": value, "lo": _val(ci.lo) if ci else None, "hi": _val(ci.hi) if ci else None, "n_pairs": len(cells),
+            "reason": None, "chance": _summary(value, sims)}
+
+
+def _pattern(pairs: list[Pair], docs: list[dict[str, Any]], boot: dict, draws: dict, n_boot: int,
+             chance: int) -> dict[str, Any]:
+    """r_alerting-CV of the pairs' r against the human correlations when every pair has one, else against the
+    predicted directions."""
+    usable = [(p, d) for p, d in zip(pairs, docs) if d["r"] is not None]
+    human = bool(usable) and all(p.human_r is not None for p, _ in usable)
+    predicted = np.array([p.human_r if human else p.expected for p, _ in usable], dtype=float)
+    against = "published human correlations" if human else "predicted directions"
+    out = {"against": against, "n_pairs": len(usable), "value": None, "lo": None, "hi": None, "chance": None}
+    if len(usable) < 3 or np.ptp(predicted) == 0:
+        return out | {"reason": f"{len(usable)} pair(s) with a defined r and differing predictions; the pattern needs 3"}
+    observed = np.array([d["r"] for _, d in usable])
+    value = float(cr.pattern_r(observed, predicted)[0])
+    if not np.isfinite(value):
+        return out | {"reason": "the pairs' r are all equal: no pattern to correlate"}
+    cells = [(p.a, p.b) for p, _ in usable]
+    ci = percentile_ci(value, cr.pattern_r(np.column_stack([boot[c] for c in cells]), predicted)) if n_boot > 0 else None
+    sims = cr.pattern_r(np.column_stack([draws[c] for c in cells]), predicted) \
+        if chance > 0 and all(c in draws for c in cells) else None
+    return out | {"value": value, "lo": _val(ci.lo) if ci else None, "hi": _val(ci.hi) if ci else None, "reason": None,
+                  "chance": _summary(value, sims)}
+
+
+def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None, *, n_boot: int = 1000,
+                 chance: int = 0, seed: int = 0) -> dict[str, Any]:
+    """The document (module docstring) for every model with a campaign (or only ``model``), each on its newest
+    campaign unless ``config`` names another configuration."""
+    selection = comparable.select(store, FAMILY, model=model, config=config)
+    if model is not None and model not in selection.used:
+        raise InputError(f"no cross-method campaign of model '{model}' in {store.path}")
+    models = {}
+    for name, used in selection.used.items():
+        run_id = max(used.run_ids, key=lambda r: (selection.order.get(r, 0.0), r))
+        models[name] = model_doc(store, name, run_id, n_boot=n_boot, chance=chance, seed=seed) | selection.document(name)
+    return {"models": models, "sources": load_pairs().sources}

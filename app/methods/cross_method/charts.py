@@ -1,0 +1,92 @@
+"""The cross-method page's figures, drawn from the report's frames (nothing here computes a metric)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from app.palette import PAIR
+
+
+def _fmt(x: Any, digits: int = 2) -> str:
+    return "—" if x is None or (isinstance(x, float) and not np.isfinite(x)) else f"{x:.{digits}f}"
+
+
+def heatmap(matrix: pd.DataFrame, order: Sequence[str], labels: Mapping[str, str]) -> go.Figure:
+    """The MTMM matrix: r of every pair of constructs across personas, coloured −1 (blue) .. +1 (red); the hover holds
+    the bootstrap CI, the chance band and the verdict; undefined cells are blank (their reason in the hover). A click
+    selects a cell (customdata: a, b)."""
+    pos = {c: i for i, c in enumerate(order)}
+    k = len(order)
+    z = np.full((k, k), np.nan)
+    text = np.full((k, k), "", dtype=object)
+    custom = np.empty((k, k, 2), dtype=object)
+    for row in matrix.itertuples(index=False):
+        if row.a not in pos or row.b not in pos:
+            continue
+        i, j = pos[row.a], pos[row.b]
+        band = "within one method" if row.within else (
+            f"chance [{_fmt(row.chance_lo)}, {_fmt(row.chance_hi)}], p = {_fmt(row.p, 3)} · {row.verdict}"
+            if row.chance_lo is not None and not pd.isna(row.chance_lo) else "no chance band")
+        hover = (f"{labels[row.a]} × {labels[row.b]}<br>r = {_fmt(row.r)} [{_fmt(row.lo)}, {_fmt(row.hi)}], n = {row.n}"
+                 f"<br>{band}" if row.r is not None and not pd.isna(row.r) else
+                 f"{labels[row.a]} × {labels[row.b]}<br>—: {row.reason}")
+        for a, b in ((i, j), (j, i)):
+            z[a, b] = np.nan if row.r is None or pd.isna(row.r) else row.r
+            text[a, b] = hover
+            custom[a, b] = [row.a, row.b]
+    names = [labels[c] for c in order]
+    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, zmin=-1, zmax=1, colorscale="RdBu_r", text=text,
+                               customdata=custom, hovertemplate="%{text}<extra></extra>", colorbar={"title": "r"}))
+    fig.update_layout(height=max(420, 22 * k + 160), margin={"t": 20, "l": 10, "r": 10, "b": 10},
+                      yaxis={"autorange": "reversed"}, xaxis={"tickangle": -50})
+    return fig
+
+
+def pairs_chart(pairs: Sequence[Mapping[str, Any]], title: str) -> go.Figure:
+    """Each pair a row: its r with the bootstrap CI (dark), the central 95 % of its permutation null (grey bar), the
+    predicted direction (hollow marker at 0 or ±0.3) and the published human r where bundled (diamond)."""
+    pairs = list(pairs)[::-1]
+    y = [p["label"] for p in pairs]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        y=y, x=[(p.get("chance") or {}).get("hi", 0) - (p.get("chance") or {}).get("lo", 0) if p.get("chance") and
+                p["chance"].get("lo") is not None else 0 for p in pairs],
+        base=[(p.get("chance") or {}).get("lo") if p.get("chance") else None for p in pairs], orientation="h",
+        marker_color="rgba(150,150,150,0.35)", name="chance (95 % of shuffles)", hoverinfo="skip"))
+    defined = [p for p in pairs if p.get("r") is not None]
+    fig.add_trace(go.Scatter(
+        y=[p["label"] for p in defined], x=[p["r"] for p in defined], mode="markers", name="r (95 % CI)",
+        marker={"color": PAIR[0], "size": 9},
+        error_x={"type": "data", "symmetric": False,
+                 "array": [(p["hi"] - p["r"]) if p.get("hi") is not None else 0 for p in defined],
+                 "arrayminus": [(p["r"] - p["lo"]) if p.get("lo") is not None else 0 for p in defined]},
+        customdata=[[p["a"], p["b"]] for p in defined],
+        hovertemplate="%{y}: r = %{x:.2f}<extra></extra>"))
+    fig.add_trace(go.Scatter(y=y, x=[0.3 * p["expected"] for p in pairs], mode="markers", name="predicted direction",
+                             marker={"symbol": "circle-open", "size": 11, "color": "#555"}, hoverinfo="skip"))
+    human = [p for p in pairs if p.get("human_r") is not None]
+    if human:
+        fig.add_trace(go.Scatter(y=[p["label"] for p in human], x=[p["human_r"] for p in human], mode="markers",
+                                 name="published human r", marker={"symbol": "diamond", "size": 11, "color": PAIR[1]},
+                                 hovertemplate="%{y}: human r = %{x:.2f}<extra></extra>"))
+    fig.add_vline(x=0, line_color="#999", line_width=1)
+    fig.update_layout(title=title, height=max(260, 34 * len(pairs) + 110), barmode="overlay",
+                      xaxis={"range": [-1, 1], "title": "r across personas"}, margin={"t": 40, "l": 10, "r": 10, "b": 40},
+                      legend={"orientation": "h", "y": -0.25})
+    return fig
+
+
+def scatter(scores: pd.DataFrame, a: str, b: str, labels: Mapping[str, str]) -> go.Figure:
+    """The personas' scores on two constructs (customdata: persona_id); personas missing either are left out."""
+    both = scores[scores[a].notna() & scores[b].notna()]
+    fig = go.Figure(go.Scatter(x=both[a], y=both[b], mode="markers+text", text=both["persona_id"], textposition="top center",
+                               customdata=both[["persona_id"]].to_numpy(), marker={"size": 10, "color": PAIR[0]},
+                               hovertemplate="%{customdata[0]}: (%{x:.2f}, %{y:.2f})<extra></extra>"))
+    fig.update_layout(xaxis={"title": labels[a]}, yaxis={"title": labels[b]}, height=380,
+                      margin={"t": 20, "l": 10, "r": 10, "b": 40})
+    return fig

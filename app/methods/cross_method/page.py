@@ -1,0 +1,149 @@
+"""Cross-method validity: do the methods agree about a persona? The MTMM matrix, the convergent and discriminant
+pairs against theory and (where bundled) human data, the pattern summary, and each persona's samples in every method,
+all read from the cross-method report."""
+
+import pandas as pd
+import streamlit as st
+
+from analysis import methods
+from app import data, samples, state, ui
+from app.methods.cross_method import charts
+from app.methods.cross_method import data as xm_data
+
+ctx = ui.context()
+ref = ctx.ref
+ui.header("Cross-method validity", "One persona set run through every method that takes one (values, inventory, trust "
+          "game, PersonaGym), each on its own protocol. If a model plays a persona faithfully, the methods should "
+          "agree about that persona the way people's answers agree: a persona high on Benevolence should score high on "
+          "Agreeableness (Roccas et al. 2002). A model that tailors each answer to each questionnaire will not.")
+
+models = ctx.pick(xm_data.models(ref))
+if not models:
+    ui.empty(f"No cross-method campaign in **{ref.name}**" + (" for the models picked in the sidebar." if xm_data.models(ref) else "."),
+             "Run one on the **Run** page (method Cross-method) or `python -m analysis run cross-method --model SPEC`.")
+    st.stop()
+ui.headlines(ref, "cross_method", models)
+model = state.selectbox("Model", models, key="model")
+mdoc = xm_data.doc(ref)["models"][model]
+ui.tiny_model_note([model], data.model_specs(ref))
+with st.spinner(f"Shuffling personas within each method ({data.CHANCE_SIMS} times; cached after)…"):
+    bands = xm_data.bands(ref, model)
+labels = {c: f"{methods.get(d['method']).label}: {d['label']}" for c, d in mdoc["constructs"].items()}
+
+pattern, convergent = mdoc["pattern"], mdoc["convergent"]
+verdict = ui.chance_verdict(bands.get("pattern"))
+if verdict != "beyond chance":
+    st.warning(f"**At chance the pattern is noise.** {model}'s pattern r is "
+               f"{ui.ci_text(pattern.get('value'), pattern.get('lo'), pattern.get('hi'))}; with the personas shuffled "
+               f"within each method it falls in {ui.chance_text(bands.get('pattern'))}. "
+               + ("Only a pattern beyond that band says the methods agree about the personas."
+                  if pattern.get("value") is not None else f"Undefined: {pattern.get('reason')}"), icon="⚠️")
+
+m = st.columns(4)
+m[0].metric("Personas", mdoc["n_personas"], help="The campaign's persona set.")
+m[1].metric("Methods", len(mdoc["methods"]))
+m[2].metric("Convergent mean r", ui.fmt(convergent.get("value"), 2),
+            help=convergent.get("reason") or f"Mean over {convergent['n_pairs']} convergent pairs; 95 % CI "
+                                               f"{ui.ci_text(convergent['value'], convergent['lo'], convergent['hi'])}")
+m[3].metric("Pattern r", ui.fmt(pattern.get("value"), 2),
+            help=pattern.get("reason") or f"r_alerting-CV against the {pattern['against']} over {pattern['n_pairs']} "
+                                          f"pairs; 95 % CI {ui.ci_text(pattern['value'], pattern['lo'], pattern['hi'])}")
+
+st.subheader("Who was scored")
+st.caption("Each method's scores come from its own report on the campaign's run of it, joined by persona identity (the "
+           "persona's description), never by row order. A persona a method could not score (no valid answer) is "
+           "listed; it is left out of every correlation with that method.")
+rows = [{"method": methods.get(name).title, "run": d.get("run_id"), "scored": f"{d['n_scored']} of {mdoc['n_personas']}",
+         "not scored": ", ".join(d["missing"]) or "—", "why": d.get("reason") or ("no valid answer" if d["missing"] else "—")}
+        for name, d in mdoc["methods"].items()]
+ui.table(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+st.subheader("MTMM matrix")
+st.caption("Pearson r across personas for every pair of constructs (an inventory's facets only where a pair names "
+           "them). Hover: the 95 % bootstrap CI over personas and, across methods, the central 95 % of r with the "
+           "personas shuffled within each method (that method's answers given to other personas) and its two-sided "
+           "p. Within-method cells have no such band: a shuffle within one method leaves them as they are. Click a "
+           "cell for its scatter.")
+matrix = xm_data.matrix(mdoc, bands.get("cells") or {})
+order = [c for c in labels if c in set(matrix["a"]) | set(matrix["b"])]
+event = ui.plot(charts.heatmap(matrix, order, labels), key="xm_matrix", select=True)
+picked = samples.units(event, ["a", "b"])
+convergent_pairs = [p for p in mdoc["pairs"] if p["kind"] == "convergent"]
+default = next(((p["a"], p["b"]) for p in convergent_pairs if p["r"] is not None), (order[0], order[1]) if len(order) > 1 else None)
+cell = (picked[0]["a"], picked[0]["b"]) if picked else default
+scores = xm_data.scores(mdoc)
+if cell is not None and cell[0] in scores and cell[1] in scores:
+    a, b = cell
+    entry = matrix[((matrix["a"] == a) & (matrix["b"] == b)) | ((matrix["a"] == b) & (matrix["b"] == a))]
+    st.markdown(f"**{ui.plain(labels[a])} × {ui.plain(labels[b])}**" + (
+        f": r = {ui.ci_text(entry['r'].iloc[0], entry['lo'].iloc[0], entry['hi'].iloc[0])}, n = {entry['n'].iloc[0]}"
+        if len(entry) and pd.notna(entry["r"].iloc[0]) else ""))
+    point = ui.plot(charts.scatter(scores, a, b, labels), key="xm_scatter", select=True)
+    clicked = samples.units(point, ["persona_id"])
+    if clicked:
+        st.session_state["xm_persona"] = clicked[0]["persona_id"]
+
+st.subheader("Convergent and discriminant pairs")
+st.caption("Convergent: constructs theory links (a value and the trait people who hold it tend to have; the Trust facet "
+           "and what a persona sends in the trust game). Discriminant: pairs people's data show near 0 (Neuroticism "
+           "and values). Each pair with its r and CI, the grey band of shuffled personas, the predicted direction "
+           "(hollow) and the published human r where one is bundled (diamond; see the sources below).")
+for kind, title in (("convergent", "Convergent pairs (expected > 0)"), ("discriminant", "Discriminant pairs (expected ≈ 0)")):
+    chosen = [p for p in mdoc["pairs"] if p["kind"] == kind]
+    if not chosen:
+        continue
+    ui.plot(charts.pairs_chart(chosen, title), key=f"xm_pairs_{kind}")
+    table = pd.DataFrame([{"pair": p["label"], "r": p["r"], "CI": ui.ci_text(p["r"], p["lo"], p["hi"]) if p["r"] is not None else "—",
+                           "n": p["n"], "vs chance": ui.vs_chance({"permutation": p.get("chance")}),
+                           "human r": p.get("human_r"), "source": p["source"], "why —": p.get("reason") or ""}
+                          for p in chosen])
+    ui.table(table, hide_index=True, width="stretch",
+             column_config={"r": st.column_config.NumberColumn("r", format="%.2f"),
+                            "human r": st.column_config.NumberColumn("human r", format="%.2f")})
+
+st.subheader("Summary per model")
+st.caption("Convergent mean r: the mean r of the convergent pairs. Pattern r: Westen & Rosenthal's (2003) r_alerting-CV, "
+           "the correlation of the pairs' r (Fisher z) with what is predicted (published human r where every pair has "
+           "one, else the predicted direction: 1 convergent, 0 discriminant). 1 = the model's pattern is the predicted "
+           "one; near 0 = no relation. Each with its bootstrap CI over personas and its chance band.")
+summary = []
+for name in models:
+    d = xm_data.doc(ref)["models"][name]
+    b = xm_data.bands(ref, name)
+    summary.append({"model": name, "personas": d["n_personas"],
+                    "convergent r": ui.ci_text(d["convergent"]["value"], d["convergent"]["lo"], d["convergent"]["hi"])
+                    if d["convergent"]["value"] is not None else "—",
+                    "convergent vs chance": ui.vs_chance(b.get("convergent")),
+                    "pattern r": ui.ci_text(d["pattern"]["value"], d["pattern"]["lo"], d["pattern"]["hi"])
+                    if d["pattern"]["value"] is not None else "—",
+                    "pattern vs chance": ui.vs_chance(b.get("pattern")), "against": d["pattern"]["against"],
+                    "why —": d["pattern"].get("reason") or d["convergent"].get("reason") or ""})
+ui.table(pd.DataFrame(summary), hide_index=True, width="stretch")
+ui.chance_caption(bands.get("pattern"))
+
+st.subheader("A persona in every method")
+people = list(scores["persona_id"])
+names = dict(zip(scores["persona_id"], scores["name"]))
+persona = state.selectbox("Persona", people, key="xm_persona", format_func=lambda p: f"{p} · {names.get(p, '')}")
+key = scores.loc[scores["persona_id"] == persona, "key"].iloc[0]
+st.caption("Its scores, then its replies in every method of the campaign (click a point of the scatter to pick one).")
+mine = scores[scores["persona_id"] == persona][[c for c in labels if c in scores]].T
+mine.columns = ["score"]
+mine.index = [labels[c] for c in mine.index]
+ui.table(mine, width="stretch", height=min(400, 35 * len(mine) + 40),
+         column_config={"score": st.column_config.NumberColumn("score", format="%.3f")})
+ids = mdoc.get("persona_ids") or {}
+everything = data.samples(ref)
+parts = []
+for name, d in mdoc["methods"].items():
+    pid = (ids.get(name) or {}).get(key)
+    if d.get("run_id") and pid is not None:
+        parts.append(everything[(everything["run_id"] == d["run_id"]) & (everything["persona_id"].astype(str) == str(pid))])
+rows = pd.concat(parts) if parts else everything.iloc[0:0]
+samples.panel(ref, rows, f"{persona} · {names.get(persona, '')}", key="xm_samples", split="method",
+              split_label="Method", columns=("method", "kind", "item", "context", "parsed", "valid", "reason"),
+              labels=("kind", "item", "context"))
+
+with st.expander("Sources of the pairs"):
+    sources = xm_data.doc(ref).get("sources") or {}
+    st.markdown("\n".join(f"- **{k}**: {ui.plain(v)}" for k, v in sources.items()))

@@ -1,0 +1,18 @@
+"""Tests of cross-method validity (one persona set through every method; ``analysis.methods.cross_method``)."""
+
+#: ``run cross-method`` options of a small campaign, for the contract test over every method
+#: (tests/test_method_contract.py): the two questionnaires, which the stub server answers.
+CONTRACT_RUN = ["--personas", "5", "--methods", "values,inventory",
+                "--set", "values.limit_items=20,inventory.inventory=rolescope-mini,inventory.order=ascending,"
+                         "inventory.answer_mode=text"]
+
+
+def fixture_answers(store, model: str, seed: int) -> None:
+    """The app fixture store's campaign of ``model`` (``tests/app/fixture_store.py``): 12 bundled personas through
+    values, the inventory and the trust game, with planted links across methods (``synthetic.build_campaign``)."""
+    from tests.methods.cross_method.synthetic import build_campaign
+
+    run_id = build_campaign(store, model, "12", seed=seed, run_id=f"xm-{model}")
+    # the campaign ran a day before the fixture's other runs: each method's own run stays its latest configuration
+    with store._tx() as c:
+        c.execute("UPDATE runs SET created_at = created_at - 86400 WHERE run_id = ? OR run_id LIKE ?", (run_id, f"{run_id}-%"))
