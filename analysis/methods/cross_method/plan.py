@@ -73,14 +73,13 @@ def build_plan(options: CrossMethodOptions, spec: ModelSpec) -> CampaignPlan:
         raise InputError(f"--methods {','.join(chosen)}: a campaign needs two or more distinct methods")
     personas = load_personas(options.personas)
     settings = parse_settings(options.set, chosen)
-    parts = []
-    for name in chosen:
-        method = methods.get(name)
+    chosen_options = {}
+    for name in chosen:  # every option checked before any plan is built (a plan builder may print a note)
         try:
-            method_options = method.options.model_validate(settings.get(name, {}))
+            chosen_options[name] = methods.get(name).options.model_validate(settings.get(name, {}))
         except ValidationError as exc:
             err = exc.errors()[0]
             raise InputError(f"--set {name}.{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-        plan = method.persona_plan(method_options, personas, spec)
-        parts.append(Part(method=name, settings=settings.get(name, {}), plan=plan))
+    parts = [Part(method=name, settings=settings.get(name, {}),
+                  plan=methods.get(name).persona_plan(chosen_options[name], personas, spec)) for name in chosen]
     return CampaignPlan(personas=personas, parts=parts)

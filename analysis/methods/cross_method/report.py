@@ -182,7 +182,8 @@ def model_doc(store: Store, model: str, run_id: str, *, n_boot: int = 1000, chan
 def _pair_doc(p: Pair, columns: list[str], info: dict[str, Any], entry: Any) -> dict[str, Any]:
     base = {"a": p.a, "b": p.b, "label": p.label, "kind": p.kind, "expected": p.expected, "human_r": p.human_r,
             "source": p.source}
-    lacking = [c for c in (p.a, p.b) if c not in columns]
+    # a method the campaign did not run explains more than a construct its scores lack
+    lacking = sorted((c for c in (p.a, p.b) if c not in columns), key=lambda c: c.split(":", 1)[0] in info)
     if lacking:
         method = lacking[0].split(":", 1)[0]
         why = (info[method]["reason"] or f"{method} scored no construct '{lacking[0].split(':', 1)[1]}' in this campaign "

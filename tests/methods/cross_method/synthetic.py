@@ -50,21 +50,30 @@ def personas_file(path: Path, n: int) -> Path:
 
 def build_campaign(store: Store, model: str, personas: str | Path, *, seed: int = 0, run_id: str | None = None,
                    shuffle: bool = False, drop: dict[str, list[str]] | None = None,
-                   methods: tuple[str, ...] = ("values", "inventory", "trust")) -> str:
-    """A completed campaign of ``model`` in ``store`` (see the module docstring); returns its run id."""
-    plan = build_plan(CrossMethodOptions(personas=str(personas), methods=list(methods), set=SETTINGS), spec(model))
+                   methods: tuple[str, ...] = ("values", "inventory", "trust"), reverse: tuple[str, ...] = ()) -> str:
+    """A completed campaign of ``model`` in ``store`` (see the module docstring); returns its run id. ``reverse``: the
+    methods whose part plans list the personas in reverse order (their own numbering then differs)."""
+    settings = [s for s in SETTINGS if s.split(".", 1)[0] in methods]
+    plan = build_plan(CrossMethodOptions(personas=str(personas), methods=list(methods), set=settings), spec(model))
     run_id = run_id or f"xm-{model}"
     create_run(store, "cross_method", spec(model), plan.model_dump(), run_id)
     rng = np.random.default_rng(seed)
     n = len(plan.personas)
     z = rng.normal(size=(n, len(TRAITS)))
     for seq, part in enumerate(plan.parts):
+        if part.method in reverse:
+            part.plan["personas"] = part.plan["personas"][::-1]
+            z_part = z[::-1]
+        else:
+            z_part = z
         child = part_run_id(run_id, part.method)
         create_run(store, part.method, spec(model), part.plan, child)
         order = rng.permutation(n) if shuffle else np.arange(n)  # persona i answers as persona order[i]
         dropped = set((drop or {}).get(part.method, []))
-        keep = [i for i, p in enumerate(plan.personas) if p.id not in dropped]
-        WRITERS[part.method](store, model, child, part.plan, z[order], keep, np.random.default_rng([seed, seq]))
+        names = [p.get("name") or p.get("details", {}).get("name") or p.get("description") for p in part.plan["personas"]]
+        gone = {p.name for p in plan.personas if p.id in dropped} | {p.description for p in plan.personas if p.id in dropped}
+        keep = [i for i, name in enumerate(names) if name not in gone]
+        WRITERS[part.method](store, model, child, part.plan, z_part[order], keep, np.random.default_rng([seed, seq]))
         store.upsert(PARTS.name, [{"run_id": run_id, "model": model, "method": part.method, "part_run_id": child,
                                    "seq": seq}])
         store.set_run_status(child, "completed")

@@ -1,0 +1,91 @@
+"""``run cross-method`` and ``metrics cross-method`` from the command line: a campaign on the stub server, its
+document, and bad input as one line naming what and where (exit 2, nothing stored)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from analysis.__main__ import main
+from analysis.runs.store import Store
+
+SMALL = ["--personas", "6", "--methods", "values,inventory",
+         "--set", "values.limit_items=20,inventory.inventory=rolescope-mini,inventory.order=ascending"]
+
+
+def run(args: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = main(args)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_a_campaign_runs_every_part_and_its_document_lists_the_pairs(tmp_path: Path, capsys, stub_server) -> None:
+    store = tmp_path / "s.db"
+    code, _, err = run(["run", "cross-method", "--model", f"stub@{stub_server.url}", "--store", str(store), "--quiet",
+                        "--run-id", "camp", *SMALL], capsys)
+    assert code == 0, err
+    with Store(store, read_only=True) as s:
+        runs = s.runs().set_index("run_id")
+        parts = s.table("cross_method_parts")
+    assert runs.loc["camp", "method"] == "cross_method" and runs.loc["camp-values", "method"] == "values"
+    assert runs.loc["camp-inventory", "status"] == "completed" and set(parts["part_run_id"]) == {"camp-values", "camp-inventory"}
+    code, out, _ = run(["metrics", "cross-method", "--store", str(store), "--json", "--n-boot", "200", "--chance", "50"], capsys)
+    assert code == 0
+    [doc] = json.loads(out)["models"].values()
+    assert doc["campaign"] == "camp" and doc["n_personas"] == 6
+    for p in doc["pairs"]:
+        assert {"a", "b", "r", "lo", "hi", "n", "chance", "reason", "kind", "human_r", "source"} <= set(p)
+        if p["r"] is None:
+            assert p["reason"]
+        else:
+            assert p["lo"] <= p["r"] <= p["hi"] and p["n"] == 6 and p["chance"]["n_sims"] == 50
+    assert next(p for p in doc["pairs"] if p["b"].startswith("trust:"))["reason"].endswith("did not run trust")
+    # resuming a finished campaign asks nothing new: every call comes from the cache
+    code, _, err = run(["resume", "camp", "--store", str(store)], capsys)
+    assert code == 0 and "240/240 calls answered (240 cached)" in err  # 6 personas × (20 values + 20 inventory items)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--set", "values.nonsense=1"], "values has no option 'nonsense'"),
+    (["--set", "trust.rounds=3", "--methods", "values,inventory"], "'trust' is not a method of this campaign"),
+    (["--set", "inventory.limit_items=0"], "--set inventory.limit_items"),
+    (["--set", "values"], "write METHOD.FIELD=VALUE"),
+    (["--methods", "values"], "two or more distinct methods"),
+    (["--methods", "values,mbti"], "mbti cannot take a shared persona set"),
+    (["--personas", "2"], "needs 3 to 40 of the bundled personas"),
+])
+def test_bad_options_are_one_line(tmp_path: Path, capsys, args: list[str], message: str) -> None:
+    store = tmp_path / "s.db"
+    code, out, err = run(["run", "cross-method", "--model", "embedded", "--store", str(store), *args], capsys)
+    assert code == 2 and out == ""
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], err
+    assert not store.exists() or Store(store, read_only=True).runs().empty
+
+
+@pytest.mark.parametrize("content, message", [
+    ("[{\"id\": \"a\", \"name\": \"A\", \"description\": \"d1\", \"sex\": \"F\", \"age\": 30}]", "1 persona(s); a campaign needs at least 3"),
+    (json.dumps([{"id": f"p{i}", "name": "N", "description": "same text", "sex": "M", "age": 40} for i in range(3)]),
+     "description(s) given twice"),
+    (json.dumps([{"id": "p1", "name": "N", "description": "x", "sex": "X", "age": 40}]), "persona 0 field 'sex'"),
+    ("{not json", "invalid JSON"),
+])
+def test_a_bad_personas_file_is_one_line_naming_it(tmp_path: Path, capsys, content: str, message: str) -> None:
+    bad = tmp_path / "people.json"
+    bad.write_text(content)
+    code, out, err = run(["run", "cross-method", "--model", "embedded", "--personas", str(bad),
+                          "--store", str(tmp_path / "s.db")], capsys)
+    assert code == 2 and out == ""
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0] and str(bad) in lines[0], err
+
+
+def test_metrics_of_a_model_without_a_campaign(tmp_path: Path, capsys) -> None:
+    Store(tmp_path / "s.db").close()
+    code, out, err = run(["metrics", "cross-method", "--store", str(tmp_path / "s.db"), "--model", "nobody"], capsys)
+    assert code == 2 and out == "" and "no cross-method campaign of model 'nobody'" in err
