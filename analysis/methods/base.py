@@ -212,6 +212,9 @@ class Method:
     #: exactly these personas the method's protocol: a part of a cross-method campaign. Its report then holds each
     #: model's ``persona_scores`` (``analysis.persona_scores``). None: the method takes no shared persona set.
     persona_plan: Callable[[Any, list[Any], ModelSpec], dict[str, Any]] | None = None
+    #: plan -> [(method, plan)]: the runs of other methods a composite plan (a campaign) makes, so that each part's
+    #: cost is estimated from its own method. None: the plan is one run of this method.
+    parts: Callable[[dict[str, Any]], list[tuple[str, dict[str, Any]]]] | None = None
 
     def has_data(self, table_sizes: Mapping[str, int]) -> bool:
         """Whether a store with these table sizes holds any of this method's answers."""

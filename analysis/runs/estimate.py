@@ -107,3 +107,16 @@ def estimate_run(method: str, modelled: tuple[float, float] | str, spec: Any, n_
         return RunEstimate(n_calls, None, None, None, seconds, basis if measured else str(modelled))
     tin, tout = (int(round(t)) for t in tokens)
     return RunEstimate(n_calls, tin, tout, spec.cost(tin, tout), seconds, basis)
+
+
+def combine(parts: list[tuple[str, RunEstimate]]) -> RunEstimate:
+    """A composite run's estimate (a campaign's, ``Method.parts``) from its parts' own, each based on its own method:
+    calls add up; tokens, cost and seconds add up when every part has them, else they are unknown."""
+    def total(values: list[float | int | None]) -> float | None:
+        return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
+
+    tin, tout = total([e.tokens_in for _, e in parts]), total([e.tokens_out for _, e in parts])
+    basis = "per part: " + "; ".join(f"{method} {e.basis}" for method, e in parts)
+    return RunEstimate(sum(e.n_calls for _, e in parts), None if tin is None else int(tin),
+                       None if tout is None else int(tout), total([e.cost for _, e in parts]),
+                       total([e.seconds for _, e in parts]), basis)

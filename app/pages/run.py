@@ -293,13 +293,18 @@ def _connection_check(spec: ModelSpec, api_key: str | None, enabled: bool, suffi
 
 
 def _estimate(method: str, plan: Any, plan_dict: dict, spec: ModelSpec) -> RunEstimate:
-    """The plan's calls; tokens and time measured on this model's newest earlier run (your store, else the demo's)."""
+    """The plan's calls; tokens and time measured on this model's newest earlier run of the method (your store, else the
+    demo's), else modelled. A composite plan (``Method.parts``): each part estimated on its own method, summed."""
+    m = methods.get(method)
+    if m.parts is not None:
+        from analysis.runs.estimate import combine
+
+        return combine([(name, _estimate(name, part, part, spec)) for name, part in m.parts(plan_dict)])
     measured = None
     for ref_ in (user_ref(), *([demo_ref()] if demo_ref() is not None else [])):
         measured = data.throughput(ref_, spec.name, method)
         if measured is not None:
             break
-    m = methods.get(method)
     return estimate_run(method, m.tokens(plan_dict), spec, m.n_calls(plan_dict), measured)
 
 

@@ -38,6 +38,12 @@ def _tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
     return total_in, total_out
 
 
+def _parts(plan: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    from analysis.methods.cross_method.plan import CampaignPlan
+
+    return [(part.method, part.plan) for part in CampaignPlan.model_validate(plan).parts]
+
+
 def _session(plan: dict[str, Any], executor: Any, store: Any, run_id: str, spec: ModelSpec) -> Any:
     from analysis.methods.cross_method.plan import CampaignPlan
     from analysis.methods.cross_method.session import CampaignSession
@@ -84,7 +90,7 @@ METHOD = Method(
              "analysis/stats.py"),
     help="one persona set through every method that takes one, and whether the methods agree about each persona",
     options=CrossMethodOptions, plans=_plans, n_calls=_n_calls, tokens=_tokens, session=_session, report=_report,
-    chance=_chance, can_show=_can_show, compare=_compare, samples=_samples, families=(FAMILY,),
+    chance=_chance, can_show=_can_show, compare=_compare, samples=_samples, families=(FAMILY,), parts=_parts,
     headlines=(
         Headline("cross_convergent", "Cross-method: convergent r ↑",
                  null=lambda band, entry: band.get("convergent")),

@@ -32,12 +32,14 @@ labels = {c: f"{methods.get(d['method']).label}: {d['label']}" for c, d in mdoc[
 
 pattern, convergent = mdoc["pattern"], mdoc["convergent"]
 verdict = ui.chance_verdict(bands.get("pattern"))
-if verdict != "beyond chance":
+if verdict in (None, "chance-like"):
     st.warning(f"**At chance the pattern is noise.** {model}'s pattern r is "
-               f"{ui.ci_text(pattern.get('value'), pattern.get('lo'), pattern.get('hi'))}; with the personas shuffled "
-               f"within each method it falls in {ui.chance_text(bands.get('pattern'))}. "
-               + ("Only a pattern beyond that band says the methods agree about the personas."
-                  if pattern.get("value") is not None else f"Undefined: {pattern.get('reason')}"), icon="⚠️")
+               + (f"{ui.ci_text(pattern['value'], pattern['lo'], pattern['hi'])}; with the personas shuffled within each "
+                  f"method it falls in {ui.chance_text(bands.get('pattern'))}. Only a pattern beyond that band says the "
+                  "methods agree about the personas." if pattern.get("value") is not None
+                  else f"undefined: {pattern.get('reason')}."), icon="⚠️")
+elif verdict != "beyond chance":
+    st.info(f"Pattern r against chance: {ui.chance_text(bands.get('pattern'))} — too few shuffles for a verdict.")
 
 m = st.columns(4)
 m[0].metric("Personas", mdoc["n_personas"], help="The campaign's persona set.")
@@ -88,8 +90,10 @@ st.caption("Convergent: constructs theory links (a value and the trait people wh
            "and what a persona sends in the trust game). Discriminant: pairs people's data show near 0 (Neuroticism "
            "and values). Each pair with its r and CI, the grey band of shuffled personas, the predicted direction "
            "(hollow) and the published human r where one is bundled (diamond; see the sources below).")
+cells = bands.get("cells") or {}
+pairs = [p | {"chance": cells.get(f"{p['a']}|{p['b']}")} for p in mdoc["pairs"]]  # the bands the chance document drew
 for kind, title in (("convergent", "Convergent pairs (expected > 0)"), ("discriminant", "Discriminant pairs (expected ≈ 0)")):
-    chosen = [p for p in mdoc["pairs"] if p["kind"] == kind]
+    chosen = [p for p in pairs if p["kind"] == kind]
     if not chosen:
         continue
     ui.plot(charts.pairs_chart(chosen, title), key=f"xm_pairs_{kind}")

@@ -1,0 +1,90 @@
+"""AppTest: the Cross-method page reads the report: headline cards, who was scored, the MTMM heatmap, a cell's scatter,
+the pairs with their sources, the per-model summary and a persona's replies in every method; a shuffled campaign is
+flagged as chance; Compare shows both models' summaries."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import streamlit as st
+
+from analysis.methods.cross_method.report import metrics_json
+from analysis.runs.store import Store
+from app import data
+from tests.app.conftest import _bind, open_app
+from tests.methods.cross_method.synthetic import build_campaign
+
+
+@pytest.fixture(scope="module")
+def store_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("xm-app") / "campaigns.db"
+    with Store(path) as store:
+        build_campaign(store, "plays", "16", seed=1, run_id="xm-plays")
+        build_campaign(store, "shuffled", "16", seed=2, run_id="xm-shuffled", shuffle=True)
+    return path
+
+
+@pytest.fixture
+def app(store_path, cache_dir, tmp_path, monkeypatch):
+    _bind(monkeypatch, store_path, tmp_path / "user.db", cache_dir)
+    monkeypatch.setattr(data, "CHANCE_SIMS", 100)  # enough draws for a verdict
+    st.cache_data.clear()  # bands of 20 draws from another test are not these
+    return open_app
+
+
+def _charts(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def test_the_page_shows_the_report(app, store_path) -> None:
+    at = app("cross-method", model="plays")
+    assert not at.exception
+    with Store(store_path, read_only=True) as store:
+        doc = metrics_json(store, n_boot=200)["models"]["plays"]
+    cards = {m.label: m.value for m in at.metric}
+    assert cards["Cross-method: convergent r ↑ · plays"] == f"{doc['headlines']['cross_convergent']['value']:.3f}"
+    assert cards["Cross-method: pattern r ↑ · plays"] == f"{doc['headlines']['cross_pattern']['value']:.3f}"
+    assert cards["Personas"] == "16" and cards["Methods"] == "3"
+    assert not at.warning  # the planted pattern is beyond chance
+    scored = at.dataframe[0].value
+    assert list(scored["scored"]) == ["16 of 16"] * 3 and list(scored["not scored"]) == ["—"] * 3
+    charts = _charts(at)
+    heat = next(c for c in charts if c["data"][0]["type"] == "heatmap")
+    assert "Values: Benevolence" in heat["data"][0]["x"] and "Inventory: Agreeableness" in heat["data"][0]["y"]
+    # the scatter of the first convergent pair (the default cell): 16 personas
+    scatter = next(c for c in charts if c["data"][0]["type"] == "scatter" and c["data"][0].get("mode") == "markers+text")
+    assert scatter["layout"]["xaxis"]["title"]["text"] == "Values: Benevolence" and len(scatter["data"][0]["text"]) == 16
+    pairs = [d.value for d in at.dataframe if "pair" in d.value.columns]
+    convergent = pairs[0].set_index("pair")
+    expected = next(p for p in doc["pairs"] if p["label"] == "Benevolence – A")
+    assert convergent.loc["Benevolence – A", "r"] == pytest.approx(expected["r"])
+    assert convergent.loc["Benevolence – A", "vs chance"].endswith("beyond chance")
+    assert set(convergent["source"]) <= {"roccas2002", "schwartz1992", "evans2008"}
+    summary = next(d.value for d in at.dataframe if "pattern r" in d.value.columns)
+    assert list(summary["model"]) == ["plays", "shuffled"]
+    # the first persona's replies in every method of its campaign: 40 values items, 60 inventory items, 9 trust rounds
+    assert any(m.value.startswith("**x01 · Amara Okafor · 109 samples**") for m in at.markdown)
+
+
+def test_a_shuffled_campaign_says_the_pattern_is_noise(app) -> None:
+    at = app("cross-method", model="shuffled")
+    assert not at.exception
+    assert any("At chance the pattern is noise" in w.value for w in at.warning)
+
+
+def test_an_empty_store_says_how_to_run_one(tmp_path, cache_dir, monkeypatch) -> None:
+    empty = tmp_path / "empty.db"
+    Store(empty).close()
+    _bind(monkeypatch, empty, tmp_path / "user.db", cache_dir)
+    at = open_app("cross-method")
+    assert not at.exception
+    assert any("No cross-method campaign" in i.value for i in at.info)
+
+
+def test_compare_shows_both_summaries(app) -> None:
+    at = app("compare", a="plays", b="shuffled")
+    assert not at.exception
+    assert any(h.value == "Cross-method validity" for h in at.subheader)
+    table = next(d.value for d in at.dataframe if "summary" in d.value.columns)
+    assert list(table["summary"]) == ["convergent mean r", "pattern r"] and {"plays", "shuffled"} <= set(table.columns)
