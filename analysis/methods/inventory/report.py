@@ -165,7 +165,7 @@ def persona_trait_scores(s: Sheets, name: str, answers: pd.DataFrame) -> dict[st
 
     domains = persona_scores(scale_scores(s))
     facets = persona_scores(scale_scores(s, "facet"))
-    names = ipip_facet_names() if name in PREFERRED else {}
+    names = ipip_facet_names() if name.startswith(PREFERRED) else {}  # "ipip-neo-120 (first 60 items)" too
     constructs = {d: BIG_FIVE.get(d, d) for d in domains} | {f: f"{f} {names[f]}" if f in names else f for f in facets}
     frame = pd.DataFrame({"persona_id": s.personas, **domains, **facets})
     described = answers.drop_duplicates("persona_id").set_index("persona_id")["persona"]

@@ -17,33 +17,44 @@ def _fmt(x: Any, digits: int = 2) -> str:
 
 
 def heatmap(matrix: pd.DataFrame, order: Sequence[str], labels: Mapping[str, str]) -> go.Figure:
-    """The MTMM matrix: r of every pair of constructs across personas, coloured −1 (blue) .. +1 (red); the hover holds
-    the bootstrap CI, the chance band and the verdict; undefined cells are blank (their reason in the hover). A click
-    selects a cell (customdata: a, b)."""
+    """The MTMM matrix: r of every pair of constructs across personas, one square per cell coloured −1 (blue) .. +1
+    (red), grey where undefined; the hover holds the bootstrap CI, the chance band and the verdict (or why it is
+    undefined). Squares of a scatter trace, so that a click selects a cell (customdata: a, b)."""
     pos = {c: i for i, c in enumerate(order)}
-    k = len(order)
-    z = np.full((k, k), np.nan)
-    text = np.full((k, k), "", dtype=object)
-    custom = np.empty((k, k, 2), dtype=object)
+    cells: list[dict[str, Any]] = []
     for row in matrix.itertuples(index=False):
         if row.a not in pos or row.b not in pos:
             continue
-        i, j = pos[row.a], pos[row.b]
+        defined = row.r is not None and not pd.isna(row.r)
         band = "within one method" if row.within else (
             f"chance [{_fmt(row.chance_lo)}, {_fmt(row.chance_hi)}], p = {_fmt(row.p, 3)} · {row.verdict}"
             if row.chance_lo is not None and not pd.isna(row.chance_lo) else "no chance band")
         hover = (f"{labels[row.a]} × {labels[row.b]}<br>r = {_fmt(row.r)} [{_fmt(row.lo)}, {_fmt(row.hi)}], n = {row.n}"
-                 f"<br>{band}" if row.r is not None and not pd.isna(row.r) else
-                 f"{labels[row.a]} × {labels[row.b]}<br>—: {row.reason}")
-        for a, b in ((i, j), (j, i)):
-            z[a, b] = np.nan if row.r is None or pd.isna(row.r) else row.r
-            text[a, b] = hover
-            custom[a, b] = [row.a, row.b]
+                 f"<br>{band}" if defined else f"{labels[row.a]} × {labels[row.b]}<br>—: {row.reason}")
+        for x, y in ((row.a, row.b), (row.b, row.a)):
+            cells.append({"x": labels[x], "y": labels[y], "r": float(row.r) if defined else None, "hover": hover,
+                          "a": row.a, "b": row.b})
+    k = len(order)
+    size = max(8, min(28, int(600 / max(k, 1))))
+    fig = go.Figure()
+    for defined in (True, False):
+        part = [c for c in cells if (c["r"] is not None) == defined]
+        if not part:
+            continue
+        marker: dict[str, Any] = {"symbol": "square", "size": size, "line": {"width": 0}}
+        if defined:
+            marker |= {"color": [c["r"] for c in part], "colorscale": "RdBu_r", "cmin": -1, "cmax": 1,
+                       "colorbar": {"title": "r"}}
+        else:
+            marker["color"] = "#d9d9d9"
+        fig.add_trace(go.Scatter(x=[c["x"] for c in part], y=[c["y"] for c in part], mode="markers", marker=marker,
+                                 text=[c["hover"] for c in part], customdata=[[c["a"], c["b"]] for c in part],
+                                 hovertemplate="%{text}<extra></extra>", showlegend=False))
     names = [labels[c] for c in order]
-    fig = go.Figure(go.Heatmap(z=z, x=names, y=names, zmin=-1, zmax=1, colorscale="RdBu_r", text=text,
-                               customdata=custom, hovertemplate="%{text}<extra></extra>", colorbar={"title": "r"}))
-    fig.update_layout(height=max(420, 22 * k + 160), margin={"t": 20, "l": 10, "r": 10, "b": 10},
-                      yaxis={"autorange": "reversed"}, xaxis={"tickangle": -50})
+    side = size * k + 200
+    fig.update_layout(height=side, margin={"t": 20, "l": 10, "r": 10, "b": 10}, plot_bgcolor="white",
+                      xaxis={"categoryorder": "array", "categoryarray": names, "tickangle": -50, "showgrid": False},
+                      yaxis={"categoryorder": "array", "categoryarray": names[::-1], "showgrid": False})
     return fig
 
 

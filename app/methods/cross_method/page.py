@@ -70,20 +70,25 @@ matrix = xm_data.matrix(mdoc, bands.get("cells") or {})
 order = [c for c in labels if c in set(matrix["a"]) | set(matrix["b"])]
 event = ui.plot(charts.heatmap(matrix, order, labels), key="xm_matrix", select=True)
 picked = samples.units(event, ["a", "b"])
-convergent_pairs = [p for p in mdoc["pairs"] if p["kind"] == "convergent"]
-default = next(((p["a"], p["b"]) for p in convergent_pairs if p["r"] is not None), (order[0], order[1]) if len(order) > 1 else None)
-cell = (picked[0]["a"], picked[0]["b"]) if picked else default
+if picked and (picked[0]["a"], picked[0]["b"]) != st.session_state.get("xm_cell_seen"):  # a new click picks the cell
+    st.session_state["xm_cell_seen"] = (picked[0]["a"], picked[0]["b"])
+    st.session_state["xm_a"], st.session_state["xm_b"] = picked[0]["a"], picked[0]["b"]
+convergent_pairs = [p for p in mdoc["pairs"] if p["kind"] == "convergent" and p["r"] is not None]
+first = (convergent_pairs[0]["a"], convergent_pairs[0]["b"]) if convergent_pairs else tuple(order[:2])
 scores = xm_data.scores(mdoc)
-if cell is not None and cell[0] in scores and cell[1] in scores:
-    a, b = cell
+if len(order) >= 2:
+    c = st.columns(2)
+    a = state.selectbox("Cell: row", order, key="xm_a", default=first[0], format_func=labels.get, container=c[0])
+    b = state.selectbox("Cell: column", [x for x in order if x != a], key="xm_b",
+                        default=first[1] if first[1] != a else None, format_func=labels.get, container=c[1])
     entry = matrix[((matrix["a"] == a) & (matrix["b"] == b)) | ((matrix["a"] == b) & (matrix["b"] == a))]
     st.markdown(f"**{ui.plain(labels[a])} × {ui.plain(labels[b])}**" + (
         f": r = {ui.ci_text(entry['r'].iloc[0], entry['lo'].iloc[0], entry['hi'].iloc[0])}, n = {entry['n'].iloc[0]}"
-        if len(entry) and pd.notna(entry["r"].iloc[0]) else ""))
+        if len(entry) and pd.notna(entry["r"].iloc[0]) else f": — {entry['reason'].iloc[0]}" if len(entry) else ""))
     point = ui.plot(charts.scatter(scores, a, b, labels), key="xm_scatter", select=True)
     clicked = samples.units(point, ["persona_id"])
-    if clicked:
-        st.session_state["xm_persona"] = clicked[0]["persona_id"]
+    if clicked and clicked[0]["persona_id"] != st.session_state.get("xm_point_seen"):
+        st.session_state["xm_point_seen"] = st.session_state["xm_persona"] = clicked[0]["persona_id"]
 
 st.subheader("Convergent and discriminant pairs")
 st.caption("Convergent: constructs theory links (a value and the trait people who hold it tend to have; the Trust facet "

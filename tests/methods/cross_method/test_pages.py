@@ -50,7 +50,7 @@ def test_the_page_shows_the_report(app, store_path) -> None:
     scored = at.dataframe[0].value
     assert list(scored["scored"]) == ["16 of 16"] * 3 and list(scored["not scored"]) == ["—"] * 3
     charts = _charts(at)
-    heat = next(c for c in charts if c["data"][0]["type"] == "heatmap")
+    heat = next(c for c in charts if c["data"][0]["marker"].get("symbol") == "square")
     assert "Values: Benevolence" in heat["data"][0]["x"] and "Inventory: Agreeableness" in heat["data"][0]["y"]
     # the scatter of the first convergent pair (the default cell): 16 personas
     scatter = next(c for c in charts if c["data"][0]["type"] == "scatter" and c["data"][0].get("mode") == "markers+text")
