@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from analysis.runs.store import Store
-from tests.browser.harness import (CHROMIUM, AppServer, browser_tab, dismiss_runs, exceptions, fixture_store_env, goto,
-                                   title, wait_idle)
+from tests.browser.harness import (CHROMIUM, AppServer, app_server, browser_tab, dismiss_runs, exceptions,
+                                   fixture_store_env, goto, title, wait_idle)
 from tests.stub_server import StubServer
 
 pytestmark = [
@@ -32,12 +32,10 @@ def stub() -> Iterator[StubServer]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    env = fixture_store_env(tmp_path_factory.mktemp("browser-cross-method"), ROLESCOPE_CHANCE_SIMS="100")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    app = AppServer(env, ARTIFACTS / "server.log")
-    app.start()
-    yield app
-    app.stop()
+    env = fixture_store_env(tmp_path_factory.mktemp("browser-cross-method"), ROLESCOPE_CHANCE_SIMS="100")
+    with app_server(env, ARTIFACTS / "server.log") as app:
+        yield app
 
 
 @pytest.fixture(scope="module")
