@@ -201,6 +201,9 @@ PLANNERS: dict[str, Callable[[DemoConfig, dict[str, Any]], dict[str, Any]]] = {
     "inventory-mini": partial(_inventory_plan, inventory="rolescope-mini"),
     "cross-method": _cross_method_plan,
 }
+#: Campaigns whose runs are dated before every other run of the demo: their parts are runs of the other methods, and
+#: each method's page opens on its model's newest configuration, which should stay the method's own demo campaign.
+DATED_FIRST = ("cross-method",)
 METHOD_OF = {"cross-method": "cross_method", "trust-population": "trust", "trust-individual": "trust", "values-svs": "values", "inventory-mini": "inventory"}
 
 
@@ -244,12 +247,16 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
                 elif existing["status"] == "completed":
                     log(f"{run_id}: already complete")
                     run_ids.append(run_id)
+                    if method in DATED_FIRST:
+                        date_first(store, run_id)
                     continue
                 tracker = ProgressTracker()
                 tracker.subscribe(_line_logger(run_id, log))
                 summary = execute_run(store, run_id, concurrency=concurrency, progress=tracker, cancel=cancel)
                 log(f"{run_id}: {summary.status}, {summary.done}/{summary.total} calls, {summary.seconds:.0f}s")
                 run_ids.append(run_id)
+                if method in DATED_FIRST:
+                    date_first(store, run_id)
                 if cancel is not None and cancel.is_set():
                     log("demo build interrupted; run it again to resume")
                     break
@@ -261,6 +268,14 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
         precompute_chance(store_path, sims, log)
     finalize(store_path)
     return run_ids
+
+
+def date_first(store: Store, run_id: str) -> None:
+    """Date ``run_id`` and the runs it made (``<run_id>-<part>``) one second before the store's oldest other run."""
+    oldest = store.query_one("SELECT MIN(created_at) AS t FROM runs WHERE run_id != ? AND run_id NOT LIKE ?",
+                             (run_id, f"{run_id}-%"))
+    if oldest and oldest["t"] is not None:
+        store.redate_run(run_id, float(oldest["t"]) - 1.0, with_parts=True)
 
 
 def precompute_chance(store_path: Path, n_sims: int, log: Callable[[str], None]) -> None:

@@ -234,6 +234,13 @@ class Store:
                 (status, now, finished, error, n_units, run_id),
             )
 
+    def redate_run(self, run_id: str, created_at: float, *, with_parts: bool = False) -> None:
+        """Set when ``run_id`` was created (which configuration is a model's latest follows from it); ``with_parts``:
+        also the runs it made, ``<run_id>-<part>`` (a campaign's)."""
+        with self._tx() as c:
+            c.execute("UPDATE runs SET created_at=?, updated_at=? WHERE run_id=? OR (? AND run_id LIKE ?)",
+                      (created_at, time.time(), run_id, int(with_parts), f"{run_id}-%"))
+
     def own_run(self, run_id: str, owner: str, lease_s: float) -> None:
         """Mark ``run_id`` as executing in ``owner`` (``claim_owner``) for ``lease_s`` seconds (renewed while it runs)."""
         with self._tx() as c:

@@ -14,5 +14,4 @@ def fixture_answers(store, model: str, seed: int) -> None:
 
     run_id = build_campaign(store, model, "12", seed=seed, run_id=f"xm-{model}")
     # the campaign ran a day before the fixture's other runs: each method's own run stays its latest configuration
-    with store._tx() as c:
-        c.execute("UPDATE runs SET created_at = created_at - 86400 WHERE run_id = ? OR run_id LIKE ?", (run_id, f"{run_id}-%"))
+    store.redate_run(run_id, store.get_run(run_id)["created_at"] - 86400, with_parts=True)

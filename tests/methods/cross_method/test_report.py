@@ -149,3 +149,20 @@ def test_the_human_pattern_is_used_when_every_pair_has_a_published_r(tmp_path, m
     r = np.array([p["r"] for p in doc["pairs"]])
     human = np.array([p["human_r"] for p in doc["pairs"]])
     assert doc["pattern"]["value"] == pytest.approx(np.corrcoef(np.arctanh(r), human)[0, 1], abs=1e-12)
+
+
+def test_a_campaign_dated_first_leaves_each_method_on_its_own_runs(tmp_path):
+    """The demo dates its campaign before every other run (``analysis.demo.date_first``): each method's report then
+    uses the model's own newer run, and the cross-method report still reads the campaign's parts."""
+    from analysis.demo import date_first
+    from analysis.methods import get
+
+    with Store(tmp_path / "dated.db") as store:
+        build_campaign(store, "plays", "8", seed=1, run_id="own", methods=("values", "inventory"))
+        build_campaign(store, "plays", "10", seed=2, run_id="xm", methods=("values", "inventory"))
+        before = get("values").report(store, n_boot=0)["models"]["plays"]["n_personas"]
+        date_first(store, "xm")
+        values = get("values").report(store, n_boot=0)["models"]["plays"]
+        doc = metrics_json(store, n_boot=0, chance=0)["models"]["plays"]
+    assert before == 10 and values["n_personas"] == 8  # the newest values run is the method's own again
+    assert doc["campaign"] == "own"  # the newest campaign of the model (the other one is dated first)
