@@ -30,7 +30,7 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
         yield s
 
 
-@pytest.mark.parametrize("method", [m.name for m in methods.all_methods()])
+@pytest.mark.parametrize("method", [m.name for m in methods.all_methods() if m.parts is None])
 def test_every_method_gives_its_samples_in_the_shared_columns(store: Store, method: str) -> None:
     """One row per stored reply of the method's tables, with its validity as the table holds it; parsed only where
     valid; ids unique; the run filter returns that run's rows only."""
@@ -52,9 +52,26 @@ def test_every_method_gives_its_samples_in_the_shared_columns(store: Store, meth
     assert set(m.samples(store, [run])["run_id"]) == {run}
 
 
+@pytest.mark.parametrize("method", [m.name for m in methods.all_methods() if m.parts is not None])
+def test_a_composite_run_s_samples_are_its_parts(store: Store, method: str) -> None:
+    """A campaign's samples are its parts' replies, each as its own method gives them; listing every sample of the
+    store (no run ids) gives none of them twice."""
+    m = methods.get(method)
+    assert m.samples(store).empty
+    runs = store.runs()
+    run = str(runs.loc[runs["method"] == method, "run_id"].iloc[0])
+    frame = m.samples(store, [run])
+    assert list(frame.columns) == list(COLUMNS) and len(frame) > 0
+    parts = {name for name, _ in m.parts(store.get_run(run)["plan"])}
+    assert set(frame["method"]) == parts
+    for part_run, rows in frame.groupby("run_id"):
+        own = methods.get(store.get_run(part_run)["method"]).samples(store, [part_run])
+        assert len(rows) == len(own) and set(rows["sample_id"]) == set(own["sample_id"])
+
+
 def test_the_store_samples_hold_every_method(store: Store) -> None:
     frame = store_samples(store)
-    assert set(frame["method"]) == {m.name for m in methods.all_methods()}
+    assert set(frame["method"]) == {m.name for m in methods.all_methods() if m.parts is None}  # a campaign's are its parts
     assert frame["sample_id"].is_unique
     assert {str(t) for t in frame["table"]} <= set(store.table_names())
 
