@@ -2,8 +2,8 @@
 
 - ``weighted_r``: Pearson's r of two persona-level scores under resampling weights, each persona counted as often
   as a bootstrap draw holds it; personas missing either score are left out (pairwise complete). With weights all 1 it
-  is the plain Pearson r (checked against ``scipy.stats.pearsonr``). Undefined (NaN) with fewer than 3 distinct
-  personas or a constant score.
+  is the plain Pearson r (checked against ``scipy.stats.pearsonr``). Undefined (NaN) with fewer than
+  ``MIN_PERSONAS`` (5) distinct personas or a constant score.
 - Bootstrap CIs: the percentile interval of r over persona resamples (``analysis.stats.resample_indices``).
 - Chance: a permutation null. Each draw shuffles the personas within each method (one shuffle per method: the
   persona's answers to that method go to another persona), which keeps every score's distribution and the
@@ -20,8 +20,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from analysis.chance import ALPHA, MIN_VERDICT_SIMS
+from analysis.methods.base import MIN_PAIRED_UNITS
 
-MIN_PERSONAS = 3
+#: Fewer personas scored by both methods and r is undefined: with 3 or 4 points an r of ±1 is common (three points
+#: line up) and a bootstrap over them takes a handful of distinct values (the paired-CI rule of ``analysis.methods.base``).
+MIN_PERSONAS = MIN_PAIRED_UNITS
 
 
 def weighted_r(x: np.ndarray, y: np.ndarray, W: np.ndarray) -> np.ndarray:

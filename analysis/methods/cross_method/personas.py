@@ -17,6 +17,7 @@ from analysis.errors import InputError
 from analysis.importers.files import load_json, read_csv_rows
 from analysis.persona_scores import CampaignPersona
 from analysis.sources import DATA_DIR, existing_path
+from analysis.methods.cross_method.correlations import MIN_PERSONAS
 
 BUNDLED = DATA_DIR / "cross_method/personas.json"
 DEFAULT_N = 20
@@ -29,9 +30,9 @@ def load_personas(source: str | int | Path = DEFAULT_N) -> list[CampaignPersona]
     if text.isdigit():
         n = int(text)
         bundled = read_personas(BUNDLED)
-        if not 3 <= n <= len(bundled):
-            raise InputError(f"--personas {n}: a campaign needs 3 to {len(bundled)} of the bundled personas (a "
-                             "correlation across fewer than 3 personas is undefined); give a file for more")
+        if not MIN_PERSONAS <= n <= len(bundled):
+            raise InputError(f"--personas {n}: a campaign needs {MIN_PERSONAS} to {len(bundled)} of the bundled personas "
+                             f"(a correlation across fewer than {MIN_PERSONAS} personas is undefined); give a file for more")
         return bundled[:n]
     return read_personas(existing_path(text, "personas"))
 
@@ -68,6 +69,6 @@ def read_personas(path: Path) -> list[CampaignPersona]:
             errors.append(f"{len(doubled)} {label}(s) given twice (each persona needs its own {label})")
     if errors:
         raise InputError(f"personas {path}: " + "; ".join(errors[:5]) + (f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""))
-    if len(people) < 3:
-        raise InputError(f"personas {path}: {len(people)} persona(s); a campaign needs at least 3")
+    if len(people) < MIN_PERSONAS:
+        raise InputError(f"personas {path}: {len(people)} persona(s); a campaign needs at least {MIN_PERSONAS}")
     return people

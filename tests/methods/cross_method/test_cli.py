@@ -57,7 +57,7 @@ def test_a_campaign_runs_every_part_and_its_document_lists_the_pairs(tmp_path: P
     (["--set", "values"], "write METHOD.FIELD=VALUE"),
     (["--methods", "values"], "two or more distinct methods"),
     (["--methods", "values,mbti"], "mbti cannot take a shared persona set"),
-    (["--personas", "2"], "needs 3 to 40 of the bundled personas"),
+    (["--personas", "4"], "needs 5 to 40 of the bundled personas"),
 ])
 def test_bad_options_are_one_line(tmp_path: Path, capsys, args: list[str], message: str) -> None:
     store = tmp_path / "s.db"
@@ -69,8 +69,8 @@ def test_bad_options_are_one_line(tmp_path: Path, capsys, args: list[str], messa
 
 
 @pytest.mark.parametrize("content, message", [
-    ("[{\"id\": \"a\", \"name\": \"A\", \"description\": \"d1\", \"sex\": \"F\", \"age\": 30}]", "1 persona(s); a campaign needs at least 3"),
-    (json.dumps([{"id": f"p{i}", "name": "N", "description": "same text", "sex": "M", "age": 40} for i in range(3)]),
+    ("[{\"id\": \"a\", \"name\": \"A\", \"description\": \"d1\", \"sex\": \"F\", \"age\": 30}]", "1 persona(s); a campaign needs at least 5"),
+    (json.dumps([{"id": f"p{i}", "name": "N", "description": "same text", "sex": "M", "age": 40} for i in range(5)]),
      "description(s) given twice"),
     (json.dumps([{"id": "p1", "name": "N", "description": "x", "sex": "X", "age": 40}]), "persona 0 field 'sex'"),
     ("{not json", "invalid JSON"),

@@ -15,28 +15,28 @@ def test_weighted_r_is_pearson_with_unit_weights_and_with_repeats():
     x, y = rng.normal(size=25), rng.normal(size=25)
     assert cr.weighted_r(x, y, np.ones((1, 25)))[0] == pytest.approx(stats.pearsonr(x, y).statistic, abs=1e-12)
     w = rng.integers(0, 4, size=25).astype(float)
-    w[:3] = 1  # at least 3 personas drawn
+    w[:5] = 1  # at least 5 personas drawn
     expected = stats.pearsonr(np.repeat(x, w.astype(int)), np.repeat(y, w.astype(int))).statistic
     assert cr.weighted_r(x, y, w[None, :])[0] == pytest.approx(expected, abs=1e-12)
 
 
 def test_weighted_r_leaves_out_personas_missing_either_score():
-    x = np.array([1.0, 2.0, np.nan, 4.0, 5.0, 7.0])
-    y = np.array([2.0, 1.0, 3.0, np.nan, 6.0, 6.5])
+    x = np.array([1.0, 2.0, np.nan, 4.0, 5.0, 7.0, 3.0])
+    y = np.array([2.0, 1.0, 3.0, np.nan, 6.0, 6.5, 4.0])
     m = np.isfinite(x) & np.isfinite(y)
-    assert cr.weighted_r(x, y, np.ones((1, 6)))[0] == pytest.approx(stats.pearsonr(x[m], y[m]).statistic, abs=1e-12)
+    assert cr.weighted_r(x, y, np.ones((1, 7)))[0] == pytest.approx(stats.pearsonr(x[m], y[m]).statistic, abs=1e-12)
 
 
-def test_r_undefined_below_three_personas_or_without_variance():
-    x, y = np.array([1.0, 2.0, np.nan, np.nan]), np.array([3.0, 1.0, 2.0, 5.0])
-    assert np.isnan(cr.weighted_r(x, y, np.ones((1, 4)))[0])
-    assert "2 persona(s) scored on both" in cr.r_reason(x, y, "X", "Y")
-    flat = np.array([2.0, 2.0, 2.0, 2.0])
-    assert np.isnan(cr.weighted_r(flat, y, np.ones((1, 4)))[0])
+def test_r_undefined_below_five_personas_or_without_variance():
+    x, y = np.array([1.0, 2.0, 4.0, 3.0, np.nan, np.nan]), np.array([3.0, 1.0, 2.0, 5.0, 4.0, 6.0])
+    assert np.isnan(cr.weighted_r(x, y, np.ones((1, 6)))[0])  # 4 personas: three points line up too easily
+    assert cr.r_reason(x, y, "X", "Y") == "4 persona(s) scored on both X and Y; r needs at least 5"
+    flat = np.full(6, 2.0)
+    assert np.isnan(cr.weighted_r(flat, y, np.ones((1, 6)))[0])
     assert cr.r_reason(flat, y, "X", "Y") == "X is the same for every persona scored on both (no variance)"
-    assert cr.r_reason(np.arange(4.0), y, "X", "Y") is None
-    # a resample that draws only two distinct personas is undefined, not ±1
-    assert np.isnan(cr.weighted_r(np.arange(4.0), y, np.array([[2.0, 2.0, 0.0, 0.0]]))[0])
+    assert cr.r_reason(np.arange(6.0), y, "X", "Y") is None
+    # a resample that draws only four distinct personas is undefined
+    assert np.isnan(cr.weighted_r(np.arange(6.0), y, np.array([[2.0, 1.0, 1.0, 2.0, 0.0, 0.0]]))[0])
 
 
 def test_pattern_r_is_the_correlation_of_fisher_z_with_the_prediction():
