@@ -13,6 +13,7 @@
         "convergent": {"value", "lo", "hi", "reason", "n_pairs", "chance"},
         "headlines": {"cross_convergent": number, "cross_pattern": number}, "counts": [...],
         "chance": {"convergent": {"permutation": summary}, "pattern": {"permutation": summary}},
+        "cells_chance": {"a|b": band} (every cross-method cell, with --chance; what ``Method.chance`` hands the pages),
         "configuration", "configurations"}},
      "sources": {key: citation}}
 
@@ -23,6 +24,7 @@ a method could not score are listed. Statistics: ``analysis.methods.cross_method
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -71,6 +73,103 @@ def method_scores(store: Store, model: str, method: str, run_id: str | None) -> 
     return frame, constructs, list((doc.get("persona_scores") or {}).get("secondary") or []), where
 
 
+@dataclass
+class Joined:
+    """The campaign's personas × every method's constructs (``X``, NaN where a method did not score a persona), with
+    where each column came from."""
+
+    personas: list[Any]
+    X: np.ndarray
+    columns: list[str]  # "method:construct"
+    labels: dict[str, dict[str, str]]  # column -> {method, construct, label}
+    blocks: dict[str, list[int]]  # method -> its column positions
+    secondary: set[str]
+    methods: dict[str, dict[str, Any]]  # method -> {run_id, configuration, reason, n_scored, missing}
+    ids: dict[str, dict[str, str]]  # method -> persona key -> the method's own persona id
+
+    def column(self, name: str) -> np.ndarray:
+        return self.X[:, self.columns.index(name)]
+
+    def method_of(self, name: str) -> str:
+        return self.labels[name]["method"]
+
+
+def join(store: Store, model: str, plan: CampaignPlan, parts: dict[str, str]) -> Joined:
+    """Every part's persona scores joined to the campaign's personas by key (``analysis.persona_scores``)."""
+    keys = [p.key for p in plan.personas]
+    out = Joined(plan.personas, np.empty((len(keys), 0)), [], {}, {}, set(), {}, {})
+    data: list[np.ndarray] = []
+    for part in plan.parts:
+        frame, constructs, second, where = method_scores(store, model, part.method, parts.get(part.method))
+        out.ids[part.method] = {k: str(v) for k, v in frame["persona_id"].items() if k in set(keys)}
+        frame = frame.reindex(keys)
+        scored = frame[list(constructs)].notna().any(axis=1) if constructs else pd.Series(False, index=keys)
+        out.methods[part.method] = where | {"n_scored": int(scored.sum()),
+                                            "missing": [p.id for p, ok in zip(plan.personas, scored) if not ok]}
+        for c, label in constructs.items():
+            col = f"{part.method}:{c}"
+            out.blocks.setdefault(part.method, []).append(len(out.columns))
+            out.columns.append(col)
+            data.append(frame[c].to_numpy(dtype=float))
+            out.labels[col] = {"method": part.method, "construct": c, "label": label}
+            if c in second:
+                out.secondary.add(col)
+    if data:
+        out.X = np.column_stack(data)
+    return out
+
+
+@dataclass
+class Correlations:
+    """Per cell (a, b): the observed r and why it is undefined, its bootstrap replicates and its null draws."""
+
+    observed: dict[tuple[str, str], tuple[float, str | None]]
+    boot: dict[tuple[str, str], np.ndarray]
+    draws: dict[tuple[str, str], np.ndarray]
+
+
+def correlate(j: Joined, cells: list[tuple[str, str]], *, n_boot: int, chance: int, seed: int) -> Correlations:
+    """r of every cell, its ``n_boot`` persona resamples and, across methods, its ``chance`` shuffles
+    (``correlations``)."""
+    n = len(j.personas)
+    W = counts_from_indices(resample_indices(n, n_boot, seed), n) if n_boot > 0 else None
+    out = Correlations({}, {}, {})
+    for a, b in cells:
+        x, y = j.column(a), j.column(b)
+        out.observed[a, b] = (float(cr.weighted_r(x, y, np.ones((1, n)))[0]),
+                              cr.r_reason(x, y, j.labels[a]["label"], j.labels[b]["label"]))
+        out.boot[a, b] = cr.weighted_r(x, y, W) if W is not None else np.empty(0)
+    across = [(a, b) for a, b in cells if j.method_of(a) != j.method_of(b)]
+    if chance > 0 and across:
+        sims = np.full((chance, len(across)), np.nan)
+        for s in range(chance):
+            shuffled = cr.shuffled(j.X, j.blocks, np.random.default_rng([seed, s]))
+            for k, (a, b) in enumerate(across):
+                sims[s, k] = cr.weighted_r(shuffled[:, j.columns.index(a)], shuffled[:, j.columns.index(b)],
+                                           np.ones((1, n)))[0]
+        out.draws = {cell: sims[:, k] for k, cell in enumerate(across)}
+    return out
+
+
+def cell_entry(j: Joined, c: Correlations, a: str, b: str, chance: int) -> dict[str, Any]:
+    """A cell's r (None with the reason where undefined), CI, n and chance band."""
+    r, why = c.observed[a, b]
+    ci = percentile_ci(r, c.boot[a, b]) if len(c.boot[a, b]) and why is None else None
+    both = np.isfinite(j.column(a)) & np.isfinite(j.column(b))
+    out = {"r": _val(r) if why is None else None, "lo": _val(ci.lo) if ci else None, "hi": _val(ci.hi) if ci else None,
+           "n": int(both.sum()), "reason": why, "chance": None}
+    if j.method_of(a) == j.method_of(b):
+        out["chance_reason"] = "both constructs come from one method: shuffling personas within a method leaves r as it is"
+    elif chance > 0:
+        out["chance"] = cr.band(out["r"], c.draws[a, b])
+    else:
+        out["chance_reason"] = "no chance draws asked (--chance 0)"
+    return out
+
+
+MATRIX_COLUMNS = ["a", "b", "within", "r", "lo", "hi", "n", "reason", "chance_lo", "chance_hi", "p", "verdict", "pair"]
+
+
 def model_doc(store: Store, model: str, run_id: str, *, n_boot: int = 1000, chance: int = 0, seed: int = 0,
               pairs_file: Any = None) -> dict[str, Any]:
     """One model's document for its campaign ``run_id`` (see the module docstring)."""
@@ -78,104 +177,47 @@ def model_doc(store: Store, model: str, run_id: str, *, n_boot: int = 1000, chan
     spec = load_pairs(pairs_file)
     rows = store.table(PARTS.name)
     mine = rows[rows["run_id"] == run_id] if len(rows) else rows
-    parts = dict(zip(mine["method"], mine["part_run_id"])) if len(mine) else {}
-    people = plan.personas
-    keys = [p.key for p in people]
-    columns: list[str] = []
-    info: dict[str, dict[str, Any]] = {}
-    ids: dict[str, dict[str, str]] = {}
-    blocks: dict[str, list[int]] = {}
-    secondary: set[str] = set()
-    data: list[np.ndarray] = []
-    for part in plan.parts:
-        frame, constructs, second, where = method_scores(store, model, part.method, parts.get(part.method))
-        ids[part.method] = {k: str(v) for k, v in frame["persona_id"].items() if k in set(keys)}
-        frame = frame.reindex(keys)
-        scored = frame[list(constructs)].notna().any(axis=1) if constructs else pd.Series(False, index=keys)
-        info[part.method] = where | {"n_scored": int(scored.sum()),
-                                     "missing": [p.id for p, ok in zip(people, scored) if not ok]}
-        for c, label in constructs.items():
-            col = f"{part.method}:{c}"
-            blocks.setdefault(part.method, []).append(len(columns))
-            columns.append(col)
-            data.append(frame[c].to_numpy(dtype=float))
-            info.setdefault("_labels", {})[col] = {"method": part.method, "construct": c, "label": label}
-            if c in second:
-                secondary.add(col)
-    labels = info.pop("_labels", {})
-    X = np.column_stack(data) if data else np.empty((len(keys), 0))
-    scores = pd.DataFrame(X, columns=columns)
-    scores.insert(0, "key", keys)
-    scores.insert(0, "name", [p.name for p in people])
-    scores.insert(0, "persona_id", [p.id for p in people])
+    j = join(store, model, plan, dict(zip(mine["method"], mine["part_run_id"])) if len(mine) else {})
+    scores = pd.DataFrame(j.X, columns=j.columns)
+    for name, values in (("key", [p.key for p in j.personas]), ("name", [p.name for p in j.personas]),
+                         ("persona_id", [p.id for p in j.personas])):
+        scores.insert(0, name, values)
 
     named = {c for p in spec.pairs for c in (p.a, p.b)}
-    shown = [c for c in columns if c not in secondary or c in named]
+    shown = [c for c in j.columns if c not in j.secondary or c in named]  # facets only where a pair names them
     cells = list(combinations(shown, 2))
-    pair_cells = [(p.a, p.b) for p in spec.pairs if p.a in columns and p.b in columns]
-    every = list(dict.fromkeys(cells + pair_cells))
-    index = {c: i for i, c in enumerate(columns)}
-    method_of = {c: labels[c]["method"] for c in columns}
-    n = len(keys)
-    W = counts_from_indices(resample_indices(n, n_boot, seed), n) if n_boot > 0 else np.empty((0, n))
-    observed, boot, draws = {}, {}, {}
-    for a, b in every:
-        x, y = X[:, index[a]], X[:, index[b]]
-        observed[a, b] = (float(cr.weighted_r(x, y, np.ones((1, n)))[0]), cr.r_reason(x, y, labels[a]["label"], labels[b]["label"]))
-        boot[a, b] = cr.weighted_r(x, y, W) if n_boot > 0 else np.empty(0)
-    across = [(a, b) for a, b in every if method_of[a] != method_of[b]]
-    if chance > 0:
-        sims = np.full((chance, len(across)), np.nan)
-        for s in range(chance):
-            Xs = cr.shuffled(X, blocks, np.random.default_rng([seed, s]))
-            for j, (a, b) in enumerate(across):
-                sims[s, j] = cr.weighted_r(Xs[:, index[a]], Xs[:, index[b]], np.ones((1, n)))[0]
-        draws = {cell: sims[:, j] for j, cell in enumerate(across)}
+    pair_cells = [(p.a, p.b) for p in spec.pairs if p.a in j.columns and p.b in j.columns]
+    corr = correlate(j, list(dict.fromkeys(cells + pair_cells)), n_boot=n_boot, chance=chance, seed=seed)
 
     def entry(a: str, b: str) -> dict[str, Any]:
-        r, why = observed[a, b]
-        ci = percentile_ci(r, boot[a, b]) if n_boot > 0 and why is None else None
-        m = np.isfinite(X[:, index[a]]) & np.isfinite(X[:, index[b]])
-        out = {"r": _val(r) if why is None else None, "lo": _val(ci.lo) if ci else None, "hi": _val(ci.hi) if ci else None,
-               "n": int(m.sum()), "reason": why}
-        if method_of[a] == method_of[b]:
-            out["chance"] = None
-            out["chance_reason"] = "both constructs come from one method: shuffling personas within a method leaves r as it is"
-        elif chance > 0:
-            out["chance"] = cr.band(out["r"], draws[a, b])
-        else:
-            out["chance"], out["chance_reason"] = None, "no chance draws asked (--chance 0)"
-        return out
+        return cell_entry(j, corr, a, b, chance)
 
     kind = {(p.a, p.b): p.kind for p in spec.pairs} | {(p.b, p.a): p.kind for p in spec.pairs}
     rows = []
     for a, b in cells:
         e = entry(a, b)
         band = e["chance"] or {}
-        rows.append({"a": a, "b": b, "within": method_of[a] == method_of[b], "r": e["r"], "lo": e["lo"], "hi": e["hi"],
-                     "n": e["n"], "reason": e["reason"], "chance_lo": band.get("lo"), "chance_hi": band.get("hi"),
-                     "p": band.get("p"), "verdict": band.get("verdict"), "pair": kind.get((a, b))})
-    matrix = pd.DataFrame(rows, columns=["a", "b", "within", "r", "lo", "hi", "n", "reason", "chance_lo", "chance_hi",
-                                         "p", "verdict", "pair"])
-    pair_docs = [_pair_doc(p, columns, info, entry) for p in spec.pairs]
+        rows.append({"a": a, "b": b, "within": j.method_of(a) == j.method_of(b), "r": e["r"], "lo": e["lo"],
+                     "hi": e["hi"], "n": e["n"], "reason": e["reason"], "chance_lo": band.get("lo"),
+                     "chance_hi": band.get("hi"), "p": band.get("p"), "verdict": band.get("verdict"),
+                     "pair": kind.get((a, b))})
+    pair_docs = [_pair_doc(p, j.columns, j.methods, entry) for p in spec.pairs]
     doc: dict[str, Any] = {
-        "campaign": run_id, "n_personas": n, "methods": info, "constructs": labels, "scores": frame_doc(scores),
-        "persona_ids": ids,
-        "matrix": frame_doc(matrix), "pairs": pair_docs,
+        "campaign": run_id, "n_personas": len(j.personas), "methods": j.methods, "constructs": j.labels,
+        "scores": frame_doc(scores), "persona_ids": j.ids, "matrix": frame_doc(pd.DataFrame(rows, columns=MATRIX_COLUMNS)),
+        "pairs": pair_docs,
+        "convergent": _convergent(spec.pairs, pair_docs, corr.boot, corr.draws, n_boot, chance),
+        "pattern": _pattern(spec.pairs, pair_docs, corr.boot, corr.draws, n_boot, chance),
     }
-    defined = [(p, d) for p, d in zip(spec.pairs, pair_docs) if d["r"] is not None]
-    doc["convergent"] = _convergent(spec.pairs, pair_docs, boot, draws, n_boot, chance)
-    doc["pattern"] = _pattern(spec.pairs, pair_docs, boot, draws, n_boot, chance)
     doc["headlines"] = {
         "cross_convergent": number(doc["convergent"]["value"], doc["convergent"]["reason"] or "undefined"),
         "cross_pattern": number(doc["pattern"]["value"], doc["pattern"]["reason"] or "undefined"),
     }
     doc["chance"] = {k: {"permutation": doc[k]["chance"]} for k in ("convergent", "pattern") if doc[k].get("chance")}
-    doc["cells_chance"] = {f"{a}|{b}": cr.band(observed[a, b][0] if observed[a, b][1] is None else None, draws[a, b])
-                           for a, b in draws} if chance > 0 else {}
-    missing_any = {pid for d in info.values() for pid in d["missing"]}
-    doc["counts"] = [counts("personas not scored by every method", len(missing_any), n)]
-    doc["n_pairs_defined"] = len(defined)
+    doc["cells_chance"] = {f"{a}|{b}": cr.band(r if why is None else None, corr.draws[a, b])
+                           for (a, b), (r, why) in corr.observed.items() if (a, b) in corr.draws}
+    missing_any = {pid for d in j.methods.values() for pid in d["missing"]}
+    doc["counts"] = [counts("personas not scored by every method", len(missing_any), len(j.personas))]
     return doc
 
 
