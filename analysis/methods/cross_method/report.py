@@ -201,7 +201,7 @@ def model_doc(store: Store, model: str, run_id: str, *, n_boot: int = 1000, chan
                      "hi": e["hi"], "n": e["n"], "reason": e["reason"], "chance_lo": band.get("lo"),
                      "chance_hi": band.get("hi"), "p": band.get("p"), "verdict": band.get("verdict"),
                      "pair": kind.get((a, b))})
-    pair_docs = [_pair_doc(p, j.columns, j.methods, entry) for p in spec.pairs]
+    pair_docs = [_pair_doc(p, j.columns, j.methods, entry) | {"label": _pair_label(p, j.labels)} for p in spec.pairs]
     doc: dict[str, Any] = {
         "campaign": run_id, "n_personas": len(j.personas), "methods": j.methods, "constructs": j.labels,
         "scores": frame_doc(scores), "persona_ids": j.ids, "matrix": frame_doc(pd.DataFrame(rows, columns=MATRIX_COLUMNS)),
@@ -219,6 +219,11 @@ def model_doc(store: Store, model: str, run_id: str, *, n_boot: int = 1000, chan
     missing_any = {pid for d in j.methods.values() for pid in d["missing"]}
     doc["counts"] = [counts("personas not scored by every method", len(missing_any), len(j.personas))]
     return doc
+
+
+def _pair_label(p: Pair, labels: dict[str, dict[str, str]]) -> str:
+    """"Benevolence – Agreeableness": the constructs' own labels where the campaign has them, else their ids."""
+    return " – ".join(labels[c]["label"] if c in labels else c.split(":", 1)[1] for c in (p.a, p.b))
 
 
 def _pair_doc(p: Pair, columns: list[str], info: dict[str, Any], entry: Any) -> dict[str, Any]:

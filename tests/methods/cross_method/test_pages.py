@@ -57,9 +57,9 @@ def test_the_page_shows_the_report(app, store_path) -> None:
     assert scatter["layout"]["xaxis"]["title"]["text"] == "Values: Benevolence" and len(scatter["data"][0]["text"]) == 16
     pairs = [d.value for d in at.dataframe if "pair" in d.value.columns]
     convergent = pairs[0].set_index("pair")
-    expected = next(p for p in doc["pairs"] if p["label"] == "Benevolence – A")
-    assert convergent.loc["Benevolence – A", "r"] == pytest.approx(expected["r"])
-    assert convergent.loc["Benevolence – A", "vs chance"].endswith("beyond chance")
+    expected = next(p for p in doc["pairs"] if p["label"] == "Benevolence – Agreeableness")
+    assert convergent.loc["Benevolence – Agreeableness", "r"] == pytest.approx(expected["r"])
+    assert convergent.loc["Benevolence – Agreeableness", "vs chance"].endswith("beyond chance")
     assert set(convergent["source"]) <= {"roccas2002", "schwartz1992", "evans2008"}
     summary = next(d.value for d in at.dataframe if "pattern r" in d.value.columns)
     assert list(summary["model"]) == ["plays", "shuffled"]
