@@ -88,14 +88,15 @@ SIZES: dict[str, dict[str, Any]] = {
              # IPIP-NEO-120 (all items: norms) and RoleScope's short form (MTMM) to 9 shaped personas
              "inventory_domains": ["E", "A", "N"], "inventory_levels": [1, 5, 9], "inventory_items": None,
              # one persona set through values (PVQ, no_conv), IPIP-NEO-120, the trust game and PersonaGym
-             "cross_personas": 12, "cross_items": None, "cross_rounds": 3},
+             # (IPIP-NEO-120's first 60 items: every facet twice; the whole PVQ)
+             "cross_personas": 16, "cross_items": None, "cross_inventory_items": 60, "cross_rounds": 3},
     "reduced": {"values_personas": 2, "values_items": 6, "values_contexts": ["no_conv", "topics_b"],
                 "mbti_subjects": ["Men", "Women"], "mbti_testings": 2, "mbti_statements": 4, "trust_personas": 3,
                 "trust_individual_personas": 1, "trust_attributes": ["age", "us_citizenship"], "pg_personas": 1, "pg_questions": 1,
                 "pg_limits": {"selection_max_tokens": 300, "question_max_tokens": 600, "examples_max_tokens": 300,
                               "grade_max_tokens": 120},
                 "inventory_domains": ["E"], "inventory_levels": [1, 5, 9], "inventory_items": 6,
-                "cross_personas": 3, "cross_items": 6, "cross_rounds": 1},
+                "cross_personas": 3, "cross_items": 6, "cross_inventory_items": 6, "cross_rounds": 1},
 }
 # Reply lengths: a 135M model rambles to any limit, and generated tokens are most of the build's time
 # (~80 tokens/s on this 2-core box). A number or an option comes first when it comes at all.
@@ -166,8 +167,8 @@ def _cross_method_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, An
     from analysis.methods.cross_method.options import CrossMethodOptions
     from analysis.methods.cross_method.plan import build_plan
 
-    items = [f"values.limit_items={size['cross_items']}", f"inventory.limit_items={size['cross_items']}"] \
-        if size["cross_items"] else []
+    items = [f"values.limit_items={size['cross_items']}"] if size["cross_items"] else []
+    items += [f"inventory.limit_items={size['cross_inventory_items']}"] if size["cross_inventory_items"] else []
     settings = [
         f"values.answer_mode={config.answer_mode}", "values.prefix_reuse=true",
         f"inventory.answer_mode={config.answer_mode}", "inventory.order=ascending",

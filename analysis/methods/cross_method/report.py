@@ -269,8 +269,11 @@ def _pattern(pairs: list[Pair], docs: list[dict[str, Any]], boot: dict, draws: d
     predicted = np.array([p.human_r if human else p.expected for p, _ in usable], dtype=float)
     against = "published human correlations" if human else "predicted directions"
     out = {"against": against, "n_pairs": len(usable), "value": None, "lo": None, "hi": None, "chance": None}
-    if len(usable) < 3 or np.ptp(predicted) == 0:
-        return out | {"reason": f"{len(usable)} pair(s) with a defined r and differing predictions; the pattern needs 3"}
+    if len(usable) < 3:
+        return out | {"reason": f"{len(usable)} pair(s) with a defined r; the pattern needs 3"}
+    if np.ptp(predicted) == 0:
+        return out | {"reason": f"the {len(usable)} pairs with a defined r share one prediction (all convergent, or all "
+                                "discriminant): a pattern needs predictions that differ"}
     observed = np.array([d["r"] for _, d in usable])
     value = float(cr.pattern_r(observed, predicted)[0])
     if not np.isfinite(value):
