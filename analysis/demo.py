@@ -96,7 +96,9 @@ SIZES: dict[str, dict[str, Any]] = {
                 "pg_limits": {"selection_max_tokens": 300, "question_max_tokens": 600, "examples_max_tokens": 300,
                               "grade_max_tokens": 120},
                 "inventory_domains": ["E"], "inventory_levels": [1, 5, 9], "inventory_items": 6,
-                "cross_personas": 3, "cross_items": 6, "cross_inventory_items": 6, "cross_rounds": 1},
+                # the fewest personas a correlation needs; PersonaGym left out (its reduced run above exercises it)
+                "cross_personas": 5, "cross_items": 6, "cross_inventory_items": 6, "cross_rounds": 1,
+                "cross_methods": ["values", "inventory", "trust"]},
 }
 # Reply lengths: a 135M model rambles to any limit, and generated tokens are most of the build's time
 # (~80 tokens/s on this 2-core box). A number or an option comes first when it comes at all.
@@ -179,7 +181,10 @@ def _cross_method_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, An
         f"personagym.call_max_tokens={size['pg_limits']['selection_max_tokens']}",
         *(["personagym.evaluators=embedded"] if config.embedded else []), *items,
     ]
-    options = CrossMethodOptions(personas=str(size["cross_personas"]), set=settings)
+    methods = size.get("cross_methods")
+    if methods:
+        settings = [s for s in settings if s.split(".", 1)[0] in methods]
+    options = CrossMethodOptions(personas=str(size["cross_personas"]), methods=methods, set=settings)
     return build_plan(options, config.spec()).model_dump()
 
 

@@ -89,3 +89,28 @@ def test_metrics_of_a_model_without_a_campaign(tmp_path: Path, capsys) -> None:
     Store(tmp_path / "s.db").close()
     code, out, err = run(["metrics", "cross-method", "--store", str(tmp_path / "s.db"), "--model", "nobody"], capsys)
     assert code == 2 and out == "" and "no cross-method campaign of model 'nobody'" in err
+
+
+def test_every_method_plans_the_same_personas() -> None:
+    """The default campaign: every method that takes a shared persona set builds its part for exactly the campaign's
+    personas (the same descriptions, so the same keys), each on its own protocol's defaults."""
+    from analysis.llm.specs import parse_model_spec
+    from analysis.methods import get
+    from analysis.methods.cross_method.options import CrossMethodOptions
+    from analysis.methods.cross_method.plan import build_plan, campaign_methods
+    from analysis.persona_scores import persona_key, plan_descriptions
+
+    plan = build_plan(CrossMethodOptions(personas="6"), parse_model_spec("embedded"))
+    assert [p.method for p in plan.parts] == campaign_methods() and len(campaign_methods()) >= 4
+    keys = [p.key for p in plan.personas]
+    for part in plan.parts:
+        described = plan_descriptions([part.plan])
+        assert sorted(persona_key(d) for d in described.values()) == sorted(keys), part.method
+        assert get(part.method).n_calls(part.plan) > 0
+    trust = next(p for p in plan.parts if p.method == "trust").plan
+    assert trust["level"] == "individual" and trust["bank"] == {"source": "campaign", "split": "test", "n": 6}
+    inventory = next(p for p in plan.parts if p.method == "inventory").plan
+    assert inventory["shaping"] is False and inventory["inventory"]["name"] == "ipip-neo-120"
+    values = next(p for p in plan.parts if p.method == "values").plan
+    assert [c["label"] for c in values["contexts"]] == ["no_conv"] and values["population"] == "campaign"
+    assert plan.n_calls() == sum(get(p.method).n_calls(p.plan) for p in plan.parts)
