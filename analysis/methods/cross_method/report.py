@@ -179,9 +179,9 @@ def model_doc(store: Store, model: str, run_id: str, *, n_boot: int = 1000, chan
     mine = rows[rows["run_id"] == run_id] if len(rows) else rows
     j = join(store, model, plan, dict(zip(mine["method"], mine["part_run_id"])) if len(mine) else {})
     scores = pd.DataFrame(j.X, columns=j.columns)
-    for name, values in (("key", [p.key for p in j.personas]), ("name", [p.name for p in j.personas]),
+    for name, column in (("key", [p.key for p in j.personas]), ("name", [p.name for p in j.personas]),
                          ("persona_id", [p.id for p in j.personas])):
-        scores.insert(0, name, values)
+        scores.insert(0, name, column)
 
     named = {c for p in spec.pairs for c in (p.a, p.b)}
     shown = [c for c in j.columns if c not in j.secondary or c in named]  # facets only where a pair names them
