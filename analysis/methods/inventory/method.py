@@ -69,6 +69,12 @@ def _published_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
     return rows(doc)
 
 
+def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
+    from analysis.methods.inventory.cli import import_command
+
+    return import_command(kind, paths, store_path, as_json)
+
+
 def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
     from analysis.methods.inventory.shared_personas import persona_plan
 
@@ -83,6 +89,7 @@ METHOD = Method(
     help="personality inventories (IPIP-NEO, any Likert inventory) given to shaped personas (Serapio-García et al. 2023)",
     options=InventoryOptions, plans=_plans, n_calls=_n_calls, tokens=_tokens, session=_session, report=_report,
     chance=_chance, can_show=_can_show, compare=_compare, samples=_samples, readers=READERS, families=(FAMILY,),
+    importers=("persona-llm",), run_import=_import,
     published=Published("../analysis/methods/inventory/published.json", _published_rows),
     headlines=(
         Headline("inventory_shaping", "Inventory: shaping ρ ↑", null=lambda band, entry: band.get("shaping"),

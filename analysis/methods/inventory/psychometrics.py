@@ -8,6 +8,11 @@
 - test–retest: Pearson r across personas of the domain score in ascending against descending option order.
 - shaping (single trait): for the personas shaped on domain d, Spearman ρ(target level, d's score); off-target drift:
   the mean over the other domains e of |ρ(target level of d, e's score)| (0 = shaping d moves nothing else).
+- shaping effect (Cohen's d): for the personas with a target level on domain d, (mean score of those shaped high,
+  level > 5) − (mean of those shaped low, level < 5), over the pooled SD ((n₁−1)s₁² + (n₂−1)s₂²)/(n₁+n₂−2) (Cohen 1988;
+  ``pingouin.compute_effsize(eftype="cohen")``), with its 95 % CI d ± t(n₁+n₂−2) · √((n₁+n₂)/(n₁n₂) + d²/(2(n₁+n₂)))
+  (``pingouin.compute_esci``, R ``effsize::cohen.d(noncentral=FALSE)``); PersonaLLM's (Jiang et al. 2024) per-trait
+  effect of its high and low persona types.
 - MTMM (Campbell & Fiske 1959): Pearson r across personas between every (inventory, domain) score pair of two
   inventories; convergent validity = mean r of the same domain across inventories; discriminant Δ = convergent − mean
   |r| of different domains across inventories (the paper's summary: convergent r well above the others).
@@ -103,6 +108,36 @@ def shaping(levels: np.ndarray, scores: dict[str, np.ndarray], domain: str) -> d
     drift = (float(np.mean(defined)), None) if defined else (
         float("nan"), others[0][1] if others else "no other domain is scored")
     return {"rho": rho, "drift": drift}
+
+
+#: A target level above this is the domain's high pole, below it the low pole (the nine-level scale's middle).
+MIDDLE_LEVEL = 5
+
+
+def shaping_groups(levels: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The scores of the personas shaped high and low on a domain (a score and a level both defined)."""
+    ok = np.isfinite(levels) & np.isfinite(score)
+    return score[ok & (levels > MIDDLE_LEVEL)], score[ok & (levels < MIDDLE_LEVEL)]
+
+
+def shaping_d(levels: np.ndarray, score: np.ndarray) -> tuple[float, str | None]:
+    """Cohen's d of the score, shaped high against shaped low (module docstring)."""
+    from pingouin import compute_effsize
+
+    high, low = shaping_groups(levels, score)
+    if len(high) < 2 or len(low) < 2:
+        return float("nan"), f"needs ≥ 2 personas shaped high and ≥ 2 shaped low, has {len(high)} and {len(low)}"
+    if np.var(np.concatenate([high - high.mean(), low - low.mean()])) == 0:
+        return float("nan"), "no variance within the high and low groups"
+    return float(compute_effsize(high, low, paired=False, eftype="cohen")), None
+
+
+def shaping_d_ci(d: float, n_high: int, n_low: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The CI of an unpaired Cohen's d (module docstring)."""
+    from pingouin import compute_esci
+
+    lo, hi = compute_esci(stat=d, nx=n_high, ny=n_low, paired=False, eftype="cohen", confidence=confidence, decimals=15)
+    return float(lo), float(hi)
 
 
 def mtmm(scores: dict[str, dict[str, np.ndarray]]) -> tuple[pd.DataFrame, float, float, str | None]:

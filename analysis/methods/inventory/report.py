@@ -2,7 +2,8 @@
 
     {"models": {NAME: {
         "domains": {D: {"name", "score", "percentile", "alpha", "omega", "lambda6", "test_retest", "shaping_rho",
-                        "drift", "n_personas", "n_items", "<metric>_reason": why undefined, …}},   # the main inventory's
+                        "drift", "shaping_d", "shaping_d_lo", "shaping_d_hi", "shaping_n_high", "shaping_n_low",
+                        "n_personas", "n_items", "<metric>_reason": why undefined, …}},   # the main inventory's
         "inventory": main inventory name,
         "inventories": {INV: {"title", "n_items", "n_personas", "n_sheets", "norms", "domains": {…as above},
                               "facets": {F: {"name", "domain", "score", "percentile"}},
@@ -58,7 +59,9 @@ def _entry(out: dict[str, Any], key: str, pair: tuple[float, str | None]) -> Non
 
 
 def levels_of(s: Sheets, domain: str) -> np.ndarray:
-    return np.array([t.get(domain, np.nan) if len(t) == 1 else np.nan for t in s.targets], dtype=float)
+    """Each persona's target level on ``domain`` (NaN where it has none): single-trait shaping gives one domain a
+    level, a type design (PersonaLLM's) every domain."""
+    return np.array([t.get(domain, np.nan) for t in s.targets], dtype=float)
 
 
 def statistics(s: Sheets, X: np.ndarray | None = None, *, with_omega: bool = True) -> dict[str, tuple[float, str | None]]:
@@ -77,14 +80,15 @@ def statistics(s: Sheets, X: np.ndarray | None = None, *, with_omega: bool = Tru
         if len(s.orders) == 2:
             out[f"test_retest/{d}"] = pm.pearson(sheet[d][:, 0], sheet[d][:, 1])
         else:
-            out[f"test_retest/{d}"] = (float("nan"), "needs both option orders (--order both)")
+            out[f"test_retest/{d}"] = (float("nan"), "needs both option orders (--order both); this configuration has one")
         lv = levels_of(s, d)
         if np.isfinite(lv).any():
             shaped = pm.shaping(lv, person, d)
             out[f"shaping/{d}"], out[f"drift/{d}"] = shaped["rho"], shaped["drift"]
+            out[f"shaping_d/{d}"] = pm.shaping_d(lv, person[d])
         else:
             why = "no persona was shaped on this domain" if any(s.targets) else "no persona was shaped (--shaping none)"
-            out[f"shaping/{d}"] = out[f"drift/{d}"] = (float("nan"), why)
+            out[f"shaping/{d}"] = out[f"drift/{d}"] = out[f"shaping_d/{d}"] = (float("nan"), why)
     for metric in ("shaping", "alpha"):
         vals = [v for k, (v, _) in out.items() if k.startswith(metric + "/") and np.isfinite(v)]
         first_reason = next((w for k, (v, w) in out.items() if k.startswith(metric + "/") and w), "undefined")
@@ -114,6 +118,11 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
             _entry(entry, metric, stats[f"{metric}/{d}"])
         _entry(entry, "shaping_rho", stats[f"shaping/{d}"])
         _entry(entry, "drift", stats[f"drift/{d}"])
+        _entry(entry, "shaping_d", stats[f"shaping_d/{d}"])
+        high, low = pm.shaping_groups(levels_of(s, d), person[d])
+        entry |= {"shaping_n_high": len(high), "shaping_n_low": len(low)}
+        if entry["shaping_d"] is not None:
+            entry["shaping_d_lo"], entry["shaping_d_hi"] = pm.shaping_d_ci(entry["shaping_d"], len(high), len(low))
         domains[d] = entry
     facets = {}
     facet_names = ipip_facet_names() if name in PREFERRED else {}
@@ -148,12 +157,13 @@ def figures(s: Sheets, name: str) -> dict[str, Any]:
         for d in s.domains:
             band = norm_band(name, s.sex[p], s.age[p]).get(d, (None, None)) if name in PREFERRED else (None, None)
             rows.append({"persona_id": pid, "domain": d, "domain_name": BIG_FIVE.get(d, d), "score": _val(person[d][p]),
-                         "target_domain": target, "target_level": level, "norm_lo": band[0], "norm_hi": band[1],
-                         "sex": s.sex[p], "age": s.age[p]})
+                         "target_domain": target, "target_level": level, "domain_level": s.targets[p].get(d),
+                         "norm_lo": band[0], "norm_hi": band[1], "sex": s.sex[p], "age": s.age[p]})
     profiles = pd.DataFrame(rows)
-    shaped = profiles[profiles["target_domain"].notna()]
-    curve = (shaped[shaped["target_domain"] == shaped["domain"]].groupby(["domain", "target_level"], as_index=False)
-             .agg(score=("score", "mean"), sd=("score", "std"), n=("score", "count"))) if len(shaped) else \
+    shaped = profiles[profiles["domain_level"].notna()]
+    curve = (shaped.groupby(["domain", "domain_level"], as_index=False)
+             .agg(score=("score", "mean"), sd=("score", "std"), n=("score", "count"))
+             .rename(columns={"domain_level": "target_level"})) if len(shaped) else \
         pd.DataFrame(columns=["domain", "target_level", "score", "sd", "n"])
     return {"profiles": frame_doc(profiles), "shaping": frame_doc(curve)}
 

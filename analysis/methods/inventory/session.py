@@ -30,7 +30,8 @@ ANSWERS = register_table(Table(
      ("item_id", "TEXT"), ("domain", "TEXT"), ("facet", "TEXT"), ("reverse", "INTEGER"), ("item", "TEXT"),
      ("mode", "TEXT"), ("number", "INTEGER"), ("option_index", "INTEGER"), ("option", "TEXT"), ("score", "REAL"),
      ("keyed", "REAL"), ("valid", "INTEGER"), ("reason", "TEXT"), ("raw", "TEXT"), ("logprob", "REAL"),
-     ("cache_key", "TEXT"), ("truncated", "INTEGER"), ("source", "TEXT")),
+     ("cache_key", "TEXT"), ("truncated", "INTEGER"), ("source", "TEXT"), ("administration", "INTEGER"),
+     ("persona_type", "TEXT")),
     ("run_id", "persona_id", "order_mode", "item_id"),
 ))
 #: Text mode's reply limit (the paper scores the options' likelihood and generates nothing): a number comes first.
