@@ -6,6 +6,7 @@
                         "n_personas", "n_items", "<metric>_reason": why undefined, …}},   # the main inventory's
         "inventory": main inventory name,
         "inventories": {INV: {"title", "n_items", "n_personas", "n_sheets", "norms", "domains": {…as above},
+                              "provenance": {"imported", "source", "citation", "administration", "text_bundled", …},
                               "facets": {F: {"name", "domain", "score", "percentile"}},
                               "position": {"shares": {"1": x, …}, "first": x, "order_gap": x}}},
         "mtmm": {"inventories": [A, B], "convergent", "discriminant", "reason", "n_personas", "matrix": frame},
@@ -204,7 +205,7 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
         arrays: dict[str, Sheets] = {}
         for inv, rows in mine.groupby("inventory", sort=False):
             arrays[str(inv)] = sheets(rows, n_options_of(store, rows))
-            per_inv[str(inv)] = inventory_doc(arrays[str(inv)], str(inv), rows)
+            per_inv[str(inv)] = inventory_doc(arrays[str(inv)], str(inv), rows) | {"provenance": provenance(store, rows)}
         main = main_inventory({n: d["n_items"] for n, d in per_inv.items()})
         head = per_inv[main].pop("headline")
         for doc in per_inv.values():
@@ -254,6 +255,19 @@ def mtmm_doc(arrays: dict[str, Sheets], *, chance: int = 0, store: Any = None) -
         doc["chance"] = mtmm_chance(arrays, names, shared, {"convergent": conv, "discriminant": disc},
                                     n_sims=chance, store=store)
     return doc
+
+
+def provenance(store: Store, rows: pd.DataFrame) -> dict[str, Any]:
+    """Where an inventory's answers come from: a run of RoleScope's, or an import (its source, citation, how the items
+    were administered, and whether the replies' text is in the store)."""
+    plans = [store.get_run(str(r))["plan"] for r in dict.fromkeys(rows["run_id"])]
+    imported = [p for p in plans if p.get("imported")]
+    if not imported:
+        return {"imported": False, "administration": "each item its own prompt (Serapio-García et al.)"}
+    first = imported[0]
+    return {"imported": True, "source": first.get("source"), "citation": first.get("citation"),
+            "administration": first.get("administration"), "text_bundled": first.get("text_bundled", True),
+            "text_note": first.get("text_note")}
 
 
 def n_options_of(store: Store, rows: pd.DataFrame) -> int:

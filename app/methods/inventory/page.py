@@ -30,6 +30,11 @@ inventories = list(mdoc["inventories"])
 inventory = state.selectbox("Inventory", inventories, key="inventory", container=right, default=mdoc["inventory"])
 idoc = mdoc["inventories"][inventory]
 ui.tiny_model_note([model], data.model_specs(ref))
+origin = idoc.get("provenance") or {}
+if origin.get("imported"):
+    st.info(f"**Imported published answers** of {model}: {origin.get('citation') or origin.get('source')}. "
+            f"Administration: {origin.get('administration')}; its own configuration, never pooled with item-by-item "
+            "runs." + (f" {origin['text_note']}." if origin.get("text_note") else ""), icon="📥")
 with st.spinner(f"Simulating chance on this design ({data.CHANCE_SIMS} answer sets per null model; cached after)…"):
     bands = ((data.chance(ref, "inventory").get(model) or {}).get("_all") or {}).get(inventory) or {}
 
@@ -54,6 +59,8 @@ st.caption("Score: mean keyed item score (1–k) over the personas. Percentile: 
            "the complete sheets. α, ω (one factor, minres) and λ6 (G6, smc) over the answer sheets, as R psych computes "
            "them. Test–retest: r across personas between the two option orders. Shaping ρ: Spearman of target level "
            "against score over the personas shaped on the domain; drift: mean |ρ| of that level with the other domains. "
+           "Shaping d: Cohen's d of the score, personas shaped high (level > 5) against low (< 5), pooled SD, with its "
+           "95 % CI (as R effsize::cohen.d; PersonaLLM's effect of its high and low persona types). "
            "'vs chance': the larger p of random answers and of answers shuffled across personas.")
 from analysis.methods.inventory import BIG_FIVE  # noqa: E402
 
@@ -66,10 +73,14 @@ for d, e in ((d, idoc["domains"][d]) for d in order):
                  "λ6": e.get("lambda6"), "λ6 vs chance": ui.vs_chance(bands.get(f"lambda6/{d}")),
                  "test–retest": e.get("test_retest"), "retest vs chance": ui.vs_chance(bands.get(f"test_retest/{d}")),
                  "shaping ρ": e.get("shaping_rho"), "ρ vs chance": ui.vs_chance(bands.get(f"shaping/{d}")),
-                 "drift": e.get("drift"), "items": e.get("n_items")})
+                 "drift": e.get("drift"), "shaping d": e.get("shaping_d"),
+                 "d 95 % CI": (f"[{e['shaping_d_lo']:.2f}, {e['shaping_d_hi']:.2f}]" if e.get("shaping_d") is not None
+                               else "—"),
+                 "high · low": f"{e.get('shaping_n_high', 0)} · {e.get('shaping_n_low', 0)}",
+                 "d vs chance": ui.vs_chance(bands.get(f"shaping_d/{d}")), "items": e.get("n_items")})
 ui.table(pd.DataFrame(rows), hide_index=True, width="stretch",
          column_config={c: st.column_config.NumberColumn(c, format="%.2f")
-                        for c in ("score", "percentile", "α", "ω", "λ6", "test–retest", "shaping ρ", "drift")})
+                        for c in ("score", "percentile", "α", "ω", "λ6", "test–retest", "shaping ρ", "drift", "shaping d")})
 for metric, what in (("shaping", "Shaping ρ, mean over domains"), ("alpha", "α, mean over domains")):
     st.markdown(f"**{what}: {ui.fmt((mdoc['headlines'].get('inventory_' + metric) or {}).get('value'))}**")
     ui.chance_caption(bands.get(metric))

@@ -225,3 +225,22 @@ def test_numbers_only_stores_no_text_of_the_source(tmp_path: Path) -> None:
 
     shown = samples(store)
     assert shown["reply"].str.contains("not bundled").all()
+
+
+@needs_source
+def test_the_page_shows_an_import_with_its_shaping_d(tmp_path: Path, cache_dir, monkeypatch) -> None:
+    from tests.app.conftest import _bind, open_app
+
+    root = small_copy(tmp_path, n_files=40)  # 4 types × 10 iterations
+    store_path = tmp_path / "imported.db"
+    with Store(store_path) as store:
+        import_source(store, [root], text=False)
+        doc = metrics_json(store)["models"]["gpt-4-0613"]
+    _bind(monkeypatch, store_path, tmp_path / "user.db", cache_dir)
+    at = open_app("inventory", model="gpt-4-0613")
+    assert not at.exception
+    assert any("Imported published answers" in i.value and "one prompt" in i.value and "not bundled" in i.value
+               for i in at.info)
+    table = at.dataframe[0].value
+    defined = [doc["domains"][d]["shaping_d"] for d in "OCEAN"]
+    assert table["shaping d"].tolist() == pytest.approx([np.nan if v is None else v for v in defined], nan_ok=True)
