@@ -154,6 +154,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "replaced and run again from the call cache; only requests never made before reach the model")
     build.add_argument("--svs", metavar="PATH", help="an SVS instrument (data_svs folder or hf:// path): adds no_conv on "
                                                     "the SVS procedure per configuration (needs --store)")
+    build.add_argument("--imports", type=Path, metavar="PATH",
+                       help="a folder holding the public sources of real models' answers (persona_llm/, chatgpt_mbti/, …) "
+                            "imported numbers only, no text (default: ../shared/anchors for the bundled demo, none for "
+                            "other stores)")
+    build.add_argument("--no-imports", action="store_true", help="import no published answers")
 
     reread = sub.add_parser("reread", help="re-derive stored answers from the stored replies with today's readers "
                                            "(sends no request; prints what changed)")
@@ -506,7 +511,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         raise InputError("demo build --svs: give --store PATH (the bundled demo holds no text of a canonical instrument)")
     configs = campaign_configs(args.model, args.answer_mode) if args.model else CONFIGS
     build_demo(args.store or DEMO_STORE, args.size, args.methods, args.concurrency, configs=configs, cancel=_cancel_on_sigint(),
-               svs=args.svs, rederive=args.rederive, chance_sims=args.chance)
+               svs=args.svs, rederive=args.rederive, chance_sims=args.chance,
+               imports=False if args.no_imports else args.imports)
     return 0
 
 

@@ -216,14 +216,17 @@ METHOD_OF = {"cross-method": "cross_method", "trust-population": "trust", "trust
 def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list[str] | None = None,
                concurrency: int = 2, log: Callable[[str], None] = lambda m: print(m, file=sys.stderr),
                configs: Sequence[DemoConfig] = CONFIGS, cancel: threading.Event | None = None,
-               svs: str | Path | None = None, rederive: bool = False, chance_sims: int | None = None) -> list[str]:
+               svs: str | Path | None = None, rederive: bool = False, chance_sims: int | None = None,
+               imports: Path | None | Literal[False] = None) -> list[str]:
     """Create or resume every run of the campaign; returns the run ids. Prints progress lines on ``log``.
     ``rederive``: replace every run and run it again from the call cache, so its tables are parsed anew from the
     stored replies (a run's later requests may depend on what was parsed: those not made before are sent).
     ``cancel`` (Ctrl-C in the CLI) stops the current run gracefully and skips the rest; the store is still finalized.
     ``svs``: an SVS instrument (folder or hf:// path) adds a ``values-svs`` run (no_conv) per configuration.
     ``chance_sims``: simulations per null model cached in the store for every page's chance bands (default: the
-    dashboard's ``analysis.chance.DEFAULT_SIMS`` for the bundled demo, none for other stores)."""
+    dashboard's ``analysis.chance.DEFAULT_SIMS`` for the bundled demo, none for other stores).
+    ``imports``: a folder of the public sources of real models' answers that methods import, numbers only
+    (``Method.bundled_imports``; default: the anchors copy for the bundled demo, none for other stores; False: none)."""
     planners = dict(PLANNERS)
     if svs is not None:
         planners["values-svs"] = partial(_values_svs_plan, svs=svs)
@@ -269,10 +272,37 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
             else:
                 continue
             break
+    if imports is None and _is_bundled(store_path):
+        imports = ANCHORS
+    if imports and not (cancel is not None and cancel.is_set()):
+        run_ids += import_published(store_path, Path(imports), log)
     sims = (DEFAULT_SIMS if _is_bundled(store_path) else 0) if chance_sims is None else chance_sims
     if sims > 0 and not (cancel is not None and cancel.is_set()):
         precompute_chance(store_path, sims, log)
     finalize(store_path)
+    return run_ids
+
+
+#: Where the public sources of real models' answers are found by default: the anchors copy beside the repository.
+ANCHORS = REPO_ROOT.parent / "shared" / "anchors"
+
+
+def import_published(store_path: Path, folder: Path, log: Callable[[str], None]) -> list[str]:
+    """Import, numbers only, every public source a method declares (``Method.bundled_imports``) found under
+    ``folder``; a source not there is skipped and said. Importing twice stores nothing twice."""
+    from analysis import methods
+
+    run_ids: list[str] = []
+    with Store(store_path) as store:
+        for method in methods.all_methods():
+            for source in method.bundled_imports:
+                path = folder / source.folder
+                if not path.is_dir():
+                    log(f"import {source.kind}: {path} not found; not imported")
+                    continue
+                got = source.load(store, path)
+                log(f"import {source.kind}: {len(got)} run(s) of real models' answers, numbers only")
+                run_ids += got
     return run_ids
 
 

@@ -123,6 +123,29 @@ def build(rows: pd.DataFrame, *, method: str, kind: str, table: str, key: Sequen
     return _typed(out)
 
 
+#: The ``source`` of an imported row bundled without its reply ends with this (``<import kind> (numbers only)``).
+NUMBERS_ONLY = " (numbers only)"
+NOT_BUNDLED = ("text not bundled (the bundled demo keeps the numbers only); import the full source with: "
+               "python -m analysis import {kind} PATH")
+
+
+def numbers_only_source(kind: str) -> str:
+    """The ``source`` an importer writes on rows it stores without the reply's text (someone else's)."""
+    return kind + NUMBERS_ONLY
+
+
+def reply_or_note(rows: pd.DataFrame, raw: str = "raw", source: str = "source") -> pd.Series:
+    """The raw reply, or, for an import bundled as numbers only, the note saying so and the command that imports the
+    text."""
+    replies = rows[raw].astype(object)
+    if source not in rows:
+        return replies
+    marks = rows[source].astype("string")
+    bare = replies.isna() & marks.str.endswith(NUMBERS_ONLY).fillna(False)
+    notes = marks.str.removesuffix(NUMBERS_ONLY).map(lambda k: NOT_BUNDLED.format(kind=k), na_action="ignore")
+    return replies.where(~bare, notes.astype(object))
+
+
 def _plain(v: Any) -> Any:
     if hasattr(v, "item"):
         v = v.item()

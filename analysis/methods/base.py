@@ -159,6 +159,17 @@ class Published:
 
 
 @dataclass(frozen=True)
+class BundledImport:
+    """A public source of real models' answers that the bundled demo imports, numbers only (``demo build``): its
+    import ``kind``, its ``folder`` under the anchors copy (``../shared/anchors``) and ``load(store, path)`` -> run ids,
+    which stores the parsed answers, amounts and scores but none of the source's text (replies, prompts, items)."""
+
+    kind: str
+    folder: str
+    load: Callable[[Any, Any], list[str]]
+
+
+@dataclass(frozen=True)
 class Method:
     """Everything shared code knows of a method. Each field is the method's own function; see a method's
     ``method.py`` for its formulas and sources."""
@@ -205,6 +216,8 @@ class Method:
     #: (kind, paths, store path, --json) -> exit code, one line per file or run on stderr.
     importers: tuple[str, ...] = ()
     run_import: Callable[[str, list[Any], Any, bool], int] | None = None
+    #: Sources of real models' answers the bundled demo imports, numbers only (``BundledImport``).
+    bundled_imports: tuple[BundledImport, ...] = ()
     #: (store, run ids or None) -> every stored reply of the method as rows of ``analysis.samples.COLUMNS`` (the
     #: Samples view, its exports, a run's outcome).
     samples: Callable[..., pd.DataFrame] | None = None

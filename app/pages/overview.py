@@ -5,16 +5,15 @@ import json
 import pandas as pd
 import streamlit as st
 
+from analysis.methods import all_methods
 from app import data, ui
 from app.methods import views
 from app.nav import pages as all_pages
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("RoleScope", "How faithfully do LLMs play personas? Four published methods — value stability "
-          "(Stick to Your Role!), MBTI assessment (ChatGPT-MBTI), trust-game belief vs behaviour, PersonaGym — "
-          "on one engine, one results store and one dashboard.")
-st.info(ui.TINY_MODEL_NOTE, icon="ℹ️")
+ui.header("RoleScope", "How faithfully do LLMs play personas? " + ", ".join(m.title for m in all_methods())
+          + ": on one engine, one results store and one dashboard.")
 
 runs = data.runs(ref)
 if runs.empty:
@@ -27,6 +26,12 @@ if runs.empty:
     st.stop()
 
 specs = data.model_specs(ref)
+imported = {m: s for m, s in specs.items() if (s or {}).get("backend", "imported") == "imported"}
+if imported:
+    st.info("**Real models first**: " + ", ".join(sorted(imported)) + " are published answers of real models, imported "
+            "and re-scored by RoleScope (the table below names each source). " + ui.TINY_MODEL_NOTE, icon="ℹ️")
+else:
+    st.info(ui.TINY_MODEL_NOTE, icon="ℹ️")
 sizes = data.table_sizes(ref)
 answers = sum(sizes.get(name, 0) for view in views() for name in view.samples)
 cols = st.columns(5)
@@ -42,11 +47,14 @@ rows = []
 for model, group in runs.groupby("model", sort=True):
     spec = specs.get(model) or {}
     backend = spec.get("backend", "imported")
-    size = "135M parameters — near chance" if backend == "embedded" else ""
+    note = ("135M parameters — near chance: a pipeline check" if backend == "embedded" else
+            f"real model: published answers ({spec['source']})" if backend == "imported" and spec.get("source") else "")
     rows.append({"model": model, "backend": backend, "model id": spec.get("model", ""),
                  "generation params": json.dumps(spec.get("params") or {}, sort_keys=True),
-                 "methods": ", ".join(dict.fromkeys(group["method"])), "runs": len(group), "note": size})
+                 "methods": ", ".join(dict.fromkeys(group["method"])), "runs": len(group), "note": note})
 models = pd.DataFrame(rows)
+models = models.sort_values("backend", key=lambda b: b.eq("embedded"), kind="stable").reset_index(drop=True)
+first = {m: k for k, m in enumerate(models["model"])}  # real models first, the embedded model's runs last
 ui.table(models, hide_index=True, width="stretch")
 embedded = models.loc[models["backend"] == "embedded", "model"].tolist()
 if embedded:
@@ -66,6 +74,7 @@ with st.spinner("Computing the metrics of every method (cached afterwards)…"):
 long = long[long["model"].isin(ctx.models)]
 labels = list(dict.fromkeys(long["label"]))
 table = long.pivot(index="model", columns="label", values="value").reindex(columns=labels).reset_index()
+table = table.sort_values("model", key=lambda m: m.map(first).fillna(len(first)), kind="stable")
 ui.table(table, hide_index=True, width="stretch",
          column_config={label: st.column_config.NumberColumn(label, format="%.3f") for label in labels})
 undefined = long[long["value"].isna()]

@@ -53,6 +53,7 @@ from analysis.methods.inventory.inventory import Inventory, Item
 from analysis.methods.inventory.personas import Persona
 from analysis.methods.inventory.session import ANSWERS, json_targets
 from analysis.runs.store import Store
+from analysis.samples import numbers_only_source
 
 SOURCE = "hjian42/PersonaLLM"
 KIND = "persona-llm"
@@ -262,7 +263,7 @@ def read_model(root: Path, folder: Path, inventory: Inventory, *, text: bool = T
                    "sex": persona.sex, "age": persona.age, "targets": json_targets(targets), "order_mode": "ascending",
                    "seq": seq, "item_id": item.id, "domain": item.domain, "facet": None, "reverse": int(item.reverse),
                    "item": item.text, "mode": "text", "raw": line if text else None, "valid": int(number is not None),
-                   "reason": why, "truncated": None, "source": KIND if text else f"{KIND} (numbers only)",
+                   "reason": why, "truncated": None, "source": KIND if text else numbers_only_source(KIND),
                    "administration": iteration, "persona_type": code}
             if number is not None:
                 row |= {"number": number, "option_index": number - 1, "option": inventory.options[number - 1],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from analysis.llm.specs import ModelSpec
-from analysis.methods.base import Difference, Headline, Method, Published, Shows, Side
+from analysis.methods.base import BundledImport, Difference, Headline, Method, Published, Shows, Side
 from analysis.methods.inventory.families import FAMILY
 from analysis.methods.inventory.options import InventoryOptions
 from analysis.methods.inventory.readers import READERS
@@ -75,6 +75,12 @@ def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
     return import_command(kind, paths, store_path, as_json)
 
 
+def _bundled_persona_llm(store: Any, path: Any) -> list[str]:
+    from analysis.methods.inventory.importer import import_source
+
+    return import_source(store, [path], text=False)
+
+
 def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
     from analysis.methods.inventory.shared_personas import persona_plan
 
@@ -90,6 +96,7 @@ METHOD = Method(
     options=InventoryOptions, plans=_plans, n_calls=_n_calls, tokens=_tokens, session=_session, report=_report,
     chance=_chance, can_show=_can_show, compare=_compare, samples=_samples, readers=READERS, families=(FAMILY,),
     importers=("persona-llm",), run_import=_import,
+    bundled_imports=(BundledImport("persona-llm", "persona_llm", _bundled_persona_llm),),
     published=Published("../analysis/methods/inventory/published.json", _published_rows),
     headlines=(
         Headline("inventory_shaping", "Inventory: shaping ρ ↑", null=lambda band, entry: band.get("shaping"),

@@ -44,6 +44,7 @@ from analysis.methods.mbti.scoring import option_weight
 from analysis.methods.mbti.session import ANSWERS
 from analysis.methods.mbti.statements import CHATGPT_MBTI_KEY, signed_key
 from analysis.runs.store import Store
+from analysis.samples import numbers_only_source
 
 SOURCE = "Kali-Hac/ChatGPT-MBTI"
 #: Folders whose answers the reference asked without the conversation history (its ``Query_GPT.py`` sends each
@@ -106,10 +107,11 @@ def _split_prompt(prompt: str) -> tuple[int | None, str, str | None]:
     return number, instruction.strip(), statement or None
 
 
-def parse_answer_file(path: Path, content: bytes) -> ParsedFile:
-    """One published answer CSV -> the rows of one imported run (see module docstring)."""
-    text, encoding = decode(content, path)
-    table = csv_rows(csv.reader(io.StringIO(text, newline=""), strict=True), path)  # a cut-off quoted cell is an error
+def parse_answer_file(path: Path, content: bytes, *, text: bool = True) -> ParsedFile:
+    """One published answer CSV -> the rows of one imported run (see module docstring). ``text=False``: numbers only
+    (the bundled demo): the replies and the statements' text are not stored, the parsed options are."""
+    decoded, encoding = decode(content, path)
+    table = csv_rows(csv.reader(io.StringIO(decoded, newline=""), strict=True), path)  # a cut-off quoted cell is an error
     if not table:
         raise InputError(f"{path}: empty file")
     subjects = _header_subjects(table[0], path)
@@ -154,7 +156,8 @@ def parse_answer_file(path: Path, content: bytes) -> ParsedFile:
                 "statement": statement, "perm_seed": None, "option_order": order, "mode": "text",
                 "option": OPTIONS[parsed] if parsed is not None else None, "option_index": parsed,
                 "weight": option_weight(parsed) if parsed is not None else None, "valid": int(parsed is not None),
-                "reason": parsed_reason or None, "raw": answer, "source": "chatgpt-mbti",
+                "reason": parsed_reason or None, "raw": answer if text else None,
+                "source": "chatgpt-mbti" if text else numbers_only_source("chatgpt-mbti"),
             })
     if not rows:
         raise InputError(f"{path}: no statement rows after the header")
@@ -164,15 +167,19 @@ def parse_answer_file(path: Path, content: bytes) -> ParsedFile:
             rows.append({
                 "run_id": run_id, "model": model, "subject": subject, "order_mode": None, "testing": 0, "seq": number - 1,
                 "statement_id": str(number), "dimension": dim, "direction": direction, "mode": "text", "valid": 0,
-                "reason": "not in file", "source": "chatgpt-mbti",
+                "reason": "not in file", "source": "chatgpt-mbti" if text else numbers_only_source("chatgpt-mbti"),
             })
     order_mode = "fixed" if orders and all(o == list(CANONICAL) for o in orders) else "permuted"
     for r in rows:
         r["order_mode"] = order_mode
     invalid = sum(1 for r in rows if not r["valid"])
     model_spec = {"name": model, "backend": "imported", "model": model, "base_url": None, "params": {}, "source": SOURCE}
+    if not text:
+        for r in rows:
+            r["statement"] = None
     plan = {
-        "method": "mbti", "imported": True, "source": SOURCE, "path": str(path.resolve()), "sha256": digest,
+        "method": "mbti", "imported": True, "source": SOURCE, "path": str(path.resolve()) if text else None,
+        "text_bundled": text, "sha256": digest,
         "encoding": encoding, "subjects": [s for s, _, _ in subjects], "key": "chatgpt-mbti", "order_mode": order_mode,
         "answer_mode": "text", "testings": 1, "summary": {"answers": len(rows), "invalid": invalid},
     }
@@ -185,9 +192,9 @@ def _expand(paths: Sequence[str | Path]) -> list[Path]:
     return expand_paths(paths, "*.csv", what=".csv file")
 
 
-def parse_files(paths: Sequence[str | Path]) -> list[ParsedFile]:
+def parse_files(paths: Sequence[str | Path], *, text: bool = True) -> list[ParsedFile]:
     """Every answer CSV of ``paths`` (files or folders) parsed, nothing stored; any bad file raises InputError."""
-    return [parse_answer_file(path, read_bytes(path)) for path in _expand(paths)]
+    return [parse_answer_file(path, read_bytes(path), text=text) for path in _expand(paths)]
 
 
 def store_parsed(store: Store, parsed: Sequence[ParsedFile]) -> list[str]:

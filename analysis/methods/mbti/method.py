@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from analysis.errors import InputError
-from analysis.methods.base import Difference, Headline, Method, Shows, Side
+from analysis.methods.base import BundledImport, Difference, Headline, Method, Shows, Side
 from analysis.llm.options import AnswerMode
 from analysis.llm.specs import ModelSpec
 from analysis.methods.mbti import OPTIONS
@@ -139,6 +139,12 @@ def _samples(store: Any, run_ids: Any = None) -> Any:
     return samples(store, run_ids)
 
 
+def _bundled_chatgpt_mbti(store: Any, path: Any) -> list[str]:
+    from analysis.methods.mbti.importer import parse_files, store_parsed
+
+    return store_parsed(store, parse_files([path], text=False))
+
+
 METHOD = Method(
     samples=_samples,
     name="mbti", title="MBTI", label="MBTI", order=2,
@@ -151,6 +157,7 @@ METHOD = Method(
     options=MbtiOptions,
     readers=READERS,
     importers=("chatgpt-mbti",), run_import=_import,
+    bundled_imports=(BundledImport("chatgpt-mbti", "chatgpt_mbti", _bundled_chatgpt_mbti),),
     headlines=(Headline("mbti_consistency", "MBTI: consistency ↑", paired="Consistency, mean over",
                         null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),
 )

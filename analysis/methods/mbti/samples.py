@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from analysis.methods.mbti import OPTIONS
-from analysis.samples import build, concat, is_one
+from analysis.samples import build, concat, is_one, reply_or_note
 
 
 def _option(rows: pd.DataFrame) -> pd.Series:
@@ -29,5 +29,5 @@ def samples(store, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
         item=lambda r: r["statement_id"].astype(str) + " · " + r["statement"].fillna("").astype(str),
         context=lambda r: r["order_mode"].astype(str) + " · testing " + r["testing"].astype(str),
         parsed=_option,
-        reply="raw", valid=is_one("valid"), scored=True,
+        reply=reply_or_note, valid=is_one("valid"), scored=True,
         truncated="truncated")
