@@ -114,8 +114,8 @@ published = [p for p in mdoc["pairs"] if p.get("published")]
 if published:
     st.markdown(f"**Published LLM figures for these pairs — {xm_data.PUBLISHED_LABEL}**")
     st.caption("The paper's r per model of " + "; ".join(dict.fromkeys(p["published"][0]["measures"] for p in published))
-               + ", across each model's 1,250 simulated response profiles on unshaped persona descriptions — figures for LLMs, not people (the pairs' "
-               "human r stays empty), shown beside this store's r (its personas and PVQ) for scale, never ranked with "
+               + ", across each model's 1,250 simulated response profiles on unshaped persona descriptions — figures "
+               "for LLMs, not people (the pairs' human r stays empty), shown beside this store's r (its personas and PVQ) for scale, never ranked with "
                "this store's models and never part of the pattern. " + published[0]["published"][0]["source"])
     mine_r = {name: {p["label"]: p["r"] for p in xm_data.doc(ref)["models"][name]["pairs"]} for name in models}
     ui.plot(charts.published_pairs_chart(published, mine_r, xm_data.PUBLISHED_LABEL), key="xm_published")
