@@ -8,7 +8,8 @@
         "scores": frame (persona_id, name, key, one column per construct: the persona join),
         "matrix": frame (a, b, within, r, lo, hi, n, reason, chance_lo, chance_hi, p, verdict, pair),
         "pairs": [{"a", "b", "label", "kind", "expected", "human_r", "source", "r", "lo", "hi", "n", "reason",
-                   "chance": {lo, hi, mean, n_sims, p, verdict}}],
+                   "chance": {lo, hi, mean, n_sims, p, verdict},
+                   "published": [{"model", "model_id", "r", "measures", "source"}] (LLM figures, ``published``)}],
         "pattern": {"value", "lo", "hi", "reason", "against", "n_pairs", "chance"},
         "convergent": {"value", "lo", "hi", "reason", "n_pairs", "chance"},
         "headlines": {"cross_convergent": number, "cross_pattern": number}, "counts": [...],
@@ -38,6 +39,7 @@ from analysis.methods.cross_method import correlations as cr
 from analysis.methods.cross_method.families import FAMILY
 from analysis.methods.cross_method.pairs import Pair, load_pairs
 from analysis.methods.cross_method.plan import CampaignPlan
+from analysis.methods.cross_method.published import published_for
 from analysis.methods.cross_method.session import PARTS
 from analysis.persona_scores import read_persona_scores
 from analysis.runs import comparable
@@ -228,7 +230,7 @@ def _pair_label(p: Pair, labels: dict[str, dict[str, str]]) -> str:
 
 def _pair_doc(p: Pair, columns: list[str], info: dict[str, Any], entry: Any) -> dict[str, Any]:
     base = {"a": p.a, "b": p.b, "label": p.label, "kind": p.kind, "expected": p.expected, "human_r": p.human_r,
-            "source": p.source}
+            "source": p.source, "published": published_for(p.a, p.b)}
     # a method the campaign did not run explains more than a construct its scores lack
     lacking = sorted((c for c in (p.a, p.b) if c not in columns), key=lambda c: c.split(":", 1)[0] in info)
     if lacking:

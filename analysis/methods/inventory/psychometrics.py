@@ -152,8 +152,7 @@ def mtmm(scores: dict[str, dict[str, np.ndarray]]) -> tuple[pd.DataFrame, float,
     if frame.dropna().shape[0] < MIN_UNITS:
         return R, float("nan"), float("nan"), f"needs ≥ {MIN_UNITS} personas scored on both inventories"
     a, b = names[:2]
-    shared = [d for d in scores[a] if d in scores[b]]
-    conv = [R.loc[f"{a} · {d}", f"{b} · {d}"] for d in shared]
+    conv = list(convergent_domains(R, scores, a, b).values())
     disc = [abs(R.loc[f"{a} · {d}", f"{b} · {e}"]) for d in scores[a] for e in scores[b] if d != e]
     conv = [c for c in conv if np.isfinite(c)]
     disc = [c for c in disc if np.isfinite(c)]
@@ -161,6 +160,12 @@ def mtmm(scores: dict[str, dict[str, np.ndarray]]) -> tuple[pd.DataFrame, float,
         return R, float("nan"), float("nan"), "no domain shared by both inventories has variance"
     c = float(np.mean(conv))
     return R, c, (c - float(np.mean(disc))) if disc else float("nan"), None
+
+
+def convergent_domains(R: pd.DataFrame, scores: dict[str, dict[str, np.ndarray]], a: str, b: str) -> dict[str, float]:
+    """Per domain both inventories ``a`` and ``b`` score, the r of its two scores (an entry of the MTMM matrix ``R``:
+    the domain's convergent validity)."""
+    return {d: float(R.loc[f"{a} · {d}", f"{b} · {d}"]) for d in scores[a] if d in scores[b]}
 
 
 def position_shares(number: np.ndarray, k: int) -> dict[int, float]:

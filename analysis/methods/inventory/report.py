@@ -9,7 +9,8 @@
                               "provenance": {"imported", "source", "citation", "administration", "text_bundled", …},
                               "facets": {F: {"name", "domain", "score", "percentile"}},
                               "position": {"shares": {"1": x, …}, "first": x, "order_gap": x}}},
-        "mtmm": {"inventories": [A, B], "convergent", "discriminant", "reason", "n_personas", "matrix": frame},
+        "mtmm": {"inventories": [A, B], "convergent", "discriminant", "reason", "n_personas", "matrix": frame,
+                 "convergent_domains": {D: r of D's scores on A and B, null where undefined}},
         "headlines": {"inventory_shaping": number, "inventory_alpha": number},
         "counts": [invalid answers], "chance": {INV: {"alpha/E": {"uniform": …, "permutation": …}, …}},
         "figures": {"profiles", "shaping", "facets"}, "configuration", "configurations"}}}
@@ -246,10 +247,14 @@ def mtmm_doc(arrays: dict[str, Sheets], *, chance: int = 0, store: Any = None) -
     names = sorted(arrays, key=lambda n: (n not in PREFERRED, PREFERRED.index(n) if n in PREFERRED else 0, n))[:2]
     if len(names) < 2:
         return {"inventories": names, "convergent": None, "discriminant": None, "n_personas": 0, "matrix": None,
+                "convergent_domains": {},
                 "reason": "needs two inventories given to the same personas (run another --inventory on them)"}
     shared = [p for p in arrays[names[0]].personas if p in set(arrays[names[1]].personas)]
-    R, conv, disc, why = pm.mtmm(aligned_scores(arrays, names, shared))
+    scores = aligned_scores(arrays, names, shared)
+    R, conv, disc, why = pm.mtmm(scores)
+    domains = pm.convergent_domains(R, scores, *names) if why is None else {}
     doc = {"inventories": names, "convergent": _val(conv), "discriminant": _val(disc), "n_personas": len(shared),
+           "convergent_domains": {d: _val(r) for d, r in domains.items()},
            "matrix": frame_doc(R.reset_index(names="scale")) if len(R) else None, "reason": why}
     if chance > 0 and why is None:
         doc["chance"] = mtmm_chance(arrays, names, shared, {"convergent": conv, "discriminant": disc},

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.palette import PAIR
+from app.palette import PAIR, model_colors
 
 
 def _fmt(x: Any, digits: int = 2) -> str:
@@ -100,4 +100,25 @@ def scatter(scores: pd.DataFrame, a: str, b: str, labels: Mapping[str, str]) -> 
                                hovertemplate="%{customdata[0]}: (%{x:.2f}, %{y:.2f})<extra></extra>"))
     fig.update_layout(xaxis={"title": labels[a]}, yaxis={"title": labels[b]}, height=380,
                       margin={"t": 20, "l": 10, "r": 10, "b": 40})
+    return fig
+
+
+def published_pairs_chart(pairs: Sequence[Mapping[str, Any]], mine: Mapping[str, Mapping[str, float | None]],
+                          label: str) -> go.Figure:
+    """Each pair with published LLM figures a row: every published model's r (grey, named ``label``; hover: the model)
+    and this store's models' r (coloured diamonds, from the report): one axis, not ranked together."""
+    pairs = [p for p in pairs if p.get("published")][::-1]
+    rows = [(p["label"], f) for p in pairs for f in p["published"]]
+    fig = go.Figure(go.Scatter(y=[y for y, _ in rows], x=[f["r"] for _, f in rows], mode="markers", name=label,
+                               text=[f["model"] for _, f in rows], marker={"color": "#999999", "size": 8, "opacity": 0.7},
+                               hovertemplate="%{text}, %{y}: r = %{x:.2f} (published)<extra></extra>"))
+    colors = model_colors(list(mine))
+    for model, values in mine.items():
+        shown = [p["label"] for p in pairs if values.get(p["label"]) is not None]
+        fig.add_trace(go.Scatter(y=shown, x=[values[y] for y in shown], mode="markers", name=f"{model} (this store)",
+                                 marker={"color": colors.get(model), "size": 13, "symbol": "diamond"},
+                                 hovertemplate=f"{model}, %{{y}}: r = %{{x:.2f}} (this store)<extra></extra>"))
+    fig.add_vline(x=0, line_color="#999", line_width=1)
+    fig.update_layout(height=max(240, 40 * len(pairs) + 150), xaxis={"range": [-1, 1], "title": "r"},
+                      margin={"t": 20, "l": 10, "r": 10, "b": 40}, legend={"orientation": "h", "y": -0.3})
     return fig

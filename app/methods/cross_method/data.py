@@ -39,3 +39,16 @@ def matrix(mdoc: dict[str, Any], cells: dict[str, Any]) -> pd.DataFrame:
 def scores(mdoc: dict[str, Any]) -> pd.DataFrame:
     """The persona join: persona_id, name, key and one column per construct (``method:construct``)."""
     return doc_frame(mdoc["scores"])
+
+
+PUBLISHED_LABEL = "published (Serapio-García et al. 2025, LLMs: IPIP-NEO-300 × PVQ-RR)"
+
+
+def published_table(mdoc: dict[str, Any]) -> pd.DataFrame:
+    """The report's published LLM figures (each pair's ``published`` list) wide: one row per published model in the
+    source's order (not ranked), one column per pair that has them; empty when no pair has any."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for p in mdoc["pairs"]:
+        for f in p.get("published") or []:
+            rows.setdefault((f["model"], f["model_id"]), {"model": f["model"], "model id": f["model_id"]})[p["label"]] = f["r"]
+    return pd.DataFrame(list(rows.values()))

@@ -110,6 +110,18 @@ for kind, title in (("convergent", "Convergent pairs (expected > 0)"), ("discrim
              column_config={"r": st.column_config.NumberColumn("r", format="%.2f"),
                             "human r": st.column_config.NumberColumn("human r", format="%.2f")})
 
+published = [p for p in mdoc["pairs"] if p.get("published")]
+if published:
+    st.markdown(f"**Published LLM figures for these pairs — {xm_data.PUBLISHED_LABEL}**")
+    st.caption("The paper's r per model of " + "; ".join(dict.fromkeys(p["published"][0]["measures"] for p in published))
+               + ", across each model's 1,250 simulated response profiles on unshaped persona descriptions — figures "
+               "for LLMs, not people (the pairs' human r stays empty), shown beside this store's r (its personas and PVQ) for scale, never ranked with "
+               "this store's models and never part of the pattern. " + published[0]["published"][0]["source"])
+    mine_r = {name: {p["label"]: p["r"] for p in xm_data.doc(ref)["models"][name]["pairs"]} for name in models}
+    ui.plot(charts.published_pairs_chart(published, mine_r, xm_data.PUBLISHED_LABEL), key="xm_published")
+    ui.table(xm_data.published_table(mdoc), hide_index=True, width="stretch",
+             column_config={p["label"]: st.column_config.NumberColumn(p["label"], format="%.2f") for p in published})
+
 st.subheader("Summary per model")
 st.caption("Convergent mean r: the mean r of the convergent pairs. Pattern r: Westen & Rosenthal's (2003) r_alerting-CV, "
            "the correlation of the pairs' r (Fisher z) with what is predicted (published human r where every pair has "

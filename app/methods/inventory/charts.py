@@ -85,3 +85,23 @@ def beside_published(published: pd.DataFrame, mine: dict[str, float]) -> go.Figu
                              "range": [-0.3, 1.05]}, height=120 + 22 * len(pub), margin={"t": 40, "b": 30},
                       showlegend=False)
     return fig
+
+
+def domains_beside_published(published: pd.DataFrame, mine: dict[str, dict[str, float | None]], label: str) -> go.Figure:
+    """Per domain, the paper's convergent r of each of its models (grey, named ``label``; hover: the model) and this
+    store's models' (coloured diamonds): one axis, not ranked or averaged together."""
+    domains = [d for d in DOMAIN_COLORS if d in set(published["domain"])]
+    pub = published[published["domain"].isin(domains)]
+    fig = go.Figure(go.Scatter(x=pub["value"], y=pub["domain"], mode="markers", name=label, text=pub["model"],
+                               marker={"color": "#999999", "size": 8, "opacity": 0.7},
+                               hovertemplate="%{text}, %{y}: r = %{x:.2f} (published)<extra></extra>"))
+    colors = model_colors(list(mine))
+    for model, per in mine.items():
+        shown = [d for d in domains if per.get(d) is not None]
+        fig.add_trace(go.Scatter(x=[per[d] for d in shown], y=shown, mode="markers", name=f"{model} (this store)",
+                                 marker={"color": colors.get(model), "size": 13, "symbol": "diamond"},
+                                 hovertemplate=f"{model}, %{{y}}: r = %{{x:.2f}} (this store)<extra></extra>"))
+    fig.update_layout(xaxis={"title": "convergent r per domain (same domain, two inventories)"},
+                      yaxis={"title": "domain", "categoryorder": "array", "categoryarray": domains[::-1]},
+                      height=320, margin={"t": 30, "b": 30}, legend={"orientation": "h", "y": -0.25})
+    return fig

@@ -142,6 +142,10 @@ if mt.get("matrix"):
         if (mt.get("chance") or {}).get(metric):
             st.markdown(f"**{metric.capitalize()}: {ui.fmt(mt.get(metric), 2)}**")
             ui.chance_caption(mt["chance"][metric])
+    per = mt.get("convergent_domains") or {}
+    if per:
+        st.markdown("Convergent r per domain: " + " · ".join(f"{d} {ui.fmt(per[d], 2)}" for d in BIG_FIVE if d in per)
+                    + "".join(f" · {d} {ui.fmt(r, 2)}" for d, r in per.items() if d not in BIG_FIVE))
     ui.plot(charts.mtmm(matrix), key="mtmm")
 else:
     st.info(f"MTMM: {mt.get('reason') or 'not available'}.")
@@ -159,6 +163,18 @@ if len(pub) and mine:
 if len(pub):
     wide = pub.pivot_table(index="model", columns="metric", values="value", aggfunc="first").reset_index()
     ui.table(wide, hide_index=True, width="stretch")
+
+st.markdown(f"**Convergent r per domain — {inv_data.PUBLISHED_LABEL}**")
+per_domain = inv_data.published_convergent()
+st.caption("The paper's correlation of each IPIP-NEO-300 domain with the same BFI domain, per model, over 1,250 "
+           "simulated response profiles (50 unshaped persona descriptions × item instructions and postambles), beside "
+           "this store's per-domain convergent r from its MTMM (its own two inventories and personas) — shown for "
+           "scale, never ranked or averaged with this store's models. " + per_domain["source"].iloc[0])
+mine_domains = {m: (inv_data.doc(ref)["models"][m].get("mtmm") or {}).get("convergent_domains") or {} for m in models}
+ui.plot(charts.domains_beside_published(per_domain, {m: v for m, v in mine_domains.items() if v}, inv_data.PUBLISHED_LABEL),
+        key="published_domains")
+ui.table(inv_data.published_convergent_table(), hide_index=True, width="stretch",
+         column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in ("E", "A", "C", "N", "O", "Avg")})
 
 with st.expander("Facets"):
     facets = pd.DataFrame([{"facet": f, **v} for f, v in (idoc.get("facets") or {}).items()])

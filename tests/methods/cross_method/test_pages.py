@@ -88,3 +88,25 @@ def test_compare_shows_both_summaries(app) -> None:
     assert any(h.value == "Cross-method validity" for h in at.subheader)
     table = next(d.value for d in at.dataframe if "summary" in d.value.columns)
     assert list(table["summary"]) == ["convergent mean r", "pattern r"] and {"plays", "shuffled"} <= set(table.columns)
+
+
+def test_the_published_llm_figures_sit_beside_the_pairs(app, store_path) -> None:
+    from analysis.methods.inventory.published import domains
+
+    at = app("cross-method", model="plays")
+    assert not at.exception
+    with Store(store_path, read_only=True) as store:
+        doc = metrics_json(store, n_boot=200)["models"]["plays"]
+    label = "published (Serapio-García et al. 2025, LLMs: IPIP-NEO-300 × PVQ-RR)"
+    assert any(label in m.value for m in at.markdown)
+    assert any("IPIP-NEO-300 Conscientiousness × PVQ-RR Achievement" in c.value and "c3fea44" in c.value
+               for c in at.caption)
+    chart = next(c for c in _charts(at) if c["data"][0].get("name") == label)
+    assert "GPT-4o" in chart["data"][0]["text"] and len(chart["data"][0]["y"]) == 3 * len(domains()["models"])
+    assert any(t["name"] == "plays (this store)" for t in chart["data"][1:])
+    table = next(d.value for d in at.dataframe if "model id" in d.value.columns).set_index("model id")
+    achievement = next(p for p in doc["pairs"] if (p["a"], p["b"]) == ("values:Achievement", "inventory:C"))
+    assert table.loc["gpt-4o", achievement["label"]] == domains()["external"]["CON"]["models"]["gpt-4o"]["ACHV"]
+    assert len(table) == len(domains()["models"])
+    convergent = next(d.value for d in at.dataframe if "pair" in d.value.columns)
+    assert convergent["human r"].isna().all()  # the LLM figures are not human r

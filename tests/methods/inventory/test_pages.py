@@ -74,3 +74,36 @@ def test_the_published_figures_sit_beside_the_store_s(app) -> None:
     assert "Flan-PaLM 540B" in beside["data"][0]["y"]
     lines = [a["text"] for a in beside["layout"]["annotations"]]
     assert "plays (this store)" in lines and "random (this store)" in lines
+
+
+def _numbers(x) -> list[float]:
+    """A trace's numbers, whether plotly wrote them as a list or as base64 ``{"dtype", "bdata"}``."""
+    import base64
+
+    import numpy as np
+
+    return np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).tolist() if isinstance(x, dict) else list(x)
+
+
+def test_the_published_per_domain_figures_are_labelled_beside_the_store_s(app, store_path) -> None:
+    from analysis.methods.inventory.published import domains
+
+    at = app("inventory", model="plays")
+    assert not at.exception
+    with Store(store_path, read_only=True) as store:
+        per = metrics_json(store)["models"]["plays"]["mtmm"]["convergent_domains"]
+    label = "published (Serapio-García et al. 2025, IPIP-NEO-300 × BFI)"
+    assert any(label in m.value for m in at.markdown)
+    assert any("c3fea44" in c.value and "convergent_validity.csv" in c.value for c in at.caption)
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    chart = next(c for c in charts if "convergent r per domain" in str(c["layout"].get("xaxis", {}).get("title")))
+    published, *mine = chart["data"]
+    assert published["name"] == label and len(published["y"]) == 5 * len(domains()["models"])
+    assert "GPT-4o" in published["text"]
+    store_trace = next(t for t in mine if t["name"] == "plays (this store)")
+    assert dict(zip(store_trace["y"], _numbers(store_trace["x"]))) == pytest.approx(per)
+    table = next(df.value for df in at.dataframe if "model id" in df.value.columns)
+    gpt4o = table[table["model id"] == "gpt-4o"].iloc[0]
+    assert gpt4o["model"] == "GPT-4o" and gpt4o["C"] == domains()["convergent"]["models"]["gpt-4o"]["CON"]
+    assert list(table["model id"]) == list(domains()["models"])  # the source's order: not ranked
+    assert any("Convergent r per domain: O " in m.value for m in at.markdown)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from analysis.__main__ import main
+from analysis.methods.base import doc_frame
 from analysis.methods.inventory.report import metrics_json
 from analysis.methods.inventory.session import ANSWERS
 from analysis.runs.store import Store
@@ -106,3 +107,13 @@ def test_mtmm_has_chance_bands(report) -> None:
     # shuffled personas: no convergence, whatever the answers
     assert abs(plays["convergent"]["permutation"]["mean"]) < 0.05 and abs(rnd["convergent"]["permutation"]["mean"]) < 0.05
     assert plays["convergent"]["permutation"]["hi"] < 0.2 and rnd["convergent"]["uniform"]["hi"] < 0.2
+
+
+def test_mtmm_convergent_per_domain_are_the_matrix_entries(report) -> None:
+    mt = report["models"]["plays"]["mtmm"]
+    a, b = mt["inventories"]
+    matrix = doc_frame(mt["matrix"]).set_index("scale")
+    per = mt["convergent_domains"]
+    assert set(per) == set("OCEAN") and all(v > 0.5 for v in per.values())
+    assert sum(per.values()) / len(per) == pytest.approx(mt["convergent"])
+    assert all(matrix.loc[f"{a} · {d}", f"{b} · {d}"] == pytest.approx(r) for d, r in per.items())
