@@ -50,6 +50,13 @@ class DemoConfig:
     answer_mode: Literal["logprob", "text"]
     params: dict[str, Any]
     model: str = "embedded"
+    #: The campaign's parts this configuration runs (``PLANNERS`` keys); None: every one.
+    methods: tuple[str, ...] | None = None
+    #: Methods that offer structured answers (``--answer-format json``) get this format.
+    answer_format: Literal["text", "json"] = "text"
+
+    def covers(self, method: str) -> bool:
+        return self.methods is None or method in self.methods
 
     def spec(self) -> ModelSpec:
         base = parse_model_spec(self.model)
@@ -63,6 +70,9 @@ class DemoConfig:
 CONFIGS = (
     DemoConfig("smollm2-greedy", "logprob", {"temperature": 0.0}),
     DemoConfig("smollm2-t07", "text", {"temperature": 0.7, "seed": 7}),
+    # the trust game with structured answers: the embedded server constrains each reply to the answer's JSON schema, so
+    # beliefs, forecasts and multi-round play reach every view of the Trust page (still a 135M model: near chance)
+    DemoConfig("smollm2-json", "text", {}, methods=("trust-population", "trust-individual"), answer_format="json"),
 )
 
 
@@ -144,14 +154,16 @@ def _trust_population_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str
     from analysis.methods.trust.method import build_trust_plan
 
     return build_trust_plan(config.spec(), level="population", conditioning="self", max_tokens=TRUST_TOKENS,
-                            attributes=size["trust_attributes"], limit_personas=size["trust_personas"], seed=0).model_dump()
+                            attributes=size["trust_attributes"], limit_personas=size["trust_personas"], seed=0,
+                            answer_format=config.answer_format).model_dump()
 
 
 def _trust_individual_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
     from analysis.methods.trust.method import build_trust_plan
 
     return build_trust_plan(config.spec(), level="individual", rounds=6, archetypes=(1, 3, 5), max_tokens=TRUST_TOKENS,
-                            limit_personas=size["trust_individual_personas"], seed=0, prefix_reuse=True).model_dump()
+                            limit_personas=size["trust_individual_personas"], seed=0, prefix_reuse=True,
+                            answer_format=config.answer_format).model_dump()
 
 
 def _personagym_plan(config: DemoConfig, size: dict[str, Any]) -> dict[str, Any]:
@@ -240,6 +252,8 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
     with Store(store_path) as store:
         for config in configs:  # one configuration complete before the other
             for method in methods or list(planners):
+                if not config.covers(method):
+                    continue
                 run_id = f"demo-{method}-{re.sub(r'[^A-Za-z0-9._-]+', '-', config.name)}"
                 plan = planners[method](config, SIZES[size])
                 existing = store.query_one("SELECT plan, status FROM runs WHERE run_id=?", (run_id,))

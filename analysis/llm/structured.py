@@ -36,6 +36,9 @@ def whole(low: int, high: int) -> dict[str, Any]:
 
 
 TEXT = {"type": "string"}
+#: A reason or explanation beside a structured answer: bounded, so that a model that loops inside the string (a small
+#: model does, for hundreds of tokens) is closed by the grammar and the answer's other fields still come.
+SHORT_TEXT = {"type": "string", "maxLength": 400}
 
 
 class UnstatedTextFormat(BaseModel):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from analysis.llm.structured import TEXT, obj, response_format, whole
+from analysis.llm.structured import SHORT_TEXT as TEXT, obj, response_format, whole
 
 
 def amount(endowment: int) -> str:
