@@ -77,6 +77,13 @@ def test_every_method_and_config_is_complete_and_recorded(two_builds: tuple[Path
         # the configuration's generation parameters are in the stored plan; the values protocol sets the temperatures
         assert plan["params"] == {k: v for k, v in config.params.items() if k != "temperature"}
         assert (plan["structure"], plan["conversation_temperature"], plan["answer_temperature"]) == ("reference", 0.7, 0.0)
+    for config in (c for c in CONFIGS if c.answer_format == "json"):
+        for level in ("population", "individual"):
+            assert json.loads(runs[f"demo-trust-{level}-{config.name}"][3])["answer_format"] == "json"
+        # the grammar closes every reply: the structured configuration's games reach forecasts the text ones never read
+        valid = conn.execute("SELECT COUNT(*) FROM trust_rounds WHERE model = ? AND forecast_valid = 1",
+                             (config.name,)).fetchone()[0]
+        assert valid > 0, f"{config.name}: no valid forecast"
     for table in METHOD_TABLES:
         assert conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] > 0, f"{table} is empty"
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # the file alone is the store

@@ -45,11 +45,16 @@ def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool
 
     parsed = parse_files(paths)
     with Store(store_path) as store:
+        before = {r["run_id"] for r in store.query("SELECT run_id FROM runs")}
         run_ids = store_parsed(store, parsed)
-    for run_id in run_ids:
-        print(f"imported {run_id}", file=sys.stderr)
+    for p in parsed:
+        state = "already in the store" if p.run_id in before else "imported"
+        print(f"{state} {p.run_id}", file=sys.stderr)
     for note in import_notes(parsed):
         print(f"note: {note}", file=sys.stderr)
     if as_json:
-        print(json.dumps({"run_ids": run_ids}))
+        files = [{"path": str(p.path), "model": p.model, "run_id": p.run_id, "subjects": p.plan["subjects"],
+                  "answers": p.plan["summary"]["answers"], "invalid": p.plan["summary"]["invalid"],
+                  "new": p.run_id not in before, "note": p.plan.get("note")} for p in parsed]
+        print(json.dumps({"run_ids": run_ids, "files": files}))
     return 0

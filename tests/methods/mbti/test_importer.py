@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import csv
 import io
 from pathlib import Path
@@ -209,3 +211,19 @@ def test_import_prints_the_history_note(tmp_path: Path, capsys: pytest.CaptureFi
                  "--store", str(tmp_path / "s.db")])
     err = capsys.readouterr().err
     assert code == 0 and "note: answer_people_men_women.csv (InstructGPT): asked without conversation history" in err
+
+
+def test_import_json_says_what_was_read_and_twice_stores_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from analysis.__main__ import main
+
+    anchors = Path(__file__).resolve().parents[4] / "shared" / "anchors" / "chatgpt_mbti"
+    if not anchors.is_dir():
+        pytest.skip("../shared/anchors/chatgpt_mbti not present")
+    args = ["import", "chatgpt-mbti", str(anchors / "GPT4"), "--store", str(tmp_path / "s.db"), "--json"]
+    assert main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert len(first["files"]) == 2 and all(f["new"] and f["model"] == "GPT4" for f in first["files"])
+    assert sum(f["answers"] for f in first["files"]) == 2 * 3 * 60
+    assert main(args) == 0
+    out = capsys.readouterr()
+    assert not any(f["new"] for f in json.loads(out.out)["files"]) and out.err.count("already in the store") == 2
