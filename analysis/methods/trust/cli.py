@@ -330,7 +330,10 @@ def _behaviour(transfers: pd.DataFrame, priors: pd.DataFrame, levels: dict[str, 
 def persona_source(signature: dict[str, Any]) -> dict[str, Any]:
     """Where a configuration's personas come from: the attribute set (plans before the choice: rolescope15) and the
     bank (source 'generated' — the offline default — or 'genagents' with its path, size, seed, split, n), and how a
-    GenAgents bank was sampled and described (``persona_form``, when the plan says)."""
+    GenAgents bank was sampled and described (``persona_form``, when the plan says). An imported configuration: its
+    source and condition (the personas are the source's own)."""
+    if signature.get("imported"):
+        return {"imported": True, "source": signature.get("source"), "condition": signature.get("condition")}
     bank = signature.get("bank") if isinstance(signature.get("bank"), dict) else {}
     form = {"persona_form": signature["persona_form"]} if signature.get("persona_form") else {}
     return {"attribute_set": signature.get("attribute_set", "rolescope15"), **bank, **form}
