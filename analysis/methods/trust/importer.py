@@ -215,7 +215,6 @@ def parse_trust_file(path: Path, content: bytes, *, text: bool = True) -> Parsed
     if not match:
         raise InputError(f"{path}: not a {GAME}_<model>.json file")
     model = one_line(match.group("model")) or "unknown"
-    condition, folder = condition_of(path)
     doc = parse_json(decode(content, path), path, constants=Constant)
     if not isinstance(doc, dict):
         raise InputError(f"{path}: expected a JSON object with 'res' and 'dialog'")
@@ -228,6 +227,7 @@ def parse_trust_file(path: Path, content: bytes, *, text: bool = True) -> Parsed
     if not res:
         raise InputError(f"{path}: no personas ('res' and 'dialog' are empty)")
     instruction, game_prompt = _origin(path, doc)
+    condition, folder = condition_of(path)
     found = _ENDOWMENT.search(game_prompt or "")
     endowment = int(found.group(1)) if found else DEFAULT_ENDOWMENT
     digest = hashlib.sha256(content).hexdigest()
