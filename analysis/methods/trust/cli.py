@@ -24,7 +24,17 @@
                       "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x,
                                             "n_grouped": n, "n_outside_levels": n, "outside_levels": {VALUE: n}}}},
         "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}},
-        "personas": {LEVEL: {"attribute_set": "paper"|"rolescope15", "source": "generated"|"genagents", "n": n, ...}}}}}
+        "personas": {LEVEL: {"attribute_set": "paper"|"rolescope15", "source": "generated"|"genagents", "n": n, ...}},
+        "imported": {CONFIG_ID: {"condition": C, "source": S, "endowment": E, "run_ids": [..], "used": b, "supports": text,
+                                 "amount_sent": {"n", "valid", "mean": number, "sd": number, "distribution": {DOLLAR: n},
+                                                 "n_fractional"},
+                                 "amount_sent_reader": {...the same...},
+                                 "reader_agreement": {CLASS: {"n": n, "examples": [persona ids], "label": text}}}}}}}
+
+  ``imported`` (``analysis.methods.trust.imported``): one entry per imported configuration of the model (the
+  agent-trust importer: one per condition of the source), from the source's own amounts and from RoleScope's reading
+  of the replies; for a model whose used population configuration is an import, ``trust_spearman`` is null with the
+  reason that the source elicited no beliefs apart from the game.
 
   ``behaviour``, ``play`` and ``invalid_reasons`` (``analysis.methods.trust.behaviour``) describe the play
   alone, so a model whose beliefs or forecasts never parse still has something to show.

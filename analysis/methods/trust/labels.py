@@ -77,5 +77,6 @@ def imported_rows(imported: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 def agreement_rows(entry: dict[str, Any]) -> list[dict[str, Any]]:
     """The reader-agreement table of one imported configuration: class, personas, example persona ids."""
-    return [{"class": d.get("label", cls), "personas": d.get("n", 0), "examples (persona ids)": ", ".join(d.get("examples") or [])}
+    return [{"class": d.get("label", cls), "personas": d.get("n", 0),
+             "examples (persona ids)": ", ".join(d.get("examples") or [])}
             for cls, d in (entry.get("reader_agreement") or {}).items()]
