@@ -110,8 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     imp = sub.add_parser("import", help="import a reference project's result files as runs")
     imp.add_argument("kind", choices=sorted(import_kinds()),
                      help="value-stability: Stick to Your Role! results.json files; chatgpt-mbti: ChatGPT-MBTI answer "
-                          "CSVs; personagym: PersonaGym question files and scores.json; persona-llm: a PersonaLLM clone's BFI-44 "
-                          "answers (GenAgents personas are not "
+                          "CSVs; personagym: PersonaGym question files and scores.json; persona-llm: a PersonaLLM clone's "
+                          "BFI-44 answers; agent-trust: camel-ai/agent-trust Trust_Game_<model>.json files (GenAgents "
+                          "personas are not "
                           "imported: give the file to run trust --personas)")
     imp.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="result files, or folders searched for them")
     _add_store(imp)

@@ -1,7 +1,7 @@
 """Hostile input files for every loader and importer: one clear line, exit 2, nothing stored.
 
 For each file format a command reads (instruments, populations, contexts, MBTI statements, trust and PersonaGym
-persona files, PersonaGym environments and questions, the three importers) a generated corpus of hostile files:
+persona files, PersonaGym environments and questions, the importers) a generated corpus of hostile files:
 empty, blank, BOM only, NUL bytes, binary junk, wrong encodings (Latin-1, UTF-16), deep nesting, a 5000-digit number,
 NaN / Infinity, every wrong top-level JSON type, truncated valid files, a 1 MB line, a folder, a FIFO, a symbolic link
 loop, a broken link, a missing file. Each must give exit 2, exactly one line on stderr naming the file, no traceback,
@@ -96,6 +96,7 @@ ENTRY_POINTS: dict[str, tuple[str, str, str | None, Callable[[Path], list[str]]]
     "import value-stability": ("json-object", ".json", "results.json", lambda p: ["import", "value-stability", str(p)]),
     "import chatgpt-mbti": ("csv", ".csv", None, lambda p: ["import", "chatgpt-mbti", str(p)]),
     "import personagym": ("json-object", ".json", None, lambda p: ["import", "personagym", str(p)]),
+    "import agent-trust": ("json-object", ".json", "Trust_Game_m.json", lambda p: ["import", "agent-trust", str(p)]),
 }
 
 

@@ -117,11 +117,14 @@ def _surrogate_error(text: str, path: str | Path, bad: str) -> InputError:
                       "pair), not a character")
 
 
-def parse_json(text: str, path: str | Path) -> Any:
+def parse_json(text: str, path: str | Path, *, constants: Callable[[str], Any] | None = None) -> Any:
     """A JSON document, or an InputError naming the file and the reason (line and column when known). A string
-    holding a lone surrogate (``"\\ud800"``) is refused: it cannot be stored or written as UTF-8."""
+    holding a lone surrogate (``"\\ud800"``) is refused: it cannot be stored or written as UTF-8.
+
+    ``constants``: for a format known to hold them, what ``NaN``, ``Infinity`` and ``-Infinity`` become (called with
+    the name; e.g. a marker the caller then stores as invalid); by default they are refused."""
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        doc = json.loads(text, parse_constant=constants or _no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})") from None
     except RecursionError:

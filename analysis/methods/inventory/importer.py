@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError, one_line
-from analysis.importers.files import check_regular_file, decode, parse_json, read_bytes
+from analysis.importers.files import decode, parse_json, read_bytes
 from analysis.methods.inventory import BIG_FIVE
 from analysis.methods.inventory.inventory import Inventory, Item
 from analysis.methods.inventory.personas import Persona
@@ -226,11 +226,10 @@ def read_model(root: Path, folder: Path, inventory: Inventory, *, text: bool = T
     result = ModelImport(model, folder)
     labels = item_labels(len(inventory.items))
     digest = hashlib.sha256()
-    digest.update(_canonical_inventory(inventory).encode())
+    digest.update(inventory.model_dump_json().encode())
     personas: list[Persona] = []
     files = sorted(folder.glob("*.json"), key=lambda p: p.name)
     for path in files:
-        check_regular_file(path)
         result.files += 1
         m = _FILE.match(path.name)
         if m is None:
@@ -288,10 +287,6 @@ def read_model(root: Path, folder: Path, inventory: Inventory, *, text: bool = T
                     "skipped_files": len(result.skipped)},
     }
     return result
-
-
-def _canonical_inventory(inventory: Inventory) -> str:
-    return inventory.model_dump_json()
 
 
 def parse_source(paths: Sequence[str | Path], *, text: bool = True) -> list[ModelImport]:

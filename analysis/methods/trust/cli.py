@@ -24,7 +24,17 @@
                       "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x,
                                             "n_grouped": n, "n_outside_levels": n, "outside_levels": {VALUE: n}}}},
         "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}},
-        "personas": {LEVEL: {"attribute_set": "paper"|"rolescope15", "source": "generated"|"genagents", "n": n, ...}}}}}
+        "personas": {LEVEL: {"attribute_set": "paper"|"rolescope15", "source": "generated"|"genagents", "n": n, ...}},
+        "imported": {CONFIG_ID: {"condition": C, "source": S, "endowment": E, "run_ids": [..], "used": b, "supports": text,
+                                 "amount_sent": {"n", "valid", "mean": number, "sd": number, "distribution": {DOLLAR: n},
+                                                 "n_fractional"},
+                                 "amount_sent_reader": {...the same...},
+                                 "reader_agreement": {CLASS: {"n": n, "examples": [persona ids], "label": text}}}}}}}
+
+  ``imported`` (``analysis.methods.trust.imported``): one entry per imported configuration of the model (the
+  agent-trust importer: one per condition of the source), from the source's own amounts and from RoleScope's reading
+  of the replies; for a model whose used population configuration is an import, ``trust_spearman`` is null with the
+  reason that the source elicited no beliefs apart from the game.
 
   ``behaviour``, ``play`` and ``invalid_reasons`` (``analysis.methods.trust.behaviour``) describe the play
   alone, so a model whose beliefs or forecasts never parse still has something to show.
@@ -43,6 +53,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -65,9 +76,10 @@ from analysis.methods.trust.personas import plan_levels
 from analysis.methods.trust.consistency import Belief, belief_from_row, conditioning_consistency, population_consistency
 from analysis.methods.trust.effects import ASSUMED_GROUP_SIZE
 from analysis.methods.trust.forecasting import individual_consistency, trajectories
+from analysis.methods.trust.imported import NO_BELIEFS, imported_entries
 from analysis.methods.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
 
-__all__ = ["plan_from_args", "plans_from_args", "metrics_json"]
+__all__ = ["plan_from_args", "plans_from_args", "metrics_json", "import_command"]
 
 
 def options_of(args: argparse.Namespace | TrustOptions) -> TrustOptions:
@@ -128,6 +140,31 @@ def plan_from_args(args: argparse.Namespace | TrustOptions, spec: ModelSpec) -> 
         params={"temperature": args.temperature} if args.temperature is not None else None,
     )
     return plan.model_dump()
+
+
+def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool) -> int:
+    """``import agent-trust PATH...``: every file parsed before the store is opened (a refused import changes nothing);
+    one line per run on stderr (``imported`` or ``already imported``) and a count of the files skipped; ``--json``: the
+    run ids, per file what was read (condition, model, run, personas, valid amounts of the source and of RoleScope's
+    reader, whether it was new) and per skipped file why."""
+    import json
+    import sys
+
+    from analysis.methods.trust.importer import parse_paths, store_parsed
+    from analysis.runs.store import Store
+
+    parsed = parse_paths(paths)
+    with Store(store_path) as store:
+        new = store_parsed(store, parsed)
+    for run_id, stored in new.items():
+        print(f"{'imported' if stored else 'already imported'} {run_id}", file=sys.stderr)
+    if parsed.skipped:
+        print(f"skipped {len(parsed.skipped)} file(s) that are not trust-game results (--json says which and why)",
+              file=sys.stderr)
+    if as_json:
+        print(json.dumps({"run_ids": list(new), "read": [p.report() | {"stored": new[p.run_id]} for p in parsed.files],
+                          "skipped": parsed.skipped}))
+    return 0
 
 
 # -- metrics --------------------------------------------------------------------------------------
@@ -231,7 +268,7 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
         individual["chance"] = trust_chance.individual_chance(rounds, individual, played, n_sims=chance, seed=seed,
                                                               store=store)
     tables = reply_rows(beliefs, transfers, forecasts, rounds)
-    replied = {name: df[df["raw"].notna()] for name, df in tables.items()}
+    replied = {name: df[df["raw"].notna() | df["reply_note"].notna()] for name, df in tables.items()}
     return {"headlines": {"trust_spearman": headline_spearman(population)},
             "counts": [counts("invalid replies", sum(int((df["valid"] == 0).sum()) for df in replied.values()),
                               sum(len(df) for df in replied.values()))],
@@ -270,14 +307,16 @@ def headline_spearman(population: dict[str, Any]) -> dict[str, Any]:
 def reply_rows(beliefs: pd.DataFrame, transfers: pd.DataFrame, forecasts: pd.DataFrame,
                rounds: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Per kind of answer, one row per planned answer with ``valid``, ``reason`` and ``raw`` (null when no reply came:
-    a round not played after an invalid one, a failed call). Per-round forecasts live on the round rows (their
-    ``forecast_*`` columns, null when the round was not played); they count as forecasts."""
-    cols = ["valid", "reason", "raw"]
+    a round not played after an invalid one, a failed call) and ``reply_note`` (set where a reply came but its text was
+    not stored: imported numbers only). Per-round forecasts live on the round rows (their ``forecast_*`` columns, null
+    when the round was not played); they count as forecasts."""
+    cols = ["valid", "reason", "raw", "reply_note"]
     out = {name: df.reindex(columns=cols) for name, df in
            {"beliefs": beliefs, "transfers": transfers, "forecasts": forecasts, "rounds": rounds}.items()}
     if "forecast_valid" in rounds:
         asked = rounds[rounds["forecast_valid"].notna()]
-        per_round = asked[["forecast_valid", "forecast_reason", "forecast_raw"]].set_axis(cols, axis=1)
+        per_round = asked[["forecast_valid", "forecast_reason", "forecast_raw"]].set_axis(cols[:3], axis=1)
+        per_round = per_round.assign(reply_note=None)
         if len(per_round):  # (concatenating an empty frame is deprecated in pandas)
             frames = [df for df in (out["forecasts"], per_round) if len(df)]
             out["forecasts"] = pd.concat(frames, ignore_index=True)
@@ -301,7 +340,10 @@ def _behaviour(transfers: pd.DataFrame, priors: pd.DataFrame, levels: dict[str, 
 def persona_source(signature: dict[str, Any]) -> dict[str, Any]:
     """Where a configuration's personas come from: the attribute set (plans before the choice: rolescope15) and the
     bank (source 'generated' — the offline default — or 'genagents' with its path, size, seed, split, n), and how a
-    GenAgents bank was sampled and described (``persona_form``, when the plan says)."""
+    GenAgents bank was sampled and described (``persona_form``, when the plan says). An imported configuration: its
+    source and condition (the personas are the source's own)."""
+    if signature.get("imported"):
+        return {"imported": True, "source": signature.get("source"), "condition": signature.get("condition")}
     bank = signature.get("bank") if isinstance(signature.get("bank"), dict) else {}
     form = {"persona_form": signature["persona_form"]} if signature.get("persona_form") else {}
     return {"attribute_set": signature.get("attribute_set", "rolescope15"), **bank, **form}
@@ -375,6 +417,10 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
                                  for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
         doc["personas"] = {level: persona_source(sel.used[name].signature)
                            for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
+        doc["imported"] = imported_entries(store, pop.found.get(name, []), used_pop, order)
+        if used_pop is not None and used_pop.signature.get("imported"):
+            doc["headlines"]["trust_spearman"] = number(None, NO_BELIEFS.format(
+                source=used_pop.signature.get("source"), condition=used_pop.signature.get("condition")))
         models[name] = doc
     return {"models": models}
 

@@ -15,6 +15,10 @@ def personas_text(personas: dict[str, dict[str, Any]]) -> str:
     parts = []
     for level, info in personas.items():
         split, n = info.get("split", "test"), info.get("n")
+        if info.get("imported"):
+            parts.append(f"{level}: the source's own personas ({info.get('source')}, condition {info.get('condition')}), "
+                         "described by the source's persona prompts")
+            continue
         attrs = _SETS.get(info.get("attribute_set", ""), str(info.get("attribute_set")))
         if not info.get("source"):
             what = "personas of a bank the run did not record"
@@ -45,3 +49,34 @@ def invalid_text(doc: dict[str, Any]) -> str:
         missing = rows.get(kind, n) - n
         parts.append(f"{n} {kind}" + (f" (and {missing} with no reply: never played or failed)" if missing else ""))
     return ", ".join(parts)
+
+
+def mean_sd_text(summary: dict[str, Any]) -> str:
+    """'$6.92 ± 2.01 (53 of 53 valid)' from an ``amount_sent`` entry; '—' with the reason when undefined."""
+    mean, sd = summary.get("mean") or {}, summary.get("sd") or {}
+    valid = f"{summary.get('valid', 0)} of {summary.get('n', 0)} valid"
+    if mean.get("value") is None:
+        return f"— ({mean.get('reason') or 'undefined'}; {valid})"
+    spread = f" ± {sd['value']:.2f}" if sd.get("value") is not None else f" (SD —: {sd.get('reason')})"
+    return f"${mean['value']:.2f}{spread} ({valid})"
+
+
+def imported_rows(imported: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per imported configuration (condition): the amount sent by the source's extraction and by RoleScope's
+    reading, and how often the two agree."""
+    rows = []
+    for entry in imported.values():
+        agree = entry.get("reader_agreement") or {}
+        both = [agree.get(k, {}).get("n", 0) for k in ("both_equal", "both_different")]
+        rows.append({"condition": entry.get("condition"), "personas": (entry.get("amount_sent") or {}).get("n"),
+                     "source: mean ± SD": mean_sd_text(entry.get("amount_sent") or {}),
+                     "RoleScope's reading: mean ± SD": mean_sd_text(entry.get("amount_sent_reader") or {}),
+                     "equal where both valid": f"{both[0]} of {sum(both)}"})
+    return rows
+
+
+def agreement_rows(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reader-agreement table of one imported configuration: class, personas, example persona ids."""
+    return [{"class": d.get("label", cls), "personas": d.get("n", 0),
+             "examples (persona ids)": ", ".join(d.get("examples") or [])}
+            for cls, d in (entry.get("reader_agreement") or {}).items()]

@@ -214,6 +214,12 @@ def _tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
     return "not modelled: its prompts hold replies not yet made; measured after a first run"
 
 
+def _import(kind: str, paths: list[Any], store_path: Any, as_json: bool) -> int:
+    from analysis.methods.trust.cli import import_command
+
+    return import_command(kind, paths, store_path, as_json)
+
+
 def _samples(store: Any, run_ids: Any = None) -> Any:
     from analysis.methods.trust.samples import samples
 
@@ -243,5 +249,6 @@ METHOD = Method(
     options=TrustOptions,
     published=PUBLISHED,
     readers=READERS,
+    importers=("agent-trust",), run_import=_import,
 )
 

@@ -18,13 +18,30 @@ def _endowment(r: pd.DataFrame) -> pd.Series:
     return "$" + r["endowment"].astype(str)
 
 
+def _transfer_context(r: pd.DataFrame) -> pd.Series:
+    """"$10 · none", and for imported answers the source's condition too ("$10 · none · COT"): the same persona index
+    under two conditions is another question."""
+    base = _endowment(r) + " · " + r["conditioning"].fillna("none").astype(str)
+    if "condition" not in r:
+        return base
+    return base + r["condition"].map(lambda c: f" · {c}" if isinstance(c, str) and c else "")
+
+
+def _reply(r: pd.DataFrame) -> pd.Series:
+    """The raw reply; where an import stored the numbers only, the note saying so and how to import the text."""
+    if "reply_note" not in r:
+        return r["raw"]
+    return r["raw"].where(r["raw"].notna(), r["reply_note"])
+
+
 def _round_context(r: pd.DataFrame) -> pd.Series:
     return _endowment(r) + " · archetype " + r["archetype"].astype(str) + " · round " + r["round"].astype(str)
 
 
 def samples(store, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
     """Each reply of a trust run, by kind: belief (strategy × attribute), transfer (a persona's amount), forecast (a
-    persona's planned sends per archetype), round (a decision) and round forecast."""
+    persona's planned sends per archetype), round (a decision) and round forecast. An imported transfer stored without its
+text shows "text not bundled: <the command that imports it>" as its reply."""
     out = []
     beliefs = store.table("trust_beliefs", run_ids)
     if len(beliefs):
@@ -39,8 +56,7 @@ def samples(store, run_ids: Sequence[str] | None = None) -> pd.DataFrame:
         out.append(build(
             transfers, method="trust", kind="transfer", table="trust_transfers", key=("run_id", "persona_id"),
             persona_id="persona_id", item=lambda r: pd.Series("transfer", index=r.index),
-            context=lambda r: _endowment(r) + " · " + r["conditioning"].fillna("none").astype(str),
-            parsed=_money("sent"), reply="raw", valid=is_one("valid"), scored=True,
+            context=_transfer_context, parsed=_money("sent"), reply=_reply, valid=is_one("valid"), scored=True,
             truncated=lambda r: r["finish_reason"] == "length"))
     forecasts = store.table("trust_forecasts", run_ids)
     if len(forecasts):

@@ -4,7 +4,10 @@
   the stated η² (Tr strategies) or the per-level mean/SD (Ctx+$), or invalid with raw text and reason.
 - ``trust_priors``: conditioned runs, one per attribute: the original (elicited) ranking, the one put
   in the role prompt (equal for 'self'), the target and achieved Spearman between them.
-- ``trust_transfers``: population level, one per persona: the amount sent in the single round.
+- ``trust_transfers``: population level, one per persona: the amount sent in the single round. Imported published
+  answers (``analysis.methods.trust.importer``) also carry the source's ``condition``, the amount the source itself
+  extracted (``source_amount``, with ``source_valid`` / ``source_reason``: in [0, endowment] or why not) next to
+  RoleScope's own reading (``sent``/``valid``/``reason``), and ``reply_note`` where the reply's text was not stored.
 - ``trust_forecasts``: individual level, one per (persona, archetype): the forecast send per round.
 - ``trust_rounds``: individual level, one per (persona, archetype, round): the action, what the
   archetype returned, the round's earnings, and the forecast for that round (copied for the MAE); with
@@ -33,7 +36,9 @@ PRIORS = register_table(Table(
 TRANSFERS = register_table(Table(
     "trust_transfers",
     _RUN + (("conditioning", "TEXT"), ("persona_id", "TEXT"), ("source", "TEXT"), ("split", "TEXT"), ("attributes", "TEXT"),
-            ("sent", "INTEGER"), ("extraction", "TEXT")) + _ANSWER,
+            ("sent", "INTEGER"), ("extraction", "TEXT")) + _ANSWER + (
+            ("condition", "TEXT"), ("source_amount", "REAL"), ("source_valid", "INTEGER"), ("source_reason", "TEXT"),
+            ("reply_note", "TEXT")),
     ("run_id", "persona_id"),
 ))
 FORECASTS = register_table(Table(

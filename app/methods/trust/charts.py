@@ -41,3 +41,8 @@ def trust_behaviour(ref: StoreRef, model: str) -> go.Figure:
 @_memo
 def trust_play(ref: StoreRef, model: str) -> go.Figure:
     return figures.trust_play(trust_data.trust_doc(ref)["models"][model].get("play") or {})
+
+
+@_memo
+def trust_imported(ref: StoreRef, model: str, config_id: str) -> go.Figure:
+    return figures.trust_imported_distribution(trust_data.trust_doc(ref)["models"][model]["imported"][config_id])

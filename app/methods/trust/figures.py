@@ -91,3 +91,17 @@ def trust_play(play: Mapping[str, Mapping]) -> go.Figure:
     fig.update_xaxes(title="round", dtick=1, gridcolor=GRID)
     fig.update_yaxes(title="mean $ sent", gridcolor=GRID, rangemode="tozero")
     return _style(fig, height=380)
+
+
+def trust_imported_distribution(entry: Mapping[str, Mapping]) -> go.Figure:
+    """An imported configuration: personas per dollar sent, by the source's extraction and by RoleScope's reading."""
+    fig = go.Figure()
+    series = (("amount_sent", "the source's amounts", PAIR[1]), ("amount_sent_reader", "RoleScope's reading", PAIR[0]))
+    for key, label, color in series:
+        dist = (entry.get(key) or {}).get("distribution") or {}
+        fig.add_trace(go.Bar(x=[int(d) for d in dist], y=list(dist.values()), name=label, marker_color=color,
+                             hovertemplate="$%{x}: %{y} personas<extra>" + label + "</extra>"))
+    fig.update_layout(barmode="group")
+    fig.update_xaxes(title="$ sent (a fraction counts for the dollar below)", dtick=1)
+    fig.update_yaxes(title="personas", gridcolor=GRID, rangemode="tozero")
+    return _style(fig, height=360)

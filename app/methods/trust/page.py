@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis import published
-from analysis.methods.trust.labels import invalid_text, personas_text
+from analysis.methods.trust.labels import agreement_rows, imported_rows, invalid_text, mean_sd_text, personas_text
 from app import data, state, ui
 from app.methods.trust import charts as trust_charts
 from app.methods.trust import data as trust_data
@@ -65,10 +65,41 @@ def behaviour_only(why: str) -> None:
     st.caption("η² = SS_between / SS_total of the send by the attribute's levels (empty when every send is equal). With "
                "one or two personas per level it is large by chance: hover a bar for the mean send and n per level.")
 
+def imported_section(imported: dict) -> None:
+    """Published answers imported from a source (one configuration per condition): amounts sent, and how RoleScope's
+    reading of the replies agrees with the source's own extraction."""
+    st.subheader("Imported published answers")
+    used = next((c for c, e in imported.items() if e.get("used")), next(iter(imported)))
+    st.info(f"What this source supports: {imported[used].get('supports')}.")
+    ui.table(pd.DataFrame(imported_rows(imported)), hide_index=True, width="stretch")
+    config = state.selectbox("Condition", list(imported), key="imported_condition", default=used,
+                             format_func=lambda c: str(imported[c].get("condition")))
+    entry = imported[config]
+    m = st.columns(2)
+    m[0].metric("Amount sent, the source's extraction (mean ± SD)", mean_sd_text(entry.get("amount_sent") or {}),
+                help="Over the amounts the source stored within [0, endowment]; others (above the endowment, "
+                     "\"I don't know\", NaN) are invalid, never clipped. SD with n − 1.")
+    m[1].metric("Amount sent, RoleScope's reading (mean ± SD)", mean_sd_text(entry.get("amount_sent_reader") or {}),
+                help="The trust-amount reader over each stored reply (whole dollars in [0, endowment]).")
+    ui.plot(trust_charts.trust_imported(ref, model, config), key="imported_distribution")
+    st.markdown("**RoleScope's reading vs the source's extraction** (per persona)")
+    ui.table(pd.DataFrame(agreement_rows(entry)), hide_index=True, width="stretch")
+    st.caption(f"Source {entry.get('source')}, condition {entry.get('condition')}, endowment ${entry.get('endowment')}. "
+               "The Samples page shows each persona's reply next to both readings.")
+
+
+imported = mdoc.get("imported") or {}
+if imported:
+    imported_section(imported)
+is_import = any(e.get("used") for e in imported.values())
+
 tabs = st.tabs(["Population", "Conditioning", "Individual", "Endowment ablation"])
 with tabs[0]:
     population = mdoc.get("population") or {}
-    if not population:
+    if not population and is_import:
+        behaviour_only("Imported published answers: the source elicited no beliefs apart from the game, so there is "
+                       "no belief–behaviour consistency to compute.")
+    elif not population:
         behaviour_only(f"No valid beliefs for this model ({invalid.get('beliefs', 0)} unparseable), so there is "
                        "nothing to compare the play with.")
     else:
