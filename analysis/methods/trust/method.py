@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import InputError
-from analysis.methods.base import Difference, Headline, Method, Shows, Side
+from analysis.methods.base import BundledImport, Difference, Headline, Method, Shows, Side
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
@@ -232,6 +232,12 @@ def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec) -> dict[st
     return persona_plan(options, personas, spec)
 
 
+def _bundled_agent_trust(store: Any, path: Any) -> list[str]:
+    from analysis.methods.trust.importer import import_paths
+
+    return import_paths(store, [path], text=False)
+
+
 METHOD = Method(
     persona_plan=_persona_plan,
     samples=_samples,
@@ -250,5 +256,6 @@ METHOD = Method(
     published=PUBLISHED,
     readers=READERS,
     importers=("agent-trust",), run_import=_import,
+    bundled_imports=(BundledImport("agent-trust", "agent_trust", _bundled_agent_trust),),
 )
 

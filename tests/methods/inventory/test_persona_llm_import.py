@@ -244,3 +244,24 @@ def test_the_page_shows_an_import_with_its_shaping_d(tmp_path: Path, cache_dir, 
     table = at.dataframe[0].value
     defined = [doc["domains"][d]["shaping_d"] for d in "OCEAN"]
     assert table["shaping d"].tolist() == pytest.approx([np.nan if v is None else v for v in defined], nan_ok=True)
+
+
+@needs_source
+def test_hostile_answer_files_are_one_line_naming_them(tmp_path: Path, capsys) -> None:
+    """Each hostile content of the fuzz corpus (``tests/test_fuzz_inputs.py``) as an answer file inside a PersonaLLM
+    tree: one line naming the file, exit 2, nothing stored."""
+    from tests.test_fuzz_inputs import _contents
+
+    store = tmp_path / "s.db"
+    problems = []
+    for case, content in _contents("json-object").items():
+        root = small_copy(tmp_path / case, n_files=1)
+        answers = root / "outputs" / "gpt-4-0613" / "temp0.7" / "bfi"
+        target = next(answers.glob("*.json"))
+        target.write_bytes(content)
+        code, out, err = run(["import", "persona-llm", str(root), "--store", str(store)], capsys)
+        lines = err.strip().splitlines()
+        if code != 2 or len(lines) != 1 or target.name not in err or "Traceback" in err:
+            problems.append(f"{case}: exit {code}, {err[:200]!r}")
+    assert not problems, "\n".join(problems)
+    assert not store.exists() or Store(store, read_only=True).runs().empty
