@@ -56,4 +56,21 @@ def compare_trust(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any]) -> list[Di
     if common:
         out.append(difference("Trust", "Forecast MAE, mean over archetypes (lower is better)",
                          _mean_defined(ia[k].get("mae") for k in common), _mean_defined(ib[k].get("mae") for k in common)))
+    out.extend(_amounts_sent(doc_a, doc_b))
+    return out
+
+
+def _amounts_sent(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any]) -> list[Difference]:
+    """Imported published play (``imported``): the mean amount sent in the condition a side's headline uses, when both
+    models have it, from the source's extraction and from RoleScope's reading (no paired CI: the report holds each
+    model's summary)."""
+    by_a = {e.get("condition"): e for e in (doc_a.get("imported") or {}).values()}
+    by_b = {e.get("condition"): e for e in (doc_b.get("imported") or {}).values()}
+    out = []
+    shown = [c for c in by_a if c in by_b and (by_a[c].get("used") or by_b[c].get("used"))]  # the page's configuration
+    for condition in shown:
+        for key, who in (("amount_sent", "the source's extraction"), ("amount_sent_reader", "RoleScope's reading")):
+            a, b = (by_a[condition].get(key) or {}).get("mean") or {}, (by_b[condition].get(key) or {}).get("mean") or {}
+            out.append(difference("Trust", f"Amount sent, mean $ ({condition}, {who})", a.get("value"), b.get("value"),
+                                  note="published play, imported; each model's mean (no paired CI)"))
     return out

@@ -240,3 +240,23 @@ def test_cli_json_reports_read_and_skipped_files_and_exit_2_on_bad_input(tmp_pat
     write_game(tmp_path / "src", model="m2", raw="{not json")
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and "Trust_Game_m2.json" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_compare_sets_two_imported_models_side_by_side(tmp_path) -> None:
+    """Compare on two imported models: the mean amount sent in the condition shown, from both readings."""
+    from analysis.methods.trust.cli import metrics_json
+    from analysis.methods.trust.compare import compare_trust
+    from analysis.methods.trust.importer import import_paths
+    from analysis.runs.store import Store
+
+    base = ANCHORS / "agent_trust" / "No repeated res" / "res"
+    if not base.is_dir():
+        pytest.skip("../shared/anchors/agent_trust not present")
+    store = Store(tmp_path / "s.db")
+    import_paths(store, [base / "gpt-4_res" / "Trust_Game_gpt-4.json", base / "llama-2-70b_res" / "Trust_Game_llama-2-70b.json"])
+    doc = metrics_json(store, n_boot=0)["models"]
+    rows = {r.metric: r for r in compare_trust(doc["gpt-4"], doc["llama-2-70b"])}
+    source = rows["Amount sent, mean $ (base, the source's extraction)"]
+    entry = lambda m: next(iter(doc[m]["imported"].values()))["amount_sent"]["mean"]["value"]  # noqa: E731
+    assert source.a == entry("gpt-4") and source.b == entry("llama-2-70b") and source.diff == source.a - source.b
+    assert "Amount sent, mean $ (base, RoleScope's reading)" in rows
