@@ -55,6 +55,8 @@ from analysis.runs.store import Store
 
 SOURCE = "camel-ai/agent-trust"
 KIND = "agent-trust"
+#: The condition of the source's ``res`` folder: the game without any manipulation.
+BASE = "base"
 #: The one command that imports the full source, text included (what numbers-only runs point to).
 IMPORT_COMMAND = "python -m analysis import agent-trust PATH"
 NOT_BUNDLED = f"text not bundled: {IMPORT_COMMAND}"
@@ -151,7 +153,7 @@ def condition_of(path: Path) -> tuple[str, str]:
     is the base condition ("base")."""
     folder = path.resolve().parent.parent.name
     if folder == "res":
-        return "base", folder
+        return BASE, folder
     if folder.endswith("_res") and len(folder) > 4:
         return one_line(folder[:-4]), folder
     raise InputError(f"{path}: cannot tell the condition: expected the source's layout <condition>_res/<model>_res/"
@@ -277,9 +279,11 @@ def parse_paths(paths: Sequence[str | Path], *, text: bool = True) -> Parsed:
 
 def store_parsed(store: Store, parsed: Parsed) -> dict[str, bool]:
     """Store each parsed file in its own transaction: run id -> whether it was new (False: imported before, nothing
-    written)."""
+    written). The base condition is stored last, so that it is each model's newest configuration: the one a page opens
+    on."""
+    files = sorted(parsed.files, key=lambda p: p.condition == BASE)
     return {p.run_id: store.import_run(p.run_id, "trust", p.model, p.model_spec, p.plan, {TRANSFERS.name: p.rows})
-            for p in parsed.files}
+            for p in files}
 
 
 def import_paths(store: Store, paths: Sequence[str | Path], *, text: bool = True) -> list[str]:

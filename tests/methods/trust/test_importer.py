@@ -260,3 +260,18 @@ def test_compare_sets_two_imported_models_side_by_side(tmp_path) -> None:
     entry = lambda m: next(iter(doc[m]["imported"].values()))["amount_sent"]["mean"]["value"]  # noqa: E731
     assert source.a == entry("gpt-4") and source.b == entry("llama-2-70b") and source.diff == source.a - source.b
     assert "Amount sent, mean $ (base, RoleScope's reading)" in rows
+
+
+def test_the_base_condition_is_each_models_newest_configuration(tmp_path) -> None:
+    """A model's page opens on its newest configuration: imported together, the base condition is stored last."""
+    from analysis.methods.trust.cli import metrics_json
+    from analysis.methods.trust.importer import import_paths
+    from analysis.runs.store import Store
+
+    folder = ANCHORS / "agent_trust" / "No repeated res"
+    if not folder.is_dir():
+        pytest.skip("../shared/anchors/agent_trust not present")
+    store = Store(tmp_path / "s.db")
+    import_paths(store, [folder / c / "gpt-4_res" / "Trust_Game_gpt-4.json" for c in ("res", "COT_res", "male_res")])
+    imported = metrics_json(store, n_boot=0)["models"]["gpt-4"]["imported"]
+    assert len(imported) == 3 and [e["condition"] for e in imported.values() if e["used"]] == ["base"]
