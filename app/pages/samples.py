@@ -233,9 +233,11 @@ def _cell_colours(table: pd.DataFrame, models: list[str]) -> pd.io.formats.style
     colours = model_colors(answers)
 
     def colour(value: object) -> str:
+        if not isinstance(value, str):  # no sample of this model for the prompt (NA in a text column)
+            return ""
         if value == INVALID:
             return "background-color: #f8d0d0; color: #7a0000"
-        if isinstance(value, str) and value in colours:
+        if value in colours:
             return f"background-color: {colours[value]}33"
         return ""
 

@@ -121,3 +121,31 @@ def test_a_drill_down_panel_links_its_runs_into_the_samples_view(app_on_fixture,
     assert _caption(at, " samples · ").startswith(f"**{len(expected):,}** of")
     assert samples_link(rows.assign(subject=["Men", "Women"])) == {"s_run": ["mbti-smollm2-t07"],
                                                                    "s_model": ["smollm2-t07"]}
+
+
+def test_the_matrix_with_a_model_missing_some_prompts(fixture_store, cache_dir, tmp_path, monkeypatch):
+    """Real models' imported answers beside the embedded model's: prompts one model never saw are blank cells (a
+    text column's NA), not an exception."""
+    import shutil
+
+    from analysis.methods.mbti.importer import parse_files, store_parsed
+    from analysis.runs.store import Store
+    from tests.app.conftest import _bind, open_app
+    from tests.methods.mbti import _ANCHORS
+
+    if not _ANCHORS.is_dir():
+        pytest.skip("../shared/anchors/chatgpt_mbti not present")
+    store_path = tmp_path / "mixed.db"
+    shutil.copy(fixture_store, store_path)
+    with Store(store_path) as store:
+        store_parsed(store, parse_files([_ANCHORS / "GPT4" / "answer_people_men_women.csv"], text=False))
+        from analysis.methods.mbti.samples import samples
+
+        imported = samples(store)
+        context = imported.loc[imported["model"] == "GPT4", "context"].iloc[0]
+    _bind(monkeypatch, store_path, tmp_path / "user.db", cache_dir)
+    at = open_app("samples", s_view="matrix", s_method="mbti", s_persona="People",
+                  s_context=sorted({context, "fixed · testing 0"}))
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert "GPT4" in table.columns and table["GPT4"].isna().any() and table["GPT4"].notna().any()

@@ -139,9 +139,12 @@ def _demo_samples():
         return store_samples(store)
 
 
-def _pick(page: Any, label: str, option: str | re.Pattern[str]) -> None:
-    """Pick ``option`` in the select box or multiselect labelled ``label`` (a click, else the arrow key, opens it)."""
+def _pick(page: Any, label: str, option: str | re.Pattern[str], typed: str | None = None) -> None:
+    """Pick ``option`` in the select box or multiselect labelled ``label`` (a click, else the arrow key, opens it).
+    ``typed``: text typed first to filter the options (a long list renders only its first options)."""
     page.locator('[data-testid="stMain"]').get_by_label(label, exact=True).click()
+    if typed:
+        page.keyboard.type(typed)
     choice = page.get_by_role("option", name=option).first
     try:
         choice.wait_for(timeout=2_000)
@@ -161,7 +164,7 @@ def test_samples_filtered_to_one_models_invalid_replies_and_one_opened(demo_serv
     main = page.locator('[data-testid="stMain"]')
     main.get_by_role("radio", name="invalid", exact=True).click()  # the "Valid" segmented control
     wait_idle(page)
-    _pick(page, "Model", "smollm2-t07")
+    _pick(page, "Model", "smollm2-t07", typed="smollm2-t07")  # listed after the real models
     assert f"{expected:,} of {len(frame):,} samples · {expected:,} invalid" in main.inner_text().replace("*", "")
     assert "s_valid=invalid" in page.url and "s_model=smollm2-t07" in page.url
     _pick(page, "Open a sample", re.compile("^smollm2-t07 · "))
@@ -193,13 +196,15 @@ def test_samples_a_vs_b_only_where_they_differ(demo_server, page):
 
 
 def test_samples_matrix_of_prompts_by_models(demo_server, page):
-    """MBTI's People prompts × the two models: one row per prompt, cells coloured by the parsed answer."""
+    """MBTI's People prompts × the models that answered them (the embedded configurations and ChatGPT-MBTI's imported
+    models): one row per prompt, cells coloured by the parsed answer, blank where a model has no sample."""
     from analysis.samples import filter_samples, matrix
 
     table, n = matrix(filter_samples(_demo_samples(), method=["mbti"], persona=["People"]))
     goto(page, f"{demo_server.url}/samples?s_view=matrix&s_method=mbti&s_persona=People")
     main = page.locator('[data-testid="stMain"]')
-    assert f"({n:,} prompts × 2 models)" in main.inner_text()
+    models = [c for c in table.columns if c not in ("method", "kind", "persona", "item", "context")]
+    assert f"({min(n, 200):,} prompts × {len(models)} models)" in main.inner_text()
     grid = main.locator('[data-testid="stDataFrame"]').last
     grid.wait_for()
     assert exceptions(page) == []

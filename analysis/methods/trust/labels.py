@@ -17,7 +17,8 @@ def personas_text(personas: dict[str, dict[str, Any]]) -> str:
         split, n = info.get("split", "test"), info.get("n")
         if info.get("imported"):
             parts.append(f"{level}: the source's own personas ({info.get('source')}, condition {info.get('condition')}), "
-                         "described by the source's persona prompts")
+                         "each described by the source's persona prompt (stored only when imported with its text; the "
+                         "bundled demo keeps numbers only)")
             continue
         attrs = _SETS.get(info.get("attribute_set", ""), str(info.get("attribute_set")))
         if not info.get("source"):
