@@ -72,7 +72,9 @@ CONFIGS = (
     DemoConfig("smollm2-t07", "text", {"temperature": 0.7, "seed": 7}),
     # the trust game with structured answers: the embedded server constrains each reply to the answer's JSON schema, so
     # beliefs, forecasts and multi-round play reach every view of the Trust page (still a 135M model: near chance)
-    DemoConfig("smollm2-json", "text", {}, methods=("trust-population", "trust-individual"), answer_format="json"),
+    # (the paper's temperature 0.05 samples: seeded per request, as smollm2-t07, so two builds give identical tables)
+    DemoConfig("smollm2-json", "text", {"seed": 7}, methods=("trust-population", "trust-individual"),
+               answer_format="json"),
 )
 
 
