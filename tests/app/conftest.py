@@ -79,3 +79,21 @@ def app_on_empty(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatc
         return at
 
     return make
+
+
+@pytest.fixture
+def mixed_store(fixture_store: Path, tmp_path: Path) -> Path:
+    """The fixture store plus published answers of a real model (ChatGPT-MBTI's GPT4, imported numbers only)."""
+    import shutil
+
+    from analysis.methods.mbti.importer import parse_files, store_parsed
+    from analysis.runs.store import Store
+    from tests.methods.mbti import _ANCHORS
+
+    if not _ANCHORS.is_dir():
+        pytest.skip("../shared/anchors/chatgpt_mbti not present")
+    store_path = tmp_path / "mixed.db"
+    shutil.copy(fixture_store, store_path)
+    with Store(store_path) as store:
+        store_parsed(store, parse_files([_ANCHORS / "GPT4" / "answer_people_men_women.csv"], text=False))
+    return store_path

@@ -104,22 +104,12 @@ def test_invalid_rates_with_wilson_intervals(app_on_fixture, fixture_store):
     assert set(rates.loc[rates["method"] == "personagym", "kind"]) == {"invalid grades", "refusals"}
 
 
-def test_real_models_come_first_and_the_embedded_model_is_a_pipeline_check(fixture_store, cache_dir, tmp_path, monkeypatch):
+def test_real_models_come_first_and_the_embedded_model_is_a_pipeline_check(mixed_store, cache_dir, tmp_path, monkeypatch):
     """A store holding published answers of a real model (ChatGPT-MBTI's GPT-4, imported numbers only) beside the
     embedded model's runs: the real model is listed first, with its source; the embedded ones last, as a check."""
-    import shutil
-
-    from analysis.methods.mbti.importer import parse_files, store_parsed
     from tests.app.conftest import _bind, open_app
-    from tests.methods.mbti import _ANCHORS
 
-    if not _ANCHORS.is_dir():
-        pytest.skip("../shared/anchors/chatgpt_mbti not present")
-    store_path = tmp_path / "mixed.db"
-    shutil.copy(fixture_store, store_path)
-    with Store(store_path) as store:
-        store_parsed(store, parse_files([_ANCHORS / "GPT4" / "answer_people_men_women.csv"], text=False))
-    _bind(monkeypatch, store_path, tmp_path / "user.db", cache_dir)
+    _bind(monkeypatch, mixed_store, tmp_path / "user.db", cache_dir)
     at = open_app()
     assert not at.exception
     assert at.info[0].value.startswith("**Real models first**: GPT4")

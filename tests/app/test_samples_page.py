@@ -123,27 +123,17 @@ def test_a_drill_down_panel_links_its_runs_into_the_samples_view(app_on_fixture,
                                                                    "s_model": ["smollm2-t07"]}
 
 
-def test_the_matrix_with_a_model_missing_some_prompts(fixture_store, cache_dir, tmp_path, monkeypatch):
+def test_the_matrix_with_a_model_missing_some_prompts(mixed_store, cache_dir, tmp_path, monkeypatch):
     """Real models' imported answers beside the embedded model's: prompts one model never saw are blank cells (a
     text column's NA), not an exception."""
-    import shutil
-
-    from analysis.methods.mbti.importer import parse_files, store_parsed
+    from analysis.methods.mbti.samples import samples
     from analysis.runs.store import Store
     from tests.app.conftest import _bind, open_app
-    from tests.methods.mbti import _ANCHORS
 
-    if not _ANCHORS.is_dir():
-        pytest.skip("../shared/anchors/chatgpt_mbti not present")
-    store_path = tmp_path / "mixed.db"
-    shutil.copy(fixture_store, store_path)
-    with Store(store_path) as store:
-        store_parsed(store, parse_files([_ANCHORS / "GPT4" / "answer_people_men_women.csv"], text=False))
-        from analysis.methods.mbti.samples import samples
-
+    with Store(mixed_store, read_only=True) as store:
         imported = samples(store)
-        context = imported.loc[imported["model"] == "GPT4", "context"].iloc[0]
-    _bind(monkeypatch, store_path, tmp_path / "user.db", cache_dir)
+    context = imported.loc[imported["model"] == "GPT4", "context"].iloc[0]
+    _bind(monkeypatch, mixed_store, tmp_path / "user.db", cache_dir)
     at = open_app("samples", s_view="matrix", s_method="mbti", s_persona="People",
                   s_context=sorted({context, "fixed · testing 0"}))
     assert not at.exception
