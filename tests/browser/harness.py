@@ -7,6 +7,7 @@ browser: it launches ``/usr/bin/chromium`` (``CHROMIUM``) with a fresh, empty pr
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -156,11 +157,21 @@ def exceptions(page: Any) -> list[str]:
     return [e.inner_text() for e in page.query_selector_all(EXCEPTION)]
 
 
-def dismiss_runs(page: Any) -> None:
-    """On the Run page: dismiss every finished run's panel (they stay, in every tab, until dismissed)."""
-    button = page.locator('[data-testid="stMain"]').get_by_role("button", name="Dismiss")
-    for _ in range(50):
-        if not button.count():
+def dismiss_runs(page: Any, settle_s: float = 30.0) -> None:
+    """On the Run page: dismiss every finished run's panel (they stay, in every tab, until dismissed).
+
+    A panel can show before its links (the first render of a fresh session draws them on a rerun), so while a run
+    heading is shown without a Dismiss button this waits for the button, up to ``settle_s``."""
+    main = page.locator('[data-testid="stMain"]')
+    heading = main.get_by_role("heading", name=re.compile(r"^(Current runs?|Last run)$"))
+    button = main.get_by_role("button", name="Dismiss")
+    deadline = time.monotonic() + settle_s
+    while time.monotonic() < deadline:
+        if button.count():
+            button.first.click()
+            wait_idle(page)
+        elif heading.count():
+            page.wait_for_timeout(250)
+        else:
             return
-        button.first.click()
-        wait_idle(page)
+    raise AssertionError(f"run panels still shown after {settle_s:.0f} s: {main.inner_text()[:2000]}")

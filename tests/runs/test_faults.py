@@ -59,7 +59,7 @@ def _plain(df: pd.DataFrame) -> pd.DataFrame:
 @pytest.mark.parametrize("mode", ["text", "logprob"])
 def test_faulted_run_matches_fault_free_run(stub_server: StubServer, tmp_path: Path, mode: str) -> None:
     """Transient faults are retried exactly as scheduled, permanent ones become failures/invalid answers, the rest match."""
-    spec = parse_model_spec("stub-model@" + stub_server.url).model_copy(update={"timeout_s": 0.5})
+    spec = parse_model_spec("stub-model@" + stub_server.url).model_copy(update={"timeout_s": 3.0})
     ref_store = Store(tmp_path / "ref.db")
     ref = _run(ref_store, spec, mode, "ref")
     assert (ref.status, ref.done, ref.failed) == ("completed", N_CALLS, 0)
@@ -76,7 +76,7 @@ def test_faulted_run_matches_fault_free_run(stub_server: StubServer, tmp_path: P
     rules = [FaultRule("500", hashes=sorted(failing), times=None), FaultRule("empty", hashes=sorted(empty), times=None)]
     for kind, times in TRANSIENT[:4]:
         hashes = sorted(h for h, (k, _) in schedule.items() if k == kind)
-        rules.append(FaultRule(kind, hashes=hashes, times=times, retry_after=RETRY_AFTER_S, hang_s=2.0))
+        rules.append(FaultRule(kind, hashes=hashes, times=times, retry_after=RETRY_AFTER_S, hang_s=6.0))
     stub_server.configure(rules)
     first = len(stub_server.calls())
 
