@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.demo import CONFIGS, PLANNERS
+from analysis.demo import CONFIGS, demo_parts
 
 REPO = Path(__file__).resolve().parents[1]
 NOT_RESULTS = {"created_at", "started_at", "finished_at", "updated_at", "latency_s", "cached_tokens"}
@@ -67,11 +67,12 @@ def test_every_method_and_config_is_complete_and_recorded(two_builds: tuple[Path
     a, _, log = two_builds
     conn = sqlite3.connect(f"file:{a}?mode=ro", uri=True)
     runs = {r[0]: r for r in conn.execute("SELECT run_id, status, model, plan FROM runs")}
-    planned = {f"demo-{m}-{c.name}" for m in PLANNERS for c in CONFIGS if c.covers(m)}
+    parts = {n: p for n, p in demo_parts().items() if p.needs is None}
+    planned = {f"demo-{n}-{c.name}" for n, p in parts.items() for c in CONFIGS if c.covers(p)}
     assert planned <= set(runs)
     assert all(any(r.startswith(f"{p}-") for p in planned) for r in set(runs) - planned)  # the parts of a campaign
     assert {r[1] for r in runs.values()} == {"completed"}
-    for config in (c for c in CONFIGS if c.covers("values")):
+    for config in (c for c in CONFIGS if c.covers(parts["values"])):
         plan = json.loads(runs[f"demo-values-{config.name}"][3])
         assert plan["answer_mode"] == config.answer_mode and plan["prefix_reuse"] is True
         # the configuration's generation parameters are in the stored plan; the values protocol sets the temperatures
@@ -98,7 +99,8 @@ def test_rebuild_of_a_complete_store_makes_no_calls(two_builds: tuple[Path, Path
     before = result_tables(a)
     again = build(a)
     assert again.returncode == 0, again.stderr[-2000:]
-    assert again.stderr.count("already complete") == sum(c.covers(m) for m in PLANNERS for c in CONFIGS)
+    parts = [p for p in demo_parts().values() if p.needs is None]
+    assert again.stderr.count("already complete") == sum(c.covers(p) for p in parts for c in CONFIGS)
     assert result_tables(a) == before
 
 
@@ -113,7 +115,8 @@ def test_campaign_on_an_openai_compatible_endpoint(stub_server, tmp_path: Path) 
     run_ids = build_demo(store, "reduced", configs=configs, log=lines.append)
     name = configs[0].name
     assert name.startswith("stub-model@127.0.0.1:")
-    assert run_ids == [f"demo-{m}-stub-model-127.0.0.1-{name.rsplit(':', 1)[1]}" for m in PLANNERS]
+    parts = [n for n, p in demo_parts().items() if p.needs is None]
+    assert run_ids == [f"demo-{n}-stub-model-127.0.0.1-{name.rsplit(':', 1)[1]}" for n in parts]
     conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     assert {r[0] for r in conn.execute("SELECT status FROM runs")} == {"completed"}
     assert {r[0] for r in conn.execute("SELECT model FROM runs")} == {name}
@@ -138,21 +141,22 @@ def test_campaign_needs_distinct_names_and_a_store() -> None:
 def test_changed_plan_replaces_the_run_and_reuses_stored_calls(stub_server, tmp_path: Path, monkeypatch) -> None:
     """Rebuilding after the campaign changed (one more testing) replaces the run; only the new calls are made."""
     from analysis import demo
+    from analysis.methods.mbti import demo as mbti_demo
 
     store, configs = tmp_path / "c.db", demo.campaign_configs([f"stub-model@{stub_server.url}"])
     demo.build_demo(store, "reduced", methods=["mbti"], configs=configs, log=lambda m: None)
     first_calls = len(stub_server.calls())
-    reduced = demo.SIZES["reduced"]
-    monkeypatch.setitem(demo.SIZES, "reduced", reduced | {"mbti_testings": reduced["mbti_testings"] + 1})
+    reduced = mbti_demo.SIZES["reduced"]
+    monkeypatch.setitem(mbti_demo.SIZES, "reduced", reduced | {"testings": reduced["testings"] + 1})
     lines: list[str] = []
     demo.build_demo(store, "reduced", methods=["mbti"], configs=configs, log=lines.append)
     assert any("plan changed; replacing the run" in line for line in lines)
-    per_testing = len(reduced["mbti_subjects"]) * 2 * reduced["mbti_statements"]  # subjects x orders x statements
+    per_testing = len(reduced["subjects"]) * 2 * reduced["statements"]  # subjects x orders x statements
     assert len(stub_server.calls()) - first_calls == per_testing
     conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     n_answers = conn.execute("SELECT COUNT(*) FROM mbti_answers").fetchone()[0]
     conn.close()
-    assert n_answers == per_testing * (reduced["mbti_testings"] + 1)
+    assert n_answers == per_testing * (reduced["testings"] + 1)
 
 
 def test_interrupted_build_stops_after_the_current_run_and_resumes(stub_server, tmp_path: Path) -> None:

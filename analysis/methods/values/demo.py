@@ -1,0 +1,54 @@
+"""The values part of the demo campaign (``analysis.demo``): the PVQ after each context, with prefix reuse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analysis.demo_config import DemoConfig, DemoPart, Size
+
+SIZES: dict[Size, dict[str, Any]] = {
+    "full": {"personas": 20, "items": None, "contexts": ["no_conv", "topics_a", "topics_b", "chess"],
+             "campaign_items": None},
+    "reduced": {"personas": 2, "items": 6, "contexts": ["no_conv", "topics_b"], "campaign_items": 6},
+}
+
+
+def plan(config: DemoConfig, size: Size) -> dict[str, Any]:
+    from analysis.methods.values.method import build_values_plan
+
+    s = SIZES[size]
+    return build_values_plan(config.spec(), contexts=s["contexts"], limit_personas=s["personas"],
+                             limit_items=s["items"], answer_mode=config.answer_mode, seed=0,
+                             prefix_reuse=True).model_dump()
+
+
+def svs_plan(config: DemoConfig, size: Size, svs: Any) -> dict[str, Any]:
+    """no_conv on the SVS procedure (``demo build --svs PATH``: the instrument comes from the user, never bundled)."""
+    from analysis.methods.values.method import build_values_plan
+
+    s = SIZES[size]
+    return build_values_plan(config.spec(), contexts=["no_conv"], instrument=svs, limit_personas=s["personas"],
+                             limit_items=s["items"], answer_mode=config.answer_mode, seed=0,
+                             prefix_reuse=True).model_dump()
+
+
+def campaign_settings(config: DemoConfig, size: Size) -> list[str]:
+    """This method's options in the demo's cross-method campaign (``METHOD.FIELD=VALUE``)."""
+    items = SIZES[size]["campaign_items"]
+    return [f"values.answer_mode={config.answer_mode}", "values.prefix_reuse=true",
+            *([f"values.limit_items={items}"] if items else [])]
+
+
+def precompute_chance(store: Any, n_sims: int) -> None:
+    """The CFA and separability nulls of every values context the pages draw (beyond ``Method.chance``)."""
+    from analysis.methods.values.compare import values_fit_chance
+    from analysis.methods.values.metrics import _context_keys, latest_answers, values_metrics
+
+    metrics = values_metrics(store, n_boot=0)
+    answers = latest_answers(store)
+    for model, group in (answers.groupby("model", sort=True) if len(answers) else []):
+        for key in _context_keys(group).values():
+            values_fit_chance(store, metrics, str(model), key, n_sims)
+
+
+PARTS = (DemoPart("values", "values", plan), DemoPart("values-svs", "values", svs_plan, needs="svs"))
