@@ -81,6 +81,8 @@ class MethodView:
     - ``leaderboard(ctx)``, ``compare(pair)``: its sections on the Leaderboard and Compare pages (optional; without a
       leaderboard section the Leaderboard ranks the method's headlines).
     - ``samples``, ``sample_detail(ref, table, row)``, ``inputs()``, ``imports``: what the Data page offers of it.
+    - ``campaign_form(container)``: its part of a composite campaign's Run form (the cross-method campaign): draws its
+      options in ``container`` and returns {option of its ``Options`` model: value}.
     """
 
     name: str
@@ -96,6 +98,7 @@ class MethodView:
     sample_detail: Callable[[Any, str, Any], None] | None = None
     inputs: Callable[[], None] | None = None
     imports: tuple[ImportKind, ...] = ()
+    campaign_form: Callable[[Any], dict[str, Any]] | None = None
 
     @property
     def home_url(self) -> str:

@@ -8,6 +8,7 @@ VIEW = MethodView(
     pages=(PageInfo("app/methods/inventory/page.py", "Inventories", ":material/checklist:", "inventory", SECTION,
                     "Big Five profiles with human norms, α / ω / λ6, test–retest, shaping, MTMM."),),
     run_form=Hook("app.methods.inventory.run_form:form"),
+    campaign_form=Hook("app.methods.inventory.campaign_form:options"),
     compare=Hook("app.methods.inventory.compare:section"),
     samples={"inventory_answers": SampleTable("Inventory answers", ("persona_id", "inventory", "order_mode", "domain"))},
 )

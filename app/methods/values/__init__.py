@@ -13,6 +13,7 @@ VIEW = MethodView(
     ),
     home="leaderboard",
     run_form=Hook("app.methods.values.run_form:form"),
+    campaign_form=Hook("app.methods.values.campaign_form:options"),
     leaderboard=Hook("app.methods.values.leaderboard:section"),
     compare=Hook("app.methods.values.compare:section"),
     samples={"values_answers": SampleTable("Values answers", ("persona_id", "context"))},

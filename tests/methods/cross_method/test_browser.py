@@ -46,7 +46,8 @@ def page(server: AppServer) -> Iterator[Any]:
 
 def test_a_campaign_from_the_run_page_then_its_matrix_and_a_cell(server, stub, page) -> None:
     params = {"method": "cross_method", "run_model": "other", "run_spec": f"stub-model@{stub.url}", "run_xm_n": "6",
-              "run_xm_items": "10", "run_xm_mode": "text", "run_concurrency": "2"}
+              "run_xm_values_items": "10", "run_xm_values_mode": "text", "run_xm_inventory_items": "10",
+              "run_xm_inventory_mode": "text", "run_concurrency": "2"}
     query = "&".join(f"{k}={v}" for k, v in params.items()) + "&run_xm_methods=values&run_xm_methods=inventory"
     goto(page, f"{server.url}/run?{query}")
     dismiss_runs(page)
