@@ -1,7 +1,14 @@
 """A free-text reply -> one of the 7 correctness options, or invalid with a reason (never a guess).
 
-Rules, in order (RoleScope's version of the paper's "simple rules", Sec. 3.4):
+First the shared rules of ``analysis.reading`` (the final answer after a self-correction, a withdrawn verdict with none
+after it, no answer from a refusal, a hedge, an echoed list or a restated question, "not English" for a reply in
+another language with no verdict read). Then this reader's own rules, in order (RoleScope's version of the paper's
+"simple rules", Sec. 3.4), on the reply's final part:
 
+0. German, French, Spanish and Chinese verdicts read as their English options: richtig/falsch,
+   correcte/fausse, correcta/incorrecta, 正确/错误 with their qualifiers (größtenteils, teilweise, généralement,
+   partiellement, generalmente, parcialmente, 基本, 部分, "weder … noch", "ni … ni", 既不…也不; "nicht richtig", "pas
+   correcte", "no es correcta", 不正确 = "not correct"); "generally/partially true|false" are the English synonyms.
 1. Normalise: lower case, curly quotes straightened, markdown emphasis (``*``, ``_``, `````) dropped.
 2. Cut out the statement itself when the reply quotes it (so "... will go badly" or "... said
    something wrong" inside a quoted statement is never read as an answer).
@@ -19,12 +26,16 @@ Rules, in order (RoleScope's version of the paper's "simple rules", Sec. 3.4):
      options before its first one: "not always correct", "no right or wrong answer", "nothing
      wrong", "cannot be classified as correct or wrong"). Exception: a bare "correct" with
      "not"/"n't" right before it ("is not correct", "isn't correct") means "Wrong".
-5. An option followed by an infinitive is a *framed* verdict: "it is generally wrong to say that
+   An option inside a "whether" clause is the question, not a verdict ("Whether this is correct depends …").
+5. An option followed by an infinitive (or a bare one by a that-clause: "it is correct that some men …") is a
+   *framed* verdict: "it is generally wrong to say that
    ...", "neither correct nor wrong to make a blanket statement" (the commonest phrasing of the
    published ChatGPT-MBTI replies). It counts only when the reply has no plain verdict, since the
    same form can judge something else ("it would be wrong to assume all men are alike. Partially
    correct.").
-6. The first plain verdict is the answer, else the first framed one. Two different options joined
+6. The first plain verdict is the answer, else the first framed one. A "not correct" (Wrong) is refined by a later
+   "partially/generally wrong"; a plain verdict followed in its sentence by "but" and a different plain verdict judges
+   two parts ("The first half is correct, but the rest is partially wrong") and is invalid. Two different options joined
    by "or"/"and"/"/"/"to" at that place ("partially wrong or partially correct") -> invalid.
    Nothing left -> invalid ("no option named", or "only negated or hedged options").
 
@@ -42,6 +53,7 @@ import re
 from dataclasses import dataclass
 
 from analysis.methods.mbti import OPTIONS
+from analysis.reading import read_final
 
 _S = r"[\s-]+"
 _PATTERNS: tuple[tuple[int, str], ...] = (
@@ -63,6 +75,8 @@ _BARE = {len(_PATTERNS) - 2, len(_PATTERNS) - 1}  # pattern numbers of plain "co
 _SEPARATOR = re.compile(r"[\s,/;|]*(?:\b(?:or|and|to)\b[\s,]*)?")
 _NEGATION = re.compile(r"\b(?:not|never|no|nothing|hardly|cannot)\b|n't\b")
 _INFINITIVE = re.compile(r"\s+to\s+(?!some\b|a\b|an\b|the\b|certain\b|varying\b|most\b|many\b|an?\s+extent\b)[a-z]+")
+_THAT_CLAUSE = re.compile(r"\s+that\s+(?!is\b|it\s+is\b)[a-z]+")
+_SENTENCE_END = re.compile(r"[.!?;\n]")
 _NOT_VERDICT_AFTER = re.compile(r"\s+(?:answer|answers|option|options|choice|response|way|approach|with)\b")
 _VERDICT_NOUN = re.compile(r"\s+(?:statement|assessment|description|generali[sz]ation|claim|observation)\b")
 _ALTERNATIVE = re.compile(r"\s+(?:or|nor|and)\s+")
@@ -90,6 +104,58 @@ class _Hit:
     end: int
     option: int
     bare: bool
+
+
+_GEN = {"de": r"größtenteils|überwiegend|weitgehend|im\s+allgemeinen|im\s+großen\s+und\s+ganzen|grundsätzlich|meistens",
+        "fr": r"généralement|globalement|en\s+grande\s+partie|majoritairement|en\s+général|plutôt",
+        "es": r"generalmente|mayormente|en\s+general|en\s+gran\s+parte|mayoritariamente|en\s+su\s+mayoría",
+        "zh": r"基本上?|大体上?|大致上?|总体上?|大部分|大多"}
+_PART = {"de": r"teilweise|zum\s+teil|teils|bedingt", "fr": r"partiellement|en\s+partie",
+         "es": r"parcialmente|en\s+parte", "zh": r"部分"}
+_RIGHT = {"de": r"richtig|korrekt|zutreffend", "fr": r"correcte?|vraie?", "es": r"correct[ao]|ciert[ao]|verdader[ao]",
+          "zh": r"正确|对"}
+_FALSE = {"de": r"falsch|unzutreffend|unrichtig", "fr": r"fausse|faux|incorrecte?|erronée?",
+          "es": r"incorrect[ao]|fals[ao]|errónea?|erróneo", "zh": r"错误|不正确|不对|错"}
+_NOT = {"de": r"nicht", "fr": r"pas", "es": r"no\s+es", "zh": r"不"}
+
+
+def _foreign(lang: str, pattern: str, english: str) -> tuple[re.Pattern[str], str]:
+    edge = ("", "") if lang == "zh" else (r"(?<![^\W\d_])", r"(?![^\W\d_])")
+    return re.compile(edge[0] + "(?:" + pattern + ")" + edge[1]), f" {english} "
+
+
+#: German, French, Spanish and Chinese verdicts in English words (read by the same rules), most specific first;
+#: "generally/partially true|false" are the English synonyms of the qualified options
+_FOREIGN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    [_foreign(lang, p, e) for lang in ("de", "fr", "es") for p, e in (
+        ({"de": r"weder\s+(?:{r})\s+noch\s+(?:{f})", "fr": r"ni\s+(?:{r})\s+ni\s+(?:{f})",
+          "es": r"ni\s+(?:{r})\s+ni\s+(?:{f})"}[lang].format(r=_RIGHT[lang], f=_FALSE[lang]), "neither correct nor wrong"),
+        (rf"(?:{_GEN[lang]})\s+(?:{_FALSE[lang]})", "generally wrong"),
+        (rf"(?:{_GEN[lang]})\s+(?:{_RIGHT[lang]})", "generally correct"),
+        (rf"(?:{_PART[lang]})\s+(?:{_FALSE[lang]})", "partially wrong"),
+        (rf"(?:{_PART[lang]})\s+(?:{_RIGHT[lang]})", "partially correct"),
+        (rf"(?:{_NOT[lang]})\s+(?:{_RIGHT[lang]})", "not correct"),
+        (_FALSE[lang], "wrong"),
+        (_RIGHT[lang], "correct"))]
+    + [_foreign("zh", p, e) for p, e in (
+        (r"既不(?:正确|对)也不(?:错误|错)", "neither correct nor wrong"),
+        (rf"(?:{_GEN['zh']})(?:{_FALSE['zh']})", "generally wrong"),
+        (rf"(?:{_GEN['zh']})(?:{_RIGHT['zh']})", "generally correct"),
+        (rf"(?:{_PART['zh']})(?:{_FALSE['zh']})", "partially wrong"),
+        (rf"(?:{_PART['zh']})(?:{_RIGHT['zh']})", "partially correct"),
+        (r"不正确|不对", "not correct"),
+        (r"正确", "correct"),
+        (r"错误", "wrong"))]
+    + [(re.compile(r"(?<![a-z])(generally|mostly|largely|partially|partly|somewhat)\s+true(?![a-z])(?!\s+that\b)"), r" \1 correct "),
+       (re.compile(r"(?<![a-z])(generally|mostly|largely|partially|partly|somewhat)\s+false(?![a-z])(?!\s+that\b)"), r" \1 wrong ")])
+
+
+def _english(text: str) -> str:
+    """German, French, Spanish and Chinese verdict words as their English options (``_FOREIGN``); English unchanged
+    but for "generally true" = "generally correct" (not "it is generally true that …", a claim about something else)."""
+    for pattern, english in _FOREIGN:
+        text = pattern.sub(english, text)
+    return text
 
 
 def normalise(text: str) -> str:
@@ -149,14 +215,31 @@ def _directly_negated(text: str, hit: _Hit) -> bool:
     return bool(before) and (before[-1] in ("not", "cannot") or before[-1].endswith("n't"))
 
 
-def _verdicts(text: str) -> tuple[list[tuple[int, set[int], bool]], bool]:
-    """(position, options, framed) of each candidate verdict in order, and whether any phrase was negated.
+@dataclass(frozen=True)
+class _Verdict:
+    start: int
+    end: int
+    options: set[int]
+    framed: bool
+    from_negation: bool = False  # "is not correct" read as Wrong
 
-    ``framed``: the option is followed by an infinitive ("it is generally wrong to say that ...", "neither correct
-    nor wrong to make a blanket statement"). That is how replies commonly give their verdict on the statement, but
-    the same form also judges something else ("it would be wrong to assume all men are alike. Partially correct."),
-    so a framed verdict counts only when the reply gives no plain one."""
-    out: list[tuple[int, set[int], bool]] = []
+
+def _questioned(text: str, hit: _Hit) -> bool:
+    """An option inside a "whether …" clause is the question, not a verdict ("Whether this statement is correct
+    depends on …")."""
+    clause = re.split(r"[.;:!?,\n]", text[:hit.start])[-1]
+    return bool(re.search(r"\bwhether\b", clause))
+
+
+def _verdicts(text: str) -> tuple[list[_Verdict], bool]:
+    """Each candidate verdict in order, and whether any phrase was negated.
+
+    ``framed``: the option is followed by an infinitive or a that-clause ("it is generally wrong to say that ...",
+    "neither correct nor wrong to make a blanket statement", a bare "it is correct that some men …"). That is how replies
+    commonly give their verdict on the statement, but the same form also judges something else ("it would be wrong
+    to assume all men are alike. Partially correct."; "it is correct that some men …, but as a statement about men
+    it is wrong"), so a framed verdict counts only when the reply gives no plain one."""
+    out: list[_Verdict] = []
     negated_any = False
     for run in _runs(text, _hits(text)):
         after = text[run[-1].end:].lstrip(" \"')")
@@ -165,6 +248,7 @@ def _verdicts(text: str) -> tuple[list[tuple[int, set[int], bool]], bool]:
         kept: list[int] = []
         framed = False
         run_negated = False
+        from_negation = False
         for prev, hit in zip([None, *run], run):
             # a negation before "correct or wrong" ("cannot be classified as correct or wrong") covers both
             run_negated = run_negated and prev is not None and bool(_ALTERNATIVE.fullmatch(text[prev.end:hit.start]))
@@ -172,36 +256,66 @@ def _verdicts(text: str) -> tuple[list[tuple[int, set[int], bool]], bool]:
             rest = text[hit.end:]
             if hit.bare and (_NOT_VERDICT_AFTER.match(rest) or _attributive(text, hit)):
                 continue
-            framed = framed or bool(_INFINITIVE.match(rest))
+            if _questioned(text, hit):
+                continue
+            framed = framed or bool(_INFINITIVE.match(rest) or (hit.bare and _THAT_CLAUSE.match(rest)))
             if run_negated or _negated(text, hit):
                 negated_any = True
                 if hit.bare and hit.option == 0 and _directly_negated(text, hit):
                     kept.append(6)  # "is not correct" = Wrong
+                    from_negation = True
                 continue
             kept.append(hit.option)
         if kept:
-            out.append((run[0].start, set(kept), framed))
+            out.append(_Verdict(run[0].start, run[-1].end, set(kept), framed, from_negation and kept == [6]))
     return out, negated_any
 
 
-def _first(verdicts: list[tuple[int, set[int], bool]]) -> set[int] | None:
-    """The options of the first plain verdict, else of the first framed one (see ``_verdicts``)."""
+def _first(verdicts: list[_Verdict], text: str = "") -> set[int] | None:
+    """The options of the first plain verdict, else of the first framed one (see ``_verdicts``). A Wrong read from a
+    negation ("not correct") takes the later qualified wrong-side verdict that refines it ("… it is generally wrong
+    to assume …"); a plain verdict followed in its sentence by "but" and another plain verdict judges two parts of
+    the statement, not the whole (both options, so invalid)."""
     for framed in (False, True):
-        for _, options, is_framed in verdicts:
-            if is_framed == framed:
-                return options
+        for i, verdict in enumerate(verdicts):
+            if verdict.framed != framed:
+                continue
+            if verdict.from_negation:
+                refined = next((v.options for v in verdicts[i + 1:] if v.options <= {4, 5}), None)
+                if refined:
+                    return refined
+            if not framed:
+                for other in verdicts[i + 1:]:
+                    between = text[verdict.end:other.start]
+                    if other.framed or _SENTENCE_END.search(between):
+                        break
+                    if re.search(r"\bbut\b", between) and other.options != verdict.options:
+                        return verdict.options | other.options
+            return verdict.options
     return None
 
 
 def parse_correctness(text: str | None, statement: str | None = None) -> ParsedAnswer:
-    """Map a reply to a canonical option index (see module docstring)."""
+    """Map a reply to a canonical option index: the shared rules of ``analysis.reading`` (the final answer after a
+    self-correction; no answer from a refusal, a hedge, an echoed list or a restated question; not English), then
+    this reader's own rules on the final part (module docstring)."""
     if text is None or not text.strip():
         return ParsedAnswer(None, "empty reply")
-    base = _cut_statement(normalise(text), statement)
-    verdicts, negated = _verdicts(_cut_quotes(base))
+    return read_final(text, lambda part: _correctness(part, statement), lambda p: p.valid,
+                      lambda why: ParsedAnswer(None, why))
+
+
+def _correctness(text: str, statement: str | None) -> ParsedAnswer:
+    """This reader's own rules (module docstring) on a reply's final part."""
+    if not text.strip():
+        return ParsedAnswer(None, "no option named")
+    base = _cut_statement(_english(normalise(text)), statement)
+    text = _cut_quotes(base)
+    verdicts, negated = _verdicts(text)
     if not verdicts:
+        text = base
         verdicts, negated = _verdicts(base)
-    options = _first(verdicts)
+    options = _first(verdicts, text)
     if options is None:
         return ParsedAnswer(None, "only negated or hedged options" if negated else "no option named")
     if len(options) > 1:
