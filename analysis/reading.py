@@ -9,10 +9,11 @@ Two rules, and one courtesy:
    the last such marker is the reply's final part: when it gives an answer, that answer wins; when it gives none
    while the part before it did, the answer was withdrawn and the reply gives none ("answer withdrawn, none given
    after"). A plain "actually" (or "hmm", "en fait", "eigentlich", "en realidad") is often emphasis: it takes back
-   what came before only when what follows gives an answer (the later one wins) or declines to answer.
+   what came before only when what follows gives an answer (the later one wins) or declines to answer (also "I can't
+   forecast / predict / judge / know …", a doubt that is no refusal on its own).
 2. **No answer** (``no_answer``). A reply that declines to answer before it gives one ("I can't decide", "I'd rather
-   not say", "I don't know" — unless it then answers anyway: "but if I had to pick…"; a doubt after a committed answer
-   explains it), that hedges between two options ("somewhere around
+   not say", "I don't know" — unless it then answers anyway: "but if I had to pick…", or plainly, not "maybe (D)"; a
+   doubt after a committed answer explains it), that hedges between two options ("somewhere around
    3 or 4", "between B and C", "around $3 to $5", "sometimes X, sometimes Y"), that ends by listing the options
    without a pick, or that only restates the question ("How much is this person like me? Let me think…") gives no
    answer, whatever label or number it contains. A reply cut by the length limit before it committed is the reader's
@@ -44,10 +45,10 @@ _DASH = r"[\s,.:;!—–-]*"
 #: markers after which the earlier answer no longer stands (case-insensitive; the match ends where the new part starts)
 _STRONG = re.compile("|".join([
     r"\b(?:no|nope|hmm|oh|um+)[,.]?\s+wait\b" + _DASH,
-    r"(?:^|(?<=[.!?\n(]\s)|(?<=[.!?\n(])|(?<=[—–-]\s))wait\s*(?:[—–:,!-]|\.\.\.|…)" + _DASH,
+    r"(?:^|(?<=[.!?\n(:]\s)|(?<=[.!?\n(])|(?<=[—–-]\s))wait\s*(?:[—–:,!-]|\.\.\.|…)" + _DASH,
     r"\b(?:actually,?\s+)?(?:on|upon)\s+(?:second|further)\s+thoughts?\b" + _DASH,
     r"\bscratch\s+that\b" + _DASH,
-    r"\b(?:no,?\s+)?make\s+(?:it|that)" + _NEW_VALUE,
+    r"(?=\bmake\s+(?:it|that)\s" + _NEW_VALUE + ")",  # zero width: the new part reads "make it $6" itself
     r"\bsorry,?\s+I\s+mean(?:t)?\b" + _DASH,
     r"\bor\s+rather\b" + _DASH,
     r"\bI\s+take\s+(?:that|it)\s+back\b" + _DASH,
@@ -70,16 +71,23 @@ _STRONG = re.compile("|".join([
 #: markers that take back the earlier answer only when what follows answers or declines
 _WEAK = re.compile(r"\b(?:actually|hmm+|eigentlich|en\s+fait|en\s+realidad)\b" + _DASH, re.IGNORECASE)
 
+#: a doubt about something else than the answer; it takes an answer back only when it follows a correction marker
+_DOUBT = re.compile(r"\bI\s+(?:really\s+|honestly\s+|just\s+)?(?:can(?:no|')t|cannot|can\s+not|won't|am\s+unable\s+to|"
+                    r"'m\s+unable\s+to)\s+(?:really\s+|honestly\s+|actually\s+)?(?:forecast|predict|judge|know)\b",
+                    re.IGNORECASE)
+#: a later answer given tentatively ("… it depends. Maybe (D).") does not undo a refusal
+_TENTATIVE = re.compile(r"\b(?:maybe|perhaps|possibly|might|i\s+guess|or\s+so)\b", re.IGNORECASE)
 #: declining to answer (a refusal of the question, not of a request inside a role)
 _DECLINE = re.compile(
     r"\bI\s+(?:really\s+|honestly\s+|just\s+|simply\s+)?(?:can(?:no|')t|cannot|can\s+not|won't|will\s+not|am\s+unable\s+to|"
     r"'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to|refuse\s+to|would\s+rather\s+not|'d\s+rather\s+not|"
     r"(?:must|have\s+to)\s+decline\s+to|prefer\s+not\s+to)\s+(?:really\s+|honestly\s+|actually\s+|in\s+good\s+conscience\s+)?"
-    r"(?:decide|answer|choose|pick|commit|forecast|predict|judge|rate|settle|say(?=\s*(?:[.!;,]|$|for\s+sure|which|what|"
+    r"(?:decide|answer|choose|pick|commit|rate|settle|say(?=\s*(?:[.!;,]|$|for\s+sure|which|what|"
     r"how|whether|one\s+way))|tell(?=\s*(?:[.!;,]|$|which|what|how|whether))|give\s+(?:a|an|you\s+a|one)\s+"
     r"(?:verdict|number|rating|score|answer|figure|amount|single)|put\s+a\s+number|make\s+(?:a|that|this)\s+"
     r"(?:call|choice|decision))\b"
-    r"|\bI\s+(?:honestly\s+|really\s+)?(?:don't|do\s+not)\s+know\b(?!\s+(?:much|many|a\s+lot|if\s+I|why|him|her|them))"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?,;:—–-]\s)|\b(?:honestly|frankly|well),?\s+)I\s+(?:honestly\s+|really\s+)?(?:don't|do\s+not)\s+"
+    r"know(?=\s*(?:[.!;,—–-]|$|what|which|how\s+to\s+(?:answer|rate|decide|choose)|whether))"
     r"|\b(?:it's|it\s+is)\s+(?:impossible|too\s+hard)\s+to\s+(?:say|tell|decide)\b"
     r"|\bI(?:'m|\s+am)\s+(?:not\s+going\s+to|going\s+to\s+pass|passing)\s+(?:answer|pick|choose|rate|give)\w*\b"
     r"|\b(?:no\s+comment|pass)\s*[.!]?\s*$"
@@ -151,8 +159,9 @@ def final_part(reply: str, has_answer: Callable[[str], bool] | None = None) -> F
             continue  # opens the reply: nothing before it to take back
         if answers(tail):
             return FinalPart(tail, False, m.group(0).strip())
-        if strong or _declines(tail):
-            if has_answer is None or answers(head) or _declines(tail):
+        doubts = _declines(tail) or bool(_DOUBT.search(tail))
+        if strong or doubts:
+            if has_answer is None or answers(head) or doubts:
                 return FinalPart(tail, True, m.group(0).strip())
     return FinalPart(reply, False, None)
 
@@ -245,8 +254,10 @@ def read_final(reply: str, read: Callable[[str], T], valid: Callable[[T], bool],
     found = _no_answer_at(part.text) if shared_no_answer else None
     # a doubt after a committed answer explains it ("Neither correct nor wrong. It is impossible to say whether …")
     if found is not None and not (found[0] == REFUSAL and valid(read(part.text[:found[1]]))):
-        later = read(part.text[found[2]:]) if found[0] != REFUSAL else None  # a hedge resolved afterwards is an answer
-        return later if later is not None and found[2] < len(part.text) and valid(later) else invalid(found[0])
+        rest = part.text[found[2]:]
+        # a hedge resolved afterwards is an answer; so is a refusal followed by a plain answer (not "Maybe (D).")
+        later = read(rest) if rest.strip() and not (found[0] == REFUSAL and _TENTATIVE.search(rest)) else None
+        return later if later is not None and valid(later) else invalid(found[0])
     got = read(part.text)
     if valid(got):
         return got
