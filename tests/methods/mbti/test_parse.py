@@ -103,7 +103,8 @@ def test_invalid_reasons_say_why() -> None:
     """The reason names the failure: empty, nothing named, hedges only, two options."""
     assert parse_correctness("").reason == "empty reply"
     assert parse_correctness(None).reason == "empty reply"
-    assert parse_correctness("I cannot judge that.").reason == "refusal: the reply declines to answer"
+    assert parse_correctness("I cannot judge that.").reason == "no option named"
+    assert parse_correctness("I cannot decide on that.").reason == "refusal: the reply declines to answer"
     assert parse_correctness("It is not always correct.").reason == "only negated or hedged options"
     assert parse_correctness("partially correct or wrong").reason == "two options named together (Partially correct / Wrong)"
 
