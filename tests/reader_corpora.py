@@ -12,6 +12,8 @@ from analysis.methods.base import Reader
 from analysis.reader_quality import Case, Measure, load_corpus, measure
 
 HERE = Path(__file__).resolve().parent
+#: the held-out corpus (``corpora/held_out/README.md``): the measure of the readers, never tuned to, never a gate
+HELD_OUT = HERE.parent / "corpora" / "held_out"
 ANCHORS_PRESENT = (HERE.parents[1] / "shared" / "anchors").is_dir()
 
 
@@ -35,3 +37,13 @@ def cases(method: str, kind: str) -> list[Case]:
 def measure_all() -> dict[str, Measure]:
     """Every reader measured on its corpus, by kind."""
     return {r.kind: measure(r, cases(m, r.kind)) for m, r in readers()}
+
+
+def held_out_path(kind: str) -> Path:
+    return HELD_OUT / f"{kind}.jsonl"
+
+
+def measure_held_out() -> dict[str, Measure]:
+    """Every reader measured on its held-out corpus (``corpora/held_out/<kind>.jsonl``), by kind; a reader without one
+    is left out."""
+    return {r.kind: measure(r, load_corpus(held_out_path(r.kind))) for _, r in readers() if held_out_path(r.kind).exists()}
