@@ -10,8 +10,8 @@ from analysis.demo_config import DemoConfig, DemoPart, Size
 
 SIZES: dict[Size, dict[str, Any]] = {
     "full": {"personas": 16, "methods": None},
-    # the fewest personas a correlation needs; the part methods with the cheapest calls
-    "reduced": {"personas": 5, "methods": ["values", "inventory", "trust"]},
+    # the fewest personas a correlation needs; the two part methods with the cheapest calls (one-token answers)
+    "reduced": {"personas": 5, "methods": ["values", "inventory"]},
 }
 
 

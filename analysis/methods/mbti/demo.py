@@ -9,7 +9,8 @@ from analysis.demo_config import DemoConfig, DemoPart, Size
 SIZES: dict[Size, dict[str, Any]] = {
     "full": {"subjects": ["People", "Men", "Women", "Boys", "Girls", "Doctors", "Teachers", "Software engineers"],
              "testings": 5, "statements": 8},
-    "reduced": {"subjects": ["Men", "Women"], "testings": 2, "statements": 4},
+    # fairness needs Men and Women, consistency two testings; both orders give robustness
+    "reduced": {"subjects": ["Men", "Women"], "testings": 2, "statements": 2},
 }
 #: A 135M model rambles to any limit, and generated tokens are most of a build's time: a verdict comes first.
 TEXT_TOKENS = 24

@@ -9,15 +9,15 @@ from analysis.demo_config import DemoConfig, DemoPart, Size
 from analysis.llm.specs import parse_model_spec
 
 SIZES: dict[Size, dict[str, Any]] = {
-    "full": {"personas": 5, "questions": 2,
+    "full": {"personas": 5, "questions": 2, "answer_tokens": 160, "max_retries": 3,
              # the method's default is the reference's 3000 tokens for every call; the 135M model loops to any limit
              "limits": {"selection_max_tokens": 400, "question_max_tokens": 800, "examples_max_tokens": 400,
                         "grade_max_tokens": 200}},
-    "reduced": {"personas": 1, "questions": 1,
-                "limits": {"selection_max_tokens": 300, "question_max_tokens": 600, "examples_max_tokens": 300,
-                           "grade_max_tokens": 120}},
+    # one attempt per generation (a retry re-asks the same long prompt: the stub tests cover retries)
+    "reduced": {"personas": 1, "questions": 1, "answer_tokens": 80, "max_retries": 0,
+                "limits": {"selection_max_tokens": 150, "question_max_tokens": 300, "examples_max_tokens": 150,
+                           "grade_max_tokens": 80}},
 }
-ANSWER_TOKENS = 160
 
 
 def plan(config: DemoConfig, size: Size) -> dict[str, Any]:
@@ -26,13 +26,14 @@ def plan(config: DemoConfig, size: Size) -> dict[str, Any]:
     s = SIZES[size]
     return build_personagym_plan(config.spec(), personas=s["personas"], questions_per_task=s["questions"],
                                  evaluators=[parse_model_spec("embedded")] if config.embedded else None,
-                                 grade_without_examples=True, seed=0, answer_max_tokens=ANSWER_TOKENS,
+                                 grade_without_examples=True, seed=0, answer_max_tokens=s["answer_tokens"],
+                                 max_retries=s["max_retries"],
                                  **s["limits"]).model_dump()
 
 
 def campaign_settings(config: DemoConfig, size: Size) -> list[str]:
     """This method's options in the demo's cross-method campaign (``METHOD.FIELD=VALUE``)."""
-    return ["personagym.questions_per_task=1", f"personagym.max_tokens={ANSWER_TOKENS}",
+    return ["personagym.questions_per_task=1", f"personagym.max_tokens={SIZES[size]['answer_tokens']}",
             f"personagym.call_max_tokens={SIZES[size]['limits']['selection_max_tokens']}",
             *(["personagym.evaluators=embedded"] if config.embedded else [])]
 

@@ -7,21 +7,22 @@ from typing import Any
 
 from analysis.demo_config import DemoConfig, DemoPart, Size
 
+#: ``tokens``: reply caps per call kind (a 135M model rambles to any limit; a number comes first when it comes at all;
+#: a structured reply's JSON needs room to close: its explanation is at most 400 characters).
 SIZES: dict[Size, dict[str, Any]] = {
-    "full": {"personas": 30, "individual_personas": 2,
+    "full": {"personas": 30, "individual_personas": 2, "rounds": 6,
              "attributes": None,  # the paper's Table 3 attributes (nine, test split of Table 5)
-             "campaign_rounds": 3},
-    "reduced": {"personas": 3, "individual_personas": 1, "attributes": ["age", "us_citizenship"], "campaign_rounds": 1},
+             "campaign_rounds": 3, "tokens": {"belief": 300, "action": 200, "forecast": 300, "round": 160}},
+    "reduced": {"personas": 3, "individual_personas": 1, "rounds": 2, "attributes": ["age", "us_citizenship"],
+                "campaign_rounds": 1, "tokens": {"belief": 200, "action": 100, "forecast": 200, "round": 120}},
 }
-#: Reply caps per call kind: a 135M model rambles to any limit; a number comes first when it comes at all.
-TOKENS = {"belief": 300, "action": 200, "forecast": 300, "round": 160}
 
 
 def population_plan(config: DemoConfig, size: Size) -> dict[str, Any]:
     from analysis.methods.trust.method import build_trust_plan
 
     s = SIZES[size]
-    return build_trust_plan(config.spec(), level="population", conditioning="self", max_tokens=TOKENS,
+    return build_trust_plan(config.spec(), level="population", conditioning="self", max_tokens=s["tokens"],
                             attributes=s["attributes"], limit_personas=s["personas"], seed=0,
                             answer_format=config.answer_format).model_dump()
 
@@ -29,15 +30,16 @@ def population_plan(config: DemoConfig, size: Size) -> dict[str, Any]:
 def individual_plan(config: DemoConfig, size: Size) -> dict[str, Any]:
     from analysis.methods.trust.method import build_trust_plan
 
-    return build_trust_plan(config.spec(), level="individual", rounds=6, archetypes=(1, 3, 5), max_tokens=TOKENS,
-                            limit_personas=SIZES[size]["individual_personas"], seed=0, prefix_reuse=True,
+    s = SIZES[size]
+    return build_trust_plan(config.spec(), level="individual", rounds=s["rounds"], archetypes=(1, 3, 5),
+                            max_tokens=s["tokens"], limit_personas=s["individual_personas"], seed=0, prefix_reuse=True,
                             answer_format=config.answer_format).model_dump()
 
 
 def campaign_settings(config: DemoConfig, size: Size) -> list[str]:
     """This method's options in the demo's cross-method campaign (``METHOD.FIELD=VALUE``)."""
     return [f"trust.rounds={SIZES[size]['campaign_rounds']}", "trust.archetypes=1+3+5",
-            f"trust.max_tokens={TOKENS['action']}", "trust.prefix_reuse=true"]
+            f"trust.max_tokens={SIZES[size]['tokens']['action']}", "trust.prefix_reuse=true"]
 
 
 PARTS = (DemoPart("trust-population", "trust", population_plan, structured=True),

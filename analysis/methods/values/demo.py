@@ -9,7 +9,7 @@ from analysis.demo_config import DemoConfig, DemoPart, Size
 SIZES: dict[Size, dict[str, Any]] = {
     "full": {"personas": 20, "items": None, "contexts": ["no_conv", "topics_a", "topics_b", "chess"],
              "campaign_items": None},
-    "reduced": {"personas": 2, "items": 6, "contexts": ["no_conv", "topics_b"], "campaign_items": 6},
+    "reduced": {"personas": 2, "items": 6, "contexts": ["no_conv", "topics_b"], "campaign_items": 4},
 }
 
 
