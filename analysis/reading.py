@@ -49,13 +49,14 @@ _STRONG = re.compile("|".join([
     r"\b(?:actually,?\s+)?(?:on|upon)\s+(?:second|further)\s+thoughts?\b" + _DASH,
     r"\bscratch\s+that\b" + _DASH,
     r"(?=\bmake\s+(?:it|that)\s" + _NEW_VALUE + ")",  # zero width: the new part reads "make it $6" itself
-    r"\bsorry,?\s+I\s+mean(?:t)?\b" + _DASH,
+    r"\bsorry,?\s+I\s+mean(?:t)?\b" + _DASH, r"\bI\s+meant\b" + _DASH,
+    r"(?<=\s)[—–-]\s*no,\s*" + _NEW_VALUE,  # "8 — no, 6", "(A) — no, (E)"
     r"\bor\s+rather\b" + _DASH,
     r"\bI\s+take\s+(?:that|it)\s+back\b" + _DASH,
     r"\b(?:up)?on\s+(?:further\s+)?reflection\b" + _DASH,
     r"\blet\s+me\s+(?:reconsider|rethink|revise|correct\s+(?:that|myself))\b[^.:\n]{0,40}?[.:\n]?",
     r"\brevised\b[^:\n]{0,80}:",
-    r"\bcorrection\s*:",
+    r"\bcorrection\s*:", r"\bfixed\s*:", r"\bcorrected\b[^:\n]{0,80}:", r"\bupdated?\s+(?:answer|amount|forecast)s?\s*:",
     r"\b(?:I(?:'ve|\s+have)\s+)?changed\s+my\s+mind\b" + _DASH,
     r"\bhmm,?\s+no\b" + _DASH,
     r"\bthinking\s+(?:about\s+it\s+)?again\b" + _DASH,

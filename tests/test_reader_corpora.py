@@ -10,7 +10,7 @@ import pytest
 
 from analysis.reader_quality import MEASURES_FILE, Case, measure
 from analysis.methods.base import Reader, Reading
-from tests.reader_corpora import ANCHORS_PRESENT, cases, corpus_path, measure_all, measure_held_out, readers
+from tests.reader_corpora import ANCHORS_PRESENT, cases, corpus_path, readers, readme_row, shipped_figures
 
 READERS = readers()
 
@@ -40,9 +40,7 @@ def test_measure_counts_wrong_and_missed() -> None:
 @pytest.mark.skipif(not ANCHORS_PRESENT, reason="../shared/anchors not present: the shipped figures count its replies")
 def test_shipped_figures_are_todays() -> None:
     shipped = json.loads(MEASURES_FILE.read_text(encoding="utf-8"))["readers"]
-    held_out = measure_held_out()
-    assert shipped == {kind: m.summary() | ({"held_out": held_out[kind].summary()} if kind in held_out else {})
-                       for kind, m in measure_all().items()}, (
+    assert shipped == shipped_figures(), (
         "data/readers/measured.json is stale: run .venv/bin/python bench/bench_parsers.py --write")
 
 
@@ -54,9 +52,4 @@ def test_the_readme_shows_the_shipped_figures() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     shipped = json.loads(MEASURES_FILE.read_text(encoding="utf-8"))["readers"]
     for kind, m in shipped.items():
-        h = m.get("held_out")
-        held = (f"{h['n']} | {h['read_right']} of {h['answerable']} | {h['wrong']} | {h['missed']} | "
-                f"{h['rightly_invalid']} of {h['n'] - h['answerable']} |") if h else "— | — | — | — | — |"
-        row = (f"| `{kind}` | {m['n']} | {m['answerable']} | {m['read_right']} | {m['wrong']} | {m['missed']} | "
-               f"{m['rightly_invalid']} of {m['n'] - m['answerable']} | {held}")
-        assert row in readme, f"README.md lacks the current row for {kind}: {row}"
+        assert readme_row(kind, m) in readme, f"README.md lacks the current row for {kind}: {readme_row(kind, m)}"

@@ -240,12 +240,17 @@ def number_from_text(text: str, labels: list[str], order: OrderMode) -> ReadNumb
     return read_final(text, lambda part: _number(part, labels, order), lambda r: r.valid, lambda why: ReadNumber(None, why))
 
 
+#: a correction's new value opens the final part ("make that 3 — I do tidy up on Sundays": ``analysis.reading`` keeps
+#: the marker, so each reader reads its own value after it)
+_MAKE_IT = re.compile(r"^\s*make\s+(?:it|that)\s+(?=\d)", re.IGNORECASE)
+
+
 def _number(text: str, labels: list[str], order: OrderMode) -> ReadNumber:
     """This reader's own tiers (module docstring) on a reply's final part."""
     if not text.strip():
         return ReadNumber(None, "no number or option label found")
     k = len(labels)
-    clean = _cleaned(text)
+    clean = _cleaned(_MAKE_IT.sub("", text, count=1))
     for patterns in ([_WHOLE], _NAMED, _ATTACHED):
         found = {m.group(1) for p in patterns for m in p.finditer(clean)}
         if found:

@@ -271,11 +271,27 @@ def _verdicts(text: str) -> tuple[list[_Verdict], bool]:
     return out, negated_any
 
 
+#: a reply that judges the statement's parts one by one ("The first half is partially correct … The second half … is
+#: generally wrong"): its verdicts are of the parts, not of the whole
+_PART = re.compile(r"\b(?:the )?(?:first|second|last|other) (?:half|part|clause)\b|\bthe (?:rest|former|latter)\b",
+                   re.IGNORECASE)
+
+
+def _judges_parts(verdicts: list[_Verdict], text: str) -> bool:
+    """Two or more part references and plain verdicts that differ (``_PART``)."""
+    parts = {m.group(0).lower().removeprefix("the ") for m in _PART.finditer(text)}
+    plain = {frozenset(v.options) for v in verdicts if not v.framed}
+    return len(parts) >= 2 and len(plain) >= 2
+
+
 def _first(verdicts: list[_Verdict], text: str = "") -> set[int] | None:
     """The options of the first plain verdict, else of the first framed one (see ``_verdicts``). A Wrong read from a
     negation ("not correct") takes the later qualified wrong-side verdict that refines it ("… it is generally wrong
     to assume …"); a plain verdict followed in its sentence by "but" and another plain verdict judges two parts of
-    the statement, not the whole (both options, so invalid)."""
+    the statement, not the whole (both options, so invalid), as do differing verdicts on parts the reply names ("the
+    first half … the second half …")."""
+    if _judges_parts(verdicts, text):
+        return set().union(*(v.options for v in verdicts if not v.framed))
     for framed in (False, True):
         for i, verdict in enumerate(verdicts):
             if verdict.framed != framed:

@@ -520,16 +520,20 @@ def _grade(text: str) -> Grade:
 # phrase (punctuation, end, or a word that continues the sentence, never a noun naming a job)
 _MARKER_END = (r"(?=\s*(?:[,.;:!?)\]]|$)|\s+(?:i|i'm|and|so|but|or|developed|created|trained|made|built|designed|by|"
                r"without|that|who|with|like|myself|here|cannot|can't|don't|do|am|have|lack|role-?playing|playing|"
-               r"pretending|simulating|writing)\b)")
+               r"pretending|simulating|writing|answering|responding|speaking|acting|not|only|in the (?:persona|role|"
+               r"voice))\b)")
 _REFUSAL_ANYWHERE = re.compile(
     r"\bas an? (?:ai (?:language )?model|ai assistant|artificial intelligence|large language model|language model|llm|ai|"
     r"virtual assistant|assistant|chatbot)" + _MARKER_END + r"|\bi(?:'m| am) (?:just |only )?an? (?:ai (?:language )?model|"
-    r"ai assistant|artificial intelligence|large language model|language model|ai|chatbot)" + _MARKER_END
+    r"ai assistant|artificial intelligence|large language model|language model|ai|chatbot|virtual assistant|assistant)"
+    + _MARKER_END
     + r"|\bi(?:'m| am) not a real person\b"
     # refusing the role itself, or saying the answer is only a role-play
     r"|\bi(?:'m| am) not (?:going|willing|able) to (?:pretend|play|act) (?:to be|as) (?:someone|somebody|a person|this|that)\b"
     r"|\bi (?:won't|will not|can't|cannot|refuse to|don't want to) (?:pretend|play|act) (?:to be|as) (?:someone|somebody|"
     r"a person|this|that)\b"
+    r"|\bi(?:'d| would) rather not (?:play|pretend to be|act as|portray|voice|take on) (?:this|that|the|a|an)\b"
+    r"|\beven (?:as|in) (?:a )?(?:fiction|story|role-?play|hypothetical)\b|\beven fictionally\b"
     r"|\beven in (?:a |this )?(?:role-?play|character)\b|\bi understand (?:that )?this is (?:just |only )?a role-?play\b"
     r"|\b(?:breaking|break|stepping out of|step out of|out of) (?:the |my )?character\b|\bas the persona,? i would\b"
     # AI disclaimers in German, French, Spanish and Chinese
@@ -540,6 +544,33 @@ _REFUSAL_ANYWHERE = re.compile(
     r"|\bcomo (?:una? )?(?:modelo de lenguaje|ia|inteligencia artificial|asistente virtual|asistente de ia)\b"
     r"|\bsoy (?:una? )?(?:modelo de lenguaje|ia|inteligencia artificial|asistente virtual)\b"
     r"|作为(?:一个|一名|一款)?(?:人工智能|ai|语言模型|ai助手|人工智能助手|大语言模型)|我(?:只)?是(?:一个|一款)?(?:人工智能|ai|语言模型|ai助手)"
+    # … Italian, Portuguese, Dutch, Swedish, Polish, Turkish, Russian, Greek, Indonesian, Vietnamese, Hindi, Arabic,
+    # Japanese and Korean ("as an AI / a language model", "I am an AI")
+    r"|\bcome (?:un |una |un')?(?:intelligenza artificiale|ia|ai|modello (?:linguistico|di linguaggio)|assistente "
+    r"(?:virtuale|ai|ia))\b|\bsono (?:solo |soltanto )?(?:un |una |un')?(?:intelligenza artificiale|ia|ai|modello "
+    r"(?:linguistico|di linguaggio)|assistente virtuale)\b"
+    r"|\bcomo (?:um |uma )?(?:modelo de linguagem|ia|inteligência artificial|assistente (?:virtual|de ia))\b"
+    r"|\bsou (?:apenas |só )?(?:um |uma )?(?:modelo de linguagem|ia|inteligência artificial|assistente virtual)\b"
+    r"|\bals (?:een )?(?:ai|ai-taalmodel|taalmodel|kunstmatige intelligentie|ai-assistent)\b"
+    r"|\bik ben (?:maar |slechts |alleen )?(?:een )?(?:ai|ai-taalmodel|taalmodel|kunstmatige intelligentie|ai-assistent)\b"
+    r"|\bsom (?:en )?(?:ai|ai-assistent|språkmodell|artificiell intelligens)\b"
+    r"|\bjag är (?:bara |endast )?(?:en )?(?:ai|ai-assistent|språkmodell|artificiell intelligens)\b"
+    r"|\bjako (?:model językowy|sztuczna inteligencja|ai|asystent ai|asystent sztucznej inteligencji)\b"
+    r"|\bjestem (?:tylko |jedynie )?(?:modelem językowym|sztuczną inteligencją|ai|asystentem ai)\b"
+    r"|\bbir (?:yapay zek[aâ]|dil modeli)(?: asistanı)? olarak\b|\b(?:ben )?(?:sadece )?bir (?:yapay zek[aâ]|dil modeli)"
+    r"(?: asistanıyım|yım|yim|ım|im)\b"
+    r"|\bкак (?:языковая модель|ии|искусственный интеллект|ии-ассистент|модель ии|ассистент ии)\b"
+    r"|\bя (?:всего лишь |лишь |просто |только )?(?:языковая модель|ии|искусственный интеллект|ии-ассистент)\b"
+    r"|\bως (?:ένα )?(?:γλωσσικό μοντέλο|τεχνητή νοημοσύνη|ai|μοντέλο τεχνητής νοημοσύνης)"
+    r"|\bείμαι (?:απλώς |μόνο )?(?:ένα )?(?:γλωσσικό μοντέλο|τεχνητή νοημοσύνη|ai|μοντέλο τεχνητής νοημοσύνης)"
+    r"|\bsebagai (?:sebuah |seorang )?(?:model bahasa|kecerdasan buatan|ai|asisten ai)\b"
+    r"|\bsaya (?:hanyalah |hanya |adalah )?(?:sebuah )?(?:model bahasa|kecerdasan buatan|ai|asisten ai)\b"
+    r"|\b(?:là|với tư cách là) (?:một )?(?:mô hình ngôn ngữ|trí tuệ nhân tạo|ai|trợ lý ai)"
+    r"|(?:एक )?(?:एआई|ai|भाषा मॉडल|कृत्रिम बुद्धिमत्ता)(?: सहायक)? (?:के रूप में|होने के नाते)|मैं (?:सिर्फ़? |केवल )?(?:एक )?"
+    r"(?:एआई|ai|भाषा मॉडल|कृत्रिम बुद्धिमत्ता)"
+    r"|بصفتي (?:نموذج|ذكاء|مساعد)|كنموذج لغوي|كذكاء اصطناعي|أنا (?:مجرد |فقط )?(?:نموذج لغوي|ذكاء اصطناعي|مساعد ذكي)"
+    r"|(?:ai|ＡＩ|人工知能|言語モデル)(?:アシスタント)?(?:なので|として|です|であり|ですので|のため)"
+    r"|(?:ai|인공지능|언어 ?모델)(?: 언어 ?모델| 어시스턴트)?(?:이라서|라서|으로서|로서|입니다|이기 때문에|이므로)"
     r"|\bi(?:'m| am) [A-Z][\w-]*, an? (?:ai|artificial intelligence|large language model|language model)"
     r"(?: assistant| model)?\b",
     re.IGNORECASE,
