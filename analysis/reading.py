@@ -52,9 +52,9 @@ _STRONG = re.compile("|".join([
     r"\bsorry,?\s+I\s+mean(?:t)?\b" + _DASH, r"\bI\s+meant\b" + _DASH,
     r"(?<=\s)[—–-]\s*no,\s*" + _NEW_VALUE,  # "8 — no, 6", "(A) — no, (E)"
     r"\bor\s+rather\b" + _DASH,
-    r"\bI\s+take\s+(?:that|it)\s+back\b" + _DASH,
+    r"\bI\s+take\s+(?:that|it)\s+back\b" + _DASH, r"\bI\s+(?:retract|withdraw)\s+(?:that|it|my\s+answer)\b" + _DASH,
     r"\b(?:up)?on\s+(?:further\s+)?reflection\b" + _DASH,
-    r"\blet\s+me\s+(?:reconsider|rethink|revise|correct\s+(?:that|myself))\b[^.:\n]{0,40}?[.:\n]?",
+    r"\blet\s+me\s+(?:reconsider|rethink|revise|restate|rephrase|correct\s+(?:that|myself))\b[^.:\n]{0,40}?[.:\n]?",
     r"\brevised\b[^:\n]{0,80}:",
     r"\bcorrection\s*:", r"\bfixed\s*:", r"\bcorrected\b[^:\n]{0,80}:", r"\bupdated?\s+(?:answer|amount|forecast)s?\s*:",
     r"\b(?:I(?:'ve|\s+have)\s+)?changed\s+my\s+mind\b" + _DASH,
@@ -91,6 +91,9 @@ _DECLINE = re.compile(
     r"know(?=\s*(?:[.!;,—–-]|$|what|which|how\s+to\s+(?:answer|rate|decide|choose)|whether))"
     r"|\b(?:it's|it\s+is)\s+(?:impossible|too\s+hard)\s+to\s+(?:say|tell|decide)\b"
     r"|\bI(?:'m|\s+am)\s+(?:not\s+going\s+to|going\s+to\s+pass|passing)\s+(?:answer|pick|choose|rate|give)\w*\b"
+    r"|\bI(?:'m|\s+am)\s+not\s+(?:comfortable|willing|prepared|ready)\s+(?:committing|to\s+commit|giving|to\s+give|"
+    r"rating|to\s+rate|choosing|to\s+choose|answering|to\s+answer|picking|to\s+pick|putting|to\s+put)\b"
+    r"|\bI(?:'d|\s+would)\s+rather\s+not\s+(?:rate|answer|say|choose|pick|commit|judge|give)\b"
     r"|\b(?:no\s+comment|pass)\s*[.!]?\s*$"
     r"|\bich\s+kann\s+(?:das\s+)?(?:nicht|keine)\s+(?:entscheiden|sagen|beantworten|antwort)"
     r"|\bje\s+ne\s+(?:peux|sais)\s+pas\s+(?:choisir|décider|répondre|dire)"

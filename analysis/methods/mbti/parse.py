@@ -106,17 +106,57 @@ class _Hit:
     bare: bool
 
 
+#: qualifiers and verdicts per language (word-order languages; "cjk": languages written without spaces or with
+#: particles, matched without word edges: Chinese, Japanese, Korean, Hindi)
 _GEN = {"de": r"größtenteils|überwiegend|weitgehend|im\s+allgemeinen|im\s+großen\s+und\s+ganzen|grundsätzlich|meistens",
         "fr": r"généralement|globalement|en\s+grande\s+partie|majoritairement|en\s+général|plutôt",
         "es": r"generalmente|mayormente|en\s+general|en\s+gran\s+parte|mayoritariamente|en\s+su\s+mayoría",
-        "zh": r"基本上?|大体上?|大致上?|总体上?|大部分|大多"}
+        "it": r"generalmente|in\s+generale|per\s+lo\s+più|in\s+gran\s+parte|perlopiù",
+        "pt": r"geralmente|em\s+geral|em\s+grande\s+parte|na\s+maioria",
+        "nl": r"grotendeels|over\s+het\s+algemeen|meestal|in\s+het\s+algemeen",
+        "sv": r"i\s+stort\s+sett|generellt|mestadels|huvudsakligen|övervägande",
+        "pl": r"ogólnie|w\s+większości|generalnie|przeważnie",
+        "tr": r"genel\s+olarak|genellikle|büyük\s+ölçüde|çoğunlukla",
+        "ru": r"в\s+целом|в\s+основном|по\s+большей\s+части|в\s+общем",
+        "el": r"γενικά|σε\s+γενικές\s+γραμμές|ως\s+επί\s+το\s+πλείστον",
+        "id": r"secara\s+umum|umumnya|sebagian\s+besar|pada\s+umumnya",
+        "vi": r"nhìn\s+chung|nói\s+chung|phần\s+lớn|về\s+cơ\s+bản",
+        "ar": r"بشكل\s+عام|عمومًا|عموما|في\s+الغالب"}
 _PART = {"de": r"teilweise|zum\s+teil|teils|bedingt", "fr": r"partiellement|en\s+partie",
-         "es": r"parcialmente|en\s+parte", "zh": r"部分"}
+         "es": r"parcialmente|en\s+parte", "it": r"parzialmente|in\s+parte", "pt": r"parcialmente|em\s+parte",
+         "nl": r"gedeeltelijk|deels|ten\s+dele", "sv": r"delvis", "pl": r"częściowo", "tr": r"kısmen",
+         "ru": r"частично|отчасти", "el": r"εν\s+μέρει|μερικώς", "id": r"sebagian", "vi": r"một\s+phần",
+         "ar": r"جزئيًا|جزئيا|جزئياً"}
 _RIGHT = {"de": r"richtig|korrekt|zutreffend", "fr": r"correcte?|vraie?", "es": r"correct[ao]|ciert[ao]|verdader[ao]",
-          "zh": r"正确|对"}
+          "it": r"corrett[ao]|giust[ao]", "pt": r"corret[ao]|cert[ao]|verdadeir[ao]",
+          "nl": r"juist|correct|waar|klopt", "sv": r"korrekt|rätt|riktigt|sant", "pl": r"poprawne|prawdziwe|słuszne|prawda",
+          "tr": r"doğru", "ru": r"верно|правильно|верное|правильное|верна", "el": r"σωστό|σωστή|αληθές|αληθινό",
+          "id": r"benar|tepat", "vi": r"đúng", "ar": r"صحيحة|صحيح|صائبة|صائب"}
 _FALSE = {"de": r"falsch|unzutreffend|unrichtig", "fr": r"fausse|faux|incorrecte?|erronée?",
-          "es": r"incorrect[ao]|fals[ao]|errónea?|erróneo", "zh": r"错误|不正确|不对|错"}
-_NOT = {"de": r"nicht", "fr": r"pas", "es": r"no\s+es", "zh": r"不"}
+          "es": r"incorrect[ao]|fals[ao]|errónea?|erróneo", "it": r"sbagliat[ao]|errat[ao]|fals[ao]|scorrett[ao]",
+          "pt": r"errad[ao]|incorret[ao]|fals[ao]", "nl": r"onjuist|fout|onwaar|incorrect",
+          "sv": r"fel|felaktigt?|falskt?|inkorrekt", "pl": r"błędne|fałszywe|niepoprawne|nieprawdziwe|nieprawda",
+          "tr": r"yanlış|hatalı", "ru": r"неверно|неправильно|ложно|неверное|ошибочно", "el": r"λάθος|λανθασμένο|ψευδές",
+          "id": r"salah|keliru", "vi": r"sai", "ar": r"خاطئة|خاطئ|خطأ|غير\s+صحيحة?"}
+_NOT = {"de": r"nicht", "fr": r"pas", "es": r"no\s+es", "it": r"non\s+è", "pt": r"não\s+é", "nl": r"niet",
+        "sv": r"inte", "pl": r"nie\s+jest", "tr": r"", "ru": r"не", "el": r"δεν\s+είναι", "id": r"tidak",
+        "vi": r"không", "ar": r"ليست?"}
+_NEITHER = {"de": r"weder\s+(?:{r})\s+noch\s+(?:{f})", "fr": r"ni\s+(?:{r})\s+ni\s+(?:{f})",
+            "es": r"ni\s+(?:{r})\s+ni\s+(?:{f})", "it": r"né\s+(?:{r})\s+né\s+(?:{f})",
+            "pt": r"nem\s+(?:{r})\s+nem\s+(?:{f})", "nl": r"noch\s+(?:{r})\s+noch\s+(?:{f})",
+            "sv": r"varken\s+(?:{r})\s+eller\s+(?:{f})", "pl": r"ani\s+(?:{r})\s*,?\s+ani\s+(?:{f})",
+            "tr": r"ne\s+(?:{r})\s+ne\s+(?:{f})", "ru": r"ни\s+(?:{r})\s*,?\s+ни\s+(?:{f})",
+            "el": r"ούτε\s+(?:{r})\s+ούτε\s+(?:{f})", "id": r"tidak\s+(?:{r})\s+dan\s+tidak\s+(?:{f})",
+            "vi": r"không\s+(?:{r})\s+cũng\s+không\s+(?:{f})", "ar": r"لا\s+(?:{r})\s+ولا\s+(?:{f})"}
+#: languages without word edges: (generally, partially, right, wrong, "not right" forms); most specific first
+_CJK = {"zh": (r"基本上?|大体上?|大致上?|总体上?|大部分|大多", r"部分", r"正确|对", r"错误|错", r"不正确|不对"),
+        "ja": (r"概ね|おおむね|大体|だいたい|大部分は?|ほぼ", r"部分的に|一部", r"正しい|合っている|合っています",
+               r"間違い|間違っている|誤り", r"正しくない|正しくありません"),
+        "ko": (r"대체로|대부분|전반적으로|일반적으로", r"부분적으로|일부", r"맞습니다|맞아요|맞다|옳습니다|옳다|정확합니다",
+               r"틀립니다|틀렸습니다|틀려요|틀리다|잘못되었습니다|잘못됐습니다", r"맞지\s*않습니다|옳지\s*않습니다"),
+        "hi": (r"आम\s+तौर\s+पर|सामान्यतः|ज़्यादातर|ज्यादातर", r"आंशिक\s+रूप\s+से|कुछ\s+हद\s+तक", r"सही",
+               r"गलत|ग़लत", r"सही\s+नहीं")}
+LANGS = ("de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru", "el", "id", "vi", "ar")
 
 
 def _foreign(lang: str, pattern: str, english: str) -> tuple[re.Pattern[str], str]:
@@ -126,32 +166,38 @@ def _foreign(lang: str, pattern: str, english: str) -> tuple[re.Pattern[str], st
 
 #: German, French, Spanish and Chinese verdicts in English words (read by the same rules), most specific first;
 #: "generally/partially true|false" are the English synonyms of the qualified options
+def _word_forms(lang: str) -> list[tuple[str, str]]:
+    """(pattern, English) of one word-order language, by phase: neither, qualified, "not right", wrong, right."""
+    r, f, g, p, n = _RIGHT[lang], _FALSE[lang], _GEN[lang], _PART[lang], _NOT[lang]
+    return [(_NEITHER[lang].format(r=r, f=f), "neither correct nor wrong"),
+            (rf"(?:{g})[,:]?\s+(?:{f})|(?:{f})\s+(?:{g})", "generally wrong"),
+            (rf"(?:{g})[,:]?\s+(?:{r})|(?:{r})\s+(?:{g})", "generally correct"),
+            (rf"(?:{p})[,:]?\s+(?:{f})|(?:{f})\s+(?:{p})", "partially wrong"),
+            (rf"(?:{p})[,:]?\s+(?:{r})|(?:{r})\s+(?:{p})", "partially correct"),
+            (rf"(?:{n})\s+(?:{r})" if n else "", "not correct"), (f, "wrong"), (r, "correct")]
+
+
+def _cjk_forms(gen: str, part: str, right: str, wrong: str, not_right: str) -> list[tuple[str, str]]:
+    """(pattern, English) of one language without word edges, by the same phases as ``_word_forms``."""
+    return [(r"既不(?:正确|对)也不(?:错误|错)", "neither correct nor wrong"),
+            (rf"(?:{gen})\s*(?:{wrong}|{not_right})", "generally wrong"), (rf"(?:{gen})\s*(?:{right})", "generally correct"),
+            (rf"(?:{part})\s*(?:{wrong}|{not_right})", "partially wrong"), (rf"(?:{part})\s*(?:{right})", "partially correct"),
+            (not_right, "not correct"), (wrong, "wrong"), (right, "correct")]
+
+
+#: Verdicts of 18 languages in English words (read by the same rules), phase by phase across languages (every
+#: language's qualified verdicts before any bare one: Swedish "delvis korrekt" is not German "korrekt");
+#: "generally/partially true|false" are the English synonyms of the qualified options
+_PHASES = list(zip(*([_word_forms(lang) for lang in LANGS] + [_cjk_forms(*forms) for forms in _CJK.values()])))
 _FOREIGN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    [_foreign(lang, p, e) for lang in ("de", "fr", "es") for p, e in (
-        ({"de": r"weder\s+(?:{r})\s+noch\s+(?:{f})", "fr": r"ni\s+(?:{r})\s+ni\s+(?:{f})",
-          "es": r"ni\s+(?:{r})\s+ni\s+(?:{f})"}[lang].format(r=_RIGHT[lang], f=_FALSE[lang]), "neither correct nor wrong"),
-        (rf"(?:{_GEN[lang]})\s+(?:{_FALSE[lang]})", "generally wrong"),
-        (rf"(?:{_GEN[lang]})\s+(?:{_RIGHT[lang]})", "generally correct"),
-        (rf"(?:{_PART[lang]})\s+(?:{_FALSE[lang]})", "partially wrong"),
-        (rf"(?:{_PART[lang]})\s+(?:{_RIGHT[lang]})", "partially correct"),
-        (rf"(?:{_NOT[lang]})\s+(?:{_RIGHT[lang]})", "not correct"),
-        (_FALSE[lang], "wrong"),
-        (_RIGHT[lang], "correct"))]
-    + [_foreign("zh", p, e) for p, e in (
-        (r"既不(?:正确|对)也不(?:错误|错)", "neither correct nor wrong"),
-        (rf"(?:{_GEN['zh']})(?:{_FALSE['zh']})", "generally wrong"),
-        (rf"(?:{_GEN['zh']})(?:{_RIGHT['zh']})", "generally correct"),
-        (rf"(?:{_PART['zh']})(?:{_FALSE['zh']})", "partially wrong"),
-        (rf"(?:{_PART['zh']})(?:{_RIGHT['zh']})", "partially correct"),
-        (r"不正确|不对", "not correct"),
-        (r"正确", "correct"),
-        (r"错误", "wrong"))]
+    [_foreign(lang, pattern, english) for phase in _PHASES
+     for lang, (pattern, english) in zip([*LANGS, *(["zh"] * len(_CJK))], phase) if pattern]
     + [(re.compile(r"(?<![a-z])(generally|mostly|largely|partially|partly|somewhat)\s+true(?![a-z])(?!\s+that\b)"), r" \1 correct "),
        (re.compile(r"(?<![a-z])(generally|mostly|largely|partially|partly|somewhat)\s+false(?![a-z])(?!\s+that\b)"), r" \1 wrong ")])
 
 
 def _english(text: str) -> str:
-    """German, French, Spanish and Chinese verdict words as their English options (``_FOREIGN``); English unchanged
+    """Verdict words of 18 languages as their English options (``_FOREIGN``); English unchanged
     but for "generally true" = "generally correct" (not "it is generally true that …", a claim about something else)."""
     for pattern, english in _FOREIGN:
         text = pattern.sub(english, text)
@@ -273,13 +319,24 @@ def _verdicts(text: str) -> tuple[list[_Verdict], bool]:
 
 #: a reply that judges the statement's parts one by one ("The first half is partially correct … The second half … is
 #: generally wrong"): its verdicts are of the parts, not of the whole
-_PART = re.compile(r"\b(?:the )?(?:first|second|last|other) (?:half|part|clause)\b|\bthe (?:rest|former|latter)\b",
+_PART_REF = re.compile(r"\b(?:the )?(?:first|second|last|other) (?:half|part|clause)\b|\bthe (?:rest|former|latter)\b"
+                       r"|\bthe \w+ing part\b",
                    re.IGNORECASE)
+
+
+#: two verdicts in one sentence joined as parts ("partially correct and partially wrong"; "but"; and the word "and"
+#: of the languages ``_english`` reads: e, et, y, und, en, och, og, i, ve, и, και, dan, và, و)
+_JOINED = re.compile(r"(?<![^\W\d_])(?:but|and|yet|while|whereas|e|et|y|und|aber|mais|pero|ma|mas|maar|men|och|og|i|ale|"
+                     r"ve|ama|и|но|και|αλλά|dan|tapi|và|nhưng|و|لكن)(?![^\W\d_])")
+#: a conclusion right before a verdict ("so overall", "all in all", "in the end"): the reply's own verdict
+_CONCLUSION = re.compile(r"\b(?:so overall|overall|all in all|in short|in sum|in the end|ultimately|on balance|"
+                         r"therefore|thus|hence|my (?:final )?(?:answer|verdict)(?: is)?|final (?:answer|verdict))\b"
+                         r"[,:]?(?: (?:the statement|it|this|that)(?: is)?)?\s*$")
 
 
 def _judges_parts(verdicts: list[_Verdict], text: str) -> bool:
     """Two or more part references and plain verdicts that differ (``_PART``)."""
-    parts = {m.group(0).lower().removeprefix("the ") for m in _PART.finditer(text)}
+    parts = {m.group(0).lower().removeprefix("the ") for m in _PART_REF.finditer(text)}
     plain = {frozenset(v.options) for v in verdicts if not v.framed}
     return len(parts) >= 2 and len(plain) >= 2
 
@@ -292,12 +349,15 @@ def _first(verdicts: list[_Verdict], text: str = "") -> set[int] | None:
     first half … the second half …")."""
     if _judges_parts(verdicts, text):
         return set().union(*(v.options for v in verdicts if not v.framed))
+    concluded = [v for v in verdicts if _CONCLUSION.search(text[max(0, v.start - 40):v.start])]
+    if concluded:  # "… so overall partially correct": the reply's own conclusion
+        return concluded[-1].options
     for framed in (False, True):
         for i, verdict in enumerate(verdicts):
             if verdict.framed != framed:
                 continue
             if verdict.from_negation:
-                refined = next((v.options for v in verdicts[i + 1:] if v.options <= {4, 5}), None)
+                refined = next((v.options for v in verdicts[i + 1:] if v.options <= {3, 4, 5}), None)
                 if refined:
                     return refined
             if not framed:
@@ -305,7 +365,7 @@ def _first(verdicts: list[_Verdict], text: str = "") -> set[int] | None:
                     between = text[verdict.end:other.start]
                     if other.framed or _SENTENCE_END.search(between):
                         break
-                    if re.search(r"\bbut\b", between) and other.options != verdict.options:
+                    if _JOINED.search(between) and other.options != verdict.options:
                         return verdict.options | other.options
             return verdict.options
     return None

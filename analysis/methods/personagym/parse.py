@@ -523,8 +523,9 @@ _MARKER_END = (r"(?=\s*(?:[,.;:!?)\]]|$)|\s+(?:i|i'm|and|so|but|or|developed|cre
                r"pretending|simulating|writing|answering|responding|speaking|acting|not|only|in the (?:persona|role|"
                r"voice))\b)")
 _REFUSAL_ANYWHERE = re.compile(
-    r"\bas an? (?:ai (?:language )?model|ai assistant|artificial intelligence|large language model|language model|llm|ai|"
-    r"virtual assistant|assistant|chatbot)" + _MARKER_END + r"|\bi(?:'m| am) (?:just |only )?an? (?:ai (?:language )?model|"
+    r"\bas an? (?:(?:helpful|friendly|responsible|honest|harmless) )?(?:ai (?:language )?model|ai assistant|"
+    r"artificial intelligence|large language model|language model|llm|ai|virtual assistant|assistant|chatbot)"
+    + _MARKER_END + r"|\bi(?:'m| am) (?:just |only )?an? (?:ai (?:language )?model|"
     r"ai assistant|artificial intelligence|large language model|language model|ai|chatbot|virtual assistant|assistant)"
     + _MARKER_END
     + r"|\bi(?:'m| am) not a real person\b"
@@ -534,6 +535,8 @@ _REFUSAL_ANYWHERE = re.compile(
     r"a person|this|that)\b"
     r"|\bi(?:'d| would) rather not (?:play|pretend to be|act as|portray|voice|take on) (?:this|that|the|a|an)\b"
     r"|\beven (?:as|in) (?:a )?(?:fiction|story|role-?play|hypothetical)\b|\beven fictionally\b"
+    r"|\bhere(?:'s| is) (?:a |my )?(?:response|reply|answer) (?:as|in the voice of|from|written as) (?:the |this |that |your )?"
+    r"(?:persona|character)\b"
     r"|\beven in (?:a |this )?(?:role-?play|character)\b|\bi understand (?:that )?this is (?:just |only )?a role-?play\b"
     r"|\b(?:breaking|break|stepping out of|step out of|out of) (?:the |my )?character\b|\bas the persona,? i would\b"
     # AI disclaimers in German, French, Spanish and Chinese
@@ -591,7 +594,7 @@ _REFUSAL_OPENING = re.compile(
 #: a reason the persona gives for declining, in its own life ("I've never been to Tokyo", "I'm a retired judge", "that
 #: is not what a shepherd does", "my patients"): a decline *as the persona*, which is no stepping out of the role
 _PERSONA_REASON = re.compile(
-    r"\bi(?:'ve| have) never\b|\bi(?:'d| would) (?:only|just) be guessing\b"
+    r"\bi(?:'ve| have)? never\b|\bi(?:'d| would) (?:only|just) be guessing\b"
     r"|\bnot what (?:an?|the|any) [a-z]+(?: [a-z]+){0,4} (?:does|do|would do|should do)\b"
     r"|\bi(?:'m| am) (?:just |only |still )?(?:an? |the )(?!(?:ai|artificial|language|large|assistant|chatbot|virtual|"
     r"model|llm|bot)\b)(?:retired |former |old |young )?[a-z-]+"
