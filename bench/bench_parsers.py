@@ -1,10 +1,14 @@
-"""How well each reply reader reads its hand-labelled corpus (``tests/methods/<m>/corpora/<kind>.jsonl``).
+"""How well each reply reader reads its hand-labelled corpus (``tests/methods/<m>/corpora/<kind>.jsonl``), and the
+held-out corpora (``corpora/held_out*/<kind>.jsonl``, written and labelled by people who never read the readers).
 
 Prints per reader: replies, answerable replies, read right, wrong values (a value the reply does not give: target 0),
 missed answers (answerable replies left invalid: target ≤ 10 % of answerable), and the unanswerable replies left
-invalid; then each failure. ``--write`` stores the figures in ``data/readers/measured.json`` (the method pages show
-them beside the invalid rate) and in the README's table (a test checks both match the corpora).
-Run: ``.venv/bin/python bench/bench_parsers.py [--write]``
+invalid; then each failure; then the same block for each group of held-out corpora (``tests.reader_corpora.
+HELD_OUT_SETS``: ``looked_at``, whose failing replies were read to find the classes that failed, and ``fresh``, never
+looked at while a reader changed). ``--write`` stores the figures in ``data/readers/measured.json`` (each group's under
+its name; the method pages show the tuned ones beside the invalid rate) and in the README's table (a test checks both
+match the corpora). The tuned figures are a gate (``tests/test_reader_corpora.py``); the held-out ones are the
+measure, never a gate. Run: ``.venv/bin/python bench/bench_parsers.py [--write]``
 """
 
 from __future__ import annotations
@@ -16,39 +20,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.reader_quality import MEASURES_FILE  # noqa: E402
-from tests.reader_corpora import measure_all  # noqa: E402
-
-
-def document() -> dict:
-    return {"about": "reply readers measured on hand-labelled corpora (bench/bench_parsers.py)",
-            "readers": {kind: m.summary() for kind, m in measure_all().items()}}
-
+from analysis.reader_quality import MEASURES_FILE, Measure  # noqa: E402
+from tests.reader_corpora import (HELD_OUT_SETS, README_HEADER, measure_all, measure_held_out,  # noqa: E402
+                                  readme_row, shipped_figures)
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 START, END = "<!-- readers:start (bench/bench_parsers.py --write) -->", "<!-- readers:end -->"
-
-
-def readme_table(readers: dict) -> str:
-    """The README's table of the readers' figures (between its markers)."""
-    rows = [f"| `{k}` | {m['n']} | {m['answerable']} | {m['read_right']} | {m['wrong']} | {m['missed']} | "
-            f"{m['rightly_invalid']} of {m['n'] - m['answerable']} |" for k, m in readers.items()]
-    return "\n".join(["| reader | replies | answerable | read right | wrong values | missed | unanswerable left invalid |",
-                      "|---|---|---|---|---|---|---|", *rows])
 
 
 def write_readme(readers: dict) -> None:
     text = README.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)
-    README.write_text(f"{head}{START}\n{readme_table(readers)}\n{END}{tail}", encoding="utf-8")
+    table = "\n".join([README_HEADER, *(readme_row(k, m) for k, m in readers.items())])
+    README.write_text(f"{head}{START}\n{table}\n{END}{tail}", encoding="utf-8")
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--write", action="store_true", help=f"write {MEASURES_FILE.relative_to(MEASURES_FILE.parents[2])}")
-    args = ap.parse_args()
-    measured = measure_all()
+def print_block(title: str, measured: dict[str, Measure]) -> None:
+    """One column block: the figures of every reader on one corpus, then each failure."""
+    print(title)
     print(f"{'reader':24} {'replies':>7} {'answerable':>10} {'read right':>10} {'wrong':>5} {'missed':>6} "
           f"{'read %':>6} {'rightly invalid':>15}")
     for kind, m in measured.items():
@@ -58,9 +48,22 @@ def main() -> int:
     for m in measured.values():
         for failure in m.failures:
             print(f"  {m.kind}: {failure}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true", help=f"write {MEASURES_FILE.relative_to(MEASURES_FILE.parents[2])}")
+    args = ap.parse_args()
+    print_block("tuned corpora (tests/methods/<m>/corpora): the gate", measure_all())
+    for group, folders in HELD_OUT_SETS.items():
+        print()
+        print_block(f"held-out corpora, {group.replace('_', ' ')} ({', '.join(f'corpora/{f}' for f in folders)}): the "
+                    "measure, never tuned to", measure_held_out(group))
     if args.write:
         MEASURES_FILE.parent.mkdir(parents=True, exist_ok=True)
-        doc = document()
+        doc = {"about": "reply readers measured on hand-labelled corpora (bench/bench_parsers.py); looked_at, fresh: "
+                        "on the held-out corpora (tests.reader_corpora.HELD_OUT_SETS), the measure, never tuned to",
+               "readers": shipped_figures()}
         MEASURES_FILE.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         write_readme(doc["readers"])
         print(f"wrote {MEASURES_FILE} and the table in {README.name}")

@@ -12,6 +12,12 @@ from analysis.methods.base import Reader
 from analysis.reader_quality import Case, Measure, load_corpus, measure
 
 HERE = Path(__file__).resolve().parent
+#: the held-out corpora (``corpora/held_out*/README.md``), written and labelled by people who never read the readers;
+#: the measure, never edited, never a gate. ``looked_at``: each set's failing replies were read, once it had been
+#: measured fresh, to find the classes that failed, so today's figures overstate (each set's fresh figures are in
+#: ``corpora/README.md``); a new set goes into a ``fresh`` group (and a README column) until it is looked at
+CORPORA = HERE.parent / "corpora"
+HELD_OUT_SETS: dict[str, tuple[str, ...]] = {"looked_at": ("held_out", "held_out_b", "held_out_c")}
 ANCHORS_PRESENT = (HERE.parents[1] / "shared" / "anchors").is_dir()
 
 
@@ -35,3 +41,36 @@ def cases(method: str, kind: str) -> list[Case]:
 def measure_all() -> dict[str, Measure]:
     """Every reader measured on its corpus, by kind."""
     return {r.kind: measure(r, cases(m, r.kind)) for m, r in readers()}
+
+
+def held_out_cases(kind: str, group: str) -> list[Case]:
+    """Every held-out case of one reader in one group of ``HELD_OUT_SETS`` (its folders' files, in order)."""
+    return [c for folder in HELD_OUT_SETS[group] if (CORPORA / folder / f"{kind}.jsonl").exists()
+            for c in load_corpus(CORPORA / folder / f"{kind}.jsonl")]
+
+
+def measure_held_out(group: str = "looked_at") -> dict[str, Measure]:
+    """Every reader measured on one group of held-out corpora, by kind; a reader without any is left out."""
+    return {r.kind: measure(r, found) for _, r in readers() if (found := held_out_cases(r.kind, group))}
+
+
+def shipped_figures() -> dict[str, dict]:
+    """What ``data/readers/measured.json`` holds per reader: the tuned figures, with each held-out group's under its
+    name."""
+    groups = {g: measure_held_out(g) for g in HELD_OUT_SETS}
+    return {kind: m.summary() | {g: by_kind[kind].summary() for g, by_kind in groups.items() if kind in by_kind}
+            for kind, m in measure_all().items()}
+
+
+def readme_row(kind: str, m: dict) -> str:
+    """One reader's row of the README table: the tuned figures, then each held-out group's read right and wrong
+    values ("—" without a corpus)."""
+    held = " | ".join(f"{h['read_right']} of {h['answerable']} | {h['wrong']}" if (h := m.get(g)) else "— | —"
+                      for g in HELD_OUT_SETS)
+    return (f"| `{kind}` | {m['n']} | {m['answerable']} | {m['read_right']} | {m['wrong']} | {m['missed']} | "
+            f"{m['rightly_invalid']} of {m['n'] - m['answerable']} | {held} |")
+
+
+README_HEADER = ("| reader | replies | answerable | read right | wrong values | missed | unanswerable left invalid | "
+                 "held-out (looked at): read right | held-out: wrong values |\n"
+                 "|---|---|---|---|---|---|---|---|---|")

@@ -10,7 +10,7 @@ import pytest
 
 from analysis.reader_quality import MEASURES_FILE, Case, measure
 from analysis.methods.base import Reader, Reading
-from tests.reader_corpora import ANCHORS_PRESENT, cases, corpus_path, measure_all, readers
+from tests.reader_corpora import ANCHORS_PRESENT, cases, corpus_path, readers, readme_row, shipped_figures
 
 READERS = readers()
 
@@ -40,17 +40,16 @@ def test_measure_counts_wrong_and_missed() -> None:
 @pytest.mark.skipif(not ANCHORS_PRESENT, reason="../shared/anchors not present: the shipped figures count its replies")
 def test_shipped_figures_are_todays() -> None:
     shipped = json.loads(MEASURES_FILE.read_text(encoding="utf-8"))["readers"]
-    assert shipped == {kind: m.summary() for kind, m in measure_all().items()}, (
+    assert shipped == shipped_figures(), (
         "data/readers/measured.json is stale: run .venv/bin/python bench/bench_parsers.py --write")
 
 
 def test_the_readme_shows_the_shipped_figures() -> None:
-    """The README's table of readers is the shipped measurement (regenerate both after a reader or corpus changes)."""
+    """The README's table of readers is the shipped measurement, tuned and held-out columns (regenerate both after a
+    reader or corpus changes). The held-out figures are shown, never a gate."""
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     shipped = json.loads(MEASURES_FILE.read_text(encoding="utf-8"))["readers"]
     for kind, m in shipped.items():
-        row = (f"| `{kind}` | {m['n']} | {m['answerable']} | {m['read_right']} | {m['wrong']} | {m['missed']} | "
-               f"{m['rightly_invalid']} of {m['n'] - m['answerable']} |")
-        assert row in readme, f"README.md lacks the current row for {kind}: {row}"
+        assert readme_row(kind, m) in readme, f"README.md lacks the current row for {kind}: {readme_row(kind, m)}"

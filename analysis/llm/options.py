@@ -5,19 +5,23 @@ Modes, recorded with every answer:
 - ``logprob``: one generated token with its top-k logprobs; keep only tokens that are an option
   letter (after stripping spaces/punctuation: "A", " A", "(A" all count for A; the best variant's
   logprob is the letter's), choose the argmax. No letter among the top-k -> invalid.
-- ``text``: free generation parsed by ``parse_option_text`` (a JSON reply {"answer": "D"} is read by its answer): two
+- ``text``: free generation parsed by ``parse_option_text``. First the shared rules of ``analysis.reading``: the
+  final answer after a self-correction ("(B) - sorry, I mean (F)", "Answer: B. No wait, answer: C."), a withdrawn
+  answer with none after it, and no answer from a refusal, a hedge ("somewhere between (C) and (D)"), the options
+  listed without a pick or the question restated; a reply in another language with no letter is "not English". This
+  reader's own rules, on the final part: a JSON reply {"answer": "D"} is read by its answer; two
   letters named together ("B and C", "A or B") are invalid; else an explicit letter first
   ("B", "(B)", "**B**", "B.", "Answer: B", "B) label", "I'd say B", a "(B)" anywhere), else the longest option label
   quoted in the reply. "A"/"I" starting a sentence ("A person like me", "I think") are words, not
-  letters, and so is the first word of a spelled-out label ("A little like me"). A label preceded
-  by a negation ("not at all like me") is not that option. Nothing found, two different options
-  named, a negated label, or a letter and a label that disagree where the letter does not open the
-  reply ("A little like me (D)", "A (C)") -> invalid. A reply that opens with its letter ("(C) Like
-  me" where C is "Somewhat like me") is that letter: the reference reads the first token after "(".
-  Never a random fill-in.
+  letters, and so is the first word of a spelled-out label ("A little like me"); a number label ("1") is not read
+  inside another number ("-1"). A label preceded by a negation ("not at all like me") is not that option. Nothing
+  found, two different options named, a negated label, or a letter and a label that disagree ("(A) Very much like
+  me" where A is "Like me", "A little like me (D)") -> invalid, never one of the two (issue 42; the reference would
+  read the first token after "("). Never a random fill-in.
 - ``option_after_paren``: the letter read only after "(" when the reply is asked as "(X)", so that "I" or
   "A" opening a sentence is never an option (values questionnaires, letters up to I).
-- ``parse_after_marker``: a chain-of-thought reply, read after its single "Answer:" marker.
+- ``parse_after_marker``: a chain-of-thought reply, read after its single "Answer:" marker (any case, and "Antwort:",
+  "Réponse :", "Respuesta:", "答案："), on the reply's final part (a corrected "Answer:" replaces the first).
 """
 
 from __future__ import annotations
@@ -27,10 +31,13 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from analysis.reading import read_final
+
 AnswerMode = Literal["logprob", "text"]
-#: A chain-of-thought reply ends with this marker and its answer, matched as the reference does: the literal, case
-#: sensitive "Answer:" (``models/vllmmodel.py``: ``"Answer:" in generation``, ``generation.count("Answer:")``).
-ANSWER_MARKER = re.compile(r"Answer:")
+#: A chain-of-thought reply ends with this marker and its answer: the reference's "Answer:" (``models/vllmmodel.py``:
+#: ``"Answer:" in generation``, ``generation.count("Answer:")``), here also in lower or upper case and in German,
+#: French, Spanish and Chinese (issue 42).
+ANSWER_MARKER = re.compile(r"(?:Answer|answer|ANSWER|Antwort|Réponse|Respuesta|答案|回答)[ \t]*[:：]")
 #: Characters read after the marker: 10 tokens at ~4 characters each, as the reference crops it.
 AFTER_MARKER_CHARS = 40
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -127,9 +134,18 @@ _NEGATION = re.compile(r"\b(?:not|never|no|hardly)\b|n[’']t\b")
 
 
 def parse_option_text(text: str, labels: list[str]) -> ParsedOption:
-    """Map a free-text reply to an option index (see module docstring)."""
+    """Map a free-text reply to an option index (see module docstring): the shared rules of ``analysis.reading``
+    (the final answer after a self-correction, no answer from a refusal, hedge, echoed list or restated question, not
+    English), then this reader's letters and labels."""
     if not text or not text.strip():
         return ParsedOption(None, "empty reply")
+    return read_final(text, lambda part: _option_text(part, labels), lambda p: p.valid, lambda why: ParsedOption(None, why))
+
+
+def _option_text(text: str, labels: list[str]) -> ParsedOption:
+    """This reader's own vocabulary on a reply's final part (module docstring)."""
+    if not text or not text.strip():
+        return ParsedOption(None, "no option letter or label found")
     letters = LETTERS[: len(labels)]
     clean = _json_answer(text).translate(_MARKUP)
     explicit, weak = [_LETTER_TIERS[i] for i in (0, 1, 3)], [_LETTER_TIERS[i] for i in (2, 4)]
@@ -175,8 +191,6 @@ def _unless_contradicted(parsed: ParsedOption, clean: str, labels: list[str]) ->
         return parsed
     letters = LETTERS[: len(labels)]
     chosen = letters[parsed.index]
-    if re.match(rf"\s*[(\[]?{chosen}[)\].:]", clean):
-        return parsed  # a reply opening with its letter: the letter is the answer, as the reference reads the first token
     others = sorted({m.group(1).upper() for m in _PAREN.finditer(clean)
                      if m.group(1).upper() in letters and m.group(1).upper() != chosen})
     if others:
@@ -196,6 +210,11 @@ def parse_after_marker(text: str, labels: list[str]) -> ParsedOption:
     is read by ``parse_option_text``."""
     if not text or not text.strip():
         return ParsedOption(None, "empty reply")
+    return read_final(text, lambda part: _after_marker(part, labels), lambda p: p.valid,
+                      lambda why: ParsedOption(None, why), shared_no_answer=False)
+
+
+def _after_marker(text: str, labels: list[str]) -> ParsedOption:
     markers = list(ANSWER_MARKER.finditer(text))
     if not markers:
         return ParsedOption(None, 'no "Answer:" marker')
@@ -238,7 +257,9 @@ def _option_from_labels(lowered: str, labels: list[str]) -> ParsedOption:
 
 
 def _contains_label(text: str, label: str) -> bool:
-    return re.search(rf"(?<![a-z0-9]){re.escape(label)}(?![a-z0-9])", text) is not None
+    """The label as a whole word; a number label ("1") not inside another number ("-1", "1.5")."""
+    before = r"(?<![a-z0-9\-.])" if label[:1].isdigit() else r"(?<![a-z0-9])"
+    return re.search(rf"{before}{re.escape(label)}(?![a-z0-9])", text) is not None
 
 
 def _negated(text: str, label: str) -> bool:

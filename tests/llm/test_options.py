@@ -93,7 +93,10 @@ VALID_REPLIES = [
     ("A person like me would say it is somewhat like me.", "C"),  # "A" is a word, not letter A
     ("I am not a farmer, but this is somewhat like me.", "C"),
     ("e.g. I like new ideas, so somewhat like me", "C"),
-    ("C) Like me", "C"),  # the letter opens the reply: the reference reads the first token after "("
+    ("Answer: B. No wait, answer: C.", "C"),  # the last committed answer wins (analysis.reading)
+    ("(B) Not like me at all - sorry, I mean (E) Not like me.", "E"),
+    ("(B)\n\nActually, on reflection, that overstates it. (C)", "C"),
+    ("(C) Somewhat like me. Actually, I really am like that.", "C"),  # emphasis: no other answer after it
 ]
 
 INVALID_REPLIES = [
@@ -104,8 +107,11 @@ INVALID_REPLIES = [
     ("B or C, hard to say", "several option letters named (B, C)"),
     ("G", "no option letter or label found"),
     ("Definitely the fourth one.", "no option letter or label found"),
-    ("A. Like me\nB. Not like me at all\nC. Somewhat like me", "several option letters named (A, B, C)"),
-    ("Answer: B. No wait, answer: C.", "several option letters named (B, C)"),
+    ("A. Like me\nB. Not like me at all\nC. Somewhat like me", "options listed without a pick"),
+    ("C) Like me", "letter and label disagree: C is 'Somewhat like me', the reply says 'Like me'"),  # issue 42
+    ("(A) - no, scratch that, I can't really pick one of these.", "answer withdrawn, none given after"),
+    ("I can't decide between B and C.", "refusal: the reply declines to answer"),
+    ("Somewhere around B or C.", "hedge: 'Somewhere around B or C' names no single answer"),
     ("That's somewhat like me, but not very much like me.", "several options named"),
     ("This is not at all like me.", "option label 'Like me' is negated"),
     ("I don't think it's like me.", "option label 'Like me' is negated"),
@@ -251,6 +257,9 @@ COT_LABELS = ["Not like me at all", "Not like me", "A little like me", "Somewhat
 @pytest.mark.parametrize(("reply", "expected"), [
     ("The person values tradition, and so do I.\nAnswer: (E)", 4),
     ("Step 1: ... Step 2: I am ambitious.\n\n**Answer:** (B)", 1),
+    ("I think about it.\nanswer: (A) Not like me at all", 0),  # any case, and German, French, Spanish, Chinese
+    ("Me parezco mucho.\n\nRespuesta: (F)", 5),
+    ("Answer: (C)\nOn reflection, Answer: (D)", 3),  # the last committed answer wins
 ])
 def test_after_marker_reads_the_answer(reply: str, expected: int) -> None:
     assert parse_after_marker(reply, COT_LABELS).index == expected
@@ -258,8 +267,7 @@ def test_after_marker_reads_the_answer(reply: str, expected: int) -> None:
 
 @pytest.mark.parametrize(("reply", "reason"), [
     ("I would pick (C) because it fits.", 'no "Answer:" marker'),
-    ("I think about it.\nanswer: (A) Not like me at all", 'no "Answer:" marker'),  # case sensitive, as the reference
-    ("Answer: (C)\nOn reflection, Answer: (D)", '2 "Answer:" markers'),
+    ("Answer: (C)\nAnswer: (D)", '2 "Answer:" markers'),
     ("Answer: I cannot say " + "x" * 60 + " (C)", "after the marker: no option letter or label found"),
     ("", "empty reply"),
 ])

@@ -1,5 +1,10 @@
 """Reading an inventory reply: the number 1..k it gives, or invalid with the reason (never a guess).
 
+The shared rules of ``analysis.reading`` come first (the final answer after a self-correction: "3. Actually, on
+second thought, 4."; a rating taken back with none after it; a refusal, a hedge, the scale listed without a pick, the
+question restated; "not English: not read"). This reader's own rules follow; German, French, Spanish and Chinese
+choices are read as their English forms ("Ich würde 4 wählen", "Je dirais 2", "Elijo 3", "我会选4", "Cinco: …").
+
 - ``number_from_logprobs``: the argmax over the digit tokens 1..k among the first token's top logprobs (the paper
   ranks the k continuations by likelihood). No digit of the scale among them -> invalid.
 - ``number_from_text``: a free reply. First it is prepared: a code fence and a JSON object are unwrapped (its
@@ -10,7 +15,7 @@
   1. the whole reply is a number: "4", "(4)", "**4**", "4.", "'4'", {"rating": 4};
   2. a number named as the answer: "Rating: 4", "my rating for this persona is 4", "I would rate this a 4", "my
      answer is 4", "I'd give it a 4", "I choose 2", "I'd say 4", "more like a 2", "4/5", "4 out of 5", "I'm a 5"
-     (not "I'm a 34-year-old"), a reply opening "I'm 5." or "I'm 5 on a scale"
+     (not "I'm a 34-year-old"), "definitely a 5", "make it 4", a reply opening "I'm 5." or "I'm 5 on a scale"
      (not "I'm 34 years old", "I am 5 points below");
   3. a number attached to its line or label: a line opening with it and then a label or punctuation ("4 - Moderately
      accurate", "4. Moderately accurate", "(4) …", "- 4"), or a label closed by it ("Moderately accurate (4)");
@@ -33,6 +38,7 @@ import re
 from dataclasses import dataclass
 
 from analysis.methods.inventory.prompts import OrderMode, numbered
+from analysis.reading import read_final
 
 DIGITS = "123456789"
 
@@ -88,8 +94,10 @@ _NAMED = [
     re.compile(r"\b(?:rate|rated|rating)\s+(?:this|it|that|myself|the statement|this statement|me)?\s*(?:as\s+)?"
                r"(?:an?\s+)?[(\[\"']?" + _NUM, re.IGNORECASE),
     re.compile(r"\b(?:give|giving|gave)\s+(?:it|this|that|myself)?\s*(?:an?\s+)?[(\[\"']?" + _NUM, re.IGNORECASE),
-    re.compile(r"\b(?:choose|chose|pick|picked|select|selected|say|go with|going with|opt for|more like|closer to)\s+"
-               r"(?:an?\s+)?(?:number\s+)?[(\[\"']?" + _NUM, re.IGNORECASE),
+    re.compile(r"\b(?:choose|chose|pick|picked|select|selected|say|go with|going with|opt for|more like|closer to|"
+               r"make it|definitely|certainly|probably|clearly|easily|solidly|absolutely|surely)\s+"
+               r"(?:an?\s+)?(?:number\s+)?[(\[\"']?" + _NUM + r"(?![-\w]|\s*(?:year|month|week|day|hour|time|kid|child)\w*)",
+               re.IGNORECASE),
     re.compile(r"(?<![\d.])" + _NUM + r"\s*(?:/|out of)\s*\d+\b", re.IGNORECASE),
     # a reply opening "I'm 5." / "I am 2," answers the rating it was asked for (an age has "years" or more digits)
     re.compile(r"\A\s*I(?:'m|’m|\s+am)\s+" + _NUM + r"(?=\s*[.!,;]|\s*\Z|\s+on\s+(?:a|the|this)\s+scale\b)",
@@ -100,6 +108,7 @@ _NAMED = [
 _ATTACHED = [
     re.compile(r"^[ \t>]*(?:-\s+)?[(\[]?" + _NUM + rf"(?=\s*[)\].:=,{_DASHES}]|\s+[A-Za-z(]|\s*$)", re.MULTILINE),
     re.compile(r"[A-Za-z]\s*\(\s*" + _NUM + r"\s*\)\s*[.!]?\s*$", re.MULTILINE),
+    re.compile(r"(?<=[.!?])\s+" + _NUM + r"\s*[.!]?\s*\Z"),  # a last sentence that is the number alone: "… 4."
 ]
 _HEDGE = r"(?:maybe|perhaps|possibly|even)"
 _TWO = re.compile(rf"\b(\d)(?:\s*,\s*(?:(?:or|and)\s+)?{_HEDGE}?|\s*(?:or|and|to|[{_DASHES}])\s*{_HEDGE}?|\s+{_HEDGE})"
@@ -126,12 +135,48 @@ def _unwrapped(text: str) -> str:
     return stripped
 
 
+_FOREIGN_NUMBERS = {w: i for i, ws in enumerate(("eins un une uno una 一", "zwei deux dos 二 两", "drei trois tres 三",
+                                                  "vier quatre cuatro 四", "fünf cinq cinco 五", "sechs six seis 六",
+                                                  "sieben sept siete 七", "acht huit ocho 八", "neun neuf nueve 九"), 1)
+                    for w in ws.split()}
+_FOREIGN_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), e) for p, e in (
+    (r"\bich\s+(?:würde|werde)\s+(?:mir\s+)?(?:eine\s+|die\s+)?(\d)\s+(?:wählen|nehmen|geben|sagen|ankreuzen)\b", r"I choose \1"),
+    (r"\bich\s+(?:wähle|nehme|gebe|sage)\s+(?:eine\s+|die\s+)?(?=\d)", "I choose "),
+    (r"\bje\s+(?:dirais|dis|choisis|choisirais|mettrais|mets|donnerais|donne)\s+(?:un\s+|une\s+|le\s+)?(?=\d)", "I choose "),
+    (r"\b(?:yo\s+)?(?:diría|digo|elijo|escojo|elegiría|escogería|pondría|pongo|daría|doy)\s+(?:un\s+|el\s+)?(?=\d)",
+     "I choose "),
+    (r"我?(?:会|想|要)?(?:选择?|给|打)\s*(?=\d)", "I choose "),
+    (r"(\d)\s*分", r"\1"),
+    (r"[。！]", ". "),
+    (r"[：]", ": "),
+))
+
+
+def _in_english(text: str) -> str:
+    """German, French, Spanish and Chinese ratings in the English words the tiers read ("Ich würde 4 wählen" -> "I
+    choose 4", "Je dirais 2", "Elijo 3", "我会选4"; a reply opening with a number word: "Cinco: muy preciso." -> "5:
+    …")."""
+    for pattern, english in _FOREIGN_FORMS:
+        text = pattern.sub(english, text)
+    opening = re.match(r"\s*([^\W\d_]+|[一二两三四五六七八九])(?=\s*(?:[.:!,;\-–—]|$))", text)
+    if opening and opening.group(1).lower() in _FOREIGN_NUMBERS:
+        text = str(_FOREIGN_NUMBERS[opening.group(1).lower()]) + text[opening.end():]
+    return text
+
+
+def _only_pair(pattern: re.Pattern[str], text: str) -> bool:
+    """The whole reply is one "N = label" pair: the answer, not the scale echoed ("1 = very accurate")."""
+    m = pattern.search(text)
+    return m is not None and not text[:m.start()].strip() and not text[m.end():].strip(" .!\n")
+
+
 def _cleaned(text: str) -> str:
-    """The reply as the tiers read it: unwrapped, without markup or the echoed scale, number words as digits
-    ("a four" -> "a 4", "Four." -> "4.")."""
-    clean = _unwrapped(text).translate(_MARKUP)
+    """The reply as the tiers read it: unwrapped, in English words, without markup or the echoed scale (unless the
+    reply is one "N = label" pair), number words as digits ("a four" -> "a 4", "Four." -> "4.")."""
+    clean = _in_english(_unwrapped(text).translate(_MARKUP))
     for pattern in _SCALE_ECHO:
-        clean = pattern.sub(" ", clean)
+        if not _only_pair(pattern, clean):
+            clean = pattern.sub(" ", clean)
     clean = _WORD_WHOLE.sub(lambda m: str(_NUMBER_WORDS.index(m.group(1).lower()) + 1), clean)
     return _WORD_AFTER.sub(lambda m: f"{m.group(1)} {_NUMBER_WORDS.index(m.group(2).lower()) + 1}", clean)
 
@@ -176,6 +221,9 @@ def _from_number(found: set[str], clean: str, labels: list[str], order: OrderMod
         return ReadNumber(None, f"{number} is outside the scale 1-{k}")
     meant = numbered(labels, order)[number - 1]
     own = _NUMBERED_LINE.sub(lambda m: m.group(0) if int(m.group(1)) == number else "", clean)
+    glossed = "|".join(re.escape(label) for label in sorted(labels, key=len, reverse=True))
+    own = re.sub(rf"\b(?!{number}\b)\d\s*(?:=|:|-|–|means|meaning|is|for|would\s+mean|stands\s+for)?\s*[\"“']?(?:{glossed})", " ",
+                 own, flags=re.IGNORECASE)  # "… and 5 very accurate": a label glossing another number
     named = {labels[i] for i in _labels_named(own, labels) if i >= 0}
     if named and meant not in named:
         return ReadNumber(None, f"number {number} ('{meant.lower()}') and label '{sorted(named)[0].lower()}' disagree")
@@ -183,11 +231,26 @@ def _from_number(found: set[str], clean: str, labels: list[str], order: OrderMod
 
 
 def number_from_text(text: str, labels: list[str], order: OrderMode) -> ReadNumber:
-    """The number a free reply gives on the scale of ``labels`` numbered in ``order`` (module docstring)."""
+    """The number a free reply gives on the scale of ``labels`` numbered in ``order``: the shared rules of
+    ``analysis.reading`` (the final answer after a self-correction, a withdrawn rating with none after it, a refusal,
+    a hedge, an echoed list, a restated question, "not English"), then this reader's tiers on the final part (module
+    docstring)."""
     if not text or not text.strip():
         return ReadNumber(None, "empty reply")
+    return read_final(text, lambda part: _number(part, labels, order), lambda r: r.valid, lambda why: ReadNumber(None, why))
+
+
+#: a correction's new value opens the final part ("make that 3 — I do tidy up on Sundays": ``analysis.reading`` keeps
+#: the marker, so each reader reads its own value after it)
+_MAKE_IT = re.compile(r"^\s*make\s+(?:it|that)\s+(?=\d)", re.IGNORECASE)
+
+
+def _number(text: str, labels: list[str], order: OrderMode) -> ReadNumber:
+    """This reader's own tiers (module docstring) on a reply's final part."""
+    if not text.strip():
+        return ReadNumber(None, "no number or option label found")
     k = len(labels)
-    clean = _cleaned(text)
+    clean = _cleaned(_MAKE_IT.sub("", text, count=1))
     for patterns in ([_WHOLE], _NAMED, _ATTACHED):
         found = {m.group(1) for p in patterns for m in p.finditer(clean)}
         if found:

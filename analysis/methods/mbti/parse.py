@@ -1,7 +1,14 @@
 """A free-text reply -> one of the 7 correctness options, or invalid with a reason (never a guess).
 
-Rules, in order (RoleScope's version of the paper's "simple rules", Sec. 3.4):
+First the shared rules of ``analysis.reading`` (the final answer after a self-correction, a withdrawn verdict with none
+after it, no answer from a refusal, a hedge, an echoed list or a restated question, "not English" for a reply in
+another language with no verdict read). Then this reader's own rules, in order (RoleScope's version of the paper's
+"simple rules", Sec. 3.4), on the reply's final part:
 
+0. German, French, Spanish and Chinese verdicts read as their English options: richtig/falsch,
+   correcte/fausse, correcta/incorrecta, 正确/错误 with their qualifiers (größtenteils, teilweise, généralement,
+   partiellement, generalmente, parcialmente, 基本, 部分, "weder … noch", "ni … ni", 既不…也不; "nicht richtig", "pas
+   correcte", "no es correcta", 不正确 = "not correct"); "generally/partially true|false" are the English synonyms.
 1. Normalise: lower case, curly quotes straightened, markdown emphasis (``*``, ``_``, `````) dropped.
 2. Cut out the statement itself when the reply quotes it (so "... will go badly" or "... said
    something wrong" inside a quoted statement is never read as an answer).
@@ -19,12 +26,16 @@ Rules, in order (RoleScope's version of the paper's "simple rules", Sec. 3.4):
      options before its first one: "not always correct", "no right or wrong answer", "nothing
      wrong", "cannot be classified as correct or wrong"). Exception: a bare "correct" with
      "not"/"n't" right before it ("is not correct", "isn't correct") means "Wrong".
-5. An option followed by an infinitive is a *framed* verdict: "it is generally wrong to say that
+   An option inside a "whether" clause is the question, not a verdict ("Whether this is correct depends …").
+5. An option followed by an infinitive (or a bare one by a that-clause: "it is correct that some men …") is a
+   *framed* verdict: "it is generally wrong to say that
    ...", "neither correct nor wrong to make a blanket statement" (the commonest phrasing of the
    published ChatGPT-MBTI replies). It counts only when the reply has no plain verdict, since the
    same form can judge something else ("it would be wrong to assume all men are alike. Partially
    correct.").
-6. The first plain verdict is the answer, else the first framed one. Two different options joined
+6. The first plain verdict is the answer, else the first framed one. A "not correct" (Wrong) is refined by a later
+   "partially/generally wrong"; a plain verdict followed in its sentence by "but" and a different plain verdict judges
+   two parts ("The first half is correct, but the rest is partially wrong") and is invalid. Two different options joined
    by "or"/"and"/"/"/"to" at that place ("partially wrong or partially correct") -> invalid.
    Nothing left -> invalid ("no option named", or "only negated or hedged options").
 
@@ -42,6 +53,7 @@ import re
 from dataclasses import dataclass
 
 from analysis.methods.mbti import OPTIONS
+from analysis.reading import read_final
 
 _S = r"[\s-]+"
 _PATTERNS: tuple[tuple[int, str], ...] = (
@@ -63,6 +75,8 @@ _BARE = {len(_PATTERNS) - 2, len(_PATTERNS) - 1}  # pattern numbers of plain "co
 _SEPARATOR = re.compile(r"[\s,/;|]*(?:\b(?:or|and|to)\b[\s,]*)?")
 _NEGATION = re.compile(r"\b(?:not|never|no|nothing|hardly|cannot)\b|n't\b")
 _INFINITIVE = re.compile(r"\s+to\s+(?!some\b|a\b|an\b|the\b|certain\b|varying\b|most\b|many\b|an?\s+extent\b)[a-z]+")
+_THAT_CLAUSE = re.compile(r"\s+that\s+(?!is\b|it\s+is\b)[a-z]+")
+_SENTENCE_END = re.compile(r"[.!?;\n]")
 _NOT_VERDICT_AFTER = re.compile(r"\s+(?:answer|answers|option|options|choice|response|way|approach|with)\b")
 _VERDICT_NOUN = re.compile(r"\s+(?:statement|assessment|description|generali[sz]ation|claim|observation)\b")
 _ALTERNATIVE = re.compile(r"\s+(?:or|nor|and)\s+")
@@ -90,6 +104,104 @@ class _Hit:
     end: int
     option: int
     bare: bool
+
+
+#: qualifiers and verdicts per language (word-order languages; "cjk": languages written without spaces or with
+#: particles, matched without word edges: Chinese, Japanese, Korean, Hindi)
+_GEN = {"de": r"größtenteils|überwiegend|weitgehend|im\s+allgemeinen|im\s+großen\s+und\s+ganzen|grundsätzlich|meistens",
+        "fr": r"généralement|globalement|en\s+grande\s+partie|majoritairement|en\s+général|plutôt",
+        "es": r"generalmente|mayormente|en\s+general|en\s+gran\s+parte|mayoritariamente|en\s+su\s+mayoría",
+        "it": r"generalmente|in\s+generale|per\s+lo\s+più|in\s+gran\s+parte|perlopiù",
+        "pt": r"geralmente|em\s+geral|em\s+grande\s+parte|na\s+maioria",
+        "nl": r"grotendeels|over\s+het\s+algemeen|meestal|in\s+het\s+algemeen",
+        "sv": r"i\s+stort\s+sett|generellt|mestadels|huvudsakligen|övervägande",
+        "pl": r"ogólnie|w\s+większości|generalnie|przeważnie",
+        "tr": r"genel\s+olarak|genellikle|büyük\s+ölçüde|çoğunlukla",
+        "ru": r"в\s+целом|в\s+основном|по\s+большей\s+части|в\s+общем",
+        "el": r"γενικά|σε\s+γενικές\s+γραμμές|ως\s+επί\s+το\s+πλείστον",
+        "id": r"secara\s+umum|umumnya|sebagian\s+besar|pada\s+umumnya",
+        "vi": r"nhìn\s+chung|nói\s+chung|phần\s+lớn|về\s+cơ\s+bản",
+        "ar": r"بشكل\s+عام|عمومًا|عموما|في\s+الغالب"}
+_PART = {"de": r"teilweise|zum\s+teil|teils|bedingt", "fr": r"partiellement|en\s+partie",
+         "es": r"parcialmente|en\s+parte", "it": r"parzialmente|in\s+parte", "pt": r"parcialmente|em\s+parte",
+         "nl": r"gedeeltelijk|deels|ten\s+dele", "sv": r"delvis", "pl": r"częściowo", "tr": r"kısmen",
+         "ru": r"частично|отчасти", "el": r"εν\s+μέρει|μερικώς", "id": r"sebagian", "vi": r"một\s+phần",
+         "ar": r"جزئيًا|جزئيا|جزئياً"}
+_RIGHT = {"de": r"richtig|korrekt|zutreffend", "fr": r"correcte?|vraie?", "es": r"correct[ao]|ciert[ao]|verdader[ao]",
+          "it": r"corrett[ao]|giust[ao]", "pt": r"corret[ao]|cert[ao]|verdadeir[ao]",
+          "nl": r"juist|correct|waar|klopt", "sv": r"korrekt|rätt|riktigt|sant", "pl": r"poprawne|prawdziwe|słuszne|prawda",
+          "tr": r"doğru", "ru": r"верно|правильно|верное|правильное|верна", "el": r"σωστό|σωστή|αληθές|αληθινό",
+          "id": r"benar|tepat", "vi": r"đúng", "ar": r"صحيحة|صحيح|صائبة|صائب"}
+_FALSE = {"de": r"falsch|unzutreffend|unrichtig", "fr": r"fausse|faux|incorrecte?|erronée?",
+          "es": r"incorrect[ao]|fals[ao]|errónea?|erróneo", "it": r"sbagliat[ao]|errat[ao]|fals[ao]|scorrett[ao]",
+          "pt": r"errad[ao]|incorret[ao]|fals[ao]", "nl": r"onjuist|fout|onwaar|incorrect",
+          "sv": r"fel|felaktigt?|falskt?|inkorrekt", "pl": r"błędne|fałszywe|niepoprawne|nieprawdziwe|nieprawda",
+          "tr": r"yanlış|hatalı", "ru": r"неверно|неправильно|ложно|неверное|ошибочно", "el": r"λάθος|λανθασμένο|ψευδές",
+          "id": r"salah|keliru", "vi": r"sai", "ar": r"خاطئة|خاطئ|خطأ|غير\s+صحيحة?"}
+_NOT = {"de": r"nicht", "fr": r"pas", "es": r"no\s+es", "it": r"non\s+è", "pt": r"não\s+é", "nl": r"niet",
+        "sv": r"inte", "pl": r"nie\s+jest", "tr": r"", "ru": r"не", "el": r"δεν\s+είναι", "id": r"tidak",
+        "vi": r"không", "ar": r"ليست?"}
+_NEITHER = {"de": r"weder\s+(?:{r})\s+noch\s+(?:{f})", "fr": r"ni\s+(?:{r})\s+ni\s+(?:{f})",
+            "es": r"ni\s+(?:{r})\s+ni\s+(?:{f})", "it": r"né\s+(?:{r})\s+né\s+(?:{f})",
+            "pt": r"nem\s+(?:{r})\s+nem\s+(?:{f})", "nl": r"noch\s+(?:{r})\s+noch\s+(?:{f})",
+            "sv": r"varken\s+(?:{r})\s+eller\s+(?:{f})", "pl": r"ani\s+(?:{r})\s*,?\s+ani\s+(?:{f})",
+            "tr": r"ne\s+(?:{r})\s+ne\s+(?:{f})", "ru": r"ни\s+(?:{r})\s*,?\s+ни\s+(?:{f})",
+            "el": r"ούτε\s+(?:{r})\s+ούτε\s+(?:{f})", "id": r"tidak\s+(?:{r})\s+dan\s+tidak\s+(?:{f})",
+            "vi": r"không\s+(?:{r})\s+cũng\s+không\s+(?:{f})", "ar": r"لا\s+(?:{r})\s+ولا\s+(?:{f})"}
+#: languages without word edges: (generally, partially, right, wrong, "not right" forms); most specific first
+_CJK = {"zh": (r"基本上?|大体上?|大致上?|总体上?|大部分|大多", r"部分", r"正确|对", r"错误|错", r"不正确|不对"),
+        "ja": (r"概ね|おおむね|大体|だいたい|大部分は?|ほぼ", r"部分的に|一部", r"正しい|合っている|合っています",
+               r"間違い|間違っている|誤り", r"正しくない|正しくありません"),
+        "ko": (r"대체로|대부분|전반적으로|일반적으로", r"부분적으로|일부", r"맞습니다|맞아요|맞다|옳습니다|옳다|정확합니다",
+               r"틀립니다|틀렸습니다|틀려요|틀리다|잘못되었습니다|잘못됐습니다", r"맞지\s*않습니다|옳지\s*않습니다"),
+        "hi": (r"आम\s+तौर\s+पर|सामान्यतः|ज़्यादातर|ज्यादातर", r"आंशिक\s+रूप\s+से|कुछ\s+हद\s+तक", r"सही",
+               r"गलत|ग़लत", r"सही\s+नहीं")}
+LANGS = ("de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "ru", "el", "id", "vi", "ar")
+
+
+def _foreign(lang: str, pattern: str, english: str) -> tuple[re.Pattern[str], str]:
+    edge = ("", "") if lang == "zh" else (r"(?<![^\W\d_])", r"(?![^\W\d_])")
+    return re.compile(edge[0] + "(?:" + pattern + ")" + edge[1]), f" {english} "
+
+
+#: German, French, Spanish and Chinese verdicts in English words (read by the same rules), most specific first;
+#: "generally/partially true|false" are the English synonyms of the qualified options
+def _word_forms(lang: str) -> list[tuple[str, str]]:
+    """(pattern, English) of one word-order language, by phase: neither, qualified, "not right", wrong, right."""
+    r, f, g, p, n = _RIGHT[lang], _FALSE[lang], _GEN[lang], _PART[lang], _NOT[lang]
+    return [(_NEITHER[lang].format(r=r, f=f), "neither correct nor wrong"),
+            (rf"(?:{g})[,:]?\s+(?:{f})|(?:{f})\s+(?:{g})", "generally wrong"),
+            (rf"(?:{g})[,:]?\s+(?:{r})|(?:{r})\s+(?:{g})", "generally correct"),
+            (rf"(?:{p})[,:]?\s+(?:{f})|(?:{f})\s+(?:{p})", "partially wrong"),
+            (rf"(?:{p})[,:]?\s+(?:{r})|(?:{r})\s+(?:{p})", "partially correct"),
+            (rf"(?:{n})\s+(?:{r})" if n else "", "not correct"), (f, "wrong"), (r, "correct")]
+
+
+def _cjk_forms(gen: str, part: str, right: str, wrong: str, not_right: str) -> list[tuple[str, str]]:
+    """(pattern, English) of one language without word edges, by the same phases as ``_word_forms``."""
+    return [(r"既不(?:正确|对)也不(?:错误|错)", "neither correct nor wrong"),
+            (rf"(?:{gen})\s*(?:{wrong}|{not_right})", "generally wrong"), (rf"(?:{gen})\s*(?:{right})", "generally correct"),
+            (rf"(?:{part})\s*(?:{wrong}|{not_right})", "partially wrong"), (rf"(?:{part})\s*(?:{right})", "partially correct"),
+            (not_right, "not correct"), (wrong, "wrong"), (right, "correct")]
+
+
+#: Verdicts of 18 languages in English words (read by the same rules), phase by phase across languages (every
+#: language's qualified verdicts before any bare one: Swedish "delvis korrekt" is not German "korrekt");
+#: "generally/partially true|false" are the English synonyms of the qualified options
+_PHASES = list(zip(*([_word_forms(lang) for lang in LANGS] + [_cjk_forms(*forms) for forms in _CJK.values()])))
+_FOREIGN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    [_foreign(lang, pattern, english) for phase in _PHASES
+     for lang, (pattern, english) in zip([*LANGS, *(["zh"] * len(_CJK))], phase) if pattern]
+    + [(re.compile(r"(?<![a-z])(generally|mostly|largely|partially|partly|somewhat)\s+true(?![a-z])(?!\s+that\b)"), r" \1 correct "),
+       (re.compile(r"(?<![a-z])(generally|mostly|largely|partially|partly|somewhat)\s+false(?![a-z])(?!\s+that\b)"), r" \1 wrong ")])
+
+
+def _english(text: str) -> str:
+    """Verdict words of 18 languages as their English options (``_FOREIGN``); English unchanged
+    but for "generally true" = "generally correct" (not "it is generally true that …", a claim about something else)."""
+    for pattern, english in _FOREIGN:
+        text = pattern.sub(english, text)
+    return text
 
 
 def normalise(text: str) -> str:
@@ -149,14 +261,31 @@ def _directly_negated(text: str, hit: _Hit) -> bool:
     return bool(before) and (before[-1] in ("not", "cannot") or before[-1].endswith("n't"))
 
 
-def _verdicts(text: str) -> tuple[list[tuple[int, set[int], bool]], bool]:
-    """(position, options, framed) of each candidate verdict in order, and whether any phrase was negated.
+@dataclass(frozen=True)
+class _Verdict:
+    start: int
+    end: int
+    options: set[int]
+    framed: bool
+    from_negation: bool = False  # "is not correct" read as Wrong
 
-    ``framed``: the option is followed by an infinitive ("it is generally wrong to say that ...", "neither correct
-    nor wrong to make a blanket statement"). That is how replies commonly give their verdict on the statement, but
-    the same form also judges something else ("it would be wrong to assume all men are alike. Partially correct."),
-    so a framed verdict counts only when the reply gives no plain one."""
-    out: list[tuple[int, set[int], bool]] = []
+
+def _questioned(text: str, hit: _Hit) -> bool:
+    """An option inside a "whether …" clause is the question, not a verdict ("Whether this statement is correct
+    depends on …")."""
+    clause = re.split(r"[.;:!?,\n]", text[:hit.start])[-1]
+    return bool(re.search(r"\bwhether\b", clause))
+
+
+def _verdicts(text: str) -> tuple[list[_Verdict], bool]:
+    """Each candidate verdict in order, and whether any phrase was negated.
+
+    ``framed``: the option is followed by an infinitive or a that-clause ("it is generally wrong to say that ...",
+    "neither correct nor wrong to make a blanket statement", a bare "it is correct that some men …"). That is how replies
+    commonly give their verdict on the statement, but the same form also judges something else ("it would be wrong
+    to assume all men are alike. Partially correct."; "it is correct that some men …, but as a statement about men
+    it is wrong"), so a framed verdict counts only when the reply gives no plain one."""
+    out: list[_Verdict] = []
     negated_any = False
     for run in _runs(text, _hits(text)):
         after = text[run[-1].end:].lstrip(" \"')")
@@ -165,6 +294,7 @@ def _verdicts(text: str) -> tuple[list[tuple[int, set[int], bool]], bool]:
         kept: list[int] = []
         framed = False
         run_negated = False
+        from_negation = False
         for prev, hit in zip([None, *run], run):
             # a negation before "correct or wrong" ("cannot be classified as correct or wrong") covers both
             run_negated = run_negated and prev is not None and bool(_ALTERNATIVE.fullmatch(text[prev.end:hit.start]))
@@ -172,36 +302,96 @@ def _verdicts(text: str) -> tuple[list[tuple[int, set[int], bool]], bool]:
             rest = text[hit.end:]
             if hit.bare and (_NOT_VERDICT_AFTER.match(rest) or _attributive(text, hit)):
                 continue
-            framed = framed or bool(_INFINITIVE.match(rest))
+            if _questioned(text, hit):
+                continue
+            framed = framed or bool(_INFINITIVE.match(rest) or (hit.bare and _THAT_CLAUSE.match(rest)))
             if run_negated or _negated(text, hit):
                 negated_any = True
                 if hit.bare and hit.option == 0 and _directly_negated(text, hit):
                     kept.append(6)  # "is not correct" = Wrong
+                    from_negation = True
                 continue
             kept.append(hit.option)
         if kept:
-            out.append((run[0].start, set(kept), framed))
+            out.append(_Verdict(run[0].start, run[-1].end, set(kept), framed, from_negation and kept == [6]))
     return out, negated_any
 
 
-def _first(verdicts: list[tuple[int, set[int], bool]]) -> set[int] | None:
-    """The options of the first plain verdict, else of the first framed one (see ``_verdicts``)."""
+#: a reply that judges the statement's parts one by one ("The first half is partially correct … The second half … is
+#: generally wrong"): its verdicts are of the parts, not of the whole
+_PART_REF = re.compile(r"\b(?:the )?(?:first|second|last|other) (?:half|part|clause)\b|\bthe (?:rest|former|latter)\b"
+                       r"|\bthe \w+ing part\b",
+                   re.IGNORECASE)
+
+
+#: two verdicts in one sentence joined as parts ("partially correct and partially wrong"; "but"; and the word "and"
+#: of the languages ``_english`` reads: e, et, y, und, en, och, og, i, ve, и, και, dan, và, و)
+_JOINED = re.compile(r"(?<![^\W\d_])(?:but|and|yet|while|whereas|e|et|y|und|aber|mais|pero|ma|mas|maar|men|och|og|i|ale|"
+                     r"ve|ama|и|но|και|αλλά|dan|tapi|và|nhưng|و|لكن)(?![^\W\d_])")
+#: a conclusion right before a verdict ("so overall", "all in all", "in the end"): the reply's own verdict
+_CONCLUSION = re.compile(r"\b(?:so overall|overall|all in all|in short|in sum|in the end|ultimately|on balance|"
+                         r"therefore|thus|hence|my (?:final )?(?:answer|verdict)(?: is)?|final (?:answer|verdict))\b"
+                         r"[,:]?(?: (?:the statement|it|this|that)(?: is)?)?\s*$")
+
+
+def _judges_parts(verdicts: list[_Verdict], text: str) -> bool:
+    """Two or more part references and plain verdicts that differ (``_PART``)."""
+    parts = {m.group(0).lower().removeprefix("the ") for m in _PART_REF.finditer(text)}
+    plain = {frozenset(v.options) for v in verdicts if not v.framed}
+    return len(parts) >= 2 and len(plain) >= 2
+
+
+def _first(verdicts: list[_Verdict], text: str = "") -> set[int] | None:
+    """The options of the first plain verdict, else of the first framed one (see ``_verdicts``). A Wrong read from a
+    negation ("not correct") takes the later qualified wrong-side verdict that refines it ("… it is generally wrong
+    to assume …"); a plain verdict followed in its sentence by "but" and another plain verdict judges two parts of
+    the statement, not the whole (both options, so invalid), as do differing verdicts on parts the reply names ("the
+    first half … the second half …")."""
+    if _judges_parts(verdicts, text):
+        return set().union(*(v.options for v in verdicts if not v.framed))
+    concluded = [v for v in verdicts if _CONCLUSION.search(text[max(0, v.start - 40):v.start])]
+    if concluded:  # "… so overall partially correct": the reply's own conclusion
+        return concluded[-1].options
     for framed in (False, True):
-        for _, options, is_framed in verdicts:
-            if is_framed == framed:
-                return options
+        for i, verdict in enumerate(verdicts):
+            if verdict.framed != framed:
+                continue
+            if verdict.from_negation:
+                refined = next((v.options for v in verdicts[i + 1:] if v.options <= {3, 4, 5}), None)
+                if refined:
+                    return refined
+            if not framed:
+                for other in verdicts[i + 1:]:
+                    between = text[verdict.end:other.start]
+                    if other.framed or _SENTENCE_END.search(between):
+                        break
+                    if _JOINED.search(between) and other.options != verdict.options:
+                        return verdict.options | other.options
+            return verdict.options
     return None
 
 
 def parse_correctness(text: str | None, statement: str | None = None) -> ParsedAnswer:
-    """Map a reply to a canonical option index (see module docstring)."""
+    """Map a reply to a canonical option index: the shared rules of ``analysis.reading`` (the final answer after a
+    self-correction; no answer from a refusal, a hedge, an echoed list or a restated question; not English), then
+    this reader's own rules on the final part (module docstring)."""
     if text is None or not text.strip():
         return ParsedAnswer(None, "empty reply")
-    base = _cut_statement(normalise(text), statement)
-    verdicts, negated = _verdicts(_cut_quotes(base))
+    return read_final(text, lambda part: _correctness(part, statement), lambda p: p.valid,
+                      lambda why: ParsedAnswer(None, why))
+
+
+def _correctness(text: str, statement: str | None) -> ParsedAnswer:
+    """This reader's own rules (module docstring) on a reply's final part."""
+    if not text.strip():
+        return ParsedAnswer(None, "no option named")
+    base = _cut_statement(_english(normalise(text)), statement)
+    text = _cut_quotes(base)
+    verdicts, negated = _verdicts(text)
     if not verdicts:
+        text = base
         verdicts, negated = _verdicts(base)
-    options = _first(verdicts)
+    options = _first(verdicts, text)
     if options is None:
         return ParsedAnswer(None, "only negated or hedged options" if negated else "no option named")
     if len(options) > 1:

@@ -4,7 +4,7 @@
 - ``metrics_json(store, model)``: the ``metrics personagym --json`` document::
 
     {"models": {NAME: {"tasks": {TASK: x}, "persona_score": x, "n_graded": n, "invalid": n, "refusals": n,
-                       "truncated": n, "graded_incomplete_examples": n, "self_graded": {"value": bool, "roles": [s]},
+                       "role_table": {"steps_out" | "in_character": {"declines": n, "answers": n}}, "truncated": n, "graded_incomplete_examples": n, "self_graded": {"value": bool, "roles": [s]},
                        "table1": {TASK | "PersonaScore": {"mean": x, "sd": x, "n_personas": n}},
                        "n_answers": n, "not_graded": n, "n_grades": n, "shortfall": n, "spread": {TASK: sd},
                        "evaluators": [EVAL], "by_evaluator": {EVAL: {"tasks": {TASK: x}, "persona_score": x}},
@@ -18,7 +18,8 @@
 
   NAME is the agent model (the run's model). ``n_graded`` = answers with at least one valid grade
   (they make the scores); ``invalid`` = evaluator replies without a usable score; ``refusals`` =
-  answers flagged as refusing the persona; ``not_graded`` = answers with no valid grade;
+  answers flagged as stepping out of the persona; ``role_table`` = the answers 2 × 2: steps out of the role or stays
+  in character × declines what was asked or answers it (``metrics.role_table``); ``not_graded`` = answers with no valid grade;
   ``shortfall`` = question slots that could not be filled (shortfall or not asked); ``truncated`` = answers cut
   at the length limit; ``graded_incomplete_examples`` = answers graded with fewer than 5 score examples;
   ``self_graded`` = the judging roles the agent's own model played (evaluator, question generator); ``table1`` =
@@ -48,6 +49,7 @@ from analysis.methods.personagym import chance as pg_chance
 from analysis.methods.personagym.data import paper_table1
 from analysis.methods.personagym.importer import import_files
 from analysis.methods.personagym.metrics import (
+    role_table,
     KEYS,
     model_persona_score,
     model_spread,
@@ -175,6 +177,7 @@ def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
         "n_graded": int((scores["n_valid"] > 0).sum()),
         "invalid": int((grades["status"] == "invalid").sum()),
         "refusals": int(refused.sum()),
+        "role_table": role_table(refused, given["answer"] if "answer" in given else pd.Series("", index=given.index)),
         "truncated": int(_truncated(given).sum()),
         "graded_incomplete_examples": int(len(incomplete[KEYS].drop_duplicates())),
         "self_graded": {"value": bool(roles), "roles": roles},

@@ -11,8 +11,10 @@
   a score. PersonaScore of a model = mean of its personas' PersonaScores, over the personas scored on all
   five tasks: the same personas as its standard deviation (``model_persona_score``). With complete data it
   equals the mean of the five model task scores.
-- Refusals: answers flagged by ``detect_refusal``; they are graded like any answer and counted
-  (per model: the paper's Fig. 4).
+- Refusals: answers flagged by ``detect_refusal`` (the agent steps out of the persona); they are graded like any
+  answer and counted (per model: the paper's Fig. 4). ``role_table`` splits the answers 2 × 2: steps out of the role
+  or stays in character, × declines what was asked or answers it (``parse.declines``), so a persona declining in
+  character ("I won't discuss that — I'm a retired judge") is told apart from an out-of-role refusal.
 - Table 1 (the paper's): per task the model task score with, in parentheses, the standard deviation
   (ddof 1) over personas of the persona task scores; PersonaScore with the standard deviation over
   personas of the persona PersonaScores (personas scored on all five tasks); its last row, the spread
@@ -128,3 +130,14 @@ def published_consistency(task_scores: Mapping[str, float], published: float,
     """(mean of the five published task scores, whether the published PersonaScore matches it within tolerance)."""
     mean = float(np.mean([task_scores[t] for t in TASKS]))
     return mean, abs(mean - published) <= tolerance
+
+
+def role_table(refused: pd.Series, texts: pd.Series) -> dict[str, dict[str, int]]:
+    """The 2 × 2 count of answers: ``{"steps_out" | "in_character": {"declines": n, "answers": n}}``, from the stored
+    refusal flags (1 = steps out of the persona) and the answers' text (``declines``)."""
+    from analysis.methods.personagym.parse import declines
+
+    declined = texts.fillna("").astype(str).map(declines).astype(bool)
+    out = refused.astype(int) == 1
+    return {"steps_out": {"declines": int((out & declined).sum()), "answers": int((out & ~declined).sum())},
+            "in_character": {"declines": int((~out & declined).sum()), "answers": int((~out & ~declined).sum())}}

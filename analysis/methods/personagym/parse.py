@@ -27,7 +27,12 @@
   last line that is a number alone. N must lie in [1, 5]; decimals are kept ("4.5"; the reference's
   regex would take 4, see docs/methods/personagym.md); out of range, another scale ("8/10"), a range
   ("3-4"), disagreeing scores, "N/A" or no score at all -> invalid. Never 0 as a stand-in.
-- ``detect_refusal``: the marker of a reply that declines to play the persona, else None: "as an AI /
+- ``detect_refusal``: the marker of a reply that steps out of the persona, else None (``docs/methods/personagym.md``,
+  "Refusals"): AI disclaimers in German, French, Spanish and Chinese too ("Als KI-Sprachmodell", "En tant
+  qu'intelligence artificielle", "Como modelo de lenguaje", "作为一个人工智能"), refusing the role ("I'm not going to
+  pretend to be someone who…", "even in a role-play", "I understand this is a role-play, but…", "breaking character"),
+  an out-of-role note after an answer ("(Note: I'm an AI assistant role-playing…)"); an opening decline with the
+  persona's own reason and no assistant's words is the persona declining (``detect_decline``), not a refusal; "as an AI /
   a language model / an AI assistant ...", "I'm an AI" anywhere, when the phrase ends there ("As an AI,
   I ..."; not "As an AI researcher" or "As an assistant coach", the persona's own job); in the first 300 characters "I
   cannot / can't / won't / am unable to" + help, assist, provide, answer, role-play, pretend, ...
@@ -44,6 +49,7 @@ from dataclasses import dataclass, field
 
 from analysis.llm.json_reply import extract_json
 from analysis.methods.personagym import SCORES
+from analysis.reading import read_final
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*|```")
 _MARKER = re.compile(r"^\s*(?:[-*•·–]|\d{1,3}\s*[.)]|\(\d{1,3}\)|q(?:uestion)?\s*\d{1,3}\s*[:.)])\s+", re.IGNORECASE)
@@ -457,11 +463,31 @@ def _json_grade(text: str) -> tuple[str, str | None, str | None] | Grade | None:
     return (m.group(1), m.group(2), None) if m else Grade(None, f"final score '{value}' is not a number")
 
 
+#: "the final score is N" in German, French, Spanish and Chinese, in the English words the rules read
+_FOREIGN_FINAL = tuple((re.compile(p, re.IGNORECASE), e) for p, e in (
+    (r"\b(?:die\s+)?(?:endgültige|abschließende|finale)\s+(?:punktzahl|bewertung|note|wertung)\s*(?:ist|lautet|beträgt)?", "final score is"),
+    (r"\b(?:la\s+)?note\s+finale\s*(?:est(?:\s+de)?)?|\ble\s+score\s+final\s*(?:est(?:\s+de)?)?", "final score is"),
+    (r"\b(?:la\s+)?(?:puntuación|calificación|nota)\s+final\s*(?:es(?:\s+de)?)?", "final score is"),
+    (r"最终(?:得分|分数|评分|成绩)\s*(?:是|为|：|:)?\s*", "final score is "),
+    (r"(\d)\s*分", r"\1"),
+))
+
+
 def parse_grade(text: str) -> Grade:
-    """The evaluator's final score in [1, 5], or invalid with a reason (see module docstring). Read in order: the last
-    "final score is N" sentence; else "Score: N" lines (all agreeing); else scores given in sentences ("I would rate
-    this 4 out of 5", "deserves a score of 4", "4/5"; all agreeing); else a reply or last line that is a number alone."""
+    """The evaluator's final score in [1, 5], or invalid with a reason (see module docstring). The shared rules of
+    ``analysis.reading`` first (the final part after a self-correction: a revised JSON object or a second "final score";
+    a score taken back with none after it; a refusal, a hedge; "not English"), then, on the final part, in order: the
+    last "final score is N" sentence (also German, French, Spanish, Chinese: "die endgültige Punktzahl ist 4", "la
+    note finale est 5", "la puntuación final es 3", "最终得分是4分"); else "Score: N" lines (all agreeing); else scores
+    given in sentences ("I would rate this 4 out of 5", "deserves a score of 4", "4/5"; all agreeing); else a reply or
+    last line that is a number alone."""
+    return read_final(text or "", _grade, lambda g: g.valid, lambda why: Grade(None, why))
+
+
+def _grade(text: str) -> Grade:
     clean = re.sub(r"[*_`#]", "", text or "").replace("：", ":")
+    for pattern, english in _FOREIGN_FINAL:
+        clean = pattern.sub(english, clean)
     found: tuple[str, str | None, str | None] | Grade | None = _json_grade(text) or _final(clean)
     if found is None:
         found = _agreeing([(m.group(1), m.group(2)) for m in _SCORE_LINE.finditer(clean)], "the 'Score:' lines")
@@ -493,12 +519,61 @@ def parse_grade(text: str) -> Grade:
 # "As an AI, I ..." but not "As an AI researcher, I ..." or "As an assistant coach, ...": the marker must end its
 # phrase (punctuation, end, or a word that continues the sentence, never a noun naming a job)
 _MARKER_END = (r"(?=\s*(?:[,.;:!?)\]]|$)|\s+(?:i|i'm|and|so|but|or|developed|created|trained|made|built|designed|by|"
-               r"without|that|who|with|like|myself|here|cannot|can't|don't|do|am|have|lack)\b)")
+               r"without|that|who|with|like|myself|here|cannot|can't|don't|do|am|have|lack|role-?playing|playing|"
+               r"pretending|simulating|writing|answering|responding|speaking|acting|not|only|in the (?:persona|role|"
+               r"voice))\b)")
 _REFUSAL_ANYWHERE = re.compile(
-    r"\bas an? (?:ai (?:language )?model|ai assistant|artificial intelligence|large language model|language model|llm|ai|"
-    r"virtual assistant|assistant|chatbot)" + _MARKER_END + r"|\bi(?:'m| am) (?:just |only )?an? (?:ai (?:language )?model|"
-    r"ai assistant|artificial intelligence|large language model|language model|ai|chatbot)" + _MARKER_END
+    r"\bas an? (?:(?:helpful|friendly|responsible|honest|harmless) )?(?:ai (?:language )?model|ai assistant|"
+    r"artificial intelligence|large language model|language model|llm|ai|virtual assistant|assistant|chatbot)"
+    + _MARKER_END + r"|\bi(?:'m| am) (?:just |only )?an? (?:ai (?:language )?model|"
+    r"ai assistant|artificial intelligence|large language model|language model|ai|chatbot|virtual assistant|assistant)"
+    + _MARKER_END
     + r"|\bi(?:'m| am) not a real person\b"
+    # refusing the role itself, or saying the answer is only a role-play
+    r"|\bi(?:'m| am) not (?:going|willing|able) to (?:pretend|play|act) (?:to be|as) (?:someone|somebody|a person|this|that)\b"
+    r"|\bi (?:won't|will not|can't|cannot|refuse to|don't want to) (?:pretend|play|act) (?:to be|as) (?:someone|somebody|"
+    r"a person|this|that)\b"
+    r"|\bi(?:'d| would) rather not (?:play|pretend to be|act as|portray|voice|take on) (?:this|that|the|a|an)\b"
+    r"|\beven (?:as|in) (?:a )?(?:fiction|story|role-?play|hypothetical)\b|\beven fictionally\b"
+    r"|\bhere(?:'s| is) (?:a |my )?(?:response|reply|answer) (?:as|in the voice of|from|written as) (?:the |this |that |your )?"
+    r"(?:persona|character)\b"
+    r"|\beven in (?:a |this )?(?:role-?play|character)\b|\bi understand (?:that )?this is (?:just |only )?a role-?play\b"
+    r"|\b(?:breaking|break|stepping out of|step out of|out of) (?:the |my )?character\b|\bas the persona,? i would\b"
+    # AI disclaimers in German, French, Spanish and Chinese
+    r"|\bals (?:eine? )?(?:ki|ki-sprachmodell|sprachmodell|künstliche intelligenz|ki-assistent|ki-modell)\b"
+    r"|\bich bin (?:nur )?(?:eine? )?(?:ki|ki-sprachmodell|sprachmodell|künstliche intelligenz|ki-assistent)\b"
+    r"|\ben tant qu['e] ?(?:intelligence artificielle|ia|assistant(?:e)?(?: virtuel)?|modèle de langage|ia conversationnelle)\b"
+    r"|\bje suis (?:une? )?(?:intelligence artificielle|ia|modèle de langage|assistant virtuel)\b"
+    r"|\bcomo (?:una? )?(?:modelo de lenguaje|ia|inteligencia artificial|asistente virtual|asistente de ia)\b"
+    r"|\bsoy (?:una? )?(?:modelo de lenguaje|ia|inteligencia artificial|asistente virtual)\b"
+    r"|作为(?:一个|一名|一款)?(?:人工智能|ai|语言模型|ai助手|人工智能助手|大语言模型)|我(?:只)?是(?:一个|一款)?(?:人工智能|ai|语言模型|ai助手)"
+    # … Italian, Portuguese, Dutch, Swedish, Polish, Turkish, Russian, Greek, Indonesian, Vietnamese, Hindi, Arabic,
+    # Japanese and Korean ("as an AI / a language model", "I am an AI")
+    r"|\bcome (?:un |una |un')?(?:intelligenza artificiale|ia|ai|modello (?:linguistico|di linguaggio)|assistente "
+    r"(?:virtuale|ai|ia))\b|\bsono (?:solo |soltanto )?(?:un |una |un')?(?:intelligenza artificiale|ia|ai|modello "
+    r"(?:linguistico|di linguaggio)|assistente virtuale)\b"
+    r"|\bcomo (?:um |uma )?(?:modelo de linguagem|ia|inteligência artificial|assistente (?:virtual|de ia))\b"
+    r"|\bsou (?:apenas |só )?(?:um |uma )?(?:modelo de linguagem|ia|inteligência artificial|assistente virtual)\b"
+    r"|\bals (?:een )?(?:ai|ai-taalmodel|taalmodel|kunstmatige intelligentie|ai-assistent)\b"
+    r"|\bik ben (?:maar |slechts |alleen )?(?:een )?(?:ai|ai-taalmodel|taalmodel|kunstmatige intelligentie|ai-assistent)\b"
+    r"|\bsom (?:en )?(?:ai|ai-assistent|språkmodell|artificiell intelligens)\b"
+    r"|\bjag är (?:bara |endast )?(?:en )?(?:ai|ai-assistent|språkmodell|artificiell intelligens)\b"
+    r"|\bjako (?:model językowy|sztuczna inteligencja|ai|asystent ai|asystent sztucznej inteligencji)\b"
+    r"|\bjestem (?:tylko |jedynie )?(?:modelem językowym|sztuczną inteligencją|ai|asystentem ai)\b"
+    r"|\bbir (?:yapay zek[aâ]|dil modeli)(?: asistanı)? olarak\b|\b(?:ben )?(?:sadece )?bir (?:yapay zek[aâ]|dil modeli)"
+    r"(?: asistanıyım|yım|yim|ım|im)\b"
+    r"|\bкак (?:языковая модель|ии|искусственный интеллект|ии-ассистент|модель ии|ассистент ии)\b"
+    r"|\bя (?:всего лишь |лишь |просто |только )?(?:языковая модель|ии|искусственный интеллект|ии-ассистент)\b"
+    r"|\bως (?:ένα )?(?:γλωσσικό μοντέλο|τεχνητή νοημοσύνη|ai|μοντέλο τεχνητής νοημοσύνης)"
+    r"|\bείμαι (?:απλώς |μόνο )?(?:ένα )?(?:γλωσσικό μοντέλο|τεχνητή νοημοσύνη|ai|μοντέλο τεχνητής νοημοσύνης)"
+    r"|\bsebagai (?:sebuah |seorang )?(?:model bahasa|kecerdasan buatan|ai|asisten ai)\b"
+    r"|\bsaya (?:hanyalah |hanya |adalah )?(?:sebuah )?(?:model bahasa|kecerdasan buatan|ai|asisten ai)\b"
+    r"|\b(?:là|với tư cách là) (?:một )?(?:mô hình ngôn ngữ|trí tuệ nhân tạo|ai|trợ lý ai)"
+    r"|(?:एक )?(?:एआई|ai|भाषा मॉडल|कृत्रिम बुद्धिमत्ता)(?: सहायक)? (?:के रूप में|होने के नाते)|मैं (?:सिर्फ़? |केवल )?(?:एक )?"
+    r"(?:एआई|ai|भाषा मॉडल|कृत्रिम बुद्धिमत्ता)"
+    r"|بصفتي (?:نموذج|ذكاء|مساعد)|كنموذج لغوي|كذكاء اصطناعي|أنا (?:مجرد |فقط )?(?:نموذج لغوي|ذكاء اصطناعي|مساعد ذكي)"
+    r"|(?:ai|ＡＩ|人工知能|言語モデル)(?:アシスタント)?(?:なので|として|です|であり|ですので|のため)"
+    r"|(?:ai|인공지능|언어 ?모델)(?: 언어 ?모델| 어시스턴트)?(?:이라서|라서|으로서|로서|입니다|이기 때문에|이므로)"
     r"|\bi(?:'m| am) [A-Z][\w-]*, an? (?:ai|artificial intelligence|large language model|language model)"
     r"(?: assistant| model)?\b",
     re.IGNORECASE,
@@ -516,8 +591,63 @@ _REFUSAL_OPENING = re.compile(
 )
 
 
+#: a reason the persona gives for declining, in its own life ("I've never been to Tokyo", "I'm a retired judge", "that
+#: is not what a shepherd does", "my patients"): a decline *as the persona*, which is no stepping out of the role
+_PERSONA_REASON = re.compile(
+    r"\bi(?:'ve| have)? never\b|\bi(?:'d| would) (?:only|just) be guessing\b"
+    r"|\bnot what (?:an?|the|any) [a-z]+(?: [a-z]+){0,4} (?:does|do|would do|should do)\b"
+    r"|\bi(?:'m| am) (?:just |only |still )?(?:an? |the )(?!(?:ai|artificial|language|large|assistant|chatbot|virtual|"
+    r"model|llm|bot)\b)(?:retired |former |old |young )?[a-z-]+"
+    r"|\bmy (?:wife|husband|family|job|work|patients|flock|sheep|kids|children|faith|church|congregation|parish|customers|"
+    r"clients|students|boss|mother|father|ex-wife|ex-husband|ex|trade|oath|profession|village|town)\b"
+    r"|\bnot my (?:place|business|area|department|story)\b|\bin my (?:line of work|trade|job|experience|profession)\b",
+    re.IGNORECASE)
+#: words of the assistant, not of a persona: a decline with them steps out of the role
+_OUT_OF_ROLE = re.compile(r"\b(?:ai|artificial intelligence|language model|assistant|role-?play\w*|persona|character|"
+                          r"pretend\w*|request|guidelines|polic(?:y|ies)|content)\b", re.IGNORECASE)
+
+
+def _in_character(text: str, m: re.Match[str]) -> bool:
+    """An opening decline whose sentence and the next two give a reason from the persona's life, in the persona's
+    words only (no assistant's words): the persona declines, it does not step out."""
+    window = " ".join(re.split(r"(?<=[.!?])\s+", text[m.start():].strip())[:3])
+    return bool(_PERSONA_REASON.search(window)) and not _OUT_OF_ROLE.search(window)
+
+
 def detect_refusal(text: str) -> str | None:
-    """The refusal marker found (lower case), else None. Openings are looked for in the first 300 characters."""
+    """The marker of a reply that steps out of the persona (lower case), else None: an AI or assistant disclaimer in
+    any of English, German, French, Spanish, Chinese; refusing the role or saying the answer is only a role-play
+    ("I'm not going to pretend to be someone who…", "I understand this is a role-play, but…", "(Note: I'm an AI
+    assistant role-playing…)"); or a generic opening refusal (first 300 characters). An opening decline that gives
+    the persona's own reason ("I won't discuss that — I'm a retired judge", "I can't help you there, I've never been
+    to Tokyo") is the persona declining, not stepping out (``detect_decline``)."""
     text = (text or "").replace("’", "'")
-    m = _REFUSAL_ANYWHERE.search(text) or _REFUSAL_OPENING.search(text[:300])
+    m = _REFUSAL_ANYWHERE.search(text)
+    if m is None:
+        m = _REFUSAL_OPENING.search(text[:300])
+        if m is not None and _in_character(text, m):
+            m = None
     return " ".join(m.group(0).lower().split()) if m else None
+
+
+_ROLE_REFUSAL = re.compile(
+    r"\bi(?:'m| am) not (?:going|willing|able) to (?:pretend|play|act) (?:to be|as)\b|\bi (?:won't|will not|can't|cannot|"
+    r"refuse to|don't want to) (?:pretend|play|act) (?:to be|as)\b|\bi understand (?:that )?this is (?:just |only )?a "
+    r"role-?play,? but\b|\beven in (?:a |this )?(?:role-?play|character)\b", re.IGNORECASE)
+
+
+def declines(text: str) -> bool:
+    """The reply declines what was asked (an opening "I can't / won't …" decline, or a refusal of the role), in or out
+    of character; the other axis of the role table (``role_table``) is whether it steps out (``detect_refusal``)."""
+    text = (text or "").replace("’", "'")
+    return bool(_REFUSAL_OPENING.search(text[:300]) or _ROLE_REFUSAL.search(text))
+
+
+def detect_decline(text: str) -> str | None:
+    """The marker of a reply that declines *as the persona* (an opening decline with the persona's own reason and no
+    assistant's words), else None; never together with ``detect_refusal``."""
+    text = (text or "").replace("’", "'")
+    if _REFUSAL_ANYWHERE.search(text):
+        return None
+    m = _REFUSAL_OPENING.search(text[:300])
+    return " ".join(m.group(0).lower().split()) if m is not None and _in_character(text, m) else None

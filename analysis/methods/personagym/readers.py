@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from analysis.methods.base import Reader, Reading
-from analysis.methods.personagym.parse import detect_refusal, parse_grade
+from analysis.methods.personagym.parse import detect_decline, detect_refusal, parse_grade
 
 
 def _grade(reply: str, finish_reason: str | None, context: Mapping[str, Any]) -> Reading:
@@ -16,8 +16,14 @@ def _grade(reply: str, finish_reason: str | None, context: Mapping[str, Any]) ->
 
 
 def _refusal(reply: str, finish_reason: str | None, context: Mapping[str, Any]) -> Reading:
+    """True when the reply steps out of the persona (``detect_refusal``); False when it answers, or declines as the
+    persona (``detect_decline``, named in the reason). Its rules are its own: the shared rules of
+    ``analysis.reading`` (final answer, no answer) do not apply to an agent's in-role reply."""
     marker = detect_refusal(reply)
-    return Reading(True, marker is not None, f"refusal marker '{marker}'" if marker else None)
+    if marker:
+        return Reading(True, True, f"steps out of the role: '{marker}'")
+    decline = detect_decline(reply)
+    return Reading(True, False, f"declines in character: '{decline}'" if decline else None)
 
 
 READERS = (

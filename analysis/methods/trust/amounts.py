@@ -1,5 +1,13 @@
 r"""The amount a Trustor reply decides to send: only a stated decision counts, never another number of the reply.
 
+First the shared rules of ``analysis.reading``: the reply's final part after a self-correction ("No wait, make it
+$6", a second "Amount:" after "On second thought", a corrected ReAct ACTION, a "Revised:" JSON object), a decision
+taken back with none after it ("answer withdrawn, none given after"), a refusal, a hedge ("between $3 and $5"), and
+"not English: not read" for a reply in another language this reader cannot read. Then this reader's own rules on
+that part. German, French, Spanish and Chinese decisions are first put in the English words below ("Ich schicke 4
+Dollar", "J'envoie 3 dollars", "Enviaré siete dólares", "给B玩家5美元", "Betrag:", "Montant :", "Cantidad:",
+"金额：", number words 0-10 before a currency word; ``in_english``).
+
 Read in this order (the first that finds something decides; the paper's App. E reads free text by regex):
 
 1. **Answer markers**, the format the prompts ask for: "Amount: $4", "ACTION: Send $4", "Final answer: 4",
@@ -7,7 +15,8 @@ Read in this order (the first that finds something decides; the paper's App. E r
 2. **First-person decisions**: "I will send $3", "I'd give him $5", "my choice is to hand over $6",
    "I'll send three of my ten dollars", "I'll send half of it", "I decided to send 3 to Player B", "I'll keep $6
    and send the remaining $4" (keeping k of E sends E − k), "I'm keeping all $10 for myself", "I will not send
-   anything" and "Player B gets nothing" (0).
+   anything", "I'm not sending a thing" and "Player B gets nothing" (0), "I'll split it and send half of it", "make
+   it $6".
 
 Then:
 
@@ -26,6 +35,56 @@ import re
 from dataclasses import dataclass
 
 from analysis.llm.json_reply import extract_json
+from analysis.reading import read_final
+
+#: number words of German, French, Spanish (0-10) and Chinese numerals, read as digits before a currency word, after an
+#: answer marker, or as a whole reply ("Acht Dollar.", "Ocho.", "siete dólares", "五美元")
+FOREIGN_NUMBERS = {w: i for i, ws in enumerate((
+    "null cero zéro 零", "eins ein un une uno una 一", "zwei deux dos 二 两", "drei trois tres 三", "vier quatre cuatro 四",
+    "fünf cinq cinco 五", "sechs six seis 六", "sieben sept siete 七", "acht huit ocho 八", "neun neuf nueve 九",
+    "zehn dix diez 十")) for w in ws.split()}
+_FOREIGN_WORD = r"(?:" + "|".join(sorted((w for w in FOREIGN_NUMBERS if w.isascii() or len(w) > 1), key=len,
+                                         reverse=True)) + r"|zéro|fünf)"
+_CURRENCY = r"(?:dollars?|dólares|dolares|美元|美金|块钱|块)"
+_FOREIGN_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), e) for p, e in (
+    # answer markers
+    (r"\b(?:betrag|montant|cantidad|monto|importe)\s*[:：]|(?:金额|数额|金額)\s*[:：]", "Amount:"),
+    # "3 $" after the number, as written in German and French
+    (r"(?<![\d$])(\d+(?:[.,]\d+)?)\s*\$", r"$\1"),
+    # German: "Ich schicke (Spieler B) 4 Dollar", "Ich werde in dieser Runde 3 Dollar schicken"
+    (r"\bich\s+werde\s+[^.\n\d]{0,40}?(\$?\s*\d+\s*(?:dollar|\$)?)\s+(?:schicken|senden|geben|überweisen)\b",
+     r"I will send \1"),
+    (r"\bich\s+(?:schicke|sende|gebe|überweise)(?:\s+(?:dem\s+)?spieler\s*b)?", "I send"),
+    (r"\bich\s+(?:behalte|behalt)\s+alles\b", "I keep everything"),
+    # French: "J'envoie 3 dollars au joueur B", "je vais envoyer", "je donne"
+    (r"\bj['’]envoie|\bj['’]enverrai|\bje\s+(?:vais\s+)?(?:envoyer|envoie|donne|donner|donnerai)(?:\s+au\s+joueur\s*b)?",
+     "I send"),
+    (r"\bau\s+joueur\s*b\b", "to Player B"),
+    # Spanish: "Enviaré siete dólares", "voy a enviar", "le doy"
+    (r"\b(?:yo\s+)?(?:le\s+)?(?:enviaré|enviare|envío|envio|mandaré|mando|daré|doy|voy\s+a\s+(?:enviar|mandar|dar))"
+     r"(?:\s+al\s+jugador\s*b)?", "I send"),
+    (r"\bal\s+jugador\s*b\b", "to Player B"),
+    # Chinese: "我决定给B玩家5美元", "我会送出5美元"
+    (r"我?(?:决定|会|将|要|打算)?(?:给|送给|转给|寄给|发给)\s*(?:B\s*玩家|玩家\s*B|B)\s*", "I send Player B "),
+    (r"我(?:决定|会|将|要|打算)?(?:送出|发送|转账|给出|寄出)\s*", "I send "),
+    # number words before a currency word, or as a whole reply
+    (r"(?<![\w])(" + _FOREIGN_WORD + r"|[零一二两三四五六七八九十])\s*(?=" + _CURRENCY + r"|\s*[.!]?\s*$)", "#NUM#"),
+    (r"(?:dólares|dolares|美元|美金|块钱|块)(?![\w])", " dollars"),
+    (r"。", ". "),
+))
+
+
+def in_english(text: str) -> str:
+    """German, French, Spanish and Chinese decisions in the English words the rules read ("Ich schicke 4 Dollar" ->
+    "I send 4 dollars", "Montant : 3 $" -> "Amount: $3", "Enviaré siete dólares" -> "I send 7 dollars",
+    "给B玩家5美元" -> "I send Player B 5 dollars"); English text is unchanged."""
+    for pattern, english in _FOREIGN_FORMS:
+        if english == "#NUM#":
+            text = pattern.sub(lambda m: f"{FOREIGN_NUMBERS[m.group(1).lower()]} ", text)
+        else:
+            text = pattern.sub(english, text)
+    return text
+
 
 _WORDS = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen "
@@ -70,10 +129,12 @@ _ADVERB = (r"(?:(?:only|just|probably|definitely|still|actually|realistically|si
 _VERB = (r"(?:send|sending|give|giving|transfer|transferring|invest|investing|hand(?:ing)?(?:\s+over)?|offer|offering|"
          r"entrust|entrusting|go\s+(?:with|for)|going\s+(?:with|for)|settle\s+on|choose|pick|select|opt\s+for|"
          r"put\s+in|putting\s+in|risk|risking|trust\s+(?:him|her|them|player\s*b)\s+with)")
-_SUBJECT = (_NOT_AFTER + r"(?:\blet(?:'s|\s+us)\s+|\bI(?:" + _WISH + r"|'ll|'m|'d|'ve| will| would| am| shall| have| decided| decide| choose|"
+_SUBJECT = (_NOT_AFTER + r"(?:\blet(?:'s|\s+us)\s+|\bI(?:'ll|\s+will)\s+[a-z]+(?:\s+[a-z]+){0,5}?\s+and\s+(?=send|give)|\bI(?:" + _WISH + r"|'ll|'m|'d|'ve| will| would| am| shall| have| decided| decide| choose|"
             r" chose| plan| intend| expect| predict| anticipate| think I'll| made (?:a|the|my) decision|"
             r" make (?:a|the|my) decision)?"
             r"(?:\s+(?:going|decided|chosen|planning|opted|elected))?(?:\s+to)?(?:\s+be)?\s+)" + _ADVERB)
+# "make it $6" (after a correction: "No wait, make it $6")
+_MAKE_IT = r"\bmake\s+(?:it|that)\s+"
 _MY_CHOICE = (r"\bmy\s+(?:final\s+)?(?:choice|decision|answer|plan|move|offer)\s+(?:is|will\s+be)\s*:?\s+"
               r"(?:(?:to\s+)?" + _VERB + r"\s+)?")
 # "sending $3 seems right": an evaluation that is the decision
@@ -81,7 +142,7 @@ _SEEMS = r"\b(?:sending|giving)\s+(?=\$[\d.]+\s+(?:seems|is|feels)\s+(?:right|be
 _OBJECT = r"(?:(?:player\s*b|him|her|them|my\s+partner|the\s+other\s+player|the\s+stranger|the\s+trustee)\s+)?"
 _QUANT = (r"(?:(?:only|just|exactly|all|a\s+total\s+of|the\s+remaining|the\s+rest(?:\s+of\s+it)?,?|the\s+other|"
           r"the\s+full|back)\s+)?")
-_SEND_PHRASE = re.compile(r"(?:" + _SUBJECT + _VERB + r"\s+|" + _MY_CHOICE + "|" + _SEEMS + ")" + _OBJECT + _QUANT
+_SEND_PHRASE = re.compile(r"(?:" + _SUBJECT + _VERB + r"\s+|" + _MY_CHOICE + "|" + _SEEMS + "|" + _MAKE_IT + ")" + _OBJECT + _QUANT
                           + r"(?:" + _AMOUNT + "|" + _BARE + ")", re.IGNORECASE)
 # "Sending $7 to Player B." as a sentence of its own (not "Sending $10 would be risky"); "$5 is what I'll send."
 _OTHER_PHRASES = re.compile(
@@ -97,9 +158,9 @@ _KEEP_PHRASE = re.compile(
 _ZERO_PHRASE = re.compile(
     _NOT_AFTER + r"\bI(?:\s*(?:won't|will not|would not|wouldn't|do not|don't|shall not|am not going to|'m not going to|"
     r"(?:choose|chose|decide|decided|have decided) not to)\s+(?:send|give|transfer|invest)\s+(?:anything|any\s+money|"
-    r"a\s+(?:single\s+)?(?:dollar|cent))|\s*(?:'ll|will|would|'d|decided to|choose to)?\s*(?:send|give|transfer|invest)\s+"
+    r"a\s+(?:single\s+)?(?:dollar|cent|thing|dime|penny))|\s*(?:'ll|will|would|'d|decided to|choose to)?\s*(?:send|give|transfer|invest)\s+"
     r"(?:player\s*b\s+)?(?:nothing|no\s+money|zero\b(?!\s+dollars?)))"
-    r"|\bI(?:'m| am) not (?:sending|giving) (?:anything|any\s+money)|\bI(?:'m| am) (?:sending|giving) (?:nothing|no\s+money)"
+    r"|\bI(?:'m| am) not (?:sending|giving) (?:anything|any\s+money|a\s+(?:single\s+)?(?:thing|dime|penny|cent|dollar))|\bI(?:'m| am) (?:sending|giving) (?:nothing|no\s+money)"
     r"|\b(?:player\s*b|he|she|they)\s+(?:gets|will\s+get|receives|will\s+receive)\s+nothing\b", re.IGNORECASE)
 _CORRECTION = re.compile(
     r"\b(?:actually|scratch\s+that|on\s+second\s+thought|correction|let\s+me\s+(?:reconsider|revise|correct)|"
@@ -237,11 +298,26 @@ def _mentioned(text: str, m: re.Match[str]) -> bool:
 
 
 def extract_amount(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedAmount:
-    r"""The amount a reply decides to send, or invalid with the reason; never a number the reply does not decide
-    (see the module docstring for the rules). A reply cut off by the length limit (``finish_reason`` "length") with
-    no decision, or with its only decision at the cut ("Amount: $1" may be the start of "$10"), is truncated. The
-    reference's first-number regex ``\$?(\d+)`` would take "$1" from "Player B returned $1"; nothing here does."""
-    text = without_markdown(reply)
+    r"""The amount a reply decides to send, or invalid with the reason; never a number the reply does not decide.
+    The shared rules of ``analysis.reading`` first (the final answer after a self-correction, a withdrawn decision
+    with none after it, a refusal, a hedge, "not English"), then this reader's own rules (module docstring) on the
+    final part. A reply cut off by the length limit (``finish_reason`` "length") with no decision, or with its only
+    decision at the cut ("Amount: $1" may be the start of "$10"), is truncated. The reference's first-number regex
+    ``\$?(\d+)`` would take "$1" from "Player B returned $1"; nothing here does."""
+    return read_final(reply or "", lambda part: _amount(part, endowment, finish_reason), _valid, _invalid)
+
+
+def _valid(parsed: ParsedAmount) -> bool:
+    return parsed.valid
+
+
+def _invalid(reason: str) -> ParsedAmount:
+    return ParsedAmount(None, reason)
+
+
+def _amount(reply: str, endowment: int, finish_reason: str | None) -> ParsedAmount:
+    """This reader's own rules (module docstring) on a reply's final part."""
+    text = in_english(without_markdown(reply))
     truncated = finish_reason == "length"
     found = _decisions(text, endowment)
     if truncated and found and found[-1].end >= len(text.rstrip()):
@@ -271,9 +347,24 @@ def extract_first_integer(reply: str, endowment: int, finish_reason: str | None 
     [0, endowment]; a negative ("-3"), a fraction ("4.5") or a number above the endowment is invalid, and no later
     number is tried. A reply that is not a bare number is read only for a stated decision (``extract_amount``): on the
     embedded model's real replies ("To solve this problem ... tripled by 3 ..."), the first integer stored 3 for 39 of
-    50 personas, none of which decided anything."""
-    text = without_markdown(reply)
+    50 personas, none of which decided anything. Read on the reply's final part (``analysis.reading``: "5\n\nActually,
+    make it 6." sends 6); a whole number written with cents ("$5.00") is that number; "Nothing." sends 0, "Half of it."
+    half the endowment, "All of it." the endowment; German, French, Spanish and Chinese number words ("Ocho.", "Acht
+    Dollar.") are read."""
+    return read_final(reply or "", lambda part: _first_integer(part, endowment, finish_reason), _valid, _invalid)
+
+
+_WHOLE_WORDS = re.compile(r"(?P<zero>nothing|none|zero\s+dollars|not\s+a\s+(?:thing|cent|dime))|(?P<half>half(?:\s+of\s+it)?)"
+                          r"|(?P<all>all\s+of\s+it|everything|all\s+(?:ten|\$?10)(?:\s+dollars)?)", re.IGNORECASE)
+
+
+def _first_integer(reply: str, endowment: int, finish_reason: str | None) -> ParsedAmount:
+    text = in_english(without_markdown(reply))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if lines and (whole := re.fullmatch(r"\s*(?:" + _WHOLE_WORDS.pattern + r")\s*[.!]?\s*", lines[0], re.IGNORECASE)):
+        value = 0 if whole.group("zero") else endowment / 2 if whole.group("half") else endowment
+        if value == int(value):
+            return ParsedAmount(int(value), None, "first integer", whole.group(0).strip())
     if lines and (word := re.fullmatch(r"(" + _WORD + r")(?:\s+" + _DOLLARS + r")?\s*[.!]?", lines[0], re.IGNORECASE)):
         value = _WORDS[word.group(1).lower()]
         if value <= endowment:
@@ -284,13 +375,13 @@ def extract_first_integer(reply: str, endowment: int, finish_reason: str | None 
         m = _FIRST_NUMBER.search(lines[0])
         assert m is not None  # the bare line holds a number
         found = m.group(0)
-        if m.group("neg") or m.group("frac"):
+        if m.group("neg") or (m.group("frac") and m.group("frac").strip(".0")):
             return ParsedAmount(None, f"'{found}' is not a whole amount >= 0", "first integer", found)
         value = int(m.group("int"))
         if value > endowment:
             return ParsedAmount(None, f"'{found}' is outside [0, {endowment}]", "first integer", found)
         return ParsedAmount(value, None, "first integer", found)
-    decided = extract_amount(reply, endowment, finish_reason)
+    decided = _amount(reply, endowment, finish_reason)
     if decided.valid or not lines:
         return decided
     return ParsedAmount(None, f"not a bare number; {decided.reason}", decided.how, decided.text)

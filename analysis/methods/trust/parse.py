@@ -22,8 +22,11 @@ from typing import Any
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from analysis.methods.trust import DOLLAR_STRATEGY
-from analysis.methods.trust.amounts import ParsedAmount, extract_amount, extract_first_integer, without_markdown
+from analysis.methods.trust.amounts import (
+    FOREIGN_NUMBERS, ParsedAmount, extract_amount, extract_first_integer, without_markdown,
+)
 from analysis.llm.json_reply import extract_json
+from analysis.reading import read_final
 
 __all__ = ["ParsedAmount", "extract_amount", "extract_first_integer", "extract_json", "without_markdown"]  # re-exported
 
@@ -87,6 +90,14 @@ class TrustBelief(BaseModel):
 
     _explanation_text = field_validator("explanation", mode="before")(_text)
 
+    @field_validator("effect_size", mode="before")
+    @classmethod
+    def _percent(cls, value: Any) -> Any:
+        """An η² written as a percentage ("4%") is its share (0.04)."""
+        if isinstance(value, str) and (m := re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*%\s*", value)):
+            return float(m.group(1)) / 100
+        return value
+
     @field_validator("ranking")
     @classmethod
     def _all_levels(cls, value: list[str], info: ValidationInfo) -> list[str]:
@@ -96,11 +107,18 @@ class TrustBelief(BaseModel):
 _DOLLAR_TEXT = re.compile(r"\s*\$?\s*(-?\d+(?:\.\d+)?)\s*(?:dollars?|usd)?\s*\.?\s*", re.IGNORECASE)
 
 
+_ENGLISH_NUMBERS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+_WORD_TEXT = re.compile(r"\s*(\w+)\s*(?:dollars?|usd|dólares|美元)?\s*\.?\s*", re.IGNORECASE)
+
+
 def _dollars(value: Any) -> Any:
-    """A dollar amount written as text ("$5.00", "3 dollars") as its number; a whole float (4.0) as an int; anything
-    else unchanged, for the schema to reject."""
+    """A dollar amount written as text ("$5.00", "3 dollars", "seven", "sieben") as its number; a whole float (4.0) as
+    an int; anything else unchanged, for the schema to reject."""
     if isinstance(value, str) and (m := _DOLLAR_TEXT.fullmatch(value)):
         value = float(m.group(1))
+    elif isinstance(value, str) and (m := _WORD_TEXT.fullmatch(value)):
+        word = m.group(1).lower()
+        value = _ENGLISH_NUMBERS.get(word, FOREIGN_NUMBERS.get(word, value))
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
@@ -235,6 +253,9 @@ _RANKING_LINE = re.compile(r"^[\W_]*(?:ranking|order|most\s+to\s+least[^:\n]*)?\
 # "Ranking (most to least trusting): Female, Male": a labelled comma list
 _RANKING_LIST = re.compile(r"^[\W_]*(?:ranking|order|(?:from\s+)?most\b[^:\n]*\bleast\b)[^:\n]*:\s*([^\n]+,[^\n]+)$",
                            re.IGNORECASE | re.MULTILINE)
+# "Ranking (most to least trusting):" then one numbered line per level
+_RANKING_HEAD = re.compile(r"^[\W_]*(?:ranking|order|(?:from\s+)?most\b[^:\n]*\bleast\b)[^:\n]*:\s*\n((?:[ \t]*\d+[.)][ \t]*[^\n]+\n?)+)",
+                           re.IGNORECASE | re.MULTILINE)
 _EFFECT = re.compile(r"(?:effect[\s_]*size|eta[\s_-]*squared|η²|η2|eta2)[^\d\n]{0,20}?(\d*\.\d+|\d+)(?!\s*%)",
                      re.IGNORECASE)
 _GROUP_LINE = re.compile(r"^[\W_]*(?P<level>[^:\n]{1,60}?)\s*[:\-–]\s*(?:mean\s*)?[:=]?\s*\$?(?P<mean>\d+(?:\.\d+)?)"
@@ -243,8 +264,9 @@ _GROUP_LINE = re.compile(r"^[\W_]*(?P<level>[^:\n]{1,60}?)\s*[:\-–]\s*(?:mean\
 
 
 def belief_from_text(reply: str, strategy: str) -> dict[str, Any] | None:
-    """A belief written without JSON: a ranking line "A > B > C" with the stated effect size ("effect size 0.05",
-    "η² = 0.05"), or (Ctx+$) one "Level: mean $5, SD $2" line per level; None when the reply has neither."""
+    """A belief written without JSON: a ranking line "A > B > C" (or a "Ranking:" heading over numbered lines) with
+    the stated effect size ("effect size 0.05", "η² = 0.05"), or (Ctx+$) one "Level: mean $5, SD $2" line per level;
+    None when the reply has neither."""
     if strategy == DOLLAR_STRATEGY:
         groups = [{"level": m.group("level").strip(" *"), "mean": float(m.group("mean")), "sd": float(m.group("sd"))}
                   for m in _GROUP_LINE.finditer(reply)]
@@ -254,6 +276,8 @@ def belief_from_text(reply: str, strategy: str) -> dict[str, Any] | None:
     parts = ranking.group(1).split(">") if ranking else None
     if parts is None and (listed := _RANKING_LIST.search(reply)):
         parts = listed.group(1).split(",")
+    if parts is None and (numbered := _RANKING_HEAD.search(reply)):
+        parts = [re.sub(r"^\s*\d+[.)]\s*", "", line) for line in numbered.group(1).splitlines() if line.strip()]
     if parts is None or effect is None:
         return None
     return {"ranking": [part.strip(" *.`'\"") for part in parts], "effect_size": float(effect.group(1))}
@@ -262,7 +286,14 @@ def belief_from_text(reply: str, strategy: str) -> dict[str, Any] | None:
 def parse_belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endowment: int,
                  finish_reason: str | None = None) -> ParsedBelief:
     """Validate a belief reply for ``strategy``; a Ctx+$ ranking orders levels by predicted mean (descending, stable).
-    The JSON object the prompt asks for, else a belief written out (``belief_from_text``)."""
+    The JSON object the prompt asks for, else a belief written out (``belief_from_text``); read on the reply's final
+    part (``analysis.reading``: a JSON object presented as a revision replaces the first)."""
+    return read_final(reply or "", lambda part: _belief(part, strategy, levels, endowment, finish_reason),
+                      lambda p: p.valid, lambda why: ParsedBelief(False, why), shared_no_answer=False)
+
+
+def _belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endowment: int,
+            finish_reason: str | None) -> ParsedBelief:
     obj = _lower_keys(extract_json(reply) or belief_from_text(reply, strategy))
     if obj is None:
         return ParsedBelief(False, _no_json(finish_reason))
@@ -298,9 +329,14 @@ def _table_cells(line: str) -> list[str]:
     return [c.strip().replace("*", "") for c in line.strip().strip("|").split("|")]
 
 
-def forecasts_from_text(reply: str) -> dict[str, Any] | None:
+_EVERY_ROUND = re.compile(r"(\$\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*dollars?)\s+(?:in|for|on)\s+(?:every|each|all(?:\s+the)?)\s+rounds?\b"
+                          r"|\b(?:every|each)\s+round\s*[:,]?\s*(\$\s*\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+def forecasts_from_text(reply: str, rounds: int | None = None) -> dict[str, Any] | None:
     """Forecasts written without JSON: a markdown table with a Round column and a Send (or Amount/Forecast) column,
-    or one "Round 1: $4" line per round; None when there is neither."""
+    one "Round 1: $4" line per round, or (given ``rounds``) one amount for every round stated once ("I'll send $4 in
+    every round"); None when there is none of these."""
     rows = [ln for ln in reply.splitlines() if ln.strip().startswith("|")]
     if len(rows) >= 2:
         header = [c.lower() for c in _table_cells(rows[0])]
@@ -317,13 +353,26 @@ def forecasts_from_text(reply: str) -> dict[str, Any] | None:
             if found:
                 return {"forecasts": found}
     lines = _ROUND_LINE.findall(reply)
-    return {"forecasts": [{"round": int(r), "send": v} for r, v in lines]} if lines else None
+    if lines:
+        return {"forecasts": [{"round": int(r), "send": v} for r, v in lines]}
+    every = {re.sub(r"\s+", "", m.group(1) or m.group(2)).replace("dollars", "").replace("dollar", "")
+             for m in _EVERY_ROUND.finditer(reply)}
+    if rounds and len(every) == 1:
+        send = every.pop()
+        return {"forecasts": [{"round": r, "send": send} for r in range(1, rounds + 1)]}
+    return None
 
 
 def parse_forecast(reply: str, rounds: int, endowment: int, finish_reason: str | None = None) -> ParsedForecast:
     """Validate a forecast reply: every round 1..``rounds`` once, whole amounts in [0, endowment]. The JSON object
-    the prompt asks for, else a markdown table or "Round r: $x" lines (``forecasts_from_text``)."""
-    obj = _lower_keys(extract_json(reply) or forecasts_from_text(reply))
+    the prompt asks for, else a markdown table or "Round r: $x" lines (``forecasts_from_text``); read on the reply's
+    final part (``analysis.reading``: a revised JSON object replaces the first)."""
+    return read_final(reply or "", lambda part: _forecast(part, rounds, endowment, finish_reason), lambda p: p.valid,
+                      lambda why: ParsedForecast(False, why), shared_no_answer=False)
+
+
+def _forecast(reply: str, rounds: int, endowment: int, finish_reason: str | None) -> ParsedForecast:
+    obj = _lower_keys(extract_json(reply) or forecasts_from_text(reply, rounds))
     if obj is None:
         return ParsedForecast(False, _no_json(finish_reason))
     try:
@@ -354,7 +403,14 @@ class OneForecast(BaseModel):
 
 def parse_round_forecast(reply: str, endowment: int, finish_reason: str | None = None) -> ParsedForecast:
     """Validate a per-round forecast reply ({"send": X, "explanation": ...}); ``sends``/``explanations`` of length 1.
-    Without a JSON object, the amount the reply states as a decision ("I will send $4", ``extract_amount``)."""
+    Without a JSON object, the amount the reply states as a decision ("I will send $4", ``extract_amount``). Read on the
+    reply's final part (``analysis.reading``: a revised JSON object replaces the first; a forecast taken back with none
+    after it is no forecast)."""
+    return read_final(reply or "", lambda part: _round_forecast(part, endowment, finish_reason), lambda p: p.valid,
+                      lambda why: ParsedForecast(False, why), shared_no_answer=False)
+
+
+def _round_forecast(reply: str, endowment: int, finish_reason: str | None) -> ParsedForecast:
     obj = _lower_keys(extract_json(reply))
     if obj is None:
         stated = extract_amount(reply, endowment, finish_reason)

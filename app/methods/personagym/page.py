@@ -99,6 +99,15 @@ st.caption("Answers that decline to play the persona (\"As an AI…\", \"I don't
 refusals = figure4_frame(doc, models)
 if len(refusals):
     ui.plot(personagym_figures.refusal_bars(refusals), key="refusals")
+tables = {m: doc["models"][m]["role_table"] for m in models if doc["models"][m].get("role_table")}
+if tables:
+    st.caption("Stepping out of the role is not the same as declining in character: a persona may decline a question "
+               "as itself (\"I won't discuss that, I'm a retired judge\") and stay in its role. Each model's answers, "
+               "2 × 2 (the rule: docs/methods/personagym.md, Refusals).")
+    ui.table(pd.DataFrame([{"model": m, "role": role.replace("_", " "), "declines": cell["declines"],
+                            "answers": cell["answers"]}
+                           for m, table in tables.items() for role, cell in table.items()]),
+             hide_index=True, width="stretch")
 
 judged = [m for m in models if len(doc["models"][m].get("by_evaluator") or {}) > 1]
 if judged:

@@ -57,7 +57,7 @@ def test_the_echoed_scale_gives_no_number() -> None:
         assert _reason(prompt, order) == "no number or option label found"
         assert _number(prompt + " I would rate it a 2.", order) == 2
     assert _number("A 5 would mean very accurate and a 1 would mean very inaccurate. For me, I'd say 4.") == 4
-    assert _reason("As an AI, I can't rate myself from 1 to 5.") == "no number or option label found"
+    assert _reason("As an AI, I can't rate myself from 1 to 5.") == "refusal: the reply declines to answer"
 
 
 @pytest.mark.parametrize("reply, order, number", [
@@ -87,7 +87,7 @@ def test_a_number_whose_label_the_reply_contradicts_is_invalid(reply: str, order
     ("3 or 4", "two numbers given (3, 4)"),
     ("3, 4", "two numbers given (3, 4)"),
     ("3 – 4", "two numbers given (3, 4)"),
-    ("Somewhere between 2 and 3.", "two numbers given (2, 3)"),
+    ("Somewhere between 2 and 3.", "hedge: 'Somewhere between 2 and 3' names no single answer"),
     ("I would rate myself a 4, or maybe a 5.", "two numbers given (4, 5)"),
     ("Probably a 3, maybe a 4 on bad days.", "two numbers given (3, 4)"),
     ("4 - Moderately accurate\n5 - Very accurate", "several numbers given (4, 5)"),

@@ -104,6 +104,7 @@ def test_invalid_reasons_say_why() -> None:
     assert parse_correctness("").reason == "empty reply"
     assert parse_correctness(None).reason == "empty reply"
     assert parse_correctness("I cannot judge that.").reason == "no option named"
+    assert parse_correctness("I cannot decide on that.").reason == "refusal: the reply declines to answer"
     assert parse_correctness("It is not always correct.").reason == "only negated or hedged options"
     assert parse_correctness("partially correct or wrong").reason == "two options named together (Partially correct / Wrong)"
 

@@ -168,14 +168,15 @@ def test_first_integer_of_a_bare_numeric_answer() -> None:
     from analysis.methods.trust.parse import extract_first_integer
 
     cases = {"7": 7, "$4": 4, "0": 0, "10.": 10, "- 5": 5, "Answer: 5": 5, "**5**": 5, "3 dollars.": 3,
-             "5\n\nBecause I trust people.": 5}
+             "5\n\nBecause I trust people.": 5, "nothing": 0, "Half of it.": 5, "$5.00": 5, "Acht Dollar.": 8}
     for text, want in cases.items():
         got = extract_first_integer(text, 10)
         assert (got.amount, got.how) == (want, "first integer"), text
     assert extract_first_integer("I send 3 dollars and keep 7", 10).amount == 3  # a stated decision, not the first number
+    assert extract_first_integer("5\n\nActually, make it 6.", 10).amount == 6  # the final answer (analysis.reading)
     for text, reason in {"-3": "'-3' is not a whole amount >= 0", "4.5": "'4.5' is not a whole amount >= 0",
                          "12": "'12' is outside [0, 10]", "12, no, 5": "not a bare number; no decision stated",
-                         "nothing": "not a bare number; no decision stated"}.items():
+                         "$4.50": "'$4.50' is not a whole amount >= 0"}.items():
         got = extract_first_integer(text, 10)
         assert not got.valid and got.reason.startswith(reason), text
     assert extract_first_integer("Let me think", 10, "length").reason.startswith("not a bare number; truncated")

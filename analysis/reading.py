@@ -1,0 +1,270 @@
+"""Rules every text reply reader shares, before it reads a reply with its own vocabulary (issue 42).
+
+Two rules, and one courtesy:
+
+1. **The final answer** (``final_part``). A reply may withdraw what it said: "no wait", "wait —", "on second
+   thought", "scratch that", "make it $6", "sorry, I mean", "or rather", "I take that back", "on reflection", "let me
+   reconsider", "revised:" (a later JSON object presented as a revision), "I've changed my mind", and their German,
+   French, Spanish and Chinese forms ("nein, warte", "tout compte fait", "mejor dicho", "不对", …). The part after
+   the last such marker is the reply's final part: when it gives an answer, that answer wins; when it gives none
+   while the part before it did, the answer was withdrawn and the reply gives none ("answer withdrawn, none given
+   after"). A plain "actually" (or "hmm", "en fait", "eigentlich", "en realidad") is often emphasis: it takes back
+   what came before only when what follows gives an answer (the later one wins) or declines to answer (also "I can't
+   forecast / predict / judge / know …", a doubt that is no refusal on its own).
+2. **No answer** (``no_answer``). A reply that declines to answer before it gives one ("I can't decide", "I'd rather
+   not say", "I don't know" — unless it then answers anyway: "but if I had to pick…", or plainly, not "maybe (D)"; a
+   doubt after a committed answer explains it), that hedges between two options ("somewhere around
+   3 or 4", "between B and C", "around $3 to $5", "sometimes X, sometimes Y"), that ends by listing the options
+   without a pick, or that only restates the question ("How much is this person like me? Let me think…") gives no
+   answer, whatever label or number it contains. A reply cut by the length limit before it committed is the reader's
+   own "truncated" reason (only the reader knows where its answer is).
+3. **Not English** (``language``): a reply the reader cannot read and that is written in German, French, Spanish or
+   Chinese is invalid as ``not English: not read`` rather than "no answer found", so a reader's report tells the two
+   apart. A reader that knows the language's answer markers reads them (its own vocabulary).
+
+``read_final`` runs the three around a reader's own reading function. Shared code: nothing here names a method.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
+
+T = TypeVar("T")
+
+WITHDRAWN = "answer withdrawn, none given after"
+NOT_ENGLISH = "not English: not read"
+
+_NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|null|eins|zwei|drei|vier|fünf|sechs|"
+                r"sieben|acht|neun|zehn|zéro|un|une|deux|trois|quatre|cinq|sept|huit|neuf|dix|cero|uno|una|dos|tres|"
+                r"cuatro|cinco|seis|siete|ocho|nueve|diez)\b")
+#: what a correction introduces directly ("make it $6", "sorry, I mean (F)"): an amount, a number, a letter
+_NEW_VALUE = r"(?=\s*(?:\$|\d|[(\[]?[A-Za-z][)\]]|" + _NUMBER_WORD + "))"
+_DASH = r"[\s,.:;!—–-]*"
+#: markers after which the earlier answer no longer stands (case-insensitive; the match ends where the new part starts)
+_STRONG = re.compile("|".join([
+    r"\b(?:no|nope|hmm|oh|um+)[,.]?\s+wait\b" + _DASH,
+    r"(?:^|(?<=[.!?\n(:]\s)|(?<=[.!?\n(])|(?<=[—–-]\s))wait\s*(?:[—–:,!-]|\.\.\.|…)" + _DASH,
+    r"\b(?:actually,?\s+)?(?:on|upon)\s+(?:second|further)\s+thoughts?\b" + _DASH,
+    r"\bscratch\s+that\b" + _DASH,
+    r"(?=\bmake\s+(?:it|that)\s" + _NEW_VALUE + ")",  # zero width: the new part reads "make it $6" itself
+    r"\bsorry,?\s+I\s+mean(?:t)?\b" + _DASH, r"\bI\s+meant\b" + _DASH,
+    r"(?<=\s)[—–-]\s*no,\s*" + _NEW_VALUE,  # "8 — no, 6", "(A) — no, (E)"
+    r"\bor\s+rather\b" + _DASH,
+    r"\bI\s+take\s+(?:that|it)\s+back\b" + _DASH, r"\bI\s+(?:retract|withdraw)\s+(?:that|it|my\s+answer)\b" + _DASH,
+    r"\b(?:up)?on\s+(?:further\s+)?reflection\b" + _DASH,
+    r"\blet\s+me\s+(?:reconsider|rethink|revise|restate|rephrase|correct\s+(?:that|myself))\b[^.:\n]{0,40}?[.:\n]?",
+    r"\brevised\b[^:\n]{0,80}:",
+    r"\bcorrection\s*:", r"\bfixed\s*:", r"\bcorrected\b[^:\n]{0,80}:", r"\bupdated?\s+(?:answer|amount|forecast)s?\s*:",
+    r"\b(?:I(?:'ve|\s+have)\s+)?changed\s+my\s+mind\b" + _DASH,
+    r"\bhmm,?\s+no\b" + _DASH,
+    r"\bthinking\s+(?:about\s+it\s+)?again\b" + _DASH,
+    # German, French, Spanish, Chinese
+    r"\bnein,?\s+warte\b" + _DASH, r"\bich\s+nehme\s+(?:das|es)\s+zurück\b" + _DASH, r"\bkorrektur\s*:",
+    r"\bbei\s+näherer\s+betrachtung\b" + _DASH,
+    r"\bnon,?\s+attend(?:ez|s)\b" + _DASH, r"\btout\s+compte\s+fait\b" + _DASH, r"\bà\s+la\s+réflexion\b" + _DASH,
+    r"\bje\s+me\s+corrige\b" + _DASH,
+    r"\bno,?\s+espera\b" + _DASH, r"\bmejor\s+dicho\b" + _DASH, r"\bpensándolo\s+bien\b" + _DASH,
+    r"\bme\s+retracto\b" + _DASH,
+    r"(?:不对|等等|更正|我收回)[，,：:。\s]*",
+]), re.IGNORECASE | re.MULTILINE)
+#: markers that take back the earlier answer only when what follows answers or declines
+_WEAK = re.compile(r"\b(?:actually|hmm+|eigentlich|en\s+fait|en\s+realidad)\b" + _DASH, re.IGNORECASE)
+
+#: a doubt about something else than the answer; it takes an answer back only when it follows a correction marker
+_DOUBT = re.compile(r"\bI\s+(?:really\s+|honestly\s+|just\s+)?(?:can(?:no|')t|cannot|can\s+not|won't|am\s+unable\s+to|"
+                    r"'m\s+unable\s+to)\s+(?:really\s+|honestly\s+|actually\s+)?(?:forecast|predict|judge|know)\b",
+                    re.IGNORECASE)
+#: a later answer given tentatively ("… it depends. Maybe (D).") does not undo a refusal
+_TENTATIVE = re.compile(r"\b(?:maybe|perhaps|possibly|might|i\s+guess|or\s+so)\b", re.IGNORECASE)
+#: declining to answer (a refusal of the question, not of a request inside a role)
+_DECLINE = re.compile(
+    r"\bI\s+(?:really\s+|honestly\s+|just\s+|simply\s+)?(?:can(?:no|')t|cannot|can\s+not|won't|will\s+not|am\s+unable\s+to|"
+    r"'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to|refuse\s+to|would\s+rather\s+not|'d\s+rather\s+not|"
+    r"(?:must|have\s+to)\s+decline\s+to|prefer\s+not\s+to)\s+(?:really\s+|honestly\s+|actually\s+|in\s+good\s+conscience\s+)?"
+    r"(?:decide|answer|choose|pick|commit|rate|settle|say(?=\s*(?:[.!;,]|$|for\s+sure|which|what|"
+    r"how|whether|one\s+way))|tell(?=\s*(?:[.!;,]|$|which|what|how|whether))|give\s+(?:a|an|you\s+a|one)\s+"
+    r"(?:verdict|number|rating|score|answer|figure|amount|single)|put\s+a\s+number|make\s+(?:a|that|this)\s+"
+    r"(?:call|choice|decision))\b"
+    r"|(?:^|(?<=[.!?\n])|(?<=[.!?,;:—–-]\s)|\b(?:honestly|frankly|well),?\s+)I\s+(?:honestly\s+|really\s+)?(?:don't|do\s+not)\s+"
+    r"know(?=\s*(?:[.!;,—–-]|$|what|which|how\s+to\s+(?:answer|rate|decide|choose)|whether))"
+    r"|\b(?:it's|it\s+is)\s+(?:impossible|too\s+hard)\s+to\s+(?:say|tell|decide)\b"
+    r"|\bI(?:'m|\s+am)\s+(?:not\s+going\s+to|going\s+to\s+pass|passing)\s+(?:answer|pick|choose|rate|give)\w*\b"
+    r"|\bI(?:'m|\s+am)\s+not\s+(?:comfortable|willing|prepared|ready)\s+(?:committing|to\s+commit|giving|to\s+give|"
+    r"rating|to\s+rate|choosing|to\s+choose|answering|to\s+answer|picking|to\s+pick|putting|to\s+put)\b"
+    r"|\bI(?:'d|\s+would)\s+rather\s+not\s+(?:rate|answer|say|choose|pick|commit|judge|give)\b"
+    r"|\b(?:no\s+comment|pass)\s*[.!]?\s*$"
+    r"|\bich\s+kann\s+(?:das\s+)?(?:nicht|keine)\s+(?:entscheiden|sagen|beantworten|antwort)"
+    r"|\bje\s+ne\s+(?:peux|sais)\s+pas\s+(?:choisir|décider|répondre|dire)"
+    r"|\bno\s+(?:puedo|sé)\s+(?:decidir|elegir|responder|decir)"
+    r"|我(?:无法|不能|没法)(?:决定|选择|回答|判断)",
+    re.IGNORECASE | re.MULTILINE)
+#: … unless it answers anyway ("I can't really decide, but if I had to pick: B")
+_ANYWAY = re.compile(r"\b(?:but|however|still|that\s+said|if\s+I\s+(?:had|have)\s+to|if\s+forced|if\s+pressed|"
+                     r"pressed\s+for|forced\s+to|anyway|so\s+I(?:'ll|\s+will)|I(?:'ll|'d|\s+will|\s+would)\s+go\s+with)\b", re.IGNORECASE)
+
+_TOKEN = r"(?:\(?[A-Z]\)?(?![\w'’])|\$?\d+(?:\.\d+)?)"
+_HEDGES = (
+    re.compile(r"\bsomewhere\s+(?:around|between|in\s+the\s+(?:middle|range)(?:\s+of)?|about)\b(?:\s*(?:an?\s+)?"
+               + _TOKEN + r"(?:\s*(?:or|and|to|/|-|–)\s*(?:an?\s+)?" + _TOKEN + ")?)?", re.IGNORECASE),
+    re.compile(r"\bbetween\s+(?:an?\s+)?(" + _TOKEN + r")\s*(?:and|&)\s*(?:an?\s+)?(" + _TOKEN + r")(?![\w.])"),
+    re.compile(r"\b(?:around|about|roughly|approximately|maybe|perhaps|probably|either)\s+(?:an?\s+)?(" + _TOKEN
+               + r")\s*(?:or|/|to|-|–)\s*(?:an?\s+)?(" + _TOKEN + r")(?![\w.])", re.IGNORECASE),
+    re.compile(r"\bsometimes\b[^.!?\n]*?\b(?:sometimes|other\s+times|at\s+other\s+times)\b[^.!?\n]*", re.IGNORECASE),
+)
+_ENUMERATED = re.compile(r"^\s*[-*•]?\s*[(\[]?([A-Za-z]|\d{1,2})[)\].:]\s+\S", re.MULTILINE)
+_DELIBERATION = re.compile(r"^\s*(?:let\s+me|let's|I\s+(?:need|have|'ll\s+need|will\s+need)\s+to|I\s+must|hmm|"
+                           r"I(?:'m|\s+am)\s+(?:thinking|wondering|considering))\b", re.IGNORECASE)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+
+_CJK = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff]")
+_WORDS = {
+    "de": frozenset("der die das und ist ich nicht ein eine es zu mit auf für dass sie wir sehr aber auch würde "
+                    "werde schicke sende dollar antwort aussage richtig falsch diese dieser".split()),
+    "fr": frozenset("le la les et est je ne pas un une des du que qui pour dans avec ce cette très mais aussi "
+                    "envoie dollars réponse affirmation vraie fausse dirais".split()),
+    "es": frozenset("el la los las y es yo no un una que de del para con por muy pero también esta este "
+                    "enviaré dólares respuesta afirmación correcta incorrecta".split()),
+}
+_EN = frozenset("the and is i it to a of that this you my me not with for be are would will as in on but "
+                "so have".split())
+
+
+class FinalPart(NamedTuple):
+    """The part of a reply to read (``text``), whether an answer was withdrawn with none after it, and the marker."""
+
+    text: str
+    withdrawn: bool
+    marker: str | None = None
+
+
+def _decline(text: str) -> re.Match[str] | None:
+    """Where the text declines to answer, unless it answers anyway after it (see ``_ANYWAY``)."""
+    m = _DECLINE.search(text)
+    return m if m is not None and not _ANYWAY.search(text, m.end()) else None
+
+
+def _declines(text: str) -> bool:
+    return _decline(text) is not None
+
+
+def final_part(reply: str, has_answer: Callable[[str], bool] | None = None) -> FinalPart:
+    """The reply's final part (module docstring, rule 1). ``has_answer(text)`` says whether a part of the reply gives
+    an answer in the reader's vocabulary; without it, a plain "actually" never withdraws and a strong marker with no
+    text after it counts as withdrawing."""
+    reply = reply or ""
+    marks = sorted([(m, True) for m in _STRONG.finditer(reply)] + [(m, False) for m in _WEAK.finditer(reply)],
+                   key=lambda mk: mk[0].start())
+    answers = has_answer or (lambda text: False)
+    for m, strong in reversed(marks):
+        head, tail = reply[:m.start()], reply[m.end():]
+        if not head.strip():
+            continue  # opens the reply: nothing before it to take back
+        if answers(tail):
+            return FinalPart(tail, False, m.group(0).strip())
+        doubts = _declines(tail) or bool(_DOUBT.search(tail))
+        if strong or doubts:
+            if has_answer is None or answers(head) or doubts:
+                return FinalPart(tail, True, m.group(0).strip())
+    return FinalPart(reply, False, None)
+
+
+def _hedge(text: str) -> re.Match[str] | None:
+    for pattern in _HEDGES:
+        for m in pattern.finditer(text):
+            tokens = [g.strip("()$").upper() for g in m.groups() if g]
+            if len(tokens) < 2 or tokens[0] != tokens[1]:
+                return m
+    return None
+
+
+def hedge(text: str) -> str | None:
+    """The hedge a text makes between two options ("between B and C", "around 3 or 4", "sometimes …, sometimes …"),
+    else None (rule 2)."""
+    m = _hedge(text)
+    return " ".join(m.group(0).split()) if m else None
+
+
+def lists_options(text: str) -> bool:
+    """The text ends with a list of three or more enumerated options (A, B, C … or 1, 2, 3 …) and no pick after it."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    run: list[str] = []
+    for line in reversed(lines):
+        m = _ENUMERATED.match(line)
+        if not m:
+            break
+        run.append(m.group(1).upper())
+    if len(run) < 3:
+        return False
+    run.reverse()
+    keys = [ord(c) if c.isalpha() else int(c) for c in run]
+    return all(b == a + 1 for a, b in zip(keys, keys[1:]))
+
+
+def restates_question(text: str) -> bool:
+    """Every sentence of the text is a question or a deliberation ("let me think…"), at least one a question."""
+    sentences = [s.strip() for s in _SENTENCE.findall(text) if s.strip(" .!?\n")]
+    if not sentences or not any(s.endswith("?") for s in sentences):
+        return False
+    return all(s.endswith("?") or _DELIBERATION.match(s) for s in sentences)
+
+
+REFUSAL = "refusal: the reply declines to answer"
+
+
+def _no_answer_at(text: str) -> tuple[str, int, int] | None:
+    """(why the text gives no answer, where that starts and ends), else None (rule 2)."""
+    if (m := _decline(text)) is not None:
+        return REFUSAL, m.start(), m.end()
+    if (m := _hedge(text)) is not None:
+        return f"hedge: '{' '.join(m.group(0).split())}' names no single answer", m.start(), m.end()
+    if lists_options(text):
+        return "options listed without a pick", 0, len(text)
+    if restates_question(text):
+        return "question restated, no answer", 0, len(text)
+    return None
+
+
+def no_answer(text: str) -> str | None:
+    """Why a text (a reply's final part) gives no answer whatever label or number it contains (rule 2), else None."""
+    found = _no_answer_at(text)
+    return found[0] if found else None
+
+
+def language(text: str) -> str:
+    """'zh' for Chinese or Japanese script, else the language among en, de, fr, es with the most common words."""
+    if len(_CJK.findall(text)) >= 2:
+        return "zh"
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    if not words:
+        return "en"
+    scores = {lang: sum(w in vocab for w in words) for lang, vocab in _WORDS.items()}
+    english = sum(w in _EN for w in words)
+    best = max(scores, key=lambda k: scores[k])
+    return best if scores[best] > english and scores[best] >= 2 else "en"
+
+
+def read_final(reply: str, read: Callable[[str], T], valid: Callable[[T], bool],
+               invalid: Callable[[str], T], *, shared_no_answer: bool = True) -> T:
+    """A reader's ``read`` on the reply's final part, with the shared rules around it: a withdrawn answer with none
+    after it, a reply that gives no answer (``no_answer``, unless ``shared_no_answer`` is off for a reader of
+    structured replies), and a reply not in English that ``read`` could not read, each ``invalid(reason)``. A reply
+    that commits after its hedge ("somewhere around B or C at first glance, but on the whole (C)") is read from there
+    on; a refusal stands unless it answers anyway ("but if I had to pick …")."""
+    part = final_part(reply, lambda text: valid(read(text)))
+    if part.withdrawn:
+        return invalid(WITHDRAWN)
+    found = _no_answer_at(part.text) if shared_no_answer else None
+    # a doubt after a committed answer explains it ("Neither correct nor wrong. It is impossible to say whether …")
+    if found is not None and not (found[0] == REFUSAL and valid(read(part.text[:found[1]]))):
+        rest = part.text[found[2]:]
+        # a hedge resolved afterwards is an answer; so is a refusal followed by a plain answer (not "Maybe (D).")
+        later = read(rest) if rest.strip() and not (found[0] == REFUSAL and _TENTATIVE.search(rest)) else None
+        return later if later is not None and valid(later) else invalid(found[0])
+    got = read(part.text)
+    if valid(got):
+        return got
+    if (lang := language(part.text)) != "en":
+        return invalid(f"{NOT_ENGLISH} ({lang})")
+    return got
