@@ -50,6 +50,33 @@ def print_block(title: str, measured: dict[str, Measure]) -> None:
             print(f"  {m.kind}: {failure}")
 
 
+ANCHORS = Path(__file__).resolve().parents[2] / "shared" / "anchors"
+
+
+def print_real_replies() -> None:
+    """``trust-amount`` on the real replies of the agent-trust source (Xie et al. 2024: 10 models, every condition),
+    against the amount its authors extracted: each persona in one class (both equal, both different, only the source
+    read one, only RoleScope did, neither), and every "different" reply's closing words, read by hand
+    (``docs/imports.md``)."""
+    import pandas as pd
+
+    from analysis.methods.trust.imported import agreement_class
+    from analysis.methods.trust.importer import parse_paths
+
+    folder = ANCHORS / "agent_trust"
+    if not folder.is_dir():
+        print(f"real replies: {folder} not found; skipped")
+        return
+    rows = pd.DataFrame([r for f in parse_paths([folder], text=True).files for r in f.rows])
+    rows["cls"] = [agreement_class(bool(r.source_valid == 1), r.source_amount, bool(r.valid == 1), r.sent)
+                   for r in rows.itertuples(index=False)]
+    print(f"real replies (trust-amount on {len(rows):,} agent-trust replies, against the authors' extraction)")
+    for cls, n in rows["cls"].value_counts().items():
+        print(f"  {cls:16} {n:6,}")
+    for r in rows[rows["cls"] == "both_different"].itertuples(index=False):
+        print(f"  different: source {r.source_amount:g}, RoleScope {r.sent:g}: …{r.raw[-120:]!r}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help=f"write {MEASURES_FILE.relative_to(MEASURES_FILE.parents[2])}")
@@ -59,6 +86,8 @@ def main() -> int:
         print()
         print_block(f"held-out corpora, {group.replace('_', ' ')} ({', '.join(f'corpora/{f}' for f in folders)}): the "
                     "measure, never tuned to", measure_held_out(group))
+    print()
+    print_real_replies()
     if args.write:
         MEASURES_FILE.parent.mkdir(parents=True, exist_ok=True)
         doc = {"about": "reply readers measured on hand-labelled corpora (bench/bench_parsers.py); looked_at, fresh: "

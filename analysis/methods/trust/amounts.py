@@ -132,16 +132,16 @@ _VERB = (r"(?:send|sending|give|giving|transfer|transferring|invest|investing|ha
 _SUBJECT = (_NOT_AFTER + r"(?:\blet(?:'s|\s+us)\s+|\bI(?:'ll|\s+will)\s+[a-z]+(?:\s+[a-z]+){0,5}?\s+and\s+(?=send|give)|\bI(?:" + _WISH + r"|'ll|'m|'d|'ve| will| would| am| shall| have| decided| decide| choose|"
             r" chose| plan| intend| expect| predict| anticipate| think I'll| made (?:a|the|my) decision|"
             r" make (?:a|the|my) decision)?"
-            r"(?:\s+(?:going|decided|chosen|planning|opted|elected))?(?:\s+to)?(?:\s+be)?\s+)" + _ADVERB)
+            r"(?:\s+(?:going|decided|chosen|planning|opted|elected|choose|chose|decide))?(?:\s+to)?(?:\s+be)?\s+)" + _ADVERB)
 # "make it $6" (after a correction: "No wait, make it $6")
 _MAKE_IT = r"\bmake\s+(?:it|that)\s+"
-_MY_CHOICE = (r"\bmy\s+(?:final\s+)?(?:choice|decision|answer|plan|move|offer)\s+(?:is|will\s+be)\s*:?\s+"
+_MY_CHOICE = (r"\bmy\s+(?:final\s+)?(?:choice|decision|answer|plan|move|offer|intent|intention|contribution|donation)\s+(?:is|will\s+be)\s*:?\s+"
               r"(?:(?:to\s+)?" + _VERB + r"\s+)?")
 # "sending $3 seems right": an evaluation that is the decision
 _SEEMS = r"\b(?:sending|giving)\s+(?=\$[\d.]+\s+(?:seems|is|feels)\s+(?:right|best|fair|reasonable|wise|like\s+the\s+right))"
 _OBJECT = r"(?:(?:player\s*b|him|her|them|my\s+partner|the\s+other\s+player|the\s+stranger|the\s+trustee)\s+)?"
-_QUANT = (r"(?:(?:only|just|exactly|all|a\s+total\s+of|the\s+remaining|the\s+rest(?:\s+of\s+it)?,?|the\s+other|"
-          r"the\s+full|back)\s+)?")
+_QUANT = (r"(?:,?\s*(?:let's\s+say|say),\s+|(?:only|just|exactly|all|a\s+total\s+of|the\s+remaining|"
+          r"the\s+rest(?:\s+of\s+it)?,?|the\s+other|the\s+full|the\s+entire|the\s+whole|as\s+much\s+as|back)\s+)?")
 _SEND_PHRASE = re.compile(r"(?:" + _SUBJECT + _VERB + r"\s+|" + _MY_CHOICE + "|" + _SEEMS + "|" + _MAKE_IT + ")" + _OBJECT + _QUANT
                           + r"(?:" + _AMOUNT + "|" + _BARE + ")", re.IGNORECASE)
 # "Sending $7 to Player B." as a sentence of its own (not "Sending $10 would be risky"); "$5 is what I'll send."
