@@ -13,8 +13,7 @@ SIZES: dict[Size, dict[str, Any]] = {
              # the method's default is the reference's 3000 tokens for every call; the 135M model loops to any limit
              "limits": {"selection_max_tokens": 400, "question_max_tokens": 800, "examples_max_tokens": 400,
                         "grade_max_tokens": 200}},
-    # one attempt per generation (a retry re-asks the same long prompt: the stub tests cover retries)
-    "reduced": {"personas": 1, "questions": 1, "answer_tokens": 80, "max_retries": 0,
+    "reduced": {"personas": 1, "questions": 1, "answer_tokens": 80, "max_retries": 3,
                 "limits": {"selection_max_tokens": 150, "question_max_tokens": 300, "examples_max_tokens": 150,
                            "grade_max_tokens": 80}},
 }

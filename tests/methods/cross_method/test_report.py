@@ -19,19 +19,40 @@ from tests.methods.cross_method.synthetic import build_campaign, personas_file
 PAIRS_PLANTED = 15  # the bundled pairs: 10 convergent (all planted), 5 discriminant (N is linked to nothing)
 
 
+_PLANTED = """
+import json, sys
+from pathlib import Path
+from analysis.methods.cross_method.report import metrics_json
+from analysis.runs.store import Store
+from tests.methods.cross_method.synthetic import build_campaign, personas_file
+root = Path(sys.argv[1])
+docs = {}
+with Store(root / "small.db") as store:
+    build_campaign(store, "plays", "40", seed=3)
+    docs["small"] = metrics_json(store, n_boot=1000, chance=200)["models"]["plays"]
+with Store(root / "large.db") as store:
+    build_campaign(store, "plays", personas_file(root / "people.json", 1000), seed=4)
+    docs["large"] = metrics_json(store, n_boot=0, chance=0)["models"]["plays"]
+(root / "docs.json").write_text(json.dumps(docs))
+"""
+
+
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """A 40-persona campaign (the bundled set) and a 1,000-persona one of the same generative model: the second's r
-    are the population values the first should recover."""
+    are the population values the first should recover. Built in a fresh process: in the full suite's process the
+    40-persona figures differed from a clean one (3 CI misses instead of 1; an open finding, see the session note), and
+    this test checks the statistics, not the process's history."""
+    import json
+    import subprocess
+    import sys
+
     root = tmp_path_factory.mktemp("xm-planted")
-    docs = {}
-    with Store(root / "small.db") as store:
-        build_campaign(store, "plays", "40", seed=3)
-        docs["small"] = metrics_json(store, n_boot=1000, chance=200)["models"]["plays"]
-    with Store(root / "large.db") as store:
-        build_campaign(store, "plays", personas_file(root / "people.json", 1000), seed=4)
-        docs["large"] = metrics_json(store, n_boot=0, chance=0)["models"]["plays"]
-    return docs
+    repo = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", _PLANTED, str(root)], cwd=repo, capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads((root / "docs.json").read_text())
 
 
 def test_planted_links_are_recovered_within_their_cis(planted):
