@@ -228,6 +228,10 @@ class Method:
     #: plan -> [(method, plan)]: the runs of other methods a composite plan (a campaign) makes, so that each part's
     #: cost is estimated from its own method. None: the plan is one run of this method.
     parts: Callable[[dict[str, Any]], list[tuple[str, dict[str, Any]]]] | None = None
+    #: (this method's score, the other method's score as "method:score") -> the published per-model r of the two
+    #: [{"model", "model_id", "r", "measures", "source"}], [] when none is bundled: LLM figures a cross-method pair shows
+    #: beside its own r (never pooled). None: the method bundles no such figures.
+    external_validity: Callable[[str, str], list[dict[str, Any]]] | None = None
 
     def has_data(self, table_sizes: Mapping[str, int]) -> bool:
         """Whether a store with these table sizes holds any of this method's answers."""

@@ -1,35 +1,25 @@
-"""Published LLM figures beside the cross-method pairs: the one values ↔ Big Five figure published for LLMs, the r of
-IPIP-NEO-300 Conscientiousness with PVQ-RR Achievement, Conformity and Security per model (Serapio-García et al. 2025,
-Nature Machine Intelligence, external validity; github google-deepmind/personality_in_llms @ c3fea44,
-``figures_data/external_validity_CON.csv``), read from the inventory's bundled file
-(``analysis.methods.inventory.published``).
+"""Published LLM figures beside the cross-method pairs, offered by the pair's own methods: each method that bundles
+published external-validity figures (``Method.external_validity``; today the inventory's values ↔ Conscientiousness r
+of Serapio-García et al. 2025) gives them for a pair it is part of.
 
-These are LLM figures (r across each model's 1,250 simulated response profiles on unshaped persona descriptions), not
-human ones: a pair's ``human_r`` stays as ``pairs.json`` has it. They are shown beside this store's r, never pooled,
-ranked or used in the pattern.
+These are LLM figures, not human ones: a pair's ``human_r`` stays as ``pairs.json`` has it. They are shown beside this
+store's r, never pooled, ranked or used in the pattern.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-#: pair (a, b) of ``pairs.json`` -> (the paper's IPIP-NEO domain code, criterion scale code) of its external validity.
-LINKS: dict[tuple[str, str], tuple[str, str]] = {
-    ("values:Achievement", "inventory:C"): ("CON", "ACHV"),
-    ("values:Conformity", "inventory:C"): ("CON", "CONF"),
-    ("values:Security", "inventory:C"): ("CON", "SCRT"),
-}
+from analysis.methods import get
 
 
 def published_for(a: str, b: str) -> list[dict[str, Any]]:
-    """The published per-model r of the pair (a, b), either order: [{"model", "model_id", "r", "measures", "source"}]
-    in the source's model order; [] for a pair without one."""
-    link = LINKS.get((a, b)) or LINKS.get((b, a))
-    if link is None:
-        return []
-    from analysis.methods.inventory.published import domains, external_rows
-
-    domain, scale = link
-    measures = f"IPIP-NEO-300 {domains()['domains'][domain]['name']} × {domains()['scales'][scale]['name']}"
-    return [{"model": r["model"], "model_id": r["model_id"], "r": r["value"], "measures": measures, "source": r["source"]}
-            for r in external_rows(domain, scale)]
+    """The published per-model r of the pair (a, b) ("method:score" each, either order), from the first side whose
+    method offers one: [{"model", "model_id", "r", "measures", "source"}]; [] for a pair without one."""
+    for mine, other in ((a, b), (b, a)):
+        method, _, score = mine.partition(":")
+        offer = get(method).external_validity
+        rows = offer(score, other) if offer else []
+        if rows:
+            return rows
+    return []

@@ -81,6 +81,12 @@ def _bundled_persona_llm(store: Any, path: Any) -> list[str]:
     return import_source(store, [path], text=False)
 
 
+def _external_validity(score: str, other: str) -> list[dict[str, Any]]:
+    from analysis.methods.inventory.external_validity import external_validity
+
+    return external_validity(score, other)
+
+
 def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
     from analysis.methods.inventory.shared_personas import persona_plan
 
@@ -88,7 +94,7 @@ def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec) -> dict[st
 
 
 METHOD = Method(
-    persona_plan=_persona_plan,
+    persona_plan=_persona_plan, external_validity=_external_validity,
     name="inventory", title="Personality inventories", label="Inventory", order=5,
     tables=("inventory_answers",),
     sources=("analysis/methods/base.py", "analysis/persona_scores.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),

@@ -1,15 +1,20 @@
-"""The published LLM figures beside the pairs (``analysis.methods.cross_method.published``): Conscientiousness with
-Achievement, Conformity and Security carry the paper's per-model r (Serapio-García et al. 2025, figures_data
-@ c3fea44, read from the inventory's bundled file); every other pair none; ``human_r`` is left as it was."""
+"""The published LLM figures beside the pairs (``analysis.methods.cross_method.published``, offered by each method's
+``external_validity``): Conscientiousness with Achievement, Conformity and Security carry the paper's per-model r
+(Serapio-García et al. 2025, figures_data @ c3fea44, the inventory's bundled file); every other pair none; ``human_r``
+is left as it was."""
 
 from __future__ import annotations
 
 from analysis.methods.cross_method.pairs import load_pairs
-from analysis.methods.cross_method.published import LINKS, published_for
+from analysis.methods.cross_method.published import published_for
+from analysis.methods.inventory.external_validity import LINKS as INVENTORY_LINKS
 from analysis.methods.cross_method.report import metrics_json
 from analysis.methods.inventory.published import domains
 from analysis.runs.store import Store
 from tests.methods.cross_method.synthetic import build_campaign
+
+#: (values score, inventory score) as pairs.json orders them -> (domain code, scale code).
+LINKS = {(other, f"inventory:{score}"): link for (score, other), link in INVENTORY_LINKS.items()}
 
 
 def test_the_linked_pairs_are_bundled_pairs_and_carry_every_model():
