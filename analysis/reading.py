@@ -3,7 +3,7 @@
 Two rules, and one courtesy:
 
 1. **The final answer** (``final_part``). A reply may withdraw what it said: "no wait", "wait —", "on second
-   thought", "scratch that", "make it $6", "sorry, I mean", "or rather", "I take that back", "on reflection", "let me
+   thought", "scratch that", "make it $6", "sorry, I mean", "— sorry, (F)", "or rather", "I take that back", "on reflection", "let me
    reconsider", "revised:" (a later JSON object presented as a revision), "I've changed my mind", and their German,
    French, Spanish and Chinese forms ("nein, warte", "tout compte fait", "mejor dicho", "不对", …). The part after
    the last such marker is the reply's final part: when it gives an answer, that answer wins; when it gives none
@@ -18,11 +18,13 @@ Two rules, and one courtesy:
    without a pick, or that only restates the question ("How much is this person like me? Let me think…") gives no
    answer, whatever label or number it contains. A reply cut by the length limit before it committed is the reader's
    own "truncated" reason (only the reader knows where its answer is).
-3. **Not English** (``language``): a reply the reader cannot read and that is written in German, French, Spanish or
-   Chinese is invalid as ``not English: not read`` rather than "no answer found", so a reader's report tells the two
+3. **Not English** (``language``): a reply the reader cannot read and that is written in another language (told by
+   its script, or for Latin script by its common words: German, French, Spanish, Italian, Portuguese, Dutch, Swedish,
+   Polish, Turkish, Vietnamese, Indonesian) is invalid as ``not English: not read`` rather than "no answer found", so a reader's report tells the two
    apart. A reader that knows the language's answer markers reads them (its own vocabulary).
 
-``read_final`` runs the three around a reader's own reading function. Shared code: nothing here names a method.
+``read_final`` runs the three around a reader's own reading function, on the reply with full-width forms folded
+(``normalized``). Shared code: nothing here names a method.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ _STRONG = re.compile("|".join([
     r"\bscratch\s+that\b" + _DASH,
     r"(?=\bmake\s+(?:it|that)\s" + _NEW_VALUE + ")",  # zero width: the new part reads "make it $6" itself
     r"\bsorry,?\s+I\s+mean(?:t)?\b" + _DASH, r"\bI\s+meant\b" + _DASH,
+    r"\bsorry[,!.]?" + _NEW_VALUE,  # "(A) — sorry, (F)"
     r"(?<=\s)[—–-]\s*no,\s*" + _NEW_VALUE,  # "8 — no, 6", "(A) — no, (E)"
     r"\bor\s+rather\b" + _DASH,
     r"\bI\s+take\s+(?:that|it)\s+back\b" + _DASH, r"\bI\s+(?:retract|withdraw)\s+(?:that|it|my\s+answer)\b" + _DASH,
@@ -113,12 +116,19 @@ _HEDGES = (
                + r")\s*(?:or|/|to|-|–)\s*(?:an?\s+)?(" + _TOKEN + r")(?![\w.])", re.IGNORECASE),
     re.compile(r"\bsometimes\b[^.!?\n]*?\b(?:sometimes|other\s+times|at\s+other\s+times)\b[^.!?\n]*", re.IGNORECASE),
 )
+_FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+_SPACED_LETTER = re.compile(r"([(\[])\s+([A-Za-z])\s+([)\]])")
 _ENUMERATED = re.compile(r"^\s*[-*•]?\s*[(\[]?([A-Za-z]|\d{1,2})[)\].:]\s+\S", re.MULTILINE)
 _DELIBERATION = re.compile(r"^\s*(?:let\s+me|let's|I\s+(?:need|have|'ll\s+need|will\s+need)\s+to|I\s+must|hmm|"
                            r"I(?:'m|\s+am)\s+(?:thinking|wondering|considering))\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 
-_CJK = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff]")
+#: scripts that are not Latin, in the order they are told apart (kana before the Han characters Japanese shares)
+_SCRIPTS = tuple((lang, re.compile(chars)) for lang, chars in (
+    ("ja", r"[\u3040-\u30ff]"), ("ko", r"[\uac00-\ud7af]"), ("zh", r"[\u4e00-\u9fff]"), ("ru", r"[\u0400-\u04ff]"),
+    ("el", r"[\u0370-\u03ff]"), ("ar", r"[\u0600-\u06ff]"), ("he", r"[\u0590-\u05ff]"), ("hi", r"[\u0900-\u097f]"),
+    ("th", r"[\u0e00-\u0e7f]"),
+))
 _WORDS = {
     "de": frozenset("der die das und ist ich nicht ein eine es zu mit auf für dass sie wir sehr aber auch würde "
                     "werde schicke sende dollar antwort aussage richtig falsch diese dieser".split()),
@@ -126,6 +136,16 @@ _WORDS = {
                     "envoie dollars réponse affirmation vraie fausse dirais".split()),
     "es": frozenset("el la los las y es yo no un una que de del para con por muy pero también esta este "
                     "enviaré dólares respuesta afirmación correcta incorrecta".split()),
+    "it": frozenset("il lo gli di che è e non un una per con sono mi molto ma anche questa questo della risposta "
+                    "persona".split()),
+    "pt": frozenset("o os as e é não um uma que de do da para com por muito mas também esta este eu resposta "
+                    "você".split()),
+    "nl": frozenset("de het een en is ik niet dat met voor zijn maar ook deze dit zou antwoord".split()),
+    "sv": frozenset("och är jag inte en ett att det som med för på men också den detta skulle svar".split()),
+    "pl": frozenset("i jest nie się że to na w z do ale jak ta ten jestem bardzo odpowiedź".split()),
+    "tr": frozenset("ve bir bu için ile de da çok ama ben değil gibi daha cevap".split()),
+    "vi": frozenset("và là tôi không một của có cho người này rất nhưng với được trả lời".split()),
+    "id": frozenset("dan yang saya tidak ini itu dengan untuk di ke dari akan tetapi sangat jawaban".split()),
 }
 _EN = frozenset("the and is i it to a of that this you my me not with for be are would will as in on but "
                 "so have".split())
@@ -233,9 +253,11 @@ def no_answer(text: str) -> str | None:
 
 
 def language(text: str) -> str:
-    """'zh' for Chinese or Japanese script, else the language among en, de, fr, es with the most common words."""
-    if len(_CJK.findall(text)) >= 2:
-        return "zh"
+    """The language a reply is written in, roughly: by script first (ja, ko, zh, ru, el, ar, he, hi, th), else the
+    Latin-script language among those of ``_WORDS`` with the most common words, else "en"."""
+    for lang, script in _SCRIPTS:
+        if len(script.findall(text)) >= 2:
+            return lang
     words = re.findall(r"[^\W\d_]+", text.lower())
     if not words:
         return "en"
@@ -245,6 +267,12 @@ def language(text: str) -> str:
     return best if scores[best] > english and scores[best] >= 2 else "en"
 
 
+def normalized(reply: str) -> str:
+    """The reply with full-width forms folded ("（B）" → "(B)", "：" → ":", "４" → "4"; not NFKC, which would also
+    make "η²" read "η2") and a letter spaced inside its brackets closed up ("( C )" → "(C)")."""
+    return _SPACED_LETTER.sub(r"\1\2\3", (reply or "").translate(_FULL_WIDTH))
+
+
 def read_final(reply: str, read: Callable[[str], T], valid: Callable[[T], bool],
                invalid: Callable[[str], T], *, shared_no_answer: bool = True) -> T:
     """A reader's ``read`` on the reply's final part, with the shared rules around it: a withdrawn answer with none
@@ -252,7 +280,7 @@ def read_final(reply: str, read: Callable[[str], T], valid: Callable[[T], bool],
     structured replies), and a reply not in English that ``read`` could not read, each ``invalid(reason)``. A reply
     that commits after its hedge ("somewhere around B or C at first glance, but on the whole (C)") is read from there
     on; a refusal stands unless it answers anyway ("but if I had to pick …")."""
-    part = final_part(reply, lambda text: valid(read(text)))
+    part = final_part(normalized(reply), lambda text: valid(read(text)))
     if part.withdrawn:
         return invalid(WITHDRAWN)
     found = _no_answer_at(part.text) if shared_no_answer else None

@@ -20,8 +20,9 @@ Modes, recorded with every answer:
   read the first token after "("). Never a random fill-in.
 - ``option_after_paren``: the letter read only after "(" when the reply is asked as "(X)", so that "I" or
   "A" opening a sentence is never an option (values questionnaires, letters up to I).
-- ``parse_after_marker``: a chain-of-thought reply, read after its single "Answer:" marker (any case, and "Antwort:",
-  "Réponse :", "Respuesta:", "答案："), on the reply's final part (a corrected "Answer:" replaces the first).
+- ``parse_after_marker``: a chain-of-thought reply, read after its single "Answer:" marker (any case, "Final answer —
+  (B)", and "Antwort:", "Réponse :", "Respuesta:", "答案：", "Ответ:", "Cevap:" … in 25 languages), or a JSON object's
+  "answer", on the reply's final part (a corrected "Answer:" replaces the first).
 """
 
 from __future__ import annotations
@@ -35,9 +36,13 @@ from analysis.reading import read_final
 
 AnswerMode = Literal["logprob", "text"]
 #: A chain-of-thought reply ends with this marker and its answer: the reference's "Answer:" (``models/vllmmodel.py``:
-#: ``"Answer:" in generation``, ``generation.count("Answer:")``), here also in lower or upper case and in German,
-#: French, Spanish and Chinese (issue 42).
-ANSWER_MARKER = re.compile(r"(?:Answer|answer|ANSWER|Antwort|Réponse|Respuesta|答案|回答)[ \t]*[:：]")
+#: ``"Answer:" in generation``, ``generation.count("Answer:")``), here also in any case, misspelt "Anwser", with a dash
+#: before a bracketed letter ("Final answer — (B)"), and in 25 other languages (issue 42).
+ANSWER_MARKER = re.compile(
+    r"(?:\b(?:answer|anwser|asnwer|antwort|réponse|respuesta|risposta|resposta|antwoord|svar|odpowiedź|odpověď|cevap|"
+    r"yanıt|trả\s+lời|ответ|jawaban|απάντηση|vastaus|válasz|răspuns|odgovor|svaret)|उत्तर|الإجابة|الجواب|תשובה|คำตอบ|"
+    r"答案|回答|答え|답변|정답|답)"
+    r"(?:[ \t]*[:：]|[ \t]*[—–-][ \t]*(?=[(\[][A-Za-z][)\]]))", re.IGNORECASE)
 #: Characters read after the marker: 10 tokens at ~4 characters each, as the reference crops it.
 AFTER_MARKER_CHARS = 40
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -217,6 +222,8 @@ def parse_after_marker(text: str, labels: list[str]) -> ParsedOption:
 def _after_marker(text: str, labels: list[str]) -> ParsedOption:
     markers = list(ANSWER_MARKER.finditer(text))
     if not markers:
+        if (answer := _json_answer(text)) is not text:  # {"reasoning": …, "answer": "(D)"}
+            return parse_option_text(answer, labels)
         return ParsedOption(None, 'no "Answer:" marker')
     if len(markers) > 1:
         return ParsedOption(None, f'{len(markers)} "Answer:" markers')

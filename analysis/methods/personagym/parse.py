@@ -473,6 +473,32 @@ _FOREIGN_FINAL = tuple((re.compile(p, re.IGNORECASE), e) for p, e in (
 ))
 
 
+#: a score noun in 30 languages other than English, for the closing sentence of a reply in any of them ("Pertanto, il punteggio finale è
+#: 3.", "따라서 최종 점수는 4점입니다.", "Bu nedenle, nihai puan 4'tür.", "لذلك، الدرجة النهائية هي 2.")
+_SCORE_NOUN = re.compile(
+    r"\b(?:punteggio|voto|valutazione|pontuação|nota|puntuación|calificación|puntaje|punktzahl|bewertung|wertung|"
+    r"poäng|slutpoäng|betyg|poeng|karakter|cijfer|beoordeling|eindscore|puan|skor|puanı|điểm|nilai|wynik|ocena|"
+    r"hodnocení|skóre|pontszám|scor|punctaj|pisteet|arvosana|оценка|балл|баллов|βαθμολογία|βαθμός)\b"
+    r"|अंक|स्कोर|الدرجة|النتيجة|التقييم|ציון|คะแนน|スコア|点数|得点|評価|分数|得分|评分|점수|평점",
+    re.IGNORECASE)
+_CLOSING_NUMBER = re.compile(r"(?<![\dA-Za-z.,])(\d+(?:[.,]\d+)?)(?:\s*/\s*(\d+))?(?![.,]?\d)")
+
+
+def _closing_score(clean: str) -> tuple[str, str | None, None] | None:
+    """The score of a reply's closing sentence when it names a score (``_SCORE_NOUN``, any of 30 languages) and holds
+    exactly one number ("N/5" counts as one) and ends as a sentence does (a reply cut mid-sentence gives none): the
+    rubric's asked sentence in another language (English has its own rules above). None otherwise."""
+    lines = [ln.strip() for ln in clean.splitlines() if ln.strip()]
+    if not lines:
+        return None
+    last = re.split(r"(?<=[.!?。！？])\s+", lines[-1])[-1]
+    numbers = _CLOSING_NUMBER.findall(last)
+    if len(numbers) != 1 or not _SCORE_NOUN.search(last) or not re.search(r"[.!。！]\W*$", last):
+        return None
+    token, scale = numbers[0]
+    return token.replace(",", "."), scale or None, None
+
+
 def parse_grade(text: str) -> Grade:
     """The evaluator's final score in [1, 5], or invalid with a reason (see module docstring). The shared rules of
     ``analysis.reading`` first (the final part after a self-correction: a revised JSON object or a second "final score";
@@ -480,7 +506,8 @@ def parse_grade(text: str) -> Grade:
     last "final score is N" sentence (also German, French, Spanish, Chinese: "die endgültige Punktzahl ist 4", "la
     note finale est 5", "la puntuación final es 3", "最终得分是4分"); else "Score: N" lines (all agreeing); else scores
     given in sentences ("I would rate this 4 out of 5", "deserves a score of 4", "4/5"; all agreeing); else a reply or
-    last line that is a number alone."""
+    last line that is a number alone; else a closing sentence that names a score in any of 30 languages and holds one
+    number (``_closing_score``)."""
     return read_final(text or "", _grade, lambda g: g.valid, lambda why: Grade(None, why))
 
 
@@ -498,6 +525,8 @@ def _grade(text: str) -> Grade:
         lines = [ln for ln in clean.splitlines() if ln.strip()]
         bare = _BARE_GRADE.fullmatch(lines[-1]) if lines else None
         found = (bare.group(1), None, None) if bare else None
+    if found is None:
+        found = _closing_score(clean)
     if found is None:
         return Grade(None, "no 'final score is N' sentence")
     if isinstance(found, Grade):
