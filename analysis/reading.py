@@ -54,6 +54,7 @@ _STRONG = re.compile("|".join([
     r"\bsorry,?\s+I\s+mean(?:t)?\b" + _DASH, r"\bI\s+meant\b" + _DASH,
     r"\bsorry[,!.]?" + _NEW_VALUE,  # "(A) — sorry, (F)"
     r"(?<=\s)[—–-]\s*no,\s*" + _NEW_VALUE,  # "8 — no, 6", "(A) — no, (E)"
+    r"(?:\.\.\.|…)\s*no\b[,.!]?" + _DASH,  # "3... no, I can't really say", "7... no, 4"
     r"\bor\s+rather\b" + _DASH,
     r"\bI\s+take\s+(?:that|it)\s+back\b" + _DASH, r"\bI\s+(?:retract|withdraw)\s+(?:that|it|my\s+answer)\b" + _DASH,
     r"\b(?:up)?on\s+(?:further\s+)?reflection\b" + _DASH,
@@ -76,7 +77,8 @@ _STRONG = re.compile("|".join([
 _WEAK = re.compile(r"\b(?:actually|hmm+|eigentlich|en\s+fait|en\s+realidad)\b" + _DASH, re.IGNORECASE)
 
 #: a doubt about something else than the answer; it takes an answer back only when it follows a correction marker
-_DOUBT = re.compile(r"\bI\s+(?:really\s+|honestly\s+|just\s+)?(?:can(?:no|')t|cannot|can\s+not|won't|am\s+unable\s+to|"
+_DOUBT = re.compile(r"\bI(?:'m|\s+am)\s+not\s+(?:so\s+)?sure\s+(?:that's|that\s+is|it's|it\s+is)\s+right\b|"
+                    r"\bI\s+(?:really\s+|honestly\s+|just\s+)?(?:can(?:no|')t|cannot|can\s+not|won't|am\s+unable\s+to|"
                     r"'m\s+unable\s+to)\s+(?:really\s+|honestly\s+|actually\s+)?(?:forecast|predict|judge|know)\b",
                     re.IGNORECASE)
 #: a later answer given tentatively ("… it depends. Maybe (D).") does not undo a refusal
@@ -97,6 +99,8 @@ _DECLINE = re.compile(
     r"|\bI(?:'m|\s+am)\s+not\s+(?:comfortable|willing|prepared|ready)\s+(?:committing|to\s+commit|giving|to\s+give|"
     r"rating|to\s+rate|choosing|to\s+choose|answering|to\s+answer|picking|to\s+pick|putting|to\s+put)\b"
     r"|\bI(?:'d|\s+would)\s+rather\s+not\s+(?:rate|answer|say|choose|pick|commit|judge|give)\b"
+    r"|\bI\s+(?:don't|do\s+not)\s+think\s+I\s+(?:can|could)\s+(?:honestly\s+|really\s+|actually\s+)?"
+    r"(?:pick|choose|decide|answer|rate|say|commit)\b"
     r"|\b(?:no\s+comment|pass)\s*[.!]?\s*$"
     r"|\bich\s+kann\s+(?:das\s+)?(?:nicht|keine)\s+(?:entscheiden|sagen|beantworten|antwort)"
     r"|\bje\s+ne\s+(?:peux|sais)\s+pas\s+(?:choisir|décider|répondre|dire)"
@@ -207,12 +211,13 @@ def hedge(text: str) -> str | None:
 
 
 def lists_options(text: str) -> bool:
-    """The text ends with a list of three or more enumerated options (A, B, C … or 1, 2, 3 …) and no pick after it."""
+    """The text ends with a list of three or more enumerated options (A, B, C … or 1, 2, 3 …) and no pick after it. An
+    item of more than 10 words is a reason, not an option ("Here's why: 1. Adolescence involves …")."""
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     run: list[str] = []
     for line in reversed(lines):
         m = _ENUMERATED.match(line)
-        if not m:
+        if not m or len(line[m.end() - 1:].split()) > 10:
             break
         run.append(m.group(1).upper())
     if len(run) < 3:

@@ -38,6 +38,7 @@ import re
 from dataclasses import dataclass
 
 from analysis.methods.inventory.prompts import OrderMode, numbered
+from analysis.llm.options import ANSWER_MARKER
 from analysis.reading import read_final
 
 DIGITS = "123456789"
@@ -99,6 +100,10 @@ _NAMED = [
                r"(?:an?\s+)?(?:number\s+)?[(\[\"']?" + _NUM + r"(?![-\w]|\s*(?:year|month|week|day|hour|time|kid|child)\w*)",
                re.IGNORECASE),
     re.compile(r"(?<![\d.])" + _NUM + r"\s*(?:/|out of)\s*\d+\b", re.IGNORECASE),
+    # the answer marker of any language the values reader knows ("Mi respuesta: 1", "Vastaus: 5", "Ответ: 4")
+    re.compile(ANSWER_MARKER.pattern + r"\s*[(\[\"']?" + _NUM, re.IGNORECASE),
+    # a closing "So a 4." / "So, a 2!"
+    re.compile(r"\bso,?\s+an?\s+" + _NUM + r"(?=\s*[.!]?\s*\Z)", re.IGNORECASE),
     # a reply opening "I'm 5." / "I am 2," answers the rating it was asked for (an age has "years" or more digits)
     re.compile(r"\A\s*I(?:'m|’m|\s+am)\s+" + _NUM + r"(?=\s*[.!,;]|\s*\Z|\s+on\s+(?:a|the|this)\s+scale\b)",
                re.IGNORECASE),

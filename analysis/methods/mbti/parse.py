@@ -320,7 +320,9 @@ def _verdicts(text: str) -> tuple[list[_Verdict], bool]:
 #: a reply that judges the statement's parts one by one ("The first half is partially correct … The second half … is
 #: generally wrong"): its verdicts are of the parts, not of the whole
 _PART_REF = re.compile(r"\b(?:the )?(?:first|second|last|other) (?:half|part|clause)\b|\bthe (?:rest|former|latter)\b"
-                       r"|\bthe \w+ing part\b",
+                       r"|\bthe \w+ing part\b"
+                       # a part quoted as a that-clause subject: "That girls hold back is generally correct; that they …"
+                       r"|(?:^|(?<=[;.]\s))that\s+\w[^;.]{2,100}?\s(?:is|are)\b",
                    re.IGNORECASE)
 
 

@@ -566,6 +566,8 @@ _REFUSAL_ANYWHERE = re.compile(
     r"|\beven (?:as|in) (?:a )?(?:fiction|story|role-?play|hypothetical)\b|\beven fictionally\b"
     r"|\bhere(?:'s| is) (?:a |my )?(?:response|reply|answer) (?:as|in the voice of|from|written as) (?:the |this |that |your )?"
     r"(?:persona|character)\b"
+    r"|\bhere(?:'s| is) how (?:the |this |that |your |my )?(?:persona|character|he|she|they) (?:might|would|could|will) "
+    r"(?:respond|reply|answer|react|say|put it)\b"
     r"|\beven in (?:a |this )?(?:role-?play|character)\b|\bi understand (?:that )?this is (?:just |only )?a role-?play\b"
     r"|\b(?:breaking|break|stepping out of|step out of|out of) (?:the |my )?character\b|\bas the persona,? i would\b"
     # AI disclaimers in German, French, Spanish and Chinese
@@ -609,7 +611,7 @@ _REFUSAL_ANYWHERE = re.compile(
 )
 _REFUSAL_OPENING = re.compile(
     r"\bi (?:cannot|can't|can not|won't|will not|am unable to|'m unable to|am not able to|'m not able to|must decline to|"
-    r"have to decline to) (?:help(?!\s+(?:but\b|\w+ing\b))|assist|provide|fulfil|fulfill|comply|engage|create|generate|"
+    r"have to decline to) (?:help(?!\s+(?:but\b|it\b|myself\b|\w+ing\b))|assist|provide|fulfil|fulfill|comply|engage|create|generate|"
     r"write|answer|role-?play|"
     r"pretend|adopt|take on|participate|respond|continue|share personal|speak for|do that|play)\b"
     r"(?![^.!?\n]{0,25}\bwithout\b)"
@@ -643,14 +645,22 @@ def _in_character(text: str, m: re.Match[str]) -> bool:
     return bool(_PERSONA_REASON.search(window)) and not _OUT_OF_ROLE.search(window)
 
 
+#: a disclaimer quoted as someone else's words ("It said, 'As an AI language model, I cannot help you.'"): reported
+#: speech inside the persona's answer, not the answer stepping out
+_REPORTED = re.compile(r"\b(?:said|says|told\s+(?:me|us|him|her)|replied|replies|wrote|writes|answered|goes|went)\s*,?\s*"
+                       r"(?:\"[^\"\n]*\"|“[^”\n]*”|«[^»\n]*»|'[^\n]*?'(?=[\s.,!?;:]|$))", re.IGNORECASE)
+
+
 def detect_refusal(text: str) -> str | None:
     """The marker of a reply that steps out of the persona (lower case), else None: an AI or assistant disclaimer in
     any of English, German, French, Spanish, Chinese; refusing the role or saying the answer is only a role-play
     ("I'm not going to pretend to be someone who…", "I understand this is a role-play, but…", "(Note: I'm an AI
     assistant role-playing…)"); or a generic opening refusal (first 300 characters). An opening decline that gives
     the persona's own reason ("I won't discuss that — I'm a retired judge", "I can't help you there, I've never been
-    to Tokyo") is the persona declining, not stepping out (``detect_decline``)."""
+    to Tokyo") is the persona declining, not stepping out (``detect_decline``); a disclaimer quoted as someone else's
+    words ("It said, 'As an AI …'") is reported speech, not stepping out."""
     text = (text or "").replace("’", "'")
+    text = _REPORTED.sub(lambda q: " " * len(q.group(0)), text)
     m = _REFUSAL_ANYWHERE.search(text)
     if m is None:
         m = _REFUSAL_OPENING.search(text[:300])

@@ -48,7 +48,8 @@ _FOREIGN_WORD = r"(?:" + "|".join(sorted((w for w in FOREIGN_NUMBERS if w.isasci
 _CURRENCY = r"(?:dollars?|dólares|dolares|美元|美金|块钱|块)"
 _FOREIGN_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, re.IGNORECASE), e) for p, e in (
     # answer markers
-    (r"\b(?:betrag|montant|cantidad|monto|importe)\s*[:：]|(?:金额|数额|金額)\s*[:：]", "Amount:"),
+    (r"\b(?:betrag|montant|cantidad|monto|importe|importo|quantia|valor|bedrag|belopp|beløb|kwota|miktar|tutar|"
+     r"số\s+tiền|jumlah|сумма|ποσό)\s*[:：]|(?:金额|数额|金額|금액|राशि|المبلغ)\s*[:：]", "Amount:"),
     # "3 $" after the number, as written in German and French
     (r"(?<![\d$])(\d+(?:[.,]\d+)?)\s*\$", r"$\1"),
     # German: "Ich schicke (Spieler B) 4 Dollar", "Ich werde in dieser Runde 3 Dollar schicken"
@@ -92,7 +93,7 @@ _WORDS = {w: i for i, w in enumerate(
 _WORD = r"\b(?:" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\b"
 _NUM = r"\d[\d,]*(?:\.\d+)?"
 # a number followed by an arithmetic operator or a range ("10 * max(1, 10)", "$5-$6") is part of an expression
-_NOT_EXPRESSION = r"(?![\d.,]*\s*(?:[*×/+^=]|-\s*\$?\d|(?:or|to)\s+\$?\d))"
+_NOT_EXPRESSION = r"(?![\d.,]*\s*(?:[*×/+^=]|[-–—]\s*\$?\d|(?:or|to)\s+\$?\d))"  # nor a range: "$4–$6"
 _DOLLARS = r"(?:dollars?|bucks|usd)\b"
 _OF_MINE = r"\s+of\s+(?:my|the|those|these|our)\s+(?:\$\s*\d+|\d+|" + _WORD + r")(?:\s*" + _DOLLARS + r")?"
 _ALL = (r"\b(?:everything|all\s+of\s+(?:it|them|my\s+money|the\s+money|my\s+endowment)|all(?=\s*(?:[.!,;\n]|to\b|$))"
@@ -101,7 +102,7 @@ _HALF = r"\bhalf(?:\s+of\s+(?:it|my\s+money|the\s+money|my\s+endowment|what\s+i\
 _PERCENT = r"\d{1,3}\s*%\s+of\s+(?:it|my\s+money|the\s+money|my\s+endowment|my\s+\$?\d+|the\s+\$?\d+)"
 #: an amount as written in a decision: "$4", "4 dollars", "four dollars", "three of my ten dollars", "all", "half"
 _AMOUNT = (r"(?P<amt>-\s*\$\s*" + _NUM + _NOT_EXPRESSION + r"|(?:" + _NUM + "|" + _WORD + ")" + _OF_MINE
-           + r"|\$\s*" + _NUM + _NOT_EXPRESSION + r"|" + _NUM + r"\s*" + _DOLLARS + r"|" + _WORD + r"\s+" + _DOLLARS
+           + r"|(?:\$|\bus\$|\busd)\s*" + _NUM + _NOT_EXPRESSION + r"|" + _NUM + r"\s*" + _DOLLARS + r"|" + _WORD + r"\s+" + _DOLLARS
            + "|" + _PERCENT + "|" + _ALL + "|" + _HALF + ")")
 # in a send phrase only: a bare number that ends the sentence or goes "to Player B" ("I decided to send 3 to Player B")
 _BARE = (r"(?P<bare>\d+|" + _WORD + r")(?=\s+(?:to|for)\s+(?:player\s*b|him|her|them|the\s+other)\b|\s*(?:[.!;]|\n|$))")
