@@ -263,7 +263,7 @@ def language(text: str) -> str:
     for lang, script in _SCRIPTS:
         if len(script.findall(text)) >= 2:
             return lang
-    words = re.findall(r"[^\W\d_]+", text.lower())
+    words = [w for w in re.findall(r"[^\W\d_]+", text.lower()) if len(w) > 1]  # not "e6", "a)" …
     if not words:
         return "en"
     scores = {lang: sum(w in vocab for w in words) for lang, vocab in _WORDS.items()}
