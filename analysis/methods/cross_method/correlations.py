@@ -10,7 +10,8 @@
   correlations within a method and breaks every link across methods. A cell's band is the central 95 % of its draws
   and its p-value is two-sided, ``(1 + #{|r*| ≥ |r|}) / (1 + n)`` (Davison & Hinkley 1997, eq. 4.11).
 - ``pattern_r``: Westen & Rosenthal's (2003) r_alerting-CV, the correlation between the predicted correlations of a
-  set of pairs and the obtained ones (Fisher z-transformed), over the pairs where both are defined.
+  set of pairs and the obtained ones (Fisher z-transformed), over the pairs where both are defined; discriminant
+  pairs enter as |r| (a link of either sign breaks "no link").
 """
 
 from __future__ import annotations
@@ -61,17 +62,27 @@ def fisher_z(r: np.ndarray) -> np.ndarray:
     return np.arctanh(np.clip(r, -0.999999, 0.999999))
 
 
-def pattern_r(observed: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+def pattern_r(observed: np.ndarray, predicted: np.ndarray, discriminant: np.ndarray | None = None) -> np.ndarray:
     """r_alerting-CV per row of ``observed`` (``(B, k)`` pair correlations) against ``predicted`` (``(k,)``): the
-    Pearson correlation of ``predicted`` with the Fisher z of the observed r, over the pairs defined in that row;
-    NaN with fewer than 3 such pairs or a constant side."""
-    obs = np.atleast_2d(observed)
+    Pearson correlation of ``predicted`` with the Fisher z of the observed r, over the pairs defined in that row
+    (Westen & Rosenthal 2003, r_alerting-CV = corr(λ, z_r)); NaN with fewer than 3 such pairs or a constant side.
+
+    The pairs flagged ``discriminant`` (``(k,)`` bool) are scored on |r| against |prediction|: their prediction is
+    "no link", which an r of −0.9 breaks as much as one of +0.9. Compared signed, a strongly negative discriminant r
+    would sit far below every convergent r and *raise* the pattern (every discriminant r at −0.9 gave a shuffled model
+    0.985); on |r| it lowers it."""
+    obs = np.atleast_2d(np.asarray(observed, dtype=float))
+    lam = np.asarray(predicted, dtype=float)
+    if discriminant is not None:
+        flag = np.asarray(discriminant, dtype=bool)
+        obs = np.where(flag[None, :], np.abs(obs), obs)
+        lam = np.where(flag, np.abs(lam), lam)
     out = np.full(obs.shape[0], np.nan)
     for i, row in enumerate(obs):
-        m = np.isfinite(row) & np.isfinite(predicted)
-        if m.sum() < 3 or np.ptp(predicted[m]) == 0 or np.ptp(row[m]) == 0:
+        m = np.isfinite(row) & np.isfinite(lam)
+        if m.sum() < 3 or np.ptp(lam[m]) == 0 or np.ptp(row[m]) == 0:
             continue
-        out[i] = float(np.corrcoef(fisher_z(row[m]), predicted[m])[0, 1])
+        out[i] = float(np.corrcoef(fisher_z(row[m]), lam[m])[0, 1])
     return out
 
 

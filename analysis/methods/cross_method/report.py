@@ -265,7 +265,7 @@ def _convergent(pairs: list[Pair], docs: list[dict[str, Any]], boot: dict, draws
 def _pattern(pairs: list[Pair], docs: list[dict[str, Any]], boot: dict, draws: dict, n_boot: int,
              chance: int) -> dict[str, Any]:
     """r_alerting-CV of the pairs' r against the human correlations when every pair has one, else against the
-    predicted directions."""
+    predicted directions; discriminant pairs on |r| (``correlations.pattern_r``), in the value, its CI and its null."""
     usable = [(p, d) for p, d in zip(pairs, docs) if d["r"] is not None]
     human = bool(usable) and all(p.human_r is not None for p, _ in usable)
     predicted = np.array([p.human_r if human else p.expected for p, _ in usable], dtype=float)
@@ -277,12 +277,15 @@ def _pattern(pairs: list[Pair], docs: list[dict[str, Any]], boot: dict, draws: d
         return out | {"reason": f"the {len(usable)} pairs with a defined r share one prediction (all convergent, or all "
                                 "discriminant): a pattern needs predictions that differ"}
     observed = np.array([d["r"] for _, d in usable])
-    value = float(cr.pattern_r(observed, predicted)[0])
+    disc = np.array([p.kind == "discriminant" for p, _ in usable])
+    value = float(cr.pattern_r(observed, predicted, disc)[0])
     if not np.isfinite(value):
         return out | {"reason": "the pairs' r are all equal: no pattern to correlate"}
     cells = [(p.a, p.b) for p, _ in usable]
-    ci = percentile_ci(value, cr.pattern_r(np.column_stack([boot[c] for c in cells]), predicted)) if n_boot > 0 else None
-    sims = cr.pattern_r(np.column_stack([draws[c] for c in cells]), predicted) \
+    # the bootstrap and the null on the same definition (discriminant pairs on |r|)
+    ci = percentile_ci(value, cr.pattern_r(np.column_stack([boot[c] for c in cells]), predicted, disc)) \
+        if n_boot > 0 else None
+    sims = cr.pattern_r(np.column_stack([draws[c] for c in cells]), predicted, disc) \
         if chance > 0 and all(c in draws for c in cells) else None
     return out | {"value": value, "lo": _val(ci.lo) if ci else None, "hi": _val(ci.hi) if ci else None, "reason": None,
                   "chance": _summary(value, sims)}

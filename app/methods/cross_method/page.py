@@ -125,8 +125,11 @@ if published:
 st.subheader("Summary per model")
 st.caption("Convergent mean r: the mean r of the convergent pairs. Pattern r: Westen & Rosenthal's (2003) r_alerting-CV, "
            "the correlation of the pairs' r (Fisher z) with what is predicted (published human r where every pair has "
-           "one, else the predicted direction: 1 convergent, 0 discriminant). 1 = the model's pattern is the predicted "
-           "one; near 0 = no relation. Each with its bootstrap CI over personas and its chance band.")
+           "one, else the predicted direction: 1 convergent, 0 discriminant); discriminant pairs count as |r|, since a "
+           "link of either sign breaks 'no link'. It measures the ordering, not the size: 1 = the convergent pairs sit "
+           "above the discriminant ones as predicted (convergent r of 0.1 over discriminant r of 0 also give 1: read it "
+           "with the convergent mean r); near 0 = no relation; below 0 = discriminant pairs linked more strongly than "
+           "convergent ones. Each with its bootstrap CI over personas and its chance band (the same |r| rule).")
 summary = []
 for name in models:
     d = xm_data.doc(ref)["models"][name]

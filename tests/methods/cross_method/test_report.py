@@ -167,8 +167,9 @@ def test_the_human_pattern_is_used_when_every_pair_has_a_published_r(tmp_path, m
         build_campaign(store, "plays", "20", seed=7)
         doc = metrics_json(store, n_boot=0, chance=0)["models"]["plays"]
     assert doc["pattern"]["against"] == "published human correlations"
-    r = np.array([p["r"] for p in doc["pairs"]])
-    human = np.array([p["human_r"] for p in doc["pairs"]])
+    # discriminant pairs on |r| against |human r| (a link of either sign breaks "no link")
+    r = np.array([abs(p["r"]) if p["kind"] == "discriminant" else p["r"] for p in doc["pairs"]])
+    human = np.array([abs(p["human_r"]) if p["kind"] == "discriminant" else p["human_r"] for p in doc["pairs"]])
     assert doc["pattern"]["value"] == pytest.approx(np.corrcoef(np.arctanh(r), human)[0, 1], abs=1e-12)
 
 
