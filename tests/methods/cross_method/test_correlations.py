@@ -110,3 +110,37 @@ def test_a_shuffle_moves_a_method_s_columns_together():
     assert sorted(map(tuple, out[:, :2])) == sorted(map(tuple, X[:, :2]))  # rows of a method stay whole
     assert sorted(map(tuple, out[:, 2:])) == sorted(map(tuple, X[:, 2:]))
     assert not np.array_equal(out, X)
+
+
+def test_holm_is_the_hand_worked_step_down_and_statsmodels():
+    """p = 0.01, 0.04, 0.03, 0.005 and one undefined (m = 4): sorted 0.005, 0.01, 0.03, 0.04 adjust to 4·0.005 = 0.02,
+    3·0.01 = 0.03, 2·0.03 = 0.06, max(0.06, 1·0.04) = 0.06 (Holm 1979), to 1e-12; on random p-values the same as
+    ``statsmodels.stats.multitest.multipletests(method="holm")``, to 1e-12."""
+    from statsmodels.stats.multitest import multipletests
+
+    assert cr.holm([0.01, 0.04, 0.03, 0.005, None]) == pytest.approx([0.03, 0.06, 0.06, 0.02, None], abs=1e-12)
+    p = np.random.default_rng(3).uniform(0, 0.2, 15)
+    assert cr.holm(list(p)) == pytest.approx(list(multipletests(p, method="holm")[1]), abs=1e-12)
+    assert cr.holm([None, float("nan")]) == [None, None]
+
+
+def test_a_family_verdict_needs_enough_draws_for_its_size():
+    """With n draws no permutation p falls below 1/(n+1), so Holm over m pairs cannot fall below m/(n+1)."""
+    assert cr.family_verdict(0.01, 15, 100) == "not enough draws"  # 15/101 ≥ 0.05
+    assert cr.family_verdict(0.049, 15, 300) == "beyond chance" and cr.family_verdict(0.06, 15, 300) == "chance-like"
+    assert cr.family_verdict(None, 15, 300) is None
+
+
+def test_the_family_wise_band_is_the_max_abs_r_null():
+    """Per draw the largest |r| over the cells (undefined cells left out); a cell is beyond chance only beyond it."""
+    sims = np.array([[0.1, -0.5], [0.3, 0.2], [np.nan, np.nan]])
+    assert np.allclose(cr.family_maxima(sims), [0.5, 0.3, np.nan], equal_nan=True)
+    maxima = np.linspace(0.2, 0.6, 201)
+    fw = cr.family_band(-0.55, maxima, 40)
+    assert fw["family_hi"] == pytest.approx(np.percentile(maxima, 95)) and fw["family_size"] == 40
+    assert fw["p_family"] == pytest.approx((1 + np.sum(maxima >= 0.55 - 1e-12)) / 202)
+    assert fw["family_verdict"] == "chance-like"  # 26 of 201 maxima reach 0.55
+    assert cr.family_band(0.7, maxima, 40)["family_verdict"] == "beyond chance"
+    # a cell its own band calls beyond chance (p = 1/102) is not beyond the family's
+    assert cr.band(0.45, np.linspace(-0.3, 0.3, 101))["verdict"] == "beyond chance"
+    assert cr.family_band(0.45, maxima, 40)["family_verdict"] == "chance-like"
