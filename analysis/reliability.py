@@ -10,7 +10,9 @@ that as "—" with the reason from ``why_undefined``.
 - ``omega_total``: McDonald's ω_t of a one-factor model as ``psych::omega(x, nfactors = 1)$omega.tot`` computes
   it: ω_t = 1 − Σ u²_i / Σ_ij k_i k_j R_ij, with R the item correlation matrix, u² = 1 − λ² the uniquenesses of a
   minimum-residual (``fm = "minres"``) one-factor solution (Revelle & Zinbarg 2009) and k_i = sign(λ_i): items that
-  load negatively are reverse-keyed, as psych's default ``flip = TRUE`` does.
+  load negatively are reverse-keyed, as psych's default ``flip = TRUE`` does; ``flip=False`` (psych ``flip = FALSE``)
+  keeps k_i = 1, for items already keyed (the inventory's ω); ``omega_fit`` also returns the loadings, whose
+  negative entries are the items a flip would reverse.
 - ``icc``: intraclass correlations (Shrout & Fleiss 1979) by ``pingouin.intraclass_corr``; ICC2 (two-way random,
   absolute agreement, single rater) is the headline for judges and repeated runs.
 - ``test_retest``: Pearson correlation of the same units' scores on two occasions.
@@ -86,20 +88,35 @@ def _minres_loadings(R: np.ndarray) -> np.ndarray:
     return -lam if lam.sum() < 0 else lam
 
 
-def omega_total(frame: pd.DataFrame) -> float:
-    """McDonald's ω_t (one factor, minres), as ``psych::omega(x, nfactors = 1)$omega.tot``; complete rows only.
+def omega_fit(frame: pd.DataFrame, *, flip: bool = True) -> tuple[float, np.ndarray]:
+    """McDonald's ω_t (one factor, minres) and the loadings λ of that factor (oriented Σλ ≥ 0, as ``fa`` orients it),
+    as ``psych::omega(x, nfactors = 1, flip = flip)`` computes them; complete rows only. NaN and no loadings when
+    undefined.
 
-    Items that load negatively are reverse-keyed first, as psych's default ``flip = TRUE`` does (``psych:::omegah``:
-    ``key <- sign(gload); key[key == 0] <- 1``, then ``m <- diag(key) %*% m %*% diag(key)``), with the factor
-    oriented as ``fa`` orients it (Σλ ≥ 0): ω_t = 1 − Σ u²_i / Σ_ij k_i k_j R_ij, k_i = sign(λ_i) (0 counts as +1).
-    Flipping leaves the uniquenesses u² = 1 − λ² unchanged and only turns the sign of the correlations between a
-    reversed and a kept item."""
+    ω_t = 1 − Σ u²_i / Σ_ij k_i k_j R_ij (``psych:::omegah``: ``omega.tot <- (Vt - sum(u2)) / Vt``, Vt the sum of the
+    keyed correlation matrix), u² = 1 − λ² the uniquenesses. With ``flip`` (psych's default) k_i = sign(λ_i) (0 counts
+    as +1): items that load negatively are reverse-keyed first (``key <- sign(gload)``; ``m <- diag(key) %*% m %*%
+    diag(key)``). Without it k_i = 1: the items are taken as keyed, a negatively loading item lowers ω instead of being
+    turned round. NaN when Vt ≤ 0 (the keyed items cancel out)."""
     if why_undefined(frame, min_items=3) is not None:
-        return float("nan")
+        return float("nan"), np.empty(0)
     R = np.corrcoef(frame.dropna().to_numpy(dtype=float), rowvar=False)
     lam = _minres_loadings(R)
-    key = np.where(lam < 0, -1.0, 1.0)
-    return float(1 - (1 - lam ** 2).sum() / (key @ R @ key))
+    key = np.where(lam < 0, -1.0, 1.0) if flip else np.ones(len(lam))
+    total = float(key @ R @ key)
+    if total <= 0:
+        return float("nan"), lam
+    return float(1 - (1 - lam ** 2).sum() / total), lam
+
+
+def omega_total(frame: pd.DataFrame, *, flip: bool = True) -> float:
+    """McDonald's ω_t, as ``psych::omega(x, nfactors = 1, flip = flip)$omega.tot`` (``omega_fit``).
+
+    ``flip = True`` (psych's default) reverse-keys the items that load negatively; ``flip = False`` keeps every item
+    as given, so a keyed item that still runs against the others (a model agreeing with both "Am quiet" and "Am
+    talkative") lowers ω as it lowers α. Flipping leaves the uniquenesses u² = 1 − λ² unchanged and only turns the
+    sign of the correlations between a reversed and a kept item."""
+    return omega_fit(frame, flip=flip)[0]
 
 
 def icc(frame: pd.DataFrame) -> pd.DataFrame:

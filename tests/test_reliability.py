@@ -70,6 +70,16 @@ def test_omega_total_flips_two_negative_items_as_psych_does():
     assert reliability.omega_total(TWO_REVERSED) == pytest.approx(0.878632708187597, abs=1e-6)
 
 
+def test_omega_total_without_flip_is_psych_flip_false():
+    """``flip=False`` keeps the items as given: psych's ``flip = FALSE`` values above (1e-6, the optimiser's
+    tolerance); on items that all load positively it is the flipped value, to the last digit."""
+    assert reliability.omega_total(ONE_REVERSED, flip=False) == pytest.approx(0.635372829957377, abs=1e-6)
+    assert reliability.omega_total(TWO_REVERSED, flip=False) == pytest.approx(0.337644370583591, abs=1e-6)
+    assert reliability.omega_total(DATA, flip=False) == reliability.omega_total(DATA)
+    value, loadings = reliability.omega_fit(ONE_REVERSED, flip=False)
+    assert value == reliability.omega_total(ONE_REVERSED, flip=False) and list(np.flatnonzero(loadings < 0)) == [2]
+
+
 def test_omega_equals_alpha_for_parallel_items():
     # equal loadings and uniquenesses (a compound-symmetric correlation matrix): ω_t = standardised α
     rng = np.random.default_rng(0)

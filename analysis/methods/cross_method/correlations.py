@@ -9,8 +9,13 @@
   persona's answers to that method go to another persona), which keeps every score's distribution and the
   correlations within a method and breaks every link across methods. A cell's band is the central 95 % of its draws
   and its p-value is two-sided, ``(1 + #{|r*| ≥ |r|}) / (1 + n)`` (Davison & Hinkley 1997, eq. 4.11).
+- Multiple comparisons. The heatmap's cells across methods are one family: each draw's largest |r| over them is the
+  max-|r| null (Westfall & Young 1993, single-step maxT), and a cell reads "beyond chance" only when its |r| beats
+  that family-wise null (``family_band``; its own uncorrected p is kept beside). The theory pairs are another family:
+  their permutation p-values are Holm-adjusted (``holm``, statsmodels), and a pair's verdict reads the adjusted p.
 - ``pattern_r``: Westen & Rosenthal's (2003) r_alerting-CV, the correlation between the predicted correlations of a
-  set of pairs and the obtained ones (Fisher z-transformed), over the pairs where both are defined.
+  set of pairs and the obtained ones (Fisher z-transformed), over the pairs where both are defined; discriminant
+  pairs enter as |r| (a link of either sign breaks "no link").
 """
 
 from __future__ import annotations
@@ -61,17 +66,27 @@ def fisher_z(r: np.ndarray) -> np.ndarray:
     return np.arctanh(np.clip(r, -0.999999, 0.999999))
 
 
-def pattern_r(observed: np.ndarray, predicted: np.ndarray) -> np.ndarray:
+def pattern_r(observed: np.ndarray, predicted: np.ndarray, discriminant: np.ndarray | None = None) -> np.ndarray:
     """r_alerting-CV per row of ``observed`` (``(B, k)`` pair correlations) against ``predicted`` (``(k,)``): the
-    Pearson correlation of ``predicted`` with the Fisher z of the observed r, over the pairs defined in that row;
-    NaN with fewer than 3 such pairs or a constant side."""
-    obs = np.atleast_2d(observed)
+    Pearson correlation of ``predicted`` with the Fisher z of the observed r, over the pairs defined in that row
+    (Westen & Rosenthal 2003, r_alerting-CV = corr(λ, z_r)); NaN with fewer than 3 such pairs or a constant side.
+
+    The pairs flagged ``discriminant`` (``(k,)`` bool) are scored on |r| against |prediction|: their prediction is
+    "no link", which an r of −0.9 breaks as much as one of +0.9. Compared signed, a strongly negative discriminant r
+    would sit far below every convergent r and *raise* the pattern (every discriminant r at −0.9 gave a shuffled model
+    0.985); on |r| it lowers it."""
+    obs = np.atleast_2d(np.asarray(observed, dtype=float))
+    lam = np.asarray(predicted, dtype=float)
+    if discriminant is not None:
+        flag = np.asarray(discriminant, dtype=bool)
+        obs = np.where(flag[None, :], np.abs(obs), obs)
+        lam = np.where(flag, np.abs(lam), lam)
     out = np.full(obs.shape[0], np.nan)
     for i, row in enumerate(obs):
-        m = np.isfinite(row) & np.isfinite(predicted)
-        if m.sum() < 3 or np.ptp(predicted[m]) == 0 or np.ptp(row[m]) == 0:
+        m = np.isfinite(row) & np.isfinite(lam)
+        if m.sum() < 3 or np.ptp(lam[m]) == 0 or np.ptp(row[m]) == 0:
             continue
-        out[i] = float(np.corrcoef(fisher_z(row[m]), predicted[m])[0, 1])
+        out[i] = float(np.corrcoef(fisher_z(row[m]), lam[m])[0, 1])
     return out
 
 
@@ -89,6 +104,61 @@ def band(observed: float | None, draws: np.ndarray, *, two_sided: bool = True) -
         p = float((1 + hits) / (1 + len(d)))
         verdict = "not enough draws" if len(d) < MIN_VERDICT_SIMS else "beyond chance" if p < ALPHA else "chance-like"
     return {"lo": float(lo), "hi": float(hi), "mean": float(d.mean()), "n_sims": int(len(d)), "p": p, "verdict": verdict}
+
+
+def holm(p: Sequence[float | None]) -> list[float | None]:
+    """Holm's (1979) step-down adjusted p-values of the defined entries of ``p`` (None or NaN stays None), the family
+    being those m entries: the i-th smallest p becomes max_{j ≤ i} min(1, (m − j + 1) · p_(j)). Computed by
+    ``statsmodels.stats.multitest.multipletests(method="holm")``. Holm controls the family-wise error rate under any
+    dependence between the tests (the theory pairs share constructs, so their r are dependent)."""
+    from statsmodels.stats.multitest import multipletests
+
+    idx = [k for k, v in enumerate(p) if v is not None and np.isfinite(v)]
+    out: list[float | None] = [None] * len(p)
+    if idx:
+        for k, v in zip(idx, multipletests([float(p[k]) for k in idx], method="holm")[1]):  # type: ignore[arg-type]
+            out[k] = float(v)
+    return out
+
+
+def family_verdict(p: float | None, family_size: int, n_sims: int) -> str | None:
+    """The verdict of a p-value adjusted over a family of ``family_size`` tests (``analysis.chance``'s rule, α = 0.05),
+    "not enough draws" when no adjusted p could fall below α: with n draws the smallest Monte-Carlo p is 1/(n+1), so
+    Holm's smallest adjusted p is m/(n+1), and a family of m pairs needs n ≥ m/α draws for a verdict (300 for 15)."""
+    if p is None:
+        return None
+    if n_sims < MIN_VERDICT_SIMS or family_size / (n_sims + 1) >= ALPHA:
+        return "not enough draws"
+    return "beyond chance" if p < ALPHA else "chance-like"
+
+
+def family_maxima(sims: np.ndarray) -> np.ndarray:
+    """``(n,)`` the largest |r| of each null draw over a family of cells (``sims``: draws × cells; undefined cells
+    left out, NaN for a draw with none): the max-|r| null of Westfall & Young's (1993) single-step maxT procedure."""
+    a = np.abs(np.asarray(sims, dtype=float))
+    out = np.full(a.shape[0], np.nan)
+    some = np.isfinite(a).any(axis=1)
+    out[some] = np.nanmax(a[some], axis=1)
+    return out
+
+
+def family_band(observed: float | None, maxima: np.ndarray, family_size: int) -> dict[str, float | int | str | None]:
+    """A cell against the family-wise null: ``family_hi`` the 95th percentile of the per-draw maximum |r| (a cell is
+    beyond chance only with |r| above it), ``p_family`` = (1 + #{max* ≥ |r|}) / (1 + n), controlling the family-wise
+    error rate over the ``family_size`` cells (Westfall & Young 1993, single-step maxT), and its verdict."""
+    d = np.asarray(maxima, dtype=float)
+    d = d[np.isfinite(d)]
+    out: dict[str, float | int | str | None] = {"family_hi": None, "p_family": None, "family_size": family_size,
+                                                "family_verdict": None}
+    if len(d) == 0:
+        return out
+    out["family_hi"] = float(np.percentile(d, 95))
+    if observed is not None and np.isfinite(observed):
+        p = float((1 + np.sum(d >= abs(observed) - 1e-12)) / (1 + len(d)))
+        out["p_family"] = p
+        out["family_verdict"] = "not enough draws" if len(d) < MIN_VERDICT_SIMS else \
+            "beyond chance" if p < ALPHA else "chance-like"
+    return out
 
 
 def shuffled(scores: np.ndarray, blocks: Mapping[str, Sequence[int]], rng: np.random.Generator) -> np.ndarray:

@@ -59,9 +59,11 @@ def _report(store: Any, model: str | None = None, *, config: Any = None, n_boot:
 
 def _chance(store: Any, n_sims: int, *, config: Any = None, report: dict[str, Any] | None = None) -> dict[str, Any]:
     """Per model: the headlines' nulls (``convergent``, ``pattern``: ``{"permutation": summary}``) and every
-    cross-method cell's band (``cells``: ``"a|b"`` -> band), from the report computed with ``n_sims`` draws."""
+    cross-method cell's band (``cells``: ``"a|b"`` -> band, verdict family-wise), each theory pair's (``pairs``, Holm)
+    and the families' sizes (``families``), from the report computed with ``n_sims`` draws."""
     doc = METHOD.cached_report(store, config=config, n_boot=0, chance=n_sims)
-    return {m: (d.get("chance") or {}) | {"cells": d.get("cells_chance") or {}} for m, d in doc["models"].items()}
+    return {m: (d.get("chance") or {}) | {"cells": d.get("cells_chance") or {}, "pairs": d.get("pairs_chance") or {},
+                                          "families": d.get("families") or {}} for m, d in doc["models"].items()}
 
 
 def _can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:

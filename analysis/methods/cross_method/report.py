@@ -6,15 +6,20 @@
         "persona_ids": {M: {persona key: the method's own persona id}},
         "constructs": {"M:C": {"method", "construct", "label"}},
         "scores": frame (persona_id, name, key, one column per construct: the persona join),
-        "matrix": frame (a, b, within, r, lo, hi, n, reason, chance_lo, chance_hi, p, verdict, pair),
+        "matrix": frame (a, b, within, r, lo, hi, n, reason, chance_lo, chance_hi, p, p_family, family_hi, verdict,
+                  pair): verdict against the family-wise (max-|r|) null of the heatmap's cells,
         "pairs": [{"a", "b", "label", "kind", "expected", "human_r", "source", "r", "lo", "hi", "n", "reason",
-                   "chance": {lo, hi, mean, n_sims, p, verdict},
+                   "chance": {lo, hi, mean, n_sims, p, p_holm, family_size, verdict (from p_holm),
+                              uncorrected_verdict},
                    "published": [{"model", "model_id", "r", "measures", "source"}] (LLM figures, ``published``)}],
         "pattern": {"value", "lo", "hi", "reason", "against", "n_pairs", "chance"},
         "convergent": {"value", "lo", "hi", "reason", "n_pairs", "chance"},
         "headlines": {"cross_convergent": number, "cross_pattern": number}, "counts": [...],
         "chance": {"convergent": {"permutation": summary}, "pattern": {"permutation": summary}},
-        "cells_chance": {"a|b": band} (every cross-method cell, with --chance; what ``Method.chance`` hands the pages),
+        "cells_chance": {"a|b": band + family_hi, p_family, family_size, verdict (family-wise), uncorrected_verdict}
+                        (every cross-method cell, with --chance; what ``Method.chance`` hands the pages),
+        "pairs_chance": {"a|b": the pair's chance entry (Holm)}, "families": {"cells": {size, n_sims, band, method},
+                        "pairs": {size, method, min_draws}} (with --chance; null without),
         "configuration", "configurations"}},
      "sources": {key: citation}}
 
@@ -169,7 +174,8 @@ def cell_entry(j: Joined, c: Correlations, a: str, b: str, chance: int) -> dict[
     return out
 
 
-MATRIX_COLUMNS = ["a", "b", "within", "r", "lo", "hi", "n", "reason", "chance_lo", "chance_hi", "p", "verdict", "pair"]
+MATRIX_COLUMNS = ["a", "b", "within", "r", "lo", "hi", "n", "reason", "chance_lo", "chance_hi", "p", "p_family",
+                  "family_hi", "verdict", "pair"]
 
 
 def model_doc(store: Store, model: str, run_id: str, *, n_boot: int = 1000, chance: int = 0, seed: int = 0,
@@ -195,15 +201,31 @@ def model_doc(store: Store, model: str, run_id: str, *, n_boot: int = 1000, chan
         return cell_entry(j, corr, a, b, chance)
 
     kind = {(p.a, p.b): p.kind for p in spec.pairs} | {(p.b, p.a): p.kind for p in spec.pairs}
+    # the heatmap's cells across methods are one family: a cell is beyond chance only beyond the max-|r| null
+    family = [c for c in cells if c in corr.draws]
+    maxima = cr.family_maxima(np.column_stack([corr.draws[c] for c in family])) if family else np.empty(0)
+    in_family = {frozenset(c) for c in family}
+
+    def cell_band(a: str, b: str, r: float | None) -> dict[str, Any]:
+        """The cell's own band and p, with its verdict against the family-wise null (``uncorrected_verdict``: its
+        own p's)."""
+        own = cr.band(r, corr.draws[a, b])
+        if frozenset((a, b)) not in in_family:
+            return own | {"family_hi": None, "p_family": None, "family_size": None, "uncorrected_verdict": own["verdict"],
+                          "verdict": None}
+        fw = cr.family_band(r, maxima, len(family))
+        return own | fw | {"uncorrected_verdict": own["verdict"], "verdict": fw["family_verdict"]}
+
     rows = []
     for a, b in cells:
         e = entry(a, b)
-        band = e["chance"] or {}
+        band = cell_band(a, b, e["r"]) if e["chance"] else {}
         rows.append({"a": a, "b": b, "within": j.method_of(a) == j.method_of(b), "r": e["r"], "lo": e["lo"],
                      "hi": e["hi"], "n": e["n"], "reason": e["reason"], "chance_lo": band.get("lo"),
-                     "chance_hi": band.get("hi"), "p": band.get("p"), "verdict": band.get("verdict"),
-                     "pair": kind.get((a, b))})
+                     "chance_hi": band.get("hi"), "p": band.get("p"), "p_family": band.get("p_family"),
+                     "family_hi": band.get("family_hi"), "verdict": band.get("verdict"), "pair": kind.get((a, b))})
     pair_docs = [_pair_doc(p, j.columns, j.methods, entry) | {"label": _pair_label(p, j.labels)} for p in spec.pairs]
+    _holm(pair_docs, chance)
     doc: dict[str, Any] = {
         "campaign": run_id, "n_personas": len(j.personas), "methods": j.methods, "constructs": j.labels,
         "scores": frame_doc(scores), "persona_ids": j.ids, "matrix": frame_doc(pd.DataFrame(rows, columns=MATRIX_COLUMNS)),
@@ -216,11 +238,33 @@ def model_doc(store: Store, model: str, run_id: str, *, n_boot: int = 1000, chan
         "cross_pattern": number(doc["pattern"]["value"], doc["pattern"]["reason"] or "undefined"),
     }
     doc["chance"] = {k: {"permutation": doc[k]["chance"]} for k in ("convergent", "pattern") if doc[k].get("chance")}
-    doc["cells_chance"] = {f"{a}|{b}": cr.band(r if why is None else None, corr.draws[a, b])
+    doc["cells_chance"] = {f"{a}|{b}": cell_band(a, b, r if why is None else None)
                            for (a, b), (r, why) in corr.observed.items() if (a, b) in corr.draws}
+    doc["pairs_chance"] = {f"{p['a']}|{p['b']}": p["chance"] for p in pair_docs if p.get("chance")}
+    n_pairs = sum(1 for p in pair_docs if (p.get("chance") or {}).get("p") is not None)
+    doc["families"] = {
+        "cells": {"size": len(family), "n_sims": int(np.isfinite(maxima).sum()),
+                  "band": _val(np.percentile(maxima[np.isfinite(maxima)], 95)) if np.isfinite(maxima).any() else None,
+                  "method": "max-|r| permutation over the heatmap's cells across methods (Westfall & Young 1993)"},
+        "pairs": {"size": n_pairs, "method": "Holm (1979) over the theory pairs' permutation p",
+                  "min_draws": int(np.ceil(n_pairs / cr.ALPHA)) if n_pairs else None},
+    } if chance > 0 else None
     missing_any = {pid for d in j.methods.values() for pid in d["missing"]}
     doc["counts"] = [counts("personas not scored by every method", len(missing_any), len(j.personas))]
     return doc
+
+
+def _holm(docs: list[dict[str, Any]], chance: int) -> None:
+    """Each theory pair's chance entry with its Holm-adjusted p over the pairs that have one (``p_holm``, the family
+    ``family_size``) and its verdict read from that adjusted p (``uncorrected_verdict``: its own p's)."""
+    ps = [(d.get("chance") or {}).get("p") for d in docs]
+    adjusted = cr.holm(ps)
+    m = sum(p is not None for p in adjusted)
+    for d, p in zip(docs, adjusted):
+        if d.get("chance"):
+            n = int(d["chance"].get("n_sims") or 0)
+            d["chance"] = d["chance"] | {"p_holm": p, "family_size": m, "uncorrected_verdict": d["chance"].get("verdict"),
+                                         "verdict": cr.family_verdict(p, m, n)}
 
 
 def _pair_label(p: Pair, labels: dict[str, dict[str, str]]) -> str:
@@ -265,7 +309,7 @@ def _convergent(pairs: list[Pair], docs: list[dict[str, Any]], boot: dict, draws
 def _pattern(pairs: list[Pair], docs: list[dict[str, Any]], boot: dict, draws: dict, n_boot: int,
              chance: int) -> dict[str, Any]:
     """r_alerting-CV of the pairs' r against the human correlations when every pair has one, else against the
-    predicted directions."""
+    predicted directions; discriminant pairs on |r| (``correlations.pattern_r``), in the value, its CI and its null."""
     usable = [(p, d) for p, d in zip(pairs, docs) if d["r"] is not None]
     human = bool(usable) and all(p.human_r is not None for p, _ in usable)
     predicted = np.array([p.human_r if human else p.expected for p, _ in usable], dtype=float)
@@ -277,12 +321,15 @@ def _pattern(pairs: list[Pair], docs: list[dict[str, Any]], boot: dict, draws: d
         return out | {"reason": f"the {len(usable)} pairs with a defined r share one prediction (all convergent, or all "
                                 "discriminant): a pattern needs predictions that differ"}
     observed = np.array([d["r"] for _, d in usable])
-    value = float(cr.pattern_r(observed, predicted)[0])
+    disc = np.array([p.kind == "discriminant" for p, _ in usable])
+    value = float(cr.pattern_r(observed, predicted, disc)[0])
     if not np.isfinite(value):
         return out | {"reason": "the pairs' r are all equal: no pattern to correlate"}
     cells = [(p.a, p.b) for p, _ in usable]
-    ci = percentile_ci(value, cr.pattern_r(np.column_stack([boot[c] for c in cells]), predicted)) if n_boot > 0 else None
-    sims = cr.pattern_r(np.column_stack([draws[c] for c in cells]), predicted) \
+    # the bootstrap and the null on the same definition (discriminant pairs on |r|)
+    ci = percentile_ci(value, cr.pattern_r(np.column_stack([boot[c] for c in cells]), predicted, disc)) \
+        if n_boot > 0 else None
+    sims = cr.pattern_r(np.column_stack([draws[c] for c in cells]), predicted, disc) \
         if chance > 0 and all(c in draws for c in cells) else None
     return out | {"value": value, "lo": _val(ci.lo) if ci else None, "hi": _val(ci.hi) if ci else None, "reason": None,
                   "chance": _summary(value, sims)}

@@ -2,7 +2,9 @@
 "Construct validity", "Shaping"). Each returns NaN when undefined; ``why_*`` say why.
 
 - α (Cronbach 1951) and ω_t (McDonald; one factor, minres) per domain over the answer sheets (units) as R ``psych``
-  computes them: ``analysis.reliability.cronbach_alpha`` / ``omega_total``.
+  computes them: ``analysis.reliability.cronbach_alpha`` / ``omega_fit``. ω is taken with the inventory's key
+  imposed (``psych::omega(..., flip = FALSE)``): an item still running against its scale lowers it; the items psych's
+  default would flip are the keying diagnostic (``omega_keyed``, ``against_key``).
 - λ6 (Guttman 1945) as ``psych::alpha``'s ``G6(smc)``: λ6 = 1 − Σ_j (1 − SMC_j) / Σ_jk R_jk, R the item correlation
   matrix of the complete sheets and SMC_j the squared multiple correlation of item j on the others (1 − 1/(R⁻¹)_jj).
 - test–retest: Pearson r across personas of the domain score in ascending against descending option order.
@@ -26,7 +28,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from analysis.reliability import MIN_UNITS, cronbach_alpha, omega_total, why_alpha_undefined, why_undefined
+from analysis.reliability import MIN_UNITS, cronbach_alpha, omega_fit, why_alpha_undefined, why_undefined
 
 
 def domain_items(X: np.ndarray, mask: np.ndarray) -> pd.DataFrame:
@@ -55,11 +57,33 @@ def singular(R: np.ndarray) -> bool:
 
 
 def omega(frame: pd.DataFrame) -> tuple[float, str | None]:
+    """ω_t of keyed items with the key imposed (``omega_keyed``)."""
+    value, why, _ = omega_keyed(frame)
+    return value, why
+
+
+def omega_keyed(frame: pd.DataFrame) -> tuple[float, str | None, np.ndarray]:
+    """(ω_t, why undefined, the one-factor loadings λ) of ``frame`` (sheets × a domain's keyed items).
+
+    ω_t as ``psych::omega(x, nfactors = 1, flip = FALSE)$omega.tot`` (``analysis.reliability.omega_fit``): the
+    inventory's key is imposed and nothing is flipped, so an item that still correlates negatively with its scale
+    after keying lowers ω, as it lowers α. psych's default ``flip = TRUE`` would reverse it and report a high ω on the
+    same data. The items it would reverse are those with λ < 0 (factor oriented Σλ ≥ 0), the keying diagnostic
+    (``against_key``): on well-keyed items there is none and the two ω are equal. λ is empty when no factor was fit."""
     why = why_undefined(frame, min_items=3) or (SINGULAR if singular(correlations(frame)) else None)
     if why:
-        return float("nan"), why
-    value = omega_total(frame)
-    return (value, None) if np.isfinite(value) else (value, "the one-factor solution failed")
+        return float("nan"), why, np.empty(0)
+    value, lam = omega_fit(frame, flip=False)
+    if not len(lam):
+        return value, "the one-factor solution failed", lam
+    if not np.isfinite(value):
+        return value, "the keyed items cancel out (their correlations sum to ≤ 0): items run against the key", lam
+    return value, None, lam
+
+
+def against_key(loadings: np.ndarray) -> list[int]:
+    """Positions of the items loading negatively on their keyed scale's factor (``omega_keyed``'s λ)."""
+    return [k for k, v in enumerate(loadings) if v < 0]
 
 
 def lambda6(frame: pd.DataFrame) -> tuple[float, str | None]:

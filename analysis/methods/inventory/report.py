@@ -1,7 +1,8 @@
 """The inventory report: the ``metrics inventory --json`` document.
 
     {"models": {NAME: {
-        "domains": {D: {"name", "score", "percentile", "alpha", "omega", "lambda6", "test_retest", "shaping_rho",
+        "domains": {D: {"name", "score", "percentile", "alpha", "omega" (keyed, no flip), "keying": [{"item_id", "item",
+                        "loading"}] (items loading against the key), "lambda6", "test_retest", "shaping_rho",
                         "drift", "shaping_d", "shaping_d_lo", "shaping_d_hi", "shaping_n_high", "shaping_n_low",
                         "n_personas", "n_items", "<metric>_reason": why undefined, …}},   # the main inventory's
         "inventory": main inventory name,
@@ -98,11 +99,21 @@ def statistics(s: Sheets, X: np.ndarray | None = None, *, with_omega: bool = Tru
     return out
 
 
+def keying(s: Sheets, domain: str, loadings: np.ndarray, answers: pd.DataFrame) -> list[dict[str, Any]]:
+    """The domain's items that load against its keyed scale (``psychometrics.against_key``: the items psych's default
+    ``flip = TRUE`` would reverse), each with its text and loading; empty when every item runs with the scale or no
+    factor was fit. Read beside α: such an item lowers α and the keyed ω."""
+    ids = [i for i, d in zip(s.items, s.domain) if d == domain]
+    text = answers.drop_duplicates("item_id").set_index("item_id")["item"]
+    return [{"item_id": ids[k], "item": str(text.get(ids[k], "")), "loading": float(loadings[k])}
+            for k in pm.against_key(loadings)]
+
+
 def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]:
     """One inventory's part of a model's document (observed numbers)."""
     from analysis.methods.inventory import BIG_FIVE
 
-    stats = statistics(s)
+    stats = statistics(s, with_omega=False)
     sheet = scale_scores(s)
     person = persona_scores(sheet)
     pcts, pct_reason = sheet_percentiles(s, name)
@@ -116,8 +127,11 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
                              "needs ≥ 2 personas"))
         vals = [v[d] for v in pcts.values()]
         _entry(entry, "percentile", (float(np.mean(vals)) if vals else float("nan"), pct_reason))
-        for metric in ("alpha", "omega", "lambda6", "test_retest"):
-            _entry(entry, metric, stats[f"{metric}/{d}"])
+        omega, why, loadings = pm.omega_keyed(pm.domain_items(s.X, s.domain == d))
+        for metric, pair in (("alpha", stats[f"alpha/{d}"]), ("omega", (omega, why)), ("lambda6", stats[f"lambda6/{d}"]),
+                             ("test_retest", stats[f"test_retest/{d}"])):
+            _entry(entry, metric, pair)
+        entry["keying"] = keying(s, d, loadings, answers)
         _entry(entry, "shaping_rho", stats[f"shaping/{d}"])
         _entry(entry, "drift", stats[f"drift/{d}"])
         _entry(entry, "shaping_d", stats[f"shaping_d/{d}"])

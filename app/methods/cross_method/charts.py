@@ -18,16 +18,19 @@ def _fmt(x: Any, digits: int = 2) -> str:
 
 def heatmap(matrix: pd.DataFrame, order: Sequence[str], labels: Mapping[str, str]) -> go.Figure:
     """The MTMM matrix: r of every pair of constructs across personas, one square per cell coloured −1 (blue) .. +1
-    (red), grey where undefined; the hover holds the bootstrap CI, the chance band and the verdict (or why it is
-    undefined). Squares of a scatter trace, so that a click selects a cell (customdata: a, b)."""
+    (red), grey where undefined; the hover holds the bootstrap CI, the cell's chance band and p, the family-wise
+    threshold and p over all cells and the verdict read from it (or why it is undefined). Squares of a scatter trace, so that a click selects a cell (customdata: a, b)."""
     pos = {c: i for i, c in enumerate(order)}
     cells: list[dict[str, Any]] = []
     for row in matrix.itertuples(index=False):
         if row.a not in pos or row.b not in pos:
             continue
         defined = row.r is not None and not pd.isna(row.r)
+        family = getattr(row, "p_family", None)
         band = "within one method" if row.within else (
-            f"chance [{_fmt(row.chance_lo)}, {_fmt(row.chance_hi)}], p = {_fmt(row.p, 3)} · {row.verdict}"
+            f"chance [{_fmt(row.chance_lo)}, {_fmt(row.chance_hi)}], p = {_fmt(row.p, 3)}"
+            + (f"<br>family-wise: |r| > {_fmt(getattr(row, 'family_hi', None))}, p = {_fmt(family, 3)}"
+               if family is not None and not pd.isna(family) else "") + f" · {row.verdict}"
             if row.chance_lo is not None and not pd.isna(row.chance_lo) else "no chance band")
         hover = (f"{labels[row.a]} × {labels[row.b]}<br>r = {_fmt(row.r)} [{_fmt(row.lo)}, {_fmt(row.hi)}], n = {row.n}"
                  f"<br>{band}" if defined else f"{labels[row.a]} × {labels[row.b]}<br>—: {row.reason}")

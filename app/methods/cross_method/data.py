@@ -21,7 +21,8 @@ def models(ref: StoreRef) -> list[str]:
 
 
 def bands(ref: StoreRef, model: str) -> dict[str, Any]:
-    """The model's null bands: ``convergent``, ``pattern`` ({"permutation": summary}) and ``cells`` ("a|b" -> band)."""
+    """The model's null bands: ``convergent``, ``pattern`` ({"permutation": summary}), ``cells`` ("a|b" -> band, its
+    verdict family-wise), ``pairs`` ("a|b" -> band with its Holm-adjusted p) and ``families`` (their sizes)."""
     return chance(ref, "cross_method").get(model) or {}
 
 
@@ -30,8 +31,12 @@ def matrix(mdoc: dict[str, Any], cells: dict[str, Any]) -> pd.DataFrame:
     frame = doc_frame(mdoc["matrix"])
     if frame is None or frame.empty:
         return pd.DataFrame(columns=["a", "b", "within", "r", "lo", "hi", "n", "reason", "chance_lo", "chance_hi", "p",
-                                     "verdict", "pair"])
-    for col, key in (("chance_lo", "lo"), ("chance_hi", "hi"), ("p", "p"), ("verdict", "verdict")):
+                                     "p_family", "family_hi", "verdict", "pair"])
+    for col in ("p_family", "family_hi"):  # documents written before the family-wise band
+        if col not in frame:
+            frame[col] = None
+    for col, key in (("chance_lo", "lo"), ("chance_hi", "hi"), ("p", "p"), ("p_family", "p_family"),
+                     ("family_hi", "family_hi"), ("verdict", "verdict")):
         frame[col] = [(cells.get(f"{a}|{b}") or {}).get(key, v) for a, b, v in zip(frame["a"], frame["b"], frame[col])]
     return frame
 
@@ -52,3 +57,13 @@ def published_table(mdoc: dict[str, Any]) -> pd.DataFrame:
         for f in p.get("published") or []:
             rows.setdefault((f["model"], f["model_id"]), {"model": f["model"], "model id": f["model_id"]})[p["label"]] = f["r"]
     return pd.DataFrame(list(rows.values()))
+
+
+def pair_vs_chance(band: dict[str, Any] | None) -> str:
+    """A pair's table cell: its own p, its Holm-adjusted p over the family of theory pairs and the verdict read from the
+    adjusted p ('p = 0.005, Holm 0.070 of 15 · chance-like'); '—' without a band."""
+    if not band or band.get("p") is None:
+        return "—"
+    if band.get("p_holm") is None:
+        return f"p = {band['p']:.3f} · {band.get('verdict')}"
+    return f"p = {band['p']:.3f}, Holm {band['p_holm']:.3f} of {band['family_size']} · {band.get('verdict')}"

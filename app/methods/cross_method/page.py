@@ -64,8 +64,15 @@ st.subheader("MTMM matrix")
 st.caption("Pearson r across personas for every pair of constructs (an inventory's facets only where a pair names "
            "them). Hover: the 95 % bootstrap CI over personas and, across methods, the central 95 % of r with the "
            "personas shuffled within each method (that method's answers given to other personas) and its two-sided "
-           "p. Within-method cells have no such band: a shuffle within one method leaves them as they are. Click a "
-           "cell for its scatter.")
+           "p. With many cells some land outside their own band by chance, so a cell reads 'beyond chance' only when "
+           "its |r| beats the largest |r| the shuffles give over all cells (the family-wise threshold, 95 % of draws; "
+           "its p beside). Within-method cells have no such band: a shuffle within one method leaves them as they are. "
+           "Click a cell for its scatter.")
+families = bands.get("families") or {}
+if families.get("cells"):
+    fam = families["cells"]
+    st.caption(f"Family-wise: {fam['size']} cells across methods, |r| must exceed {ui.fmt(fam.get('band'), 2)} "
+               f"({fam['n_sims']} shuffles).")
 matrix = xm_data.matrix(mdoc, bands.get("cells") or {})
 order = [c for c in labels if c in set(matrix["a"]) | set(matrix["b"])]
 event = ui.plot(charts.heatmap(matrix, order, labels), key="xm_matrix", select=True)
@@ -94,16 +101,18 @@ st.subheader("Convergent and discriminant pairs")
 st.caption("Convergent: constructs theory links (a value and the trait people who hold it tend to have; the Trust facet "
            "and what a persona sends in the trust game). Discriminant: pairs people's data show near 0 (Neuroticism "
            "and values). Each pair with its r and CI, the grey band of shuffled personas, the predicted direction "
-           "(hollow) and the published human r where one is bundled (diamond; see the sources below).")
-cells = bands.get("cells") or {}
-pairs = [p | {"chance": cells.get(f"{p['a']}|{p['b']}")} for p in mdoc["pairs"]]  # the bands the chance document drew
+           "(hollow) and the published human r where one is bundled (diamond; see the sources below). 'vs chance': "
+           "the pair's own p and its Holm-adjusted p over the theory pairs (the family), the verdict read from the "
+           "adjusted p; a family of m pairs needs at least m / 0.05 shuffles for any verdict.")
+pair_bands = bands.get("pairs") or {}
+pairs = [p | {"chance": pair_bands.get(f"{p['a']}|{p['b']}")} for p in mdoc["pairs"]]  # the bands the chance document drew
 for kind, title in (("convergent", "Convergent pairs (expected > 0)"), ("discriminant", "Discriminant pairs (expected ≈ 0)")):
     chosen = [p for p in pairs if p["kind"] == kind]
     if not chosen:
         continue
     ui.plot(charts.pairs_chart(chosen, title), key=f"xm_pairs_{kind}")
     table = pd.DataFrame([{"pair": p["label"], "r": p["r"], "CI": ui.ci_text(p["r"], p["lo"], p["hi"]) if p["r"] is not None else "—",
-                           "n": p["n"], "vs chance": ui.vs_chance({"permutation": p.get("chance")}),
+                           "n": p["n"], "vs chance (Holm)": xm_data.pair_vs_chance(p.get("chance")),
                            "human r": p.get("human_r"), "source": p["source"], "why —": p.get("reason") or ""}
                           for p in chosen])
     ui.table(table, hide_index=True, width="stretch",
@@ -125,8 +134,11 @@ if published:
 st.subheader("Summary per model")
 st.caption("Convergent mean r: the mean r of the convergent pairs. Pattern r: Westen & Rosenthal's (2003) r_alerting-CV, "
            "the correlation of the pairs' r (Fisher z) with what is predicted (published human r where every pair has "
-           "one, else the predicted direction: 1 convergent, 0 discriminant). 1 = the model's pattern is the predicted "
-           "one; near 0 = no relation. Each with its bootstrap CI over personas and its chance band.")
+           "one, else the predicted direction: 1 convergent, 0 discriminant); discriminant pairs count as |r|, since a "
+           "link of either sign breaks 'no link'. It measures the ordering, not the size: 1 = the convergent pairs sit "
+           "above the discriminant ones as predicted (convergent r of 0.1 over discriminant r of 0 also give 1: read it "
+           "with the convergent mean r); near 0 = no relation; below 0 = discriminant pairs linked more strongly than "
+           "convergent ones. Each with its bootstrap CI over personas and its chance band (the same |r| rule).")
 summary = []
 for name in models:
     d = xm_data.doc(ref)["models"][name]

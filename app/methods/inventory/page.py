@@ -56,8 +56,9 @@ ui.readers_caption("inventory")
 
 st.subheader("Domains")
 st.caption("Score: mean keyed item score (1–k) over the personas. Percentile: five-factor-e's norm percentile, mean over "
-           "the complete sheets. α, ω (one factor, minres) and λ6 (G6, smc) over the answer sheets, as R psych computes "
-           "them. Test–retest: r across personas between the two option orders. Shaping ρ: Spearman of target level "
+           "the complete sheets. α, ω (one factor, minres, the inventory's key imposed: psych's flip = FALSE) and λ6 (G6, "
+           "smc) over the answer sheets, as R psych computes them. Against the key: items that still load negatively "
+           "after keying (psych's default would silently reverse them and report a high ω). Test–retest: r across personas between the two option orders. Shaping ρ: Spearman of target level "
            "against score over the personas shaped on the domain; drift: mean |ρ| of that level with the other domains. "
            "Shaping d: Cohen's d of the score, personas shaped high (level > 5) against low (< 5), pooled SD, with its "
            "95 % CI (as R effsize::cohen.d; PersonaLLM's effect of its high and low persona types). "
@@ -70,6 +71,7 @@ rows = []
 for d, e in ((d, idoc["domains"][d]) for d in order):
     rows.append({"domain": f"{d} · {e['name']}", "score": e.get("score"), "percentile": e.get("percentile"),
                  "α": e.get("alpha"), "α vs chance": ui.vs_chance(bands.get(f"alpha/{d}")), "ω": e.get("omega"),
+                 "against the key": ", ".join(ui.plain(k["item_id"]) for k in e.get("keying") or []) or "—",
                  "λ6": e.get("lambda6"), "λ6 vs chance": ui.vs_chance(bands.get(f"lambda6/{d}")),
                  "test–retest": e.get("test_retest"), "retest vs chance": ui.vs_chance(bands.get(f"test_retest/{d}")),
                  "shaping ρ": e.get("shaping_rho"), "ρ vs chance": ui.vs_chance(bands.get(f"shaping/{d}")),
@@ -81,6 +83,12 @@ for d, e in ((d, idoc["domains"][d]) for d in order):
 ui.table(pd.DataFrame(rows), hide_index=True, width="stretch",
          column_config={c: st.column_config.NumberColumn(c, format="%.2f")
                         for c in ("score", "percentile", "α", "ω", "λ6", "test–retest", "shaping ρ", "drift", "shaping d")})
+against = [f"{d}: " + ", ".join(f"{ui.plain(k['item_id'])} ({ui.plain(k['item'])}, loading {k['loading']:.2f})" for k in e["keying"])
+           for d, e in ((d, idoc["domains"][d]) for d in order) if e.get("keying")]
+if against:
+    st.warning("**Items answered against their key.** After the inventory's reverse-keying these items still correlate "
+               "negatively with the rest of their domain (the model agrees with a statement and with its opposite); "
+               "they lower α and ω. " + "; ".join(against) + ".", icon="⚠️")
 for metric, what in (("shaping", "Shaping ρ, mean over domains"), ("alpha", "α, mean over domains")):
     st.markdown(f"**{what}: {ui.fmt((mdoc['headlines'].get('inventory_' + metric) or {}).get('value'))}**")
     ui.chance_caption(bands.get(metric))

@@ -41,7 +41,7 @@ def test_the_page_shows_the_report(app, store_path) -> None:
     at = app("cross-method", model="plays")
     assert not at.exception
     with Store(store_path, read_only=True) as store:
-        doc = metrics_json(store, n_boot=200)["models"]["plays"]
+        doc = metrics_json(store, n_boot=200, chance=20)["models"]["plays"]
     cards = {m.label: m.value for m in at.metric}
     assert cards["Cross-method: convergent r ↑ · plays"] == f"{doc['headlines']['cross_convergent']['value']:.3f}"
     assert cards["Cross-method: pattern r ↑ · plays"] == f"{doc['headlines']['cross_pattern']['value']:.3f}"
@@ -59,7 +59,13 @@ def test_the_page_shows_the_report(app, store_path) -> None:
     convergent = pairs[0].set_index("pair")
     expected = next(p for p in doc["pairs"] if p["label"] == "Benevolence – Agreeableness")
     assert convergent.loc["Benevolence – Agreeableness", "r"] == pytest.approx(expected["r"])
-    assert convergent.loc["Benevolence – Agreeableness", "vs chance"].endswith("beyond chance")
+    # the pair's own p, its Holm-adjusted p over the 15 pairs; 100 shuffles cannot give Holm a verdict (needs 300)
+    cell = convergent.loc["Benevolence – Agreeableness", "vs chance (Holm)"]
+    assert ", Holm " in cell and cell.endswith(" of 15 · not enough draws"), cell
+    # the heatmap: a cell's verdict is read against the family-wise band, whose size and threshold a caption gives
+    assert any("family-wise: |r| >" in t for t in heat["data"][0]["text"])
+    fam = next(c.value for c in at.caption if c.value.startswith("Family-wise: "))
+    assert f"{doc['families']['cells']['size']} cells across methods" in fam
     assert set(convergent["source"]) <= {"roccas2002", "schwartz1992", "evans2008"}
     summary = next(d.value for d in at.dataframe if "pattern r" in d.value.columns)
     assert list(summary["model"]) == ["plays", "shuffled"]
@@ -96,7 +102,7 @@ def test_the_published_llm_figures_sit_beside_the_pairs(app, store_path) -> None
     at = app("cross-method", model="plays")
     assert not at.exception
     with Store(store_path, read_only=True) as store:
-        doc = metrics_json(store, n_boot=200)["models"]["plays"]
+        doc = metrics_json(store, n_boot=200, chance=20)["models"]["plays"]
     label = "published (Serapio-García et al. 2025, LLMs: IPIP-NEO-300 × PVQ-RR)"
     assert any(label in m.value for m in at.markdown)
     assert any("IPIP-NEO-300 Conscientiousness × PVQ-RR Achievement" in c.value and "c3fea44" in c.value

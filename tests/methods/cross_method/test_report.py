@@ -17,6 +17,7 @@ from analysis.runs.store import Store
 from tests.methods.cross_method.synthetic import build_campaign, personas_file
 
 PAIRS_PLANTED = 15  # the bundled pairs: 10 convergent (all planted), 5 discriminant (N is linked to nothing)
+PLANTED_CHANCE = 400  # Holm over 15 pairs needs ≥ 300 shuffles for a verdict (15 / 301 < 0.05)
 
 
 _PLANTED = """
@@ -26,10 +27,11 @@ from analysis.methods.cross_method.report import metrics_json
 from analysis.runs.store import Store
 from tests.methods.cross_method.synthetic import build_campaign, personas_file
 root = Path(sys.argv[1])
+CHANCE = int(sys.argv[2])
 docs = {}
 with Store(root / "small.db") as store:
     build_campaign(store, "plays", "40", seed=3)
-    docs["small"] = metrics_json(store, n_boot=1000, chance=200)["models"]["plays"]
+    docs["small"] = metrics_json(store, n_boot=1000, chance=CHANCE)["models"]["plays"]
 with Store(root / "large.db") as store:
     build_campaign(store, "plays", personas_file(root / "people.json", 1000), seed=4)
     docs["large"] = metrics_json(store, n_boot=0, chance=0)["models"]["plays"]
@@ -49,7 +51,7 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
     root = tmp_path_factory.mktemp("xm-planted")
     repo = Path(__file__).resolve().parents[3]
-    done = subprocess.run([sys.executable, "-c", _PLANTED, str(root)], cwd=repo, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", _PLANTED, str(root), str(PLANTED_CHANCE)], cwd=repo, capture_output=True, text=True,
                           timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads((root / "docs.json").read_text())
@@ -81,6 +83,45 @@ def test_planted_links_are_beyond_chance_and_the_pattern_follows_theory(planted)
     assert doc["pattern"]["chance"]["verdict"] == "beyond chance"
     assert doc["headlines"]["cross_convergent"]["value"] == doc["convergent"]["value"]
     assert doc["headlines"]["cross_pattern"]["value"] == doc["pattern"]["value"]
+
+
+def test_the_pairs_are_holm_adjusted_and_no_unlinked_pair_is_beyond_chance(planted):
+    """Neuroticism is linked to nothing: no discriminant pair reads beyond chance once the 15 pairs' p are
+    Holm-adjusted (uncorrected, one did: p = 0.01), every planted convergent pair still does; the adjusted p are
+    statsmodels' Holm of the pairs' own p (1e-12) and the family's size is in the document."""
+    from statsmodels.stats.multitest import multipletests
+
+    doc = planted["small"]
+    chance = [p["chance"] for p in doc["pairs"]]
+    assert doc["families"]["pairs"]["size"] == PAIRS_PLANTED == len(doc["pairs_chance"])
+    assert all(c["family_size"] == PAIRS_PLANTED and c["n_sims"] == PLANTED_CHANCE for c in chance)
+    holm = multipletests([c["p"] for c in chance], method="holm")[1]
+    assert [c["p_holm"] for c in chance] == pytest.approx(list(holm), abs=1e-12)
+    for p, c in zip(doc["pairs"], chance):
+        assert c["verdict"] == ("beyond chance" if p["kind"] == "convergent" else "chance-like"), (p["label"], c)
+        assert c["verdict"] == ("beyond chance" if c["p_holm"] < 0.05 else "chance-like")
+    matrix = pd.DataFrame(doc["matrix"]["data"], columns=doc["matrix"]["columns"])
+    assert doc["families"]["cells"]["size"] == int((~matrix["within"].astype(bool)).sum())
+
+
+def test_a_shuffled_campaign_has_no_cell_beyond_the_family_wise_band(tmp_path):
+    """Each method's answers given to other personas: with ~90 cells across methods, several land outside their own
+    bands by chance; against the max-|r| null of the whole heatmap none should (a family-wise error of 5 %: at most
+    one of five shuffled campaigns may show any). The matrix's verdict is the family-wise one."""
+    beyond, uncorrected = [], []
+    with Store(tmp_path / "shuffled.db") as store:
+        for seed in range(5):
+            build_campaign(store, f"shuffled-{seed}", "40", seed=10 + seed, shuffle=True, run_id=f"xm-{seed}")
+        docs = metrics_json(store, n_boot=0, chance=200)["models"]
+    for d in docs.values():
+        m = pd.DataFrame(d["matrix"]["data"], columns=d["matrix"]["columns"])
+        across = m[~m["within"].astype(bool)]
+        assert d["families"]["cells"]["size"] == len(across) > 50
+        assert (across["verdict"] == ["beyond chance" if p < 0.05 else "chance-like" for p in across["p_family"]]).all()
+        beyond.append(int((across["verdict"] == "beyond chance").sum()))
+        uncorrected.append(sum(c["uncorrected_verdict"] == "beyond chance" for c in d["cells_chance"].values()))
+    assert sum(b > 0 for b in beyond) <= 1, beyond
+    assert sum(uncorrected) > sum(beyond), (uncorrected, beyond)  # what the correction removes
 
 
 def test_a_shuffled_campaign_is_at_chance(tmp_path):
@@ -167,8 +208,9 @@ def test_the_human_pattern_is_used_when_every_pair_has_a_published_r(tmp_path, m
         build_campaign(store, "plays", "20", seed=7)
         doc = metrics_json(store, n_boot=0, chance=0)["models"]["plays"]
     assert doc["pattern"]["against"] == "published human correlations"
-    r = np.array([p["r"] for p in doc["pairs"]])
-    human = np.array([p["human_r"] for p in doc["pairs"]])
+    # discriminant pairs on |r| against |human r| (a link of either sign breaks "no link")
+    r = np.array([abs(p["r"]) if p["kind"] == "discriminant" else p["r"] for p in doc["pairs"]])
+    human = np.array([abs(p["human_r"]) if p["kind"] == "discriminant" else p["human_r"] for p in doc["pairs"]])
     assert doc["pattern"]["value"] == pytest.approx(np.corrcoef(np.arctanh(r), human)[0, 1], abs=1e-12)
 
 

@@ -28,7 +28,9 @@ def personas() -> list[Persona]:
 
 
 def answer_rows(model: str, run_id: str, inv: Inventory, people: list[Persona], rng: np.random.Generator, *,
-                plays: bool, leans: dict[str, dict[str, float]]) -> list[dict]:
+                plays: bool, leans: dict[str, dict[str, float]], against: tuple[str, ...] = ()) -> list[dict]:
+    """``against``: items the playing model answers as if they were not reverse-keyed (agreeing with a statement and
+    with its opposite): after keying they run against their domain."""
     rows = []
     for p in people:
         for order in ("ascending", "descending"):
@@ -37,6 +39,7 @@ def answer_rows(model: str, run_id: str, inv: Inventory, people: list[Persona], 
                     level = p.targets.get(it.domain)
                     base = 3 + ((level - 5) / 2 if level else 0) + leans[p.id][it.domain]
                     keyed = int(np.clip(np.round(base + rng.normal(0, 0.6)), 1, 5))
+                    keyed = 6 - keyed if it.id in against else keyed
                 else:
                     keyed = int(rng.integers(1, 6))
                 score = 6 - keyed if it.reverse else keyed
@@ -50,7 +53,7 @@ def answer_rows(model: str, run_id: str, inv: Inventory, people: list[Persona], 
     return rows
 
 
-def build(path: Path, seed: int = 0) -> Path:
+def build(path: Path, seed: int = 0, against: tuple[str, ...] = ()) -> Path:
     rng = np.random.default_rng(seed)
     people = personas()
     leans = {p.id: {d: float(rng.normal(0, 0.5)) for d in "OCEAN"} for p in people}
@@ -60,6 +63,7 @@ def build(path: Path, seed: int = 0) -> Path:
             for inv in (load_inventory("rolescope-mini"), OTHER):
                 run_id = f"{model}-{inv.name}"
                 create_run(store, "inventory", spec, InventoryPlan(inventory=inv, personas=people).model_dump(), run_id)
-                store.upsert(ANSWERS.name, answer_rows(model, run_id, inv, people, rng, plays=plays, leans=leans))
+                store.upsert(ANSWERS.name, answer_rows(model, run_id, inv, people, rng, plays=plays, leans=leans,
+                                                               against=against))
                 store.set_run_status(run_id, "completed")
     return path

@@ -107,3 +107,14 @@ def test_the_published_per_domain_figures_are_labelled_beside_the_store_s(app, s
     assert gpt4o["model"] == "GPT-4o" and gpt4o["C"] == domains()["convergent"]["models"]["gpt-4o"]["CON"]
     assert list(table["model id"]) == list(domains()["models"])  # the source's order: not ranked
     assert any("Convergent r per domain: O " in m.value for m in at.markdown)
+
+
+def test_items_against_their_key_are_named(cache_dir, tmp_path, monkeypatch) -> None:
+    """A reverse item the model answered unreversed (m11, Extraversion): the domain table and a warning name it."""
+    path = synthetic.build(tmp_path / "against.db", against=("m11",))
+    _bind(monkeypatch, path, tmp_path / "user.db", cache_dir)
+    at = open_app("inventory", model="plays")
+    assert not at.exception
+    assert any("against their key" in w.value and "m11" in w.value for w in at.warning)
+    table = at.dataframe[0].value.set_index("domain")
+    assert table.loc["E · Extraversion", "against the key"] == "m11" and table.loc["O · Openness", "against the key"] == "—"

@@ -27,6 +27,29 @@ def test_alpha_lambda6_and_omega_equal_r_psych() -> None:
     assert pm.omega(DATA)[0] == pytest.approx(R_OMEGA, abs=1e-6)  # minres optimiser tolerance
 
 
+# One keyed item (i3) that still runs against the others: the model agrees with "Am quiet" and with "Am talkative".
+# The data and psych's numbers are tests/test_reliability.py's ONE_REVERSED (R 4.2.2, psych 2.2.9):
+#   psych::omega(x, nfactors = 1)$omega.tot                  # 0.885148003124876  (flips i3)
+#   psych::omega(x, nfactors = 1, flip = FALSE)$omega.tot    # 0.635372829957377  (the key imposed)
+AGAINST = pd.DataFrame([[4, 3, 3, 4], [4, 4, 3, 3], [2, 1, 5, 1], [2, 4, 3, 3], [4, 3, 3, 3], [3, 4, 3, 4],
+                        [3, 3, 3, 3], [2, 1, 4, 1], [3, 3, 2, 4], [2, 2, 5, 3]], columns=["i1", "i2", "i3", "i4"])
+
+
+def test_omega_keeps_the_key_and_names_the_item_against_it() -> None:
+    """A keyed item that correlates negatively lowers ω (psych ``flip = FALSE``, 1e-6) instead of being flipped back
+    to a high ω (psych's default, 0.885 on the same data, with α = 0.007); the diagnostic names that item."""
+    value, why, loadings = pm.omega_keyed(AGAINST)
+    assert why is None and value == pytest.approx(0.635372829957377, abs=1e-6)
+    assert pm.omega(AGAINST)[0] == value
+    alpha = pm.alpha(AGAINST)[0]
+    assert alpha == pytest.approx(0.00701754385964944, abs=1e-12)
+    assert value < 0.885148003124876 - 0.2  # the flipped ω hid the failure; the keyed one is lower by 0.25
+    assert [AGAINST.columns[k] for k in pm.against_key(loadings)] == ["i3"]
+    # well-keyed items: the keyed ω is psych's default ω and nothing is named
+    value, why, loadings = pm.omega_keyed(DATA)
+    assert value == pytest.approx(R_OMEGA, abs=1e-6) and pm.against_key(loadings) == []
+
+
 def test_reliability_is_undefined_with_its_reason() -> None:
     assert pm.alpha(DATA.iloc[:, :1]) == (pytest.approx(np.nan, nan_ok=True), "needs ≥ 2 items, has 1")
     value, why = pm.lambda6(DATA.iloc[:2])

@@ -83,6 +83,35 @@ def test_mtmm_across_the_two_inventories(report) -> None:
     assert abs(rnd["convergent"]) < 0.3
 
 
+def test_a_reverse_item_answered_unreversed_lowers_omega_and_is_named(report, store_path, tmp_path) -> None:
+    """The playing model answers m11 ("I would rather spend an evening alone than with a group", reverse-keyed) as if
+    it were not reversed: after keying it runs against Extraversion. ω (the key imposed) drops with α and the domain's
+    keying diagnostic names m11; psych's default flip would have turned it round (its ω stays high). On the well-keyed
+    store no item is named and ω is the flipped value."""
+    from analysis.methods.inventory import psychometrics as pm
+    from analysis.methods.inventory.scoring import sheets
+    from analysis.reliability import omega_total
+
+    path = synthetic.build(tmp_path / "against.db", against=("m11",))
+    with Store(path) as store:
+        doc = metrics_json(store, "plays")["models"]["plays"]
+        rows = store.table(ANSWERS.name)
+    good = report["models"]["plays"]["domains"]
+    bad = doc["domains"]["E"]
+    assert [k["item_id"] for k in bad["keying"]] == ["m11"] and bad["keying"][0]["loading"] < 0
+    assert bad["keying"][0]["item"].startswith("I would rather spend an evening alone")
+    s = sheets(rows[(rows["model"] == "plays") & (rows["inventory"] == "rolescope-mini")], 5)
+    flipped = omega_total(pm.domain_items(s.X, s.domain == "E"))
+    assert bad["omega"] < good["E"]["omega"] - 0.3 and bad["omega"] < flipped - 0.2
+    assert bad["alpha"] < good["E"]["alpha"] - 0.3
+    assert all(doc["domains"][d]["keying"] == [] for d in "OCAN")
+    with Store(store_path) as store:
+        rows = store.table(ANSWERS.name)
+    s = sheets(rows[(rows["model"] == "plays") & (rows["inventory"] == "rolescope-mini")], 5)
+    for d, entry in good.items():
+        assert entry["keying"] == [] and entry["omega"] == pytest.approx(omega_total(pm.domain_items(s.X, s.domain == d)), abs=1e-6), d
+
+
 def test_undefined_numbers_say_why(report) -> None:
     doc = report["models"]["plays"]["inventories"]["rolescope-mini"]
     e = doc["domains"]["E"]
