@@ -12,7 +12,8 @@ pattern; ``analysis.<method>.chance``) and hands the simulated values here, wher
   (Davison & Hinkley 1997, eq. 4.11; never 0 with finitely many draws);
 - ``verdict``: ``"beyond chance"`` when ``p < 0.05``, else ``"chance-like"``; None when undefined; ``"not enough
   draws"`` below ``MIN_VERDICT_SIMS`` defined draws (with 10 draws p ≥ 1/11 = 0.091: every model would read as
-  chance-like).
+  chance-like); and no band at all when some draws were undefined (a null CFA fit that did not converge) and fewer
+  than ``MIN_VERDICT_SIMS`` are left: the share that failed is reported instead.
 
 Two null models are used throughout: ``uniform`` (every valid answer replaced by a uniformly random option)
 and ``permutation`` (each item's valid answers shuffled across personas: marginals kept, any link between an
@@ -62,6 +63,17 @@ class NullSummary:
     hi: float | None
     percentile: float | None
     p: float | None
+    #: null draws in which the metric was undefined (a CFA fit that did not converge): not values of it
+    failed: int = 0
+
+    @property
+    def reason(self) -> str | None:
+        """Why there is no band although draws were made: too few of them defined."""
+        if self.failed and self.lo is None:
+            drawn = self.n_sims + self.failed
+            return (f"{self.failed} of {drawn} null draws undefined ({self.failed / drawn:.0%}); a band needs "
+                    f"{MIN_VERDICT_SIMS} defined draws")
+        return None
 
     @property
     def verdict(self) -> str | None:
@@ -74,7 +86,7 @@ class NullSummary:
     def to_dict(self) -> dict[str, Any]:
         return {"observed": self.observed, "kind": self.kind, "better": self.better, "n_sims": self.n_sims,
                 "mean": self.mean, "lo": self.lo, "hi": self.hi, "percentile": self.percentile, "p": self.p,
-                "verdict": self.verdict}
+                "verdict": self.verdict, "failed": self.failed, "reason": self.reason}
 
 
 def combined_verdict(summaries: Mapping[str, Mapping[str, Any] | None] | None) -> str | None:
@@ -106,12 +118,17 @@ def _finite(x: float | None) -> float | None:
 def summarize(observed: float | None, draws: Sequence[float] | np.ndarray, *, better: Better, kind: str,
               level: float = 0.95) -> NullSummary:
     """Summary of ``observed`` against the null ``draws`` (non-finite draws are dropped: an undefined metric in a
-    simulated data set is not a value of it). Undefined observed value or no finite draw → undefined position."""
+    simulated data set is not a value of it). Undefined observed value or no finite draw → undefined position. When
+    some draws were undefined and fewer than ``MIN_VERDICT_SIMS`` are left (on the demo 0–16 of 100 null CFA fits
+    converge), there is no band, p or verdict: a band from the few draws that happened to fit would describe them,
+    not the null; the summary says how many failed instead (``failed``, ``reason``)."""
     d = np.asarray(draws, dtype=float)
+    drawn = len(d)
     d = d[np.isfinite(d)]
     obs = _finite(observed)
-    if len(d) == 0:
-        return NullSummary(obs, kind, better, 0, None, None, None, None, None)
+    failed = drawn - len(d)
+    if len(d) == 0 or (failed and len(d) < MIN_VERDICT_SIMS):
+        return NullSummary(obs, kind, better, int(len(d)), None, None, None, None, None, failed)
     lo, hi = np.percentile(d, [100 * (1 - level) / 2, 100 * (1 + level) / 2])
     percentile = p = None
     if obs is not None:
@@ -119,7 +136,7 @@ def summarize(observed: float | None, draws: Sequence[float] | np.ndarray, *, be
         beaten = np.sum(sign * d < sign * obs) + 0.5 * np.sum(d == obs)
         percentile = float(beaten / len(d))
         p = float((1 + np.sum(sign * d >= sign * obs)) / (1 + len(d)))
-    return NullSummary(obs, kind, better, int(len(d)), float(d.mean()), float(lo), float(hi), percentile, p)
+    return NullSummary(obs, kind, better, int(len(d)), float(d.mean()), float(lo), float(hi), percentile, p, failed)
 
 
 def simulate(statistic: Callable[[np.random.Generator], Mapping[str, float]], n_sims: int, seed: int) -> dict[str, list[float]]:

@@ -203,7 +203,7 @@ def chance_text(summaries: Any, digits: int = 3) -> str:
         if not s:
             continue
         if s.get("mean") is None:
-            parts.append(f"{NULL_LABELS.get(kind, kind)}: undefined on this design")
+            parts.append(f"{NULL_LABELS.get(kind, kind)}: {s.get('reason') or 'undefined on this design'}")
             continue
         p = f", p = {fmt(s['p'], 3)}" if s.get("p") is not None else ""
         if s.get("verdict") == "not enough draws":

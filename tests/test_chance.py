@@ -189,3 +189,22 @@ def test_a_verdict_needs_enough_draws() -> None:
     assert few.p == 1 / 11 and few.verdict == "not enough draws"
     many = summarize(1.0, [0.0] * 100, better="higher", kind="uniform")
     assert many.p == 1 / 101 and many.verdict == "beyond chance"
+
+
+def test_no_band_from_few_defined_draws_when_draws_failed():
+    """Issue 43 (7): 16 of 100 null CFA fits converge on the demo; a band from them would describe those 16, not the
+    null. Below 100 defined draws, when some failed, there is no band, p or verdict, and the failure rate is said."""
+    rng = np.random.default_rng(0)
+    draws = np.concatenate([rng.normal(0.9, 0.02, 16), np.full(84, np.nan)])
+    s = chance.summarize(0.95, draws, better="higher", kind="uniform")
+    assert (s.lo, s.hi, s.p, s.verdict) == (None, None, None, None)
+    assert s.n_sims == 16 and s.failed == 84
+    assert s.reason.startswith("84 of 100 null draws undefined (84%)")
+    assert s.to_dict()["reason"] == s.reason
+    # enough defined draws: a band, whatever failed beside them
+    more = np.concatenate([rng.normal(0.9, 0.02, 120), np.full(30, np.nan)])
+    s = chance.summarize(0.95, more, better="higher", kind="uniform")
+    assert s.lo is not None and s.n_sims == 120 and s.failed == 30 and s.reason is None and s.verdict is not None
+    # few draws, none failed (a user's --chance 20): the band stays, the verdict waits for more draws
+    s = chance.summarize(0.95, rng.normal(0.9, 0.02, 20), better="higher", kind="uniform")
+    assert s.lo is not None and s.verdict == "not enough draws" and s.reason is None
