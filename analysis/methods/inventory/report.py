@@ -4,7 +4,8 @@
         "domains": {D: {"name", "score", "percentile", "alpha", "omega" (keyed, no flip), "keying": [{"item_id", "item",
                         "loading"}] (items loading against the key), "lambda6", "test_retest", "shaping_rho",
                         "drift", "shaping_d", "shaping_d_lo", "shaping_d_hi", "shaping_n_high", "shaping_n_low",
-                        "n_personas", "n_items", "<metric>_reason": why undefined, …}},   # the main inventory's
+                        "n_personas", "n_under_coverage" (personas with too few valid items to be scored), "n_items",
+                        "<metric>_reason": why undefined, …}},   # the main inventory's
         "inventory": main inventory name,
         "inventories": {INV: {"title", "n_items", "n_personas", "n_sheets", "norms", "domains": {…as above},
                               "provenance": {"imported", "source", "citation", "administration", "text_bundled", …},
@@ -32,7 +33,8 @@ from analysis.methods.base import counts, frame_doc, number
 from analysis.methods.inventory import psychometrics as pm
 from analysis.methods.inventory.families import FAMILY
 from analysis.methods.inventory.inventory import ipip_facet_names
-from analysis.methods.inventory.scoring import Sheets, norm_band, persona_scores, scale_scores, sheet_percentiles, sheets
+from analysis.methods.inventory.scoring import (MIN_ITEM_SHARE, Sheets, norm_band, persona_scores, scale_scores,
+                                                sheet_percentiles, sheets, under_coverage)
 from analysis.methods.inventory.session import ANSWERS
 from analysis.persona_scores import persona_scores_doc
 from analysis.runs import comparable
@@ -116,13 +118,15 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
     stats = statistics(s, with_omega=False)
     sheet = scale_scores(s)
     person = persona_scores(sheet)
+    short = under_coverage(s)
     pcts, pct_reason = sheet_percentiles(s, name)
     domains = {}
     for d in s.domains:
         entry: dict[str, Any] = {"name": BIG_FIVE.get(d, d), "n_items": int((s.domain == d).sum()),
-                                 "n_personas": int(np.isfinite(person[d]).sum())}
+                                 "n_personas": int(np.isfinite(person[d]).sum()),
+                                 "n_under_coverage": int(short[d].sum())}
         _entry(entry, "score", (float(np.nanmean(person[d])) if np.isfinite(person[d]).any() else float("nan"),
-                                "no valid answer to its items"))
+                                f"no persona answered at least {MIN_ITEM_SHARE:.0%} of its items validly"))
         _entry(entry, "sd", (float(np.nanstd(person[d], ddof=1)) if np.isfinite(person[d]).sum() > 1 else float("nan"),
                              "needs ≥ 2 personas"))
         vals = [v[d] for v in pcts.values()]

@@ -2,7 +2,8 @@
 score (1..k), reversed ((k + 1) − score) for reverse-keyed items.
 
 - domain (facet) score of a sheet: the mean keyed score of its valid answers to the domain's (facet's) items
-  (IPIP-NEO's scale score divided by its item count, so inventories and short forms share the 1..k scale);
+  (IPIP-NEO's scale score divided by its item count, so inventories and short forms share the 1..k scale), when at
+  least half of those items were answered validly (``MIN_ITEM_SHARE``), else none;
 - a persona's score: the mean of its sheets' scores;
 - norm percentiles (IPIP-NEO only, every item answered): ``five-factor-e``'s ``IpipNeo.compute`` on the sheet's raw
   answers with the persona's sex and age (Johnson's norms; the package reverses the keyed items itself);
@@ -75,14 +76,32 @@ def sheets(answers: pd.DataFrame, n_options: int) -> Sheets:
                   [int(a) if pd.notna(a) else 30 for a in people["age"]])
 
 
+#: A sheet's scale score needs valid answers to at least this share of the scale's items; below it the sheet has no
+#: score for the scale (a Neuroticism "of 5.0" read from 1 of 12 items is not a Neuroticism score). The common
+#: prorating rule of questionnaire scoring; RoleScope's choice, applied alike to observed and simulated answers.
+MIN_ITEM_SHARE = 0.5
+
+
 def scale_scores(s: Sheets, by: str = "domain", X: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Per domain (or facet): ``[p, o]`` mean keyed score of the sheet's valid answers (NaN when none)."""
+    """Per domain (or facet): ``[p, o]`` mean keyed score of the sheet's valid answers; NaN when fewer than
+    ``MIN_ITEM_SHARE`` of the scale's items were answered validly."""
     X = s.X if X is None else X
     keys = s.domain if by == "domain" else s.facet
     out = {}
     for key in dict.fromkeys(k for k in keys if k is not None):
-        out[key] = nanmean_last(X[:, :, keys == key])
+        block = X[:, :, keys == key]
+        enough = np.isfinite(block).sum(axis=-1) >= MIN_ITEM_SHARE * block.shape[-1]
+        out[key] = np.where(enough, nanmean_last(block), np.nan)
     return out
+
+
+def under_coverage(s: Sheets, by: str = "domain") -> dict[str, np.ndarray]:
+    """Per domain (or facet): ``[p]`` whether the persona answered some of its items validly but no sheet reached
+    ``MIN_ITEM_SHARE`` of them (so it is not scored on the scale)."""
+    keys = s.domain if by == "domain" else s.facet
+    scored = persona_scores(scale_scores(s, by))
+    return {key: np.isfinite(s.X[:, :, keys == key]).any(axis=(1, 2)) & ~np.isfinite(scored[key])
+            for key in dict.fromkeys(k for k in keys if k is not None)}
 
 
 def persona_scores(sheet_scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

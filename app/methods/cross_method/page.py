@@ -54,7 +54,8 @@ m[3].metric("Pattern r", ui.fmt(pattern.get("value"), 2),
 st.subheader("Who was scored")
 st.caption("Each method's scores come from its own report on the campaign's run of it, joined by persona identity (the "
            "persona's description), never by row order. A persona a method could not score (no valid answer) is "
-           "listed; it is left out of every correlation with that method.")
+           "listed; it is left out of every correlation with that method. A persona scored on some scales only (an "
+           "inventory scale needs valid answers to half its items) is left out of the pairs of the others.")
 rows = [{"method": methods.get(name).title, "run": d.get("run_id"), "scored": f"{d['n_scored']} of {mdoc['n_personas']}",
          "not scored": ", ".join(d["missing"]) or "—", "why": d.get("reason") or ("no valid answer" if d["missing"] else "—")}
         for name, d in mdoc["methods"].items()]
