@@ -275,8 +275,9 @@ def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: li
                 if d.method != method.label or not h.paired or not d.metric.startswith(h.paired):
                     continue
                 if defined and abs(d.a - va) < 1e-6 and abs(d.b - vb) < 1e-6:
-                    used.add(i)
-                    row = Difference(row.method, row.metric, va, vb, va - vb, d.lo, d.hi, d.note)
+                    used.add(i)  # the comparison decides whether A − B is defined (e.g. scored on other columns)
+                    row = Difference(row.method, row.metric, va, vb, va - vb if math.isfinite(d.diff) else nan,
+                                     d.lo, d.hi, d.note)
                     break
                 if not (math.isfinite(d.a) and math.isfinite(d.b)):
                     used.add(i)

@@ -253,7 +253,9 @@ class Method:
 
 @dataclass(frozen=True)
 class Difference:
-    """One headline number for models A and B, and the difference A − B with its CI (when paired)."""
+    """One headline number for models A and B, and the difference A − B with its CI (when paired). An undefined side
+    makes A − B undefined, and an undefined A − B has no CI: both are NaN, never shown, plotted or ranked (the note
+    says why)."""
 
     method: str
     metric: str
@@ -263,6 +265,14 @@ class Difference:
     lo: float = float("nan")
     hi: float = float("nan")
     note: str = ""
+
+    def __post_init__(self) -> None:
+        nan = float("nan")
+        if not (math.isfinite(self.a) and math.isfinite(self.b)):
+            object.__setattr__(self, "diff", nan)
+        if not math.isfinite(self.diff):
+            object.__setattr__(self, "lo", nan)
+            object.__setattr__(self, "hi", nan)
 
 
 #: Fewer shared units (personas, testings) than this and a paired bootstrap CI is undefined: with 2 or 3 units the
