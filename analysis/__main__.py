@@ -500,6 +500,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                             if "chance" in row else {}) for row in board["rows"]])
     print(rows.to_string(index=False) if len(rows) else f"no {boards[0].name} results in this store")
     print(f"diversity (1 - Kendall's W): {board['diversity']}; sensitivity: {board['sensitivity']}")
+    for gap in board.get("invalid_gaps") or []:
+        print(f"warning: not ranked on equal footing — {gap['text']}", file=sys.stderr)
     return 0
 
 

@@ -84,6 +84,9 @@ else:
         st.caption("Each model against chance (largest p under random answers and shuffled answers, on its own design): a "
                    "difference between two chance-like models is a difference between two kinds of noise.")
         ui.table(against, hide_index=True, width="stretch")
+        missing = data.no_verdicts(ref_a, [a]) + data.no_verdicts(ref_b, [b])
+        if missing:
+            st.caption("No verdict: " + "; ".join(missing))
 
 rates_a, rates_b = data.invalid_rates(ref_a), data.invalid_rates(ref_b)
 pair = pd.concat([rates_a[rates_a["model"] == a].assign(model=la), rates_b[rates_b["model"] == b].assign(model=lb)])
