@@ -92,24 +92,11 @@ def call_record(ref: StoreRef, cache_key: str) -> dict[str, Any] | None:
 
 @st.cache_data(**CACHE)
 def run_outcome(ref: StoreRef, run_id: str, status: str, error: str | None = None) -> Any:
-    """How a finished run ended (``analysis.runs.outcome``): its calls as the store holds them, and what its answers
-    hold to score (the method's samples of the run)."""
-    from analysis import methods
-    from analysis.runs.outcome import outcome, store_counts
-    from analysis.samples import scorable
+    """How a finished run ended (``analysis.runs.outcome.run_outcome``, the very function the CLI tells it with): its
+    calls as the store holds them, what its answers hold to score and why calls were not asked."""
+    from analysis.runs.outcome import run_outcome as told
 
-    store = _store(ref)
-    record = store.get_run(run_id)
-    method = methods.get(record["method"])
-    try:
-        planned = method.n_calls(record["plan"])
-    except Exception:  # noqa: BLE001 - a plan this version cannot read: its stored calls are what is known
-        planned = None
-    counts = store_counts(store, run_id, planned)
-    scored, valid = scorable(method.samples(store, [run_id])) if method.samples is not None else (None, None)
-    fails = failures(ref, run_id)
-    first = str(fails["error"].iloc[0]) if len(fails) else None
-    return outcome(status, counts, scored, valid, error=error or record.get("error") or None, first_error=first)
+    return told(_store(ref), run_id, status, error)
 
 
 @st.cache_data(**CACHE)
