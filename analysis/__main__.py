@@ -256,20 +256,28 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    skipped = f", {summary.skipped} not asked after a failure" if summary.skipped else ""
+    from analysis.runs.outcome import run_outcome
+
+    # the outcome as the app tells it (one function): the store's planned / sent / answered / failed / not-asked calls
+    told = run_outcome(store, run_id, summary.status)
+    c = told.counts
+    not_asked = f", {c.not_asked} not asked" if c.not_asked else ""
     shown = one_line(run_id)  # a stored id (resume) may predate the --run-id check
     print(
-        f"run {shown}: {summary.status}; {summary.answered}/{summary.total} calls answered ({summary.cached} "
-        f"cached), {summary.failed} failed{skipped}; {summary.tokens_in} tokens in, {summary.tokens_out} out, "
+        f"run {shown}: {summary.status}; {c.answered}/{c.planned} calls answered ({c.cached} "
+        f"cached), {c.failed} failed{not_asked}; {summary.tokens_in} tokens in, {summary.tokens_out} out, "
         f"{summary.seconds:.1f}s",
         file=sys.stderr,
     )
+    print(f"{told.title}. {told.detail}", file=sys.stderr)
     if summary.status == "cancelled":
         print(f"resume with: python -m analysis resume {shown} --store {store.path}", file=sys.stderr)
         return 130
-    if summary.failed:  # exit 1: some units failed (their failures are stored; resume asks again)
-        print(f"{summary.failed} calls failed; resume with: python -m analysis resume {shown} --store {store.path}",
+    if c.failed:  # exit 1: some units failed (their failures are stored; resume asks again)
+        print(f"{c.failed} calls failed; resume with: python -m analysis resume {shown} --store {store.path}",
               file=sys.stderr)
+        return 1
+    if told.level == "error":  # nothing to score: no valid answer of the kinds the method's metrics read
         return 1
     return 0
 
@@ -500,6 +508,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                             if "chance" in row else {}) for row in board["rows"]])
     print(rows.to_string(index=False) if len(rows) else f"no {boards[0].name} results in this store")
     print(f"diversity (1 - Kendall's W): {board['diversity']}; sensitivity: {board['sensitivity']}")
+    for gap in board.get("invalid_gaps") or []:
+        print(f"warning: not ranked on equal footing — {gap['text']}", file=sys.stderr)
     return 0
 
 

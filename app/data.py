@@ -92,24 +92,11 @@ def call_record(ref: StoreRef, cache_key: str) -> dict[str, Any] | None:
 
 @st.cache_data(**CACHE)
 def run_outcome(ref: StoreRef, run_id: str, status: str, error: str | None = None) -> Any:
-    """How a finished run ended (``analysis.runs.outcome``): its calls as the store holds them, and what its answers
-    hold to score (the method's samples of the run)."""
-    from analysis import methods
-    from analysis.runs.outcome import outcome, store_counts
-    from analysis.samples import scorable
+    """How a finished run ended (``analysis.runs.outcome.run_outcome``, the very function the CLI tells it with): its
+    calls as the store holds them, what its answers hold to score and why calls were not asked."""
+    from analysis.runs.outcome import run_outcome as told
 
-    store = _store(ref)
-    record = store.get_run(run_id)
-    method = methods.get(record["method"])
-    try:
-        planned = method.n_calls(record["plan"])
-    except Exception:  # noqa: BLE001 - a plan this version cannot read: its stored calls are what is known
-        planned = None
-    counts = store_counts(store, run_id, planned)
-    scored, valid = scorable(method.samples(store, [run_id])) if method.samples is not None else (None, None)
-    fails = failures(ref, run_id)
-    first = str(fails["error"].iloc[0]) if len(fails) else None
-    return outcome(status, counts, scored, valid, error=error or record.get("error") or None, first_error=first)
+    return told(_store(ref), run_id, status, error)
 
 
 @st.cache_data(**CACHE)
@@ -220,8 +207,11 @@ def has_rows(ref: StoreRef, table_name: str) -> bool:
 
 @st.cache_data(**CACHE)
 def headlines(ref: StoreRef) -> pd.DataFrame:
-    """One row per model × headline of every method in the store: ``model, method, key, label, value, reason``,
-    read from each method's report (undefined: value None with its reason)."""
+    """One row per model × headline of every method in the store: ``model, method, key, label, value, reason, note,
+    coverage, chance_reason``, read from each method's report (undefined: value None with its reason; ``coverage``:
+    'mean over 7 of 8 subjects' when the number averages a subset, else None)."""
+    from analysis.methods.base import coverage_text
+
     rows = []
     for method in present_methods(ref):
         models = report(ref, method.name)["models"]
@@ -229,9 +219,36 @@ def headlines(ref: StoreRef) -> pd.DataFrame:
             for h in method.headlines:
                 entry = (doc.get("headlines") or {}).get(h.key) or {"value": None, "reason": "not in the report"}
                 rows.append({"model": model, "method": method.name, "key": h.key, "label": h.label,
-                             "value": entry["value"], "reason": entry.get("reason"), "note": entry.get("note")})
-    return pd.DataFrame(rows, columns=["model", "method", "key", "label", "value", "reason", "note"]).astype(
-        {"value": float})
+                             "value": entry["value"], "reason": entry.get("reason"), "note": entry.get("note"),
+                             "coverage": coverage_text(entry), "chance_reason": entry.get("chance_reason")})
+    return pd.DataFrame(rows, columns=["model", "method", "key", "label", "value", "reason", "note", "coverage",
+                                       "chance_reason"]).astype({"value": float})
+
+
+def no_verdicts(ref: StoreRef, models: list[str]) -> list[str]:
+    """'model · headline: why' for each headline with a null (``Headline.null``) but no chance verdict
+    (``analysis.methods.base.no_verdict_reason``), for the captions under the against-chance tables."""
+    from analysis.methods.base import headline, no_verdict_reason
+
+    bands, out = headline_chance(ref), []
+    for method in present_methods(ref):
+        rep = report(ref, method.name)
+        for model in [m for m in models if m in rep["models"]]:
+            for h in method.headlines:
+                if h.null is None:
+                    continue
+                why = no_verdict_reason(headline(rep, model, h.key), (bands.get(model) or {}).get(h.key))
+                if why:
+                    out.append(f"{model} · {h.label}: {why}")
+    return out
+
+
+def invalid_gaps(ref: StoreRef, method: str, models: list[str]) -> list[dict[str, Any]]:
+    """The counts kinds where ``models``' shares differ by more than 20 points (``invalid_share_gaps``)."""
+    from analysis.methods.base import invalid_share_gaps
+
+    docs = report(ref, method)["models"]
+    return invalid_share_gaps({m: docs[m] for m in models if m in docs})
 
 
 @st.cache_data(**CACHE)
@@ -256,7 +273,7 @@ def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: li
     its reason in the note) and A − B, with the paired CI of the method's comparison when it estimated these very two
     numbers (both answered the same units); then the comparison's other rows (a paired row on fewer units stays,
     labelled; one with an undefined side goes: the headline row says why)."""
-    from analysis.methods.base import Difference, headline
+    from analysis.methods.base import Difference, coverage_text, headline
 
     nan, out, used = float("nan"), [], set()
     in_a = {m.name for m in present_methods(ref_a)}
@@ -268,15 +285,18 @@ def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: li
             ea, eb = headline(ra, a, h.key), headline(rb, b, h.key)
             va, vb = ea["value"], eb["value"]
             defined = va is not None and vb is not None
+            partial = "".join(f"; {side}: {coverage_text(e)}" for side, e in (("A", ea), ("B", eb)) if coverage_text(e))
             row = Difference(method.label, h.label, nan if va is None else va, nan if vb is None else vb,
-                                   va - vb if defined else nan, note="no paired CI" if defined else "; ".join(
+                                   va - vb if defined else nan, note=("no paired CI" if defined else "; ".join(
                                        f"{side}: {e['reason']}" for side, e in (("A", ea), ("B", eb)) if e["value"] is None))
+                             + partial)
             for i, d in enumerate(diffs):
                 if d.method != method.label or not h.paired or not d.metric.startswith(h.paired):
                     continue
                 if defined and abs(d.a - va) < 1e-6 and abs(d.b - vb) < 1e-6:
-                    used.add(i)
-                    row = Difference(row.method, row.metric, va, vb, va - vb, d.lo, d.hi, d.note)
+                    used.add(i)  # the comparison decides whether A − B is defined (e.g. scored on other columns)
+                    row = Difference(row.method, row.metric, va, vb, va - vb if math.isfinite(d.diff) else nan,
+                                     d.lo, d.hi, d.note + partial)
                     break
                 if not (math.isfinite(d.a) and math.isfinite(d.b)):
                     used.add(i)

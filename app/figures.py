@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -73,8 +74,9 @@ def correlation_heatmap(matrix: pd.DataFrame, *, title: str | None = None, zmin:
 
 # -- comparison -----------------------------------------------------------------------------------
 def difference_forest(diffs: pd.DataFrame, a: str, b: str) -> go.Figure:
-    """A − B per headline with its paired-bootstrap CI (where there is one); 0 = no difference."""
-    diffs = diffs.reset_index(drop=True)
+    """A − B per headline with its paired-bootstrap CI (where there is one); 0 = no difference. A row whose A − B is
+    undefined (NaN: a side undefined, or the comparison says the two are on no common footing) is not plotted."""
+    diffs = diffs[np.isfinite(diffs["diff"].astype(float))].reset_index(drop=True)
     labels = [f"{m}: {t}" for m, t in zip(diffs["method"], diffs["metric"])]
     has_ci = diffs["lo"].notna() & diffs["hi"].notna()
     fig = go.Figure(go.Scatter(

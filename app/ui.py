@@ -262,5 +262,6 @@ def headlines(ref: StoreRef, method: str, models: list[str]) -> None:
         why = f"Undefined: {row.reason}" if isinstance(row.reason, str) and row.reason else None
         cells[k % len(cells)].metric(headline_label(row.label, row.model), fmt(row.value, 3),
                                      help=why or (row.note if isinstance(row.note, str) else None))
-        if why is None and isinstance(row.note, str) and row.note:
-            cells[k % len(cells)].caption(row.note)
+        shown = [t for t in (row.coverage, row.note) if why is None and isinstance(t, str) and t]
+        if shown:  # a mean over a subset says so wherever it is shown ("mean over 7 of 8 subjects")
+            cells[k % len(cells)].caption(" · ".join(shown))

@@ -36,3 +36,54 @@ def test_a_frame_survives_the_report_round_trip():
     back = doc_frame(doc)
     assert list(back.columns) == ["item_id", "x", "n"] and back["x"].isna().tolist() == [False, True]
     assert back["n"].tolist() == [3, 4] and doc_frame(None) is None
+
+
+def test_invalid_shares_more_than_20_points_apart_are_flagged():
+    """Issue 43, item 10: 58.8 % against 0 % invalid is flagged with both shares; 10 % against 25 % is not; a model
+    with no replies of a kind (rate undefined) is left out, never read as 0 %."""
+    from analysis.methods.base import invalid_share_gaps
+
+    models = {"smollm2-t07": {"counts": [counts("invalid answers", 47, 80)]},
+              "other": {"counts": [counts("invalid answers", 0, 80)]}, "none": {"counts": [counts("invalid answers", 0, 0)]}}
+    [gap] = invalid_share_gaps(models)
+    assert gap["kind"] == "invalid answers" and gap["shares"] == {"smollm2-t07": 47 / 80, "other": 0.0}
+    assert gap["gap"] == pytest.approx(0.5875) and "smollm2-t07 58.8 %, other 0.0 %" in gap["text"]
+    assert invalid_share_gaps({"a": {"counts": [counts("invalid answers", 8, 80)]},
+                               "b": {"counts": [counts("invalid answers", 20, 80)]}}) == []
+
+
+def test_the_cli_leaderboard_warns_of_an_invalid_share_gap(tmp_path, monkeypatch, capsys):
+    """``leaderboard`` carries the gap in its document (--json) and warns of it on stderr."""
+    import json
+
+    import analysis.report_cache
+    from analysis.__main__ import main
+    from analysis.runs.store import Store
+
+    report = {"leaderboard": {"rows": [{"model": "a", "cardinal": 0.7}, {"model": "b", "cardinal": 0.5}],
+                              "columns": ["x"], "diversity": None, "sensitivity": {}},
+              "models": {"a": {"counts": [counts("invalid answers", 47, 80)]},
+                         "b": {"counts": [counts("invalid answers", 0, 80)]}}}
+    monkeypatch.setattr(analysis.report_cache, "cached_report", lambda *a, **k: report)
+    with Store(tmp_path / "s.db"):
+        pass
+    assert main(["leaderboard", "--store", str(tmp_path / "s.db"), "--chance", "0", "--json"]) == 0
+    [gap] = json.loads(capsys.readouterr().out)["invalid_gaps"]
+    assert gap["shares"] == {"a": 47 / 80, "b": 0.0}
+    assert main(["leaderboard", "--store", str(tmp_path / "s.db"), "--chance", "0"]) == 0
+    assert "warning: not ranked on equal footing — invalid answers: a 58.8 %, b 0.0 %" in capsys.readouterr().err
+
+
+def test_coverage_and_the_reason_for_no_verdict():
+    """A mean over a subset carries its coverage; a headline without a chance verdict says why."""
+    from analysis.methods.base import coverage_text, no_verdict_reason
+
+    entry = number(0.773, "x", n=7, of=8, unit="subjects")
+    assert entry["coverage"]["text"] == "7 of 8 subjects" and coverage_text(entry) == "mean over 7 of 8 subjects"
+    assert coverage_text(number(0.8, "x", n=8, of=8, unit="subjects")) is None
+    assert coverage_text(number(None, "x", n=0, of=8, unit="subjects")) is None  # undefined: the reason is shown
+    beyond = {"uniform": {"verdict": "beyond chance", "p": 0.01}, "permutation": {"verdict": "beyond chance", "p": 0.01}}
+    assert no_verdict_reason(entry, beyond) is None
+    assert no_verdict_reason(entry, None) == "no chance band computed for it"
+    assert no_verdict_reason(number(None, "x"), None) == "the number itself is undefined"
+    assert no_verdict_reason(entry | {"chance_reason": "why"}, {"uniform": {"verdict": None}}) == "why"

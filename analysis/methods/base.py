@@ -24,12 +24,71 @@ class Session(Protocol):
     async def run(self) -> None: ...
 
 
-def number(x: Any, reason: str) -> dict[str, Any]:
+def number(x: Any, reason: str, *, n: int | None = None, of: int | None = None, unit: str = "",
+           chance_reason: str | None = None) -> dict[str, Any]:
     """A report entry: ``{"value": x, "reason": None}`` when ``x`` is a finite number, else ``{"value": None,
-    "reason": reason}`` (undefined is never 0)."""
+    "reason": reason}`` (undefined is never 0). A number averaged over ``n`` of ``of`` units (``unit``: "subjects")
+    carries its ``coverage`` ``{"n", "of", "unit", "text"}``, which every reader shows beside it when n < of
+    (``coverage_text``); ``chance_reason`` says why the number can have no chance verdict."""
     if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
-        return {"value": float(x), "reason": None}
-    return {"value": None, "reason": reason}
+        out: dict[str, Any] = {"value": float(x), "reason": None}
+    else:
+        out = {"value": None, "reason": reason}
+    if of is not None:
+        out["coverage"] = {"n": int(n or 0), "of": int(of), "unit": unit, "text": f"{int(n or 0)} of {int(of)} {unit}".strip()}
+    if chance_reason:
+        out["chance_reason"] = chance_reason
+    return out
+
+
+def coverage_text(entry: Mapping[str, Any] | None) -> str | None:
+    """'mean over 7 of 8 subjects' when a headline entry averages a subset of its units, else None."""
+    cov = (entry or {}).get("coverage") or {}
+    if entry is None or entry.get("value") is None or not cov or cov.get("n", 0) >= cov.get("of", 0):
+        return None
+    return f"mean over {cov['text']}"
+
+
+def no_verdict_reason(entry: Mapping[str, Any] | None, summaries: Mapping[str, Any] | None) -> str | None:
+    """Why a headline has no chance verdict (None when it has one): the report's own ``chance_reason``, else the
+    headline being undefined, no band computed, or a band undefined on the design."""
+    from analysis.chance import combined_verdict
+
+    if combined_verdict(summaries) is not None:
+        return None
+    entry = entry or {}
+    if entry.get("chance_reason"):
+        return str(entry["chance_reason"])
+    if entry.get("value") is None:
+        return "the number itself is undefined"
+    if not any(summaries.values() if summaries else ()):
+        return "no chance band computed for it"
+    return "the null band is undefined on this design"
+
+
+#: Two models whose invalid shares differ by more than this (20 percentage points) are not ranked on equal footing.
+INVALID_GAP = 0.20
+
+
+def invalid_share_gaps(models: Mapping[str, Mapping[str, Any]], threshold: float = INVALID_GAP) -> list[dict[str, Any]]:
+    """Per ``counts`` kind (invalid answers, refusals) where the models' shares differ by more than ``threshold``:
+    ``{"kind", "shares": {model: rate}, "gap", "text"}`` (models with no replies of the kind are left out). ``models``
+    is a report's ``models`` (each with its ``counts``): the Leaderboard page and ``leaderboard`` warn with it."""
+    shares: dict[str, dict[str, float]] = {}
+    for model, doc in models.items():
+        for c in doc.get("counts") or []:
+            if c.get("rate") is not None:
+                shares.setdefault(c["kind"], {})[model] = float(c["rate"])
+    out = []
+    for kind, rates in shares.items():
+        gap = max(rates.values()) - min(rates.values()) if len(rates) > 1 else 0.0
+        if gap > threshold:
+            listed = ", ".join(f"{m} {100 * r:.1f} %" for m, r in sorted(rates.items(), key=lambda kv: -kv[1]))
+            out.append({"kind": kind, "shares": rates, "gap": gap,
+                        "text": f"{kind}: {listed} — {100 * gap:.1f} points apart (more than {100 * threshold:.0f}): "
+                                "their numbers rest on different subsets of the questions, so their ranks do not "
+                                "compare like with like"})
+    return out
 
 
 @dataclass(frozen=True)
@@ -210,7 +269,7 @@ class Method:
     #: Its reply readers by kind (``python -m analysis parse KIND``), the very functions its sessions call.
     readers: tuple[Reader, ...] = ()
     #: (store, *, n_boot, chance) -> the method's leaderboard document over every model of the store, read from its
-    #: report (``python -m analysis leaderboard``).
+    #: report (``python -m analysis leaderboard``), with its ``invalid_gaps`` (``invalid_share_gaps`` of the report).
     leaderboard: Callable[..., dict[str, Any]] | None = None
     #: Kinds of published result files the method imports (``python -m analysis import KIND``), and the import:
     #: (kind, paths, store path, --json) -> exit code, one line per file or run on stderr.
@@ -253,7 +312,9 @@ class Method:
 
 @dataclass(frozen=True)
 class Difference:
-    """One headline number for models A and B, and the difference A − B with its CI (when paired)."""
+    """One headline number for models A and B, and the difference A − B with its CI (when paired). An undefined side
+    makes A − B undefined, and an undefined A − B has no CI: both are NaN, never shown, plotted or ranked (the note
+    says why)."""
 
     method: str
     metric: str
@@ -263,6 +324,14 @@ class Difference:
     lo: float = float("nan")
     hi: float = float("nan")
     note: str = ""
+
+    def __post_init__(self) -> None:
+        nan = float("nan")
+        if not (math.isfinite(self.a) and math.isfinite(self.b)):
+            object.__setattr__(self, "diff", nan)
+        if not math.isfinite(self.diff):
+            object.__setattr__(self, "lo", nan)
+            object.__setattr__(self, "hi", nan)
 
 
 #: Fewer shared units (personas, testings) than this and a paired bootstrap CI is undefined: with 2 or 3 units the

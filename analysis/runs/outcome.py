@@ -47,6 +47,8 @@ class Outcome:
     counts: Counts
     scored: int | None  # answers of the kinds the method's metrics read
     valid: int | None  # of them, valid
+    #: Why planned calls were not asked (the reasons the run's stored rows give), "" when all were asked.
+    not_asked_why: str = ""
 
     @property
     def has_results(self) -> bool:
@@ -76,10 +78,58 @@ def summary_line(c: Counts) -> str:
             f"· {c.not_asked} not asked")
 
 
+def not_asked_reasons(samples: Any) -> str:
+    """Why a run's planned calls were not asked, from its samples (``analysis.samples.COLUMNS``): the reasons its
+    stored rows give ("not asked: …"), else those of the unusable replies of the steps they depended on (an
+    environment selection that cannot be read); "" when none is stored."""
+    if samples is None or not len(samples):
+        return ""
+    reasons = samples["reason"].dropna().astype(str)
+    moot = [r.removeprefix("not asked:").strip() for r in reasons if r.startswith("not asked")]
+    if not moot:
+        steps = samples[~samples["scored"].astype(bool) & (samples["valid"] == 0) & samples["reason"].notna()]
+        moot = [f"{kind}: {reason}" for kind, reason in zip(steps["kind"], steps["reason"].astype(str))]
+    return "; ".join(dict.fromkeys(moot))
+
+
+def run_outcome(store: Any, run_id: str, status: str | None = None, error: str | None = None) -> Outcome:
+    """How a stored run ended, as the CLI and the app both tell it: the plan's calls (``Method.n_calls``), the calls
+    the store holds (``store_counts``), what the method's samples hold to score and why calls were not asked, and
+    the first stored error. ``status`` / ``error`` default to the run's record."""
+    from analysis import methods
+    from analysis.samples import scorable
+
+    record = store.get_run(run_id)
+    method = methods.get(record["method"])
+    try:
+        planned = method.n_calls(record["plan"])
+    except Exception:  # noqa: BLE001 - a plan this version cannot read: its stored calls are what is known
+        planned = None
+    counts = store_counts(store, run_id, planned)
+    frame = method.samples(store, [run_id]) if method.samples is not None else None
+    scored, valid = scorable(frame) if frame is not None else (None, None)
+    first = store.query_one(  # a failure whose unit was answered later (resume) is no longer the run's error
+        "SELECT error FROM call_failures f WHERE run_id=? AND NOT EXISTS (SELECT 1 FROM run_calls r WHERE "
+        "r.run_id=f.run_id AND r.unit=f.unit) ORDER BY id LIMIT 1", (run_id,))
+    return outcome(status or str(record["status"]), counts, scored, valid, error=error or record.get("error") or None,
+                   first_error=str(first["error"]) if first else None,
+                   not_asked_why=not_asked_reasons(frame) if counts.not_asked else "")
+
+
 def outcome(status: str, counts: Counts, scored: int | None, valid: int | None, *, error: str | None = None,
-            first_error: str | None = None) -> Outcome:
+            first_error: str | None = None, not_asked_why: str = "") -> Outcome:
     """The outcome of a run in ``status`` with these counts and ``valid`` of its ``scored`` answers valid (None: not
-    known yet)."""
+    known yet); ``not_asked_why``: why calls were not asked (``not_asked_reasons``), said in the detail."""
+    result = _outcome(status, counts, scored, valid, error=error, first_error=first_error)
+    if counts.not_asked and status in FINISHED:
+        why = not_asked_why or "no reason stored (a step they depended on came out smaller, or the run stopped)"
+        result = Outcome(result.level, result.title, f"{result.detail} Not asked ({counts.not_asked}): {why}.",
+                         counts, scored, valid, not_asked_why)
+    return result
+
+
+def _outcome(status: str, counts: Counts, scored: int | None, valid: int | None, *, error: str | None = None,
+             first_error: str | None = None) -> Outcome:
     line = summary_line(counts)
     why = f" First error: {first_error}" if first_error else ""
     if status not in FINISHED:
@@ -104,3 +154,13 @@ def outcome(status: str, counts: Counts, scored: int | None, valid: int | None, 
                        counts, scored, valid)
     return Outcome("success", f"Run completed: all {counts.planned} planned calls answered", line + "." + answers,
                    counts, scored, valid)
+
+
+def titled_run(shown: list[str], linked: list[str]) -> str | None:
+    """The run whose outcome the browser tab's title tells: the last of the runs in the URL (``?run_job=``) that has
+    ended (``shown``: the ended runs, in the order the page drew them); None while the URL's runs are all running (the
+    title shows their progress); the last ended run shown only when the URL names none."""
+    if linked:
+        in_url = [r for r in linked if r in shown]
+        return in_url[-1] if in_url else None
+    return shown[-1] if shown else None

@@ -67,7 +67,8 @@ if diffs.empty:
 else:
     st.caption("A − B with a 95% paired bootstrap CI where both models answered the same units (values: shared personas "
                "resampled together; MBTI: shared testing indices, which share their option permutations). A CI that "
-               "excludes 0 means the difference is larger than resampling noise. Grey points have no CI.")
+               "excludes 0 means the difference is larger than resampling noise. Grey points have no CI. An undefined "
+               "A − B (—, its reason in the note) is neither shown nor plotted, whatever the two sides read.")
     table = diffs.assign(ci=[ui.ci_text(None, lo, hi, 3) if lo == lo else "—" for lo, hi in zip(diffs["lo"], diffs["hi"])])
     table = table.drop(columns=["lo", "hi"]).rename(columns={"a": la, "b": lb, "diff": "A − B", "ci": "95% CI of A − B"})
     table = table[["method", "metric", la, lb, "A − B", "95% CI of A − B", "note"]]
@@ -83,6 +84,9 @@ else:
         st.caption("Each model against chance (largest p under random answers and shuffled answers, on its own design): a "
                    "difference between two chance-like models is a difference between two kinds of noise.")
         ui.table(against, hide_index=True, width="stretch")
+        missing = data.no_verdicts(ref_a, [a]) + data.no_verdicts(ref_b, [b])
+        if missing:
+            st.caption("No verdict: " + "; ".join(missing))
 
 rates_a, rates_b = data.invalid_rates(ref_a), data.invalid_rates(ref_b)
 pair = pd.concat([rates_a[rates_a["model"] == a].assign(model=la), rates_b[rates_b["model"] == b].assign(model=lb)])

@@ -40,13 +40,25 @@ def ranked(method: str) -> None:
     undefined = long[long["value"].isna()]
     if len(undefined):
         st.caption("— = undefined: " + "; ".join(f"{r.model} · {r.label}: {r.reason}" for r in undefined.itertuples()))
+    partial = long[long["coverage"].notna()]
+    if len(partial):
+        st.caption("Means over a subset: " + "; ".join(f"{r.model} · {r.label}: {r.coverage}"
+                                                       for r in partial.itertuples()))
+
+
+def invalid_warning(method: str) -> None:
+    """A warning when the ranked models' invalid (or refusal) shares differ by more than 20 points."""
+    for gap in data.invalid_gaps(ref, method, ctx.models):
+        st.warning(f"Not ranked on equal footing — {gap['text']}.", icon="⚠️")
 
 
 for view in shown:
     if view.leaderboard is not None:
+        invalid_warning(view.name)
         view.leaderboard(ctx)
         continue
     st.subheader(methods.get(view.name).title)
     st.caption(f"Ranked by {methods.get(view.name).headlines[0].label}. See the method's page for its chance bands "
                "and reliability.")
+    invalid_warning(view.name)
     ranked(view.name)

@@ -80,6 +80,9 @@ ui.table(table, hide_index=True, width="stretch",
 undefined = long[long["value"].isna()]
 if len(undefined):
     st.caption("— = undefined: " + "; ".join(f"{r.model} · {r.label.split(':')[0]}: {r.reason}" for r in undefined.itertuples()))
+partial = long[long["coverage"].notna()]
+if len(partial):
+    st.caption("Means over a subset: " + "; ".join(f"{r.model} · {r.label}: {r.coverage}" for r in partial.itertuples()))
 with st.spinner("Placing each headline against chance…"):
     bands = data.headline_chance(ref)
 nulls = {k: label for k, label in zip(long["key"], long["label"]) if any(k in b for b in bands.values())}
@@ -89,6 +92,9 @@ if against and nulls:
                "shuffled across personas), simulated on each model's own design. 'chance-like' = a model answering at "
                "random could have scored as well; — = undefined.")
     ui.table(pd.DataFrame(against), hide_index=True, width="stretch")
+    missing = data.no_verdicts(ref, list(table["model"]))
+    if missing:
+        st.caption("No verdict: " + "; ".join(missing))
 
 # -- invalid answers and refusals: what makes two models comparable --------------------------------
 st.subheader("Invalid answers and refusals")

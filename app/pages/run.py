@@ -22,7 +22,7 @@ from analysis.runs.limits import CONFIRM_CALLS
 from app.methods import view
 from app.nav import page
 from app import data, state, ui
-from analysis.runs.outcome import Counts, Outcome, live_counts
+from analysis.runs.outcome import Counts, Outcome, live_counts, titled_run
 from app.jobs import RunJob, registry
 from app.stores import USER_LABEL, demo_ref, user_ref
 
@@ -158,9 +158,10 @@ def _announce(ended: list[str], outcomes: dict[str, Outcome]) -> None:
         result = outcomes.get(run_id)
         if result is not None:
             st.toast(f"Run {run_id}: {result.title}", icon=LEVEL[result.level][1])
-    if outcomes:
-        newest = outcomes[list(outcomes)[-1]]
-        st.set_page_config(page_title=f"{LEVEL[newest.level][1]} {newest.title} · RoleScope")
+    titled = titled_run(list(outcomes), st.query_params.get_all("run_job"))  # the run in the URL, not another
+    if titled is not None:
+        told = outcomes[titled]
+        st.set_page_config(page_title=f"{LEVEL[told.level][1]} {told.title} · RoleScope")
 
 
 shown = _shown_runs()

@@ -70,3 +70,48 @@ def test_the_apps_chance_draws_are_the_ones_the_demo_caches(monkeypatch):
     assert importlib.reload(app.data).CHANCE_SIMS == DEFAULT_SIMS
     monkeypatch.setenv("ROLESCOPE_CHANCE_SIMS", "20")
     importlib.reload(app.data)  # back to what the other app tests set
+
+
+def test_difference_forest_leaves_out_an_undefined_difference():
+    """A row whose A − B is undefined (NaN) is not plotted: no marker at a number the table calls undefined."""
+    diffs = pd.DataFrame({"method": ["V", "M"], "metric": ["x", "y"], "diff": [float("nan"), -0.1],
+                          "lo": [None, None], "hi": [None, None]})
+    trace = figures.difference_forest(diffs, "a", "b").data[0]
+    assert list(trace.y) == ["M: y"] and list(trace.x) == [-0.1]
+
+
+def test_compare_keeps_a_difference_the_comparison_calls_undefined(monkeypatch):
+    """Compare's headline row takes A and B from the reports, but A − B from the method's comparison when that says
+    the two are on no common footing (issue 43, item 9: Cardinal score read 0.168 beside 'A − B undefined')."""
+    import math
+    from types import SimpleNamespace
+
+    from analysis.methods.base import Difference, Headline
+    from app import data
+
+    method = SimpleNamespace(name="values", label="Values",
+                             headlines=(Headline("values_cardinal", "Values: Cardinal score ↑", paired="Cardinal score"),))
+    reports = {"A": {"models": {"a": {"headlines": {"values_cardinal": {"value": 0.5, "reason": None}}}}},
+               "B": {"models": {"b": {"headlines": {"values_cardinal": {"value": 0.332, "reason": None}}}}}}
+    monkeypatch.setattr(data, "present_methods", lambda ref: [method])
+    monkeypatch.setattr(data, "report", lambda ref, name: reports[ref])
+    undefined = Difference("Values", "Cardinal score", 0.5, 0.332, float("nan"),
+                           note="A − B undefined: A is scored over 12 leaderboard columns, B over 9")
+    (row,) = data._headlines_first("A", "a", "B", "b", [undefined])
+    assert (row.a, row.b) == (0.5, 0.332) and math.isnan(row.diff) and "A − B undefined" in row.note
+    from analysis.methods.base import differences_frame
+
+    frame = differences_frame([row])
+    assert frame["diff"].isna().all()
+    assert len(figures.difference_forest(frame, "a", "b").data[0].x) == 0
+
+
+def test_an_undefined_difference_has_no_ci():
+    """A Difference with an undefined side or an undefined A − B carries neither A − B nor a CI."""
+    import math
+
+    from analysis.methods.base import Difference
+
+    d = Difference("M", "x", float("nan"), 0.3, 0.2, 0.1, 0.3)
+    assert math.isnan(d.diff) and math.isnan(d.lo) and math.isnan(d.hi)
+    assert math.isnan(Difference("M", "x", 0.5, 0.3, float("nan"), 0.1, 0.3).lo)

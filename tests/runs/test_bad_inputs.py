@@ -361,8 +361,8 @@ def test_yes_runs_a_plan_over_the_threshold(stub_server, tmp_path: Path, monkeyp
             "--limit-statements", "2", "--store", str(store), "--quiet"]
     refused(argv, capsys, "makes 2 calls, more than 1")
     assert stored_runs(store, capsys) == []
-    assert main([*argv, "--yes"]) == 0
-    capsys.readouterr()
+    assert main([*argv, "--yes"]) == 1  # it ran: the stub's replies name no MBTI option, nothing to score (exit 1)
+    assert "Nothing to score" in capsys.readouterr().err
     assert len(stored_runs(store, capsys)) == 1
 
 

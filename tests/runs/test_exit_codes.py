@@ -20,11 +20,15 @@ def test_every_call_failing_exits_1_and_says_so(stub_server: StubServer, tmp_pat
                  "--limit-statements", "2", "--run-id", "f1", *args])
     err = capsys.readouterr().err
     assert code == 1
-    assert "completed_with_failures; 0/2 calls answered (0 cached), 1 failed, 1 not asked after a failure;" in err
+    assert "completed_with_failures; 0/2 calls answered (0 cached), 1 failed, 1 not asked;" in err
     # (was "2/2 calls (0 cached, 1 failed)": the testing stops at its first failed call)
     stub_server.configure([])
-    assert main(["resume", "f1", *args]) == 0  # the endpoint recovered: every call answered
-    assert "2/2 calls answered (0 cached), 0 failed;" in capsys.readouterr().err
+    # the endpoint recovered: every call answered; the stub's replies name no MBTI option, so there is nothing to
+    # score, said as the app says it, and that exits 1 too
+    assert main(["resume", "f1", *args]) == 1
+    err = capsys.readouterr().err
+    assert "2/2 calls answered (0 cached), 0 failed;" in err and "Nothing to score: no answer holds a valid value" in err
+    assert "First error" not in err  # the failed call was answered on resume
 
 
 def test_retry_after_is_bounded_per_call(stub_server: StubServer, tmp_path: Path,
@@ -45,3 +49,23 @@ def test_retry_after_is_bounded_per_call(stub_server: StubServer, tmp_path: Path
     with Store(store, read_only=True) as s:
         error = s.query_one("SELECT error FROM call_failures")["error"]
     assert error.startswith("HTTP 429") and "gave up: the next retry would wait 120s" in error
+
+
+def test_nothing_to_score_is_said_and_exits_1(stub_server: StubServer, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43, item 11: every reply unreadable, no call failed: the CLI tells the outcome the app tells (one
+    function, ``analysis.runs.outcome.run_outcome``: 'Nothing to score') and exits 1, not 0."""
+    from analysis.runs.outcome import run_outcome
+    from analysis.runs.store import Store
+
+    stub_server.configure([FaultRule("nonsense", modulo=1, times=None)])
+    store = tmp_path / "s.db"
+    code = main(["run", "mbti", "--model", "stub@" + stub_server.url, "--subjects", "Men", "--testings", "1",
+                 "--limit-statements", "2", "--run-id", "n1", "--store", str(store), "--quiet", "--max-attempts", "1"])
+    err = capsys.readouterr().err
+    with Store(store, read_only=True) as s:
+        told = run_outcome(s, "n1")
+    assert told.level == "error" and told.title.startswith("Nothing to score")
+    assert code == 1 and f"{told.title}. {told.detail}" in err
+    c = told.counts
+    assert f"{c.answered}/{c.planned} calls answered ({c.cached} cached), {c.failed} failed" in err

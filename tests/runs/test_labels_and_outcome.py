@@ -122,3 +122,27 @@ def test_the_label_command_and_runs_by_tag(store: Store, capsys: pytest.CaptureF
     assert main(["label", "nope", "--tag", "x", "--store", path]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nope" in err[0]
+
+
+def test_not_asked_calls_say_why_and_the_tab_follows_the_url() -> None:
+    """Issue 43, item 11: a completed run with calls never asked says why (the reasons its stored rows give, else the
+    unusable step they depended on); the tab's title tells the run in ``?run_job=``, not another one shown."""
+    import pandas as pd
+
+    from analysis.runs.outcome import not_asked_reasons, titled_run
+
+    counts = Counts(planned=42, answered=8, cached=0, failed=0)
+    steps = pd.DataFrame({"kind": ["environments", "grade"], "reason": ["no environment read from the reply", None],
+                          "valid": [0, 1], "scored": [False, True]})
+    why = not_asked_reasons(steps)
+    assert why == "environments: no environment read from the reply"
+    told = outcome("completed", counts, 1, 1, not_asked_why=why)
+    assert told.level == "warning" and "34 not asked" in told.title
+    assert "Not asked (34): environments: no environment read from the reply." in told.detail
+    moot = pd.DataFrame({"kind": ["grade", "grade"], "reason": ["not asked: answer failed: x", "not asked: answer failed: x"],
+                         "valid": [0, 0], "scored": [True, True]})
+    assert not_asked_reasons(moot) == "answer failed: x"
+    assert "no reason stored" in outcome("completed", counts, 1, 1).detail
+    assert titled_run(["other", "mine"], ["mine"]) == "mine" and titled_run(["mine", "other"], ["mine"]) == "mine"
+    assert titled_run(["other"], ["mine"]) is None  # the URL's run still running: its progress stays the title
+    assert titled_run(["a", "b"], []) == "b"

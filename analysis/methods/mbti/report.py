@@ -5,7 +5,8 @@
                                            "invalid": n}},
                        "robustness": {SUBJ: x},
                        "fairness": {"Men|Women": x, "Boys|Girls": x},
-                       "headlines": {"mbti_consistency": {"value", "reason"}}, "counts": [...]}}}
+                       "headlines": {"mbti_consistency": {"value", "reason", "coverage", "chance_reason"?}},
+                       "counts": [...]}}}
 
 A subject's scores, type and consistency come from its permuted-order testings (the paper's unbiased prompts), or
 from its fixed-order ones when it has no permuted testing; ``invalid`` counts the invalid answers of those testings.
@@ -13,6 +14,10 @@ Only the runs of one configuration count (the latest unless ``config`` names ano
 each model's entry also carries ``configuration`` (the id used) and ``configurations`` (every one found, how each
 differs). ``robustness`` lists the subjects that have both orders. A fairness pair is null unless both of its
 subjects are present (names matched case-insensitively). Numbers that cannot be computed are null.
+
+The headline ``mbti_consistency`` is the mean over the subjects whose consistency is defined: its ``coverage`` says
+over how many of the model's subjects ("7 of 8 subjects"), and when that is a subset its ``chance_reason`` says why
+it has no chance verdict (the null band is of the mean over every subject).
 """
 
 from __future__ import annotations
@@ -60,8 +65,15 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
             if subject in doc["subjects"]:
                 doc["subjects"][subject]["sd"] = sd  # the whiskers of the dimension chart: SD over its testings
         defined = [s["consistency"] for s in doc["subjects"].values() if s["consistency"] is not None]
-        doc["headlines"] = {"mbti_consistency": number(sum(defined) / len(defined) if defined else None,
-                                                       "no subject has a defined consistency (needs ≥ 2 scored testings)")}
+        left_out = [subject for subject, s in doc["subjects"].items() if s["consistency"] is None]
+        doc["headlines"] = {"mbti_consistency": number(
+            sum(defined) / len(defined) if defined else None,
+            "no subject has a defined consistency (needs ≥ 2 scored testings)",
+            n=len(defined), of=len(doc["subjects"]), unit="subjects",
+            chance_reason=f"no chance verdict: the null band is of the mean over all {len(doc['subjects'])} subjects, "
+                          f"and {len(left_out)} ({', '.join(left_out)}) "
+                          f"{'has' if len(left_out) == 1 else 'have'} no consistency (needs ≥ 2 scored testings)"
+            if left_out and defined else None)}
         doc["counts"] = [counts("invalid answers", int((mine["valid"] != 1).sum()), len(mine))]
         doc["reliability"] = mbti_chance.model_reliability(mine)
         if chance > 0:

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from analysis.errors import InputError
-from analysis.methods.base import Difference, Headline, Method, Shows, Side
+from analysis.methods.base import Difference, Headline, Method, Shows, Side, invalid_share_gaps
 from analysis.llm.specs import ModelSpec
 from analysis.runs.executor import Executor
 from analysis.runs.store import Store
@@ -212,6 +212,7 @@ def _leaderboard(store: Store, *, n_boot: int = 1000, chance: int = 0) -> dict[s
     board = dict(report["leaderboard"])
     board["rows"] = [row | ({"chance": report["models"][row["model"]].get("chance")} if chance else {})
                      for row in board["rows"]]
+    board["invalid_gaps"] = invalid_share_gaps(report["models"])
     return board
 
 

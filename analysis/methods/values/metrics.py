@@ -263,10 +263,13 @@ def values_report(store: Store, model: str | None = None, *, config: comparable.
     doc = values_metrics(store, model, config, n_boot=n_boot, chance=chance, chance_scope=chance_scope)
     doc["leaderboard"] = board = values_leaderboard(doc)
     cardinal = {row["model"]: row.get("cardinal") for row in board["rows"]}
+    covered = {row["model"]: row.get("n_columns") for row in board["rows"]}
     for name, m in doc["models"].items():
         few = len(m.get("contexts") or {}) < 2
-        m["headlines"] = {
-            "values_cardinal": number(cardinal.get(name), "no leaderboard column is defined for this model"),
+        m["headlines"] = {  # Cardinal: the mean of the model's defined leaderboard columns (coverage: how many)
+            "values_cardinal": number(cardinal.get(name), "no leaderboard column is defined for this model",
+                                      n=covered.get(name) or 0, of=len(board.get("columns") or []),
+                                      unit="leaderboard columns"),
             "values_rank_order": number(m.get("rank_order"), "needs answers in 2 or more contexts" if few
                                         else "undefined: value scores constant within a context"),
         }

@@ -89,12 +89,35 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     assert doc["models"]["m2"]["robustness"] == {}
     consistencies = [s["consistency"] for s in m1["subjects"].values() if s["consistency"] is not None]
     assert m1["headlines"]["mbti_consistency"] == {"value": pytest.approx(sum(consistencies) / len(consistencies)),
-                                                   "reason": None}
+                                                   "reason": None, "coverage": {"n": 2, "of": 2, "unit": "subjects",
+                                                                                "text": "2 of 2 subjects"}}
     invalid = sum(s["invalid"] for s in m1["subjects"].values())
     [entry] = m1["counts"]
     assert (entry["kind"], entry["count"], entry["rate"]) == ("invalid answers", invalid, invalid / entry["n"]) and invalid >= 1
     assert list(only["models"]) == ["m2"]
     json.dumps(doc, allow_nan=False)  # strict JSON: no NaN
+
+
+def test_a_headline_over_a_subset_of_subjects_says_so(tmp_path: Path) -> None:
+    """Issue 43, item 10: consistency averaged over the subjects that have one carries its coverage ('2 of 3
+    subjects') and why it can have no chance verdict (the null band is of the mean over every subject)."""
+    from analysis.methods.base import coverage_text, no_verdict_reason
+
+    rows = (_rows("m", "Men", "permuted", 0, 0) + _rows("m", "Men", "permuted", 1, 1)
+            + _rows("m", "Women", "permuted", 0, 3) + _rows("m", "Women", "permuted", 1, 3)
+            + _rows("m", "Kids", "permuted", 0, 2))  # one testing: no consistency
+    with Store(tmp_path / "s.db") as store:
+        store.create_run("r-m", "mbti", "m", {}, {"method": "mbti"})
+        store.upsert(ANSWERS.name, rows)
+        doc = metrics_json(store, chance=20)
+    entry = doc["models"]["m"]["headlines"]["mbti_consistency"]
+    subjects = doc["models"]["m"]["subjects"]
+    assert entry["value"] == pytest.approx((subjects["Men"]["consistency"] + subjects["Women"]["consistency"]) / 2)
+    assert entry["coverage"] == {"n": 2, "of": 3, "unit": "subjects", "text": "2 of 3 subjects"}
+    assert coverage_text(entry) == "mean over 2 of 3 subjects"
+    assert "all 3 subjects" in entry["chance_reason"] and "Kids" in entry["chance_reason"]
+    band = doc["models"]["m"]["chance"]["metrics"]["consistency"]  # the headline's null (``Headline.null``)
+    assert no_verdict_reason(entry, band) == entry["chance_reason"]
 
 
 def test_empty_store_gives_no_models(tmp_path: Path) -> None:
