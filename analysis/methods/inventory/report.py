@@ -12,6 +12,7 @@
                               "facets": {F: {"name", "domain", "score", "percentile"}},
                               "position": {"shares": {"1": x, …}, "first": x, "order_gap": x}}},
         "mtmm": {"inventories": [A, B], "convergent", "discriminant", "reason", "n_personas", "matrix": frame,
+                 "n_shaped": personas among them with a shaping target (the paper's Table 1 is on unshaped ones),
                  "convergent_domains": {D: r of D's scores on A and B, null where undefined}},
         "headlines": {"inventory_shaping": number, "inventory_alpha": number},
         "counts": [invalid answers], "chance": {INV: {"alpha/E": {"uniform": …, "permutation": …}, …}},
@@ -259,19 +260,24 @@ def aligned_scores(arrays: dict[str, Sheets], names: list[str], shared: list[str
 
 def mtmm_doc(arrays: dict[str, Sheets], *, chance: int = 0, store: Any = None) -> dict[str, Any]:
     """The MTMM entry: personas aligned by id across the first two inventories (the main one first), with the
-    convergent and discriminant numbers' chance bands when ``chance`` > 0."""
+    convergent and discriminant numbers' chance bands when ``chance`` > 0, and how many of them are shaped
+    (``n_shaped``): shaping moves a persona's domains with its target, so only an unshaped MTMM compares with the
+    paper's Table 1 (unshaped persona descriptions)."""
     from analysis.methods.inventory.chance import mtmm_chance
 
     names = sorted(arrays, key=lambda n: (n not in PREFERRED, PREFERRED.index(n) if n in PREFERRED else 0, n))[:2]
     if len(names) < 2:
-        return {"inventories": names, "convergent": None, "discriminant": None, "n_personas": 0, "matrix": None,
-                "convergent_domains": {},
+        return {"inventories": names, "convergent": None, "discriminant": None, "n_personas": 0, "n_shaped": 0,
+                "matrix": None, "convergent_domains": {},
                 "reason": "needs two inventories given to the same personas (run another --inventory on them)"}
     shared = [p for p in arrays[names[0]].personas if p in set(arrays[names[1]].personas)]
     scores = aligned_scores(arrays, names, shared)
     R, conv, disc, why = pm.mtmm(scores)
     domains = pm.convergent_domains(R, scores, *names) if why is None else {}
+    main = arrays[names[0]]
+    n_shaped = sum(bool(main.targets[main.personas.index(p)]) for p in shared)
     doc = {"inventories": names, "convergent": _val(conv), "discriminant": _val(disc), "n_personas": len(shared),
+           "n_shaped": n_shaped,
            "convergent_domains": {d: _val(r) for d, r in domains.items()},
            "matrix": frame_doc(R.reset_index(names="scale")) if len(R) else None, "reason": why}
     if chance > 0 and why is None:

@@ -142,7 +142,9 @@ st.subheader("Multitrait–multimethod")
 mt = mdoc.get("mtmm") or {}
 if mt.get("matrix"):
     matrix = doc_frame(mt["matrix"])
-    st.caption(f"Correlations across {mt['n_personas']} personas of the domain scores on {' and '.join(mt['inventories'])}. "
+    st.caption(f"Correlations across {mt['n_personas']} personas of the domain scores on {' and '.join(mt['inventories'])}"
+               + (f" ({mt['n_shaped']} of them shaped: not comparable with the paper's Table 1, which is on unshaped "
+                  "personas)" if mt.get("n_shaped") else "") + ". "
                f"Convergent validity (same domain, two inventories): {ui.fmt(mt.get('convergent'), 2)}; discriminant Δ "
                f"(convergent − mean |r| of different domains): {ui.fmt(mt.get('discriminant'), 2)}"
                + (f" — {mt['reason']}" if mt.get("reason") else "") + ".")
@@ -162,7 +164,13 @@ st.subheader("Published figures")
 pub = data.published("inventory")
 st.caption("Printed in the paper for real models (IPIP-NEO-300 against BFI) — shown for scale, never ranked with "
            "this store's models. " + (pub["source"].iloc[0] if len(pub) else ""))
-mine = {m: (inv_data.doc(ref)["models"][m].get("mtmm") or {}).get("convergent") for m in models}
+mtmms = {m: inv_data.doc(ref)["models"][m].get("mtmm") or {} for m in models}
+shaped = [m for m, mt_m in mtmms.items() if mt_m.get("n_shaped")]  # the paper's Table 1 is on unshaped personas
+if shaped:
+    st.caption(f"Not set beside the paper: {', '.join(shaped)} — its MTMM is computed on shaped personas "
+               "(shaping moves a persona's domains with its target), the paper's on unshaped persona descriptions. "
+               "Run the two inventories with `--shaping none` for a comparable MTMM.")
+mine = {m: mt_m.get("convergent") for m, mt_m in mtmms.items() if m not in shaped}
 mine = {m: v for m, v in mine.items() if v is not None}
 if len(pub) and mine:
     st.caption("Convergent validity: the paper's models (grey) and this store's (dashed lines) on one axis — beside each "
@@ -178,7 +186,7 @@ st.caption("The paper's correlation of each IPIP-NEO-300 domain with the same BF
            "simulated response profiles (50 unshaped persona descriptions × item instructions and postambles), beside "
            "this store's per-domain convergent r from its MTMM (its own two inventories and personas) — shown for "
            "scale, never ranked or averaged with this store's models. " + per_domain["source"].iloc[0])
-mine_domains = {m: (inv_data.doc(ref)["models"][m].get("mtmm") or {}).get("convergent_domains") or {} for m in models}
+mine_domains = {m: mt_m.get("convergent_domains") or {} for m, mt_m in mtmms.items() if m not in shaped}
 ui.plot(charts.domains_beside_published(per_domain, {m: v for m, v in mine_domains.items() if v}, inv_data.PUBLISHED_LABEL),
         key="published_domains")
 ui.table(inv_data.published_convergent_table(), hide_index=True, width="stretch",

@@ -53,9 +53,11 @@ def answer_rows(model: str, run_id: str, inv: Inventory, people: list[Persona], 
     return rows
 
 
-def build(path: Path, seed: int = 0, against: tuple[str, ...] = ()) -> Path:
+def build(path: Path, seed: int = 0, against: tuple[str, ...] = (), *, shaped: bool = True) -> Path:
+    """``shaped=False``: the same 50 personas without their shaping targets (their scores then differ by their own
+    leans only), as the paper's MTMM is measured."""
     rng = np.random.default_rng(seed)
-    people = personas()
+    people = personas() if shaped else [p.model_copy(update={"targets": {}}) for p in personas()]
     leans = {p.id: {d: float(rng.normal(0, 0.5)) for d in "OCEAN"} for p in people}
     with Store(path) as store:
         for model, plays in (("plays", True), ("random", False)):

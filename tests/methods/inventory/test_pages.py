@@ -24,6 +24,18 @@ def app(store_path, cache_dir, tmp_path, monkeypatch):
     return open_app
 
 
+@pytest.fixture(scope="module")
+def unshaped_path(tmp_path_factory):
+    return synthetic.build(tmp_path_factory.mktemp("inv-app-unshaped") / "unshaped.db", shaped=False)
+
+
+@pytest.fixture
+def unshaped_app(unshaped_path, cache_dir, tmp_path, monkeypatch):
+    """The store's MTMM on unshaped personas: comparable with the paper's, so drawn beside it."""
+    _bind(monkeypatch, unshaped_path, tmp_path / "user.db", cache_dir)
+    return open_app
+
+
 def test_the_page_shows_the_report(app, store_path) -> None:
     at = app("inventory", model="plays")
     assert not at.exception
@@ -67,8 +79,8 @@ def test_compare_shows_both_models_domains(app) -> None:
     assert len(table) == 5
 
 
-def test_the_published_figures_sit_beside_the_store_s(app) -> None:
-    at = app("inventory", model="plays")
+def test_the_published_figures_sit_beside_the_store_s(unshaped_app) -> None:
+    at = unshaped_app("inventory", model="plays")
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     beside = next(c for c in charts if "convergent validity" in str(c["layout"].get("xaxis", {}).get("title")))
     assert "Flan-PaLM 540B" in beside["data"][0]["y"]
@@ -85,12 +97,12 @@ def _numbers(x) -> list[float]:
     return np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).tolist() if isinstance(x, dict) else list(x)
 
 
-def test_the_published_per_domain_figures_are_labelled_beside_the_store_s(app, store_path) -> None:
+def test_the_published_per_domain_figures_are_labelled_beside_the_store_s(unshaped_app, unshaped_path) -> None:
     from analysis.methods.inventory.published import domains
 
-    at = app("inventory", model="plays")
+    at = unshaped_app("inventory", model="plays")
     assert not at.exception
-    with Store(store_path, read_only=True) as store:
+    with Store(unshaped_path, read_only=True) as store:
         per = metrics_json(store)["models"]["plays"]["mtmm"]["convergent_domains"]
     label = "published (Serapio-García et al. 2025, IPIP-NEO-300 × BFI)"
     assert any(label in m.value for m in at.markdown)
@@ -118,3 +130,16 @@ def test_items_against_their_key_are_named(cache_dir, tmp_path, monkeypatch) -> 
     assert any("against their key" in w.value and "m11" in w.value for w in at.warning)
     table = at.dataframe[0].value.set_index("domain")
     assert table.loc["E · Extraversion", "against the key"] == "m11" and table.loc["O · Openness", "against the key"] == "—"
+
+
+def test_a_shaped_mtmm_is_not_set_beside_the_papers_table_1(app, store_path) -> None:
+    """Issue 43 (6): the paper's convergent figures are on unshaped personas; an MTMM on shaped ones says so and is not
+    drawn beside them."""
+    with Store(store_path, read_only=True) as store:
+        mt = metrics_json(store)["models"]["plays"]["mtmm"]
+    assert mt["n_shaped"] == mt["n_personas"] == 50  # every synthetic persona has a shaping target
+    at = app("inventory", model="plays")
+    assert not at.exception
+    assert any("50 of them shaped: not comparable with the paper's Table 1" in c.value for c in at.caption)
+    assert any(c.value.startswith("Not set beside the paper: plays, random") for c in at.caption)
+    assert not any("dashed lines" in c.value for c in at.caption)  # no model of this store drawn beside the paper
