@@ -102,7 +102,8 @@ st.subheader("Convergent and discriminant pairs")
 st.caption("Convergent: constructs theory links (a value and the trait people who hold it tend to have; the Trust facet "
            "and what a persona sends in the trust game). Discriminant: pairs people's data show near 0 (Neuroticism "
            "and values). Each pair with its r and CI, the grey band of shuffled personas, the predicted direction "
-           "(hollow) and the published human r where one is bundled (diamond; see the sources below). 'vs chance': "
+           "(hollow)" + (" and the published human r where one is bundled (diamond; see the sources below)"
+                         if any(p.get("human_r") is not None for p in mdoc["pairs"]) else "") + ". 'vs chance': "
            "the pair's own p and its Holm-adjusted p over the theory pairs (the family), the verdict read from the "
            "adjusted p; a family of m pairs needs at least m / 0.05 shuffles for any verdict.")
 pair_bands = bands.get("pairs") or {}
@@ -116,6 +117,8 @@ for kind, title in (("convergent", "Convergent pairs (expected > 0)"), ("discrim
                            "n": p["n"], "vs chance (Holm)": xm_data.pair_vs_chance(p.get("chance")),
                            "human r": p.get("human_r"), "source": p["source"], "why —": p.get("reason") or ""}
                           for p in chosen])
+    if table["human r"].isna().all():  # no published human figure is bundled: no column that speaks of one
+        table = table.drop(columns="human r")
     ui.table(table, hide_index=True, width="stretch",
              column_config={"r": st.column_config.NumberColumn("r", format="%.2f"),
                             "human r": st.column_config.NumberColumn("human r", format="%.2f")})

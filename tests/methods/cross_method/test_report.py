@@ -173,11 +173,11 @@ def test_the_join_is_by_identity_with_a_persona_missing(tmp_path):
     both = pd.concat([values.rename("v"), inventory.rename("i")], axis=1, join="inner")
     assert len(both) == 11 == pair["n"]
     assert pair["r"] == pytest.approx(stats.pearsonr(both["v"], both["i"]).statistic, abs=1e-12)
-    trust = next(p for p in doc["pairs"] if p["b"] == "trust:mean_transfer")
+    trust = next(p for p in doc["pairs"] if p["b"] == "trust:first_transfer")
     assert trust["n"] == 10  # x03 (no inventory) and x05 (no trust game)
     scores = pd.DataFrame(doc["scores"]["data"], columns=doc["scores"]["columns"]).set_index("persona_id")
-    assert pd.isna(scores.loc["x03", "inventory:A"]) and pd.isna(scores.loc["x05", "trust:mean_transfer"])
-    assert pd.notna(scores.loc["x05", "inventory:A"]) and pd.notna(scores.loc["x03", "trust:mean_transfer"])
+    assert pd.isna(scores.loc["x03", "inventory:A"]) and pd.isna(scores.loc["x05", "trust:first_transfer"])
+    assert pd.notna(scores.loc["x05", "inventory:A"]) and pd.notna(scores.loc["x03", "trust:first_transfer"])
     assert scores.loc["x01", "key"] == persona_key(values.index[0])  # the bundled set's first persona, first in values
 
 
@@ -185,8 +185,8 @@ def test_a_pair_whose_method_was_not_run_is_undefined_with_its_reason(tmp_path):
     with Store(tmp_path / "two.db") as store:
         build_campaign(store, "plays", "8", seed=6, methods=("values", "inventory"))
         doc = metrics_json(store, n_boot=0, chance=0)["models"]["plays"]
-    trust = next(p for p in doc["pairs"] if p["b"] == "trust:mean_transfer")
-    assert trust["r"] is None and trust["reason"] == "trust:mean_transfer: the campaign did not run trust"
+    trust = next(p for p in doc["pairs"] if p["b"] == "trust:first_transfer")
+    assert trust["r"] is None and trust["reason"] == "trust:first_transfer: the campaign did not run trust"
     with pytest.raises(InputError, match="no cross-method campaign of model 'other'"):
         with Store(tmp_path / "two.db") as store:
             metrics_json(store, "other")
