@@ -63,12 +63,19 @@ def source_paths(method: str) -> tuple[str, ...]:
     return ("analysis",)
 
 
+#: Files of a source folder a report can read: code and the data a method keeps beside it (``pairs.json``,
+#: ``published.json``, an inventory's items).
+SOURCE_SUFFIXES = frozenset({".py", ".json", ".toml", ".csv", ".yaml", ".yml", ".txt"})
+
+
 @lru_cache(maxsize=None)
 def code_fingerprint(method: str) -> str:
-    """Hash of the contents of the sources a report depends on (``source_paths``)."""
+    """Hash of the contents of the sources a report depends on (``source_paths``): every code and data file of the
+    folders (a changed ``pairs.json`` changes the cross-method report as much as a changed line of code)."""
     digest = hashlib.sha256()
     roots = [REPO_ROOT / r for r in source_paths(method)]
-    files = sorted(p for r in roots for p in ([r] if r.is_file() else r.rglob("*.py")))
+    files = sorted(p for r in roots for p in ([r] if r.is_file() else r.rglob("*"))
+                   if p.is_file() and p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts)
     for path in files:
         digest.update(str(path.relative_to(REPO_ROOT)).encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())

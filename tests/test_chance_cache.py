@@ -177,3 +177,26 @@ def test_a_contexts_parts_are_the_same_computed_together_or_apart() -> None:
         assert together["contexts"][key]["stress"] == fast["contexts"][key]["stress"]
     assert together["contexts"]["a"]["cfi"] == slow["contexts"]["a"]["cfi"]
     assert together["contexts"]["a"]["separability"] == slow["contexts"]["a"]["separability"]
+
+
+def test_a_data_file_in_the_method_folder_is_part_of_its_code(tmp_path: Path, monkeypatch) -> None:
+    """The cross-method pairs live in ``pairs.json``: editing it must make every cached or shipped report stale, as an
+    edit of its code does (it once left the shipped document on the old pair)."""
+    root = tmp_path / "repo"
+    folder = root / "analysis/methods/cross_method"
+    folder.mkdir(parents=True)
+    (folder / "report.py").write_text("x = 1\n")
+    (folder / "pairs.json").write_text('{"pairs": []}')
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "report.cpython-311.pyc").write_bytes(b"\x00")
+    monkeypatch.setattr(report_cache, "REPO_ROOT", root)
+    monkeypatch.setattr(report_cache, "source_paths", lambda method: ("analysis/methods/cross_method",))
+    report_cache.code_fingerprint.cache_clear()
+    before = report_cache.code_fingerprint("cross_method")
+    (folder / "__pycache__" / "report.cpython-311.pyc").write_bytes(b"\x01")  # a compiled file is no source
+    report_cache.code_fingerprint.cache_clear()
+    assert report_cache.code_fingerprint("cross_method") == before
+    (folder / "pairs.json").write_text('{"pairs": [{"a": "x", "b": "y"}]}')
+    report_cache.code_fingerprint.cache_clear()
+    assert report_cache.code_fingerprint("cross_method") != before
+    report_cache.code_fingerprint.cache_clear()
