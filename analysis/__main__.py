@@ -264,7 +264,9 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
     not_asked = f", {c.not_asked} not asked" if c.not_asked else ""
     shown = one_line(run_id)  # a stored id (resume) may predate the --run-id check
     print(
-        f"run {shown}: {summary.status}; {c.answered}/{c.planned} calls answered ({c.cached} "
+        # the run's calls are the store's (as the Run page tells them); "cached" and the tokens are this execution's,
+        # so a resume that asks nothing new says "(46 cached) … 0 tokens in"
+        f"run {shown}: {summary.status}; {c.answered}/{c.planned} calls answered ({summary.cached} "
         f"cached), {c.failed} failed{not_asked}; {summary.tokens_in} tokens in, {summary.tokens_out} out, "
         f"{summary.seconds:.1f}s",
         file=sys.stderr,

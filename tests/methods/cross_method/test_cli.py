@@ -48,8 +48,8 @@ def test_a_campaign_runs_every_part_and_its_document_lists_the_pairs(tmp_path: P
     # resuming a finished campaign asks nothing new: every call comes from the cache
     code, _, err = run(["resume", "camp", "--store", str(store)], capsys)
     # 6 personas × (20 values + 20 inventory items); the counts are the store's (those the Run page shows: the run's
-    # calls over its life), the tokens this execution's: none sent
-    assert code == 0 and "240/240 calls answered" in err and "0 tokens in, 0 out" in err
+    # calls over its life), "cached" and the tokens this execution's: none sent
+    assert code == 0 and "240/240 calls answered (240 cached)" in err and "0 tokens in, 0 out" in err
 
 
 @pytest.mark.parametrize("args, message", [
