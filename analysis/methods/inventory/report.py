@@ -119,7 +119,7 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
     stats = statistics(s, with_omega=False)
     sheet = scale_scores(s)
     person = persona_scores(sheet)
-    short = under_coverage(s)
+    short = under_coverage(s, scored=person)
     pcts, pct_reason = sheet_percentiles(s, name)
     domains = {}
     for d in s.domains:

@@ -95,11 +95,12 @@ def scale_scores(s: Sheets, by: str = "domain", X: np.ndarray | None = None) -> 
     return out
 
 
-def under_coverage(s: Sheets, by: str = "domain") -> dict[str, np.ndarray]:
+def under_coverage(s: Sheets, by: str = "domain", scored: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Per domain (or facet): ``[p]`` whether the persona answered some of its items validly but no sheet reached
-    ``MIN_ITEM_SHARE`` of them (so it is not scored on the scale)."""
+    ``MIN_ITEM_SHARE`` of them (so it is not scored on the scale). ``scored``: the persona scores when already
+    computed (``persona_scores(scale_scores(s, by))``)."""
     keys = s.domain if by == "domain" else s.facet
-    scored = persona_scores(scale_scores(s, by))
+    scored = persona_scores(scale_scores(s, by)) if scored is None else scored
     return {key: np.isfinite(s.X[:, :, keys == key]).any(axis=(1, 2)) & ~np.isfinite(scored[key])
             for key in dict.fromkeys(k for k in keys if k is not None)}
 
