@@ -70,7 +70,7 @@ def read_persona_scores(doc: Mapping[str, Any] | None) -> tuple[pd.DataFrame, di
 
 class CampaignPersona(BaseModel):
     """A persona every method of a cross-method campaign is given: its id (unique in the set), name, description (what
-    each method's prompt places, in the third person: "Amara Okafor (born 1979) is a Nigerian obstetrician …"), sex
+    each method's prompt places, a noun phrase: "Amara Okafor (born 1979), a Nigerian obstetrician …"), sex
     (F or M: the PVQ's gendered wording and the inventory norms need it) and age in years."""
 
     model_config = ConfigDict(extra="forbid")

@@ -280,10 +280,12 @@ class Method:
     #: (store, run ids or None) -> every stored reply of the method as rows of ``analysis.samples.COLUMNS`` (the
     #: Samples view, its exports, a run's outcome).
     samples: Callable[..., pd.DataFrame] | None = None
-    #: (its ``options`` model, personas [``analysis.persona_scores.CampaignPersona``], ModelSpec) -> a plan that gives
-    #: exactly these personas the method's protocol: a part of a cross-method campaign. Its report then holds each
-    #: model's ``persona_scores`` (``analysis.persona_scores``). None: the method takes no shared persona set.
-    persona_plan: Callable[[Any, list[Any], ModelSpec], dict[str, Any]] | None = None
+    #: (its ``options`` model, personas [``analysis.persona_scores.CampaignPersona``], ModelSpec, constructs) -> a plan
+    #: that gives exactly these personas the method's protocol: a part of a cross-method campaign. ``constructs``: the
+    #: method's scores the campaign's pairs name; a plan that asks a subset of its items (``limit_items``) still asks
+    #: every item they rest on. Its report then holds each model's ``persona_scores`` (``analysis.persona_scores``).
+    #: None: the method takes no shared persona set.
+    persona_plan: Callable[[Any, list[Any], ModelSpec, frozenset[str]], dict[str, Any]] | None = None
     #: plan -> [(method, plan)]: the runs of other methods a composite plan (a campaign) makes, so that each part's
     #: cost is estimated from its own method. None: the plan is one run of this method.
     parts: Callable[[dict[str, Any]], list[tuple[str, dict[str, Any]]]] | None = None

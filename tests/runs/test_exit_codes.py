@@ -69,3 +69,26 @@ def test_nothing_to_score_is_said_and_exits_1(stub_server: StubServer, tmp_path:
     assert code == 1 and f"{told.title}. {told.detail}" in err
     c = told.counts
     assert f"{c.answered}/{c.planned} calls answered ({c.cached} cached), {c.failed} failed" in err
+
+
+def test_a_personagym_run_whose_environments_cannot_be_read_says_why_nothing_else_was_asked(
+        stub_server: StubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43, item 11, end to end: every environment selection unreadable (asked again, then given up), so no
+    question, answer or grade is asked. The CLI and the app tell one outcome: 'Nothing to score', every call counted
+    (planned = sent + not asked, 0 failed), the reason the rest were not asked, exit 1."""
+    from analysis.runs.outcome import run_outcome
+    from analysis.runs.store import Store
+
+    stub_server.configure([FaultRule("nonsense", modulo=1, times=None)])
+    store = tmp_path / "s.db"
+    code = main(["run", "personagym", "--model", "stub@" + stub_server.url, "--personas", "1", "--questions-per-task",
+                 "1", "--environments-per-persona", "2", "--run-id", "g1", "--store", str(store), "--quiet",
+                 "--max-attempts", "1"])
+    err = capsys.readouterr().err
+    with Store(store, read_only=True) as s:
+        told = run_outcome(s, "g1")
+    c = told.counts
+    assert code == 1 and told.level == "error" and told.title.startswith("Nothing to score")
+    assert c.failed == 0 and c.sent == c.answered > 0 and c.not_asked > 0 and c.planned == c.sent + c.not_asked
+    assert f"Not asked ({c.not_asked}): " in told.detail and "environment" in told.detail.split("Not asked", 1)[1]
+    assert f"{told.title}. {told.detail}" in err

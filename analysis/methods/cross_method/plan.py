@@ -1,5 +1,6 @@
 """A campaign's plan: the persona set and, per method, the plan its own ``persona_plan`` builds for those personas
-(each method keeps its own protocol; the campaign shares only the personas)."""
+(each method keeps its own protocol; the campaign shares only the personas, and tells each part which of its constructs
+the pairs name, so a part that asks a subset of its items still asks every item of those)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pydantic import BaseModel, Field, ValidationError
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.methods.cross_method.options import CrossMethodOptions
+from analysis.methods.cross_method.pairs import Pair, load_pairs
 from analysis.methods.cross_method.personas import load_personas
 from analysis.persona_scores import CampaignPersona
 
@@ -60,6 +62,16 @@ def parse_settings(entries: list[str] | None, chosen: list[str]) -> dict[str, di
     return out
 
 
+def named_constructs(pairs: list[Pair]) -> dict[str, frozenset[str]]:
+    """{method: the constructs of it the pairs name}: each part asks every item they rest on."""
+    named: dict[str, set[str]] = {}
+    for pair in pairs:
+        for side in (pair.a, pair.b):
+            method, construct = side.split(":", 1)
+            named.setdefault(method, set()).add(construct)
+    return {m: frozenset(c) for m, c in named.items()}
+
+
 def build_plan(options: CrossMethodOptions, spec: ModelSpec) -> CampaignPlan:
     """Resolve the personas and every method's plan now, so the stored plan is self-contained."""
     from analysis import methods
@@ -80,6 +92,8 @@ def build_plan(options: CrossMethodOptions, spec: ModelSpec) -> CampaignPlan:
         except ValidationError as exc:
             err = exc.errors()[0]
             raise InputError(f"--set {name}.{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+    named = named_constructs(load_pairs().pairs)
     parts = [Part(method=name, settings=settings.get(name, {}),
-                  plan=methods.get(name).persona_plan(chosen_options[name], personas, spec)) for name in chosen]
+                  plan=methods.get(name).persona_plan(chosen_options[name], personas, spec, named.get(name, frozenset())))
+             for name in chosen]
     return CampaignPlan(personas=personas, parts=parts)

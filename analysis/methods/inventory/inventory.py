@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Collection
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -97,12 +98,18 @@ class Inventory(BaseModel):
         """An answer's keyed score: reversed items count (k + 1) − score on a k-option scale."""
         return self.n_options + 1 - score if item.reverse else score
 
-    def limited(self, k: int | None) -> Inventory:
-        """The first ``k`` items (all when None). Norms need every item: a limited inventory keeps none."""
+    def limited(self, k: int | None, whole_facets: Collection[str] = ()) -> Inventory:
+        """The first ``k`` items (all when None), plus every later item of a facet in ``whole_facets``, in the
+        inventory's order (a facet is the narrowest scale: 4 items in IPIP-NEO-120, of which its first 60 hold 2; a
+        domain's first items already sample each of its facets). Norms need every item: a limited inventory keeps
+        none."""
         if k is None or k >= len(self.items):
             return self
-        return self.model_copy(update={"items": self.items[:k], "norms": None,
-                                       "name": f"{self.name} (first {k} items)"})
+        whole = set(whole_facets)
+        extra = [i for i in self.items[k:] if i.facet in whole]
+        added = sorted({i.facet for i in extra if i.facet})
+        name = f"{self.name} (first {k} items" + (f", all of {', '.join(added)})" if added else ")")
+        return self.model_copy(update={"items": self.items[:k] + extra, "norms": None, "name": name})
 
 
 def ipip_keys(n: int) -> dict[int, tuple[str, str, bool]]:

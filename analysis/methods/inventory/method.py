@@ -87,10 +87,11 @@ def _external_validity(score: str, other: str) -> list[dict[str, Any]]:
     return external_validity(score, other)
 
 
-def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
+def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec,
+                  constructs: frozenset[str] = frozenset()) -> dict[str, Any]:
     from analysis.methods.inventory.shared_personas import persona_plan
 
-    return persona_plan(options, personas, spec)
+    return persona_plan(options, personas, spec, constructs)
 
 
 METHOD = Method(

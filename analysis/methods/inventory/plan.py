@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Collection
 from typing import Any
 
 from analysis.errors import InputError
@@ -14,10 +15,11 @@ from analysis.methods.inventory.session import InventoryPlan
 from analysis.methods.options import from_args
 
 
-def build_plan(options: InventoryOptions, spec: ModelSpec, personas: list[Persona] | None = None) -> InventoryPlan:
+def build_plan(options: InventoryOptions, spec: ModelSpec, personas: list[Persona] | None = None,
+               whole_facets: Collection[str] = ()) -> InventoryPlan:
     """Resolve every source now, so the stored plan is self-contained. ``personas``: these instead of the shaping
-    design's (a cross-method campaign's)."""
-    inventory = load_inventory(options.inventory).limited(options.limit_items)
+    design's (a cross-method campaign's); ``whole_facets``: facets whose every item is asked under ``limit_items``."""
+    inventory = load_inventory(options.inventory).limited(options.limit_items, whole_facets)
     if not any(i.domain for i in inventory.items):
         raise InputError(f"--limit-items {options.limit_items} keeps no scored item")
     if options.answer_mode == "logprob" and spec.max_top_logprobs < inventory.n_options:

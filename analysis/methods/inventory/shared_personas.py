@@ -9,11 +9,14 @@ from analysis.methods.inventory.options import InventoryOptions
 from analysis.methods.inventory.personas import Persona
 
 
-def persona_plan(options: InventoryOptions, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
+def persona_plan(options: InventoryOptions, personas: list[Any], spec: ModelSpec,
+                 constructs: frozenset[str] = frozenset()) -> dict[str, Any]:
     """An inventory plan for exactly ``personas`` (``analysis.persona_scores.CampaignPersona``): each persona's
     description is its biography, with no shaping sentence (the campaign measures the persona as described), and its
-    sex and age select the norms."""
+    sex and age select the norms. Under ``limit_items`` every item of a facet in ``constructs`` (the ones the
+    campaign's pairs name) is asked too, so a facet a pair correlates rests on its whole scale."""
     from analysis.methods.inventory.plan import build_plan
 
     people = [Persona(id=p.id, description=p.description, sex=p.sex, age=p.age) for p in personas]
-    return build_plan(options.model_copy(update={"shaping": "none"}), spec, personas=people).model_dump()
+    return build_plan(options.model_copy(update={"shaping": "none"}), spec, personas=people,
+                      whole_facets=constructs).model_dump()

@@ -200,10 +200,11 @@ def _samples(store: Any, run_ids: Any = None) -> Any:
     return samples(store, run_ids)
 
 
-def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
+def _persona_plan(options: Any, personas: list[Any], spec: ModelSpec,
+                  constructs: frozenset[str] = frozenset()) -> dict[str, Any]:
     from analysis.methods.personagym.shared_personas import persona_plan
 
-    return persona_plan(options, personas, spec)
+    return persona_plan(options, personas, spec, constructs)
 
 
 METHOD = Method(

@@ -9,7 +9,8 @@ from analysis.methods.personagym.data import Persona
 from analysis.methods.personagym.options import PersonaGymOptions
 
 
-def persona_plan(options: PersonaGymOptions, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
+def persona_plan(options: PersonaGymOptions, personas: list[Any], spec: ModelSpec,
+                 constructs: frozenset[str] = frozenset()) -> dict[str, Any]:
     """A PersonaGym plan (the reference protocol, generated questions) for exactly ``personas``
     (``analysis.persona_scores.CampaignPersona``), each played as its description."""
     from analysis.methods.personagym.cli import plan_from_args

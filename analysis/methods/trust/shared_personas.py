@@ -11,7 +11,8 @@ from analysis.methods.trust.personas import Persona
 from analysis.methods.trust.plan import TrustPlan
 
 
-def persona_plan(options: TrustOptions, personas: list[Any], spec: ModelSpec) -> dict[str, Any]:
+def persona_plan(options: TrustOptions, personas: list[Any], spec: ModelSpec,
+                 constructs: frozenset[str] = frozenset()) -> dict[str, Any]:
     """An individual-level trust plan (multi-round play against the trustee archetypes, with the forecasts) for exactly
     ``personas`` (``analysis.persona_scores.CampaignPersona``): each plays as described, with no attributes (the
     population level's beliefs per attribute are not part of a campaign). The bank says ``source: campaign``."""

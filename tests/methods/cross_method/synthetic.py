@@ -5,8 +5,8 @@ consistently would answer.
 - values (the bundled PVQ, no_conv): an item's answer is round(3.5 + 1.2 · latent of its value + noise), 1..6, with the
   value latents Benevolence, Tradition ← A; Universalism, Self-Direction ← O; Conformity, Security ← C; Stimulation ← E;
   Achievement ← (C + E)/√2; Hedonism, Power ← noise of their own;
-- inventory (IPIP-NEO-120, the first 60 items: every facet twice): keyed answer round(3 + 0.9 · z[domain] + noise),
-  1..5;
+- inventory (IPIP-NEO-120, the first 60 items, every facet twice, and A1 Trust whole): keyed answer
+  round(3 + 0.9 · z[domain] + noise), 1..5;
 - trust (individual level, archetypes 1, 3, 5, three rounds): the share sent is the logistic of 1.5 · z_A + noise.
 
 ``shuffle`` gives each method's answers to other personas (a seeded permutation per method): every link across methods

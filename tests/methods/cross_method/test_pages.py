@@ -69,8 +69,9 @@ def test_the_page_shows_the_report(app, store_path) -> None:
     assert set(convergent["source"]) <= {"roccas2002", "schwartz1992", "evans2008"}
     summary = next(d.value for d in at.dataframe if "pattern r" in d.value.columns)
     assert list(summary["model"]) == ["plays", "shuffled"]
-    # the first persona's replies in every method of its campaign: 40 values items, 60 inventory items, 9 trust rounds
-    assert any(m.value.startswith("**x01 · Amara Okafor · 109 samples**") for m in at.markdown)
+    # the first persona's replies in every method of its campaign: 40 values items, 62 inventory items (the first 60
+    # and A1 Trust's two later ones: the trust pair's facet is asked whole), 9 trust rounds
+    assert any(m.value.startswith("**x01 · Amara Okafor · 111 samples**") for m in at.markdown)
 
 
 def test_a_shuffled_campaign_says_the_pattern_is_noise(app) -> None:

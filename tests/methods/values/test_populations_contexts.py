@@ -48,6 +48,22 @@ def test_bundled_default_population() -> None:
     assert len({p.name for p in personas}) == 40
 
 
+
+def test_bundled_personas_read_as_a_noun_phrase_after_you_are() -> None:
+    """The persona message is the reference's "You are {description}" (``set_persona_str``), whose populations describe
+    a persona as a noun phrase ("Marilyn Monroe (1926 – 1962) American actress, singer, model."). The bundled
+    descriptions are noun phrases too ("Name (born Y), a … who …"), so the message is grammatical; the campaign set
+    carries the same descriptions (a persona's identity across methods)."""
+    from analysis.methods.cross_method.personas import BUNDLED, read_personas
+    from analysis.methods.values.prompts import persona_system
+
+    personas = load_population("default")
+    for p in personas:
+        message = persona_system(p)
+        assert re.match(rf"You are {re.escape(p.name)} \(born \d{{4}}\), an? \w", message), message
+        assert not re.search(r"\) (is|was) ", message), message
+    assert [c.description for c in read_personas(BUNDLED)] == [p.description for p in personas]
+
 def write_personas(tmp_path: Path, doc: object) -> Path:
     path = tmp_path / "personas.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
