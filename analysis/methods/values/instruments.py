@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Collection
 from pathlib import Path
 from typing import Literal
 
@@ -91,15 +90,11 @@ class Instrument(BaseModel):
     def keyed_items(self) -> list[Item]:
         return [i for i in self.items if i.value is not None]
 
-    def limited(self, n: int | None, whole_values: Collection[str] = ()) -> Instrument:
-        """The first ``n`` items (all when None) plus every later item keyed to a value in ``whole_values``, in the
-        instrument's order; ``n`` < 1 is an InputError."""
+    def limited(self, n: int | None) -> Instrument:
+        """The first ``n`` items (all when None), keeping SVS lists whole in order; ``n`` < 1 is an InputError."""
         if n is not None and n < 1:
             raise InputError(f"--limit-items {n}: give a number of items of at least 1")
-        if n is None:
-            return self
-        whole = set(whole_values)
-        return self.model_copy(update={"items": self.items[:n] + [i for i in self.items[n:] if i.value in whole]})
+        return self if n is None else self.model_copy(update={"items": self.items[:n]})
 
 
 def load_instrument(source: str | Path) -> Instrument:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,6 @@ def build_values_plan(
     limit_personas: int | None = None,
     persona_ids: list[int] | None = None,
     limit_items: int | None = None,
-    whole_values: Collection[str] = (),
     messages: int = 3,
     answer_mode: ValuesAnswerMode = "logprob",
     samples: int = 1,
@@ -63,8 +61,7 @@ def build_values_plan(
     ``interlocutors.json``, persona i talks with its entry i), else a seeded random derangement per context;
     ``shared_openings`` replaces their opening text (the reference's). ``campaign`` names the campaign a run belongs
     to (its runs differ in instrument by design, ``analysis.methods.values.campaign``). ``personas``: these instead of
-    the population's (a cross-method campaign's; ``population`` then only names them); ``whole_values``: values
-    whose every item is asked under ``limit_items``."""
+    the population's (a cross-method campaign's; ``population`` then only names them)."""
     personas = load_population(population) if personas is None else personas
     if persona_ids is not None:
         unknown = sorted(set(persona_ids) - {p.id for p in personas})
@@ -75,7 +72,7 @@ def build_values_plan(
         if limit_personas < 1:
             raise InputError("--limit-personas must be >= 1")
         personas = personas[:limit_personas]
-    inst = load_instrument(instrument).limited(limit_items, whole_values)
+    inst = load_instrument(instrument).limited(limit_items)
     if not inst.keyed_items:  # (a loaded instrument has some: the first limit_items have none)
         raise InputError(f"instrument {instrument}: its first {limit_items} item(s) (--limit-items) are keyed to no "
                          "value; nothing could be scored")

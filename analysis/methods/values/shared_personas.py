@@ -13,12 +13,13 @@ def persona_plan(options: ValuesOptions, personas: list[Any], spec: ModelSpec,
                  constructs: frozenset[str] = frozenset()) -> dict[str, Any]:
     """A values plan for exactly ``personas`` (``analysis.persona_scores.CampaignPersona``), numbered 0.. in their
     order, on the options' instrument and contexts (default: the PVQ in the no-conversation context, the campaign's
-    protocol); the population is named ``campaign``. Under ``limit_items`` every item of a value in ``constructs``
-    (the ones the campaign's pairs name) is asked too."""
+    protocol); the population is named ``campaign``. ``constructs`` (the values the campaign's pairs name) changes
+    nothing: a value is the PVQ's narrowest scale, the unit ``limit_items`` deliberately samples (as an inventory's
+    domain is; only a facet is asked whole)."""
     from analysis.methods.values.cli import protocol_of
     from analysis.methods.values.method import build_values_plan
 
     people = [Persona(id=i, name=p.name, description=p.description, gender=p.sex) for i, p in enumerate(personas)]
     return build_values_plan(spec, population="campaign", personas=people, contexts=options.contexts or ["no_conv"],
-                             instrument=options.instrument, limit_items=options.limit_items, whole_values=constructs,
+                             instrument=options.instrument, limit_items=options.limit_items,
                              answer_mode=options.answer_mode or "logprob", **protocol_of(options)).model_dump()

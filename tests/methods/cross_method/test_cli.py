@@ -47,10 +47,9 @@ def test_a_campaign_runs_every_part_and_its_document_lists_the_pairs(tmp_path: P
     assert next(p for p in doc["pairs"] if p["b"].startswith("trust:"))["reason"].endswith("did not run trust")
     # resuming a finished campaign asks nothing new: every call comes from the cache
     code, _, err = run(["resume", "camp", "--store", str(store)], capsys)
-    # 6 personas × (36 values items: the first 20 and every later item of a value a pair names + 20 inventory items);
-    # the counts are the store's (those the Run page shows: the run's
+    # 6 personas × (20 values + 20 inventory items); the counts are the store's (those the Run page shows: the run's
     # calls over its life), "cached" and the tokens this execution's: none sent
-    assert code == 0 and "336/336 calls answered (336 cached)" in err and "0 tokens in, 0 out" in err
+    assert code == 0 and "240/240 calls answered (240 cached)" in err and "0 tokens in, 0 out" in err
 
 
 @pytest.mark.parametrize("args, message", [
@@ -121,8 +120,8 @@ def test_every_method_plans_the_same_personas() -> None:
 
 def test_a_campaign_asking_a_subset_of_items_asks_every_item_of_the_scales_its_pairs_name() -> None:
     """Under ``inventory.limit_items=60`` (IPIP-NEO-120's first 60 items hold every facet twice) the inventory part
-    still asks all four items of A1 Trust, which the trust pair correlates, and only those beyond the 60; under
-    ``values.limit_items=5`` the values part asks every item of each of the 8 values a pair names (Benevolence, Tradition, …)."""
+    still asks all four items of A1 Trust, which the trust pair correlates, and only those beyond the 60. A value, the
+    PVQ's narrowest scale, is what ``values.limit_items`` samples (as a domain is): the values part asks its first 5."""
     from analysis.llm.specs import parse_model_spec
     from analysis.methods.cross_method.options import CrossMethodOptions
     from analysis.methods.cross_method.pairs import load_pairs
@@ -140,9 +139,5 @@ def test_a_campaign_asking_a_subset_of_items_asks_every_item_of_the_scales_its_p
     assert len(a1) == 4 and set(a1) <= set(asked)
     assert asked == [i.id for i in full.items[:60]] + [i for i in a1 if i not in {j.id for j in full.items[:60]}]
     assert len(asked) == 62 and "all of A1" in parts["inventory"]["inventory"]["name"]
-
-    named = named_constructs(load_pairs().pairs)["values"]
-    pvq = load_instrument("pvq")
-    expected = [i.id for i in pvq.items[:5]] + [i.id for i in pvq.items[5:] if i.value in named]
-    assert [i["id"] for i in parts["values"]["instrument"]["items"]] == expected
-    assert {i.value for i in pvq.items if i.value in named} == set(named) and len(named) == 8
+    assert named_constructs(load_pairs().pairs)["inventory"] >= {"A1", "A", "N"}
+    assert [i["id"] for i in parts["values"]["instrument"]["items"]] == [i.id for i in load_instrument("pvq").items[:5]]

