@@ -72,7 +72,7 @@ class Measure:
         return self.read_right / self.answerable if self.answerable else math.nan
 
     def summary(self) -> dict[str, Any]:
-        """The figures shown beside the invalid rate (the README table, each method page)."""
+        """The figures shown beside the invalid rate (the table of docs/readers.md, each method page)."""
         out = {k: v for k, v in asdict(self).items() if k != "failures"}
         return out | {"read_share": None if math.isnan(self.read_share) else round(self.read_share, 4)}
 

@@ -6,8 +6,8 @@ missed answers (answerable replies left invalid: target ≤ 10 % of answerable),
 invalid; then each failure; then the same block for each group of held-out corpora (``tests.reader_corpora.
 HELD_OUT_SETS``: ``looked_at``, whose failing replies were read to find the classes that failed, and ``fresh``, never
 looked at while a reader changed). ``--write`` stores the figures in ``data/readers/measured.json`` (each group's under
-its name; the method pages show the tuned ones beside the invalid rate) and in the README's table (a test checks both
-match the corpora). The tuned figures are a gate (``tests/test_reader_corpora.py``); the held-out ones are the
+its name; the method pages show the tuned ones beside the invalid rate) and in the table of ``docs/readers.md`` (a
+test checks both match the corpora). The tuned figures are a gate (``tests/test_reader_corpora.py``); the held-out ones are the
 measure, never a gate. Run: ``.venv/bin/python bench/bench_parsers.py [--write]``
 """
 
@@ -21,19 +21,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis.reader_quality import MEASURES_FILE, Measure  # noqa: E402
-from tests.reader_corpora import (HELD_OUT_SETS, README_HEADER, measure_all, measure_held_out,  # noqa: E402
-                                  readme_row, shipped_figures)
-
-README = Path(__file__).resolve().parents[1] / "README.md"
-START, END = "<!-- readers:start (bench/bench_parsers.py --write) -->", "<!-- readers:end -->"
+from tests.reader_corpora import (HELD_OUT_SETS, READERS_DOC, TABLE_END, TABLE_HEADER, TABLE_START,  # noqa: E402
+                                  measure_all, measure_held_out, shipped_figures, table_row)
 
 
-def write_readme(readers: dict) -> None:
-    text = README.read_text(encoding="utf-8")
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    table = "\n".join([README_HEADER, *(readme_row(k, m) for k, m in readers.items())])
-    README.write_text(f"{head}{START}\n{table}\n{END}{tail}", encoding="utf-8")
+def write_table(readers: dict) -> None:
+    """The readers table between the markers of ``docs/readers.md``."""
+    text = READERS_DOC.read_text(encoding="utf-8")
+    head, rest = text.split(TABLE_START, 1)
+    _, tail = rest.split(TABLE_END, 1)
+    table = "\n".join([TABLE_HEADER, *(table_row(k, m) for k, m in readers.items())])
+    READERS_DOC.write_text(f"{head}{TABLE_START}\n{table}\n{TABLE_END}{tail}", encoding="utf-8")
 
 
 def print_block(title: str, measured: dict[str, Measure]) -> None:
@@ -94,8 +92,8 @@ def main() -> int:
                         "on the held-out corpora (tests.reader_corpora.HELD_OUT_SETS), the measure, never tuned to",
                "readers": shipped_figures()}
         MEASURES_FILE.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        write_readme(doc["readers"])
-        print(f"wrote {MEASURES_FILE} and the table in {README.name}")
+        write_table(doc["readers"])
+        print(f"wrote {MEASURES_FILE} and the table in {READERS_DOC}")
     return 0
 
 

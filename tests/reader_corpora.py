@@ -15,8 +15,11 @@ HERE = Path(__file__).resolve().parent
 #: the held-out corpora (``corpora/held_out*/README.md``), written and labelled by people who never read the readers;
 #: the measure, never edited, never a gate. ``looked_at``: each set's failing replies were read, once it had been
 #: measured fresh, to find the classes that failed, so today's figures overstate (each set's fresh figures are in
-#: ``corpora/README.md``); a new set goes into a ``fresh`` group (and a README column) until it is looked at
+#: ``corpora/README.md``); a new set goes into a ``fresh`` group (and a column of the readers table) until it is looked at
 CORPORA = HERE.parent / "corpora"
+#: the doc holding the readers table, between these markers (``bench/bench_parsers.py --write`` writes it)
+READERS_DOC = HERE.parent / "docs" / "readers.md"
+TABLE_START, TABLE_END = "<!-- readers:start (bench/bench_parsers.py --write) -->", "<!-- readers:end -->"
 HELD_OUT_SETS: dict[str, tuple[str, ...]] = {"looked_at": ("held_out", "held_out_b", "held_out_c", "held_out_d")}
 ANCHORS_PRESENT = (HERE.parents[1] / "shared" / "anchors").is_dir()
 
@@ -62,15 +65,15 @@ def shipped_figures() -> dict[str, dict]:
             for kind, m in measure_all().items()}
 
 
-def readme_row(kind: str, m: dict) -> str:
-    """One reader's row of the README table: the tuned figures, then each held-out group's read right and wrong
-    values ("—" without a corpus)."""
+def table_row(kind: str, m: dict) -> str:
+    """One reader's row of the readers table (``docs/readers.md``): the tuned figures, then each held-out group's
+    read right and wrong values ("—" without a corpus)."""
     held = " | ".join(f"{h['read_right']} of {h['answerable']} | {h['wrong']}" if (h := m.get(g)) else "— | —"
                       for g in HELD_OUT_SETS)
     return (f"| `{kind}` | {m['n']} | {m['answerable']} | {m['read_right']} | {m['wrong']} | {m['missed']} | "
             f"{m['rightly_invalid']} of {m['n'] - m['answerable']} | {held} |")
 
 
-README_HEADER = ("| reader | replies | answerable | read right | wrong values | missed | unanswerable left invalid | "
-                 "held-out (looked at): read right | held-out: wrong values |\n"
-                 "|---|---|---|---|---|---|---|---|---|")
+TABLE_HEADER = ("| reader | replies | answerable | read right | wrong values | missed | unanswerable left invalid | "
+                "held-out (looked at): read right | held-out: wrong values |\n"
+                "|---|---|---|---|---|---|---|---|---|")

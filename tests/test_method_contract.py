@@ -127,12 +127,14 @@ def test_the_default_plan_makes_calls(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_method_has_a_view_with_pages(name: str) -> None:
-    """The app's registry finds a view for every method; its pages exist and its home is a page of the navigation."""
+    """The app's registry finds a view for every method; its pages exist, its home is a page of the navigation, and it
+    says in its own summary what the method is (the Overview lists it)."""
     from app.methods import view, views
     from app.nav import REPO_ROOT, pages
 
     assert sorted(v.name for v in views()) == sorted(NAMES)
     mine = view(name)
+    assert mine.summary.strip(), f"{name}'s view has no summary"
     assert all((REPO_ROOT / p.path).is_file() for p in mine.pages)
     assert mine.home_url in {p.url for p in pages()}
 

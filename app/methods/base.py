@@ -83,6 +83,8 @@ class MethodView:
     - ``samples``, ``sample_detail(ref, table, row)``, ``inputs()``, ``imports``: what the Data page offers of it.
     - ``campaign_form(container)``: its part of a composite campaign's Run form (the cross-method campaign): draws its
       options in ``container`` and returns {option of its ``Options`` model: value}.
+    - ``summary``: what the method asks of a persona, after whom, and what its headline numbers mean, in a researcher's
+      words (Markdown, one or two sentences): the Overview lists every method with it.
     """
 
     name: str
@@ -91,6 +93,7 @@ class MethodView:
     section: str
     pages: tuple[PageInfo, ...]
     run_form: Callable[[], Any]
+    summary: str = ""
     home: str = ""
     leaderboard: Callable[[Any], None] | None = None
     compare: Callable[[Any], None] | None = None

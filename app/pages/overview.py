@@ -12,8 +12,12 @@ from app.nav import pages as all_pages
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("RoleScope", "How faithfully do LLMs play personas? " + ", ".join(m.title for m in all_methods())
-          + ": on one engine, one results store and one dashboard.")
+ui.header("RoleScope", "How faithfully do LLMs play personas? Each method below asks it its own way, of the same "
+          "models, on one results store.")
+
+# -- the methods, from the registry: each one's own summary ---------------------------------------
+summaries = {v.name: v.summary for v in views()}
+st.markdown("\n".join(f"- **{m.title}**: {summaries.get(m.name, '')}" for m in all_methods()))
 
 runs = data.runs(ref)
 if runs.empty:
@@ -64,11 +68,7 @@ if embedded:
 
 # -- the cross-method view ------------------------------------------------------------------------
 st.subheader("Each method's headline, per model")
-st.caption("One number per method and model (higher is better). Cardinal = mean of the leaderboard columns "
-           "(Kovač et al. 2024); rank-order stability = Spearman across personas between contexts, averaged "
-           "(Kovač et al. 2024); MBTI consistency s_c = 100/(100 + mean distance of testings to their mean) "
-           "(Rao et al. 2023); trust = median Spearman of belief vs behaviour rankings over attributes; "
-           "PersonaScore = mean of the five task scores (Samuel et al. 2024).")
+st.caption("One number per method and model (higher is better); each is defined in the list of methods above.")
 with st.spinner("Computing the metrics of every method (cached afterwards)…"):
     long = data.headlines(ref)
 long = long[long["model"].isin(ctx.models)]
@@ -110,6 +110,12 @@ if len(rates):
                for r, lo, hi, n in zip(rates["rate"], rates["lo"], rates["hi"], rates["n"])])
     ui.table(shown_rates[["model", "method", "kind", "count", "n", "share"]], hide_index=True, width="stretch",
                  column_config={"share": "share [95 % CI] ↓", "n": "answers"})
+
+# -- how the numbers are made: tools, readers and benches, for whoever wants to check them ------------
+with st.expander("How the numbers are made"):
+    st.caption("Every number above is read from one document per method, the method's report on this store (the same "
+               "as `python -m analysis metrics <method> --json`), kept in the store until its answers or its code "
+               "change. Each reply is read by the method's reply reader; how well each reads hand-labelled replies:")
     for method in dict.fromkeys(rates["method"]):
         ui.readers_caption(method)
 

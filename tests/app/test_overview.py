@@ -35,6 +35,35 @@ def test_overview_states_the_tiny_model_and_lists_models(app_on_fixture, fixture
     assert n_runs >= 12
 
 
+def first_screen(node) -> list[str]:
+    """The text of every element of ``node`` outside its expanders (what a visitor reads without opening one)."""
+    from streamlit.testing.v1.element_tree import Block, Expander
+
+    if isinstance(node, Expander):
+        return []
+    if isinstance(node, Block):
+        return [text for child in node.children.values() for text in first_screen(child)]
+    value = getattr(node, "value", None)
+    return [value] if isinstance(value, str) else []
+
+
+def test_first_screen_speaks_to_a_researcher(app_on_fixture):
+    """Outside its expanders the Overview names every registered method with its view's summary, and no bench, tool
+    or reader name; the reader figures (``bench/bench_parsers.py``) are behind "How the numbers are made"."""
+    from app.methods import view
+
+    at = app_on_fixture()
+    assert not at.exception
+    shown = "\n".join(first_screen(at.main))
+    for method in all_methods():
+        assert method.title in shown and view(method.name).summary in shown, method.name
+    assert "bench/" not in shown and "bench_parsers" not in shown
+    for tool in ("pandas", "semopy", "pingouin", "scikit", "numpy", "values-option", "trust-amount"):
+        assert tool not in shown, tool
+    behind = next(e for e in at.expander if e.label == "How the numbers are made")
+    assert "bench/bench_parsers.py" in " ".join(c.value for c in behind.caption)
+
+
 LABELS = {h.key: h.label for m in all_methods() for h in m.headlines}
 
 

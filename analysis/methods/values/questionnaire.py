@@ -19,7 +19,7 @@ The reference protocol (flowersteam/value_stability, the Stick to Your Role! lea
 
 ``structure="appended"`` is RoleScope's earlier protocol (``messages`` counts the opening, a question glued onto
 the interlocutor's last message), kept for stored runs and as an option. Deliberate differences from the
-reference are listed in README.md: invalid answers stay invalid (the reference draws a random letter), SVS picks
+reference are listed in docs/methods/values.md: invalid answers stay invalid (the reference draws a random letter), SVS picks
 are asked by number and name, conversation turns are seeded.
 """
 

@@ -9,5 +9,8 @@ VIEW = MethodView(
                     "One persona set through every method: do the methods agree about a persona? MTMM, convergent "
                     "and discriminant pairs, chance bands."),),
     run_form=Hook("app.methods.cross_method.run_form:form"),
+    summary=("One persona set through values, the inventory, the trust game and PersonaGym: do the methods agree "
+             "about each persona as people's answers do (RoleScope's own analysis)? *Convergent r*: the mean r of "
+             "the pairs predicted to agree; *pattern r*: how well all pairs' r follow the prediction."),
     compare=Hook("app.methods.cross_method.compare:section"),
 )

@@ -8,6 +8,9 @@ VIEW = MethodView(
     pages=(PageInfo("app/methods/mbti/page.py", "MBTI", ":material/psychology:", "mbti", SECTION,
                     "Dimension scores, type, consistency / robustness / fairness, answer distributions."),),
     run_form=Hook("app.methods.mbti.run_form:form"),
+    summary=("The model assesses people (groups, named persons) through the MBTI statements, over independent "
+             "testings (Rao et al. 2023). *Consistency* s_c = 100/(100 + mean distance of the testings to their "
+             "mean)."),
     compare=Hook("app.methods.mbti.compare:section"),
     samples={"mbti_answers": SampleTable("MBTI answers", ("subject", "order_mode", "testing"))},
     inputs=Hook("app.methods.mbti.inputs:tabs"),

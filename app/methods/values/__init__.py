@@ -13,6 +13,10 @@ VIEW = MethodView(
     ),
     home="leaderboard",
     run_form=Hook("app.methods.values.run_form:form"),
+    summary=("Schwartz value questionnaires (PVQ, SVS) given to simulated personas after conversations on "
+             "different topics (Kovač et al. 2024): do the values hold their structure and stay stable? *Cardinal "
+             "score*: the mean of the leaderboard columns; *rank-order stability*: Spearman across personas "
+             "between contexts, averaged."),
     campaign_form=Hook("app.methods.values.campaign_form:options"),
     leaderboard=Hook("app.methods.values.leaderboard:section"),
     compare=Hook("app.methods.values.compare:section"),

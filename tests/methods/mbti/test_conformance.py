@@ -6,7 +6,7 @@ then the subject-replaced statement; every prompt goes to the same chat session 
 carries the previous questions and answers as history; no system message, no length limit, the service's default
 decoding. RoleScope keeps that structure within one testing of one subject (a new conversation per subject and
 testing: the reference's session interleaves its three subjects, so one subject's answers primed the next's; the
-difference is listed in README.md).
+difference is listed in docs/methods/mbti.md).
 """
 
 from __future__ import annotations
