@@ -265,13 +265,16 @@ def test_every_page_renders(app, kind: str, page: str) -> None:
 
 def test_shared_code_names_no_method() -> None:
     """Outside a method's folders no code names it: no string equal to a method's name, no import of its package
-    (the demo campaign included: each method's part of it is its own ``demo.py``)."""
+    (the demo campaign included: each method's part of it is its own ``demo.py``; the app fixture store's answers
+    included: each method's are its test package's ``fixture_answers``)."""
     import ast
 
     repo = Path(__file__).resolve().parents[1]
     shared = [p for p in [*repo.glob("analysis/**/*.py"), *repo.glob("app/**/*.py"), repo / "app.py"]
               if "methods" not in p.relative_to(repo).parts[:-2]]
-    packages = tuple(f"{root}.methods.{name}" for root in ("analysis", "app") for name in NAMES)
+    # the shared test fixtures too: each method's fixture answers live in its test package (tests/methods/<m>/)
+    shared += [repo / "tests" / f for f in ("app/fixture_store.py", "stub_server.py", "conftest.py", "browser/harness.py")]
+    packages = tuple(f"{root}.methods.{name}" for root in ("analysis", "app", "tests") for name in NAMES)
     found = []
     for path in shared:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

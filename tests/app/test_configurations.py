@@ -13,7 +13,7 @@ from analysis.methods.mbti import DIMENSIONS
 from analysis.methods.mbti.session import ANSWERS
 from analysis.runs.store import Store
 from tests.app.conftest import APP, _bind, page_path
-from tests.app.fixture_store import N_TESTINGS
+from tests.methods.mbti.fixture import N_TESTINGS
 
 MODEL = "smollm2-t07"
 

@@ -11,7 +11,7 @@ import pytest
 from analysis.errors import InputError
 from analysis.runs.store import Store
 from app.importing import MAX_FILE_MB, import_uploads, save_store_upload
-from tests.app.fixture_store import DRILL_RUN
+from tests.methods.values.fixture import DRILL_RUN
 from tests.methods.mbti.test_importer import three_subject_rows, write_csv
 
 

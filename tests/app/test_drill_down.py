@@ -12,7 +12,9 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from analysis.runs.store import Store
 from app import samples
-from tests.app.fixture_store import DRILL_RUN, N_PERSONAS, N_TESTINGS, PG_PERSONAS
+from tests.methods.mbti.fixture import N_TESTINGS
+from tests.methods.personagym.fixture import PG_PERSONAS
+from tests.methods.values.fixture import DRILL_RUN, N_PERSONAS
 
 
 def event(*customdata: list[Any], curve: int = 3) -> dict[str, Any]:

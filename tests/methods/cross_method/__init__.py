@@ -15,3 +15,8 @@ def fixture_answers(store, model: str, seed: int) -> None:
     run_id = build_campaign(store, model, "12", seed=seed, run_id=f"xm-{model}")
     # the campaign ran a day before the fixture's other runs: each method's own run stays its latest configuration
     store.redate_run(run_id, store.get_run(run_id)["created_at"] - 86400, with_parts=True)
+
+
+#: The seed offset of this method's answers in the app fixture store (``tests/app/fixture_store.py``: model k's seed is
+#: k + FIXTURE_SEED; the store writes methods in this order).
+FIXTURE_SEED = 41

@@ -83,6 +83,7 @@ def build_campaign(store: Store, model: str, personas: str | Path, *, seed: int 
 
 def _values(store: Store, model: str, run_id: str, plan: dict, z: np.ndarray, keep: list[int],
             rng: np.random.Generator) -> None:
+    from analysis.methods.values import VALUES
     from analysis.methods.values.instruments import Instrument
     from analysis.methods.values.questionnaire import ANSWERS
 
@@ -93,7 +94,9 @@ def _values(store: Store, model: str, run_id: str, plan: dict, z: np.ndarray, ke
         p = plan["personas"][i]
         for item in inst.items:
             weights = VALUE_LATENT.get(item.value)
-            latent = sum(w * z[i, TRAITS.index(t)] for t, w in weights.items()) if weights else own[i, hash(item.value) % 10]
+            # a value no trait drives follows its own noise, by the value's index (hash() of a str varies by process)
+            latent = (sum(w * z[i, TRAITS.index(t)] for t, w in weights.items()) if weights
+                      else own[i, VALUES.index(item.value)])
             score = int(np.clip(np.round(3.5 + 1.2 * latent + rng.normal(0, 0.7)), 1, 6))
             rows.append({"run_id": run_id, "model": model, "persona_id": p["id"], "persona": p["name"],
                          "gender": p["gender"], "context": "no_conv", "instrument": inst.name, "item_id": item.id,

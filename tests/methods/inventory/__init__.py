@@ -44,3 +44,8 @@ def fixture_answers(store, model: str, seed: int) -> None:
                    option_index=None, option=None, score=None, keyed=None)
     store.upsert(ANSWERS.name, rows)
     store.set_run_status(run_id, "completed")
+
+
+#: The seed offset of this method's answers in the app fixture store (``tests/app/fixture_store.py``: model k's seed is
+#: k + FIXTURE_SEED; the store writes methods in this order).
+FIXTURE_SEED = 51

@@ -10,7 +10,7 @@ import pytest
 
 from analysis.methods.mbti.report import metrics_json
 from analysis.runs.store import Store
-from tests.app.fixture_store import N_TESTINGS
+from tests.methods.mbti.fixture import N_TESTINGS
 
 
 @pytest.fixture(scope="module")

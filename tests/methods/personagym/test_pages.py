@@ -11,7 +11,7 @@ import pytest
 from analysis.methods.personagym import TASKS
 from analysis.methods.personagym.cli import metrics_json as personagym_metrics
 from analysis.runs.store import Store
-from tests.app.fixture_store import PG_PERSONAS
+from tests.methods.personagym.fixture import PG_PERSONAS
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 
 from analysis.runs.store import Store
 from analysis.methods.trust.cli import metrics_json as trust_metrics
-from tests.app.fixture_store import N_TRUST_PERSONAS
+from tests.methods.trust.fixture import N_TRUST_PERSONAS
 
 
 @pytest.fixture(scope="module")
