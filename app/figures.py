@@ -1,4 +1,5 @@
-"""Plotly figure builders for the pages (one palette: ``app.palette``). Pure: frames in, figures out."""
+"""Plotly figure builders the pages share (one palette: ``app.palette``; a method's own figures are in its folder).
+Pure: frames in, figures out."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def _err(frame: pd.DataFrame, est: str, lo: str, hi: str) -> dict:
                 arrayminus=(frame[est] - frame[lo]).clip(lower=0).to_numpy(), thickness=1.5, width=4, color="#444")
 
 
-# -- values ---------------------------------------------------------------------------------------
+# -- scores and correlations ----------------------------------------------------------------------
 def score_bars(rows: pd.DataFrame, score: str, colors: Mapping[str, str], *, label: str, lo: str | None = None,
                hi: str | None = None, height: int | None = None) -> go.Figure:
     """Horizontal bars of one score per model (best on top), optional CI whiskers."""
@@ -68,8 +69,6 @@ def correlation_heatmap(matrix: pd.DataFrame, *, title: str | None = None, zmin:
     n = len(matrix)
     return _style(fig, height=min(640, 160 + 60 * n), title=title, legend=False)
 
-
-# -- MBTI -----------------------------------------------------------------------------------------
 
 
 # -- comparison -----------------------------------------------------------------------------------
@@ -103,7 +102,7 @@ def lines(frame: pd.DataFrame, x: str, y: str, group: str, colors: Mapping[str, 
     return _style(fig, height=380)
 
 
-# -- trust game -----------------------------------------------------------------------------------
+# -- confidence intervals -------------------------------------------------------------------------
 def _ci_whiskers(values: Sequence[float | None], cis: Sequence[Sequence[float | None] | None]) -> dict:
     up, down = [], []
     for v, ci in zip(values, cis):
@@ -111,6 +110,3 @@ def _ci_whiskers(values: Sequence[float | None], cis: Sequence[Sequence[float | 
         up.append(0.0 if v is None or hi is None else max(0.0, hi - v))
         down.append(0.0 if v is None or lo is None else max(0.0, v - lo))
     return dict(type="data", symmetric=False, array=up, arrayminus=down, thickness=1.5, width=4, color="#444")
-
-
-# -- PersonaGym -----------------------------------------------------------------------------------

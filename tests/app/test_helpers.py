@@ -8,7 +8,8 @@ from analysis.methods.values import VALUES
 from app import figures
 from app.methods.values import figures as values_figures
 from app.cache import cached_json
-from app.palette import VALUE_COLORS, model_colors
+from app.methods.values.palette import VALUE_COLORS
+from app.palette import model_colors
 
 
 def test_disk_cache_reuses_until_the_store_changes(tmp_path, monkeypatch):

@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 from analysis.methods.mbti import DIMENSION_NAMES, DIMENSIONS, OPTIONS, POLES
 from app.figures import _style
 
-from app.palette import GRID, MBTI_OPTION_COLORS, MODEL_SEQUENCE
+from app.methods.mbti.palette import MBTI_OPTION_COLORS
+from app.palette import GRID, MODEL_SEQUENCE
 
 def mbti_dimensions(scores: Mapping[str, Mapping[str, float | None]], sd: Mapping[str, Mapping[str, float]] | None = None,
                     colors: Mapping[str, str] | None = None) -> go.Figure:

@@ -12,7 +12,8 @@ from plotly.subplots import make_subplots
 
 from analysis.methods.values import VALUES
 from app.figures import _err, _style, _wrap
-from app.palette import GRID, MODEL_SEQUENCE, NEUTRAL, PAIR, value_color
+from app.methods.values.palette import value_color
+from app.palette import GRID, MODEL_SEQUENCE, NEUTRAL, PAIR
 
 def circumplex(layout: pd.DataFrame, centroids: pd.DataFrame | None, item_text: Mapping[str, str] | None = None,
                *, title: str | None = None) -> go.Figure:
