@@ -256,7 +256,7 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
-    from analysis.runs.outcome import run_outcome
+    from analysis.run_outcome import run_outcome
 
     # the outcome as the app tells it (one function): the store's planned / sent / answered / failed / not-asked calls
     told = run_outcome(store, run_id, summary.status)
@@ -448,7 +448,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def cmd_reread(args: argparse.Namespace) -> int:
-    from analysis.runs.reread import reread
+    from analysis.reread import reread
 
     results = reread(args.store, args.run, log=print)
     counts = {s: sum(r.status == s for r in results) for s in ("changed", "unchanged", "skipped")}

@@ -92,9 +92,9 @@ def call_record(ref: StoreRef, cache_key: str) -> dict[str, Any] | None:
 
 @st.cache_data(**CACHE)
 def run_outcome(ref: StoreRef, run_id: str, status: str, error: str | None = None) -> Any:
-    """How a finished run ended (``analysis.runs.outcome.run_outcome``, the very function the CLI tells it with): its
+    """How a finished run ended (``analysis.run_outcome.run_outcome``, the very function the CLI tells it with): its
     calls as the store holds them, what its answers hold to score and why calls were not asked."""
-    from analysis.runs.outcome import run_outcome as told
+    from analysis.run_outcome import run_outcome as told
 
     return told(_store(ref), run_id, status, error)
 

@@ -42,3 +42,18 @@ def test_module_level_imports_have_no_cycle() -> None:
         TopologicalSorter(graph).prepare()
     except CycleError as exc:
         raise AssertionError(f"import cycle: {' -> '.join(exc.args[1])}") from None
+
+
+def test_the_run_engine_imports_nothing_above_it() -> None:
+    """``analysis/runs/`` (store, runner, executor, progress, outcome) is the bottom layer under the methods: no import
+    of it, inline ones included, reaches the registry, a method or any module outside ``runs``, ``llm`` and
+    ``errors`` (the run engine is handed its method by the caller: ``analysis.methods.create_run``)."""
+    allowed = ("analysis.runs", "analysis.llm", "analysis.errors", "analysis.importers.files")
+    found = []
+    for path in sorted((REPO / "analysis/runs").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                       else [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
+            found += [f"{path.relative_to(REPO)}:{node.lineno} {m}" for m in modules
+                      if m.startswith("analysis") and not m.startswith(allowed)]
+    assert found == []

@@ -42,7 +42,7 @@ NAMES = methods.names()
 def _run_all(path: Path, url: str) -> None:
     """Every method's contract run; each exits 0, or 1 when its outcome is "Nothing to score" (every reply unusable:
     the stub answers no MBTI verdict, and the ``invalid`` store's replies are nonsense)."""
-    from analysis.runs.outcome import run_outcome
+    from analysis.run_outcome import run_outcome
 
     for name in NAMES:
         extra = importlib.import_module(f"tests.methods.{name}").CONTRACT_RUN

@@ -54,8 +54,8 @@ def test_retry_after_is_bounded_per_call(stub_server: StubServer, tmp_path: Path
 def test_nothing_to_score_is_said_and_exits_1(stub_server: StubServer, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 43, item 11: every reply unreadable, no call failed: the CLI tells the outcome the app tells (one
-    function, ``analysis.runs.outcome.run_outcome``: 'Nothing to score') and exits 1, not 0."""
-    from analysis.runs.outcome import run_outcome
+    function, ``analysis.run_outcome.run_outcome``: 'Nothing to score') and exits 1, not 0."""
+    from analysis.run_outcome import run_outcome
     from analysis.runs.store import Store
 
     stub_server.configure([FaultRule("nonsense", modulo=1, times=None)])
@@ -76,7 +76,7 @@ def test_a_personagym_run_whose_environments_cannot_be_read_says_why_nothing_els
     """Issue 43, item 11, end to end: every environment selection unreadable (asked again, then given up), so no
     question, answer or grade is asked. The CLI and the app tell one outcome: 'Nothing to score', every call counted
     (planned = sent + not asked, 0 failed), the reason the rest were not asked, exit 1."""
-    from analysis.runs.outcome import run_outcome
+    from analysis.run_outcome import run_outcome
     from analysis.runs.store import Store
 
     stub_server.configure([FaultRule("nonsense", modulo=1, times=None)])

@@ -49,7 +49,7 @@ def test_reread_restores_what_the_replies_say_and_sends_nothing(demo_copy: Path)
 
 def test_reread_leaves_a_run_that_would_need_a_request(demo_copy: Path) -> None:
     """A reply missing from the cache would have to be requested again: reread skips the run and changes nothing."""
-    from analysis.runs.reread import reread
+    from analysis.reread import reread
 
     with sqlite3.connect(demo_copy) as conn:
         key = conn.execute(f"SELECT cache_key FROM trust_transfers WHERE run_id='{RUN}' LIMIT 1").fetchone()[0]
