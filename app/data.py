@@ -270,9 +270,9 @@ def compare(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> pd.DataFrame:
 
 def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: list[Any]) -> list[Any]:
     """Every headline of the methods both models have, A and B exactly as their reports hold them (undefined: NaN,
-    its reason in the note) and A − B, with the paired CI of the method's comparison when it estimated these very two
-    numbers (both answered the same units); then the comparison's other rows (a paired row on fewer units stays,
-    labelled; one with an undefined side goes: the headline row says why)."""
+    its reason in the note) and A − B; the method's comparison row keyed to that headline (``Difference.key``: it is
+    the headline on the units both reports average) gives the row its A − B (undefined when the comparison says so),
+    paired CI and note. Then the comparison's other rows (e.g. the same measure on the units both answered)."""
     from analysis.methods.base import Difference, coverage_text, headline
 
     nan, out, used = float("nan"), [], set()
@@ -290,16 +290,12 @@ def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: li
                                    va - vb if defined else nan, note=("no paired CI" if defined else "; ".join(
                                        f"{side}: {e['reason']}" for side, e in (("A", ea), ("B", eb)) if e["value"] is None))
                              + partial)
-            for i, d in enumerate(diffs):
-                if d.method != method.label or not h.paired or not d.metric.startswith(h.paired):
-                    continue
-                if defined and abs(d.a - va) < 1e-6 and abs(d.b - vb) < 1e-6:
-                    used.add(i)  # the comparison decides whether A − B is defined (e.g. scored on other columns)
-                    row = Difference(row.method, row.metric, va, vb, va - vb if math.isfinite(d.diff) else nan,
-                                     d.lo, d.hi, d.note + partial)
-                    break
-                if not (math.isfinite(d.a) and math.isfinite(d.b)):
-                    used.add(i)
+            keyed = [i for i, d in enumerate(diffs) if d.key == h.key]
+            used.update(keyed)
+            if defined and keyed:  # the comparison decides whether A − B is defined (e.g. scored on other columns)
+                d = diffs[keyed[0]]
+                row = Difference(row.method, row.metric, va, vb, va - vb if math.isfinite(d.diff) else nan,
+                                 d.lo, d.hi, d.note + partial, h.key)
             out.append(row)
     return out + [d for i, d in enumerate(diffs) if i not in used]
 

@@ -101,9 +101,6 @@ class Headline:
     higher_is_better: bool = True
     #: (a model's chance document, its headline entry) -> the null summary of this number, when it has one.
     null: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
-    #: How the method's comparison of two models names this number's paired difference (a label prefix): Compare
-    #: takes its CI when the paired estimate is the headline itself (both models answered the same units).
-    paired: str | None = None
 
 
 def headline(report: Mapping[str, Any], model: str, key: str) -> dict[str, Any]:
@@ -316,7 +313,8 @@ class Method:
 class Difference:
     """One headline number for models A and B, and the difference A − B with its CI (when paired). An undefined side
     makes A − B undefined, and an undefined A − B has no CI: both are NaN, never shown, plotted or ranked (the note
-    says why)."""
+    says why). ``key``: the headline (``Headline.key``) this row is, computed on the very units the two reports
+    average (the method's comparison decides): Compare shows its A − B, CI and note on that headline's row."""
 
     method: str
     metric: str
@@ -326,6 +324,7 @@ class Difference:
     lo: float = float("nan")
     hi: float = float("nan")
     note: str = ""
+    key: str | None = None
 
     def __post_init__(self) -> None:
         nan = float("nan")
@@ -346,13 +345,14 @@ def too_few_units(n: int, what: str) -> str | None:
     return None if n >= MIN_PAIRED_UNITS else f"CI undefined: {n} shared {what}, a paired CI needs ≥ {MIN_PAIRED_UNITS}"
 
 
-def difference(method: str, metric: str, a: Any, b: Any, ci: Any = None, note: str = "") -> Difference:
+def difference(method: str, metric: str, a: Any, b: Any, ci: Any = None, note: str = "",
+               key: str | None = None) -> Difference:
     """A row of Compare: A, B (undefined as NaN) and A − B, with the paired bootstrap CI ``ci`` (``analysis.stats.CI``)
-    when there is one."""
+    when there is one; ``key``: the headline it is (``Difference.key``)."""
     a, b = (float("nan") if x is None else float(x) for x in (a, b))
     if ci is None:
-        return Difference(method, metric, a, b, a - b, note=note or "no CI (not bootstrapped)")
-    return Difference(method, metric, a, b, ci.estimate, ci.lo, ci.hi, note)
+        return Difference(method, metric, a, b, a - b, note=note or "no CI (not bootstrapped)", key=key)
+    return Difference(method, metric, a, b, ci.estimate, ci.lo, ci.hi, note, key)
 
 
 def differences_frame(diffs: list[Difference]) -> pd.DataFrame:

@@ -90,14 +90,13 @@ def test_compare_keeps_a_difference_the_comparison_calls_undefined(monkeypatch):
     from analysis.methods.base import Difference, Headline
     from app import data
 
-    method = SimpleNamespace(name="values", label="Values",
-                             headlines=(Headline("values_cardinal", "Values: Cardinal score ↑", paired="Cardinal score"),))
+    method = SimpleNamespace(name="values", label="Values", headlines=(Headline("values_cardinal", "Values: Cardinal score ↑"),))
     reports = {"A": {"models": {"a": {"headlines": {"values_cardinal": {"value": 0.5, "reason": None}}}}},
                "B": {"models": {"b": {"headlines": {"values_cardinal": {"value": 0.332, "reason": None}}}}}}
     monkeypatch.setattr(data, "present_methods", lambda ref: [method])
     monkeypatch.setattr(data, "report", lambda ref, name: reports[ref])
     undefined = Difference("Values", "Cardinal score", 0.5, 0.332, float("nan"),
-                           note="A − B undefined: A is scored over 12 leaderboard columns, B over 9")
+                           note="A − B undefined: A is scored over 12 leaderboard columns, B over 9", key="values_cardinal")
     (row,) = data._headlines_first("A", "a", "B", "b", [undefined])
     assert (row.a, row.b) == (0.5, 0.332) and math.isnan(row.diff) and "A − B undefined" in row.note
     from analysis.methods.base import differences_frame
@@ -116,3 +115,52 @@ def test_an_undefined_difference_has_no_ci():
     d = Difference("M", "x", float("nan"), 0.3, 0.2, 0.1, 0.3)
     assert math.isnan(d.diff) and math.isnan(d.lo) and math.isnan(d.hi)
     assert math.isnan(Difference("M", "x", 0.5, 0.3, float("nan"), 0.1, 0.3).lo)
+
+
+def test_a_keyed_comparison_row_is_the_headline_itself(fixture_store):
+    """Compare takes a headline's A − B, CI and note from the comparison row keyed to it (``Difference.key``), never by
+    matching labels or numbers: a method keys a row only when it is the headline on the units both reports average.
+    On the fixture store (both models answered the same units) every method with a paired headline keys one, with
+    the reports' very numbers; on units only one model answered, the row is not keyed."""
+    import math
+
+    from analysis import methods
+    from analysis.methods.base import Side, headline
+    from analysis.runs.store import Store
+
+    a, b = "smollm2-greedy", "smollm2-t07"
+    keyed = set()
+    with Store(fixture_store, read_only=True) as store:
+        for method in methods.all_methods():
+            report = method.cached_report(store, n_boot=50)
+            if a not in report["models"] or b not in report["models"]:
+                continue
+            for d in method.compare(Side(store, a, None, report), Side(store, b, None, report), n_boot=50):
+                if d.key is None:
+                    continue
+                assert d.key in {h.key for h in method.headlines}, (method.name, d)
+                va, vb = headline(report, a, d.key)["value"], headline(report, b, d.key)["value"]
+                # (a report keeps 6 decimals of the per-unit numbers it averages: MBTI's per-subject consistency)
+                assert math.isclose(d.a, va, abs_tol=1e-6) and math.isclose(d.b, vb, abs_tol=1e-6), (d, va, vb)
+                keyed.add(d.key)
+    assert {"values_cardinal", "values_rank_order", "mbti_consistency", "personagym_score", "trust_spearman",
+            "inventory_shaping", "inventory_alpha"} <= keyed
+
+
+def test_a_comparison_on_fewer_units_than_a_headline_is_not_keyed_to_it():
+    """Values: B answered one context fewer, so the rank-order row over the shared contexts is another number than A's
+    headline: it stays a row of its own."""
+    import numpy as np
+    import pandas as pd
+
+    from analysis.methods.values.compare import compare_values
+
+    rng = np.random.default_rng(0)
+    rows = [{"context": c, "persona_id": p, "persona": f"p{p}", "value": v, "score": rng.normal(), "ipsatised": 0.0,
+             "instrument": "pvq", "model": "m"} for c in ("c1", "c2", "c3") for p in range(8) for v in ("Power", "Tradition", "Hedonism")]
+    full = pd.DataFrame(rows)
+    fewer = full[full["context"] != "c3"]
+    rows_full = compare_values({}, {}, full, full.assign(score=full["score"] + rng.normal(size=len(full))), n_boot=20)
+    rows_fewer = compare_values({}, {}, full, fewer, n_boot=20)
+    assert [d.key for d in rows_full if d.metric == "Rank-order stability"] == ["values_rank_order"]
+    assert [d.key for d in rows_fewer if d.metric == "Rank-order stability"] == [None]

@@ -27,7 +27,7 @@ def persona_frame(doc: dict[str, Any]) -> pd.DataFrame:
 
 def compare_inventory(a: Side, b: Side, *, n_boot: int = N_BOOT) -> list[Difference]:
     out = [difference("inventory", label, (a.doc["headlines"][key] or {}).get("value"),
-                      (b.doc["headlines"][key] or {}).get("value"))
+                      (b.doc["headlines"][key] or {}).get("value"), key=key)
            for key, label in (("inventory_shaping", "Shaping ρ, mean over domains"),
                               ("inventory_alpha", "α, mean over domains"))]
     if a.doc.get("inventory") != b.doc.get("inventory"):

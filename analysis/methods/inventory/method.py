@@ -106,8 +106,7 @@ METHOD = Method(
     bundled_imports=(BundledImport("persona-llm", "persona_llm", _bundled_persona_llm),),
     published=Published("../analysis/methods/inventory/published.json", _published_rows),
     headlines=(
-        Headline("inventory_shaping", "Inventory: shaping ρ ↑", null=lambda band, entry: band.get("shaping"),
-                 paired="Shaping ρ"),
-        Headline("inventory_alpha", "Inventory: α ↑", null=lambda band, entry: band.get("alpha"), paired="α"),
+        Headline("inventory_shaping", "Inventory: shaping ρ ↑", null=lambda band, entry: band.get("shaping")),
+        Headline("inventory_alpha", "Inventory: α ↑", null=lambda band, entry: band.get("alpha")),
     ),
 )

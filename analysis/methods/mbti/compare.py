@@ -91,13 +91,17 @@ def compare_mbti(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], testings_a:
         sb = _consistency_stat({s: cb[s] for s in subjects}, units)
         ones = np.ones((1, units.size))
         label = f"Consistency, mean over {len(subjects)} subjects"
+        # the headline itself when both answered exactly these subjects and testings (its report's units)
+        whole = (set(subjects) == set(ca) == set(cb)
+                 and set(units) == set(_testing_units(testings_a)) == set(_testing_units(testings_b)))
+        key = "mbti_consistency" if whole else None
         too_few = too_few_units(int(units.size), "testing indices")
         if too_few:
-            out.append(difference("MBTI", label, sa(ones)[0], sb(ones)[0], note=too_few))
+            out.append(difference("MBTI", label, sa(ones)[0], sb(ones)[0], note=too_few, key=key))
         else:
             ci = stats.bootstrap_counts(lambda w: sa(w) - sb(w), units.size, n_boot=n_boot, seed=seed)
             out.append(difference("MBTI", label, sa(ones)[0], sb(ones)[0], ci,
-                                  f"paired bootstrap over {units.size} shared testing indices"))
+                                  f"paired bootstrap over {units.size} shared testing indices", key=key))
     for key, label in (("robustness", "Robustness"), ("fairness", "Fairness")):
         da, db = doc_a.get(key) or {}, doc_b.get(key) or {}
         common = [k for k in da if k in db and math.isfinite(_f(da[k])) and math.isfinite(_f(db[k]))]

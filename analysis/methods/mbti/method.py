@@ -158,7 +158,7 @@ METHOD = Method(
     readers=READERS,
     importers=("chatgpt-mbti",), run_import=_import,
     bundled_imports=(BundledImport("chatgpt-mbti", "chatgpt_mbti", _bundled_chatgpt_mbti),),
-    headlines=(Headline("mbti_consistency", "MBTI: consistency ↑", paired="Consistency, mean over",
+    headlines=(Headline("mbti_consistency", "MBTI: consistency ↑",
                         null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),
 )
 

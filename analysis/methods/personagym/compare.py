@@ -44,9 +44,11 @@ def compare_personagym(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], *, n_
                  if (doc.get("self_graded") or {}).get("value")]
         mark = f"; {', '.join(marks)}" if marks else ""
         too_few = too_few_units(int(shared.size), "personas")
+        # the headline itself when both were scored on exactly these personas (its report's units)
+        key = "personagym_score" if set(shared) == set(fa["persona_id"]) == set(fb["persona_id"]) else None
         if too_few:
-            return [difference("PersonaGym", "PersonaScore (shared personas)", a, b, note=too_few + mark)]
+            return [difference("PersonaGym", "PersonaScore (shared personas)", a, b, note=too_few + mark, key=key)]
         ci = stats.paired_bootstrap_diff(fa, fb, statistic, by="persona_id", n_boot=n_boot, seed=seed)
         return [difference("PersonaGym", "PersonaScore (shared personas)", a, b, ci,
-                           f"paired bootstrap over {shared.size} shared personas{mark}")]
+                           f"paired bootstrap over {shared.size} shared personas{mark}", key=key)]
     return []

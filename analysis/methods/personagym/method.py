@@ -221,7 +221,7 @@ METHOD = Method(
     published=PUBLISHED,
     readers=READERS,
     importers=("personagym",), run_import=_import,
-    headlines=(Headline("personagym_score", "PersonaGym: PersonaScore ↑", paired="PersonaScore",
+    headlines=(Headline("personagym_score", "PersonaGym: PersonaScore ↑",
                         null=lambda band, entry: (band.get("metrics") or {}).get("persona_score")),),
 )
 

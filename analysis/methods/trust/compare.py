@@ -26,14 +26,16 @@ def _median(values: list[float]) -> float:
     return float("nan") if not n else (values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2)
 
 
-def _median_on_common(strategy: str, a: Mapping[str, Any], b: Mapping[str, Any]) -> Difference:
+def _median_on_common(strategy: str, a: Mapping[str, Any], b: Mapping[str, Any], headline: bool = False) -> Difference:
     """Median Spearman of each side over the attributes both have a defined ρ for (the same columns on both sides);
-    the note says when the runs' attribute sets differ."""
+    the note says when the runs' attribute sets differ. ``headline``: both models' headline is this strategy's median,
+    so the row is that headline (``Difference.key``) when the two have a defined ρ for exactly the same attributes."""
     label = f"Median Spearman belief vs behaviour ({strategy})"
     ra = {k: _f(v.get("spearman")) for k, v in (a.get("attributes") or {}).items()}
     rb = {k: _f(v.get("spearman")) for k, v in (b.get("attributes") or {}).items()}
     if not ra and not rb:  # a document without per-attribute rows: the medians as reported
-        return difference("Trust", label, a.get("median_spearman"), b.get("median_spearman"))
+        return difference("Trust", label, a.get("median_spearman"), b.get("median_spearman"),
+                          key="trust_spearman" if headline else None)
     common = [k for k in ra if k in rb and math.isfinite(ra[k]) and math.isfinite(rb[k])]
     note = f"over the {len(common)} attributes with a defined ρ on both sides"
     if set(ra) != set(rb) or len(common) < len(ra):
@@ -41,15 +43,18 @@ def _median_on_common(strategy: str, a: Mapping[str, Any], b: Mapping[str, Any])
     if not common:
         return Difference("Trust", label, float("nan"), float("nan"), float("nan"),
                           note="undefined: no attribute has a defined ρ on both sides")
-    return difference("Trust", label, _median([ra[k] for k in common]), _median([rb[k] for k in common]), note=note)
+    whole = set(common) == {k for k, v in ra.items() if math.isfinite(v)} == {k for k, v in rb.items() if math.isfinite(v)}
+    return difference("Trust", label, _median([ra[k] for k in common]), _median([rb[k] for k in common]), note=note,
+                      key="trust_spearman" if headline and whole else None)
 
 
 def compare_trust(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any]) -> list[Difference]:
     """Trust headlines side by side per strategy (the trust metrics carry per-model CIs, not paired ones)."""
     out = []
     pa, pb = doc_a.get("population") or {}, doc_b.get("population") or {}
+    shown = {((doc.get("headlines") or {}).get("trust_spearman") or {}).get("strategy") for doc in (doc_a, doc_b)}
     for strategy in [s for s in pa if s in pb]:
-        out.append(_median_on_common(strategy, pa[strategy], pb[strategy]))
+        out.append(_median_on_common(strategy, pa[strategy], pb[strategy], headline=shown == {strategy}))
     ia = (doc_a.get("individual") or {}).get("archetypes") or {}
     ib = (doc_b.get("individual") or {}).get("archetypes") or {}
     common = [k for k in ia if k in ib]

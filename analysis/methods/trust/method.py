@@ -249,7 +249,7 @@ METHOD = Method(
     help="trust game: belief-behaviour consistency", plans=_plans,
     n_calls=_n_calls, tokens=_tokens, session=_session, report=_report, chance=_chance, can_show=_can_show,
     compare=_compare,
-    headlines=(Headline("trust_spearman", "Trust: belief–behaviour Spearman ↑", paired="Median Spearman belief vs behaviour",
+    headlines=(Headline("trust_spearman", "Trust: belief–behaviour Spearman ↑",
                         null=lambda band, entry: ((band.get("population") or {}).get(entry.get("strategy")) or {}).get(
                             "median_spearman")),),
     families=FAMILIES,

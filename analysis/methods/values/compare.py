@@ -92,13 +92,16 @@ def compare_values(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], scores_a:
         if na != nb:  # each model's Cardinal is the mean of its own columns: no common footing
             out.append(Difference("Values", "Cardinal score", _f(ra.get("cardinal")), _f(rb.get("cardinal")), float("nan"),
                                   note=f"A − B undefined: A is scored over {na} leaderboard columns, B over {nb}; the "
-                                       "rows below compare the contexts both have"))
+                                       "rows below compare the contexts both have", key="values_cardinal"))
         else:
             out.append(difference("Values", "Cardinal score", ra.get("cardinal"), rb.get("cardinal"),
                                   note=f"leaderboard score over {na} columns each" + (
-                                      f"; {FAILURE_NOTE}" if scored else "") + "; not bootstrapped"))
+                                      f"; {FAILURE_NOTE}" if scored else "") + "; not bootstrapped", key="values_cardinal"))
     shared = _shared_contexts(scores_a, scores_b)
     personas = _same_people(scores_a, scores_b)
+    # the headline itself when both models answered exactly these contexts and personas (its report's units)
+    whole = (set(shared) == set(scores_a["context"]) == set(scores_b["context"])
+             and set(personas) == set(scores_a["persona_id"]) == set(scores_b["persona_id"]))
     if len(shared) >= 2 and personas.size >= 3:
         sa = scores_a[scores_a["context"].isin(shared) & scores_a["persona_id"].isin(personas)]
         sb = scores_b[scores_b["context"].isin(shared) & scores_b["persona_id"].isin(personas)]
@@ -112,7 +115,8 @@ def compare_values(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], scores_a:
             b = est(sb[sb["persona_id"].isin(personas)])
             too_few = too_few_units(int(personas.size), "personas")
             out.append(difference("Values", label, a, b, None if too_few else ci, too_few or
-                                  f"paired bootstrap over {personas.size} shared personas, {len(shared)} shared contexts"))
+                                  f"paired bootstrap over {personas.size} shared personas, {len(shared)} shared contexts",
+                                  key="values_rank_order" if metric == "rank_order" and whole else None))
     ctx_a, ctx_b = doc_a.get("contexts") or {}, doc_b.get("contexts") or {}
     common = [c for c in ctx_a if c in ctx_b]
     for key, label in (("stress", "Stress (lower is better)"), ("cfi", "CFI"), ("separability", "Separability (CV accuracy)")):

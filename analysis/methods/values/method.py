@@ -245,8 +245,8 @@ METHOD = Method(
     readers=READERS,
     leaderboard=_leaderboard,
     importers=("value-stability",), run_import=_import,
-    headlines=(Headline("values_cardinal", "Values: Cardinal score ↑", paired="Cardinal score"),
-               Headline("values_rank_order", "Values: rank-order stability ↑", paired="Rank-order stability",
+    headlines=(Headline("values_cardinal", "Values: Cardinal score ↑"),
+               Headline("values_rank_order", "Values: rank-order stability ↑",
                         null=lambda band, entry: band.get("rank_order"))),
 )
 
