@@ -208,7 +208,8 @@ def _leaderboard(store: Store, *, n_boot: int = 1000, chance: int = 0) -> dict[s
 
     options = {"n_boot": n_boot, "chance": chance, "chance_scope": "stability"}
     report = cached_report(store, "values", options,
-                           lambda: values_report(store, n_boot=n_boot, chance=chance, chance_scope="stability"))
+                           lambda: values_report(store, n_boot=n_boot, chance=chance, chance_scope="stability"),
+                           sources=METHOD.source_paths)
     board = dict(report["leaderboard"])
     board["rows"] = [row | ({"chance": report["models"][row["model"]].get("chance")} if chance else {})
                      for row in board["rows"]]
