@@ -500,8 +500,8 @@ def test_gradient_hessian_information_match_their_definitions(spec: list[list[in
 
 
 def test_vectorised_formulas_equal_cfa_functions() -> None:
-    """ml_discrepancies, baseline_chi2s, srmr_indices, is_pd, n_free and start_values equal the functions of cfa.py and cfa_model.py
-    (ml_discrepancy, baseline_chi2, srmr_index, _is_pd, _n_free, _start_loadings) data set by data set."""
+    """ml_discrepancies, baseline_chi2s, srmr_indices, is_pd, n_free and start_values equal the functions of cfa.py and
+    cfa_model.py (ml_discrepancy, baseline_chi2, srmr_index, _is_pd, _n_free, _start_loadings) data set by data set."""
     x, _, spec = conservation_stack()
     s = cb.sample_covariances(x[:27])
     layout = cb.model_layout(spec, 13)
@@ -512,7 +512,8 @@ def test_vectorised_formulas_equal_cfa_functions() -> None:
         np.testing.assert_allclose(s[i], np.cov(x[i], rowvar=False, bias=True), atol=1e-12)
         assert cb.ml_discrepancies(s[i:i + 1], sigma[i:i + 1])[0] == pytest.approx(cfa_model.ml_discrepancy(s[i], sigma[i]),
                                                                                   rel=1e-12)
-        assert (chi2_b[i], df_b) == (pytest.approx(cfa_model.baseline_chi2(s[i], 50)[0], rel=1e-12), cfa_model.baseline_chi2(s[i], 50)[1])
+        chi2_base, df_base = cfa_model.baseline_chi2(s[i], 50)
+        assert (chi2_b[i], df_b) == (pytest.approx(chi2_base, rel=1e-12), df_base)
         assert cb.srmr_indices(s[i:i + 1], sigma[i:i + 1])[0] == pytest.approx(cfa_model.srmr_index(s[i], sigma[i]), rel=1e-12)
         loadings = np.concatenate([cfa._start_loadings(s[i][np.ix_(items, items)]) for items in spec])
         np.testing.assert_allclose(start[i, :layout.n_load], loadings, atol=1e-12)
