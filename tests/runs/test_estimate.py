@@ -11,7 +11,7 @@ from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.runs.estimate import MIN_MEASURED_CALLS, REPLY_FILL, estimate_run, measured_throughput
 from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store
-from analysis.methods.values.method import build_values_plan
+from analysis.methods.values.plan import build_values_plan
 
 
 
