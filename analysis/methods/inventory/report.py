@@ -19,7 +19,8 @@
         "figures": {"profiles", "shaping", "facets"}, "configuration", "configurations"}}}
 
 The main inventory is IPIP-NEO-120 when it was given, else IPIP-NEO-300, else the first. Formulas:
-``analysis.methods.inventory.scoring`` and ``psychometrics``; the numbers the chance draws recompute, ``measures``. Every number is null with its reason where undefined.
+``analysis.methods.inventory.scoring`` and ``psychometrics``; the numbers the chance draws recompute, ``measures``.
+Every number is null with its reason where undefined.
 """
 
 from __future__ import annotations
