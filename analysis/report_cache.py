@@ -8,7 +8,8 @@ computed in ``report_cache`` under a key that hashes all three:
   status change (``content_signature``): an import, a run, a re-read or a deletion changes it (rows are replaced by
   new rowids, never edited in place);
 - the **options** (JSON);
-- the **code**: the hash of the method's folder and the shared modules it declares (``code_fingerprint``).
+- the **code**: the hash of the method's folder and the shared modules it declares (``code_fingerprint`` of
+  ``Method.source_paths``; the caller names them, so this module never looks a method up).
 
 A read-only store is read, never written. The null draws behind the chance bands are kept apart, per part of the
 design (``analysis.chance.cached_parts``), so a report with other options still reuses them.
@@ -53,27 +54,18 @@ def content_signature(store: Store) -> str:
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
 
 
-def source_paths(method: str) -> tuple[str, ...]:
-    """What a method's report depends on: its folder and the shared modules it declares (``Method.sources``); all of
-    ``analysis`` for a name that is no method."""
-    from analysis import methods
-
-    if method in methods.names():
-        return (f"analysis/methods/{method}", *methods.get(method).sources)
-    return ("analysis",)
-
-
 #: Files of a source folder a report can read: code and the data a method keeps beside it (``pairs.json``,
 #: ``published.json``, an inventory's items).
 SOURCE_SUFFIXES = frozenset({".py", ".json", ".toml", ".csv", ".yaml", ".yml", ".txt"})
 
 
 @lru_cache(maxsize=None)
-def code_fingerprint(method: str) -> str:
-    """Hash of the contents of the sources a report depends on (``source_paths``): every code and data file of the
-    folders (a changed ``pairs.json`` changes the cross-method report as much as a changed line of code)."""
+def code_fingerprint(sources: tuple[str, ...]) -> str:
+    """Hash of the contents of the sources a report depends on (paths from the repository root: a method's
+    ``Method.source_paths``, ``analysis.methods.source_paths`` by name): every code and data file of the folders (a
+    changed ``pairs.json`` changes the cross-method report as much as a changed line of code)."""
     digest = hashlib.sha256()
-    roots = [REPO_ROOT / r for r in source_paths(method)]
+    roots = [REPO_ROOT / r for r in sources]
     files = sorted(p for r in roots for p in ([r] if r.is_file() else r.rglob("*"))
                    if p.is_file() and p.suffix in SOURCE_SUFFIXES and "__pycache__" not in p.parts)
     for path in files:
@@ -82,16 +74,17 @@ def code_fingerprint(method: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def report_key(store: Store, method: str, options: Mapping[str, Any]) -> str:
+def report_key(store: Store, method: str, options: Mapping[str, Any], sources: tuple[str, ...]) -> str:
     text = json.dumps({"method": method, "options": options, "content": content_signature(store),
-                       "code": code_fingerprint(method)}, sort_keys=True, default=str)
+                       "code": code_fingerprint(sources)}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def cached_report(store: Store, method: str, options: Mapping[str, Any], compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """The report ``compute()`` makes, read from the store when it holds one for this content, options and code;
-    written back when the store is writable."""
-    key = report_key(store, method, options)
+def cached_report(store: Store, method: str, options: Mapping[str, Any], compute: Callable[[], dict[str, Any]], *,
+                  sources: tuple[str, ...]) -> dict[str, Any]:
+    """The report ``compute()`` makes, read from the store when it holds one for this content, options and code (the
+    method's ``sources``: ``Method.source_paths``); written back when the store is writable."""
+    key = report_key(store, method, options, sources)
     if REPORT_TABLE.name in store.table_names():
         row = store.query_one(f'SELECT doc FROM "{REPORT_TABLE.name}" WHERE key = ?', (key,))
         if row is not None:

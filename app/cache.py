@@ -38,10 +38,11 @@ def cache_dir() -> Path:
 def code_fingerprint(kind: str) -> str:
     """Hash of the analysis sources a document kind depends on (``analysis.report_cache.code_fingerprint``):
     ``<method>`` and ``chance-<method>`` read the method's folder and the shared modules it declares; any other kind,
-    all of ``analysis``."""
+    all of ``analysis`` (``analysis.methods.source_paths``)."""
+    from analysis.methods import source_paths
     from analysis.report_cache import code_fingerprint as fingerprint
 
-    return fingerprint(kind.removeprefix("chance-"))
+    return fingerprint(source_paths(kind.removeprefix("chance-")))
 
 
 @lru_cache(maxsize=2)

@@ -17,6 +17,8 @@ from typing import Any
 
 import streamlit as st
 
+from app.markdown import plain
+
 _KEEP = "_url_keep"
 _REFUSED = "_url_refused"  # key -> (the value the field took instead, the refused parts)
 
@@ -143,9 +145,9 @@ def text_input(label: str, *, key: str, default: str = "", container: Any = None
     refused = _refused().get(key)
     if refused is not None:
         if value == refused[0]:
-            from app import links, ui
+            from app import links
 
-            box.warning(f"{links.WARNING} ({', '.join(ui.plain(r) for r in refused[1])})", icon="⚠️")
+            box.warning(f"{links.WARNING} ({', '.join(plain(r) for r in refused[1])})", icon="⚠️")
         else:  # the user typed: their value is theirs
             _refused().pop(key, None)
     _publish(key, value, str)

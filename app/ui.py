@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +11,7 @@ import streamlit as st
 from analysis import methods
 from analysis.errors import RoleScopeError
 from app import state
+from app.markdown import plain
 from app.palette import model_colors
 from app.stores import DEMO_LABEL, USER_LABEL, StoreRef, ref_for, store_choices
 
@@ -115,19 +115,6 @@ def context() -> PageContext:
     if ctx is None:
         st.stop()
     return ctx
-
-
-_INLINE = re.compile(r"([\\`*_\[\]<>~$|&@])")  # emphasis, code, links / images, html, strikethrough, math, tables
-_LINE_START = re.compile(r"^([ \t]*\d*)([#>+=-]|(?<=\d)[.)])", re.MULTILINE)  # headings, quotes, lists, setext underlines
-_AUTOLINK = re.compile(r"(?i)(www)\.|:(?=//)")  # bare URLs that GitHub-flavoured Markdown would turn into links
-
-
-def plain(text: Any) -> str:
-    """``text`` escaped for any Markdown element (st.markdown, captions, alerts, labels): it shows literally, so a
-    model reply or a file's content can never render an image, a link, HTML, a heading or emphasis."""
-    text = _INLINE.sub(r"\\\1", str(text))
-    text = _AUTOLINK.sub(lambda m: f"{m.group(1)}\\." if m.group(1) else "\\:", text)
-    return _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), text)
 
 
 def header(title: str, caption: str) -> None:

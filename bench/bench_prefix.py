@@ -40,7 +40,7 @@ from analysis.llm.options import LETTERS, option_from_logprobs  # noqa: E402
 from analysis.llm.specs import parse_model_spec  # noqa: E402
 from analysis.methods import create_run, execute_run  # noqa: E402
 from analysis.runs.store import Store  # noqa: E402
-from analysis.methods.values.method import build_values_plan  # noqa: E402
+from analysis.methods.values.plan import build_values_plan  # noqa: E402
 
 N_OPTIONS = 6
 MISS_MARGIN = 30  # tokens below the group's best reuse that count as a broken prefix

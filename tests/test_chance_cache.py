@@ -129,7 +129,7 @@ def test_report_is_kept_until_the_content_or_the_code_changes(tmp_path: Path, mo
         assert len(calls) == 2
         import_value_stability(store, [write_results(tmp_path / "more", "chunk_2", n_personas=8, seed=9)[0]])
         assert "chunk_2" in json.dumps(counted.cached_report(store, n_boot=20)) and len(calls) == 3
-        monkeypatch.setattr(report_cache, "code_fingerprint", lambda method: "changed")
+        monkeypatch.setattr(report_cache, "code_fingerprint", lambda sources: "changed")
         counted.cached_report(store, n_boot=20)
         assert len(calls) == 4
     with Store(path, read_only=True) as store:  # read: the report computed above for this code
@@ -190,13 +190,13 @@ def test_a_data_file_in_the_method_folder_is_part_of_its_code(tmp_path: Path, mo
     (folder / "__pycache__").mkdir()
     (folder / "__pycache__" / "report.cpython-311.pyc").write_bytes(b"\x00")
     monkeypatch.setattr(report_cache, "REPO_ROOT", root)
-    monkeypatch.setattr(report_cache, "source_paths", lambda method: ("analysis/methods/cross_method",))
+    sources = ("analysis/methods/cross_method",)
     report_cache.code_fingerprint.cache_clear()
-    before = report_cache.code_fingerprint("cross_method")
+    before = report_cache.code_fingerprint(sources)
     (folder / "__pycache__" / "report.cpython-311.pyc").write_bytes(b"\x01")  # a compiled file is no source
     report_cache.code_fingerprint.cache_clear()
-    assert report_cache.code_fingerprint("cross_method") == before
+    assert report_cache.code_fingerprint(sources) == before
     (folder / "pairs.json").write_text('{"pairs": [{"a": "x", "b": "y"}]}')
     report_cache.code_fingerprint.cache_clear()
-    assert report_cache.code_fingerprint("cross_method") != before
+    assert report_cache.code_fingerprint(sources) != before
     report_cache.code_fingerprint.cache_clear()

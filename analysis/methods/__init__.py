@@ -46,6 +46,12 @@ def all_methods() -> list[Method]:
     return sorted((get(n) for n in names()), key=lambda m: (m.order, m.name))
 
 
+def source_paths(name: str) -> tuple[str, ...]:
+    """What a report of ``name`` depends on (``analysis.report_cache.code_fingerprint``): the method's folder and the
+    shared modules it declares (``Method.source_paths``); all of ``analysis`` for a name that is no method."""
+    return get(name).source_paths if name in names() else ("analysis",)
+
+
 def family(method: str, name: str | None = None) -> Any:
     """The comparability family ``name`` of ``method`` (``analysis.runs.comparable.Family``; default its first)."""
     families = get(method).families

@@ -291,6 +291,11 @@ class Method:
     #: beside its own r (never pooled). None: the method bundles no such figures.
     external_validity: Callable[[str, str], list[dict[str, Any]]] | None = None
 
+    @property
+    def source_paths(self) -> tuple[str, ...]:
+        """What its report depends on (``analysis.report_cache.code_fingerprint``): its folder and ``sources``."""
+        return (f"analysis/methods/{self.name}", *self.sources)
+
     def has_data(self, table_sizes: Mapping[str, int]) -> bool:
         """Whether a store with these table sizes holds any of this method's answers."""
         return any(table_sizes.get(t, 0) > 0 for t in self.tables)
@@ -303,7 +308,8 @@ class Method:
 
         options = {"model": model, "config": config, "n_boot": n_boot, "chance": chance}
         return cached_report(store, self.name, options,
-                             lambda: self.report(store, model, config=config, n_boot=n_boot, chance=chance))
+                             lambda: self.report(store, model, config=config, n_boot=n_boot, chance=chance),
+                             sources=self.source_paths)
 
     def build_session(self, plan: dict[str, Any], executor: Any, store: Any, run_id: str, spec: ModelSpec) -> Session:
         return self.session(plan, executor, store, run_id, spec)

@@ -10,7 +10,7 @@ import pandas as pd
 
 from analysis.runs.store import Store
 from app.choose import filter_population
-from app.ui import plain
+from app.markdown import plain
 from tests.app.run_form import OFFLINE, started_plan
 
 GOOD_CSV = b"name,description,gender\nAda,A retired engineer who bakes bread.,F\nBo,A young farmer.,M\nCy,A nurse.,female\n"

@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from analysis.llm.client import ChatReply, ChatRequest
 from analysis.llm.specs import parse_model_spec
 from analysis.runs.store import Store
-from app.ui import plain
+from app.markdown import plain
 from tests.app.conftest import APP, _bind, page_path
 from tests.app.test_drill_down import click
 

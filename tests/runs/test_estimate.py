@@ -11,7 +11,7 @@ from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.runs.estimate import MIN_MEASURED_CALLS, REPLY_FILL, estimate_run, measured_throughput
 from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store
-from analysis.methods.values.method import build_values_plan
+from analysis.methods.values.plan import build_values_plan
 
 
 
@@ -93,7 +93,7 @@ def test_measured_estimate_predicts_the_next_run(tmp_path, stub_server):
 def test_only_a_run_of_the_same_method_measures(tmp_path, stub_server):
     """With runs of two methods, each measures only its own method; a third method has no measurement (its calls
     would have other lengths and counts), and an estimate refuses another method's run."""
-    from analysis.methods.mbti.method import build_mbti_plan
+    from analysis.methods.mbti.plan import build_mbti_plan
 
     spec = _stub_spec(stub_server.url)
     with Store(tmp_path / "s.db") as store:
@@ -113,7 +113,7 @@ def test_only_a_run_of_the_same_method_measures(tmp_path, stub_server):
 def test_uncapped_mbti_replies_are_not_modelled(stub_server):
     """MBTI text replies at the model's own length (the reference's protocol, no ``--max-tokens``): their tokens,
     which also enter every later prompt of the testing, cannot be modelled from prompt lengths; a cap can."""
-    from analysis.methods.mbti.method import build_mbti_plan
+    from analysis.methods.mbti.plan import build_mbti_plan
 
     spec = _stub_spec(stub_server.url)
     uncapped = build_mbti_plan(spec, subjects=["People"], testings=1, order="fixed", limit_statements=6, answer_mode="text")

@@ -15,7 +15,7 @@ from analysis.runs.executor import RetryPolicy
 from analysis.methods import create_run, execute_run
 from analysis.runs.runner import RunSummary
 from analysis.runs.store import Store
-from analysis.methods.values.method import build_values_plan
+from analysis.methods.values.plan import build_values_plan
 from tests.stub_server import FaultRule, StubServer, messages_hash
 
 PLAN = {"contexts": ["no_conv", "topics_a"], "limit_personas": 3, "limit_items": 6, "messages": 3}

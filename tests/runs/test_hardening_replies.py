@@ -17,7 +17,7 @@ from analysis.runs.executor import RetryPolicy
 from analysis.methods import create_run, execute_run
 from tests.conftest import trust_spec
 from analysis.runs.store import Store
-from analysis.methods.values.method import build_values_plan
+from analysis.methods.values.plan import build_values_plan
 from tests.runs.test_keys import _files_containing
 from tests.stub_server import FaultRule, StubServer
 

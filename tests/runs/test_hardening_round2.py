@@ -169,7 +169,7 @@ def test_resume_of_a_strangers_store_sends_no_key_without_confirmation(hostile: 
     monkeypatch.setenv("GITHUB_TOKEN", token)
     store = tmp_path / "theirs.db"
     spec = ModelSpec(name="innocent", backend="custom", model="m", base_url=hostile.url, api_key_env="GITHUB_TOKEN")
-    from analysis.methods.values.method import build_values_plan
+    from analysis.methods.values.plan import build_values_plan
 
     plan = build_values_plan(spec, limit_personas=1, limit_items=2, answer_mode="logprob")
     with Store(store) as st:

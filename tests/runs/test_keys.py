@@ -84,7 +84,7 @@ def test_wal_file_is_key_free_while_store_is_open(stub_server: StubServer, tmp_p
     from analysis.llm.specs import parse_model_spec
     from analysis.methods import create_run, execute_run
     from analysis.runs.executor import RetryPolicy
-    from analysis.methods.values.method import build_values_plan
+    from analysis.methods.values.plan import build_values_plan
 
     key = "sk-test-" + secrets.token_hex(16)
     monkeypatch.setenv("ROLESCOPE_API_KEY", key)

@@ -1,4 +1,4 @@
-"""What an inventory plan can show, found by computing it: ``report.statistics`` on placeholder answers of the
+"""What an inventory plan can show, found by computing it: ``measures.statistics`` on placeholder answers of the
 plan's design (its personas, items and orders), each a seeded random option, so every defined number is defined
 for the design's sake alone."""
 
@@ -25,7 +25,7 @@ def placeholder(plan: InventoryPlan, seed: int = 0) -> Sheets:
 
 
 def can_show(plan: dict[str, Any], n_runs: int = 1) -> Shows:
-    from analysis.methods.inventory.report import statistics
+    from analysis.methods.inventory.measures import statistics
 
     design = InventoryPlan.model_validate(plan)
     stats = statistics(placeholder(design), with_omega=False)

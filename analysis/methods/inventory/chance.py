@@ -1,4 +1,4 @@
-"""Chance bands of the inventory's numbers (``analysis.chance``): each statistic of ``report.statistics`` recomputed on
+"""Chance bands of the inventory's numbers (``analysis.chance``): each statistic of ``measures.statistics`` recomputed on
 null answers of the same design (same personas, items, orders and invalid answers):
 
 - ``uniform``: every valid answer replaced by a uniformly random option (a model answering at random);
@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from analysis.chance import cached_draws, simulate, summarize
+from analysis.methods.inventory.measures import aligned_scores, statistics
 from analysis.methods.inventory.scoring import Sheets
 
 SEED = 20231
@@ -40,8 +41,6 @@ def null_answers(s: Sheets, kind: str, rng: np.random.Generator) -> np.ndarray:
 
 
 def _draws(s: Sheets, kind: str, n_sims: int) -> dict[str, list[float]]:
-    from analysis.methods.inventory.report import statistics
-
     return simulate(lambda rng: {k: v for k, (v, _) in statistics(s, null_answers(s, kind, rng), with_omega=False).items()},
                     n_sims, SEED + (kind == "permutation"))
 
@@ -54,8 +53,6 @@ def design(s: Sheets) -> dict[str, Any]:
 
 def inventory_chance(s: Sheets, name: str, *, n_sims: int, store: Any = None) -> dict[str, Any]:
     """Per statistic: its null summaries (``{"uniform": …, "permutation": …}``)."""
-    from analysis.methods.inventory.report import statistics
-
     observed = statistics(s, with_omega=False)
     key = design(s)
     draws = {kind: cached_draws(store, "inventory", key | {"null": kind}, n_sims, SEED, lambda k=kind: _draws(s, k, n_sims))
@@ -72,7 +69,6 @@ def mtmm_chance(arrays: dict[str, Sheets], names: list[str], shared: list[str], 
                 n_sims: int, store: Any = None) -> dict[str, Any]:
     """Null summaries of the MTMM convergent and discriminant numbers (module docstring)."""
     from analysis.methods.inventory.psychometrics import mtmm
-    from analysis.methods.inventory.report import aligned_scores
 
     def statistic(kind: str, rng: np.random.Generator) -> dict[str, float]:
         if kind == "uniform":

@@ -24,7 +24,7 @@ __all__ = ["plan_from_args", "import_files"]
 
 def plan_from_args(args: argparse.Namespace | MbtiOptions, spec: ModelSpec) -> dict[str, Any]:
     """The resolved plan (a dict for ``create_run``) from the ``run mbti`` options (parsed flags or the model)."""
-    from analysis.methods.mbti.method import build_mbti_plan
+    from analysis.methods.mbti.plan import build_mbti_plan
 
     args = args if isinstance(args, MbtiOptions) else from_args(MbtiOptions, args)
     plan = build_mbti_plan(

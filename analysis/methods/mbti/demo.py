@@ -17,7 +17,7 @@ TEXT_TOKENS = 24
 
 
 def plan(config: DemoConfig, size: Size) -> dict[str, Any]:
-    from analysis.methods.mbti.method import build_mbti_plan
+    from analysis.methods.mbti.plan import build_mbti_plan
 
     s = SIZES[size]
     # 8 statements (every dimension) fit the embedded history window (10): each call extends the previous call's

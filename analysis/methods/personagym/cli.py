@@ -73,7 +73,7 @@ __all__ = ["plan_from_args", "metrics_json", "import_files"]
 
 def plan_from_args(args: argparse.Namespace | PersonaGymOptions, spec: ModelSpec) -> dict[str, Any]:
     """The resolved plan (a dict for ``create_run``) from the ``run personagym`` options (parsed flags or the model)."""
-    from analysis.methods.personagym.method import build_personagym_plan, self_graded_roles
+    from analysis.methods.personagym.plan import build_personagym_plan, self_graded_roles
     from analysis.methods.personagym.session import plan_json
 
     args = args if isinstance(args, PersonaGymOptions) else from_args(PersonaGymOptions, args)
@@ -216,7 +216,7 @@ def published_json(published: pd.DataFrame) -> dict[str, Any]:
 def _plan_roles(store: Store, selection: comparable.Selection, model: str) -> list[str] | None:
     """The self-graded roles over the runs ``model``'s metrics use, from their plans (None when no run has a plan
     with personas, e.g. hand-built or imported runs)."""
-    from analysis.methods.personagym.method import self_graded_roles
+    from analysis.methods.personagym.plan import self_graded_roles
 
     roles: dict[str, None] = {}
     known = False

@@ -20,7 +20,7 @@ SIZES: dict[Size, dict[str, Any]] = {
 
 
 def plan(config: DemoConfig, size: Size) -> dict[str, Any]:
-    from analysis.methods.personagym.method import build_personagym_plan
+    from analysis.methods.personagym.plan import build_personagym_plan
 
     s = SIZES[size]
     return build_personagym_plan(config.spec(), personas=s["personas"], questions_per_task=s["questions"],

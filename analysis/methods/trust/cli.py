@@ -126,7 +126,7 @@ def plans_from_args(args: argparse.Namespace | TrustOptions, spec: ModelSpec) ->
 
 def plan_from_args(args: argparse.Namespace | TrustOptions, spec: ModelSpec) -> dict[str, Any]:
     """The resolved plan (a dict for ``create_run``) from the ``run trust`` options (parsed flags or the model)."""
-    from analysis.methods.trust.method import build_trust_plan
+    from analysis.methods.trust.plan import build_trust_plan
 
     args = options_of(args)
     tokens = {k: args.max_tokens for k in ("belief", "action", "forecast", "round")} if args.max_tokens is not None else None

@@ -19,7 +19,7 @@ SIZES: dict[Size, dict[str, Any]] = {
 
 
 def population_plan(config: DemoConfig, size: Size) -> dict[str, Any]:
-    from analysis.methods.trust.method import build_trust_plan
+    from analysis.methods.trust.plan import build_trust_plan
 
     s = SIZES[size]
     return build_trust_plan(config.spec(), level="population", conditioning="self", max_tokens=s["tokens"],
@@ -28,7 +28,7 @@ def population_plan(config: DemoConfig, size: Size) -> dict[str, Any]:
 
 
 def individual_plan(config: DemoConfig, size: Size) -> dict[str, Any]:
-    from analysis.methods.trust.method import build_trust_plan
+    from analysis.methods.trust.plan import build_trust_plan
 
     s = SIZES[size]
     return build_trust_plan(config.spec(), level="individual", rounds=s["rounds"], archetypes=(1, 3, 5),

@@ -81,7 +81,7 @@ def leaderboard_campaign(spec: ModelSpec, reference: str | Path, *, answer_mode:
                          **protocol: Any) -> Campaign:
     """The two plans of the leaderboard campaign from ``reference`` (a clone of flowersteam/value_stability or an
     ``hf://datasets/...`` copy of its layout). ``limit_personas`` runs the first N of the 50 (a reduced campaign)."""
-    from analysis.methods.values.method import build_values_plan
+    from analysis.methods.values.plan import build_values_plan
 
     root = str(reference)
     if not is_hub_path(root) and not Path(root).is_dir():

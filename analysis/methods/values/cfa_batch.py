@@ -1,6 +1,6 @@
 """Batched maximum-likelihood CFA in numpy: B data sets of one model fitted at once, as ``cfa.fit_cfa`` fits one.
 
-Model and fit indices are those of ``analysis.methods.values.cfa`` (lavaan 0.6 conventions; see its docstring):
+Model and fit indices are those of ``analysis.methods.values.cfa_model`` (lavaan 0.6 conventions; see its docstring):
 Σ(ϑ) = ΛΦΛᵀ + Θ, each item loading on the latents that list it (``spec``: item column indices per latent), every
 latent variance fixed to 1 (lavaan ``std.lv=TRUE``), latent correlations free, Θ diagonal with θ_j ≥ 0 (lavaan
 ``bounds="pos.var"``, semopy's bound). ϑ is ordered: loadings (latent by latent, in ``spec`` order), correlations
@@ -31,10 +31,10 @@ quadratically at the end. Where the likelihood has no minimum — a latent's loa
 |φ| → ∞, which semopy reports as a fit with |r| ≫ 1 — the iterations stop once |φ| > 2 (a failed fit: latent
 correlation |r| ≥ 1, noted as diverging); along the paths to valid fits |φ| stayed < 1.2.
 
-The failure rules and reason texts are those of ``cfa.fit_cfa``, applied per data set; the fit indices use its
-formulas (``cfi_index``, ``tli_index``, ``rmsea_index`` per data set; χ², baseline χ², SRMR and the
-positive-definite test vectorised with the definitions of ``ml_discrepancy``, ``baseline_chi2``, ``srmr_index``,
-``_is_pd``). A failed fit has NaN χ² and indices (undefined, never 0); a Heywood case (θ_j ≤ 1e-6·var_j) is a valid
+The failure rules and reason texts are those of ``cfa.fit_cfa``, applied per data set; the fit indices use the
+formulas of ``cfa_model`` (``cfi_index``, ``tli_index``, ``rmsea_index`` per data set; χ², baseline χ², SRMR and the
+positive-definite test vectorised with the definitions of ``ml_discrepancy``, ``baseline_chi2``, ``srmr_index`` and
+``cfa._is_pd``). A failed fit has NaN χ² and indices (undefined, never 0); a Heywood case (θ_j ≤ 1e-6·var_j) is a valid
 fit with a note.
 
 Public functions: ``fit_covariances`` (a stack of sample covariances), ``fit_cfa_batch`` (a stack of raw data
@@ -59,7 +59,7 @@ except ImportError:  # pragma: no cover
     _umath_linalg = None
 
 from analysis.errors import InputError
-from analysis.methods.values.cfa import (
+from analysis.methods.values.cfa_model import (
     CORRELATION_LIMIT,
     PD_TOLERANCE,
     CFAResult,
@@ -226,7 +226,7 @@ def _layout(spec: tuple[tuple[int, ...], ...], p: int) -> Layout:
 
 
 def n_free(spec: Sequence[Sequence[int]], p: int) -> int:
-    """Free parameters of ``spec`` (``cfa._n_free``: loadings + p residual variances + k(k−1)/2 correlations)."""
+    """Free parameters of ``spec`` (``cfa_model._n_free``: loadings + p residual variances + k(k−1)/2 correlations)."""
     return _n_free({f: list(items) for f, items in enumerate(spec)}, p)
 
 
@@ -251,7 +251,7 @@ def implied_covariance(lam: np.ndarray, phi: np.ndarray, theta: np.ndarray) -> n
 
 
 # ---------------------------------------------------------------------------------------------
-# Formulas, vectorised over the batch (same definitions as cfa.py)
+# Formulas, vectorised over the batch (same definitions as cfa_model.py)
 # ---------------------------------------------------------------------------------------------
 
 def sample_covariances(x: np.ndarray) -> np.ndarray:
@@ -274,25 +274,25 @@ def is_pd(matrices: np.ndarray) -> np.ndarray:
 
 
 def log_determinant(s: np.ndarray) -> np.ndarray:
-    """log|S| of each matrix of a stack (``np.linalg.slogdet``, as ``cfa.ml_discrepancy``)."""
+    """log|S| of each matrix of a stack (``np.linalg.slogdet``, as ``cfa_model.ml_discrepancy``)."""
     return np.linalg.slogdet(s)[1]
 
 
 def ml_discrepancies(s: np.ndarray, sigma: np.ndarray) -> np.ndarray:
-    """``cfa.ml_discrepancy`` per data set: F_ML = log|Σ̂| − log|S| + tr(S Σ̂⁻¹) − p (slogdet and solve, as there)."""
+    """``cfa_model.ml_discrepancy`` per data set: F_ML = log|Σ̂| − log|S| + tr(S Σ̂⁻¹) − p (slogdet and solve, as there)."""
     trace = np.trace(np.linalg.solve(sigma, s), axis1=1, axis2=2)
     return np.linalg.slogdet(sigma)[1] - log_determinant(s) + trace - s.shape[1]
 
 
 def baseline_chi2s(s: np.ndarray, n: int) -> tuple[np.ndarray, int]:
-    """``cfa.baseline_chi2`` per data set: χ²_b = n·(Σ log s_ii − log|S|), df_b = p(p−1)/2."""
+    """``cfa_model.baseline_chi2`` per data set: χ²_b = n·(Σ log s_ii − log|S|), df_b = p(p−1)/2."""
     p = s.shape[1]
     diag = np.diagonal(s, axis1=1, axis2=2)
     return n * (np.log(diag).sum(axis=1) - log_determinant(s)), p * (p - 1) // 2
 
 
 def srmr_indices(s: np.ndarray, sigma: np.ndarray) -> np.ndarray:
-    """``cfa.srmr_index`` per data set: RMS over i ≥ j of (s_ij − σ̂_ij)/√(s_ii s_jj)."""
+    """``cfa_model.srmr_index`` per data set: RMS over i ≥ j of (s_ij − σ̂_ij)/√(s_ii s_jj)."""
     sd = np.sqrt(np.diagonal(s, axis1=1, axis2=2))
     residual = (s - sigma) / (sd[:, :, None] * sd[:, None, :])
     rows, cols = np.tril_indices(s.shape[1])

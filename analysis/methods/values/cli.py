@@ -16,12 +16,11 @@ from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.methods.options import from_args
 from analysis.methods.values.options import ValuesOptions
+from analysis.methods.values.plan import build_values_plan, protocol_of
 
 
 def plans_from_args(args: argparse.Namespace | ValuesOptions, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     """(run-id suffix, plan) for every run ``run values`` makes: one, or a campaign's two."""
-    from analysis.methods.values.method import build_values_plan
-
     args = args if isinstance(args, ValuesOptions) else from_args(ValuesOptions, args)
     protocol = protocol_of(args)
     if args.campaign:
@@ -35,29 +34,6 @@ def plans_from_args(args: argparse.Namespace | ValuesOptions, spec: ModelSpec) -
         **protocol,
     )
     return [("", plan.model_dump())]
-
-
-def protocol_of(args: ValuesOptions) -> dict[str, Any]:
-    """The protocol fields of a plan (everything but who answers what) from the options."""
-    return dict(
-        samples=args.samples, seed=args.seed, prefix_reuse=args.prefix_reuse, messages=args.messages,
-        structure=args.structure, persona_prompt=args.persona_prompt, system_role=not args.no_system_role,
-        svs_order=args.svs_order, conversation_temperature=args.conversation_temperature,
-        answer_temperature=args.answer_temperature, conversation_max_tokens=args.conversation_max_tokens,
-        **_answer_length(args),
-    )
-
-
-def _answer_length(args: ValuesOptions) -> dict[str, int]:
-    """``--answer-max-tokens`` as the plan's length of the run's answer mode (``text_max_tokens`` or
-    ``cot_max_tokens``); nothing when not given. A logprob answer is one letter: the cap would do nothing there."""
-    if args.answer_max_tokens is None:
-        return {}
-    mode = args.answer_mode or ("cot" if args.campaign else "logprob")
-    if mode == "logprob":
-        raise InputError("--answer-max-tokens limits text and cot replies; a logprob answer is one letter (drop it, or "
-                         "give --answer-mode text or cot)")
-    return {f"{mode}_max_tokens": args.answer_max_tokens}
 
 
 def _campaign_plans(args: ValuesOptions, spec: ModelSpec, protocol: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

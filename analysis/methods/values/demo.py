@@ -14,7 +14,7 @@ SIZES: dict[Size, dict[str, Any]] = {
 
 
 def plan(config: DemoConfig, size: Size) -> dict[str, Any]:
-    from analysis.methods.values.method import build_values_plan
+    from analysis.methods.values.plan import build_values_plan
 
     s = SIZES[size]
     return build_values_plan(config.spec(), contexts=s["contexts"], limit_personas=s["personas"],
@@ -24,7 +24,7 @@ def plan(config: DemoConfig, size: Size) -> dict[str, Any]:
 
 def svs_plan(config: DemoConfig, size: Size, svs: Any) -> dict[str, Any]:
     """no_conv on the SVS procedure (``demo build --svs PATH``: the instrument comes from the user, never bundled)."""
-    from analysis.methods.values.method import build_values_plan
+    from analysis.methods.values.plan import build_values_plan
 
     s = SIZES[size]
     return build_values_plan(config.spec(), contexts=["no_conv"], instrument=svs, limit_personas=s["personas"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from analysis.llm.specs import parse_model_spec
 from analysis.methods.mbti.can_show import can_show
-from analysis.methods.mbti.method import build_mbti_plan
+from analysis.methods.mbti.plan import build_mbti_plan
 
 SPEC = parse_model_spec("embedded")
 

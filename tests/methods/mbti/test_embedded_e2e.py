@@ -10,7 +10,7 @@ import pytest
 from analysis.llm.specs import parse_model_spec
 from analysis.methods.mbti import OPTIONS
 from analysis.methods.mbti.report import metrics_json
-from analysis.methods.mbti.method import build_mbti_plan
+from analysis.methods.mbti.plan import build_mbti_plan
 from analysis.methods.mbti.session import ANSWERS
 from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store

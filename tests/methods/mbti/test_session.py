@@ -15,7 +15,7 @@ from analysis.llm.client import CallError, ChatReply, ChatRequest
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.methods.mbti import OPTIONS
 from analysis.methods.mbti.report import metrics_json
-from analysis.methods.mbti.method import EMBEDDED_HISTORY, build_mbti_plan
+from analysis.methods.mbti.plan import EMBEDDED_HISTORY, build_mbti_plan
 from analysis.methods.mbti.parse import listed_options
 from analysis.methods.mbti.session import ANSWERS
 from analysis import methods

@@ -17,7 +17,7 @@ import pytest
 
 from analysis.errors import InputError
 from analysis.llm.specs import parse_model_spec
-from analysis.methods.mbti.method import build_mbti_plan
+from analysis.methods.mbti.plan import build_mbti_plan
 from analysis.methods.mbti.subjects import Subject, replace_subject, subject_from
 
 ANSWERS = Path(__file__).resolve().parents[4] / "shared/anchors/chatgpt_mbti/ChatGPT/answer_people_men_women.csv"

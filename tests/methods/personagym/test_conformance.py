@@ -35,7 +35,7 @@ import pytest
 from analysis.llm.specs import ModelSpec
 from analysis.methods.personagym import TASKS
 from analysis.methods.personagym.data import load_rubrics
-from analysis.methods.personagym.method import build_personagym_plan
+from analysis.methods.personagym.plan import build_personagym_plan
 from analysis.methods.personagym.parse import parse_grade
 from analysis.methods.personagym.prompts import JUDGE_SYSTEM, examples_text
 from analysis.methods.personagym.session import plan_json

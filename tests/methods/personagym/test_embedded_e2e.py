@@ -15,7 +15,7 @@ import pytest
 from analysis.llm.specs import parse_model_spec
 from analysis.methods.personagym import TASKS
 from analysis.methods.personagym.cli import metrics_json
-from analysis.methods.personagym.method import build_personagym_plan
+from analysis.methods.personagym.plan import build_personagym_plan
 from analysis.methods.personagym.session import plan_json
 from analysis.methods.personagym.tables import ANSWERS, ENVIRONMENTS, EXAMPLES, GENERATIONS, GRADES, QUESTIONS
 from analysis.runs.progress import ProgressTracker

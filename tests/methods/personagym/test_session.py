@@ -14,7 +14,7 @@ from analysis.llm.client import ChatRequest
 from analysis.llm.specs import ModelSpec
 from analysis.methods.personagym import TASKS
 from analysis.methods.personagym.cli import metrics_json
-from analysis.methods.personagym.method import build_personagym_plan
+from analysis.methods.personagym.plan import build_personagym_plan
 from analysis.methods.personagym.session import PersonaGymPlan, plan_json
 from analysis.methods.personagym.tables import ANSWERS, ENVIRONMENTS, EXAMPLES, GENERATIONS, GRADES, QUESTIONS
 from analysis import methods

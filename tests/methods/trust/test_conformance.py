@@ -30,7 +30,7 @@ from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis import methods
 from analysis.runs import runner
 from analysis.runs.store import Store
-from analysis.methods.trust.method import build_trust_plan
+from analysis.methods.trust.plan import build_trust_plan
 from analysis.methods.trust.personas import attribute_table
 
 SPEC = ModelSpec(name="fake", backend="custom", model="fake-model", base_url="http://127.0.0.1:9/v1")

@@ -12,7 +12,7 @@ from analysis.llm.specs import parse_model_spec
 from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store
 from analysis.methods.trust.cli import metrics_json
-from analysis.methods.trust.method import build_trust_plan
+from analysis.methods.trust.plan import build_trust_plan
 from analysis.methods.trust.personas import BY_KEY
 from analysis.methods.trust.tables import BELIEFS, FORECASTS, ROUNDS, TRANSFERS
 

@@ -206,7 +206,7 @@ def test_c4_persona_is_loaded_and_described_as_the_paper_describes_it(paper_bank
     agent 0023952f: Catholic and 'Temporarily not working' are not test levels, yet it is in the bank, can be chosen
     by id, and its description names race, sex, state, marital status and wealth as C.4 does, in C.4's order."""
     from analysis.methods.trust.genagents import outside_test_levels
-    from analysis.methods.trust.method import resolve_personas
+    from analysis.methods.trust.plan import resolve_personas
 
     c4 = next(p for p in paper_bank if p.details["agent_id"] == C4_AGENT)
     assert outside_test_levels(c4.attributes) == ["religion", "work_status"]
@@ -238,7 +238,7 @@ def test_default_sample_is_not_dominated_by_one_work_status() -> None:
     """The default 50 (seed 0) follow the bank: every work status within 0.2 of its share of the 3,505 agents, at
     least five of them present, train-split ones included. The earlier rule (test levels of political views, religion
     and work status only) gave 30 retired of 50 (bank share 0.20)."""
-    from analysis.methods.trust.method import resolve_personas
+    from analysis.methods.trust.plan import resolve_personas
 
     raw_rows = [doc for _, doc in read_agents(GSS)]
     share = {WORK[w]: n / len(raw_rows) for w, n in Counter(d["work_status"] for d in raw_rows).items()}
@@ -304,7 +304,7 @@ def test_default_sample_groups_only_test_levels_per_attribute() -> None:
     test-level personas (counted: the rest are outside), age groups all 50."""
     from analysis.methods.trust.consistency import Belief, population_consistency
     from analysis.methods.trust.effects import ranking_scores
-    from analysis.methods.trust.method import resolve_personas
+    from analysis.methods.trust.plan import resolve_personas
     from analysis.methods.trust.personas import attribute_table
 
     chosen, _ = resolve_personas(GSS, seed=0, split="test", limit=None)

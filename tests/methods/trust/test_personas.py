@@ -108,7 +108,7 @@ def test_ticked_personas_are_chosen_by_the_plan_builder_and_recorded() -> None:
     """persona_ids keeps those personas of the split in bank order, and the plan's bank says 3 (not the split's 50);
     an id not in the split is refused in one line."""
     from analysis.llm.specs import parse_model_spec
-    from analysis.methods.trust.method import build_trust_plan
+    from analysis.methods.trust.plan import build_trust_plan
 
     spec = parse_model_spec("embedded")
     every = build_trust_plan(spec, personas=250).personas

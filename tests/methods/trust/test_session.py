@@ -21,9 +21,8 @@ from analysis.runs.executor import RetryPolicy
 from analysis.runs.store import Store
 from analysis.methods.trust.cli import metrics_json
 from analysis.methods.trust.effects import eta_squared
-from analysis.methods.trust.method import build_trust_plan
+from analysis.methods.trust.plan import TrustPlan, build_trust_plan
 from analysis.methods.trust.personas import ATTRIBUTES, BY_KEY, age_band
-from analysis.methods.trust.plan import TrustPlan
 from analysis.methods.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
 
 SPEC = ModelSpec(name="fake", backend="custom", model="fake-model", base_url="http://127.0.0.1:9/v1")

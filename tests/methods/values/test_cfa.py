@@ -41,20 +41,15 @@ import pytest
 from analysis.errors import InputError
 from analysis.methods.values import cfa
 from analysis.methods.values.cfa import (
-    INDICES,
     MAGNIFYING_GLASS,
-    CFAResult,
     cfa_loadings,
     cfa_table,
-    cfi_index,
     context_cfa_summary,
     failed_reason,
     fit_cfa,
     fit_magnifying_glass_results,
-    rmsea_index,
-    srmr_index,
-    tli_index,
 )
+from analysis.methods.values.cfa_model import INDICES, CFAResult, _failure, cfi_index, rmsea_index, srmr_index, tli_index
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 TOL = 0.002
@@ -463,7 +458,7 @@ def test_context_summary_is_the_mean_and_undefined_when_a_group_failed() -> None
     table = cfa_table(groups | {"Self-enhancement": ok})
     assert context_cfa_summary(table) == pytest.approx({"cfi": 0.9, "tli": 0.8, "rmsea": 0.05, "srmr": 0.06}, abs=1e-12)
     assert failed_reason(table) == ""
-    bad = cfa._failure(50, 10, "latent correlation |r| ≥ 1")
+    bad = _failure(50, 10, "latent correlation |r| ≥ 1")
     table = cfa_table(groups | {"Self-enhancement": bad})
     assert table.loc[3, ["cfi", "tli", "rmsea", "srmr"]].isna().all() and table.loc[3, "reason"] == bad.reason
     summary = context_cfa_summary(table)

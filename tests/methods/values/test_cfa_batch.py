@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from analysis.errors import InputError
-from analysis.methods.values import VALUES, cfa
+from analysis.methods.values import VALUES, cfa, cfa_model
 from analysis.methods.values import cfa_batch as cb
-from analysis.methods.values.cfa import CFAResult
+from analysis.methods.values.cfa_model import CFAResult
 from tests.methods.values.test_cfa import (  # noqa: F401  (hs_data, v4_data are fixtures)
     HS_MODEL,
     LAVAAN_SUBMODELS,
@@ -194,7 +194,7 @@ def semopy_comparison() -> pd.DataFrame:
                     recorded.clear()
                     theirs = cfa.fit_cfa_semopy(frame, model)
                     lam, phi, theta, _ = recorded[0]
-                    f_semopy = cfa.ml_discrepancy(s[i], lam @ phi @ lam.T + np.diag(theta))
+                    f_semopy = cfa_model.ml_discrepancy(s[i], lam @ phi @ lam.T + np.diag(theta))
                     rows.append({
                         "kind": kind, "group": group, "i": i, "semopy_ok": theirs.converged, "ours_ok": bool(ours.converged[i]),
                         "semopy_reason": theirs.reason, "ours_reason": ours.reason[i],
@@ -462,13 +462,13 @@ SPECS = [([[0, 1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], 13), ([[0, 1], [2, 3
 def numeric_f(s: np.ndarray, layout: cb.Layout):  # type: ignore[no-untyped-def]
     def f(params: np.ndarray) -> float:
         sigma = cb.implied_covariance(*cb.unpack(params[None], layout))[0]
-        return cfa.ml_discrepancy(s, sigma)
+        return cfa_model.ml_discrepancy(s, sigma)
     return f
 
 
 @pytest.mark.parametrize(("spec", "p"), SPECS)
 def test_gradient_hessian_information_match_their_definitions(spec: list[list[int]], p: int) -> None:
-    """g and H of ``derivatives`` = central finite differences of ``cfa.ml_discrepancy``; the Fisher information =
+    """g and H of ``derivatives`` = central finite differences of ``cfa_model.ml_discrepancy``; the Fisher information =
     tr(W Σ_k W Σ_l) with Σ_k by finite differences; at S = Σ the Hessian equals the information.
     (The last spec has an item on two latents.)"""
     rng = np.random.default_rng(p)
@@ -500,8 +500,8 @@ def test_gradient_hessian_information_match_their_definitions(spec: list[list[in
 
 
 def test_vectorised_formulas_equal_cfa_functions() -> None:
-    """ml_discrepancies, baseline_chi2s, srmr_indices, is_pd, n_free and start_values equal cfa.py's functions
-    (ml_discrepancy, baseline_chi2, srmr_index, _is_pd, _n_free, _start_loadings) data set by data set."""
+    """ml_discrepancies, baseline_chi2s, srmr_indices, is_pd, n_free and start_values equal the functions of cfa.py and
+    cfa_model.py (ml_discrepancy, baseline_chi2, srmr_index, _is_pd, _n_free, _start_loadings) data set by data set."""
     x, _, spec = conservation_stack()
     s = cb.sample_covariances(x[:27])
     layout = cb.model_layout(spec, 13)
@@ -510,10 +510,11 @@ def test_vectorised_formulas_equal_cfa_functions() -> None:
     chi2_b, df_b = cb.baseline_chi2s(s, 50)
     for i in range(len(s)):
         np.testing.assert_allclose(s[i], np.cov(x[i], rowvar=False, bias=True), atol=1e-12)
-        assert cb.ml_discrepancies(s[i:i + 1], sigma[i:i + 1])[0] == pytest.approx(cfa.ml_discrepancy(s[i], sigma[i]),
+        assert cb.ml_discrepancies(s[i:i + 1], sigma[i:i + 1])[0] == pytest.approx(cfa_model.ml_discrepancy(s[i], sigma[i]),
                                                                                   rel=1e-12)
-        assert (chi2_b[i], df_b) == (pytest.approx(cfa.baseline_chi2(s[i], 50)[0], rel=1e-12), cfa.baseline_chi2(s[i], 50)[1])
-        assert cb.srmr_indices(s[i:i + 1], sigma[i:i + 1])[0] == pytest.approx(cfa.srmr_index(s[i], sigma[i]), rel=1e-12)
+        chi2_base, df_base = cfa_model.baseline_chi2(s[i], 50)
+        assert (chi2_b[i], df_b) == (pytest.approx(chi2_base, rel=1e-12), df_base)
+        assert cb.srmr_indices(s[i:i + 1], sigma[i:i + 1])[0] == pytest.approx(cfa_model.srmr_index(s[i], sigma[i]), rel=1e-12)
         loadings = np.concatenate([cfa._start_loadings(s[i][np.ix_(items, items)]) for items in spec])
         np.testing.assert_allclose(start[i, :layout.n_load], loadings, atol=1e-12)
         np.testing.assert_allclose(start[i, layout.theta], np.diag(s[i]) / 2)
@@ -521,7 +522,7 @@ def test_vectorised_formulas_equal_cfa_functions() -> None:
     singular[1] = np.outer(np.arange(1, 14), np.arange(1, 14))
     singular[2, 0, 0] = 0.0
     assert cb.is_pd(singular).tolist() == [cfa._is_pd(m) for m in singular] == [True, False, False]
-    assert cb.n_free(spec, 13) == cfa._n_free({"a": [0] * 5, "b": [0] * 4, "c": [0] * 4}, 13) == 29
+    assert cb.n_free(spec, 13) == cfa_model._n_free({"a": [0] * 5, "b": [0] * 4, "c": [0] * 4}, 13) == 29
 
 
 # ---------------------------------------------------------------------------------------------

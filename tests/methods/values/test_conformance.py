@@ -31,7 +31,7 @@ from analysis.llm.specs import parse_model_spec
 from analysis.runs.executor import RetryPolicy
 from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store
-from analysis.methods.values.method import build_values_plan
+from analysis.methods.values.plan import build_values_plan
 from analysis.methods.values.prompts import REST_OF_LIST
 from tests.stub_server import StubServer
 

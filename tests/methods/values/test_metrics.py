@@ -150,7 +150,7 @@ def test_what_a_plan_can_show_is_what_its_metrics_compute():
     structure's own reason), 3 personas in one context a circumplex but no stability, 25 personas in two contexts all."""
     from analysis.llm.specs import parse_model_spec
     from analysis.methods.values.can_show import can_show
-    from analysis.methods.values.method import build_values_plan
+    from analysis.methods.values.plan import build_values_plan
 
     spec = parse_model_spec("embedded")
 

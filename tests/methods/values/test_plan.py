@@ -10,7 +10,7 @@ from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec, parse_model_spec
 from analysis.methods.values.contexts import Context
 from analysis.methods.values.instruments import Instrument, Item, Option, load_instrument
-from analysis.methods.values.method import build_values_plan
+from analysis.methods.values.plan import build_values_plan
 from analysis.methods.values.populations import Persona
 from analysis.methods.values.questionnaire import ValuesPlan, option_seed, permuted_options
 

@@ -198,7 +198,7 @@ def test_csv_population_names_every_bad_row(tmp_path):
 
 def test_plan_from_chosen_persona_ids():
     from analysis.llm.specs import parse_model_spec
-    from analysis.methods.values.method import build_values_plan
+    from analysis.methods.values.plan import build_values_plan
 
     spec = parse_model_spec("embedded")
     plan = build_values_plan(spec, persona_ids=[5, 1, 3], limit_items=2)
