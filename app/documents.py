@@ -30,11 +30,11 @@ def _result_pages() -> tuple[str, ...]:
 
 
 PAGES = _result_pages()
-APP = Path(__file__).resolve().parents[1] / "app.py"
+APP = Path(__file__).resolve().parent / "main.py"
 
 
 def render_pages(pages: tuple[str, ...] = PAGES) -> None:
-    """Run ``app.py`` and switch to each page (as a visitor would) in one AppTest session; raise on an exception."""
+    """Run ``app/main.py`` and switch to each page (as a visitor would) in one AppTest session; raise on an exception."""
     from streamlit.testing.v1 import AppTest
 
     from app.nav import page
@@ -42,7 +42,7 @@ def render_pages(pages: tuple[str, ...] = PAGES) -> None:
     at = AppTest.from_file(str(APP), default_timeout=1800).run()
     for url in pages:
         if url != "overview":
-            at.switch_page(page(url).path).run()
+            at.switch_page(page(url).script).run()
         if at.exception:
             raise RuntimeError(f"page {url}: {at.exception[0].message}")
 

@@ -1,10 +1,11 @@
-"""Start the dashboard: ``python -m app.launch [streamlit options]`` is ``streamlit run app.py``, quicker to first paint.
+"""Start the dashboard: ``python -m app.launch [streamlit options]`` is ``streamlit run app/main.py``, quicker to first
+paint.
 
 The app's imports (pandas, the ``app`` modules, plotly: about 0.6 s here) are paid in a background
 thread as soon as the server listens. The browser is still loading Streamlit's scripts then (about
   1 s), so the first script run no longer waits for them.
 
-``streamlit run app.py`` still works the same way; it is just slower to its first paint.
+``streamlit run app/main.py`` still works the same way; it is just slower to its first paint.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
-PAGE_ICON = "🎭"  # app.py's st.set_page_config(page_icon=...)
+APP = Path(__file__).resolve().parent / "main.py"  # the entry script
+PAGE_ICON = "🎭"  # main.py's st.set_page_config(page_icon=...)
 #: Imported ahead of the first script run (everything the first page needs; not scikit-learn, which pages load on demand).
 WARM_MODULES = ("pandas", "pyarrow", "app.data", "app.ui", "app.nav", "app.state", "app.charts", "app.figures",
                 "plotly.graph_objects")
@@ -71,7 +72,7 @@ def _warm_after_server_start() -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """``streamlit run app.py ARGV`` (click exits the process when the server stops)."""
+    """``streamlit run app/main.py ARGV`` (click exits the process when the server stops)."""
     from streamlit.web import cli
 
     _warm_after_server_start()

@@ -1,9 +1,10 @@
-"""The page list (sections, titles, icons, URL paths): the shared pages of ``app/pages/`` around every method's own
-pages (``app.methods.views()``), used by ``app.py``'s navigation, the Overview's links and the Run page."""
+"""The page list (sections, titles, icons, URL paths): the shared pages of the top-level ``pages/`` around every
+method's own pages (``app.methods.views()``), used by ``app/main.py``'s navigation, the Overview's links and the Run
+page. Links and switches name a page by its ``PageInfo.script`` (an absolute path: Streamlit resolves a relative one
+against ``app/``, the entry script's folder)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -11,22 +12,23 @@ import streamlit as st
 from app.methods import views
 from app.methods.base import PageInfo
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+#: The default page: Streamlit serves it at the root URL (``/``), not at ``/overview``.
+HOME = "overview"
 
 TOP: tuple[PageInfo, ...] = (
-    PageInfo("app/pages/overview.py", "Overview", ":material/home:", "overview", "",
+    PageInfo("pages/overview.py", "Overview", ":material/home:", "overview", "",
              "What is loaded and each method's headline per model."),
-    PageInfo("app/pages/leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard", "",
+    PageInfo("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard", "",
              "Every method's models ranked: the Stick to Your Role! Cardinal / Ordinal board, each headline elsewhere."),
 )
 TOOLS: tuple[PageInfo, ...] = (
-    PageInfo("app/pages/compare.py", "Compare two models", ":material/difference:", "compare", "Tools",
+    PageInfo("pages/compare.py", "Compare two models", ":material/difference:", "compare", "Tools",
              "Headlines side by side with paired bootstrap CIs, largest gaps, overlaid plots."),
-    PageInfo("app/pages/run.py", "Run", ":material/play_circle:", "run", "Tools",
+    PageInfo("pages/run.py", "Run", ":material/play_circle:", "run", "Tools",
              "Start, watch, cancel and resume a run of any method."),
-    PageInfo("app/pages/samples.py", "Samples", ":material/list_alt:", "samples", "Tools",
+    PageInfo("pages/samples.py", "Samples", ":material/list_alt:", "samples", "Tools",
              "Every reply: filter, search, open one in full, A vs B, a prompt × model matrix, export; tag runs."),
-    PageInfo("app/pages/data.py", "Data", ":material/table_view:", "data", "Tools",
+    PageInfo("pages/data.py", "Data", ":material/table_view:", "data", "Tools",
              "Browse personas, contexts, instruments, every sample; import and export."),
 )
 
@@ -45,6 +47,6 @@ def navigation() -> Any:
     sections: dict[str, list[st.Page]] = {}
     for info in pages():
         sections.setdefault(info.section, []).append(
-            st.Page(info.path, title=info.title, icon=info.icon, url_path=info.url,
-                    default=info.url == "overview"))
+            st.Page(info.script, title=info.title, icon=info.icon, url_path=info.url,
+                    default=info.url == HOME))
     return st.navigation(sections)

@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from app import ui
+from app.nav import page
 from app.stores import StoreRef
 
 #: Columns that hold what was parsed from a reply (shown as the "parsed answer").
@@ -204,7 +205,7 @@ def panel(ref: StoreRef, rows: pd.DataFrame, title: str, *, key: str, columns: S
         show_sample(ref, shown.loc[pick], detail)
         if link:
             c = st.columns(2)
-            c[0].page_link("app/pages/data.py", label="All samples on the Data page", icon=":material/table_view:",
+            c[0].page_link(page("data").script, label="All samples on the Data page", icon=":material/table_view:",
                            query_params=dict(link))
-            c[1].page_link("app/pages/samples.py", label="These runs in the Samples view", icon=":material/list_alt:",
+            c[1].page_link(page("samples").script, label="These runs in the Samples view", icon=":material/list_alt:",
                            query_params=samples_link(rows))

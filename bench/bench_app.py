@@ -44,7 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from analysis.demo_store import bundled_demo_store  # noqa: E402
-from tests.browser.harness import CHROMIUM, AppServer, browser_context, wait_idle  # noqa: E402
+from tests.browser.harness import CHROMIUM, ENTRY, AppServer, browser_context, wait_idle  # noqa: E402
 
 REPEATS = 3
 PAGES = [("leaderboard", "Leaderboard"), ("structure", "Value structure"), ("stability", "Stability"),
@@ -102,7 +102,7 @@ def _env(store: Path, cache: Path, out: Path) -> dict[str, str]:
     return {"ROLESCOPE_DEMO_STORE": str(store), "ROLESCOPE_STORE": str(out / "user.db"), "ROLESCOPE_CACHE_DIR": str(cache)}
 
 
-def first_paint(store: Path, cache: Path, out: Path, profile: Path | None = None, script: str = "app.py",
+def first_paint(store: Path, cache: Path, out: Path, profile: Path | None = None, script: str = ENTRY,
                 path: str = "leaderboard") -> FirstPaint:
     """Launch the server, open ``path`` at once; ``profile``: a browser profile kept between calls (its cache holds
     Streamlit's scripts), None = a new one."""

@@ -130,12 +130,12 @@ def test_every_method_has_a_view_with_pages(name: str) -> None:
     """The app's registry finds a view for every method; its pages exist, its home is a page of the navigation, and it
     says in its own summary what the method is (the Overview lists it)."""
     from app.methods import view, views
-    from app.nav import REPO_ROOT, pages
+    from app.nav import pages
 
     assert sorted(v.name for v in views()) == sorted(NAMES)
     mine = view(name)
     assert mine.summary.strip(), f"{name}'s view has no summary"
-    assert all((REPO_ROOT / p.path).is_file() for p in mine.pages)
+    assert all(Path(p.script).is_file() for p in mine.pages)
     assert mine.home_url in {p.url for p in pages()}
 
 
@@ -270,7 +270,7 @@ def test_shared_code_names_no_method() -> None:
     import ast
 
     repo = Path(__file__).resolve().parents[1]
-    shared = [p for p in [*repo.glob("analysis/**/*.py"), *repo.glob("app/**/*.py"), repo / "app.py"]
+    shared = [p for p in [*repo.glob("analysis/**/*.py"), *repo.glob("app/**/*.py"), *repo.glob("pages/*.py")]
               if "methods" not in p.relative_to(repo).parts[:-2]]
     # the shared test fixtures too: each method's fixture answers live in its test package (tests/methods/<m>/)
     shared += [repo / "tests" / f for f in ("app/fixture_store.py", "stub_server.py", "conftest.py", "browser/harness.py")]

@@ -10,7 +10,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NamedTuple
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,13 @@ class PageInfo:
     url: str
     section: str
     blurb: str
+
+    @property
+    def script(self) -> str:
+        """The script's absolute path: what ``st.Page``, ``st.page_link``, ``st.switch_page`` and
+        ``AppTest.switch_page`` are given. Each resolves a relative path against the entry script's folder
+        (``app/``), not the repository, so ``path`` is not given to them as it is."""
+        return str(REPO_ROOT / self.path)
 
 
 @dataclass(frozen=True)

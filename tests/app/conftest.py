@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from tests.app.fixture_store import build_fixture_store  # noqa: E402
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app" / "main.py")
 PAGES = ("overview", "leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare", "run", "samples",
          "data")
 
@@ -50,10 +50,11 @@ def app_on_fixture(fixture_store: Path, cache_dir: Path, tmp_path: Path,
 
 
 def page_path(url: str) -> str:
-    """The script of the page with URL path ``url`` (as ``AppTest.switch_page`` takes it)."""
+    """The script of the page with URL path ``url`` (absolute, as ``AppTest.switch_page`` takes it: it resolves a
+    relative path against the entry script's folder)."""
     from app.nav import page
 
-    return page(url).path
+    return page(url).script
 
 
 def open_app(page: str | None = None, **query: str | list[str]) -> AppTest:

@@ -13,7 +13,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_main_runs_app_py_and_warms_after_server_start(monkeypatch: pytest.MonkeyPatch):
+def test_main_runs_the_entry_script_and_warms_after_server_start(monkeypatch: pytest.MonkeyPatch):
     from streamlit.web import bootstrap, cli
 
     import app.launch as launch
@@ -25,7 +25,7 @@ def test_main_runs_app_py_and_warms_after_server_start(monkeypatch: pytest.Monke
     monkeypatch.setattr(launch, "warm_imports", lambda: warmed.set())
 
     launch.main(["--server.port", "1234"])
-    assert calls == [("cli", ["run", str(REPO / "app.py"), "--server.port", "1234"])]
+    assert calls == [("cli", ["run", str(REPO / "app" / "main.py"), "--server.port", "1234"])]
     assert not warmed.is_set()  # nothing is imported before the server listens
 
     bootstrap._on_server_start("server")
@@ -62,5 +62,5 @@ def test_warm_streamlit_first_calls(with_runtime: bool):
 def test_page_icon_is_the_warmed_one():
     from app.launch import PAGE_ICON
 
-    assert "page_icon=PAGE_ICON" in (REPO / "app.py").read_text(encoding="utf-8")
+    assert "page_icon=PAGE_ICON" in (REPO / "app" / "main.py").read_text(encoding="utf-8")
     assert PAGE_ICON and not PAGE_ICON.isascii()  # an emoji: the costly branch of st.set_page_config

@@ -17,7 +17,7 @@ SCRIPT = """
 import json, os, sys
 from streamlit.testing.v1 import AppTest
 at = AppTest.from_file({app!r}, default_timeout=600).run()
-at.switch_page("app/pages/leaderboard.py").run()
+at.switch_page({leaderboard!r}).run()
 assert not at.exception, [e.value for e in at.exception]
 print(json.dumps({{m: m in sys.modules for m in ("semopy", "sklearn", "scipy", "openai")}}))
 """
@@ -29,7 +29,7 @@ def test_warm_start_does_not_import_heavy_packages(tmp_path):
     env = {"ROLESCOPE_DEMO_STORE": str(build_fixture_store(tmp_path / "s.db")), "ROLESCOPE_STORE": str(tmp_path / "u.db"),
            "ROLESCOPE_CACHE_DIR": str(tmp_path / "cache"), "ROLESCOPE_N_BOOT": "100", "PYTHONPATH": str(REPO)}
     def run() -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", SCRIPT.format(app=str(REPO / "app.py"))], cwd=REPO, capture_output=True,
+        return subprocess.run([sys.executable, "-c", SCRIPT.format(app=str(REPO / "app" / "main.py"), leaderboard=str(REPO / "pages" / "leaderboard.py"))], cwd=REPO, capture_output=True,
                               text=True, timeout=900, env={**os.environ, **env})
 
     cold = run()

@@ -1,4 +1,4 @@
-"""Start ``streamlit run app.py`` on 127.0.0.1 and drive it with Debian's Chromium through Playwright.
+"""Start the dashboard (``app/main.py``) on 127.0.0.1 and drive it with Debian's Chromium through Playwright.
 
 Shared by the browser suite (``tests/browser``) and ``bench/bench_app.py``. Never downloads a
 browser: it launches ``/usr/bin/chromium`` (``CHROMIUM``) with a fresh, empty profile.
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
+ENTRY = "app/main.py"  # the dashboard's entry script
 CHROMIUM = os.environ.get("ROLESCOPE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -36,7 +37,7 @@ def free_port() -> int:
 class AppServer:
     """A Streamlit server process on 127.0.0.1:port with the given environment overrides."""
 
-    def __init__(self, env: dict[str, str], log_path: Path, script: str = "app.py"):
+    def __init__(self, env: dict[str, str], log_path: Path, script: str = ENTRY):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = os.environ | env | {"PYTHONUNBUFFERED": "1"}
@@ -47,8 +48,8 @@ class AppServer:
 
     def start(self, timeout: float = 120.0) -> float:
         """Start the server; return seconds until its health endpoint answers."""
-        # app.py starts the way scripts/start.sh starts it; any other script with plain `streamlit run`
-        launch = ["app.launch"] if self.script == "app.py" else ["streamlit", "run", self.script]
+        # the entry script starts the way scripts/start.sh starts it; any other script with plain `streamlit run`
+        launch = ["app.launch"] if self.script == ENTRY else ["streamlit", "run", self.script]
         cmd = [sys.executable, "-m", *launch, "--server.headless", "true", "--server.address",
                "127.0.0.1", "--server.port", str(self.port), "--browser.gatherUsageStats", "false",
                "--server.fileWatcherType", "none", "--global.developmentMode", "false"]

@@ -1,4 +1,4 @@
-"""Real-browser suite: ``streamlit run app.py`` on 127.0.0.1 driven by Debian Chromium through Playwright.
+"""Real-browser suite: the dashboard (``app/main.py``, as ``python -m app.launch`` starts it) on 127.0.0.1 driven by Debian Chromium through Playwright.
 
 Visits every page (the first one by deep link on the fresh server), checks no exception box is shown,
 restores a view from its URL, and drives the Run page through a tiny embedded-model values run to

@@ -135,10 +135,10 @@ def _run_links(run_id: str, method: str | None, result: Outcome | None) -> None:
     c = st.columns([1, 1, 1, 3])
     if result is not None and result.has_results:
         if c[0].button("Show the results", icon=":material/insights:", on_click=_show_user_store, key=f"results-{run_id}"):
-            st.switch_page(page(view(method).home_url).path)
+            st.switch_page(page(view(method).home_url).script)
     else:
         c[0].caption("No results to show: nothing of this run could be scored.")
-    c[1].page_link("app/pages/samples.py", label="Its samples", icon=":material/list_alt:",
+    c[1].page_link(page("samples").script, label="Its samples", icon=":material/list_alt:",
                    query_params={"store": "user", "s_run": run_id})
     c[2].button("Dismiss", icon=":material/close:", key=f"dismiss-{run_id}", on_click=_dismiss, args=(run_id,))
 
@@ -203,7 +203,7 @@ pair_models = [str(stored.loc[r, "model"]) for r in pair if r in finished]
 if len(pair) == 2 and len(set(pair_models)) == 2:
     if st.button(f"Compare {pair_models[0]} and {pair_models[1]}", type="primary", icon=":material/compare_arrows:",
                  key="pair_compare", on_click=_open_compare, args=(pair_models,)):
-        st.switch_page("app/pages/compare.py")
+        st.switch_page(page("compare").script)
 
 
 # -- model and key ------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from analysis.samples import (INVALID, agreement, export_bytes, filter_samples, 
                               sort_samples)
 from app import data, state, ui
 from app.methods import view, views
+from app.nav import page
 from app.samples import show_call
 from app.stores import open_store
 
@@ -106,10 +107,10 @@ def _chart_link(row: pd.Series) -> None:
     """Links from a sample to its run (Data page) and to the page of the method it feeds."""
     v = view(str(row["method"]))
     c = st.columns(2)
-    c[0].page_link("app/pages/data.py", label=f"Its run {row['run_id']}", icon=":material/table_view:",
+    c[0].page_link(page("data").script, label=f"Its run {row['run_id']}", icon=":material/table_view:",
                    query_params={"view": "runs", "run": str(row["run_id"])})
     home = next(p for p in v.pages if p.url == v.home_url) if any(p.url == v.home_url for p in v.pages) else v.pages[0]
-    c[1].page_link(home.path, label=f"The chart it feeds: {home.title}", icon=home.icon,
+    c[1].page_link(home.script, label=f"The chart it feeds: {home.title}", icon=home.icon,
                    query_params={"models": str(row["model"])})
 
 

@@ -8,6 +8,7 @@ import streamlit as st
 from analysis.methods import all_methods
 from app import data, ui
 from app.methods import views
+from app.nav import page as nav_page
 from app.nav import pages as all_pages
 
 ctx = ui.context()
@@ -25,8 +26,8 @@ if runs.empty:
              "Start a small run on the **Run** page (the embedded model needs no key), import published results on the "
              "**Data** page, or from a shell: `python -m analysis run values --model embedded --limit-personas 2 "
              f"--limit-items 10 --store {ref.path}`.")
-    st.page_link("app/pages/run.py", label="Start a run", icon=":material/play_circle:")
-    st.page_link("app/pages/data.py", label="Import results", icon=":material/upload_file:")
+    st.page_link(nav_page("run").script, label="Start a run", icon=":material/play_circle:")
+    st.page_link(nav_page("data").script, label="Import results", icon=":material/upload_file:")
     st.stop()
 
 specs = data.model_specs(ref)
@@ -125,7 +126,7 @@ pages = [p for p in all_pages() if p.url != "overview"]
 grid = st.columns(3)
 for k, page in enumerate(pages):
     with grid[k % 3].container(border=True):
-        st.page_link(page.path, label=page.title, icon=page.icon)
+        st.page_link(page.script, label=page.title, icon=page.icon)
         st.caption(page.blurb)
 
 with st.expander(f"All {len(runs)} runs in {ref.name}"):
