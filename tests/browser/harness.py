@@ -122,6 +122,20 @@ def browser_context(viewport: tuple[int, int] = (1400, 1000), profile: Path | No
 
 
 @contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian Chromium launched once through Playwright (not persistent): each ``browser.new_context()`` is a fresh
+    one, with no cookies, storage, cache or Streamlit session of another."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
 def browser_tab(viewport: tuple[int, int] = (1400, 1000), timeout_ms: float = 300_000) -> Iterator[Any]:
     """One page in a fresh ``browser_context`` with a generous default timeout (CI machines are shared)."""
     with browser_context(viewport) as context:
