@@ -5,6 +5,10 @@ script). The browser's cold deep links are ``tests/browser/test_deep_links.py``.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from tests.app.conftest import APP, PAGES
@@ -55,3 +59,17 @@ def test_streamlit_registers_every_page_under_its_url(app_on_fixture) -> None:
     assert PagesManager.uses_pages_directory is False
     registered = {info["url_pathname"]: info["script_path"] for info in at._registered_pages.values()}
     assert registered == {("" if p.url == HOME else p.url): p.script for p in pages()}
+
+
+def test_the_entry_script_finds_the_repository_on_its_own(tmp_path: Path) -> None:
+    """``streamlit run app/main.py`` puts ``app/``, not the repository, on the import path (so does AppTest): run from
+    another folder, with no PYTHONPATH, the entry script still imports the ``app`` package and shows the Overview."""
+    script = ("from streamlit.testing.v1 import AppTest; import json; "
+              f"at = AppTest.from_file({APP!r}, default_timeout=300).run(); "
+              "print(json.dumps([[e.message for e in at.exception], [t.value for t in at.title]]))")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {
+        "ROLESCOPE_DEMO_STORE": str(tmp_path / "no-demo.db"), "ROLESCOPE_STORE": str(tmp_path / "empty.db"),
+        "ROLESCOPE_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [[], ["RoleScope"]]
