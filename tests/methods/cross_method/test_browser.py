@@ -54,7 +54,8 @@ def test_a_campaign_from_the_run_page_then_its_matrix_and_a_cell(server, stub, p
     assert title(page) == "Run" and exceptions(page) == []
     main = page.locator('[data-testid="stMain"]')
     calls = main.locator('[data-testid="stMetric"]').filter(has_text="LLM calls").first.inner_text()
-    assert int(calls.splitlines()[-1].replace(",", "")) == 6 * (10 + 10)
+    # 6 personas × (10 values items + IPIP-NEO-120's first 10 and A1 Trust's 3 later items: the trust pair's facet whole)
+    assert int(calls.splitlines()[-1].replace(",", "")) == 6 * (10 + 13)
     page.get_by_role("button", name="Start run").click()
     outcome = main.locator('[data-testid^="stAlertContent"]').filter(has_text=ENDED)
     outcome.first.wait_for(timeout=600_000)
@@ -63,7 +64,7 @@ def test_a_campaign_from_the_run_page_then_its_matrix_and_a_cell(server, stub, p
         runs = store.runs().set_index("run_id")
         [campaign] = runs.index[runs["method"] == "cross_method"]
         answers = store.table("inventory_answers", [f"{campaign}-inventory"])
-    assert runs.loc[campaign, "status"] == "completed" and len(answers) == 60
+    assert runs.loc[campaign, "status"] == "completed" and len(answers) == 6 * 13
     assert "Run completed" in outcome.first.inner_text()
     page.get_by_role("button", name="Show the results").click()
     wait_idle(page)
