@@ -19,7 +19,7 @@ TOP: tuple[PageInfo, ...] = (
     PageInfo("pages/overview.py", "Overview", ":material/home:", "overview", "",
              "What is loaded and each method's headline per model."),
     PageInfo("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard", "",
-             "Every method's models ranked: the Stick to Your Role! Cardinal / Ordinal board, each headline elsewhere."),
+             "Every method's models ranked: a method's own board where it has one, else its headlines."),
 )
 TOOLS: tuple[PageInfo, ...] = (
     PageInfo("pages/compare.py", "Compare two models", ":material/difference:", "compare", "Tools",

@@ -63,12 +63,12 @@ with st.spinner("Computing paired bootstrap CIs…"):
     diffs = data.compare(ref_a, a, ref_b, b)
 st.subheader("Headline numbers")
 if diffs.empty:
-    ui.empty(f"{la} and {lb} share no method with data.", "Run both on the same method (values or MBTI) first.")
+    ui.empty(f"{la} and {lb} share no method with data.", "Run both on the same method first.")
 else:
-    st.caption("A − B with a 95% paired bootstrap CI where both models answered the same units (values: shared personas "
-               "resampled together; MBTI: shared testing indices, which share their option permutations). A CI that "
-               "excludes 0 means the difference is larger than resampling noise. Grey points have no CI. An undefined "
-               "A − B (—, its reason in the note) is neither shown nor plotted, whatever the two sides read.")
+    st.caption("A − B with a 95% paired bootstrap CI where both models answered the same units (each row's note names "
+               "them: the shared personas, testings or contexts resampled together). A CI that excludes 0 means the "
+               "difference is larger than resampling noise. Grey points have no CI. An undefined A − B (—, its reason "
+               "in the note) is neither shown nor plotted, whatever the two sides read.")
     table = diffs.assign(ci=[ui.ci_text(None, lo, hi, 3) if lo == lo else "—" for lo, hi in zip(diffs["lo"], diffs["hi"])])
     table = table.drop(columns=["lo", "hi"]).rename(columns={"a": la, "b": lb, "diff": "A − B", "ci": "95% CI of A − B"})
     table = table[["method", "metric", la, lb, "A − B", "95% CI of A − B", "note"]]
@@ -92,8 +92,8 @@ rates_a, rates_b = data.invalid_rates(ref_a), data.invalid_rates(ref_b)
 pair = pd.concat([rates_a[rates_a["model"] == a].assign(model=la), rates_b[rates_b["model"] == b].assign(model=lb)])
 if len(pair):
     st.subheader("Invalid answers and refusals")
-    st.caption("Share of unscorable answers (and PersonaGym refusals) with 95 % Wilson intervals: when the two models' "
-               "intervals are far apart, their scores rest on different subsets of the questions.")
+    st.caption("Share of unscorable answers (and of refusals, where a method counts them) with 95 % Wilson intervals: "
+               "when the two models' intervals are far apart, their scores rest on different subsets of the questions.")
     wide = pair.assign(share=[ui.ci_text(100 * r, 100 * lo, 100 * hi, 1) + " %" if n else "—"
                               for r, lo, hi, n in zip(pair["rate"], pair["lo"], pair["hi"], pair["n"])])
     wide = wide.pivot_table(index=["method", "kind"], columns="model", values="share", aggfunc="first").reset_index()

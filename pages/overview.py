@@ -99,8 +99,8 @@ if against and nulls:
 
 # -- invalid answers and refusals: what makes two models comparable --------------------------------
 st.subheader("Invalid answers and refusals")
-st.caption("Share of each model's answers that could not be scored (kept, never filled in) and, for PersonaGym, of "
-           "answers that step out of the persona, with 95 % Wilson intervals. A model answering 40 % invalid is not "
+st.caption("Share of each model's answers that could not be scored (kept, never filled in) and, where a method counts "
+           "them, of answers that step out of the persona, with 95 % Wilson intervals. A model answering 40 % invalid is not "
            "comparable with one answering 2 %, whatever its scores.")
 with st.spinner("Counting invalid answers…"):
     rates = data.invalid_rates(ref)

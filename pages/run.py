@@ -52,8 +52,8 @@ LEVEL = {"success": (st.success, "✅"), "warning": (st.warning, "⚠️"), "err
 def _counts_row(counts: Counts, tokens: str | None, clock: tuple[str, str]) -> None:
     """Planned, sent, answered, failed and not-asked calls apart (and tokens, ETA or time taken)."""
     cols = st.columns(7)
-    cols[0].metric("Planned", counts.planned, help="Calls the plan makes (PersonaGym: an upper bound; environments and "
-                   "questions may come out fewer)")
+    cols[0].metric("Planned", counts.planned, help="Calls the plan makes: an upper bound where a step's output sets "
+                   "the next step's size (e.g. generated environments and questions may come out fewer)")
     cols[1].metric("Sent", counts.sent, help="Requests that went to the endpoint (answers from the cache are not sent)")
     cols[2].metric("Answered", counts.answered, help=f"Calls with a stored reply ({counts.cached} from the cache)")
     cols[3].metric("Failed", counts.failed, help="No reply after the retries")
@@ -312,7 +312,8 @@ def _estimate(method: str, plan: Any, plan_dict: dict, spec: ModelSpec) -> RunEs
 def _show_estimate(est: RunEstimate, spec: ModelSpec, label: str = "") -> None:
     cols = st.columns(4)
     cols[0].metric(f"LLM calls{label}", f"{est.n_calls:,}",
-                   help="PersonaGym: the upper bound (environments and questions may come out fewer)")
+                   help="An upper bound where a step's output sets the next step's size (e.g. generated "
+                   "environments and questions may come out fewer)")
     cols[1].metric("Tokens in / out (est.)", "—" if est.tokens_in is None else f"{est.tokens_in:,} / {est.tokens_out:,}",
                    help=None if est.tokens_in is not None else "Prompts of this method depend on replies not yet made: "
                    "known after a first run of this model")

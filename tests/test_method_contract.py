@@ -283,3 +283,23 @@ def test_shared_code_names_no_method() -> None:
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(packages):
                 found.append(f"{path.relative_to(repo)}:{node.lineno} import {node.module}")
     assert shared and found == []
+
+
+def test_shared_pages_name_no_method_in_their_prose() -> None:
+    """The shared pages (``pages/``) and the app's shared modules speak of methods only through the registry: no
+    string in them names a method by its label or title (or the paper a title names in parentheses); a method's own
+    words are its view's and headlines'."""
+    import ast
+    import re
+
+    repo = Path(__file__).resolve().parents[1]
+    words = set()
+    for method in methods.all_methods():
+        for text in (method.title, method.label):
+            words |= {w.strip() for w in re.split(r"[()]", text) if w.strip()}
+    shared = [*repo.glob("pages/*.py"), *[p for p in repo.glob("app/*.py")]]
+    found = [f"{path.relative_to(repo)}:{node.lineno} {word!r}"
+             for path in shared for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)
+             for word in words if re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", node.value)]
+    assert len(words) >= 10 and len(shared) >= 10 and found == []
