@@ -32,17 +32,3 @@ def resolve_anchor(anchor: dict) -> tuple[str, dict] | None:
 #: The seed offset of this method's answers in the app fixture store (``tests/app/fixture_store.py``: model k's seed is
 #: k + FIXTURE_SEED; the store writes methods in this order).
 FIXTURE_SEED = 11
-
-
-def fixture_answers(store, model: str, seed: int) -> None:
-    """This method's runs of ``model`` in the app fixture store (``tests/methods/mbti/fixture.py``)."""
-    from tests.methods.mbti.fixture import fixture_answers as build
-
-    build(store, model, seed)
-
-
-def tiny_answers(store) -> None:
-    """This method's run in the tiny store (``tests/app/fixture_store.py:build_tiny_store``)."""
-    from tests.methods.mbti.fixture import tiny_answers as build
-
-    build(store)

@@ -15,10 +15,3 @@ PARSE_SAMPLES = {
 #: The seed offset of this method's answers in the app fixture store (``tests/app/fixture_store.py``: model k's seed is
 #: k + FIXTURE_SEED; the store writes methods in this order).
 FIXTURE_SEED = 31
-
-
-def fixture_answers(store, model: str, seed: int) -> None:
-    """This method's runs of ``model`` in the app fixture store (``tests/methods/personagym/fixture.py``)."""
-    from tests.methods.personagym.fixture import fixture_answers as build
-
-    build(store, model, seed)

@@ -19,10 +19,3 @@ PARSE_SAMPLES = {
 #: The seed offset of this method's answers in the app fixture store (``tests/app/fixture_store.py``: model k's seed is
 #: k + FIXTURE_SEED; the store writes methods in this order).
 FIXTURE_SEED = 21
-
-
-def fixture_answers(store, model: str, seed: int) -> None:
-    """This method's runs of ``model`` in the app fixture store (``tests/methods/trust/fixture.py``)."""
-    from tests.methods.trust.fixture import fixture_answers as build
-
-    build(store, model, seed)

@@ -15,17 +15,3 @@ PARSE_SAMPLES = {"values-option": [
 #: The seed offset of this method's answers in the app fixture store (``tests/app/fixture_store.py``: model k's seed is
 #: k + FIXTURE_SEED; the store writes methods in this order).
 FIXTURE_SEED = 1
-
-
-def fixture_answers(store, model: str, seed: int) -> None:
-    """This method's runs of ``model`` in the app fixture store (``tests/methods/values/fixture.py``)."""
-    from tests.methods.values.fixture import fixture_answers as build
-
-    build(store, model, seed)
-
-
-def tiny_answers(store) -> None:
-    """This method's run in the tiny store (``tests/app/fixture_store.py:build_tiny_store``)."""
-    from tests.methods.values.fixture import tiny_answers as build
-
-    build(store)
