@@ -12,7 +12,7 @@ SIZES: dict[Size, dict[str, Any]] = {
     "full": {"domains": ["E", "A", "N"], "levels": [1, 5, 9], "items": None,
              # the cross-method campaign: IPIP-NEO-120's first 60 items, every facet twice
              "campaign_items": 60},
-    "reduced": {"domains": ["E"], "levels": [1, 5, 9], "items": 6, "campaign_items": 4},
+    "reduced": {"domains": ["E"], "levels": [1, 9], "items": 4, "campaign_items": 2},
 }
 TEXT_TOKENS = 8
 

@@ -9,8 +9,15 @@ from analysis.demo_config import DemoConfig, DemoPart, Size
 SIZES: dict[Size, dict[str, Any]] = {
     "full": {"personas": 20, "items": None, "contexts": ["no_conv", "topics_a", "topics_b", "chess"],
              "campaign_items": None},
-    "reduced": {"personas": 2, "items": 6, "contexts": ["no_conv", "topics_b"], "campaign_items": 4},
+    # one persona, one conversation context (prefix reuse), short conversation messages
+    "reduced": {"personas": 1, "items": 4, "contexts": ["no_conv", "topics_b"], "campaign_items": 2,
+                "conversation_max_tokens": 40},
 }
+
+
+def _conversation(size: Size) -> dict[str, Any]:
+    """The conversation settings of a size (the method's defaults unless the size sets them)."""
+    return {k: SIZES[size][k] for k in ("conversation_max_tokens",) if k in SIZES[size]}
 
 
 def plan(config: DemoConfig, size: Size) -> dict[str, Any]:
@@ -19,7 +26,7 @@ def plan(config: DemoConfig, size: Size) -> dict[str, Any]:
     s = SIZES[size]
     return build_values_plan(config.spec(), contexts=s["contexts"], limit_personas=s["personas"],
                              limit_items=s["items"], answer_mode=config.answer_mode, seed=0,
-                             prefix_reuse=True).model_dump()
+                             prefix_reuse=True, **_conversation(size)).model_dump()
 
 
 def svs_plan(config: DemoConfig, size: Size, svs: Any) -> dict[str, Any]:
