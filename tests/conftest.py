@@ -1,13 +1,29 @@
-"""Shared pytest fixtures."""
+"""Shared pytest fixtures, and which tests run in the suite's serial phase."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
 
 from tests.stub_server import StubServer
+
+#: Test files that run alone (``scripts/test.sh`` runs them after the parallel phase): those that start the embedded
+#: model, which needs both cores, and those that drive Chromium against a live server, whose waits assume an idle
+#: machine. A single test elsewhere that starts the model is marked ``@pytest.mark.serial``; in the parallel phase
+#: ``tests/guards/no_embedded`` makes any other one fail at once.
+SERIAL_PATHS = ("tests/browser/*", "tests/*/test_browser.py", "tests/*/*/test_browser.py", "tests/*embedded*",
+                "tests/test_demo_build.py")
+REPO = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        where = item.path.relative_to(REPO).as_posix()
+        if any(fnmatch(where, pattern) for pattern in SERIAL_PATHS):
+            item.add_marker(pytest.mark.serial)
 
 
 @pytest.fixture
