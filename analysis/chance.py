@@ -31,6 +31,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from analysis.runs.side_store import readable, writable
 from analysis.runs.store import Store, Table, register_table
 
 Better = Literal["higher", "lower"]
@@ -160,7 +161,7 @@ def design_key(method: str, design: Any) -> str:
 def cached_draws(store: Store | None, method: str, design: Any, n_sims: int, seed: int,
                  compute: Callable[[], dict[str, list[float]]]) -> dict[str, list[float]]:
     """``compute()`` unless the store holds draws for this design, ``n_sims`` and ``seed``; new draws are written
-    back when the store is writable (a read-only store is simply not cached). One part of ``cached_parts``."""
+    back (into the side store of a read-only store: ``analysis.runs.side_store``). One part of ``cached_parts``."""
     return cached_parts(store, method, {"draws": (design, n_sims)}, seed,
                         lambda missing: [(lambda: {"draws": compute()},)])["draws"]
 
@@ -172,26 +173,31 @@ def cached_parts(store: Store | None, method: str, parts: Mapping[str, tuple[Any
     its own key (``design_key``) as ``cached_draws`` does. ``plan(missing)`` gives the jobs that compute the parts
     the store lacks: picklable calls ``(function, *args)`` each returning ``{part name: {metric: draws}}`` (a job may
     compute several parts from the same simulated data sets). They run on ``workers`` processes
-    (``analysis.parallel.run_parallel``); what they compute is written back when the store is writable. Returns
+    (``analysis.parallel.run_parallel``); what they compute is written back (a read-only store's into its side store). Returns
     name -> draws (JSON-like: None for an undefined draw when read from the store)."""
     from analysis.parallel import run_parallel
 
     keys = {name: design_key(method, {"design": what, "n_sims": n, "seed": seed}) for name, (what, n) in parts.items()}
     out: dict[str, dict[str, list[float]]] = {}
-    if store is not None and NULL_TABLE.name in store.table_names() and keys:
+    for source in readable(store) if store is not None and keys else ():
+        if NULL_TABLE.name not in source.table_names():
+            continue
         marks = ",".join("?" * len(keys))
-        found = {row["design_key"]: row["draws"] for row in store.query(
+        found = {row["design_key"]: row["draws"] for row in source.query(
             f'SELECT design_key, draws FROM "{NULL_TABLE.name}" WHERE design_key IN ({marks})', tuple(keys.values()))}
-        out = {name: json.loads(found[key]) for name, key in keys.items() if key in found}
+        out |= {name: json.loads(found[key]) for name, key in keys.items() if key in found and name not in out}
     missing = [name for name in parts if name not in out]
     computed: dict[str, dict[str, list[float]]] = {}
     for result in run_parallel(plan(missing), workers) if missing else []:
         computed |= {name: draws for name, draws in result.items() if name in missing}
-    if computed and store is not None and not getattr(store, "read_only", False):
-        store.upsert(NULL_TABLE.name, [
-            {"design_key": keys[name], "method": method, "n_sims": parts[name][1], "seed": seed,
-             "draws": json.dumps({k: [None if v is None or not np.isfinite(v) else v for v in vs] for k, vs in draws.items()})}
-            for name, draws in computed.items()])
+    if computed and store is not None:
+        with writable(store) as target:
+            if target is not None:
+                target.upsert(NULL_TABLE.name, [
+                    {"design_key": keys[name], "method": method, "n_sims": parts[name][1], "seed": seed,
+                     "draws": json.dumps({k: [None if v is None or not np.isfinite(v) else v for v in vs]
+                                          for k, vs in draws.items()})}
+                    for name, draws in computed.items()])
     return out | computed
 
 

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
@@ -93,8 +91,9 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
     ``cancel`` (Ctrl-C in the CLI) stops the current run gracefully and skips the rest; the store is still finalized.
     ``svs``: an SVS instrument (folder or hf:// path) adds the parts that need it (``DemoPart.needs``), one run per
     configuration.
-    ``chance_sims``: simulations per null model cached in the store for every page's chance bands (default: the
-    dashboard's ``analysis.chance.DEFAULT_SIMS`` for the bundled demo, none for other stores).
+    ``chance_sims``: simulations per null model of the reports and chance bands computed into the store as the
+    dashboard asks for them (``precompute_reports``; default: the dashboard's ``analysis.chance.DEFAULT_SIMS`` for the
+    bundled demo, none for other stores).
     ``imports``: a folder of the public sources of real models' answers that methods import, numbers only
     (``Method.bundled_imports``; default: the anchors copy for the bundled demo, none for other stores; False: none)."""
     given = {"svs": svs}
@@ -151,8 +150,9 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
     if imports and not (cancel is not None and cancel.is_set()):
         run_ids += import_published(store_path, Path(imports), log)
     sims = (DEFAULT_SIMS if _is_bundled(store_path) else 0) if chance_sims is None else chance_sims
+    compact(store_path)
     if sims > 0 and not (cancel is not None and cancel.is_set()):
-        precompute_chance(store_path, sims, log)
+        precompute_reports(store_path, sims, log)
     finalize(store_path)
     return run_ids
 
@@ -188,21 +188,29 @@ def date_first(store: Store, run_id: str) -> None:
         store.redate_run(run_id, float(oldest["t"]) - 1.0, with_parts=True)
 
 
-def precompute_chance(store_path: Path, n_sims: int, log: Callable[[str], None]) -> None:
-    """Simulate every null the pages show (``Method.chance`` of every method, and the nulls a method's pages draw
-    beyond it: ``precompute_chance(store, n_sims)`` in its ``demo.py``) so their draws are cached in the store: a first
-    visit shows its bands at once."""
+#: Bootstrap resamples of the reports the dashboard asks for by default (``app.data.N_BOOT``, ``ROLESCOPE_N_BOOT``).
+DASHBOARD_BOOT = 1000
+
+
+def precompute_reports(store_path: Path, n_sims: int, log: Callable[[str], None], n_boot: int = DASHBOARD_BOOT) -> None:
+    """Compute every method's report and chance bands as the dashboard asks for them by default (``n_boot``
+    resamples, ``n_sims`` draws per null, each model's latest configuration), and what a method's pages read beyond
+    them (``precompute(store, n_sims, n_boot=...)`` in its ``demo.py``), into the store's own report table
+    (``analysis.report_cache``): the bundled demo ships with them, so a first visit computes nothing. Reports and
+    draws of older code or options are dropped first (they are never read again)."""
     from analysis import methods
+    from analysis.report_cache import REPORT_TABLE
 
     with Store(store_path) as store:
-        store.clear(NULL_TABLE.name)  # draws of an older design or simulation version are never read again
+        store.clear(NULL_TABLE.name)
+        store.clear(REPORT_TABLE.name)
         for method in methods.all_methods():
             started = time.monotonic()
-            method.chance(store, n_sims)
-            extra = getattr(_demo_module(method.name), "precompute_chance", None)
+            method.cached_chance(store, n_sims, config={}, n_boot=n_boot)
+            extra = getattr(_demo_module(method.name), "precompute", None)
             if extra is not None:
-                extra(store, n_sims)
-            log(f"chance: {method.name} nulls ({n_sims} draws each) in {time.monotonic() - started:.0f}s")
+                extra(store, n_sims, n_boot=n_boot)
+            log(f"reports: {method.name} (chance: {n_sims} draws per null) in {time.monotonic() - started:.0f}s")
 
 
 def _line_logger(run_id: str, log: Callable[[str], None]) -> Callable[[Any], None]:
@@ -251,23 +259,29 @@ def slim_logprobs(conn: sqlite3.Connection, keep: int = KEPT_TOP_LOGPROBS) -> in
     return changed
 
 
-def finalize(store_path: Path) -> None:
-    """Checkpoint the WAL into the file and switch to rollback journal, so the file alone is the store;
-    the bundled store is also packed into its committed archive (``analysis.demo_store``) and its metric documents
-    are computed for a first visit without waiting (``python -m app.documents``, in its own process: the dashboard's
-    code, which this package does not import)."""
+def compact(store_path: Path) -> None:
+    """Drop what the bundled demo does not keep (calls no run uses, logprobs no reader reads) and VACUUM. Before the
+    reports are computed: VACUUM may renumber rows, and a report is keyed by the store's content
+    (``analysis.report_cache.content_signature``: row counts and largest rowids)."""
     conn = sqlite3.connect(store_path)
     try:
         if _is_bundled(store_path):
             prune_unreferenced_calls(conn)
             slim_logprobs(conn)
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        conn.execute("PRAGMA journal_mode=DELETE")
         conn.execute("VACUUM")
+    finally:
+        conn.close()
+
+
+def finalize(store_path: Path) -> None:
+    """Checkpoint the WAL into the file and switch to rollback journal, so the file alone is the store;
+    the bundled store is also packed into its committed archive (``analysis.demo_store``), its reports included."""
+    conn = sqlite3.connect(store_path)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("PRAGMA journal_mode=DELETE")
     finally:
         conn.close()
     if _is_bundled(store_path):
         pack(store_path, DEMO_ARCHIVE)
-        env = {k: v for k, v in os.environ.items() if k not in ("ROLESCOPE_N_BOOT", "ROLESCOPE_CHANCE_SIMS")}
-        subprocess.run([sys.executable, "-m", "app.documents", "--store", str(store_path)], cwd=REPO_ROOT, env=env,
-                       check=True)

@@ -11,7 +11,8 @@ computed in ``report_cache`` under a key that hashes all three:
 - the **code**: the hash of the method's folder and the shared modules it declares (``code_fingerprint`` of
   ``Method.source_paths``; the caller names them, so this module never looks a method up).
 
-A read-only store is read, never written. The null draws behind the chance bands are kept apart, per part of the
+A read-only store is read, never written: what is computed from it is kept in its side store
+(``analysis.runs.side_store``). The null draws behind the chance bands are kept apart, per part of the
 design (``analysis.chance.cached_parts``), so a report with other options still reuses them.
 """
 
@@ -25,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from analysis.runs.side_store import readable, writable
 from analysis.runs.store import Store, Table, register_table
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -37,8 +39,8 @@ REPORT_TABLE = register_table(Table(
 #: Tables whose content is derived from the others (caches), or describes runs without changing a number (their
 #: names, tags and notes): they do not count in the content signature.
 DERIVED = ("report_cache", "null_draws", "run_labels")
-#: Reports kept per method; older ones are dropped when a new one is written.
-KEEP = 8
+#: Documents kept per kind (a method's reports, its chance bands, ...); older ones are dropped when a new one is written.
+KEEP = 32
 
 
 def content_signature(store: Store) -> str:
@@ -80,18 +82,22 @@ def report_key(store: Store, method: str, options: Mapping[str, Any], sources: t
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def cached_report(store: Store, method: str, options: Mapping[str, Any], compute: Callable[[], dict[str, Any]], *,
-                  sources: tuple[str, ...]) -> dict[str, Any]:
-    """The report ``compute()`` makes, read from the store when it holds one for this content, options and code (the
-    method's ``sources``: ``Method.source_paths``); written back when the store is writable."""
+def cached_report(store: Store, method: str, options: Mapping[str, Any], compute: Callable[[], Any], *,
+                  sources: tuple[str, ...]) -> Any:
+    """The document ``compute()`` makes (a method's report, or another document of it: ``method`` names the kind, as
+    ``chance-values``), read from the store when it holds one for this content, options and code (the method's
+    ``sources``: ``Method.source_paths``); else computed and written back: into the store when it is writable, into
+    its side store when it is read-only (``analysis.runs.side_store``)."""
     key = report_key(store, method, options, sources)
-    if REPORT_TABLE.name in store.table_names():
-        row = store.query_one(f'SELECT doc FROM "{REPORT_TABLE.name}" WHERE key = ?', (key,))
-        if row is not None:
-            return json.loads(row["doc"])
+    for source in readable(store):
+        if REPORT_TABLE.name in source.table_names():
+            row = source.query_one(f'SELECT doc FROM "{REPORT_TABLE.name}" WHERE key = ?', (key,))
+            if row is not None:
+                return json.loads(row["doc"])
     doc = compute()
-    if not getattr(store, "read_only", False):
-        store.upsert(REPORT_TABLE.name, [{"key": key, "method": method, "doc": json.dumps(doc, allow_nan=False),
-                                          "created_at": time.time()}])
-        store.keep_newest(REPORT_TABLE.name, "method", method, "created_at", KEEP)
+    with writable(store) as target:
+        if target is not None:
+            target.upsert(REPORT_TABLE.name, [{"key": key, "method": method, "doc": json.dumps(doc, allow_nan=False),
+                                               "created_at": time.time()}])
+            target.keep_newest(REPORT_TABLE.name, "method", method, "created_at", KEEP)
     return doc

@@ -1,9 +1,10 @@
 """Cached reads of a store and the ``analysis`` computations the pages draw.
 
 Every function takes a ``StoreRef`` (path, read-only flag, content signature) so results are
-recomputed exactly when the store changes (a finished run, an import). Expensive metric
-documents are also kept on disk (``app.cache``) so a restarted server paints at once.
-Nothing here computes a metric itself: it calls ``analysis`` and reshapes for display.
+recomputed exactly when the store changes (a finished run, an import). A method's report and chance bands are kept in
+the store they describe (``analysis.report_cache``; a read-only store's in its side store), so a restarted server
+paints at once; the bundled demo ships with its default ones. Nothing here computes a metric itself: it calls
+``analysis`` and reshapes for display.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app.cache import cached_json
 from app.stores import StoreRef, open_store
 
 N_BOOT = int(os.environ.get("ROLESCOPE_N_BOOT", "1000"))
@@ -28,11 +28,6 @@ CACHE = {"show_spinner": False, "max_entries": 64}
 
 def _store(ref: StoreRef):
     return open_store(ref.path, ref.read_only)
-
-
-def _configs(ref: StoreRef) -> str:
-    """The chosen configurations as a disk-cache key part (empty when every model shows its latest)."""
-    return f"|config={sorted(ref.configs)}" if ref.configs else ""
 
 
 @st.cache_data(**CACHE)
@@ -140,12 +135,9 @@ def models_in(ref: StoreRef) -> list[str]:
 @st.cache_data(**CACHE)
 def report(ref: StoreRef, method: str) -> dict[str, Any]:
     """The method's report for this store (``Method.report``): every number its pages, the Overview and Compare show."""
-    def compute() -> dict[str, Any]:
-        from analysis import methods  # a method's metrics import scipy & co.: only on a cache miss
+    from analysis import methods  # the registry is light; a method's metrics (scipy & co.) load on a cache miss only
 
-        return methods.get(method).cached_report(_store(ref), config=ref.chosen(method), n_boot=N_BOOT)
-
-    return cached_json(method, ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
+    return methods.get(method).cached_report(_store(ref), config=ref.chosen(method), n_boot=N_BOOT)
 
 
 def present_methods(ref: StoreRef) -> list[Any]:
@@ -160,12 +152,9 @@ def present_methods(ref: StoreRef) -> list[Any]:
 @st.cache_data(**CACHE)
 def chance(ref: StoreRef, method: str) -> dict[str, Any]:
     """Each model's null bands for ``method`` (``Method.chance``; observed numbers = its report's)."""
-    def compute() -> dict[str, Any]:
-        from analysis import methods
+    from analysis import methods
 
-        return methods.get(method).chance(_store(ref), CHANCE_SIMS, config=ref.chosen(method), report=report(ref, method))
-
-    return cached_json(f"chance-{method}", ref.path, ref.signature, compute, f"sims={CHANCE_SIMS}{_configs(ref)}")
+    return methods.get(method).cached_chance(_store(ref), CHANCE_SIMS, config=ref.chosen(method), n_boot=N_BOOT)
 
 
 @st.cache_data(**CACHE)

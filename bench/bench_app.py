@@ -21,7 +21,7 @@
 
 Targets: first paint <= 3 s (warm cache) and <= 1.15x a bare Streamlit app's, a filtered Samples list <= 1 s warm,
 page switch <= 0.5 s, the leaderboard table on a first visit (empty
-metric cache folder: the demo's shipped documents, ``app.documents``) within 1.2x of a warm start. The store is the bundled demo (unpacked from
+metric cache folder: the reports the demo store ships with, ``analysis.demo.precompute_reports``) within 1.2x of a warm start. The store is the bundled demo (unpacked from
 its archive) when it exists, else the test fixture store (``--store`` picks another). Prints the 1-minute load average.
 Run: ``.venv/bin/python bench/bench_app.py``
 """
@@ -204,7 +204,7 @@ def main() -> int:
         print(f"store: {store} ({store.stat().st_size / 1e6:.1f} MB); load average (1 min): {os.getloadavg()[0]:.1f}")
         profile = out / "browser-profile"
         cold = first_paint(store, cache, out, profile)
-        # a first ever start each time: an empty metric cache folder (the shipped demo documents only), new profile
+        # a first ever start each time: an empty cache folder (the reports the demo store ships with only), new profile
         colds = [cold.table] + [first_paint(store, out / f"cache-cold-{i}", out).table for i in range(1, REPEATS)]
         print(f"leaderboard table painted, empty metric cache, new browser profile:  median {statistics.median(colds):.2f} s "
               f"({_list(colds)}; server answering after {cold.ready:.2f} s)")

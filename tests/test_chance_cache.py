@@ -89,7 +89,29 @@ def test_parallel_draws_equal_serial_ones() -> None:
     assert vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=3, slow_sims=2, workers=2) == serial
 
 
-def test_read_only_store_is_read_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_read_only_store_is_never_written_its_draws_go_to_its_side_store(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Draws computed from a read-only store are kept in its side store (``analysis.runs.side_store``), so the second
+    visit simulates nothing; the store's file is left byte-identical."""
+    from analysis.runs.side_store import side_path
+
+    monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    answers = small_answers()
+    Store(tmp_path / "s.db").close()
+    before = (tmp_path / "s.db").read_bytes()
+    calls = counting(monkeypatch)
+    with Store(tmp_path / "s.db", read_only=True) as store:
+        first = vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=2, slow_sims=0, store=store, workers=1)
+        again = vchance.model_chance(answers, {"contexts": {}}, KEYS, n_sims=2, slow_sims=0, store=store, workers=1)
+    assert len(calls) == 2 * 3 and again == first
+    assert (tmp_path / "s.db").read_bytes() == before
+    assert side_path(tmp_path / "s.db").is_file()
+
+
+def test_an_unwritable_cache_folder_computes_every_time_and_fails_nothing(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "cache").write_text("a file where the cache folder should be")
+    monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(tmp_path / "cache"))
     answers = small_answers()
     Store(tmp_path / "s.db").close()
     calls = counting(monkeypatch)
@@ -134,6 +156,13 @@ def test_report_is_kept_until_the_content_or_the_code_changes(tmp_path: Path, mo
         assert len(calls) == 4
     with Store(path, read_only=True) as store:  # read: the report computed above for this code
         assert counted.cached_report(store, n_boot=20) and len(calls) == 4
+    monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(report_cache, "code_fingerprint", lambda sources: "changed again")
+    before = path.read_bytes()
+    with Store(path, read_only=True) as store:  # computed once, then read from its side store; the file untouched
+        counted.cached_report(store, n_boot=20)
+        counted.cached_report(store, n_boot=20)
+    assert len(calls) == 5 and path.read_bytes() == before
 
 
 def test_deleting_a_run_changes_the_content_signature(tmp_path: Path) -> None:

@@ -311,6 +311,16 @@ class Method:
                              lambda: self.report(store, model, config=config, n_boot=n_boot, chance=chance),
                              sources=self.source_paths)
 
+    def cached_chance(self, store: Any, n_sims: int, *, config: Any = None, n_boot: int = 1000) -> dict[str, Any]:
+        """``chance`` on the report ``cached_report`` gives for these options, kept beside it (the same cache, kind
+        ``chance-<method>``): {model: the null bands its pages show}."""
+        from analysis.report_cache import cached_report
+
+        report = self.cached_report(store, config=config, n_boot=n_boot)
+        options = {"config": config, "n_boot": n_boot, "n_sims": n_sims}
+        return cached_report(store, f"chance-{self.name}", options,
+                             lambda: self.chance(store, n_sims, config=config, report=report), sources=self.source_paths)
+
     def build_session(self, plan: dict[str, Any], executor: Any, store: Any, run_id: str, spec: ModelSpec) -> Session:
         return self.session(plan, executor, store, run_id, spec)
 

@@ -1,4 +1,4 @@
-"""The app's helpers: on-disk metric cache, one colour per value, figure builders' invariants."""
+"""The app's helpers: one colour per value, figure builders' invariants, Compare's rows."""
 
 from __future__ import annotations
 
@@ -7,32 +7,8 @@ import pandas as pd
 from analysis.methods.values import VALUES
 from app import figures
 from app.methods.values import figures as values_figures
-from app.cache import cached_json
 from app.methods.values.palette import VALUE_COLORS
 from app.palette import model_colors
-
-
-def test_disk_cache_reuses_until_the_store_changes(tmp_path, monkeypatch):
-    """The same kind/store/signature computes once; a new signature (a finished run) computes again."""
-    monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    calls = []
-
-    def compute(n: int):
-        calls.append(n)
-        return {"n": n}
-
-    assert cached_json("values", "/x/store.db", "sig-1", lambda: compute(1)) == {"n": 1}
-    assert cached_json("values", "/x/store.db", "sig-1", lambda: compute(2)) == {"n": 1}
-    assert cached_json("values", "/x/store.db", "sig-2", lambda: compute(3)) == {"n": 3}
-    assert cached_json("values", "/y/other.db", "sig-1", lambda: compute(4)) == {"n": 4}
-    assert calls == [1, 3, 4]
-
-
-def test_disk_cache_skips_documents_it_cannot_store(tmp_path, monkeypatch):
-    """A document with NaN is returned but not written (JSON has no NaN), so nothing stale is read back."""
-    monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    assert cached_json("mbti", "/x.db", "s", lambda: {"x": float("nan")})["x"] != 0
-    assert not list((tmp_path / "cache").glob("mbti-*.json"))
 
 
 def test_palette_covers_values_and_is_stable_per_model():

@@ -91,17 +91,17 @@ def test_result_pages_show_the_demo_results(demo_server, page, path):
 
 
 def test_headline_cards_are_the_reports_numbers(demo_server, page):
-    """Each method's home page shows every model's headline card with the number its report holds (the shipped
-    report the Overview, Compare and ``metrics --json`` read), "—" where it is undefined."""
+    """Each method's home page shows every model's headline card with the number its report holds (the report the
+    demo store keeps, which the Overview, Compare and ``metrics --json`` read), "—" where it is undefined."""
     from analysis import methods
-    from app.cache import SHIPPED, load_shipped
+    from analysis.runs.store import Store
     from app.methods import views
     from app.ui import fmt, headline_label
 
-    documents = load_shipped(SHIPPED)["documents"]
     for view in views():
         method = methods.get(view.name)
-        report = documents[f"{view.name}|n_boot=1000"]["doc"]
+        with Store(bundled_demo_store(), read_only=True) as store:
+            report = method.cached_report(store, config={}, n_boot=1000)
         if not report["models"]:
             continue
         goto(page, f"{demo_server.url}/{view.home_url}")

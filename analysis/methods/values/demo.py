@@ -46,16 +46,16 @@ def campaign_settings(config: DemoConfig, size: Size) -> list[str]:
             *([f"values.limit_items={items}"] if items else [])]
 
 
-def precompute_chance(store: Any, n_sims: int) -> None:
-    """The CFA and separability nulls of every values context the pages draw (beyond ``Method.chance``)."""
-    from analysis.methods.values.compare import values_fit_chance
-    from analysis.methods.values.metrics import _context_keys, latest_answers, values_metrics
+def precompute(store: Any, n_sims: int, *, n_boot: int) -> None:
+    """The separability and CFA fit nulls of every model × context the Structure page draws (beyond ``Method.chance``),
+    kept in the store as the page asks for them (``analysis.methods.values.fit_chance``)."""
+    from analysis.methods.values.fit_chance import cached_fit_chance
+    from analysis.methods.values.method import METHOD
 
-    metrics = values_metrics(store, n_boot=0)
-    answers = latest_answers(store)
-    for model, group in (answers.groupby("model", sort=True) if len(answers) else []):
-        for key in _context_keys(group).values():
-            values_fit_chance(store, metrics, str(model), key, n_sims)
+    report = METHOD.cached_report(store, config={}, n_boot=n_boot)
+    for model, doc in sorted(report["models"].items()):
+        for key in doc.get("contexts") or {}:
+            cached_fit_chance(store, model, key, n_sims, config={}, n_boot=n_boot)
 
 
 PARTS = (DemoPart("values", "values", plan), DemoPart("values-svs", "values", svs_plan, needs="svs"))

@@ -253,6 +253,7 @@ def values_leaderboard(metrics: Mapping[str, Any]) -> dict[str, Any]:
         fits = [g for c in contexts for g in (c.get("cfa") or {}).values()]
         row["cfa_failed"], row["cfa_fits"] = sum(1 for g in fits if not g.get("converged")), len(fits)
     doc["failure_scoring"] = leaderboard.FAILURE_NOTE  # the mark of the scored columns (cfi, srmr, rmsea, CFI:ctx …)
+    doc["column_table"] = frame_doc(table.rename_axis("model").reset_index())  # models × columns, as the board scores them
     return _clean(doc)
 
 

@@ -3,14 +3,12 @@ a ``StoreRef`` so it is recomputed exactly when the store changes; nothing here 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from app.cache import cached_json
-from app.data import CACHE, CHANCE_SIMS, N_BOOT, _configs, _store, has_rows, report
+from app.data import CACHE, CHANCE_SIMS, N_BOOT, _store, has_rows, report
 from app.stores import StoreRef
 
 def values_doc(ref: StoreRef) -> dict[str, Any]:
@@ -139,27 +137,22 @@ def personas_of(ref: StoreRef, model: str) -> pd.DataFrame:
 
 @st.cache_data(**CACHE)
 def values_fit_chance(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
-    """Null bands of separability and the CFA fit of one model × context (simulated on demand: ~0.5 s per draw)."""
-    def compute() -> dict[str, Any]:
-        from analysis.methods.values.compare import values_fit_chance
+    """Null bands of separability and the CFA fit of one model × context (``analysis.methods.values.fit_chance``: kept
+    in the store beside the report; simulated on a first visit, ~0.5 s per draw)."""
+    from analysis.methods.values.fit_chance import cached_fit_chance
 
-        return values_fit_chance(_store(ref), values_doc(ref), model, key, CHANCE_SIMS, config=ref.chosen("values"))
-
-    return cached_json("chance-values", ref.path, ref.signature, compute, f"fit|{model}|{key}|sims={CHANCE_SIMS}{_configs(ref)}")
+    return cached_fit_chance(_store(ref), model, key, CHANCE_SIMS, config=ref.chosen("values"), n_boot=N_BOOT)
 
 
 @st.cache_data(**CACHE)
 def values_columns(ref: StoreRef) -> pd.DataFrame:
-    """Models x leaderboard columns (RO:a|b, 1-Stress:ctx, CFI:ctx, 1-SRMR:ctx, 1-RMSEA:ctx)."""
-    def compute() -> dict[str, Any]:
-        from analysis.methods.values.leaderboard import column_table  # scipy: only on a cache miss
+    """Models x leaderboard columns (RO:a|b, 1-Stress:ctx, CFI:ctx, 1-SRMR:ctx, 1-RMSEA:ctx): the report's."""
+    from analysis.methods.base import doc_frame
 
-        models = values_doc(ref)["models"]
-        table = column_table(models) if models else pd.DataFrame()
-        return json.loads(table.to_json(orient="split"))
-
-    doc = cached_json("columns", ref.path, ref.signature, compute, f"n_boot={N_BOOT}{_configs(ref)}")
-    return pd.DataFrame(doc["data"], index=doc["index"], columns=doc["columns"], dtype=float)
+    table = values_board(ref).get("column_table")
+    if not table or not table["data"]:
+        return pd.DataFrame()
+    return doc_frame(table).set_index("model").rename_axis(None).astype(float)
 
 
 @st.cache_data(**CACHE)
