@@ -160,6 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "imported numbers only, no text (default: ../shared/anchors for the bundled demo, none for "
                             "other stores)")
     build.add_argument("--no-imports", action="store_true", help="import no published answers")
+    reports = demo_sub.add_parser("reports", help="compute the dashboard's default reports into the demo store again and "
+                                                  "pack it, without running the campaign (no model call)")
+    reports.add_argument("--store", type=Path, help="default: data/demo/rolescope-demo.db")
+    reports.add_argument("--chance", type=non_negative_int, metavar="N", default=100,
+                         help="simulations per null model (default: 100, the dashboard's)")
 
     reread = sub.add_parser("reread", help="re-derive stored answers from the stored replies with today's readers "
                                            "(sends no request; prints what changed)")
@@ -516,7 +521,11 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from analysis.demo import CONFIGS, DEMO_STORE, build_demo, campaign_configs
+    from analysis.demo import CONFIGS, DEMO_STORE, build_demo, campaign_configs, refresh_reports
+
+    if args.demo_command == "reports":
+        refresh_reports(args.store or DEMO_STORE, args.chance)
+        return 0
 
     if args.model and args.store is None:
         raise InputError("demo build --model: give --store PATH (the bundled demo store holds the embedded model's runs only)")

@@ -157,6 +157,19 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
     return run_ids
 
 
+def refresh_reports(store_path: Path = DEMO_STORE, chance_sims: int = DEFAULT_SIMS,
+                    log: Callable[[str], None] = lambda m: print(m, file=sys.stderr)) -> None:
+    """Compute the dashboard's default reports into the demo store again and pack it (``demo reports``), without
+    running the campaign: after a change under ``analysis/`` made the shipped ones stale. No model call."""
+    if _is_bundled(store_path) and not store_path.exists() and DEMO_ARCHIVE.exists():
+        unpack(DEMO_ARCHIVE, store_path)
+    if not store_path.exists():
+        raise InputError(f"demo reports: {store_path} not found (build it: python -m analysis demo build)")
+    compact(store_path)
+    precompute_reports(store_path, chance_sims, log)
+    finalize(store_path)
+
+
 #: Where the public sources of real models' answers are found by default: the anchors copy beside the repository.
 ANCHORS = REPO_ROOT.parent / "shared" / "anchors"
 

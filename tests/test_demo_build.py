@@ -274,3 +274,26 @@ def test_pruning_drops_only_calls_no_run_uses(tmp_path: Path) -> None:
     assert prune_unreferenced_calls(conn) == 1
     assert sorted(k for (k,) in conn.execute("SELECT cache_key FROM calls")) == ["a", "b"]
     conn.close()
+
+
+def test_demo_reports_computes_the_default_reports_into_the_store_without_a_model(tmp_path: Path) -> None:
+    """``demo reports --store PATH``: every method's report and chance bands as the dashboard asks for them by
+    default, in the store's own report table; the file alone is the store afterwards. A missing store is one line."""
+    from analysis import methods
+    from analysis.runs.store import Store
+
+    store = tmp_path / "s.db"
+    Store(store).close()
+    done = subprocess.run([sys.executable, "-m", "analysis", "demo", "reports", "--store", str(store), "--chance", "2"],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    kinds = {r[0] for r in conn.execute("SELECT method FROM report_cache")}
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    conn.close()
+    names = {m.name for m in methods.all_methods()}
+    assert names | {f"chance-{n}" for n in names} <= kinds
+    missing = subprocess.run([sys.executable, "-m", "analysis", "demo", "reports", "--store", str(tmp_path / "no.db")],
+                             cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert missing.returncode == 2 and missing.stderr.strip().splitlines()[-1].endswith(
+        "not found (build it: python -m analysis demo build)")
