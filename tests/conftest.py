@@ -11,26 +11,19 @@ import pytest
 from tests.stub_server import StubServer
 
 #: Test files that run alone (``scripts/test.sh`` runs them after the parallel phase): those that start the embedded
-#: model, which needs both cores (one model job beside another busy process runs ~2x slower, two model jobs ~100x).
-#: A single test elsewhere that starts the model is marked ``@pytest.mark.serial``; in the parallel phase
-#: ``tests/guards/no_embedded`` makes any other one fail at once.
-SERIAL_PATHS = ("tests/browser/test_browser.py", "tests/browser/test_run_methods.py", "tests/*/*/test_browser.py",
-                "tests/*embedded*", "tests/test_demo_build.py")
-#: Browser test files of the parallel phase: one at a time (one worker drives Chromium against a live server while the
-#: other runs the rest), never two browsers and two servers at once.
-BROWSER_PATHS = ("tests/browser/*",)
+#: model, which needs both cores (one model job beside another busy process runs ~2x slower, two model jobs ~100x),
+#: and those that drive Chromium against a live server (two browsers and servers at once on two cores make their
+#: waits a matter of luck). A single test elsewhere that starts the model is marked ``@pytest.mark.serial``; in the
+#: parallel phase ``tests/guards/no_embedded`` makes any other one fail at once.
+SERIAL_PATHS = ("tests/browser/*", "tests/*/*/test_browser.py", "tests/*embedded*", "tests/test_demo_build.py")
 REPO = Path(__file__).resolve().parents[1]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the serial tests; group the rest for ``pytest-xdist --dist loadgroup``: a file's tests on one worker (its
-    module fixtures are built once), every browser file in one group."""
     for item in items:
         where = item.path.relative_to(REPO).as_posix()
         if any(fnmatch(where, pattern) for pattern in SERIAL_PATHS):
             item.add_marker(pytest.mark.serial)
-        group = "browser" if any(fnmatch(where, pattern) for pattern in BROWSER_PATHS) else where
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

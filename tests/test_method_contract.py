@@ -273,7 +273,8 @@ def test_shared_code_names_no_method() -> None:
     shared = [p for p in [*repo.glob("analysis/**/*.py"), *repo.glob("app/**/*.py"), *repo.glob("pages/*.py")]
               if "methods" not in p.relative_to(repo).parts[:-2]]
     # the shared test fixtures too: each method's fixture answers live in its test package (tests/methods/<m>/)
-    shared += [repo / "tests" / f for f in ("app/fixture_store.py", "stub_server.py", "conftest.py", "browser/harness.py")]
+    shared += [repo / "tests" / f for f in ("app/fixture_store.py", "app/conftest.py", "stub_server.py", "conftest.py",
+                                            "browser/harness.py")]
     packages = tuple(f"{root}.methods.{name}" for root in ("analysis", "app", "tests") for name in NAMES)
     found = []
     for path in shared:

@@ -7,11 +7,12 @@ pandas, plotly or the method's analysis code.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from analysis.hooks import Hook  # noqa: F401 - views declare their hooks with it
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,17 +34,6 @@ class PageInfo:
         ``AppTest.switch_page`` are given. Each resolves a relative path against the entry script's folder
         (``app/``), not the repository, so ``path`` is not given to them as it is."""
         return str(REPO_ROOT / self.path)
-
-
-@dataclass(frozen=True)
-class Hook:
-    """A function named ``"package.module:function"``, imported when first called."""
-
-    target: str
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        module, _, name = self.target.partition(":")
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
 
 
 @dataclass(frozen=True)

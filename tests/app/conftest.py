@@ -17,13 +17,22 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from tests.app.fixture_store import build_fixture_store  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[2] / "app" / "main.py")
-PAGES = ("overview", "leaderboard", "structure", "stability", "mbti", "trust", "personagym", "compare", "run", "samples",
-         "data")
+
+
+def _page_urls() -> tuple[str, ...]:
+    from app.nav import pages
+
+    return tuple(p.url for p in pages())
+
+
+#: Every page's URL path, shared pages and each method's (``app.nav.pages``).
+PAGES = _page_urls()
 
 
 @pytest.fixture(scope="session")
 def fixture_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The synthetic two-model store (values in 3 contexts, MBTI for 3 subjects), built once per session."""
+    """The synthetic two-model store (every method's fixture answers: ``tests.app.fixture_store``), built once per
+    session."""
     return build_fixture_store(tmp_path_factory.mktemp("app-store") / "fixture.db")
 
 
@@ -84,17 +93,14 @@ def app_on_empty(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatc
 
 @pytest.fixture
 def mixed_store(fixture_store: Path, tmp_path: Path) -> Path:
-    """The fixture store plus published answers of a real model (ChatGPT-MBTI's GPT4, imported numbers only)."""
+    """The fixture store plus the published answers of real models that methods' fixtures offer (imported numbers only:
+    ``tests.app.fixture_store.add_real_models``)."""
     import shutil
 
-    from analysis.methods.mbti.importer import parse_files, store_parsed
-    from analysis.runs.store import Store
-    from tests.methods.mbti import _ANCHORS
+    from tests.app.fixture_store import add_real_models
 
-    if not _ANCHORS.is_dir():
-        pytest.skip("../shared/anchors/chatgpt_mbti not present")
     store_path = tmp_path / "mixed.db"
     shutil.copy(fixture_store, store_path)
-    with Store(store_path) as store:
-        store_parsed(store, parse_files([_ANCHORS / "GPT4" / "answer_people_men_women.csv"], text=False))
+    if not add_real_models(store_path):
+        pytest.skip("../shared/anchors not present: no real model's answers to add")
     return store_path

@@ -59,6 +59,19 @@ def build_tiny_store(path: str | Path) -> Path:
     return path
 
 
+def add_real_models(path: str | Path) -> list[str]:
+    """Add to the store at ``path`` the published answers of real models that methods' fixtures offer
+    (``real_answers(store)`` in a method's ``fixture.py``: imported numbers only, from ``../shared/anchors``); returns
+    the methods that added some (none when the anchors copy is absent)."""
+    added = []
+    with Store(Path(path)) as store:
+        for method in registry.names():
+            real = getattr(_fixture_module(method), "real_answers", None)
+            if real is not None and real(store):
+                added.append(method)
+    return added
+
+
 if __name__ == "__main__":
     import sys
 

@@ -24,7 +24,7 @@ def test_every_page_of_the_navigation_is_a_file() -> None:
     missing = [p.path for p in infos if not Path(p.script).is_file()]
     assert missing == []
     urls = [p.url for p in infos]
-    assert len(set(urls)) == len(urls) and set(PAGES) <= set(urls)
+    assert len(set(urls)) == len(urls) and set(PAGES) == set(urls)
 
 
 def test_pages_folder_holds_exactly_the_shared_pages() -> None:

@@ -58,3 +58,8 @@ def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool
                   "new": p.run_id not in before, "note": p.plan.get("note")} for p in parsed]
         print(json.dumps({"run_ids": run_ids, "files": files}))
     return 0
+
+
+def plans(args: argparse.Namespace | MbtiOptions, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
+    """``Method.plans``: one run."""
+    return [("", plan_from_args(args, spec))]

@@ -212,3 +212,8 @@ def import_notes(parsed: Sequence[ParsedFile]) -> list[str]:
 def import_files(store: Store, paths: Sequence[str | Path]) -> list[str]:
     """Import answer CSVs (or folders of them): every file parsed first (a bad one: InputError, nothing written)."""
     return store_parsed(store, parse_files(paths))
+
+
+def load_bundled(store: Store, path: Path) -> list[str]:
+    """``BundledImport.load``: the ChatGPT-MBTI answer files under ``path``, numbers only."""
+    return store_parsed(store, parse_files([path], text=False))

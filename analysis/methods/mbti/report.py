@@ -80,3 +80,23 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
             doc["chance"] = mbti_chance.model_chance(mine, doc, n_sims=chance, store=store)
         models[name] = doc
     return {"models": models}
+
+
+def report(store: Store, model: str | None = None, *, config: comparable.Chosen = None, n_boot: int = 1000,
+           chance: int = 0) -> dict[str, Any]:
+    """``Method.report``: ``metrics_json`` (``n_boot`` is not used: no MBTI number is bootstrapped)."""
+    return metrics_json(store, model, config=config, chance=chance)
+
+
+def chance_bands(store: Store, n_sims: int, *, config: comparable.Chosen = None,
+                 report: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``Method.chance``: each model's null bands (the report's ``chance`` section at ``n_sims`` draws)."""
+    return {m: d.get("chance") for m, d in metrics_json(store, config=config, chance=n_sims)["models"].items()}
+
+
+def compare_sides(a: Any, b: Any, *, n_boot: int = 1000) -> list[Any]:
+    """``Method.compare``: the two sides' headlines with paired CIs over their testings (``compare.compare_mbti``)."""
+    from analysis.methods.mbti.compare import compare_mbti
+
+    ta, tb = (scores_by_testing(selected_answers(s.store, s.model, config=s.config)) for s in (a, b))
+    return compare_mbti(a.doc, b.doc, ta, tb, n_boot=n_boot)

@@ -145,3 +145,13 @@ class MbtiSession:
         self.store.upsert(ANSWERS.name, rows)
         if rest:
             self.ex.progress.update(done=len(rest), skipped=len(rest))
+
+
+def n_calls(plan: dict[str, Any]) -> int:
+    """``Method.n_calls``: the calls a stored plan makes."""
+    return MbtiPlan.model_validate(plan).n_calls()
+
+
+def build_session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str, spec: ModelSpec) -> MbtiSession:
+    """``Method.session``: the session of a stored plan."""
+    return MbtiSession(MbtiPlan.model_validate(plan), executor, store, run_id, spec)

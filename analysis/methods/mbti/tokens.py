@@ -27,3 +27,13 @@ def plan_tokens(plan: Any) -> tuple[float, float]:
     per_testing_out = out_tokens * len(q)
     n = len(plan.subjects) * len(plan.orders) * plan.testings
     return tin * n, per_testing_out * n
+
+
+def tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
+    """``Method.tokens``: modelled from the prompts, unless text replies have no length cap."""
+    from analysis.methods.mbti.session import MbtiPlan
+
+    design = MbtiPlan.model_validate(plan)
+    if design.answer_mode == "text" and design.text_max_tokens is None:
+        return "not modelled: replies have the model's own length (no --max-tokens); measured after a first run"
+    return plan_tokens(design)

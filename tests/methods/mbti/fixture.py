@@ -48,3 +48,15 @@ def tiny_answers(store: Store) -> None:
          "option_index": k % 7, "weight": 3 - k % 7, "valid": 1, "raw": "Correct", "source": "run"}
         for k, st in enumerate(statements)])
     store.set_run_status("m", "completed")
+
+
+def real_answers(store: Store) -> bool:
+    """A real model's published answers in the fixture store (``tests/app/conftest.py``'s ``mixed_store``): ChatGPT-MBTI's
+    GPT4 on People, Men and Women, imported numbers only; False when ``../shared/anchors`` is absent."""
+    from analysis.methods.mbti.importer import parse_files, store_parsed
+    from tests.methods.mbti import _ANCHORS
+
+    if not _ANCHORS.is_dir():
+        return False
+    store_parsed(store, parse_files([_ANCHORS / "GPT4" / "answer_people_men_women.csv"], text=False))
+    return True
