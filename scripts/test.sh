@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what the tests need (first run only) and run the whole suite, slow tests included, in two phases:
-#   1. every test that neither starts the embedded model nor drives a browser, on two processes (pytest-xdist; a file's
-#      tests stay together); tests/guards/no_embedded fails any test there that starts the model;
+#   1. every test that does not start the embedded model, on two processes (pytest-xdist; a file's tests stay together,
+#      the browser files one after another); tests/guards/no_embedded fails any test there that starts the model;
 #   2. the tests marked serial (tests/conftest.py: the embedded model needs both cores), one at a time.
 # Extra arguments go to both phases (a phase that selects no test is not a failure).
 # The browser tests drive Debian's Chromium (/usr/bin/chromium, never a downloaded browser): it is
@@ -19,10 +19,10 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 passed() { [ "$1" = 0 ] || [ "$1" = 5 ]; }  # 5: no test selected
 PYTHONPATH="tests/guards/no_embedded${PYTHONPATH:+:$PYTHONPATH}" \
-  .venv/bin/python -m pytest -q -m "not serial" -n 2 --dist loadfile "$@"
+  .venv/bin/python -m pytest -q -m "not serial" -n 2 --dist loadfile --durations=15 "$@"
 parallel=$?
-echo "scripts/test.sh: the serial phase (the embedded model's and the browser's tests)" >&2
-.venv/bin/python -m pytest -q -m "serial" "$@"
+echo "scripts/test.sh: the serial phase (the embedded model's tests)" >&2
+.venv/bin/python -m pytest -q -m "serial" --durations=15 "$@"
 serial=$?
 passed "$parallel" && passed "$serial" && exit 0
 echo "scripts/test.sh: failed (parallel phase exit $parallel, serial phase exit $serial)" >&2

@@ -11,11 +11,15 @@ import pytest
 from tests.stub_server import StubServer
 
 #: Test files that run alone (``scripts/test.sh`` runs them after the parallel phase): those that start the embedded
-#: model, which needs both cores (one model job beside another busy process runs ~2x slower, two model jobs ~100x),
-#: and those that drive Chromium against a live server (two browsers and servers at once on two cores make their
-#: waits a matter of luck). A single test elsewhere that starts the model is marked ``@pytest.mark.serial``; in the
-#: parallel phase ``tests/guards/no_embedded`` makes any other one fail at once.
-SERIAL_PATHS = ("tests/browser/*", "tests/*/*/test_browser.py", "tests/*embedded*", "tests/test_demo_build.py")
+#: model, which needs both cores (one model job beside another busy process runs ~2x slower, two model jobs ~100x).
+#: A single test elsewhere that starts the model is marked ``@pytest.mark.serial``; in the parallel phase
+#: ``tests/guards/no_embedded`` makes any other one fail at once.
+SERIAL_PATHS = ("tests/browser/test_run_methods.py", "tests/*/*/test_browser.py", "tests/*embedded*",
+                "tests/test_demo_build.py")
+#: The parallel phase runs these files one after another on one worker (``pytest_xdist_make_scheduler``): each
+#: drives Chromium against a live server, and two browsers and servers at once on two cores make their waits a matter
+#: of luck.
+ONE_AT_A_TIME = "tests/browser/"
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -24,6 +28,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         where = item.path.relative_to(REPO).as_posix()
         if any(fnmatch(where, pattern) for pattern in SERIAL_PATHS):
             item.add_marker(pytest.mark.serial)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """``--dist loadfile`` with every browser file in one scope: a file's tests on one worker (its module fixtures
+    built once), the browser files one after another."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class BrowserFilesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return ONE_AT_A_TIME if nodeid.startswith(ONE_AT_A_TIME) else super()._split_scope(nodeid)
+
+    return BrowserFilesTogether(config, log)
 
 
 @pytest.fixture

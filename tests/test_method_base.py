@@ -87,3 +87,28 @@ def test_coverage_and_the_reason_for_no_verdict():
     assert no_verdict_reason(entry, None) == "no chance band computed for it"
     assert no_verdict_reason(number(None, "x"), None) == "the number itself is undefined"
     assert no_verdict_reason(entry | {"chance_reason": "why"}, {"uniform": {"verdict": None}}) == "why"
+
+
+def test_the_typed_report_takes_numbers_with_reasons_and_refuses_the_rest() -> None:
+    """``analysis.methods.report_model``: a value, or undefined with its reason; counts whose share matches them; every
+    model with exactly the method's headlines. Each broken document is refused with what is wrong."""
+    import pytest
+
+    from analysis.methods.base import counts, number
+    from analysis.methods.report_model import checked
+
+    def doc(entry: dict, count: dict | None = None, keys: tuple[str, ...] = ("h",)) -> dict:
+        return {"models": {"m": {"headlines": {k: entry for k in keys},
+                                 "counts": [count or counts("invalid answers", 2, 10)], "own": [1, 2]}}, "extra": {}}
+
+    good = doc(number(0.5, "unused", n=7, of=8, unit="subjects"))
+    assert checked(good, ("h",)) is good
+    assert checked(doc(number(None, "needs 2 contexts"), counts("refusals", 0, 0)), ("h",))
+    for broken, what in [(doc({"value": None, "reason": None}), "needs its reason"),
+                         (doc({"value": 0.3, "reason": "why"}), "has no reason"),
+                         (doc({"value": float("nan"), "reason": None}), "is finite"),
+                         (doc(number(0.5, "x"), {"kind": "k", "count": 11, "n": 10, "rate": 1.1, "lo": 0, "hi": 1}), "11 of 10"),
+                         (doc(number(0.5, "x"), {"kind": "k", "count": 0, "n": 0, "rate": 0.0, "lo": 0, "hi": 1}), "0 of 0"),
+                         (doc(number(0.5, "x"), keys=("h", "other")), "the method declares")]:
+        with pytest.raises(ValueError, match=what):
+            checked(broken, ("h",))

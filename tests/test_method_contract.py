@@ -126,6 +126,34 @@ def test_the_default_plan_makes_calls(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_the_declaration_names_functions_that_exist(name: str) -> None:
+    """``method.py`` is a declaration: every callable of its ``Method`` (and of its published figures and bundled
+    imports) is a ``Hook`` naming a function of the method's own folder, and each one imports; of its view too."""
+    import dataclasses
+
+    from analysis.hooks import Hook
+    from app.methods import view
+
+    method = methods.get(name)
+    hooks = {f.name: getattr(method, f.name) for f in dataclasses.fields(method) if callable(getattr(method, f.name))
+             and not isinstance(getattr(method, f.name), type)}
+    hooks |= {f"bundled_imports[{i}]": b.load for i, b in enumerate(method.bundled_imports)}
+    assert {"plans", "n_calls", "tokens", "session", "report", "chance", "can_show", "compare"} <= hooks.keys()
+    if method.published:  # declared beside its figures (``published.py``): a function of the folder, or a Hook to one
+        rows = method.published.rows
+        where = rows.target if isinstance(rows, Hook) else f"{rows.__module__}:{rows.__name__}"
+        assert where.startswith(f"analysis.methods.{name}."), where
+    for field, hook in hooks.items():
+        assert isinstance(hook, Hook), f"{name}.{field} is {hook!r}, not a Hook"
+        assert hook.target.startswith(f"analysis.methods.{name}."), f"{name}.{field} -> {hook.target}"
+        assert callable(hook.resolve()), f"{name}.{field} -> {hook.target}"
+    mine = view(name)
+    for f in dataclasses.fields(mine):
+        if isinstance(getattr(mine, f.name), Hook):
+            assert getattr(mine, f.name).target.startswith(f"app.methods.{name}.") and callable(getattr(mine, f.name).resolve())
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_every_method_has_a_view_with_pages(name: str) -> None:
     """The app's registry finds a view for every method; its pages exist, its home is a page of the navigation, and it
     says in its own summary what the method is (the Overview lists it)."""

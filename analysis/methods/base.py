@@ -303,12 +303,16 @@ class Method:
     def cached_report(self, store: Any, model: str | None = None, *, config: Any = None, n_boot: int = 1000,
                       chance: int = 0) -> dict[str, Any]:
         """``report`` with these options, kept in the store (``analysis.report_cache``): read when the store's content
-        and the method's code are those it was computed on, computed (and written, in a writable store) otherwise."""
+        and the method's code are those it was computed on, computed otherwise, checked against the shared typed part
+        of every report (``analysis.methods.report_model``: its headlines and counts) and written (in a writable store,
+        else its side store)."""
+        from analysis.methods.report_model import checked
         from analysis.report_cache import cached_report
 
         options = {"model": model, "config": config, "n_boot": n_boot, "chance": chance}
+        keys = tuple(h.key for h in self.headlines)
         return cached_report(store, self.name, options,
-                             lambda: self.report(store, model, config=config, n_boot=n_boot, chance=chance),
+                             lambda: checked(self.report(store, model, config=config, n_boot=n_boot, chance=chance), keys),
                              sources=self.source_paths)
 
     def cached_chance(self, store: Any, n_sims: int, *, config: Any = None, n_boot: int = 1000) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """Real-browser suite: the dashboard (``app/main.py``, as ``python -m app.launch`` starts it) on 127.0.0.1 driven by Debian Chromium through Playwright.
 
-Visits every page (the first one by deep link on the fresh server), checks no exception box is shown,
-restores a view from its URL, and drives the Run page through a tiny embedded-model values run to
-completion. Screenshots go to ``tests/browser/artifacts/`` (git-ignored).
+Visits every page (the first one by deep link on the fresh server), checks no exception box is shown and
+restores a view from its URL (a tiny embedded-model run from the Run page: ``test_browser_embedded_run.py``).
+Screenshots go to ``tests/browser/artifacts/`` (git-ignored).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from analysis.runs.store import Store
 from tests.browser.harness import (CHROMIUM, AppServer, browser_tab, exceptions, fixture_store_env, goto, title,
                                    wait_idle)
 
@@ -114,40 +113,3 @@ def test_clicking_an_item_on_the_circumplex_opens_its_samples(server, page):
     assert title(page) == "Data" and exceptions(page) == []
     assert main.get_by_label("Run", exact=True).input_value() == "values-smollm2-greedy"
     assert main.get_by_label("Context", exact=True).input_value() == "no_conv"
-
-
-def _set_number(page: Any, label: str, value: int) -> None:
-    box = page.get_by_label(label, exact=True)
-    box.fill(str(value))
-    box.press("Enter")
-    wait_idle(page)
-
-
-def test_run_page_completes_an_embedded_run(server, page):
-    """1 persona x no_conv x 2 items on the embedded model: started from the page, polled to completion, stored."""
-    goto(page, f"{server.url}/run")
-    _set_number(page, "Personas", 1)
-    _set_number(page, "Items (0 = all)", 2)
-    assert page.locator('[data-testid="stMetric"]').filter(has_text="LLM calls").inner_text().endswith("2")
-    page.get_by_role("button", name="Start run").click()
-    page.get_by_text("Current run").wait_for()
-    shot(page, "run-progress")
-    page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="Run completed").wait_for(timeout=900_000)
-    assert exceptions(page) == []
-    shot(page, "run-completed")
-    with Store(server.env["ROLESCOPE_STORE"], read_only=True) as store:
-        runs = store.runs()
-        answers = store.table("values_answers")
-    assert list(runs["status"]) == ["completed"] and len(answers) == 2
-    assert set(answers["model"]) == {"embedded"} and set(answers["context"]) == {"no_conv"}
-
-
-def test_results_of_the_run_appear_in_the_users_store(server, page):
-    """After the run, every page on the user's store renders (one persona: friendly notes, no exception)."""
-    for path in PAGES:
-        goto(page, f"{server.url}/{path}?store=user")
-        assert exceptions(page) == [], path
-    goto(page, f"{server.url}/?store=user")
-    models = page.locator('[data-testid="stMain"] [data-testid="stDataFrame"]').first
-    assert "embedded" in models.inner_text() or page.get_by_text("135M parameters").count() >= 1
-    shot(page, "overview-user-store")

@@ -97,3 +97,35 @@ def build_plan(options: CrossMethodOptions, spec: ModelSpec) -> CampaignPlan:
                   plan=methods.get(name).persona_plan(chosen_options[name], personas, spec, named.get(name, frozenset())))
              for name in chosen]
     return CampaignPlan(personas=personas, parts=parts)
+
+
+def plans(args: Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
+    """``Method.plans``: one campaign run (its parts are runs of the other methods)."""
+    from analysis.methods.options import from_args
+
+    options = args if isinstance(args, CrossMethodOptions) else from_args(CrossMethodOptions, args)
+    return [("", build_plan(options, spec).model_dump())]
+
+
+def n_calls(plan: dict[str, Any]) -> int:
+    """``Method.n_calls``: the calls of every part."""
+    return CampaignPlan.model_validate(plan).n_calls()
+
+
+def tokens(plan: dict[str, Any]) -> tuple[float, float] | str:
+    """``Method.tokens``: the parts' modelled tokens summed; a part that cannot be modelled makes the whole unmodelled
+    (its reason)."""
+    from analysis import methods
+
+    total_in = total_out = 0.0
+    for part in CampaignPlan.model_validate(plan).parts:
+        modelled = methods.get(part.method).tokens(part.plan)
+        if isinstance(modelled, str):
+            return f"{part.method}: {modelled}"
+        total_in, total_out = total_in + modelled[0], total_out + modelled[1]
+    return total_in, total_out
+
+
+def parts(plan: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``Method.parts``: (method, plan) of each run the campaign makes."""
+    return [(part.method, part.plan) for part in CampaignPlan.model_validate(plan).parts]

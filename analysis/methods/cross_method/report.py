@@ -347,3 +347,21 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
         run_id = max(used.run_ids, key=lambda r: (selection.order.get(r, 0.0), r))
         models[name] = model_doc(store, name, run_id, n_boot=n_boot, chance=chance, seed=seed) | selection.document(name)
     return {"models": models, "sources": load_pairs().sources}
+
+
+def report(store: Store, model: str | None = None, *, config: comparable.Chosen = None, n_boot: int = 1000,
+           chance: int = 0) -> dict[str, Any]:
+    """``Method.report``: ``metrics_json``."""
+    return metrics_json(store, model, config=config, n_boot=n_boot, chance=chance)
+
+
+def chance_bands(store: Store, n_sims: int, *, config: comparable.Chosen = None,
+                 report: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``Method.chance``, per model: the headlines' nulls (``convergent``, ``pattern``: ``{"permutation": summary}``) and
+    every cross-method cell's band (``cells``: ``"a|b"`` -> band, verdict family-wise), each theory pair's (``pairs``,
+    Holm) and the families' sizes (``families``), from the report computed with ``n_sims`` draws."""
+    from analysis.methods.cross_method.method import METHOD
+
+    doc = METHOD.cached_report(store, config=config, n_boot=0, chance=n_sims)
+    return {m: (d.get("chance") or {}) | {"cells": d.get("cells_chance") or {}, "pairs": d.get("pairs_chance") or {},
+                                          "families": d.get("families") or {}} for m, d in doc["models"].items()}

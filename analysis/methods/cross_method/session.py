@@ -91,3 +91,8 @@ class CampaignSession:
             self.store.set_run_status(child, "completed_with_failures" if failed else "completed")
         if errors:
             raise RuntimeError("; ".join(errors))
+
+
+def build_session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str, spec: ModelSpec) -> CampaignSession:
+    """``Method.session``: the session of a stored campaign plan."""
+    return CampaignSession(CampaignPlan.model_validate(plan), executor, store, run_id, spec)

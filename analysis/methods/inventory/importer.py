@@ -319,3 +319,8 @@ def store_parsed(store: Store, parsed: Sequence[ModelImport]) -> list[str]:
 def import_source(store: Store, paths: Sequence[str | Path], *, text: bool = True) -> list[str]:
     """Import PersonaLLM folders (module docstring): everything read first; a bad file stores nothing."""
     return store_parsed(store, parse_source(paths, text=text))
+
+
+def load_bundled(store: Store, path: Path) -> list[str]:
+    """``BundledImport.load``: the PersonaLLM records under ``path``, numbers only."""
+    return import_source(store, [path], text=False)

@@ -44,3 +44,8 @@ def plan_from_args(args: argparse.Namespace | InventoryOptions, spec: ModelSpec)
     """The resolved plan (a dict for ``create_run``) from parsed flags or the options model."""
     options = args if isinstance(args, InventoryOptions) else from_args(InventoryOptions, args)
     return build_plan(options, spec).model_dump()
+
+
+def plans(args: argparse.Namespace | InventoryOptions, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
+    """``Method.plans``: one run."""
+    return [("", plan_from_args(args, spec))]

@@ -257,3 +257,17 @@ def n_options_of(store: Store, rows: pd.DataFrame) -> int:
     run = store.get_run(str(rows["run_id"].iloc[0]))
     plan = json.loads(run["plan"]) if isinstance(run["plan"], str) else run["plan"]
     return len(plan["inventory"]["options"])
+
+
+def report(store: Store, model: str | None = None, *, config: comparable.Chosen = None, n_boot: int = 1000,
+           chance: int = 0) -> dict[str, Any]:
+    """``Method.report``: ``metrics_json`` (``n_boot`` is not used: the report bootstraps nothing; Compare does)."""
+    return metrics_json(store, model, config=config, chance=chance)
+
+
+def chance_bands(store: Store, n_sims: int, *, config: comparable.Chosen = None,
+                 report: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``Method.chance``: each model's null bands of its own inventory, and every inventory's under ``_all``."""
+    doc = metrics_json(store, config=config, chance=n_sims)
+    return {m: (d.get("chance") or {}).get(d["inventory"], {}) | {"_all": d.get("chance") or {}}
+            for m, d in doc["models"].items()}

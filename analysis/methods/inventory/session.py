@@ -113,3 +113,13 @@ class InventorySession:
 def json_targets(targets: dict[str, int]) -> str | None:
     """The targets as stored: sorted JSON, or None for an unshaped persona."""
     return json.dumps(targets, sort_keys=True) if targets else None
+
+
+def n_calls(plan: dict[str, Any]) -> int:
+    """``Method.n_calls``: the calls a stored plan makes."""
+    return InventoryPlan.model_validate(plan).n_calls()
+
+
+def build_session(plan: dict[str, Any], executor: Any, store: Any, run_id: str, spec: Any) -> InventorySession:
+    """``Method.session``: the session of a stored plan."""
+    return InventorySession(InventoryPlan.model_validate(plan), executor, store, run_id, spec)

@@ -16,3 +16,8 @@ def plan_tokens(plan: InventoryPlan) -> tuple[float, float]:
                 for it in inv.items)
     out_each = 1 if plan.answer_mode == "logprob" else (plan.text_max_tokens or 32)
     return chars / CHARS_PER_TOKEN, float(plan.n_calls() * out_each)
+
+
+def tokens(plan: dict) -> tuple[float, float]:
+    """``Method.tokens``: ``plan_tokens`` of a stored plan."""
+    return plan_tokens(InventoryPlan.model_validate(plan))

@@ -293,3 +293,20 @@ def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool
     if as_json:
         print(json.dumps({"run_ids": run_ids, "warnings": notes}))
     return 0
+
+
+def plans(args: argparse.Namespace | Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
+    """``Method.plans``: one run."""
+    return [("", plan_from_args(args, spec))]
+
+
+def report(store: Store, model: str | None = None, *, config: Any = None, n_boot: int = 1000,
+           chance: int = 0) -> dict[str, Any]:
+    """``Method.report``: ``metrics_json`` (``n_boot`` is not used: no PersonaGym number is bootstrapped)."""
+    return metrics_json(store, model, config=config, chance=chance)
+
+
+def chance_bands(store: Store, n_sims: int, *, config: Any = None,
+                 report: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``Method.chance``: each model's null bands (the report's ``chance`` section at ``n_sims`` draws)."""
+    return {m: d.get("chance") for m, d in metrics_json(store, config=config, chance=n_sims)["models"].items()}

@@ -52,3 +52,8 @@ def compare_personagym(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], *, n_
         return [difference("PersonaGym", "PersonaScore (shared personas)", a, b, ci,
                            f"paired bootstrap over {shared.size} shared personas{mark}", key=key)]
     return []
+
+
+def compare_sides(a: Any, b: Any, *, n_boot: int = 1000) -> list[Difference]:
+    """``Method.compare``: PersonaScore and task scores with paired CIs over the personas both answered."""
+    return compare_personagym(a.doc, b.doc, n_boot=n_boot)

@@ -359,3 +359,19 @@ def _cut(reason: str, out: CallOutcome) -> str:
 def plan_json(plan: PersonaGymPlan) -> dict[str, Any]:
     """The plan as the JSON-ready dict stored with a run."""
     return json.loads(plan.model_dump_json())
+
+
+def n_calls(plan: dict[str, Any]) -> int:
+    """``Method.n_calls``: the calls a stored plan makes."""
+    return PersonaGymPlan.model_validate(plan).n_calls()
+
+
+def build_session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str,
+                  spec: ModelSpec) -> PersonaGymSession:
+    """``Method.session``: the session of a stored plan."""
+    return PersonaGymSession(PersonaGymPlan.model_validate(plan), executor, store, run_id, spec)
+
+
+def tokens(plan: dict[str, Any]) -> str:
+    """``Method.tokens``: not modelled (questions and grades hold replies before them)."""
+    return "not modelled: its prompts hold replies not yet made; measured after a first run"

@@ -424,3 +424,16 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
         models[name] = doc
     return {"models": models}
 
+
+def report(store: Store, model: str | None = None, *, config: comparable.Chosen = None, n_boot: int = 1000,
+           chance: int = 0) -> dict[str, Any]:
+    """``Method.report``: ``metrics_json``."""
+    return metrics_json(store, model, n_boot=n_boot, config=config, chance=chance)
+
+
+def chance_bands(store: Store, n_sims: int, *, config: comparable.Chosen = None,
+                 report: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``Method.chance``: per model ``{"population": {strategy: null bands}, "individual": null bands}``."""
+    doc = metrics_json(store, n_boot=0, config=config, chance=n_sims)
+    return {m: {"population": {s: p.get("chance") for s, p in d["population"].items()},
+                "individual": d["individual"].get("chance")} for m, d in doc["models"].items()}

@@ -79,3 +79,8 @@ def _amounts_sent(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any]) -> list[Di
             out.append(difference("Trust", f"Amount sent, mean $ ({condition}, {who})", a.get("value"), b.get("value"),
                                   note="published play, imported; each model's mean (no paired CI)"))
     return out
+
+
+def compare_sides(a: Any, b: Any, *, n_boot: int = 1000) -> list[Difference]:
+    """``Method.compare``: from the two reports (medians over the personas both answered; no bootstrap)."""
+    return compare_trust(a.doc, b.doc)

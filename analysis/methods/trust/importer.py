@@ -290,3 +290,8 @@ def import_paths(store: Store, paths: Sequence[str | Path], *, text: bool = True
     """Import trust-game files (or folders of them): every file parsed first (a bad one: InputError, nothing stored);
     the run ids."""
     return list(store_parsed(store, parse_paths(paths, text=text)))
+
+
+def load_bundled(store: Store, path: Path) -> list[str]:
+    """``BundledImport.load``: the agent-trust records under ``path``, numbers only."""
+    return import_paths(store, [path], text=False)

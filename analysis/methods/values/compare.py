@@ -183,3 +183,13 @@ def persona_gaps(scores_a: pd.DataFrame, scores_b: pd.DataFrame) -> pd.DataFrame
                      "profile_spearman": float(rho), "n_values": int(len(g))})
     out = pd.DataFrame(rows, columns=cols)
     return out.sort_values("mean_abs_gap", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def compare_sides(a: Any, b: Any, *, n_boot: int = 1000) -> list[Difference]:
+    """``Method.compare``: the two sides' headlines and leaderboard rows with paired CIs over their shared personas."""
+    from analysis.methods.values.metrics import latest_answers
+
+    rows = [{r["model"]: r for r in side.report["leaderboard"]["rows"]}.get(side.model) for side in (a, b)]
+    board = {name: row for name, row in zip(("A", "B"), rows) if row}
+    sa, sb = (context_scores(latest_answers(s.store, s.model, config=s.config)) for s in (a, b))
+    return compare_values(a.doc, b.doc, sa, sb, board, ("A", "B"), n_boot=n_boot)

@@ -276,3 +276,17 @@ def values_report(store: Store, model: str | None = None, *, config: comparable.
         }
         m["counts"] = [counts("invalid answers", m["invalid"], m["n_answers"])]
     return doc
+
+
+def report(store: Store, model: str | None = None, *, config: comparable.Chosen = None, n_boot: int = N_BOOT,
+           chance: int = 0) -> dict[str, Any]:
+    """``Method.report``: ``values_report``."""
+    return values_report(store, model, config=config, n_boot=n_boot, chance=chance)
+
+
+def chance_bands(store: Store, n_sims: int, *, config: comparable.Chosen = None,
+                 report: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``Method.chance``: every model's circumplex and stability nulls, per context (the fit nulls are drawn per
+    context on demand: ``analysis.methods.values.fit_chance``)."""
+    report = report if report is not None else values_report(store, config=config, n_boot=0)
+    return values_chance(store, report, config, n_sims=n_sims, slow=False)

@@ -436,3 +436,13 @@ def _all_nested(own: list[tuple[int, int]], spans: dict[str, list[tuple[int, int
     """Every occurrence lies inside a longer occurrence of another name."""
     return all(any(other != own_id and a <= s and e <= b and b - a > e - s for other, found in spans.items() for a, b in found)
                for s, e in own)
+
+
+def n_calls(plan: dict[str, Any]) -> int:
+    """``Method.n_calls``: the calls a stored plan makes."""
+    return ValuesPlan.model_validate(plan).n_calls()
+
+
+def build_session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str, spec: ModelSpec) -> ValuesSession:
+    """``Method.session``: the session of a stored plan."""
+    return ValuesSession(ValuesPlan.model_validate(plan), executor, store, run_id, spec)

@@ -37,3 +37,10 @@ def plan_tokens(plan: Any) -> tuple[float, float]:
                 tin += plan.samples * _tok(system + conv + q)
                 tout += plan.samples * out_per_item
     return tin, tout
+
+
+def tokens(plan: dict[str, Any]) -> tuple[float, float]:
+    """``Method.tokens``: ``plan_tokens`` of a stored plan."""
+    from analysis.methods.values.questionnaire import ValuesPlan
+
+    return plan_tokens(ValuesPlan.model_validate(plan))

@@ -41,20 +41,20 @@ def displayed(inst: Instrument, perm_seed: int) -> list[int]:
 
 @pytest.fixture(scope="module")
 def logprob_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
-    """2 personas x (no_conv, topics_b) x 10 items, logprob answers, in a fresh store."""
+    """2 personas x (no_conv, topics_b) x 5 items, logprob answers, in a fresh store."""
     store = tmp_path_factory.mktemp("e2e") / "store.db"
     proc = cli("run", "values", "--model", "embedded", "--limit-personas", "2", "--contexts", "no_conv,topics_b",
-               "--limit-items", "10", "--messages", "3", "--store", str(store), "--run-id", "e2e", "--quiet")
+               "--limit-items", "5", "--messages", "3", "--store", str(store), "--run-id", "e2e", "--quiet")
     return store, proc
 
 
 def test_every_persona_context_item_has_one_answer_row(logprob_run):
-    """values_answers holds exactly 2 personas x 2 contexts x 10 items rows, all in logprob mode."""
+    """values_answers holds exactly 2 personas x 2 contexts x 5 items rows, all in logprob mode."""
     store, _ = logprob_run
     answers = read(store, "SELECT * FROM values_answers WHERE run_id='e2e'")
-    assert len(answers) == 40
+    assert len(answers) == 20
     assert answers.groupby(["persona_id", "context"]).item_id.nunique().to_dict() == {
-        (0, "no_conv"): 10, (0, "topics_b"): 10, (1, "no_conv"): 10, (1, "topics_b"): 10}
+        (0, "no_conv"): 5, (0, "topics_b"): 5, (1, "no_conv"): 5, (1, "topics_b"): 5}
     assert set(answers["mode"]) == {"logprob"}
     assert set(answers["stage"]) == {"item"}
 
@@ -65,8 +65,8 @@ def test_scores_are_the_options_at_the_chosen_letters(logprob_run):
     inst = load_instrument("pvq")
     answers = read(store, "SELECT * FROM values_answers WHERE run_id='e2e'")
     # the letter is read only after "(": after a conversation the 135M model often opens with a word ("He", "A"),
-    # which stays invalid with the token it opened with (measured: 31 of 40 valid)
-    assert answers.valid.sum() >= 20, answers[answers.valid == 0][["item_id", "reason"]]
+    # which stays invalid with the token it opened with (measured: 10 of 20 valid; greedy, so the same every run)
+    assert answers.valid.sum() >= 10, answers[answers.valid == 0][["item_id", "reason"]]
     assert answers[answers.valid == 0].reason.str.match(r"reply opens with '.+', not '\(': no letter read").all()
     for row in answers.itertuples():
         assert row.perm_seed == option_seed(0, row.persona_id, row.context, row.item_id, 0)
@@ -97,17 +97,17 @@ def test_conversations_start_with_the_bundled_opening(logprob_run):
 
 
 def test_run_completes_and_resume_makes_no_new_calls(logprob_run):
-    """The run is 'completed' with 46 calls (40 items + 2x3 turns); resume serves all 46 from the cache."""
+    """The run is 'completed' with 26 calls (20 items + 2x3 turns); resume serves all 26 from the cache."""
     store, _ = logprob_run
-    assert read(store, "SELECT status, n_units FROM runs WHERE run_id='e2e'").iloc[0].tolist() == ["completed", 46]
+    assert read(store, "SELECT status, n_units FROM runs WHERE run_id='e2e'").iloc[0].tolist() == ["completed", 26]
     calls_before = int(read(store, "SELECT COUNT(*) AS n FROM calls").n[0])
-    assert calls_before == 46
+    assert calls_before == 26
     proc = cli("resume", "e2e", "--store", str(store), "--quiet")
     summary = re.search(r"(\d+)/(\d+) calls answered \((\d+) cached\), (\d+) failed; (\d+) tokens in", proc.stderr)
     assert summary is not None, proc.stderr
-    assert [int(g) for g in summary.groups()] == [46, 46, 46, 0, 0]
+    assert [int(g) for g in summary.groups()] == [26, 26, 26, 0, 0]
     assert int(read(store, "SELECT COUNT(*) AS n FROM calls").n[0]) == calls_before
-    assert int(read(store, "SELECT COUNT(*) AS n FROM run_calls WHERE run_id='e2e'").n[0]) == 46
+    assert int(read(store, "SELECT COUNT(*) AS n FROM run_calls WHERE run_id='e2e'").n[0]) == 26
     assert read(store, "SELECT status FROM runs WHERE run_id='e2e'").status[0] == "completed"
 
 

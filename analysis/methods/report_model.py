@@ -1,0 +1,93 @@
+"""The typed part every method's report shares (pydantic): per model, its headline numbers and its counts of replies
+left out. ``Method.cached_report`` checks each report it computes against it before keeping it, so no page, Compare,
+the Leaderboard or ``metrics --json`` ever reads a headline that is not a number with its reason.
+
+A number (``Number``) is a value, or undefined with the reason why: never both, never neither (undefined is never 0).
+Its ``coverage`` says over how many of its units it is averaged; ``chance_reason`` why it can have no chance verdict.
+The rest of a report is the method's own (extra fields, kept as they are).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+
+class Coverage(BaseModel):
+    """How many of its units a number averages: ``n`` of ``of`` ``unit`` ("7 of 8 subjects")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    of: int
+    unit: str
+    text: str
+
+
+class Number(BaseModel):
+    """A report entry (``analysis.methods.base.number``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: float | None
+    reason: str | None
+    coverage: Coverage | None = None
+    chance_reason: str | None = None
+
+    @model_validator(mode="after")
+    def _value_or_reason(self) -> Number:
+        if self.value is None and not self.reason:
+            raise ValueError("an undefined number needs its reason")
+        if self.value is not None and (self.reason is not None or not math.isfinite(self.value)):
+            raise ValueError(f"a number {self.value} is finite and has no reason (reason: {self.reason!r})")
+        return self
+
+
+class Count(BaseModel):
+    """A ``counts`` entry (``analysis.methods.base.counts``): of ``n`` replies of a kind, ``count`` left out; their
+    share with its 95 % Wilson interval (all None when ``n`` = 0)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    count: int
+    n: int
+    rate: float | None
+    lo: float | None
+    hi: float | None
+
+    @model_validator(mode="after")
+    def _share(self) -> Count:
+        if (self.rate is None) != (self.n == 0) or (self.n > 0 and not 0 <= self.count <= self.n):
+            raise ValueError(f"{self.kind}: {self.count} of {self.n} with rate {self.rate}")
+        return self
+
+
+class ModelReport(BaseModel):
+    """One model's document in a report: its headlines (by ``Headline.key``) and counts; the method's own fields."""
+
+    model_config = ConfigDict(extra="allow")
+
+    headlines: dict[str, Number]
+    counts: list[Count]
+
+
+class Report(BaseModel):
+    """A method's report: ``{"models": {model: ModelReport}, ...}`` (the method's other sections as they are)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    models: dict[str, ModelReport]
+
+
+def checked(doc: dict[str, Any], headline_keys: tuple[str, ...]) -> dict[str, Any]:
+    """``doc`` itself once it is a ``Report`` whose every model holds exactly the method's headlines
+    (``headline_keys``); ``ValueError`` naming what is wrong otherwise."""
+    report = Report.model_validate(doc)
+    for model, entry in report.models.items():
+        if set(entry.headlines) != set(headline_keys):
+            raise ValueError(f"model {model}: headlines {sorted(entry.headlines)}, the method declares "
+                             f"{sorted(headline_keys)}")
+    return doc
