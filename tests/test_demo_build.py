@@ -28,10 +28,10 @@ METHOD_TABLES = ("values_answers", "values_conversations", "mbti_answers", "trus
 
 
 #: The parts the second build runs again (``--methods``): values (seeded conversation sampling with prefix reuse,
-#: logprob and text answers), MBTI (prefix reuse across statements), the individual trust game (multi-round prefix reuse,
-#: grammar-constrained JSON in the structured configuration) and the inventory. PersonaGym's and the population game's
-#: calls are single seeded or greedy requests, the mechanisms above without prefix reuse.
-REPLAYED = ("values", "mbti", "trust-individual", "inventory")
+#: logprob and text answers), MBTI (prefix reuse across statements) and the individual trust game (multi-round prefix
+#: reuse, grammar-constrained JSON in the structured configuration). The other parts' calls are single seeded or greedy
+#: requests in logprob or text mode: the mechanisms above without prefix reuse.
+REPLAYED = ("values", "mbti", "trust-individual")
 
 
 def build(store: Path, parts: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
@@ -83,7 +83,8 @@ def test_two_builds_give_identical_tables(two_builds: tuple[Path, Path, str]) ->
     a, b, _ = two_builds
     replayed = run_ids(b)
     assert replayed == {f"demo-{p}-{c.name}" for p in REPLAYED for c in CONFIGS if c.covers(demo_parts()[p])}
-    ta, tb = result_tables(a, replayed), result_tables(b, replayed)
+    # tables with no row of the replayed runs in either store aside (a table is created when its method first runs)
+    ta, tb = ({k: rows for k, rows in result_tables(path, replayed).items() if rows} for path in (a, b))
     assert ta.keys() == tb.keys() and {"values_answers", "mbti_answers", "trust_rounds", "calls"} <= ta.keys()
     for table in ta:
         assert ta[table] == tb[table], f"{table}: {len(set(ta[table]) ^ set(tb[table]))} rows differ"

@@ -27,9 +27,10 @@ class Coverage(BaseModel):
 
 
 class Number(BaseModel):
-    """A report entry (``analysis.methods.base.number``)."""
+    """A report entry (``analysis.methods.base.number``); a method may add what the number is of (trust: the strategy
+    its Spearman is taken on, a note)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")
 
     value: float | None
     reason: str | None
@@ -49,7 +50,7 @@ class Count(BaseModel):
     """A ``counts`` entry (``analysis.methods.base.counts``): of ``n`` replies of a kind, ``count`` left out; their
     share with its 95 % Wilson interval (all None when ``n`` = 0)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="allow")
 
     kind: str
     count: int

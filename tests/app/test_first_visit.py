@@ -41,7 +41,6 @@ def test_a_first_visit_of_a_precomputed_store_computes_nothing(fixture_store: Pa
         return real(store, kind, options, noted, sources=sources)
 
     monkeypatch.setattr(report_cache, "cached_report", spy)
-    monkeypatch.setattr("analysis.methods.values.fit_chance.cached_report", spy)
     at = open_app()
     assert not at.exception
     for url in _result_pages():
@@ -72,7 +71,6 @@ def test_without_precomputed_reports_a_first_visit_computes_them_once_into_the_s
         return real(store, kind, options, noted, sources=sources)
 
     monkeypatch.setattr(report_cache, "cached_report", spy)
-    monkeypatch.setattr("analysis.methods.values.fit_chance.cached_report", spy)
     open_app("mbti")
     assert "mbti" in computed and (tmp_path / "cache" / "derived").is_dir()
     first = len(computed)

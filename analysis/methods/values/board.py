@@ -8,7 +8,7 @@ from typing import Any
 from analysis.methods.base import invalid_share_gaps
 from analysis.methods.values.method import METHOD
 from analysis.methods.values.metrics import values_report
-from analysis.report_cache import cached_report
+from analysis import report_cache
 from analysis.runs.store import Store
 
 
@@ -18,7 +18,7 @@ def leaderboard(store: Store, *, n_boot: int = 1000, chance: int = 0) -> dict[st
     the numbers a row ranks by (its Stress and fit columns are means over contexts, which have no null of their own:
     each context's bands are in the full report, ``metrics values``)."""
     options = {"n_boot": n_boot, "chance": chance, "chance_scope": "stability"}
-    report = cached_report(store, "values", options,
+    report = report_cache.cached_report(store, "values", options,
                            lambda: values_report(store, n_boot=n_boot, chance=chance, chance_scope="stability"),
                            sources=METHOD.source_paths)
     board = dict(report["leaderboard"])

@@ -10,7 +10,7 @@ from typing import Any
 
 from analysis.methods.values.compare import values_fit_chance
 from analysis.methods.values.method import METHOD
-from analysis.report_cache import cached_report
+from analysis import report_cache
 
 KIND = "chance-values-fit"
 
@@ -20,5 +20,6 @@ def cached_fit_chance(store: Any, model: str, key: str, n_sims: int, *, config: 
     """``{metric: {kind: summary}}`` for ``model`` × context ``key`` on the values report of these options."""
     report = METHOD.cached_report(store, config=config, n_boot=n_boot)
     options = {"model": model, "key": key, "n_sims": n_sims, "config": config, "n_boot": n_boot}
-    return cached_report(store, KIND, options, lambda: values_fit_chance(store, report, model, key, n_sims, config=config),
-                         sources=METHOD.source_paths)
+    return report_cache.cached_report(store, KIND, options,
+                                      lambda: values_fit_chance(store, report, model, key, n_sims, config=config),
+                                      sources=METHOD.source_paths)
