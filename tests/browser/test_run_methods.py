@@ -164,6 +164,10 @@ def test_a_b_pair_lands_on_compare(server, page):
     compare = page.get_by_role("button", name="Compare smollm2-greedy and smollm2-t07")
     compare.wait_for(timeout=900_000)
     outcomes = page.locator('[data-testid="stMain"] [data-testid^="stAlertContent"]').filter(has_text=ENDED)
+    for _ in range(120):  # each panel is a fragment redrawn on its own: the second outcome can lag the button by a tick
+        if outcomes.count() == 2:
+            break
+        page.wait_for_timeout(500)
     assert outcomes.count() == 2, page.locator('[data-testid="stMain"]').inner_text()
     compare.click()
     wait_idle(page)
