@@ -140,6 +140,15 @@ def report(ref: StoreRef, method: str) -> dict[str, Any]:
     return methods.get(method).cached_report(_store(ref), config=ref.chosen(method), n_boot=N_BOOT)
 
 
+@st.cache_data(**CACHE)
+def answers(ref: StoreRef, method: str, model: str | None = None) -> pd.DataFrame:
+    """The answer rows ``method``'s report reads (``Method.answers``), for the samples panels under its figures: read
+    and filtered by the pages, never scored."""
+    from analysis import methods
+
+    return methods.get(method).answers(_store(ref), model, config=ref.chosen(method))
+
+
 def present_methods(ref: StoreRef) -> list[Any]:
     """The methods (``analysis.methods.base.Method``) with answers in this store, in display order."""
     from analysis import methods
@@ -155,6 +164,16 @@ def chance(ref: StoreRef, method: str) -> dict[str, Any]:
     from analysis import methods
 
     return methods.get(method).cached_chance(_store(ref), CHANCE_SIMS, config=ref.chosen(method), n_boot=N_BOOT)
+
+
+@st.cache_data(**CACHE)
+def part_chance(ref: StoreRef, method: str, model: str, part: str) -> dict[str, Any]:
+    """The null bands of one part of ``model``'s report that ``method``'s pages draw on demand (``Method.part_chance``:
+    simulated on a first visit, kept beside the report after)."""
+    from analysis import methods
+
+    return methods.get(method).part_chance(_store(ref), model, part, CHANCE_SIMS, config=ref.chosen(method),
+                                           n_boot=N_BOOT)
 
 
 @st.cache_data(**CACHE)
@@ -255,6 +274,18 @@ def compare(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> pd.DataFrame:
             diffs += method.compare(Side(_store(ref_a), a, ref_a.chosen(method.name), ra),
                                     Side(_store(ref_b), b, ref_b.chosen(method.name), rb), n_boot=N_BOOT)
     return differences_frame(_headlines_first(ref_a, a, ref_b, b, diffs))
+
+
+@st.cache_data(**CACHE)
+def gaps(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, method: str) -> dict[str, pd.DataFrame]:
+    """Where model a (store ``ref_a``) and b (``ref_b``) differ most under ``method`` (``Method.gaps``: items,
+    personas, statements on the units both answered), as frames."""
+    from analysis import methods
+    from analysis.methods.base import Side, doc_frame
+
+    m = methods.get(method)
+    sides = [Side(_store(ref), name, ref.chosen(method), report(ref, method)) for ref, name in ((ref_a, a), (ref_b, b))]
+    return {name: doc_frame(doc) for name, doc in m.gaps(*sides).items()}
 
 
 def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: list[Any]) -> list[Any]:

@@ -258,6 +258,16 @@ class Method:
     #: (Side A, Side B, *, n_boot) -> [Difference]: the two models' numbers with paired CIs where both answered the
     #: same units (Compare shows each headline as the reports hold it and takes the CI that estimates it).
     compare: Callable[..., list[Difference]]
+    #: (store, model=None, *, config=None) -> the answer rows its report reads, for the samples panels under its
+    #: figures (read, never scored, by a page). None: its pages show no answers beside a figure.
+    answers: Callable[..., pd.DataFrame] | None = None
+    #: (store, model, part, n_sims, *, config, n_boot) -> the null bands of one part of a model's report that its
+    #: pages draw on demand, kept beside the report (values: one context's separability and CFA fit bands, a CFA fit
+    #: per draw). None: every band is in ``chance``.
+    part_chance: Callable[..., dict[str, Any]] | None = None
+    #: (Side A, Side B) -> {name: frame document (``frame_doc``)}: where the two models differ most (items, personas,
+    #: statements) on the units both answered, the tables Compare shows under the method's headlines. None: none.
+    gaps: Callable[[Side, Side], dict[str, Any]] | None = None
     headlines: tuple[Headline, ...] = field(default=())
     #: The parts of the method its metrics read as one design, with the plan fields that pool
     #: (``analysis.runs.comparable.Family``); the configuration picker and ``runs`` list them.
@@ -320,10 +330,11 @@ class Method:
         ``chance-<method>``): {model: the null bands its pages show}."""
         from analysis.report_cache import cached_report
 
-        report = self.cached_report(store, config=config, n_boot=n_boot)
         options = {"config": config, "n_boot": n_boot, "n_sims": n_sims}
         return cached_report(store, f"chance-{self.name}", options,
-                             lambda: self.chance(store, n_sims, config=config, report=report), sources=self.source_paths)
+                             lambda: self.chance(store, n_sims, config=config,
+                                                 report=self.cached_report(store, config=config, n_boot=n_boot)),
+                             sources=self.source_paths)
 
     def build_session(self, plan: dict[str, Any], executor: Any, store: Any, run_id: str, spec: ModelSpec) -> Session:
         return self.session(plan, executor, store, run_id, spec)

@@ -55,6 +55,11 @@ def selected_answers(store: Store, model: str | None = None, config: comparable.
     return comparable.latest_rows(answers, ["model", "inventory", "persona_id", "order_mode"], selection.order)
 
 
+def answers(store: Store, model: str | None = None, *, config: comparable.Chosen = None) -> pd.DataFrame:
+    """``Method.answers``: the rows the report reads (``selected_answers``)."""
+    return selected_answers(store, model, config=config).reset_index(drop=True)
+
+
 def _val(x: float) -> float | None:
     return float(x) if x is not None and np.isfinite(x) else None
 
@@ -261,8 +266,11 @@ def n_options_of(store: Store, rows: pd.DataFrame) -> int:
 
 def report(store: Store, model: str | None = None, *, config: comparable.Chosen = None, n_boot: int = 1000,
            chance: int = 0) -> dict[str, Any]:
-    """``Method.report``: ``metrics_json`` (``n_boot`` is not used: the report bootstraps nothing; Compare does)."""
-    return metrics_json(store, model, config=config, chance=chance)
+    """``Method.report``: ``metrics_json`` (``n_boot`` is not used: the report bootstraps nothing; Compare does), with
+    the paper's per-domain convergent r (``published.convergent_rows``) that its page sets beside the store's."""
+    from analysis.methods.inventory.published import convergent_rows
+
+    return metrics_json(store, model, config=config, chance=chance) | {"published_convergent": convergent_rows()}
 
 
 def chance_bands(store: Store, n_sims: int, *, config: comparable.Chosen = None,

@@ -4,6 +4,7 @@
                                            "type": "ENTJ-T", "consistency": x, "n_testings": n,
                                            "invalid": n}},
                        "robustness": {SUBJ: x},
+                       "distributions": [{"subject", "order_mode", "statements": frame}],
                        "fairness": {"Men|Women": x, "Boys|Girls": x},
                        "headlines": {"mbti_consistency": {"value", "reason", "coverage", "chance_reason"?}},
                        "counts": [...]}}}
@@ -27,10 +28,10 @@ from typing import Any
 import pandas as pd
 
 from analysis.errors import InputError
-from analysis.methods.base import counts, number
+from analysis.methods.base import counts, frame_doc, number
 from analysis.methods.mbti import chance as mbti_chance
 from analysis.methods.mbti.compare import mbti_subject_spread
-from analysis.methods.mbti.metrics import model_metrics
+from analysis.methods.mbti.metrics import answer_distribution, model_metrics
 from analysis.methods.mbti.scoring import scores_by_testing
 from analysis.methods.mbti.session import ANSWERS
 from analysis.methods.mbti.families import FAMILY
@@ -76,10 +77,25 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
             if left_out and defined else None)}
         doc["counts"] = [counts("invalid answers", int((mine["valid"] != 1).sum()), len(mine))]
         doc["reliability"] = mbti_chance.model_reliability(mine)
+        doc["distributions"] = distributions(mine)
         if chance > 0:
             doc["chance"] = mbti_chance.model_chance(mine, doc, n_sims=chance, store=store)
         models[name] = doc
     return {"models": models}
+
+
+def distributions(answers: pd.DataFrame) -> list[dict[str, Any]]:
+    """What the answers-per-statement chart draws, per subject × option order of one model's answers: the option
+    counts of each statement over the testings (``metrics.answer_distribution``, the paper's Figure 3) with its
+    dimension and wording, as ``{"subject", "order_mode", "statements": frame document}``."""
+    out = []
+    for (subject, order), mine in answers.groupby(["subject", "order_mode"], sort=False):
+        dist = answer_distribution(mine)
+        text = mine.drop_duplicates("statement_id").set_index("statement_id")
+        dist.insert(1, "dimension", dist["statement_id"].map(text["dimension"]))
+        dist.insert(2, "statement", dist["statement_id"].map(text["statement"]) if "statement" in text else None)
+        out.append({"subject": subject, "order_mode": order, "statements": frame_doc(dist)})
+    return out
 
 
 def report(store: Store, model: str | None = None, *, config: comparable.Chosen = None, n_boot: int = 1000,
@@ -92,6 +108,19 @@ def chance_bands(store: Store, n_sims: int, *, config: comparable.Chosen = None,
                  report: dict[str, Any] | None = None) -> dict[str, Any]:
     """``Method.chance``: each model's null bands (the report's ``chance`` section at ``n_sims`` draws)."""
     return {m: d.get("chance") for m, d in metrics_json(store, config=config, chance=n_sims)["models"].items()}
+
+
+def where_they_differ(a: Any, b: Any) -> dict[str, dict[str, Any]]:
+    """``Method.gaps``: the statements where the two sides' mean signed agreement differs most
+    (``compare.statement_gaps``)."""
+    from analysis.methods.mbti.compare import statement_gaps
+
+    return {"statements": frame_doc(statement_gaps(*(selected_answers(s.store, s.model, config=s.config) for s in (a, b))))}
+
+
+def answers(store: Store, model: str | None = None, *, config: comparable.Chosen = None) -> pd.DataFrame:
+    """``Method.answers``: the rows the report reads (``selected_answers``)."""
+    return selected_answers(store, model, config=config).reset_index(drop=True)
 
 
 def compare_sides(a: Any, b: Any, *, n_boot: int = 1000) -> list[Any]:

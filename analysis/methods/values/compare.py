@@ -1,7 +1,7 @@
 """Comparing two models' values numbers (paired over shared personas), and the pages' display frames.
 
 - ``compare_values``: two models' headlines with paired bootstrap CIs of the differences;
-- ``item_gaps``, ``persona_gaps``: where two models differ most.
+- ``item_gaps``, ``persona_gaps``: where two models differ most (``where_they_differ``: Compare's tables).
 """
 
 from __future__ import annotations
@@ -22,15 +22,6 @@ N_BOOT = 1000
 
 def _f(x: Any) -> float:
     return float("nan") if x is None else float(x)
-
-
-def value_means(scores: pd.DataFrame, column: str = "ipsatised") -> pd.DataFrame:
-    """Mean score per context x value over personas (columns context, value, mean, sd, n)."""
-    if scores.empty:
-        return pd.DataFrame(columns=["context", "value", "mean", "sd", "n"])
-    out = scores.groupby(["context", "value"], sort=False)[column].agg(mean="mean", sd="std", n="count").reset_index()
-    order = {v: i for i, v in enumerate(VALUES)}
-    return out.sort_values(["context", "value"], key=lambda s: s.map(order) if s.name == "value" else s, kind="stable")
 
 
 def values_fit_chance(store: Any, values_metrics: Mapping[str, Any], model: str, key: str, n_sims: int, *,
@@ -193,3 +184,23 @@ def compare_sides(a: Any, b: Any, *, n_boot: int = 1000) -> list[Difference]:
     board = {name: row for name, row in zip(("A", "B"), rows) if row}
     sa, sb = (context_scores(latest_answers(s.store, s.model, config=s.config)) for s in (a, b))
     return compare_values(a.doc, b.doc, sa, sb, board, ("A", "B"), n_boot=n_boot)
+
+
+def where_they_differ(a: Any, b: Any) -> dict[str, dict[str, Any]]:
+    """``Method.gaps``: the value items (``item_gaps``, with the item's wording where the instrument is bundled) and
+    personas (``persona_gaps``, with the persona's name) where the two sides differ most, as frame documents."""
+    from analysis.methods.base import frame_doc
+    from analysis.methods.values.instruments import bundled_wording
+    from analysis.methods.values.metrics import latest_answers
+
+    answers = [latest_answers(s.store, s.model, config=s.config) for s in (a, b)]
+    scores = [context_scores(x) for x in answers]
+    items = item_gaps(*answers)
+    texts = {k: v for inst in items["instrument"].unique() for k, v in bundled_wording(str(inst)).items()}
+    items.insert(4, "text", items["item_id"].astype(str).map(texts) if texts else None)
+    people = persona_gaps(*scores)
+    if "persona" in answers[0] and len(people):
+        names = answers[0].drop_duplicates("persona_id").set_index("persona_id")["persona"]
+        people.insert(1, "persona", people["persona_id"].map(names))
+    return {"items": frame_doc(items), "personas": frame_doc(people)}
+

@@ -227,3 +227,15 @@ def _from_hub(source: str) -> Instrument:
         return _svs_from_files(files[0], files[1], files[2:], source)
     files = [hub_file(repo_id, prefix + f) for f in ("raw/values.json", "test/pvq_male_test.csv", "test/pvq_female_test.csv")]
     return _pvq_from_files(files[0], files[1], files[2], source)
+
+
+def bundled_wording(instrument: str) -> dict[str, str]:
+    """item_id -> wording for an instrument RoleScope bundles (pvq-rs, male form); empty for any other."""
+    names = {"pvq-rs": "pvq", "pvq": "pvq"}
+    if instrument not in names:
+        return {}
+    try:
+        inst = load_instrument(names[instrument])
+    except Exception:  # noqa: BLE001 - a missing instrument only means no wording beside the item
+        return {}
+    return {i.id: i.wording("male") for i in inst.items}

@@ -23,10 +23,11 @@ from analysis.methods.values.families import FAMILY
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.methods.values import cfa, leaderboard, stability, structure
-from analysis.methods.values.chance import HEAVY, model_chance, movement, summarize_draws
+from analysis.methods.values.instruments import bundled_wording
+from analysis.methods.values.chance import HEAVY, model_chance, movement, random_start_stress, summarize_draws
 from analysis.methods.values.chance import model_draws as chance_draws
 from analysis.methods.values.reliability import sample_retest, value_reliability
-from analysis.methods.values.scores import item_matrix, value_scores
+from analysis.methods.values.scores import item_matrix, value_means, value_scores
 
 N_BOOT = 1000
 
@@ -46,6 +47,11 @@ def latest_answers(store: Store, model: str | None = None, config: comparable.Ch
     if answers.empty:
         return answers
     return comparable.latest_rows(answers, ["model", "context", "instrument"], selection.order).reset_index(drop=True)
+
+
+def answers(store: Store, model: str | None = None, *, config: comparable.Chosen = None) -> pd.DataFrame:
+    """``Method.answers``: the rows the report reads (``latest_answers``)."""
+    return latest_answers(store, model, config=config)
 
 
 def _context_keys(answers: pd.DataFrame) -> dict[tuple[str, str], str]:
@@ -77,6 +83,8 @@ class ContextStructure:
     cfa_results: dict[str, cfa.CFAResult]
     error: str | None = None
     reliability: dict[str, Any] | None = None
+    #: Lowest Stress of MDS from random starts (``chance.random_start_stress``): what the data support without theory.
+    random_start_stress: float | None = None
 
     def summary(self) -> dict[str, Any]:
         table = cfa.cfa_table(self.cfa_results)
@@ -110,6 +118,7 @@ class ContextStructure:
             "movement": frame_doc(movement(circ.layout)) if circ else None,
             "loadings": frame_doc(cfa.cfa_loadings(self.cfa_results)),
             "separability": _clean(self.separability),
+            "random_start_stress": self.random_start_stress,
         }
 
 
@@ -130,8 +139,9 @@ def context_structure(answers: pd.DataFrame, context: str, instrument: str, *, w
             sep = structure.separability(matrix, item_values)
         except ValueError as exc:  # no value with 2 items, too few for cross-validation: undefined, the circle stays
             sep = {"cv_accuracy": None, "train_accuracy": None, "reason": str(exc)}
+    random_start = random_start_stress(matrix, item_values) if circ is not None else None
     return ContextStructure(circ, sep, cfa.fit_magnifying_glass_results(matrix, item_values), error,
-                            value_reliability(matrix, item_values) | {"retest": sample_retest(sub)})
+                            value_reliability(matrix, item_values) | {"retest": sample_retest(sub)}, random_start)
 
 
 def structure_jobs(answers: pd.DataFrame, *, with_separability: bool = True) -> list[tuple[Any, ...]]:
@@ -154,11 +164,14 @@ def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0,
     if fitted is None:
         fitted = run_parallel(structure_jobs(answers, with_separability=with_separability), 1)
     fitted = dict(zip(keys.values(), fitted))
-    contexts = {key: s.summary() | {"figures": s.figures()} for key, s in fitted.items()}
+    asked = {key: pair for pair, key in keys.items()}
+    contexts = {key: {"context": asked[key][0], "instrument": asked[key][1]} | s.summary() | {"figures": s.figures()}
+                for key, s in fitted.items()}
     scores = value_scores(answers)
     scores["context"] = [keys[(c, i)] for c, i in zip(scores["context"], scores["instrument"])]
     out: dict[str, Any] = {"contexts": contexts, "n_personas": int(answers["persona_id"].nunique()),
-                           "n_answers": int(len(answers)), "invalid": int((answers["valid"] == 0).sum())}
+                           "n_answers": int(len(answers)), "invalid": int((answers["valid"] == 0).sum()),
+                           "profile_figures": profile_figures(answers, scores)}
     if len(keys) >= 2:
         out["rank_order"] = stability.rank_order_stability(scores)
         out["ipsative"] = stability.ipsative_stability(scores)
@@ -177,6 +190,17 @@ def model_metrics(answers: pd.DataFrame, *, n_boot: int = N_BOOT, seed: int = 0,
     else:
         out |= {"rank_order": None, "ipsative": None, "pairwise_rank_order": {}, "ci": {}}
     return out
+
+
+def profile_figures(answers: pd.DataFrame, scores: pd.DataFrame) -> dict[str, Any]:
+    """What the pages draw of the value scores, so they never score answers: ``personas`` (persona_id, persona,
+    gender), each persona's ``profiles`` (context, persona_id, value, score, ipsatised: ``scores.value_scores``) and
+    the ``means`` per context × value over personas (mean, sd, n of the ipsatised score: ``scores.value_means``)."""
+    cols = [c for c in ("persona_id", "persona", "gender") if c in answers]
+    people = answers[cols].drop_duplicates("persona_id").sort_values("persona_id")
+    return {"personas": frame_doc(people),
+            "profiles": frame_doc(scores[["context", "persona_id", "value", "score", "ipsatised"]]),
+            "means": frame_doc(value_means(scores))}
 
 
 def values_metrics(store: Store, model: str | None = None, config: comparable.Chosen = None, *, chance: int = 0,
@@ -263,6 +287,9 @@ def values_report(store: Store, model: str | None = None, *, config: comparable.
     per model its ``headlines`` (Cardinal score, rank-order stability) and ``counts`` (invalid answers)."""
     doc = values_metrics(store, model, config, n_boot=n_boot, chance=chance, chance_scope=chance_scope)
     doc["leaderboard"] = board = values_leaderboard(doc)
+    # each bundled instrument's item wording, for the pages' hovers and Compare (empty for an instrument not bundled)
+    instruments = {c["instrument"] for m in doc["models"].values() for c in (m.get("contexts") or {}).values()}
+    doc["item_texts"] = {i: bundled_wording(i) for i in sorted(instruments)}
     cardinal = {row["model"]: row.get("cardinal") for row in board["rows"]}
     covered = {row["model"]: row.get("n_columns") for row in board["rows"]}
     for name, m in doc["models"].items():

@@ -99,3 +99,12 @@ def value_scores(answers: pd.DataFrame) -> pd.DataFrame:
     out = out.assign(_v=out["value"].map(rank).fillna(len(VALUES)))
     out = out.sort_values([*GROUP_KEYS, "_v", "value"], kind="stable")
     return out[SCORE_COLUMNS].reset_index(drop=True)
+
+
+def value_means(scores: pd.DataFrame, column: str = "ipsatised") -> pd.DataFrame:
+    """Mean score per context x value over personas (columns context, value, mean, sd, n)."""
+    if scores.empty:
+        return pd.DataFrame(columns=["context", "value", "mean", "sd", "n"])
+    out = scores.groupby(["context", "value"], sort=False)[column].agg(mean="mean", sd="std", n="count").reset_index()
+    order = {v: i for i, v in enumerate(VALUES)}
+    return out.sort_values(["context", "value"], key=lambda s: s.map(order) if s.name == "value" else s, kind="stable")

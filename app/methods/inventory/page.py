@@ -181,7 +181,7 @@ if len(pub):
     ui.table(wide, hide_index=True, width="stretch")
 
 st.markdown(f"**Convergent r per domain — {inv_data.PUBLISHED_LABEL}**")
-per_domain = inv_data.published_convergent()
+per_domain = inv_data.published_convergent(ref)
 st.caption("The paper's correlation of each IPIP-NEO-300 domain with the same BFI domain, per model, over 1,250 "
            "simulated response profiles (50 unshaped persona descriptions × item instructions and postambles), beside "
            "this store's per-domain convergent r from its MTMM (its own two inventories and personas) — shown for "
@@ -189,7 +189,7 @@ st.caption("The paper's correlation of each IPIP-NEO-300 domain with the same BF
 mine_domains = {m: mt_m.get("convergent_domains") or {} for m, mt_m in mtmms.items() if m not in shaped}
 ui.plot(charts.domains_beside_published(per_domain, {m: v for m, v in mine_domains.items() if v}, inv_data.PUBLISHED_LABEL),
         key="published_domains")
-ui.table(inv_data.published_convergent_table(), hide_index=True, width="stretch",
+ui.table(inv_data.published_convergent_table(ref), hide_index=True, width="stretch",
          column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in ("E", "A", "C", "N", "O", "Avg")})
 
 with st.expander("Facets"):

@@ -3,22 +3,12 @@ overlaid."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from app import state, ui
+from app import data, state, ui
 from app.methods.base import Pair
 from app.methods.mbti import charts as mbti_charts
 from app.methods.mbti import data as mbti_data
-from app.stores import StoreRef
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def statement_gaps(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> pd.DataFrame:
-    """Statements where model a and b differ most (matched by subject and statement, as both were asked)."""
-    from analysis.methods.mbti.compare import statement_gaps as gaps
-
-    return gaps(mbti_data.mbti_answers(ref_a, a), mbti_data.mbti_answers(ref_b, b))
 
 
 def section(pair: Pair) -> None:
@@ -26,7 +16,7 @@ def section(pair: Pair) -> None:
     if a not in mbti_data.mbti_models(ref_a) or b not in mbti_data.mbti_models(ref_b):
         return
     st.subheader("MBTI: where they differ most")
-    stm = statement_gaps(ref_a, a, ref_b, b)
+    stm = data.gaps(ref_a, a, ref_b, b, "mbti")["statements"]
     if stm.empty:
         st.caption("Both models need MBTI answers on the same subjects.")
     else:

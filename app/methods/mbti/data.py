@@ -1,5 +1,6 @@
-"""Cached reads of the MBTI report and answers that its pages draw (``app.data``'s conventions: each function takes
-a ``StoreRef`` so it is recomputed exactly when the store changes; nothing here computes a metric)."""
+"""Reads of the MBTI report that its pages draw, and of the answers its samples panels list (``app.data``'s
+conventions: each function takes a ``StoreRef`` so it is read again exactly when the store changes; nothing here
+computes a number)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app.data import CACHE, _store, has_rows, report
+from analysis.methods.base import doc_frame
+from app.data import CACHE, answers, has_rows, report
 from app.stores import StoreRef
 
 def mbti_doc(ref: StoreRef) -> dict[str, Any]:
@@ -17,23 +19,24 @@ def mbti_doc(ref: StoreRef) -> dict[str, Any]:
 
 @st.cache_data(**CACHE)
 def mbti_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
-    """The answers the MBTI metrics use: each model's chosen configuration (``analysis.methods.mbti.report.selected_answers``)."""
-    from analysis.methods.mbti.report import selected_answers
+    """The answers the MBTI report reads (``Method.answers``), for the samples panels: read, never scored here."""
+    return answers(ref, "mbti", model)
 
-    return selected_answers(_store(ref), model, config=ref.chosen("mbti")).reset_index(drop=True)
+
+def mbti_orders(ref: StoreRef, model: str, subject: str) -> list[str]:
+    """The option orders (permuted, fixed) the model was tested with on ``subject``, as the report lists them."""
+    found = {d["order_mode"] for d in mbti_doc(ref)["models"][model].get("distributions") or [] if d["subject"] == subject}
+    return [o for o in ("permuted", "fixed") if o in found]
 
 
 @st.cache_data(**CACHE)
 def mbti_distribution(ref: StoreRef, model: str, subject: str, order_mode: str) -> pd.DataFrame:
-    from analysis.methods.mbti.metrics import answer_distribution
-
-    answers = mbti_answers(ref, model)
-    mine = answers[(answers["subject"] == subject) & (answers["order_mode"] == order_mode)]
-    dist = answer_distribution(mine)
-    text = mine.drop_duplicates("statement_id").set_index("statement_id")
-    dist["statement"] = dist["statement_id"].map(text["statement"]) if len(text) else None
-    dist["dimension"] = dist["statement_id"].map(text["dimension"]) if len(text) else None
-    return dist
+    """Option counts per statement over the testings of one subject × option order (statement_id, dimension,
+    statement, the options, invalid, mode ...), as the report holds them."""
+    for d in mbti_doc(ref)["models"][model].get("distributions") or []:
+        if d["subject"] == subject and d["order_mode"] == order_mode:
+            return doc_frame(d["statements"])
+    return pd.DataFrame(columns=["statement_id", "dimension", "statement"])
 
 
 def mbti_models(ref: StoreRef) -> list[str]:

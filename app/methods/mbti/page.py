@@ -101,8 +101,7 @@ with st.expander(f"All {len(subjects)} subjects of this model"):
         st.caption(f"Fairness per gender pair: {pairs}")
 
 st.subheader("Answers per statement")
-answers = mbti_data.mbti_answers(ref, model)
-orders = [o for o in ("permuted", "fixed") if ((answers["subject"] == subject) & (answers["order_mode"] == o)).any()]
+orders = mbti_data.mbti_orders(ref, model, subject)
 order = state.segmented("Option order", orders, key="order",
                         help="Permuted per question (the paper's unbiased prompts) or fixed Correct … Wrong.")
 dist = mbti_data.mbti_distribution(ref, model, subject, order)
@@ -111,6 +110,7 @@ st.caption("How often each option was chosen over the testings (the paper's Figu
 picked = ui.plot(mbti_charts.mbti_distribution(ref, model, subject, order), key="dist", select=True)
 found = samples.units(picked, ("statement_id",))
 if found:
+    answers = mbti_data.mbti_answers(ref, model)
     mine = answers[(answers["subject"] == subject) & (answers["order_mode"] == order)]
     rows = samples.rows_of(mine, found[0]).sort_values("testing", kind="stable")
     text = textwrap.shorten(str(rows["statement"].iloc[0]), 60, placeholder="…") if len(rows) else ""

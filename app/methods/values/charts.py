@@ -26,7 +26,7 @@ def leaderboard_bars(ref: StoreRef, models: tuple[str, ...], score: str, with_ci
 @_memo
 def circumplex(ref: StoreRef, model: str, key: str) -> go.Figure:
     result = values_data.structure(ref, model, key)
-    return figures.circumplex(result["layout"], result["centroids"], values_data.item_texts(result["instrument"]))
+    return figures.circumplex(result["layout"], result["centroids"], values_data.item_texts(ref, result["instrument"]))
 
 
 @_memo

@@ -3,24 +3,12 @@ overlaid."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from app import state, ui
+from app import data, state, ui
 from app.methods.base import Pair
 from app.methods.values import charts as values_charts
 from app.methods.values import data as values_data
-from app.stores import StoreRef
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def gaps(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str) -> dict[str, pd.DataFrame]:
-    """Items and personas where model a (store ``ref_a``) and b (store ``ref_b``) differ most (matched by persona id
-    and item, as both were asked)."""
-    from analysis.methods.values.compare import item_gaps, persona_gaps
-
-    return {"items": item_gaps(values_data.values_answers(ref_a, a), values_data.values_answers(ref_b, b)),
-            "personas": persona_gaps(values_data.values_scores(ref_a, a), values_data.values_scores(ref_b, b))}
 
 
 def section(pair: Pair) -> None:
@@ -28,17 +16,13 @@ def section(pair: Pair) -> None:
     if a not in values_data.values_models(ref_a) or b not in values_data.values_models(ref_b):
         return
     st.subheader("Values: where they differ most")
-    found = gaps(ref_a, a, ref_b, b)
+    found = data.gaps(ref_a, a, ref_b, b, "values")
     tabs = st.tabs(["Value items", "Personas"])
     with tabs[0]:
         items = found["items"]
         if items.empty:
             st.caption("Both models need value answers on the same personas and contexts.")
         else:
-            texts = {}
-            for inst in items["instrument"].unique():
-                texts |= values_data.item_texts(inst)
-            items = items.assign(text=items["item_id"].astype(str).map(texts)) if texts else items
             st.caption("Mean item score over the personas both models answered (valid answers), sorted by |A − B|.")
             ui.table(items.head(30).rename(columns={"a": la, "b": lb, "diff": "A − B"}), hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in (la, lb, "A − B")})
@@ -47,7 +31,6 @@ def section(pair: Pair) -> None:
         if people.empty:
             st.caption("Both models need value answers on the same personas.")
         else:
-            people = people.merge(values_data.personas_of(ref_a, a), on="persona_id", how="left")
             st.caption("Per persona and context: mean |A − B| of the ipsatised value scores, and the Spearman between the "
                        "two models' value profiles (1 = same value hierarchy).")
             ui.table(people.head(30), hide_index=True, width="stretch",

@@ -1,5 +1,6 @@
-"""Cached reads of the Stick to Your Role! report and answers that its pages draw (``app.data``'s conventions: each function takes
-a ``StoreRef`` so it is recomputed exactly when the store changes; nothing here computes a metric)."""
+"""Reads of the Stick to Your Role! report that its pages draw, and of the answers its samples panels list
+(``app.data``'s conventions: each function takes a ``StoreRef`` so it is read again exactly when the store changes;
+nothing here computes a number)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from app.data import CACHE, CHANCE_SIMS, N_BOOT, _store, has_rows, report
+from analysis.methods.base import doc_frame
+from app.data import CACHE, answers, has_rows, part_chance, report
 from app.stores import StoreRef
 
 def values_doc(ref: StoreRef) -> dict[str, Any]:
@@ -22,51 +24,43 @@ def values_board(ref: StoreRef) -> dict[str, Any]:
 
 @st.cache_data(**CACHE)
 def values_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
-    from analysis.methods.values.metrics import latest_answers
-
-    return latest_answers(_store(ref), model, config=ref.chosen("values"))
+    """The answers the values report reads (``Method.answers``), for the samples panels: read, never scored here."""
+    return answers(ref, "values", model)
 
 
 def values_models(ref: StoreRef) -> list[str]:
-    """The models with values answers (no answers are read from a store without any)."""
-    if not has_rows(ref, "values_answers"):
-        return []
-    answers = values_answers(ref)
-    return sorted(answers["model"].unique()) if len(answers) else []
+    """The models with values answers (no report is read from a store without any)."""
+    return sorted(values_doc(ref)["models"]) if has_rows(ref, "values_answers") else []
 
 
-@st.cache_data(**CACHE)
 def context_keys(ref: StoreRef, model: str) -> dict[str, tuple[str, str]]:
-    """Display key (as in the metrics document) -> (context, instrument) for one model's answers."""
-    from analysis.methods.values.metrics import _context_keys
+    """Display key (as in the report) -> (context, instrument) of one model's contexts, as the report names them."""
+    return {key: (c["context"], c["instrument"]) for key, c in (values_doc(ref)["models"][model].get("contexts") or {}).items()}
 
-    answers = values_answers(ref, model)
-    return {key: pair for pair, key in _context_keys(answers).items()} if len(answers) else {}
+
+def _profiles(ref: StoreRef, model: str) -> dict[str, Any]:
+    return values_doc(ref)["models"][model]["profile_figures"]
 
 
 @st.cache_data(**CACHE)
 def values_scores(ref: StoreRef, model: str) -> pd.DataFrame:
-    """One model's value scores (long table) with contexts named by their display keys."""
-    from analysis.methods.values.compare import context_scores
-
-    return context_scores(values_answers(ref, model))
+    """One model's value scores per persona (long: context, persona_id, value, score, ipsatised), as the report holds
+    them (contexts named by their display keys)."""
+    return doc_frame(_profiles(ref, model)["profiles"])
 
 
 @st.cache_data(**CACHE)
 def structure(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
-    """Circumplex layout and centroids, Stress, CFA fits and loadings, separability of one model x context, as the
-    values report holds them (nothing is refitted); only the random-start Stress is computed here."""
-    from analysis.methods.base import doc_frame
-
-    context, instrument = context_keys(ref, model)[key]
+    """Circumplex layout and centroids, Stress and random-start Stress, CFA fits and loadings, separability of one
+    model × context, as the values report holds them (nothing is refitted)."""
     doc = values_doc(ref)["models"][model]["contexts"][key]
     figures = doc["figures"]
     cfa = pd.DataFrame([{"group": g, **fit} for g, fit in (doc.get("cfa") or {}).items()],
                        columns=["group", "n", "chi2", "df", "cfi", "tli", "rmsea", "srmr", "converged", "reason"])
     cfa = cfa.astype({k: float for k in ("chi2", "cfi", "tli", "rmsea", "srmr")})  # a failed fit's null: NaN, drawn "—"
     return {
-        "context": context,
-        "instrument": instrument,
+        "context": doc["context"],
+        "instrument": doc["instrument"],
         "error": doc["error"],
         "stress": doc["stress"],
         "layout": doc_frame(figures["layout"]),
@@ -78,45 +72,20 @@ def structure(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
         "loadings": doc_frame(figures["loadings"]),
         "separability": figures["separability"],
         "movement": doc_frame(figures["movement"]),
-        "random_start_stress": random_start_stress(ref, model, key) if figures["layout"] else None,
+        "random_start_stress": figures.get("random_start_stress"),
         "reliability": doc.get("reliability") or {},
     }
 
 
-@st.cache_data(**CACHE)
-def random_start_stress(ref: StoreRef, model: str, key: str) -> float:
-    """Lowest Stress of MDS from random starts on one model x context (``analysis.methods.values.chance``)."""
-    from analysis.methods.values import chance as values_chance
-    from analysis.methods.values.scores import item_matrix
-
-    context, instrument = context_keys(ref, model)[key]
-    answers = values_answers(ref, model)
-    sub = answers[(answers["context"] == context) & (answers["instrument"] == instrument)]
-    keyed = {k: v for k, v in zip(sub["item_id"].astype(str), sub["value"]) if isinstance(v, str) and v}
-    return values_chance.random_start_stress(item_matrix(sub, context=context, instrument=instrument), keyed)
-
-
-@st.cache_data(**CACHE)
-def item_texts(instrument: str) -> dict[str, str]:
-    """item_id -> wording for an instrument the app can load (the bundled pvq-rs); empty otherwise."""
-    from analysis.methods.values.instruments import load_instrument
-
-    names = {"pvq-rs": "pvq", "pvq": "pvq"}
-    if instrument not in names:
-        return {}
-    try:
-        inst = load_instrument(names[instrument])
-    except Exception:  # noqa: BLE001 - a missing instrument only means no hover text
-        return {}
-    return {i.id: i.wording("male") for i in inst.items}
+def item_texts(ref: StoreRef, instrument: str) -> dict[str, str]:
+    """item_id -> wording of an instrument the report's store was asked with, where RoleScope bundles it; else empty."""
+    return (values_doc(ref).get("item_texts") or {}).get(instrument) or {}
 
 
 @st.cache_data(**CACHE)
 def stability(ref: StoreRef, model: str) -> dict[str, Any]:
     """Context x context rank-order matrix, per-value stability with CIs, ipsative per persona: as the values report
     holds them (``stability_figures``; nothing is recomputed here)."""
-    from analysis.methods.base import doc_frame
-
     doc = values_doc(ref)["models"][model]
     contexts = list(doc.get("contexts") or {})
     figures = doc.get("stability_figures")
@@ -128,27 +97,19 @@ def stability(ref: StoreRef, model: str) -> dict[str, Any]:
 
 @st.cache_data(**CACHE)
 def personas_of(ref: StoreRef, model: str) -> pd.DataFrame:
-    answers = values_answers(ref, model)
-    if answers.empty:
-        return pd.DataFrame(columns=["persona_id", "persona", "gender"])
-    cols = [c for c in ("persona_id", "persona", "gender") if c in answers]
-    return answers[cols].drop_duplicates("persona_id").sort_values("persona_id").reset_index(drop=True)
+    """persona_id, persona, gender of one model's personas, as the report lists them."""
+    return doc_frame(_profiles(ref, model)["personas"])
 
 
-@st.cache_data(**CACHE)
 def values_fit_chance(ref: StoreRef, model: str, key: str) -> dict[str, Any]:
-    """Null bands of separability and the CFA fit of one model × context (``analysis.methods.values.fit_chance``: kept
-    in the store beside the report; simulated on a first visit, ~0.5 s per draw)."""
-    from analysis.methods.values.fit_chance import cached_fit_chance
-
-    return cached_fit_chance(_store(ref), model, key, CHANCE_SIMS, config=ref.chosen("values"), n_boot=N_BOOT)
+    """Null bands of separability and the CFA fit of one model × context (``Method.part_chance``: kept beside the
+    report; simulated on a first visit, ~0.5 s per draw)."""
+    return part_chance(ref, "values", model, key)
 
 
 @st.cache_data(**CACHE)
 def values_columns(ref: StoreRef) -> pd.DataFrame:
     """Models x leaderboard columns (RO:a|b, 1-Stress:ctx, CFI:ctx, 1-SRMR:ctx, 1-RMSEA:ctx): the report's."""
-    from analysis.methods.base import doc_frame
-
     table = values_board(ref).get("column_table")
     if not table or not table["data"]:
         return pd.DataFrame()
@@ -157,9 +118,8 @@ def values_columns(ref: StoreRef) -> pd.DataFrame:
 
 @st.cache_data(**CACHE)
 def value_means(ref: StoreRef, model: str) -> pd.DataFrame:
-    from analysis.methods.values.compare import value_means
-
-    return value_means(values_scores(ref, model))
+    """Mean ipsatised score per context × value over the model's personas (mean, sd, n), as the report holds it."""
+    return doc_frame(_profiles(ref, model)["means"])
 
 
 @st.cache_data(**CACHE)

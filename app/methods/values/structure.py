@@ -117,7 +117,7 @@ def item_samples(event: dict | None, texts: dict[str, str]) -> None:
 
 st.subheader("Circumplex")
 if result["layout"] is not None:
-    texts = values_data.item_texts(result["instrument"])
+    texts = values_data.item_texts(ref, result["instrument"])
     st.caption("Each dot is an item, coloured by the value it is keyed to; diamonds are value centroids. Dotted circle and "
                "grey spokes: the theoretical circle and value sectors (Schwartz 1992) — a faithful model puts each value's "
                "items in its own sector. Non-metric SMACOF on distances between rows of the item × item Spearman matrix, "
@@ -168,7 +168,7 @@ if state.toggle("Show standardised loadings", key="loadings"):
     if loadings.empty:
         st.caption("No loadings: none of the four models could be estimated.")
     else:
-        texts = values_data.item_texts(result["instrument"])
+        texts = values_data.item_texts(ref, result["instrument"])
         loadings = loadings.assign(text=loadings["item"].astype(str).map(texts) if texts else None)
         ui.table(loadings, hide_index=True, width="stretch",
                      column_config={"std_loading": st.column_config.ProgressColumn("standardised loading", min_value=-1.0,

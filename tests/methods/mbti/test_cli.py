@@ -11,12 +11,13 @@ import pytest
 
 from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
-from analysis.methods.mbti import DIMENSIONS
+from analysis.methods.mbti import DIMENSIONS, OPTIONS
 from analysis.methods.options import add_flags
 from analysis.methods.mbti.options import MbtiOptions
 from analysis.methods.mbti.cli import plan_from_args
 from analysis.methods.mbti.report import metrics_json
 from analysis.methods.mbti.session import ANSWERS, MbtiPlan
+from analysis.methods.base import doc_frame
 from analysis.runs.store import Store
 
 SPEC = ModelSpec(name="fake", backend="custom", model="fake", base_url="http://127.0.0.1:9/v1")
@@ -69,7 +70,7 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     assert set(doc) == {"models"} and list(doc["models"]) == ["m1", "m2"]
     m1 = doc["models"]["m1"]
     assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations", "reliability", "headlines",
-                       "counts"}
+                       "counts", "distributions"}
     men = m1["subjects"]["Men"]
     assert set(men) == {"scores", "type", "role", "background", "consistency", "n_testings", "invalid", "truncated", "sd"}
     assert men["sd"] == {d: 0.0 for d in DIMENSIONS}  # every testing scores 100 on every dimension: no spread
@@ -94,6 +95,14 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     invalid = sum(s["invalid"] for s in m1["subjects"].values())
     [entry] = m1["counts"]
     assert (entry["kind"], entry["count"], entry["rate"]) == ("invalid answers", invalid, invalid / entry["n"]) and invalid >= 1
+    # the answers-per-statement chart's counts, by hand: Men permuted = 3 testings, all Correct, but t0's E invalid
+    dists = {(d["subject"], d["order_mode"]): doc_frame(d["statements"]) for d in m1["distributions"]}
+    assert sorted(dists) == [("Men", "fixed"), ("Men", "permuted"), ("Women", "permuted")]
+    men_p = dists[("Men", "permuted")].set_index("statement_id")
+    assert list(men_p.index) == ["1", "2", "3", "4", "5"] and list(men_p["dimension"]) == list(DIMENSIONS)
+    assert list(men_p[OPTIONS[0]]) == [2, 3, 3, 3, 3] and list(men_p["invalid"]) == [1, 0, 0, 0, 0]
+    assert set(men_p["mode"]) == {OPTIONS[0]} and list(men_p["mode_count"]) == [2, 3, 3, 3, 3]
+    assert dists[("Men", "fixed")].set_index("statement_id")[OPTIONS[2]].tolist() == [1] * 5
     assert list(only["models"]) == ["m2"]
     json.dumps(doc, allow_nan=False)  # strict JSON: no NaN
 

@@ -145,6 +145,38 @@ def test_the_report_carries_the_fitted_figures_in_a_json_round_trip(store_path):
     assert figures["observed_order"] == list(fresh.circumplex.observed_order) and len(figures["layout"]["data"]) > 10
 
 
+def test_the_report_carries_what_the_pages_drew_from_answers(store_path):
+    """The random-start Stress, each persona's value profile, the value means and the persona list are fields of the
+    report (pages used to compute them from answers): equal to the functions computed directly, by hand for the means."""
+    from analysis.methods.base import doc_frame
+    from analysis.methods.values.chance import random_start_stress
+    from analysis.methods.values.scores import item_matrix, value_scores
+
+    with Store(store_path, read_only=True) as store:
+        doc = json.loads(json.dumps(values_metrics(store, "stable", n_boot=0), allow_nan=False))["models"]["stable"]
+        answers = latest_answers(store, "stable")
+    ctx = doc["contexts"]["no_conv"]
+    assert (ctx["context"], ctx["instrument"]) == ("no_conv", "pvq-rs")
+    sub = answers[answers["context"] == "no_conv"]
+    keyed = {k: v for k, v in zip(sub["item_id"].astype(str), sub["value"]) if isinstance(v, str) and v}
+    expected = random_start_stress(item_matrix(sub, context="no_conv", instrument="pvq-rs"), keyed)
+    assert ctx["figures"]["random_start_stress"] == pytest.approx(expected, abs=1e-12) and expected > ctx["stress"]
+    figures = doc["profile_figures"]
+    profiles = doc_frame(figures["profiles"])
+    scores = value_scores(answers)
+    assert len(profiles) == len(scores) and set(profiles["context"]) == set(doc["contexts"])
+    one = profiles[(profiles["persona_id"] == 0) & (profiles["context"] == "no_conv")].set_index("value")["ipsatised"]
+    by_hand = scores[(scores["persona_id"] == 0) & (scores["context"] == "no_conv")].set_index("value")["ipsatised"]
+    pd.testing.assert_series_equal(one, by_hand, check_names=False, atol=1e-12)
+    means = doc_frame(figures["means"]).set_index(["context", "value"])
+    for value in ("Achievement", "Benevolence"):
+        col = profiles[(profiles["context"] == "no_conv") & (profiles["value"] == value)]["ipsatised"]
+        assert means.loc[("no_conv", value), "mean"] == pytest.approx(sum(col) / len(col), abs=1e-12)
+        assert means.loc[("no_conv", value), "n"] == len(col)
+    people = doc_frame(figures["personas"])
+    assert list(people["persona_id"]) == sorted(answers["persona_id"].unique())
+
+
 def test_what_a_plan_can_show_is_what_its_metrics_compute():
     """can_show runs the metrics on placeholder answers of the plan's design: 1 persona gives no circumplex (the
     structure's own reason), 3 personas in one context a circumplex but no stability, 25 personas in two contexts all."""
