@@ -258,6 +258,9 @@ class Method:
     #: (Side A, Side B, *, n_boot) -> [Difference]: the two models' numbers with paired CIs where both answered the
     #: same units (Compare shows each headline as the reports hold it and takes the CI that estimates it).
     compare: Callable[..., list[Difference]]
+    #: Its report's pydantic type (``analysis.methods.report_model.Report``'s subclass in its ``report_types.py``,
+    #: named as a ``Hook``): every report is checked against it before it is kept. None: the shared part only.
+    report_model: Any = None
     #: (store, model=None, *, config=None) -> the answer rows its report reads, for the samples panels under its
     #: figures (read, never scored, by a page). None: its pages show no answers beside a figure.
     answers: Callable[..., pd.DataFrame] | None = None
@@ -321,8 +324,10 @@ class Method:
 
         options = {"model": model, "config": config, "n_boot": n_boot, "chance": chance}
         keys = tuple(h.key for h in self.headlines)
+        typed = self.report_model.resolve() if self.report_model is not None else None
         return cached_report(store, self.name, options,
-                             lambda: checked(self.report(store, model, config=config, n_boot=n_boot, chance=chance), keys),
+                             lambda: checked(self.report(store, model, config=config, n_boot=n_boot, chance=chance), keys,
+                                             *([typed] if typed else [])),
                              sources=self.source_paths)
 
     def cached_chance(self, store: Any, n_sims: int, *, config: Any = None, n_boot: int = 1000) -> dict[str, Any]:

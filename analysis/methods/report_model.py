@@ -4,7 +4,10 @@ the Leaderboard or ``metrics --json`` ever reads a headline that is not a number
 
 A number (``Number``) is a value, or undefined with the reason why: never both, never neither (undefined is never 0).
 Its ``coverage`` says over how many of its units it is averaged; ``chance_reason`` why it can have no chance verdict.
-The rest of a report is the method's own (extra fields, kept as they are).
+Each method types the rest of its report in its ``report_types.py`` (subclasses of ``ModelReport`` and ``Report``,
+declared as ``Method.report_model``): the fields its pages, Compare and the Leaderboard read are declared there, and
+a page module imports from a method's analysis folder nothing but that module. Fields no reader relies on may stay
+extra (kept as they are).
 """
 
 from __future__ import annotations
@@ -13,6 +16,23 @@ import math
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
+
+
+class Frame(BaseModel):
+    """A table in a report (``analysis.methods.base.frame_doc``): its column names and its rows, each a list of as
+    many cells (null for a missing number); ``doc_frame`` reads it back."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    columns: list[str]
+    data: list[list[Any]]
+
+    @model_validator(mode="after")
+    def _rows_as_wide_as_columns(self) -> Frame:
+        for i, row in enumerate(self.data):
+            if len(row) != len(self.columns):
+                raise ValueError(f"row {i} has {len(row)} cells for {len(self.columns)} columns")
+        return self
 
 
 class Coverage(BaseModel):
@@ -83,10 +103,10 @@ class Report(BaseModel):
     models: dict[str, ModelReport]
 
 
-def checked(doc: dict[str, Any], headline_keys: tuple[str, ...]) -> dict[str, Any]:
-    """``doc`` itself once it is a ``Report`` whose every model holds exactly the method's headlines
-    (``headline_keys``); ``ValueError`` naming what is wrong otherwise."""
-    report = Report.model_validate(doc)
+def checked(doc: dict[str, Any], headline_keys: tuple[str, ...], model: type[Report] = Report) -> dict[str, Any]:
+    """``doc`` itself once it is a ``model`` (the method's ``Report``) whose every model holds exactly the method's
+    headlines (``headline_keys``); ``ValueError`` naming what is wrong otherwise."""
+    report = model.model_validate(doc)
     for model, entry in report.models.items():
         if set(entry.headlines) != set(headline_keys):
             raise ValueError(f"model {model}: headlines {sorted(entry.headlines)}, the method declares "

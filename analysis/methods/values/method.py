@@ -28,6 +28,7 @@ METHOD = Method(
     chance=Hook(f"{M}.metrics:chance_bands"),
     can_show=Hook(f"{M}.can_show:can_show"),
     compare=Hook(f"{M}.compare:compare_sides"),
+    report_model=Hook(f"{M}.report_types:ValuesReport"),
     answers=Hook(f"{M}.metrics:answers"),
     gaps=Hook(f"{M}.compare:where_they_differ"),
     part_chance=Hook(f"{M}.fit_chance:cached_fit_chance"),

@@ -25,21 +25,7 @@ from scipy.stats import rankdata
 
 from analysis import stats
 from analysis.errors import InputError
-from analysis.methods.values import VALUES
-
-#: Theoretical 2-D point of each value; every item starts MDS at its value's point (reference).
-THEORY_POINTS: dict[str, tuple[float, float]] = {
-    "Self-Direction": (-0.34, 0.94),
-    "Stimulation": (-0.87, 0.50),
-    "Hedonism": (-0.98, -0.17),
-    "Achievement": (-0.64, -0.77),
-    "Power": (0.00, -1.00),
-    "Security": (0.65, -0.77),
-    "Conformity": (0.49, -0.09),
-    "Tradition": (0.98, -0.17),
-    "Benevolence": (0.87, 0.50),
-    "Universalism": (0.34, 0.94),
-}
+from analysis.methods.values import THEORY_POINTS, VALUES
 
 #: Theoretical circular rank of each value (Conformity and Tradition share an angle: 7.5).
 THEORY_RANKS: dict[str, float] = {

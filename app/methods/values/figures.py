@@ -10,16 +10,16 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from analysis.methods.values import VALUES
+from analysis.methods.values.report_types import THEORY_POINTS, VALUES
 from app.figures import _err, _style, _wrap
 from app.methods.values.palette import value_color
 from app.palette import GRID, MODEL_SEQUENCE, NEUTRAL, PAIR
+
 
 def circumplex(layout: pd.DataFrame, centroids: pd.DataFrame | None, item_text: Mapping[str, str] | None = None,
                *, title: str | None = None) -> go.Figure:
     """Items of an MDS solution coloured by value, value centroids, the theoretical circle and value sectors; an
     item's customdata is [item_id]."""
-    from analysis.methods.values.structure import THEORY_POINTS  # scipy.stats: paid only when a circumplex is drawn
 
     item_text = item_text or {}
     radius = float(np.sqrt(layout["x"] ** 2 + layout["y"] ** 2).max() or 1.0) * 1.08
