@@ -192,9 +192,11 @@ def test_can_show_agrees_with_the_report(stores: dict[str, Path], reports: dict,
 @pytest.mark.parametrize("name", NAMES)
 def test_the_report_keys_and_types(reports: dict, model: str, name: str, kind: str) -> None:
     """Every model: one entry per declared headline, a finite float or None with a non-empty reason; counts
-    0 <= count <= n. The whole document is JSON without NaN."""
+    0 <= count <= n. The whole document is JSON without NaN and is its method's typed report (``report_types``)."""
     method, report = methods.get(name), reports[kind, name]
     json.dumps(report, allow_nan=False)
+    assert method.report_model is not None, f"{name} declares no report type"
+    method.report_model.resolve().model_validate(report)  # its own pydantic type (report_types.py) takes it
     models = report["models"]
     assert kind == "invalid" or set(models) == {model}
     for doc in models.values():
@@ -312,6 +314,30 @@ def test_shared_code_names_no_method() -> None:
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(packages):
                 found.append(f"{path.relative_to(repo)}:{node.lineno} import {node.module}")
     assert shared and found == []
+
+
+#: A method's app modules that build plans or read inputs (not a report): they may import its plan and input modules.
+PLAN_AND_INPUT_MODULES = ("run_form.py", "campaign_form.py", "inputs.py")
+
+
+def test_page_modules_import_only_report_types() -> None:
+    """A page module (``pages/``, ``app/`` and every module of a method's view but its run form and inputs view) imports
+    from inside a method's analysis folder nothing but that method's ``report_types`` (inline imports included): pages
+    format and draw the report; they compute nothing."""
+    import ast
+
+    repo = Path(__file__).resolve().parents[1]
+    modules = [p for p in [*repo.glob("app/**/*.py"), *repo.glob("pages/*.py")] if p.name not in PLAN_AND_INPUT_MODULES]
+    inside = tuple(f"analysis.methods.{name}" for name in NAMES)
+    found = []
+    for path in modules:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else (
+                [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            for module in names:
+                if module.startswith(inside) and not module.endswith(".report_types"):
+                    found.append(f"{path.relative_to(repo)}:{node.lineno} {module}")
+    assert len(modules) > 50 and found == []
 
 
 def test_shared_pages_name_no_method_in_their_prose() -> None:

@@ -27,6 +27,7 @@ METHOD = Method(
     chance=Hook(f"{M}.report:chance_bands"),
     can_show=Hook(f"{M}.can_show:can_show"),
     compare=Hook(f"{M}.compare:compare_inventory"),
+    report_model=Hook(f"{M}.report_types:InventoryReport"),
     answers=Hook(f"{M}.report:answers"),
     samples=Hook(f"{M}.samples:samples"),
     persona_plan=Hook(f"{M}.shared_personas:persona_plan"),

@@ -26,6 +26,7 @@ METHOD = Method(
     chance=Hook(f"{M}.report:chance_bands"),
     can_show=Hook(f"{M}.can_show:can_show"),
     compare=Hook(f"{M}.report:compare_sides"),
+    report_model=Hook(f"{M}.report_types:MbtiReport"),
     answers=Hook(f"{M}.report:answers"),
     gaps=Hook(f"{M}.report:where_they_differ"),
     samples=Hook(f"{M}.samples:samples"),

@@ -23,6 +23,7 @@ from analysis.methods.values.families import FAMILY
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.methods.values import cfa, leaderboard, stability, structure
+from analysis.methods.values.campaign import off_protocol
 from analysis.methods.values.instruments import bundled_wording
 from analysis.methods.values.chance import HEAVY, model_chance, movement, random_start_stress, summarize_draws
 from analysis.methods.values.chance import model_draws as chance_draws
@@ -302,6 +303,8 @@ def values_report(store: Store, model: str | None = None, *, config: comparable.
                                         else "undefined: value scores constant within a context"),
         }
         m["counts"] = [counts("invalid answers", m["invalid"], m["n_answers"])]
+        # why its numbers cannot stand beside the published leaderboard's (None: they can)
+        m["off_protocol"] = off_protocol(m)
     return doc
 
 

@@ -112,6 +112,8 @@ class ValuesModelReport(ModelReport):
     stability_figures: StabilityFigures | None = None
     configuration: str
     configurations: list[dict[str, Any]]
+    #: Why its numbers cannot stand beside the published leaderboard's (``campaign.off_protocol``); None: they can.
+    off_protocol: str | None
 
 
 class Leaderboard(BaseModel):

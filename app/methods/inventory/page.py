@@ -63,7 +63,7 @@ st.caption("Score: mean keyed item score (1–k) over the personas. Percentile: 
            "Shaping d: Cohen's d of the score, personas shaped high (level > 5) against low (< 5), pooled SD, with its "
            "95 % CI (as R effsize::cohen.d; PersonaLLM's effect of its high and low persona types). "
            "'vs chance': the larger p of random answers and of answers shuffled across personas.")
-from analysis.methods.inventory import BIG_FIVE  # noqa: E402
+from analysis.methods.inventory.report_types import BIG_FIVE  # noqa: E402
 
 # the Big Five in their usual order (O, C, E, A, N), any other domain after them (stored documents sort their keys)
 order = [d for d in BIG_FIVE if d in idoc["domains"]] + [d for d in idoc["domains"] if d not in BIG_FIVE]

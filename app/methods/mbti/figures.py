@@ -8,7 +8,7 @@ from collections.abc import Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
-from analysis.methods.mbti import DIMENSION_NAMES, DIMENSIONS, OPTIONS, POLES
+from analysis.methods.mbti.report_types import DIMENSION_NAMES, DIMENSIONS, OPTIONS, POLES
 from app.figures import _style
 
 from app.methods.mbti.palette import MBTI_OPTION_COLORS

@@ -5,7 +5,7 @@ import textwrap
 import pandas as pd
 import streamlit as st
 
-from analysis.methods.mbti import DIMENSIONS, OPTIONS, type_with_role
+from analysis.methods.mbti.report_types import DIMENSIONS, OPTIONS, type_with_role
 from app import data, samples, state, ui
 from app.methods.mbti import charts as mbti_charts
 from app.methods.mbti import data as mbti_data

@@ -139,13 +139,11 @@ def published_beside(doc: dict, rows: pd.DataFrame, models: list[str]) -> None:
     st.subheader("Beside the published Stick to Your Role! leaderboard")
     paper = data.published("values")
     if len(paper):
-        from analysis.methods.values.campaign import off_protocol
-
         board_pub = paper.pivot(index="model", columns="metric", values="value").reset_index()
         board_pub = board_pub[["model", "cardinal", "ordinal", "rank_order"]].assign(
             model=lambda f: f["model"] + " (published)", protocol="published")
         # this store's models on the same columns, when their run is the leaderboard's protocol; the others say why not
-        off = {m: off_protocol(doc["models"][m]) for m in models}
+        off = {m: doc["models"][m]["off_protocol"] for m in models}
         ours = rows[rows["model"].isin([m for m, why in off.items() if why is None])]
         ours = pd.DataFrame({"model": ours["model"], "cardinal": ours["cardinal"], "ordinal": None,
                              "rank_order": ours["rank_order"], "protocol": "this store: leaderboard campaign"})

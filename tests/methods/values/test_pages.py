@@ -132,13 +132,21 @@ def test_leaderboard_shows_the_published_figures_apart(app_on_fixture):
 def test_a_leaderboard_campaign_model_stands_beside_the_published_figures(app_on_fixture, monkeypatch):
     """A model whose configuration is the leaderboard's protocol joins the published rows (its own Cardinal and RO,
     no Ordinal: that one is relative to the leaderboard's pool); the others are named with the reason they are not."""
-    import analysis.methods.values.campaign as campaign
+    import copy
+
+    from app.methods.values import data as values_data
 
     at = app_on_fixture("leaderboard")
     n_models = len(at.dataframe[0].value)
-    # the page asks for every model in the sidebar's order: the first one ran the campaign
-    verdicts = iter([None] + ["not run as the campaign"] * (n_models - 1))
-    monkeypatch.setattr(campaign, "off_protocol", lambda doc: next(verdicts))
+    read = values_data.values_doc
+
+    def first_ran_the_campaign(ref):  # the report's verdict (``campaign.off_protocol``, tested on its own) per model
+        doc = copy.deepcopy(read(ref))
+        for i, model in enumerate(doc["models"].values()):
+            model["off_protocol"] = None if i == 0 else "not run as the campaign"
+        return doc
+
+    monkeypatch.setattr(values_data, "values_doc", first_ran_the_campaign)
     at.run()
     side = at.dataframe[1].value
     board = at.dataframe[0].value.set_index("model")
