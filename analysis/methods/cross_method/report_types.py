@@ -10,10 +10,11 @@ campaign did not run) is ``None`` with its ``reason``, never 0; a chance entry i
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from analysis.chance import NullSummary
 from analysis.methods.report_model import Frame, ModelReport, Report
 
 __all__ = ["MethodPart", "Construct", "ChanceBand", "PairChance", "CellChance", "ChanceSummary", "PublishedR",
@@ -75,23 +76,12 @@ class CellChance(ChanceBand):
     uncorrected_verdict: str | None
 
 
-class ChanceSummary(BaseModel):
-    """A headline against its permutation null (``analysis.chance.NullSummary.to_dict``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    observed: float | None
-    kind: str
-    better: str
-    n_sims: int
-    mean: float | None
-    lo: float | None
-    hi: float | None
-    percentile: float | None
-    p: float | None
-    verdict: str | None
-    failed: int
-    reason: str | None
+#: A headline against its permutation null: ``analysis.chance.NullSummary.to_dict``, its fields with their types and
+#: the ``verdict`` and ``reason`` it adds.
+ChanceSummary = create_model(
+    "ChanceSummary", __config__=ConfigDict(extra="forbid"),
+    **{name: (hint, ...) for name, hint in get_type_hints(NullSummary).items()},
+    verdict=(str | None, ...), reason=(str | None, ...))
 
 
 class PublishedR(BaseModel):

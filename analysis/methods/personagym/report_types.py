@@ -48,23 +48,19 @@ def _by_column(value: Any) -> Any:
 TaskScores = _by_task(float | None)
 
 
-class Table1Cell(BaseModel):
+class PaperCell(BaseModel):
+    """A cell of the paper's Table 1 (bundled figures): mean and SD over personas."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mean: float | None
+    sd: float | None
+
+
+class Table1Cell(PaperCell):
     """A cell of our Table 1 rows: mean and SD over ``n_personas`` personas (SD None over fewer than two)."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    mean: float | None
-    sd: float | None
     n_personas: int
-
-
-class PaperCell(BaseModel):
-    """A cell of the paper's Table 1 (bundled figures)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    mean: float | None
-    sd: float | None
 
 
 class RoleCell(BaseModel):
