@@ -15,11 +15,9 @@ from app.stores import StoreRef
 
 @_memo
 def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[str, ...]) -> go.Figure:
-    from analysis.methods.personagym import TASKS
+    from analysis.methods.personagym.report_types import TASKS, series_name
 
     doc = personagym_data.personagym_doc(ref)
-    from analysis.methods.personagym.report import series_name
-
     colors = model_colors(data.models_in(ref))
     colors |= {series_name(doc, m): colors[m] for m in models if m in colors}
     series = {series_name(doc, m): doc["models"][m]["tasks"] for m in models}
@@ -35,7 +33,7 @@ def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[st
 
 @_memo
 def personagym_personas(ref: StoreRef, model: str) -> go.Figure:
-    from analysis.methods.personagym import TASKS
+    from analysis.methods.personagym.report_types import TASKS
 
     personas = personagym_data.personagym_doc(ref)["models"][model]["personas"]
     return figures.persona_task_scores({p: d.get("tasks") or {} for p, d in personas.items()}, TASKS)

@@ -53,7 +53,7 @@ def personagym_persona(ref: StoreRef, model: str, persona: str) -> pd.DataFrame:
     out = a[[c for c in cols if c in a]].merge(
         g[[c for c in gcols if c in g]].rename(columns={"status": "grade_status", "raw": "grader_reply"}),
         on=keys, how="left")
-    from analysis.methods.personagym import TASKS
+    from analysis.methods.personagym.report_types import TASKS
 
     order = {t: i for i, t in enumerate(TASKS)}
     return out.sort_values(["task", "q_index"], key=lambda s: s.map(order) if s.name == "task" else s).reset_index(drop=True)

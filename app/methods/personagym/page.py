@@ -3,8 +3,9 @@
 import pandas as pd
 import streamlit as st
 
-from analysis.methods.personagym import TASKS
-from analysis.methods.personagym.report import COLUMNS, evaluator_frame, figure4_frame, source_label, table1_frame
+from analysis.methods.personagym.report_types import (
+    COLUMNS, TASKS, evaluator_frame, figure4_frame, source_label, table1_frame,
+)
 from app import data, samples, state, ui
 from app.methods.personagym import charts as personagym_charts
 from app.methods.personagym import data as personagym_data

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis import published
-from analysis.methods.trust.labels import agreement_rows, imported_rows, invalid_text, mean_sd_text, personas_text
+from analysis.methods.trust.report_types import agreement_rows, imported_rows, invalid_text, mean_sd_text, personas_text
 from app import data, state, ui
 from app.methods.trust import charts as trust_charts
 from app.methods.trust import data as trust_data
