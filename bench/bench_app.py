@@ -11,16 +11,17 @@
    metric cache (first ever start), then after a restart with the on-disk metric cache warm, once
    in a new browser profile (Streamlit's ~5 MB of scripts downloaded and compiled again) and in
    the profile of the first visit (the usual restart: the browser has the scripts cached).
-2. Warm page switches: clicking through the sidebar (every page three times); rounds 2 and 3 are
-   the warm ones, timed from the click until the new page's title is shown and its script run has
-   finished (so Plotly's drawing in the browser is included).
+2. Page switches: clicking through the sidebar (every page three times) on a server started with an empty metric
+   cache folder: round 1 is each page's first visit (nothing in Streamlit's memory; the reports the demo store ships
+   with), rounds 2 and 3 are the warm ones, timed from the click until the new page's title is shown and its script
+   run has finished (so Plotly's drawing in the browser is included).
 
 3. The Samples view: filtered lists of the demo's ~8,000 replies opened by URL on a running server (invalid replies of
    one model, a method's valid ones, a text search, a sorted later page, A vs B where they differ, the matrix), each
    twice: from the request until the list's table is shown and the script has finished.
 
-Targets: first paint <= 3 s (warm cache) and <= 1.15x a bare Streamlit app's, a filtered Samples list <= 1 s warm,
-page switch <= 0.5 s, the leaderboard table on a first visit (empty
+Targets: first paint <= 3 s (warm cache) and <= 1.1x a bare Streamlit app's, a filtered Samples list <= 1 s warm,
+first visit of every page <= 1.5 s, warm page switch <= 0.5 s, the leaderboard table on a first visit (empty
 metric cache folder: the reports the demo store ships with, ``analysis.demo.precompute_reports``) within 1.2x of a warm start. The store is the bundled demo (unpacked from
 its archive) when it exists, else the test fixture store (``--store`` picks another). Prints the 1-minute load average.
 Run: ``.venv/bin/python bench/bench_app.py``
@@ -48,7 +49,8 @@ from tests.browser.harness import CHROMIUM, ENTRY, AppServer, browser_context, w
 
 REPEATS = 3
 PAGES = [("leaderboard", "Leaderboard"), ("structure", "Value structure"), ("stability", "Stability"),
-         ("mbti", "MBTI assessment"), ("trust", "Trust game"), ("personagym", "PersonaGym"), ("compare", "Compare two models"),
+         ("mbti", "MBTI assessment"), ("trust", "Trust game"), ("personagym", "PersonaGym"),
+         ("inventory", "Personality inventories"), ("cross-method", "Cross-method validity"), ("compare", "Compare two models"),
          ("data", "Data"), ("samples", "Samples"), ("run", "Run"), ("overview", "RoleScope")]
 #: Filtered lists of the Samples view (its URL parameters), each painted twice: the second is the warm one.
 SAMPLE_FILTERS = ["s_valid=invalid&s_model=smollm2-t07", "s_method=mbti&s_valid=valid", "s_q=like%20me",
@@ -234,25 +236,28 @@ def main() -> int:
         print(f"first paint of the leaderboard {titled:.2f} s: target <= 3 s -> {'OK' if titled <= 3.0 else 'MISSED'}")
         bare_title = statistics.median(r.title for r in bare)
         paint_ratio = titled / bare_title
-        print(f"first paint / bare Streamlit's: {paint_ratio:.2f}   target <= 1.15 -> "
-              f"{'OK' if paint_ratio <= 1.15 else 'MISSED'}")
+        print(f"first paint / bare Streamlit's: {paint_ratio:.2f}   target <= 1.1 -> "
+              f"{'OK' if paint_ratio <= 1.1 else 'MISSED'}")
         lists = samples_paint(store, cache, out)
         for query, first, warm in lists:
             print(f"samples ?{query}: first {first:.2f} s, warm {warm:.2f} s")
         warm_list = max(w for _, _, w in lists)
         print(f"Samples view, filtered list painted warm: max {warm_list:.2f} s, median "
               f"{statistics.median(w for _, _, w in lists):.2f} s   target <= 1 s -> {'OK' if warm_list <= 1.0 else 'MISSED'}")
-        rounds = page_switches(store, cache, out)
+        rounds = page_switches(store, out / "cache-pages", out)  # an empty cache folder: round 1 is each first visit
         for k, times in enumerate(rounds, 1):
-            label = "cold" if k == 1 else "warm"
+            label = "first visits" if k == 1 else "warm"
             print(f"page switches, round {k} ({label}): " + ", ".join(f"{u} {t:.2f}" for u, t in times))
+        first_visits = max(t for _, t in rounds[0])
+        print(f"first visit of every page: max {first_visits:.2f} s   target <= 1.5 s -> "
+              f"{'OK' if first_visits <= 1.5 else 'MISSED'}")
         warm_times = [t for times in rounds[1:] for _, t in times]
         print(f"warm page switch (rounds 2-{len(rounds)}): median {statistics.median(warm_times):.2f} s, "
               f"max {max(warm_times):.2f} s   target <= 0.5 s -> {'OK' if statistics.median(warm_times) <= 0.5 else 'MISSED'}"
               " (median)")
         print(f"load average (1 min) at the end: {os.getloadavg()[0]:.1f}")
-        return 0 if (titled <= 3.0 and statistics.median(warm_times) <= 0.5 and first_visit <= 1.2 and paint_ratio <= 1.15
-                     and warm_list <= 1.0) else 1
+        return 0 if (titled <= 3.0 and statistics.median(warm_times) <= 0.5 and first_visit <= 1.2 and paint_ratio <= 1.1
+                     and warm_list <= 1.0 and first_visits <= 1.5) else 1
 
 
 if __name__ == "__main__":

@@ -134,7 +134,8 @@ def leaderboard_rows(ref: StoreRef) -> pd.DataFrame:
         rows[key] = [doc[m].get(key) for m in rows["model"]]
         rows[f"{key}_lo"] = [ci[m].get("lo") for m in rows["model"]]
         rows[f"{key}_hi"] = [ci[m].get("hi") for m in rows["model"]]
-    rows["invalid_share"] = [doc[m]["invalid"] / max(1, doc[m]["n_answers"]) for m in rows["model"]]
+    rows["invalid_share"] = [next((c["rate"] for c in doc[m]["counts"] if c["kind"] == "invalid answers"), None)
+                             for m in rows["model"]]  # the report's share (undefined without answers, never 0)
     rows["personas"] = [doc[m]["n_personas"] for m in rows["model"]]
     numeric = [c for c in rows.columns if c not in ("model", "n_columns", "personas")]
     return rows.astype({c: float for c in numeric})
