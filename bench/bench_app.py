@@ -155,6 +155,9 @@ def page_switches(store: Path, cache: Path, out: Path, rounds: int = 3) -> list[
             for url, title in PAGES:
                 href = f"{server.url}/" + ("" if url == "overview" else url)  # the default page lives at /
                 link = page.locator(f'[data-testid="stSidebarNav"] a[href="{href}"]')
+                more = page.locator('[data-testid="stSidebarNavViewButton"]')
+                if not link.is_visible() and more.count() and "more" in more.first.inner_text().lower():
+                    more.first.click()  # the sidebar lists the first pages only until "View more" is clicked
                 t0 = time.perf_counter()
                 link.click()
                 page.wait_for_function(

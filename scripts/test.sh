@@ -2,7 +2,8 @@
 # Install what the tests need (first run only) and run the whole suite, slow tests included, in two phases:
 #   1. every test that does not start the embedded model, on two processes (pytest-xdist; a file's tests stay together,
 #      the browser files one after another); tests/guards/no_embedded fails any test there that starts the model;
-#   2. the tests marked serial (tests/conftest.py: the embedded model needs both cores), one at a time.
+#   2. the tests marked serial (tests/conftest.py: those that start the embedded model), on two processes with the
+#      model on one thread each (two two-thread model jobs on two cores spin against each other; one-thread ones do not).
 # Extra arguments go to both phases (a phase that selects no test is not a failure).
 # The browser tests drive Debian's Chromium (/usr/bin/chromium, never a downloaded browser): it is
 # installed here when missing and we are root; otherwise those tests are skipped with a reason.
@@ -22,7 +23,7 @@ PYTHONPATH="tests/guards/no_embedded${PYTHONPATH:+:$PYTHONPATH}" \
   .venv/bin/python -m pytest -q -m "not serial" -n 2 --dist loadfile --durations=15 "$@"
 parallel=$?
 echo "scripts/test.sh: the serial phase (the embedded model's tests)" >&2
-.venv/bin/python -m pytest -q -m "serial" --durations=15 "$@"
+ROLESCOPE_EMBEDDED_THREADS=1 .venv/bin/python -m pytest -q -m "serial" -n 2 --dist loadfile --durations=15 "$@"
 serial=$?
 passed "$parallel" && passed "$serial" && exit 0
 echo "scripts/test.sh: failed (parallel phase exit $parallel, serial phase exit $serial)" >&2

@@ -10,16 +10,16 @@ import pytest
 
 from tests.stub_server import StubServer
 
-#: Test files that run alone (``scripts/test.sh`` runs them after the parallel phase): those that start the embedded
-#: model, which needs both cores (one model job beside another busy process runs ~2x slower, two model jobs ~100x).
-#: A single test elsewhere that starts the model is marked ``@pytest.mark.serial``; in the parallel phase
-#: ``tests/guards/no_embedded`` makes any other one fail at once.
+#: Test files of the serial phase (``scripts/test.sh`` runs them after the parallel phase): those that start the
+#: embedded model. They run on two workers with the model on one thread each (``ROLESCOPE_EMBEDDED_THREADS=1``:
+#: measured, two one-thread model jobs at once each run as fast as one two-thread job alone, where two two-thread jobs
+#: spin against each other, ~100x slower). A single test elsewhere that starts the model is marked
+#: ``@pytest.mark.serial``; in the parallel phase ``tests/guards/no_embedded`` makes any other one fail at once.
 SERIAL_PATHS = ("tests/browser/test_run_methods.py", "tests/*/*/test_browser.py", "tests/*embedded*",
                 "tests/test_demo_build.py")
-#: The parallel phase runs these files one after another on one worker (``pytest_xdist_make_scheduler``): each
-#: drives Chromium against a live server, and two browsers and servers at once on two cores make their waits a matter
-#: of luck.
-ONE_AT_A_TIME = "tests/browser/"
+#: Both phases run these files one after another on one worker (``pytest_xdist_make_scheduler``): each drives
+#: Chromium against a live server, and two browsers and servers at once on two cores make their waits a matter of luck.
+ONE_AT_A_TIME = ("tests/browser/*", "tests/*/*/test_browser.py")
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -39,7 +39,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
 
     class BrowserFilesTogether(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return ONE_AT_A_TIME if nodeid.startswith(ONE_AT_A_TIME) else super()._split_scope(nodeid)
+            path = nodeid.split("::", 1)[0]
+            return "browser" if any(fnmatch(path, p) for p in ONE_AT_A_TIME) else super()._split_scope(nodeid)
 
     return BrowserFilesTogether(config, log)
 

@@ -50,7 +50,9 @@ def embedded_base_url(n_ctx: int = 4096) -> str:
         params = xllamacpp.CommonParams()
         params.model.path = str(model_path)
         params.n_ctx = n_ctx
-        threads = max(1, min(2, os.cpu_count() or 1))
+        # two cores at most; ROLESCOPE_EMBEDDED_THREADS sets it (the suite's serial phase runs two model jobs on one
+        # thread each: two jobs of two threads on two cores spin against each other)
+        threads = int(os.environ.get("ROLESCOPE_EMBEDDED_THREADS") or max(1, min(2, os.cpu_count() or 1)))
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.n_parallel = 1

@@ -7,16 +7,16 @@ from typing import Any
 
 from analysis.demo_config import DemoConfig, DemoPart, Size
 from analysis.llm.specs import parse_model_spec
+from analysis.sources import DATA_DIR
 
 SIZES: dict[Size, dict[str, Any]] = {
     "full": {"personas": 5, "questions": 2, "answer_tokens": 160, "max_retries": 3,
              # the method's default is the reference's 3000 tokens for every call; the 135M model loops to any limit
              "limits": {"selection_max_tokens": 400, "question_max_tokens": 800, "examples_max_tokens": 400,
                         "grade_max_tokens": 200}},
-    # every call kind once per task, each cut short: a greedy 135M model runs on to any limit (the build test's time)
-    "reduced": {"personas": 1, "questions": 1, "answer_tokens": 32, "max_retries": 3,
-                "limits": {"selection_max_tokens": 80, "question_max_tokens": 80, "examples_max_tokens": 48,
-                           "grade_max_tokens": 40}},
+    "reduced": {"personas": 1, "questions": 1, "answer_tokens": 40, "max_retries": 3,
+                "limits": {"selection_max_tokens": 100, "question_max_tokens": 160, "examples_max_tokens": 80,
+                           "grade_max_tokens": 50}},
 }
 
 
@@ -24,7 +24,11 @@ def plan(config: DemoConfig, size: Size) -> dict[str, Any]:
     from analysis.methods.personagym.plan import build_personagym_plan
 
     s = SIZES[size]
-    return build_personagym_plan(config.spec(), personas=s["personas"], questions_per_task=s["questions"],
+    # the reduced campaign (the suite's build test) asks fixed questions: answers, score examples and grades on every
+    # task, none of it hanging on whether a greedy 135M generator's environment pick parses (generation is tested on
+    # its own: tests/methods/personagym/test_embedded_e2e.py, the Run page's browser test)
+    fixed = DATA_DIR / "personagym" / "demo_questions" if size == "reduced" else None
+    return build_personagym_plan(config.spec(), personas=s["personas"], questions=fixed, questions_per_task=s["questions"],
                                  evaluators=[parse_model_spec("embedded")] if config.embedded else None,
                                  grade_without_examples=True, seed=0, answer_max_tokens=s["answer_tokens"],
                                  max_retries=s["max_retries"],
