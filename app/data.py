@@ -108,6 +108,15 @@ def samples(ref: StoreRef) -> pd.DataFrame:
     return store_samples(_store(ref))
 
 
+@st.cache_data(**CACHE)
+def run_samples(ref: StoreRef, run_ids: tuple[str, ...]) -> pd.DataFrame:
+    """The stored replies of these runs only (``analysis.samples.store_samples`` with run ids): a page that shows one
+    campaign's replies reads them without building every reply of the store."""
+    from analysis.samples import store_samples
+
+    return store_samples(_store(ref), list(run_ids))
+
+
 def labelled_runs(ref: StoreRef) -> pd.DataFrame:
     """The runs with their names, tags and notes (``analysis.runs.labels``; read at every call: a label changes no
     content signature)."""

@@ -170,7 +170,8 @@ mine.index = [labels[c] for c in mine.index]
 ui.table(mine, width="stretch", height=min(400, 35 * len(mine) + 40),
          column_config={"score": st.column_config.NumberColumn("score", format="%.3f")})
 ids = mdoc.get("persona_ids") or {}
-everything = data.samples(ref)
+# the campaign's own runs only: every reply of the store took ~1 s to build on a first visit
+everything = data.run_samples(ref, tuple(sorted(d["run_id"] for d in mdoc["methods"].values() if d.get("run_id"))))
 parts = []
 for name, d in mdoc["methods"].items():
     pid = (ids.get(name) or {}).get(key)
