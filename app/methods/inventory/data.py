@@ -6,10 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 import pandas as pd
-import streamlit as st
 
 from app import data
-from app.data import CACHE, has_rows, report
+from app.data import has_rows, report
 from app.stores import StoreRef
 
 
@@ -21,7 +20,6 @@ def models(ref: StoreRef) -> list[str]:
     return sorted(doc(ref)["models"]) if has_rows(ref, "inventory_answers") else []
 
 
-@st.cache_data(**CACHE)
 def answers(ref: StoreRef, model: str) -> pd.DataFrame:
     """The answers the inventory report reads (``Method.answers``), for the samples panels: read, never scored here."""
     return data.answers(ref, "inventory", model)

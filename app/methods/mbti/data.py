@@ -17,7 +17,6 @@ def mbti_doc(ref: StoreRef) -> dict[str, Any]:
     return report(ref, "mbti")
 
 
-@st.cache_data(**CACHE)
 def mbti_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
     """The answers the MBTI report reads (``Method.answers``), for the samples panels: read, never scored here."""
     return answers(ref, "mbti", model)

@@ -22,7 +22,6 @@ def values_board(ref: StoreRef) -> dict[str, Any]:
     return values_doc(ref)["leaderboard"]
 
 
-@st.cache_data(**CACHE)
 def values_answers(ref: StoreRef, model: str | None = None) -> pd.DataFrame:
     """The answers the values report reads (``Method.answers``), for the samples panels: read, never scored here."""
     return answers(ref, "values", model)
