@@ -52,18 +52,53 @@ def _typed(frame: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def _one_text(v: Any) -> Any:
+    if v is None or (isinstance(v, float) and v != v) or v is pd.NA:
+        return pd.NA
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
 def _text(values: Any, index: pd.Index) -> pd.Series:
-    """Values as nullable text, numbers without a spurious '.0' (3.0 -> '3')."""
+    """Values as nullable text, numbers without a spurious '.0' (3.0 -> '3').
+
+    Text and integer columns convert at once; a float column converts its whole numbers as integers and maps only
+    the rest; any other column maps each value (``_one_text``)."""
     series = values if isinstance(values, pd.Series) else pd.Series(values, index=index)
+    dtype = series.dtype
+    if pd.api.types.is_string_dtype(dtype) and not pd.api.types.is_object_dtype(dtype):
+        return series.astype("string")
+    if pd.api.types.is_integer_dtype(dtype):
+        return series.astype("string")
+    if pd.api.types.is_float_dtype(dtype):
+        numbers = series.astype("float64")
+        whole = numbers.notna() & (numbers.abs() < 2.0**53) & (numbers == numbers.round())
+        out = pd.Series(pd.NA, index=series.index, dtype="string")
+        out[whole] = numbers[whole].astype("int64").astype("string")
+        rest = numbers.notna() & ~whole
+        if rest.any():
+            out[rest] = numbers[rest].map(_one_text).astype("string")
+        return out
+    if pd.api.types.is_object_dtype(dtype) and pd.api.types.infer_dtype(series, skipna=True) in ("string", "empty"):
+        return series.where(series.notna(), None).astype("string")
+    return series.map(_one_text).astype("string")
 
-    def one(v: Any) -> Any:
-        if v is None or (isinstance(v, float) and v != v) or v is pd.NA:
-            return pd.NA
-        if isinstance(v, float) and v.is_integer():
-            return str(int(v))
-        return str(v)
 
-    return series.map(one).astype("string")
+def _json_keys(rows: pd.DataFrame, key: Sequence[str]) -> list[str]:
+    """``json.dumps({k: v ...})`` of each row's ``key`` columns, byte for byte, encoding each distinct value once."""
+    if rows.empty:
+        return []
+    parts = []
+    for i, k in enumerate(key):
+        column = rows[k].astype(object)
+        encoded = {v: json.dumps(_plain(v)) for v in pd.unique(column)} if column.notna().all() else None
+        values = column.map(encoded) if encoded is not None else column.map(lambda v: json.dumps(_plain(v)))
+        parts.append(("{" if i == 0 else ", ") + json.dumps(k) + ": " + values)
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = joined + part
+    return (joined + "}").tolist()
 
 
 def _column(rows: pd.DataFrame, spec: Column, default: Any = pd.NA) -> pd.Series:
@@ -116,7 +151,7 @@ def build(rows: pd.DataFrame, *, method: str, kind: str, table: str, key: Sequen
     out["reply"] = _text(_column(rows, reply), rows.index)
     out["scored"] = scored
     out["table"] = table
-    out["key"] = [json.dumps({k: _plain(v) for k, v in zip(key, values)}) for values in rows[list(key)].itertuples(index=False)]
+    out["key"] = _json_keys(rows, key)
     out["sample_id"] = [hashlib.sha1(f"{table}|{kind}|{k}".encode()).hexdigest()[:12] for k in out["key"]]
     out["prompt"] = (kind + "|" + out["persona_id"].fillna("") + "|" + out["item"].fillna("") + "|"
                      + out["context"].fillna(""))

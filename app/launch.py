@@ -11,6 +11,7 @@ thread as soon as the server listens. The browser is still loading Streamlit's s
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import threading
 from pathlib import Path
@@ -75,6 +76,7 @@ def main(argv: list[str] | None = None) -> Any:
     """``streamlit run app/main.py ARGV`` (click exits the process when the server stops)."""
     from streamlit.web import cli
 
+    os.environ["ROLESCOPE_WARM"] = "1"  # app.data.warm_samples: build the reply table after the first page drew
     _warm_after_server_start()
     args = ["run", str(APP), *(sys.argv[1:] if argv is None else argv)]
     return cli.main(args=args, prog_name="streamlit")

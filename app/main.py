@@ -23,5 +23,9 @@ from app.nav import navigation  # noqa: E402  (set_page_config first)
 from app.ui import sidebar  # noqa: E402
 
 page = navigation()
-sidebar()
+ctx = sidebar()
 page.run()
+if ctx is not None:
+    from app.data import warm_samples
+
+    warm_samples(ctx.ref)  # after the page has drawn: its first paint does not wait for it

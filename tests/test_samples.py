@@ -156,3 +156,32 @@ def test_a_table_without_rows_gives_no_samples(tmp_path: Path) -> None:
     with Store(tmp_path / "empty.db") as s:
         assert store_samples(s).empty
         assert list(store_samples(s).columns) == list(COLUMNS)
+
+
+def test_text_columns_convert_at_once_as_each_value_would():
+    """``_text`` converts whole columns (text, integers, floats) at once; each value comes out as ``_one_text`` gives
+    it one by one: whole floats without '.0', NaN/None/NA as missing, other values as ``str``."""
+    import numpy as np
+
+    from analysis.samples import _one_text, _text
+
+    columns = [pd.Series([3.0, 0.1, np.nan, np.inf, -2.0, 1e20, 1 / 3]),
+               pd.Series([1, None, 7], dtype="Int64"),
+               pd.Series([1, 2, 3]),
+               pd.Series(["a", None, "é"], dtype="string"),
+               pd.Series(["a", None, np.nan, "b"], dtype=object),
+               pd.Series([1, "x", 2.0, None, True], dtype=object),
+               pd.Series([True, False]),
+               pd.Series([np.nan, np.nan])]
+    for column in columns:
+        expected = pd.Series([_one_text(v) for v in column.astype(object)], index=column.index, dtype="string")
+        pd.testing.assert_series_equal(_text(column, column.index), expected, check_names=False)
+
+
+def test_source_keys_are_the_json_of_each_rows_key_fields():
+    from analysis.samples import _json_keys
+
+    rows = pd.DataFrame({"run_id": ["r1", "r1", "r\"2"], "n": [1, 2, 3], "x": [0.5, None, 2.0]})
+    expected = [json.dumps({"run_id": r, "n": n, "x": None if x != x else x})
+                for r, n, x in zip(rows["run_id"], rows["n"].tolist(), rows["x"])]
+    assert _json_keys(rows, ("run_id", "n", "x")) == expected

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -21,6 +22,7 @@ def test_main_runs_the_entry_script_and_warms_after_server_start(monkeypatch: py
     calls: list[tuple[str, object]] = []
     monkeypatch.setattr(bootstrap, "_on_server_start", lambda server: calls.append(("original", server)))
     monkeypatch.setattr(cli, "main", lambda args, prog_name: calls.append(("cli", args)) or 0)
+    monkeypatch.setenv("ROLESCOPE_WARM", "0")  # main() sets it to 1 for the server it starts; restored after
     warmed = threading.Event()
     monkeypatch.setattr(launch, "warm_imports", lambda: warmed.set())
 
@@ -31,6 +33,7 @@ def test_main_runs_the_entry_script_and_warms_after_server_start(monkeypatch: py
     bootstrap._on_server_start("server")
     assert calls[-1] == ("original", "server")
     assert warmed.wait(10)
+    assert os.environ["ROLESCOPE_WARM"] == "1"  # app.data.warm_samples may build the reply table in this server
 
 
 def test_warm_imports_leave_heavy_packages_alone():
@@ -64,3 +67,35 @@ def test_page_icon_is_the_warmed_one():
 
     assert "page_icon=PAGE_ICON" in (REPO / "app" / "main.py").read_text(encoding="utf-8")
     assert PAGE_ICON and not PAGE_ICON.isascii()  # an emoji: the costly branch of st.set_page_config
+
+
+def test_the_reply_table_is_built_after_a_page_drew_only_in_a_launched_server(fixture_store: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch):
+    """``app.data.warm_samples`` builds ``samples(ref)`` in the background once per store version when the server was
+    started by ``app.launch`` (``ROLESCOPE_WARM=1``), so the Samples page's first visit finds it built; elsewhere
+    (AppTest, other servers) it starts nothing."""
+    from app import data
+    from app.stores import ref_for
+
+    ref = ref_for(fixture_store, True)
+    data.samples.clear()
+    monkeypatch.delenv("ROLESCOPE_WARM", raising=False)
+    data.warm_samples(ref)
+    assert ref not in data._WARMED
+    assert not [t for t in threading.enumerate() if t.name == "rolescope-warm-samples"]
+
+    monkeypatch.setenv("ROLESCOPE_WARM", "1")
+    monkeypatch.setattr(data, "_WARMED", set())
+    built: list[object] = []
+    from analysis import samples as samples_module
+
+    original = samples_module.store_samples
+    monkeypatch.setattr(samples_module, "store_samples", lambda *a, **k: built.append(a) or original(*a, **k))
+    data.warm_samples(ref)
+    data.warm_samples(ref)  # once per store version
+    for thread in [t for t in threading.enumerate() if t.name == "rolescope-warm-samples"]:
+        thread.join(60)
+    assert len(built) == 1
+    frame = data.samples(ref)  # the page's call: the table built in the background, not a new one
+    assert len(built) == 1 and len(frame) > 0
+    data.samples.clear()
