@@ -1,9 +1,15 @@
 """Start the dashboard: ``python -m app.launch [streamlit options]`` is ``streamlit run app/main.py``, quicker to first
 paint.
 
-The app's imports (pandas, the ``app`` modules, plotly: about 0.6 s here) are paid in a background
-thread as soon as the server listens. The browser is still loading Streamlit's scripts then (about
-  1 s), so the first script run no longer waits for them.
+Once the server listens, a background thread pays Streamlit's one-off first-page costs and imports the page list
+(``warm_imports``), while the browser is still loading Streamlit's scripts (about 1 s). The entry script then draws
+the page's heading before it imports pandas and the app's modules.
+
+The app's own imports (pandas, plotly, the ``app`` modules, every method: about 1 s of CPU) are not warmed: on two
+cores that competed with the browser loading its scripts and held the first script run back by 0.2-0.3 s, so the
+heading painted later than with the imports in the script run (``bench/bench_app.py``: 1.09-1.12x bare Streamlit
+with them warmed, 0.93-0.96x without). Once the first page has drawn, ``app.data.warm_samples`` builds the Samples
+page's reply table in the background (this launcher sets ``ROLESCOPE_WARM=1`` for it).
 
 ``streamlit run app/main.py`` still works the same way; it is just slower to its first paint.
 """
@@ -19,9 +25,9 @@ from typing import Any
 
 APP = Path(__file__).resolve().parent / "main.py"  # the entry script
 PAGE_ICON = "🎭"  # main.py's st.set_page_config(page_icon=...)
-#: Imported ahead of the first script run (everything the first page needs; not scikit-learn, which pages load on demand).
-WARM_MODULES = ("pandas", "pyarrow", "app.data", "app.ui", "app.nav", "app.state", "app.charts", "app.figures",
-                "plotly.graph_objects")
+#: Imported ahead of the first script run: what the entry script needs before the page's heading (the page list). The
+#: rest (pandas and up) is imported by the script run, after the heading: see the module's docstring.
+WARM_MODULES = ("app.nav",)
 
 
 def warm_streamlit_first_calls() -> None:
@@ -46,11 +52,9 @@ def warm_imports(modules: tuple[str, ...] = WARM_MODULES) -> None:
     try:
         for name in modules:
             importlib.import_module(name)
-        from analysis import methods
         from app.methods import views
 
-        methods.all_methods()  # every method's METHOD (the sidebar's configuration picker reads their families)
-        views()
+        views()  # every method's pages (the navigation), without the methods' analysis code
         warm_streamlit_first_calls()
     except Exception:  # noqa: BLE001 - the page's own code raises it again, in the browser
         return

@@ -17,7 +17,7 @@ HOME = "overview"
 
 TOP: tuple[PageInfo, ...] = (
     PageInfo("pages/overview.py", "Overview", ":material/home:", "overview", "",
-             "What is loaded and each method's headline per model."),
+             "What is loaded and each method's headline per model.", heading="RoleScope"),
     PageInfo("pages/leaderboard.py", "Leaderboard", ":material/leaderboard:", "leaderboard", "",
              "Every method's models ranked: a method's own board where it has one, else its headlines."),
 )
@@ -43,10 +43,13 @@ def page(url: str) -> PageInfo:
     return next(p for p in pages() if p.url == url)
 
 
-def navigation() -> Any:
+def navigation() -> tuple[Any, PageInfo]:
+    """``st.navigation`` over every page: the page to run and its ``PageInfo``."""
     sections: dict[str, list[st.Page]] = {}
+    made: list[tuple[Any, PageInfo]] = []
     for info in pages():
-        sections.setdefault(info.section, []).append(
-            st.Page(info.script, title=info.title, icon=info.icon, url_path=info.url,
-                    default=info.url == HOME))
-    return st.navigation(sections)
+        made.append((st.Page(info.script, title=info.title, icon=info.icon, url_path=info.url,
+                             default=info.url == HOME), info))
+        sections.setdefault(info.section, []).append(made[-1][0])
+    chosen = st.navigation(sections)
+    return chosen, next(info for made_page, info in made if made_page is chosen)

@@ -117,8 +117,9 @@ def context() -> PageContext:
     return ctx
 
 
-def header(title: str, caption: str) -> None:
-    st.title(title)
+def header(caption: str) -> None:
+    """The line under the page's heading (the heading itself is ``PageInfo.heading``, drawn by ``app/main.py`` before
+    the sidebar's reads and the page's own imports, so it paints first)."""
     st.caption(caption)
 
 

@@ -11,7 +11,7 @@ from app.stores import ref_for
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("Compare two models", "The same personas, contexts and statements answered by two models: where do they differ, "
+ui.header("The same personas, contexts and statements answered by two models: where do they differ, "
           "and is the difference larger than the sampling noise?")
 
 # Every store the sidebar offers (the bundled demo, your store, files opened this session) can hold either side.

@@ -19,7 +19,7 @@ from app.stores import UPLOAD_DIR, USER_LABEL, add_opened_store, open_store, use
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("Data", f"Everything behind the numbers in **{ref.name}**: each run's plan, each sample's full prompt and raw "
+ui.header(f"Everything behind the numbers in **{ref.name}**: each run's plan, each sample's full prompt and raw "
           "reply, the answer parsed from it and whether it was valid — plus the bundled inputs, imports and exports.")
 
 SAMPLE_TABLES = {name: table for v in views() for name, table in v.samples.items()}

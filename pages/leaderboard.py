@@ -9,7 +9,7 @@ from app.methods import views
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("Leaderboard", "Which model plays personas best, by each method's own measure: a method's own board where "
+ui.header("Which model plays personas best, by each method's own measure: a method's own board where "
           "it has one, then every other method's headline numbers ranked.")
 
 present = {m.name for m in data.present_methods(ref)}

@@ -13,7 +13,7 @@ from app.nav import pages as all_pages
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("RoleScope", "How faithfully do LLMs play personas? Each method below asks it its own way, of the same "
+ui.header("How faithfully do LLMs play personas? Each method below asks it its own way, of the same "
           "models, on one results store.")
 
 # -- the methods, from the registry: each one's own summary ---------------------------------------

@@ -27,7 +27,7 @@ from app.jobs import RunJob, registry
 from app.stores import USER_LABEL, demo_ref, user_ref
 
 ui.context()
-ui.header("Run", "Start a small evaluation against any model: it runs in the background, writes every finished call to "
+ui.header("Start a small evaluation against any model: it runs in the background, writes every finished call to "
           "your store at once (so nothing is lost on a crash) and can be cancelled and resumed.")
 ref = user_ref()
 jobs = registry()

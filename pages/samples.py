@@ -24,7 +24,7 @@ from app.stores import open_store
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("Samples", f"Every stored reply in **{ref.name}**: filter, search and sort the transcripts, open one in full "
+ui.header(f"Every stored reply in **{ref.name}**: filter, search and sort the transcripts, open one in full "
           "(its messages, raw reply, what the reader took from it and why), set two models side by side, or see a "
           "prompt × model matrix. Replies are shown as plain text.")
 

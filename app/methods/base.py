@@ -19,7 +19,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 @dataclass(frozen=True)
 class PageInfo:
-    """One page of the navigation: its script (relative to the repository), title, icon, URL path and section."""
+    """One page of the navigation: its script (relative to the repository), title, icon, URL path, section, a line
+    on what it shows, and its heading (the page's h1, drawn by the entry script before anything slower; default: the
+    title)."""
 
     path: str
     title: str
@@ -27,6 +29,11 @@ class PageInfo:
     url: str
     section: str
     blurb: str
+    heading: str = ""
+
+    @property
+    def h1(self) -> str:
+        return self.heading or self.title
 
     @property
     def script(self) -> str:

@@ -56,7 +56,7 @@ def test_a_cold_deep_link_opens_the_page(server: AppServer, browser: Any, info: 
             nav.locator('[data-testid="stSidebarNavViewButton"]').click()
         current = nav.locator(CURRENT).inner_text(timeout=30_000)
         assert current.strip().splitlines()[-1] == info.title  # after its icon's name
-        assert title(tab)
+        assert title(tab) == info.h1  # drawn by the entry script, before the page runs
         assert exceptions(tab) == []
     finally:
         context.close()

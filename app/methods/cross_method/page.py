@@ -12,7 +12,7 @@ from app.methods.cross_method import data as xm_data
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("Cross-method validity", "One persona set run through every method that takes one (values, inventory, trust "
+ui.header("One persona set run through every method that takes one (values, inventory, trust "
           "game, PersonaGym), each on its own protocol. If a model plays a persona faithfully, the methods should "
           "agree about that persona the way people's answers agree: a persona high on Benevolence should score high on "
           "Agreeableness (Roccas et al. 2002). A model that tailors each answer to each questionnaire will not.")

@@ -6,7 +6,8 @@ SECTION = "Other methods"
 VIEW = MethodView(
     name="inventory", label="Inventory", order=5, section=SECTION,
     pages=(PageInfo("app/methods/inventory/page.py", "Inventories", ":material/checklist:", "inventory", SECTION,
-                    "Big Five profiles with human norms, α / ω / λ6, test–retest, shaping, MTMM."),),
+                    "Big Five profiles with human norms, α / ω / λ6, test–retest, shaping, MTMM.",
+                    heading="Personality inventories"),),
     run_form=Hook("app.methods.inventory.run_form:form"),
     summary=("IPIP-NEO or any Likert inventory given to personas shaped to target trait levels, scored against "
              "human norms (Serapio-García et al. 2023). *Shaping ρ*: Spearman of target level against score, mean "

@@ -11,7 +11,7 @@ from app.methods.inventory import data as inv_data
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("Personality inventories", "Can a model play a persona's personality on a standard inventory? Each item is "
+ui.header("Can a model play a persona's personality on a standard inventory? Each item is "
           "asked on its own with the persona's description (Serapio-García et al. 2023); scores per domain against "
           "human norms, reliability (α, ω, λ6), test–retest across option orders, and shaping: personas given a target "
           "level on one domain, recovered from their answers.")

@@ -12,7 +12,7 @@ from app.methods.mbti import data as mbti_data
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("MBTI assessment", "Can a model assess people of a subject group through MBTI statements? Each statement is "
+ui.header("Can a model assess people of a subject group through MBTI statements? Each statement is "
           "rated Correct … Wrong for the subject (\"Men\", \"Doctors\"…); scores per dimension, consistency over "
           "independent testings, robustness to option order and fairness between genders (Rao et al. 2023).")
 

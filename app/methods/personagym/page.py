@@ -13,7 +13,7 @@ from app.methods.personagym import figures as personagym_figures
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("PersonaGym", "Does the agent act like its persona in situations the persona would meet? For each persona an "
+ui.header("Does the agent act like its persona in situations the persona would meet? For each persona an "
           "LLM picks relevant environments and writes questions for five tasks; the agent answers in character; "
           "evaluators grade each answer 1–5 against a rubric (Samuel et al. 2024).")
 

@@ -11,7 +11,7 @@ from app.methods.trust import data as trust_data
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("Trust game", "Do role-playing agents practise what they preach? A persona states how much people like it "
+ui.header("Do role-playing agents practise what they preach? A persona states how much people like it "
           "would send in a trust game (beliefs), then plays the game (behaviour); the two should agree "
           "(Mannekote et al. 2025). The Trustor gets an endowment, sends part of it, the amount is tripled.")
 

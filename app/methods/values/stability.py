@@ -9,7 +9,7 @@ from app.methods.values import data as values_data
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("Stability", "Does a simulated persona keep its values when the conversation changes? Rank-order stability "
+ui.header("Does a simulated persona keep its values when the conversation changes? Rank-order stability "
           "compares personas' value scores between contexts; ipsative stability compares each persona's own value "
           "profile (Kovač et al. 2024).")
 

@@ -10,7 +10,7 @@ from app.methods.values import data as values_data
 
 ctx = ui.context()
 ref = ctx.ref
-ui.header("Value structure", "Do a model's answers reproduce Schwartz's circle of values? Item intercorrelations across "
+ui.header("Do a model's answers reproduce Schwartz's circle of values? Item intercorrelations across "
           "personas, scaled to 2-D (theory-initialised non-metric MDS), and confirmatory factor analysis — as the Stick to "
           "Your Role! leaderboard computes them.")
 
