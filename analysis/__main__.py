@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -27,6 +28,10 @@ from analysis.runs.limits import CONFIRM_CALLS  # a typo such as --samples 1000 
 
 MODEL_HELP = "embedded | openai:<m> | hf:<m> | <m>@<url> | name in models.toml (PersonaGym: the persona agent)"
 DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
+
+
+#: The import kind of a RoleScope report file (``analysis.report_file.restore.KIND``; not a method's).
+REPORT_KIND = "rolescope-report"
 
 
 def import_kinds() -> dict[str, Any]:
@@ -108,12 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, required=True)
 
     imp = sub.add_parser("import", help="import a reference project's result files as runs")
-    imp.add_argument("kind", choices=sorted(import_kinds()),
+    imp.add_argument("kind", choices=sorted([*import_kinds(), REPORT_KIND]),
                      help="value-stability: Stick to Your Role! results.json files; chatgpt-mbti: ChatGPT-MBTI answer "
                           "CSVs; personagym: PersonaGym question files and scores.json; persona-llm: a PersonaLLM clone's "
                           "BFI-44 answers; agent-trust: camel-ai/agent-trust Trust_Game_<model>.json files (GenAgents "
                           "personas are not "
-                          "imported: give the file to run trust --personas)")
+                          "imported: give the file to run trust --personas); rolescope-report: a report file written by "
+                          "`report` (its runs and tables)")
     imp.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="result files, or folders searched for them")
     _add_store(imp)
     imp.add_argument("--json", action="store_true", help="print the per-file reports as JSON on stdout")
@@ -178,6 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
                        help="; ".join(f"{r.kind}: {r.help}" + (f" (context: {', '.join(r.needs)})" if r.needs else "")
                                   for r in readers))
 
+    report = sub.add_parser("report", help="one self-contained HTML file of a store's results: headlines with chance "
+                                           "bands, figures, design, the replies behind the numbers, the tidy tables")
+    _add_store(report)
+    report.add_argument("--out", type=Path, required=True, help="the HTML file to write")
+    report.add_argument("--models", type=_names, default=None, help="only these models (comma-separated)")
+    report.add_argument("--methods", type=_names, default=None, help="only these methods (comma-separated)")
+    report.add_argument("--runs", type=_names, default=None, help="only these runs (comma-separated run ids)")
+
     board = sub.add_parser("leaderboard", help="a method's leaderboard over every model in the store (default: the first "
                                                "method that has one, Stick to Your Role!)")
     _add_store(board)
@@ -187,6 +201,13 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--chance", type=non_negative_int, default=100, metavar="N",
                        help="simulations of each null model for each row's chance bands (default 100; 0 = none)")
     return parser
+
+
+def _names(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("give at least one name")
+    return names
 
 
 def _read_store(path: Path):  # -> Store
@@ -409,8 +430,49 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """The method whose importer reads this kind of file imports it (``Method.run_import``)."""
+    """The method whose importer reads this kind of file imports it (``Method.run_import``); a RoleScope report file
+    is read back by ``analysis.report_file.restore``."""
+    if args.kind == REPORT_KIND:
+        from analysis.report_file.restore import restore
+
+        missing = [str(p) for p in args.paths if not p.exists()]
+        if missing:
+            raise InputError(f"import {REPORT_KIND}: no such file {', '.join(missing)}")
+        return restore(args.paths, args.store, args.json)
     return import_kinds()[args.kind].run_import(args.kind, args.paths, args.store, args.json)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Write the store's report file (``analysis.report_file``) to ``--out``; the figures are the dashboard's
+    (each method view's ``figures``, when the app is importable)."""
+    from analysis.report_file import report_html
+
+    out = args.out.expanduser()
+    if out.is_dir():
+        raise InputError(f"report --out {out}: is a folder, expected an .html file")
+    if not out.parent.is_dir():
+        raise InputError(f"report --out {out}: folder {out.parent} does not exist")
+    started = time.perf_counter()
+    with _cache_store(args.store) as store:
+        text = report_html(store, models=args.models, methods=args.methods, runs=args.runs, figures=_app_figures())
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"report --out {out}: cannot write it ({exc.strerror})") from None
+    print(f"{out}: {len(text.encode('utf-8')) / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return 0
+
+
+def _app_figures():  # -> analysis.report_file.Figures | None
+    """Each method's figures as its dashboard view draws them (``MethodView.figures``), or None without them."""
+    try:
+        from app.methods import views
+    except ImportError:
+        return None
+    drawers = {v.name: v.figures for v in views() if getattr(v, "figures", None) is not None}
+    if not drawers:
+        return None
+    return lambda method, report, models: drawers[method](report, models) if method in drawers else {}
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
@@ -541,6 +603,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 COMMANDS = {
     "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
     "import": cmd_import, "metrics": cmd_metrics, "delete": cmd_delete, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
+    "report": cmd_report,
     "parse": cmd_parse,
     "reread": cmd_reread, "label": cmd_label,
 }

@@ -100,6 +100,11 @@ def _ensure_table(conn: sqlite3.Connection | _ScrubbingConnection, table: Table)
             conn.execute(f'ALTER TABLE "{table.name}" ADD COLUMN "{column}" {sql_type}')
 
 
+def registered_tables() -> frozenset[str]:
+    """The names of the method tables registered so far (``register_table``)."""
+    return frozenset(_TABLES)
+
+
 def register_table(table: Table) -> Table:
     """Declare a method table; every store creates it on open."""
     _TABLES[table.name] = table
@@ -419,6 +424,22 @@ class Store:
             for table, sql, values in statements:
                 _ensure_table(c, table)  # the table may be registered after this store was opened
                 c.executemany(sql, values)
+        return True
+
+    def restore_run(self, run: dict[str, Any], tables: dict[str, Sequence[dict[str, Any]]]) -> bool:
+        """Put back a run exactly as another store held it (its ``runs`` row: ids, status, dates, spec, plan) with its
+        rows of registered tables, in ONE transaction; False, writing nothing, when ``run_id`` exists already."""
+        with self._tx() as c:
+            columns = [r[1] for r in c.execute("PRAGMA table_info(runs)")]
+            if c.execute("SELECT 1 FROM runs WHERE run_id=?", (run["run_id"],)).fetchone():
+                return False
+            row = {k: v for k, v in run.items() if k in columns}
+            c.execute(f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
+            for name, rows in tables.items():
+                if rows:
+                    sql, values = _upsert_statement(name, rows)
+                    _ensure_table(c, _TABLES[name])
+                    c.executemany(sql, values)
         return True
 
     # -- reading ------------------------------------------------------------------------------

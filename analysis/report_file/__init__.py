@@ -1,0 +1,34 @@
+"""One self-contained HTML file of a store's results: ``python -m analysis report --store S --out report.html``, and
+the dashboard's "Download report" buttons.
+
+- ``contents``: what the file holds, gathered from the store (pydantic ``ReportContents``): the manifest, each method's
+  headlines with their chance verdicts, counts, published comparators, design, evidence and figures, the reports as
+  ``metrics --json`` prints them, and the store's result tables;
+- ``html``: the page (Plotly's JavaScript inlined once; opens from ``file://`` with no network);
+- ``restore``: ``python -m analysis import rolescope-report report.html`` reads the tables back into a store.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from analysis.report_file.contents import Figures, ReportContents, gather
+
+
+def plotly_js() -> str:
+    """Plotly's JavaScript bundle as the installed plotly package ships it (no CDN)."""
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+def report_html(store: Any, *, models: list[str] | None = None, methods: list[str] | None = None,
+                runs: list[str] | None = None, figures: Figures | None = None) -> str:
+    """The report file's text for ``store`` (``contents.gather`` then ``html.render``)."""
+    from analysis.report_file.html import render
+
+    return render(gather(store, models=models, methods=methods, runs=runs, figures=figures), plotly_js())
+
+
+__all__ = ["Figures", "ReportContents", "gather", "plotly_js", "report_html"]

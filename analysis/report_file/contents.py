@@ -1,0 +1,361 @@
+"""What a report file holds (``ReportContents``, pydantic): the manifest, each method's headlines with their chance
+verdicts, counts, published comparators, design and evidence, and the store's tidy tables. Gathered from a store by
+``gather``; ``analysis.report_file.html`` renders it, ``analysis.report_file.restore`` reads its tables back.
+
+Every number is the method's report as ``Method.cached_report`` keeps it, with the options ``metrics --json`` uses by
+default (1,000 bootstrap resamples, 100 draws of each null model), so a headline here is the one of ``metrics --json``.
+Nothing is recomputed: the chance summaries are the headline's ``Headline.null`` of the same report.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import math
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict
+
+from analysis.runs.export import scrub_frame
+from analysis.llm.keys import Scrubber
+
+#: Replies shown per method as evidence (a seeded sample of them when there are more; the total is stated).
+EVIDENCE_PER_METHOD = 150
+#: The seed of that sample, so the same store gives the same report.
+EVIDENCE_SEED = 20261128
+#: The options every number is computed with: those of ``metrics --json`` by default.
+N_BOOT = 1000
+CHANCE_SIMS = 100
+#: Store tables that are caches or call records, not results: left out of the embedded tables.
+NOT_RESULTS = frozenset({"calls", "run_calls", "call_failures", "call_claims", "run_owners", "report_cache",
+                         "null_draws", "meta", "sqlite_sequence"})
+REPO = Path(__file__).resolve().parents[2]
+EMBEDDED_WARNING = ("produced by the embedded SmolLM2-135M-Instruct (135M parameters): near chance, a check that the "
+                    "pipeline runs, not a measurement of a model")
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RunEntry(Frozen):
+    run_id: str
+    method: str
+    model: str
+    status: str
+    created: str | None
+    finished: str | None
+    n_calls: int
+    n_failed: int
+    name: str | None
+    tags: list[str]
+    note: str | None
+
+
+class ModelEntry(Frozen):
+    """A model as its runs describe it: no key, the endpoint's host only."""
+
+    name: str
+    backend: str
+    model_id: str
+    host: str | None
+    params: dict[str, Any]
+    tokens_in: int | None
+    tokens_out: int | None
+    cost: float | None
+    priced: bool
+    warning: str | None
+
+
+class Manifest(Frozen):
+    rolescope_version: str
+    commit: str | None
+    created: str
+    store: str
+    store_sha256: str
+    options: dict[str, Any]
+    runs: list[RunEntry]
+    models: list[ModelEntry]
+
+
+class HeadlineCell(Frozen):
+    """One model's headline as the report holds it, with its chance verdict (or why there is none)."""
+
+    method: str
+    key: str
+    label: str
+    model: str
+    value: float | None
+    reason: str | None
+    coverage: str | None
+    chance: str | None
+    no_verdict: str | None
+    band: tuple[float | None, float | None] | None
+    anchor: str
+
+
+class Sample(Frozen):
+    sample_id: str
+    model: str
+    kind: str
+    persona: str | None
+    item: str | None
+    context: str | None
+    parsed: str | None
+    valid: bool
+    reason: str | None
+    reply: str | None
+
+
+class MethodSection(Frozen):
+    name: str
+    label: str
+    headlines: list[HeadlineCell]
+    counts: list[dict[str, Any]]
+    published: list[dict[str, Any]]
+    design: dict[str, list[str]]
+    evidence: list[Sample]
+    evidence_total: int
+    figures: dict[str, str]  # name -> the figure's Plotly JSON
+
+
+class ReportContents(Frozen):
+    manifest: Manifest
+    methods: list[MethodSection]
+    reports: dict[str, Any]  # method -> its report document, as metrics --json prints it
+    tables: str  # the store's result tables: gzip + base64 of {"table": {"columns", "data"}} (``encode_tables``)
+
+
+Figures = Callable[[str, Mapping[str, Any], list[str]], Mapping[str, Any]]
+
+
+def anchor(*parts: str) -> str:
+    """An HTML id from its parts: letters, digits and '-' only."""
+    text = "-".join(parts)
+    return "".join(c if c.isalnum() else "-" for c in text).strip("-").lower()
+
+
+def _when(ts: Any) -> str | None:
+    if ts is None or (isinstance(ts, float) and math.isnan(ts)):
+        return None
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(ts)))
+
+
+def _commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def scrubbed(value: Any, scrubber: Scrubber | None = None) -> Any:
+    """``value`` with every string in it passed through the store's scrubber (``analysis.llm.keys.Scrubber``)."""
+    scrubber = scrubber or Scrubber()
+    if isinstance(value, str):
+        return scrubber.text(value)
+    if isinstance(value, Mapping):
+        return {scrubbed(k, scrubber): scrubbed(v, scrubber) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrubbed(v, scrubber) for v in value]
+    return value
+
+
+def encode_tables(frames: Mapping[str, pd.DataFrame]) -> str:
+    """Tables as gzip + base64 of one JSON document ``{table: {"columns", "data"}}`` (``frame_doc``), every text
+    scrubbed (``scrub_frame``)."""
+    from analysis.methods.base import frame_doc  # floats as Python writes them: exact, unlike pandas' to_json
+
+    doc = {name: frame_doc(scrub_frame(frame)) for name, frame in frames.items()}
+    raw = json.dumps(doc, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+def decode_tables(text: str) -> dict[str, pd.DataFrame]:
+    """``encode_tables`` read back: table -> frame."""
+    doc = json.loads(gzip.decompress(base64.b64decode(text)).decode("utf-8"))
+    return {name: pd.DataFrame(t["data"], columns=t["columns"]) for name, t in doc.items()}
+
+
+def _model_entries(runs: pd.DataFrame, usage: pd.DataFrame) -> list[ModelEntry]:
+    out: dict[str, ModelEntry] = {}
+    for row in runs.sort_values("created_at").itertuples(index=False):
+        spec = json.loads(row.model_spec) if isinstance(row.model_spec, str) else {}
+        used = usage[usage["model"] == row.model]
+        backend = str(spec.get("backend") or "")
+        priced = spec.get("price_input_per_mtok") is not None or spec.get("price_output_per_mtok") is not None
+        out[row.model] = ModelEntry(
+            name=row.model, backend=backend, model_id=str(spec.get("model") or row.model),
+            host=urlsplit(spec["base_url"]).hostname if spec.get("base_url") else None,
+            params=spec.get("params") or {},
+            tokens_in=int(used["tokens_in"].sum()) if len(used) else None,
+            tokens_out=int(used["tokens_out"].sum()) if len(used) else None,
+            cost=float(used["cost"].sum()) if priced and len(used) else None, priced=priced,
+            warning=EMBEDDED_WARNING if backend == "embedded" else None)
+    return list(out.values())
+
+
+def _usage(store: Any) -> pd.DataFrame:
+    """Tokens and cost of the calls each model's runs made (each stored call once per model)."""
+    if "calls" not in store.table_names():
+        return pd.DataFrame(columns=["model", "tokens_in", "tokens_out", "cost"])
+    return store.frame(
+        "SELECT model, COALESCE(SUM(tokens_in), 0) AS tokens_in, COALESCE(SUM(tokens_out), 0) AS tokens_out, "
+        "COALESCE(SUM(cost), 0) AS cost FROM (SELECT DISTINCT r.model, c.cache_key, c.tokens_in, c.tokens_out, c.cost "
+        "FROM runs r JOIN run_calls rc ON rc.run_id = r.run_id JOIN calls c ON c.cache_key = rc.cache_key) GROUP BY model")
+
+
+def _runs(store: Any, keep: pd.Series) -> tuple[pd.DataFrame, list[RunEntry]]:
+    from analysis.runs.labels import labels, with_labels
+
+    runs = store.runs()
+    runs = with_labels(runs[keep(runs)], labels(store))
+    entries = [RunEntry(run_id=r.run_id, method=r.method, model=r.model, status=r.status, created=_when(r.created_at),
+                        finished=_when(r.finished_at), n_calls=int(r.n_calls), n_failed=int(r.n_failed),
+                        name=r.name if isinstance(r.name, str) and r.name else None, tags=list(r.tags),
+                        note=r.note if isinstance(r.note, str) and r.note else None)
+               for r in runs.itertuples(index=False)]
+    return runs, entries
+
+
+def _design(samples: pd.DataFrame) -> dict[str, list[str]]:
+    """The personas, items and contexts the method's replies answer (as the store labels them)."""
+    out = {}
+    for column, title in (("persona", "personas"), ("item", "items"), ("context", "contexts")):
+        values = samples[column].dropna().astype(str).unique().tolist()
+        if values:
+            out[title] = sorted(values)
+    return out
+
+
+def _evidence(samples: pd.DataFrame) -> list[Sample]:
+    scored = samples[samples["scored"]] if samples["scored"].any() else samples
+    shown = scored if len(scored) <= EVIDENCE_PER_METHOD else scored.sample(EVIDENCE_PER_METHOD, random_state=EVIDENCE_SEED)
+    shown = shown.sort_values(["model", "kind", "persona", "item", "context"], kind="stable", na_position="last")
+
+    def text(v: Any) -> str | None:
+        return None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
+
+    return [Sample(sample_id=str(r.sample_id), model=str(r.model), kind=str(r.kind), persona=text(r.persona),
+                   item=text(r.item), context=text(r.context), parsed=text(r.parsed), valid=bool(r.valid),
+                   reason=text(r.reason), reply=text(r.reply)) for r in shown.itertuples(index=False)]
+
+
+def _headlines(method: Any, doc: Mapping[str, Any], models: Sequence[str]) -> list[HeadlineCell]:
+    from analysis.chance import vs_chance
+    from analysis.methods.base import coverage_text, headline, no_verdict_reason
+
+    cells = []
+    for h in method.headlines:
+        for model in models:
+            entry = headline(doc, model, h.key)
+            band = (doc["models"].get(model) or {}).get("chance") or {}
+            summaries = h.null(band, entry) if h.null is not None else None
+            why = no_verdict_reason(entry, summaries) if h.null is not None else "no null model for this number"
+            his = [s for s in (summaries or {}).values() if s and s.get("lo") is not None]
+            cells.append(HeadlineCell(
+                method=method.name, key=h.key, label=h.label, model=model, value=entry.get("value"),
+                reason=entry.get("reason"), coverage=coverage_text(entry), chance=None if why else vs_chance(summaries),
+                no_verdict=why, band=(min(s["lo"] for s in his), max(s["hi"] for s in his)) if his else None,
+                anchor=anchor("samples", method.name, model)))
+    return cells
+
+
+def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence[str] | None = None,
+           runs: Sequence[str] | None = None, figures: Figures | None = None) -> ReportContents:
+    """Everything a report file shows, for the store's methods with answers (or ``methods``), its models (or
+    ``models``), and its runs (or ``runs``: numbers are the store's, the runs listed and embedded those)."""
+    from analysis import methods as registry
+    from analysis.errors import InputError
+    from analysis.samples import store_samples
+
+    sizes = {name: int(store.query_one(f'SELECT COUNT(*) AS n FROM "{name}"')["n"]) for name in store.table_names()}
+    present = [m for m in registry.all_methods() if m.has_data(sizes)]
+    if methods:
+        unknown = sorted(set(methods) - {m.name for m in registry.all_methods()})
+        if unknown:
+            raise InputError(f"report --methods: no method {', '.join(unknown)}")
+        present = [m for m in present if m.name in set(methods)]
+    run_ids = list(runs) if runs else None
+    all_runs = store.runs()
+    if run_ids:
+        missing = sorted(set(run_ids) - set(all_runs["run_id"]))
+        if missing:
+            raise InputError(f"report --runs: no run {', '.join(missing)} in {store.path}")
+    chosen = set(models) if models else None
+    if chosen:
+        missing = sorted(chosen - set(all_runs["model"]))
+        if missing:
+            raise InputError(f"report --models: no model {', '.join(missing)} in {store.path}")
+
+    def keep(frame: pd.DataFrame) -> pd.Series:
+        mask = frame["method"].isin([m.name for m in present])
+        if run_ids:
+            mask &= frame["run_id"].isin(run_ids)
+        if chosen:
+            mask &= frame["model"].isin(chosen)
+        return mask
+
+    run_frame, run_entries = _runs(store, keep)
+    kept = run_frame["run_id"].tolist()
+    samples = store_samples(store, kept, present) if kept else None
+    sections, reports = [], {}
+    for method in present:
+        doc = method.cached_report(store, n_boot=N_BOOT, chance=CHANCE_SIMS)
+        reports[method.name] = doc
+        shown = [m for m in doc["models"] if chosen is None or m in chosen]
+        mine = samples[samples["method"] == method.name] if samples is not None else None
+        if mine is not None:
+            mine = mine[mine["model"].isin(shown)]
+        published = [] if method.published is None else _published(method.name)
+        drawn = figures(method.name, doc, shown) if figures is not None and shown else {}
+        sections.append(MethodSection(
+            name=method.name, label=method.label, headlines=_headlines(method, doc, shown),
+            counts=[{"model": m, **c} for m in shown for c in doc["models"][m].get("counts", [])],
+            published=published, design=_design(mine) if mine is not None and len(mine) else {},
+            evidence=_evidence(mine) if mine is not None and len(mine) else [],
+            evidence_total=0 if mine is None else len(mine[mine["scored"]] if mine["scored"].any() else mine),
+            figures={name: fig.to_json() for name, fig in drawn.items()}))
+    tables = {"runs": store.table("runs")[lambda f: f["run_id"].isin(kept)]}
+    for name in sorted(set(store.table_names()) - NOT_RESULTS - set(tables)):  # every method table, those a report
+        frame = store.table(name)                                               # reads beside its main ones included
+        tables[name] = frame[frame["run_id"].isin(kept)] if "run_id" in frame else frame
+    manifest = Manifest(
+        rolescope_version=_version(), commit=_commit(), created=_when(time.time()) or "",
+        store=Path(store.path).name, store_sha256=file_sha256(Path(store.path)),
+        options={"n_boot": N_BOOT, "chance_sims": CHANCE_SIMS, "evidence_per_method": EVIDENCE_PER_METHOD,
+                 "evidence_seed": EVIDENCE_SEED, "models": sorted(chosen) if chosen else None,
+                 "methods": [m.name for m in present], "runs": run_ids},
+        runs=run_entries, models=_model_entries(tables["runs"], _usage(store)))
+    return ReportContents.model_validate(scrubbed({
+        "manifest": manifest.model_dump(), "methods": [s.model_dump() for s in sections], "reports": reports,
+        "tables": encode_tables(tables)}))
+
+
+def _published(method: str) -> list[dict[str, Any]]:
+    from analysis.published import published_rows
+
+    rows = published_rows(method)
+    return json.loads(rows.drop(columns=["method"]).to_json(orient="records"))
+
+
+def _version() -> str:
+    from analysis import __version__
+
+    return __version__
