@@ -19,19 +19,17 @@ from typing import Any, Literal
 import pandas as pd
 
 from analysis.errors import InputError, RunFailure
-from analysis.llm.keys import redact
+from analysis.llm.keys import Scrubber
 from analysis.runs.store import Store
 
 ExportFormat = Literal["csv", "json", "parquet"]
 
 
-def _scrub(value: Any) -> Any:
-    return redact(value) if isinstance(value, str) else value
-
-
 def scrub_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` with every string value passed through ``redact`` (numeric columns untouched)."""
-    return _map_text(frame, _scrub)
+    """A copy of ``frame`` with every string value passed through ``redact`` (numeric columns untouched), the secrets
+    in play looked up once for the whole frame (``Scrubber``), not once per cell."""
+    scrubber = Scrubber()
+    return _map_text(frame, lambda value: scrubber.text(value) if isinstance(value, str) else value)
 
 
 def _map_text(frame: pd.DataFrame, fn: Any) -> pd.DataFrame:
