@@ -2,7 +2,8 @@
 
 A method declares how its answer tables become samples (``Method.samples``: store, run ids -> frame); this module
 holds the shared columns, the filters, the A-vs-B pairing and the prompt × model matrix, as pure functions on that
-frame. Method-free: nothing here names a method.
+frame; ``analysis.sample_export`` turns it into a file (with each sample's stored call and its run's labels).
+Method-free: nothing here names a method.
 
 Columns (``COLUMNS``):
 
@@ -307,11 +308,3 @@ def scorable(frame: pd.DataFrame) -> tuple[int, int]:
     """(scored samples, valid scored samples) of a run's samples: what its metrics could read."""
     scored = frame[frame["scored"]]
     return len(scored), int(scored["valid"].sum())
-
-
-def export_bytes(frame: pd.DataFrame, fmt: str) -> bytes:
-    """The samples as a CSV or JSON file through the one export path (``analysis.runs.export.frame_bytes``): every
-    text scrubbed of secrets, CSV cells defused of formulas."""
-    from analysis.runs.export import frame_bytes
-
-    return frame_bytes(frame.reset_index(drop=True), fmt)  # type: ignore[arg-type]

@@ -14,8 +14,8 @@ import streamlit as st
 from analysis import methods
 from analysis.errors import RoleScopeError
 from analysis.runs.labels import all_tags, parse_tags, set_label, tagged
-from analysis.samples import (INVALID, agreement, export_bytes, filter_samples, matrix, page_of, side_by_side,
-                              sort_samples)
+from analysis.sample_export import export_name, export_samples
+from analysis.samples import INVALID, agreement, filter_samples, matrix, page_of, side_by_side, sort_samples
 from app import data, state, ui
 from app.methods import view, views
 from app.nav import page
@@ -34,6 +34,11 @@ DETAILS = {v.name: v.sample_detail for v in views() if v.sample_detail is not No
 LIST_COLUMNS = ["model", "kind", "persona", "item", "context", "parsed", "valid", "reason", "truncated", "refusal", "reply"]
 ANY = {"any": "any", "yes": "yes", "no": "no"}
 TRI = {"any": None, "yes": True, "no": False}
+EXPORTS = {"csv": "CSV", "json": "JSON", "parquet": "Parquet"}
+MIME = {"csv": "text/csv", "json": "application/json", "parquet": "application/vnd.apache.parquet"}
+EXPORT_HELP = ("The samples filtered above, each with the messages the model saw, the generation parameters, top "
+               "logprobs, finish reason, tokens and cost of its stored call (empty for imports without one) and its "
+               "run's name, tags and note. Keys scrubbed; CSV cells defused of formulas.")
 
 frame = data.samples(ref)
 runs = data.labelled_runs(ref)
@@ -95,12 +100,15 @@ with st.container(border=True):
 
 
 def _export(rows: pd.DataFrame) -> None:
-    """Download the filtered samples, scrubbed of keys (``analysis.samples.export_bytes``)."""
-    c = st.columns([1, 1, 4])
-    for i, fmt in enumerate(("csv", "json")):
-        c[i].download_button(f"Export {len(rows):,} as {fmt.upper()}", lambda fmt=fmt: export_bytes(rows, fmt),
-                             file_name=f"samples.{fmt}", key=f"s_export_{fmt}", icon=":material/download:",
-                             disabled=rows.empty, on_click="ignore")
+    """Download the filtered samples with their calls and runs' labels, scrubbed of keys
+    (``analysis.sample_export``): built only when a button is clicked (a callable ``data``, run then)."""
+    store = ref.store
+    c = st.columns([1, 1, 1, 3])
+    for i, (fmt, label) in enumerate(EXPORTS.items()):
+        c[i].download_button(f"Export {len(rows):,} as {label}", lambda fmt=fmt: export_samples(store, rows, fmt),
+                             file_name=export_name(ref.name, len(rows), len(frame), fmt), mime=MIME[fmt],
+                             key=f"s_export_{fmt}", icon=":material/download:", disabled=rows.empty,
+                             on_click="ignore", help=EXPORT_HELP)
 
 
 def _chart_link(row: pd.Series) -> None:

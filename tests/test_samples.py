@@ -12,8 +12,9 @@ import pytest
 
 from analysis import methods
 from analysis.runs.store import Store
-from analysis.samples import (COLUMNS, INVALID, agreement, build, export_bytes, filter_samples, matrix, page_of,
-                              scorable, side_by_side, sort_samples, store_samples)
+from analysis.sample_export import EXPORT_COLUMNS, export_samples
+from analysis.samples import (COLUMNS, INVALID, agreement, build, filter_samples, matrix, page_of, scorable, side_by_side,
+                              sort_samples, store_samples)
 from tests.app.fixture_store import build_fixture_store
 
 #: Per method: table -> (kind, rows that are samples of it, valid column or status test)
@@ -137,19 +138,22 @@ def test_scorable_counts_valid_scored_samples() -> None:
     assert scorable(frame.assign(scored=False)) == (0, 0)
 
 
-def test_an_export_holds_no_key_a_reply_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_export_holds_no_key_a_reply_echoed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A reply that echoes a key in play (an env key variable) leaves the export without it, in CSV and JSON; a
-    formula-looking reply is defused in CSV."""
+    formula-looking reply is defused in CSV; samples whose calls the store does not hold export with empty call
+    cells."""
     key = "rk-" + secrets.token_hex(16)
     monkeypatch.setenv("ROLESCOPE_TEST_API_KEY", key)
     frame = _samples("A", ["x", "y"], replies=[f"my key is {key}!", "=HYPERLINK(1)"])
-    for fmt in ("csv", "json"):
-        blob = export_bytes(frame, fmt).decode()
-        assert key not in blob and key[:12] not in blob
-        assert "my key is" in blob
-    assert "'=HYPERLINK" in export_bytes(frame, "csv").decode()
-    records = json.loads(export_bytes(frame, "json"))
-    assert [r["item"] for r in records] == ["i0", "i1"] and set(records[0]) == set(COLUMNS)
+    with Store(tmp_path / "empty.db") as store:
+        for fmt in ("csv", "json"):
+            blob = export_samples(store, frame, fmt).decode()
+            assert key not in blob and key[:12] not in blob
+            assert "my key is" in blob
+        assert "'=HYPERLINK" in export_samples(store, frame, "csv").decode()
+        records = json.loads(export_samples(store, frame, "json"))
+    assert [r["item"] for r in records] == ["i0", "i1"] and list(records[0]) == list(EXPORT_COLUMNS)
+    assert records[0]["messages"] is None and records[0]["run_name"] is None
 
 
 def test_a_table_without_rows_gives_no_samples(tmp_path: Path) -> None:

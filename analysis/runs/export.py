@@ -27,7 +27,7 @@ ExportFormat = Literal["csv", "json", "parquet"]
 
 def scrub_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` with every string value passed through ``redact`` (numeric columns untouched), the secrets
-    in play looked up once for the whole frame (``Scrubber``)."""
+    in play looked up once for the whole frame (``Scrubber``), not once per cell."""
     scrubber = Scrubber()
     return _map_text(frame, lambda value: scrubber.text(value) if isinstance(value, str) else value)
 

@@ -1,5 +1,6 @@
 """AppTest: the Samples page on the fixture store: filters from the URL, a sample opened in full, A vs B, the
-matrix, the export, and a run named and tagged in the user's store, its tag then a filter."""
+matrix, the export (three formats, built on click), and a run named and tagged in the user's store, its tag then a
+filter."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def test_a_vs_b_counts_the_pairing_and_shows_both_replies(app_on_fixture, fixtur
     assert f"**smollm2-greedy**: {first['answer_a']}" in shown and f"**smollm2-t07**: {first['answer_b']}" in shown
 
 
-def test_the_matrix_and_the_export(app_on_fixture, fixture_samples):
+def test_the_matrix_capped_and_filtered(app_on_fixture, fixture_samples):
     at = app_on_fixture("samples", s_view="matrix", s_method="mbti", s_persona="People")
     assert not at.exception
     n = len(filter_samples(fixture_samples, method=["mbti"], persona=["People"]).drop_duplicates("prompt"))
@@ -65,10 +66,38 @@ def test_the_matrix_and_the_export(app_on_fixture, fixture_samples):
     assert "(60 prompts × 2 models)" in _caption(at, "prompts ×") and not at.warning
     assert list(at.dataframe[0].value.columns) == ["method", "kind", "persona", "item", "context", "smollm2-greedy",
                                                    "smollm2-t07"]
+
+
+def test_the_export_offers_three_formats_built_on_click(app_on_fixture, fixture_samples, monkeypatch):
+    """CSV, JSON and Parquet of what is filtered, each built only when clicked (a deferred callable: nothing is
+    exported while the page draws), named after the store and the count, holding the samples with their calls."""
+    import io
+
+    import pandas as pd
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    from analysis.sample_export import EXPORT_COLUMNS
+
+    deferred = {}
+    add = MediaFileManager.add_deferred
+
+    def record(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        deferred[file_name] = (data_callable, mimetype)
+        return add(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
     at = app_on_fixture("samples", s_valid="invalid")
-    labels = [b.label for b in at.get("download_button")]
-    n = int((~fixture_samples["valid"]).sum())
-    assert f"Export {n:,} as CSV" in labels and f"Export {n:,} as JSON" in labels
+    assert not at.exception
+    buttons = at.get("download_button")
+    n, total = int((~fixture_samples["valid"]).sum()), len(fixture_samples)
+    assert [b.label for b in buttons] == [f"Export {n:,} as {f}" for f in ("CSV", "JSON", "Parquet")]
+    assert all(b.proto.deferred_file_id and not b.proto.url for b in buttons)
+    names = {f"samples-fixture-{n}-of-{total}-with-calls.{fmt}": fmt for fmt in ("csv", "json", "parquet")}
+    assert set(deferred) == set(names)
+    build, mime = deferred[next(k for k, f in names.items() if f == "parquet")]
+    assert mime == "application/vnd.apache.parquet"
+    exported = pd.read_parquet(io.BytesIO(build()))
+    assert list(exported.columns) == list(EXPORT_COLUMNS) and len(exported) == n and not exported["valid"].any()
 
 
 def test_a_run_named_and_tagged_then_filtered_by_its_tag(app_on_fixture, stub_server, tmp_path):
