@@ -27,8 +27,8 @@ from pydantic import BaseModel, ConfigDict
 from analysis.runs.export import scrub_frame
 from analysis.llm.keys import Scrubber
 
-#: Replies shown per method as evidence (a seeded sample of them when there are more; the total is stated).
-EVIDENCE_PER_METHOD = 150
+#: Replies shown per method and model as evidence (a seeded sample of them when there are more; the total is stated).
+EVIDENCE_PER_MODEL = 100
 #: The seed of that sample, so the same store gives the same report.
 EVIDENCE_SEED = 20261128
 #: The options every number is computed with: those of ``metrics --json`` by default.
@@ -123,7 +123,7 @@ class MethodSection(Frozen):
     published: list[dict[str, Any]]
     design: dict[str, list[str]]
     evidence: list[Sample]
-    evidence_total: int
+    evidence_totals: dict[str, int]  # model -> its scored replies (``evidence`` shows all, or a sample of them)
     figures: dict[str, str]  # name -> the figure's Plotly JSON
 
 
@@ -244,10 +244,19 @@ def _design(samples: pd.DataFrame) -> dict[str, list[str]]:
     return out
 
 
+def _scored(samples: pd.DataFrame) -> pd.DataFrame:
+    """The replies behind the numbers: those of the kinds the method scores (all of them when it scores none)."""
+    return samples[samples["scored"]] if samples["scored"].any() else samples
+
+
 def _evidence(samples: pd.DataFrame) -> list[Sample]:
-    scored = samples[samples["scored"]] if samples["scored"].any() else samples
-    shown = scored if len(scored) <= EVIDENCE_PER_METHOD else scored.sample(EVIDENCE_PER_METHOD, random_state=EVIDENCE_SEED)
-    shown = shown.sort_values(["model", "kind", "persona", "item", "context"], kind="stable", na_position="last")
+    """Each model's scored replies, or a seeded sample of ``EVIDENCE_PER_MODEL`` of them."""
+    parts = []
+    for _, mine in _scored(samples).groupby("model", sort=True):
+        parts.append(mine if len(mine) <= EVIDENCE_PER_MODEL else mine.sample(EVIDENCE_PER_MODEL,
+                                                                            random_state=EVIDENCE_SEED))
+    shown = pd.concat(parts).sort_values(["model", "kind", "persona", "item", "context"], kind="stable",
+                                         na_position="last")
 
     def text(v: Any) -> str | None:
         return None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
@@ -283,7 +292,6 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
     ``models``), and its runs (or ``runs``: numbers are the store's, the runs listed and embedded those)."""
     from analysis import methods as registry
     from analysis.errors import InputError
-    from analysis.samples import store_samples
 
     sizes = {name: int(store.query_one(f'SELECT COUNT(*) AS n FROM "{name}"')["n"]) for name in store.table_names()}
     present = [m for m in registry.all_methods() if m.has_data(sizes)]
@@ -314,13 +322,12 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
 
     run_frame, run_entries = _runs(store, keep)
     kept = run_frame["run_id"].tolist()
-    samples = store_samples(store, kept, present) if kept else None
     sections, reports = [], {}
     for method in present:
         doc = method.cached_report(store, n_boot=N_BOOT, chance=CHANCE_SIMS)
         reports[method.name] = doc
         shown = [m for m in doc["models"] if chosen is None or m in chosen]
-        mine = samples[samples["method"] == method.name] if samples is not None else None
+        mine = _method_samples(store, method, run_frame)
         if mine is not None:
             mine = mine[mine["model"].isin(shown)]
         published = [] if method.published is None else _published(method.name)
@@ -330,7 +337,7 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
             counts=[{"model": m, **c} for m in shown for c in doc["models"][m].get("counts", [])],
             published=published, design=_design(mine) if mine is not None and len(mine) else {},
             evidence=_evidence(mine) if mine is not None and len(mine) else [],
-            evidence_total=0 if mine is None else len(mine[mine["scored"]] if mine["scored"].any() else mine),
+            evidence_totals={} if mine is None else _scored(mine)["model"].value_counts().astype(int).to_dict(),
             figures={name: fig.to_json() for name, fig in drawn.items()}))
     tables = {"runs": store.table("runs")[lambda f: f["run_id"].isin(kept)]}
     for name in sorted(set(store.table_names()) - NOT_RESULTS - set(tables)):  # every method table, those a report
@@ -339,13 +346,23 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
     manifest = Manifest(
         rolescope_version=_version(), commit=_commit(), created=_when(time.time()) or "",
         store=Path(store.path).name, store_sha256=file_sha256(Path(store.path)),
-        options={"n_boot": N_BOOT, "chance_sims": CHANCE_SIMS, "evidence_per_method": EVIDENCE_PER_METHOD,
+        options={"n_boot": N_BOOT, "chance_sims": CHANCE_SIMS, "evidence_per_model": EVIDENCE_PER_MODEL,
                  "evidence_seed": EVIDENCE_SEED, "models": sorted(chosen) if chosen else None,
                  "methods": [m.name for m in present], "runs": run_ids},
         runs=run_entries, models=_model_entries(tables["runs"], _usage(store)))
     return ReportContents.model_validate(scrubbed({
         "manifest": manifest.model_dump(), "methods": [s.model_dump() for s in sections], "reports": reports,
         "tables": encode_tables(tables)}))
+
+
+def _method_samples(store: Any, method: Any, runs: pd.DataFrame) -> pd.DataFrame | None:
+    """The replies behind ``method``'s numbers: its samples (``Method.samples``) of its runs among ``runs``; a
+    composite's are its parts' replies, as its samples hook gives them."""
+    run_ids = runs.loc[runs["method"] == method.name, "run_id"].tolist()
+    if method.samples is None or not run_ids:
+        return None
+    frame = method.samples(store, run_ids)
+    return frame.drop_duplicates("sample_id") if len(frame) else None
 
 
 def _published(method: str) -> list[dict[str, Any]]:

@@ -117,9 +117,16 @@ def _counts(section: MethodSection) -> str:
 
 
 def _published(section: MethodSection) -> str:
-    rows = [[_td(escape(str(p["model"]))), _td(escape(str(p["metric"]))), _td(_number(p.get("value")), True),
-             _td(escape(str(p.get("better") or ""))), _td(escape(str(p["source"])))] for p in section.published]
-    return _table(["model (published)", "metric", "value", "better", "source"], rows)
+    """Published figures as model × metric, each source cited once below the table."""
+    sources = list(dict.fromkeys(str(p["source"]) for p in section.published))
+    metrics = list(dict.fromkeys(str(p["metric"]) for p in section.published))
+    cells: dict[str, dict[str, str]] = {}
+    for p in section.published:
+        note = sources.index(str(p["source"])) + 1
+        cells.setdefault(str(p["model"]), {})[str(p["metric"])] = f'{_number(p.get("value"))}<sup>{note}</sup>'
+    rows = [[_td(escape(model)), *(_td(row.get(m, "—"), True) for m in metrics)] for model, row in cells.items()]
+    cited = "".join(f"<li>{escape(s)}</li>" for s in sources)
+    return _table(["model (published)", *map(escape, metrics)], rows) + f'<ol class="muted">{cited}</ol>'
 
 
 def _design(section: MethodSection) -> str:
@@ -142,13 +149,13 @@ def _sample(s: Sample) -> str:
 
 def _evidence(section: MethodSection) -> str:
     models = list(dict.fromkeys([c.model for c in section.headlines] + [s.model for s in section.evidence]))
-    shown = len(section.evidence)
-    head = (f'<p class="muted">{shown:,} of the {section.evidence_total:,} scored replies behind these numbers'
-            + (" (a seeded random sample)" if shown < section.evidence_total else "") + ".</p>")
-    parts = [head]
+    parts = []
     for model in models:
         mine = [s for s in section.evidence if s.model == model]
-        parts.append(f'<h4 id="{anchor("samples", section.name, model)}">{escape(model)}: {len(mine):,} replies</h4>')
+        total = section.evidence_totals.get(model, 0)
+        shown = (f"all {total:,} replies behind its numbers" if len(mine) >= total else
+                 f"{len(mine):,} of the {total:,} replies behind its numbers (a seeded random sample)")
+        parts.append(f'<h4 id="{anchor("samples", section.name, model)}">{escape(model)}: {shown}</h4>')
         parts.extend(_sample(s) for s in mine)
     return "".join(parts)
 
@@ -186,8 +193,12 @@ def render(contents: ReportContents, plotly_js: str) -> str:
     """The report file's HTML text."""
     m = contents.manifest
     nav = "".join(f'<li><a href="#{anchor("method", s.name)}">{escape(s.label)}</a></li>' for s in contents.methods)
-    warnings = "".join(f'<p class="warning"><b>{escape(x.name)}</b>: {escape(x.warning)}</p>'
-                       for x in m.models if x.warning)
+    warned = {}
+    for x in m.models:
+        if x.warning:
+            warned.setdefault(x.warning, []).append(x.name)
+    warnings = "".join(f'<p class="warning"><b>{escape(", ".join(names))}</b>: {escape(text)}</p>'
+                       for text, names in warned.items())
     has_figures = any(s.figures for s in contents.methods)
     return "".join([
         '<!doctype html><html lang="en"><head><meta charset="utf-8">',

@@ -1,0 +1,174 @@
+"""The report file (``python -m analysis report``, ``analysis.report_file``): one HTML file whose every headline is
+the one of ``metrics --json``, whose numbers link to the replies behind them, which holds no secret, and which
+``import rolescope-report`` reads back into a store giving the same ``metrics --json`` for every method."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from analysis import methods
+from analysis.__main__ import REPORT_KIND, main
+from analysis.llm.keys import REDACTED, register_secret
+from analysis.report_file.contents import EVIDENCE_PER_MODEL, decode_tables
+from analysis.report_file.html import MANIFEST_ID, REPORTS_ID, TABLES_ID
+from analysis.report_file.restore import KIND, block
+from analysis.runs.labels import set_label
+from analysis.runs.store import Store
+from tests.app.fixture_store import build_fixture_store
+
+PLAIN_KEY = "correct-horse-battery-report-9"  # not key-shaped: known only because the process registered it
+SHAPED_KEY = "sk-test-" + "Q" * 32
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_fixture_store(tmp_path_factory.mktemp("report-file") / "fixture.db")
+
+
+@pytest.fixture(scope="module")
+def written(built: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """A copy of the fixture store with a labelled run and two secrets written past the scrubber, and its report."""
+    root = tmp_path_factory.mktemp("report")
+    store_path = Path(shutil.copy(built, root / "fixture.db"))
+    register_secret(PLAIN_KEY)
+    with Store(store_path) as store:
+        run_id = store.runs()["run_id"].iloc[0]
+        set_label(store, run_id, name="the labelled run", tags=["pilot"], note="a note")
+    conn = sqlite3.connect(store_path)  # past the store's write-path scrubber, as another tool could have written it
+    with conn:
+        table = next(m.tables[0] for m in methods.all_methods() if m.tables[0] in {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table'")} and m.name != "cross_method")
+        column = next(c for c in ("raw", "reply", "answer") if c in [r[1] for r in conn.execute(f"PRAGMA table_info({table})")])
+        conn.execute(f'UPDATE "{table}" SET "{column}" = ? WHERE rowid = (SELECT MIN(rowid) FROM "{table}")',
+                     (f"my key is {PLAIN_KEY} and {SHAPED_KEY}",))
+    conn.close()
+    out = root / "report.html"
+    assert main(["report", "--store", str(store_path), "--out", str(out)]) == 0
+    return store_path, out, out.read_text(encoding="utf-8")
+
+
+def _metrics(store: Path, method: str, capsys: pytest.CaptureFixture[str]) -> dict:
+    capsys.readouterr()
+    assert main(["metrics", method, "--store", str(store), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_import_kind_is_the_restorers():
+    assert REPORT_KIND == KIND
+
+
+def test_every_headline_cell_is_the_one_of_metrics_json(written, capsys):
+    store, _, html = written
+    cells = re.findall(r'<a class="number" href="#([^"]+)" data-key="([^"]+)" data-model="([^"]+)" data-value="([^"]*)"',
+                       html)
+    present = {m.name for m in methods.all_methods() if m.tables[0] in Store(store, read_only=True).table_names()}
+    assert {key.split("_")[0] for _, key, _, _ in cells} >= {"values", "mbti", "trust", "inventory"}
+    docs = {m: _metrics(store, m, capsys) for m in present}
+    checked = 0
+    for _, key, model, value in cells:
+        method = next(m.name for m in methods.all_methods() if key in {h.key for h in m.headlines})
+        entry = docs[method]["models"][model]["headlines"][key]
+        assert (float(value) if value else None) == entry["value"], (key, model)
+        checked += 1
+    expected = sum(len(d["models"]) * len(methods.get(m).headlines) for m, d in docs.items())
+    assert checked == expected
+    reports = json.loads(block(html, REPORTS_ID, "report").replace("<\\/", "</"))
+    assert set(reports) == present
+    for method, doc in docs.items():
+        assert reports[method] == doc  # the embedded reports are metrics --json's documents
+
+
+def test_each_number_links_to_the_replies_behind_it(written):
+    _, _, html = written
+    targets = set(re.findall(r'<a class="number" href="#([^"]+)"', html))
+    ids = set(re.findall(r'<h4 id="([^"]+)"', html))
+    assert targets and targets <= ids
+    for target in targets:  # each section lists samples, each with its own anchor
+        after = html[html.index(f'id="{target}"'):]
+        assert re.match(r'[^<]*</h4><article class="sample" id="sample-[0-9a-f]{12}"', after.split(">", 1)[1])
+    shown = re.findall(r'<h4 id="[^"]+">[^<]*?(\d[\d,]*) of the ([\d,]+) replies', html)
+    assert all(int(n.replace(",", "")) == EVIDENCE_PER_MODEL for n, _ in shown)
+
+
+def test_no_secret_leaves_in_the_report(written):
+    _, out, html = written
+    raw = out.read_bytes()
+    assert PLAIN_KEY.encode() not in raw and SHAPED_KEY.encode() not in raw
+    tables = decode_tables(block(html, TABLES_ID, "report"))
+    text = "".join(frame.astype(str).to_csv() for frame in tables.values())
+    assert PLAIN_KEY not in text and SHAPED_KEY not in text
+    assert f"my key is {REDACTED} and {REDACTED}" in text  # the reply is there, its keys replaced
+
+
+def test_the_manifest_names_runs_and_models_without_keys(written):
+    store, _, html = written
+    manifest = json.loads(block(html, MANIFEST_ID, "report").replace("<\\/", "</"))
+    with Store(store, read_only=True) as s:
+        assert {r["run_id"] for r in manifest["runs"]} == set(s.runs()["run_id"])
+    labelled = [r for r in manifest["runs"] if r["name"] == "the labelled run"]
+    assert labelled and labelled[0]["tags"] == ["pilot"] and labelled[0]["note"] == "a note"
+    assert len(manifest["store_sha256"]) == 64
+    for model in manifest["models"]:
+        assert set(model) >= {"name", "backend", "host", "params", "tokens_in", "cost"}
+        assert "api_key" not in json.dumps(model).lower() or "api_key_env" not in json.dumps(model)
+
+
+def test_import_of_the_report_gives_the_same_metrics(written, tmp_path, capsys):
+    store, out, _ = written
+    restored = tmp_path / "restored.db"
+    assert main(["import", KIND, str(out), "--store", str(restored)]) == 0
+    assert "imported" in capsys.readouterr().out
+    with Store(store, read_only=True) as s:
+        present = [m.name for m in methods.all_methods() if m.has_data(
+            {t: 1 for t in s.table_names() if len(s.frame(f'SELECT 1 FROM "{t}" LIMIT 1'))})]
+    assert len(present) == len(methods.all_methods())
+    for method in present:
+        assert _metrics(restored, method, capsys) == _metrics(store, method, capsys), method
+    assert main(["import", KIND, str(out), "--store", str(restored)]) == 0  # again: every run is there already
+    assert "0 run(s) imported" in capsys.readouterr().out
+
+
+def test_a_report_of_some_models_and_methods(written, tmp_path, capsys):
+    store, _, _ = written
+    with Store(store, read_only=True) as s:
+        model = s.runs()["model"].iloc[0]
+    out = tmp_path / "one.html"
+    assert main(["report", "--store", str(store), "--out", str(out), "--models", model, "--methods", "mbti"]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert set(re.findall(r'data-model="([^"]+)"', html)) == {model}
+    assert set(re.findall(r'data-key="([^"_]+)_', html)) == {"mbti"}
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["report", "--store", "{tmp}/missing.db", "--out", "{tmp}/r.html"], "file not found"),
+    (["report", "--store", "{store}", "--out", "{tmp}/r.html", "--models", "nobody"], "no model nobody"),
+    (["report", "--store", "{store}", "--out", "{tmp}/r.html", "--methods", "astrology"], "no method astrology"),
+    (["report", "--store", "{store}", "--out", "{tmp}/nowhere/r.html"], "does not exist"),
+    (["import", KIND, "{tmp}/not-a-report.html", "--store", "{tmp}/s.db"], "not a RoleScope report file"),
+    (["import", KIND, "{tmp}/missing.html", "--store", "{tmp}/s.db"], "no such file"),
+])
+def test_bad_input_is_one_line_and_exit_2(argv, says, written, tmp_path, capsys):
+    store, _, _ = written
+    (tmp_path / "not-a-report.html").write_text("<html><body>hello</body></html>", encoding="utf-8")
+    args = [a.format(tmp=tmp_path, store=store) for a in argv]
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and says in err, err
+
+
+def test_a_damaged_table_block_is_named(written, tmp_path, capsys):
+    _, out, html = written
+    damaged = tmp_path / "damaged.html"
+    start = html.index(f'id="{TABLES_ID}">') + len(f'id="{TABLES_ID}">')
+    damaged.write_text(html[:start] + "!!!" + html[start + 3:], encoding="utf-8")
+    capsys.readouterr()
+    assert main(["import", KIND, str(damaged), "--store", str(tmp_path / "s.db")]) == 2
+    assert "embedded tables are damaged" in capsys.readouterr().err
+    assert not (tmp_path / "s.db").exists() or Store(tmp_path / "s.db", read_only=True).runs().empty
