@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
-from analysis.cli_types import csv_list, non_negative_float, non_negative_int, positive_int
+from analysis.cli_types import csv_list, non_negative_float, non_negative_int, positive_float, positive_int
 from analysis.cli_types import run_id as run_id_type
 from analysis.errors import InputError, RoleScopeError, one_line
 from analysis.llm.keys import redact
@@ -142,6 +142,23 @@ def build_parser() -> argparse.ArgumentParser:
     metrics.add_argument("--config", action="append", metavar="ID",
                          help="use this configuration (id or unique prefix, from the document's 'configurations') for "
                               "the models that have it, instead of each model's latest; repeatable")
+
+    figure = sub.add_parser("figure", help="write one of a method's figures (its dashboard charts, from its report) to "
+                                           "an SVG, PDF or PNG file")
+    figure.add_argument("method", nargs="?", metavar="METHOD", help="one of: " + ", ".join(method_names()))
+    figure.add_argument("figure", nargs="?", metavar="FIGURE", help="the figure's name (see --list)")
+    _add_store(figure)
+    figure.add_argument("--models", type=csv_list, metavar="A,B", help="these models only (default: every model of the "
+                                                                      "method's report)")
+    figure.add_argument("--out", type=Path, metavar="FILE", help="the file to write: .svg, .pdf or .png")
+    figure.add_argument("--scale", type=positive_float, default=1.0,
+                        help="multiply the size (a PNG's resolution: 3 = print; default 1)")
+    figure.add_argument("--width", type=positive_int, help="width in CSS pixels (default: Plotly's 700)")
+    figure.add_argument("--height", type=positive_int, help="height in CSS pixels (default: the figure's own)")
+    figure.add_argument("--list", action="store_true", help="list the figure names (of METHOD, or of every method "
+                                                            "with answers in the store) and write nothing")
+    figure.add_argument("--n-boot", type=non_negative_int, default=1000,
+                        help="bootstrap resamples behind the CIs (default 1000, the dashboard's)")
 
     demo = sub.add_parser("demo", help="the bundled demo store")
     demo_sub = demo.add_subparsers(dest="demo_command", required=True)
@@ -514,6 +531,72 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
+def _figure_out(out: Path | None) -> Path:
+    """The output file of ``figure``, checked before any report is read: a known extension, a writable folder."""
+    from app.export import FORMATS
+
+    if out is None:
+        raise InputError("figure: give --out FILE (.svg, .pdf or .png), or --list")
+    if out.suffix.lower().lstrip(".") not in FORMATS:
+        raise InputError(f"figure --out {out}: unsupported extension '{out.suffix}' (give one of: "
+                         + ", ".join(f".{f}" for f in FORMATS) + ")")
+    folder = out.resolve().parent
+    if out.is_dir() or not folder.is_dir() or not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise InputError(f"figure --out {out}: cannot write there (no such folder, or not writable)")
+    return out
+
+
+def _method_figures(store: Any, name: str, models: list[str] | None, n_boot: int, *,
+                    strict: bool = True) -> dict[str, Any]:
+    """{figure name: figure} of method ``name`` on ``store`` for ``models`` (default: every model of its report), from
+    its report (``Method.cached_report``, the dashboard's options) and its view's ``figures`` hook. A model the report
+    lacks is an ``InputError`` when ``strict``, else left out (listing every method's figures)."""
+    from analysis import methods
+    from app.methods import view
+
+    doc = methods.get(name).cached_report(store, n_boot=n_boot)
+    unknown = [m for m in models or [] if m not in doc["models"]]
+    if unknown and not strict:
+        models = [m for m in models or [] if m in doc["models"]]
+        if not models:
+            return {}
+    elif unknown:
+        have = ", ".join(sorted(doc["models"])) or "none"
+        raise InputError(f"figure --models: {', '.join(unknown)} has no {name} answers in this store (models: {have})")
+    hook = view(name).figures
+    return hook(doc, models or sorted(doc["models"])) if hook else {}
+
+
+def cmd_figure(args: argparse.Namespace) -> int:
+    """Write one figure of a method (``MethodView.figures``) with Plotly's static export, or list the names."""
+    from analysis import methods
+
+    name = args.method.replace("-", "_") if args.method else None
+    if name is not None and name not in method_names():
+        raise InputError(f"figure: unknown method '{args.method}' (methods: {', '.join(method_names())})")
+    if name is None and not args.list:
+        raise InputError("figure: give METHOD and FIGURE, or --list")
+    out = None if args.list else _figure_out(args.out)
+    with _cache_store(args.store) as store:
+        if args.list:
+            sizes = {t: 1 for t in store.table_names() if store.query_one(f'SELECT 1 AS x FROM "{t}" LIMIT 1')}
+            chosen = [name] if name else [m.name for m in methods.all_methods() if m.has_data(sizes)]
+            for method in chosen:
+                for figure in _method_figures(store, method, args.models, args.n_boot, strict=name is not None):
+                    print(f"{method} {figure}")
+            return 0
+        found = _method_figures(store, name, args.models, args.n_boot)
+    if args.figure not in found:
+        have = ", ".join(found) or "none for these models"
+        what = f"unknown figure '{args.figure}'" if args.figure else "give FIGURE"
+        raise InputError(f"figure {args.method}: {what} (figures: {have})")
+    from app.export import write
+
+    write(found[args.figure], out, scale=args.scale, width=args.width, height=args.height)
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
 def cmd_reread(args: argparse.Namespace) -> int:
     from analysis.reread import reread
 
@@ -603,8 +686,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 COMMANDS = {
     "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
     "import": cmd_import, "metrics": cmd_metrics, "delete": cmd_delete, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
-    "report": cmd_report,
-    "parse": cmd_parse,
+    "report": cmd_report, "parse": cmd_parse, "figure": cmd_figure,
     "reread": cmd_reread, "label": cmd_label,
 }
 

@@ -58,6 +58,14 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+def positive_float(text: str) -> float:
+    """A finite number > 0 (a scale factor)."""
+    value = _float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}': give a number above 0")
+    return value
+
+
 def probability(text: str) -> float:
     """A finite number in (0, 1] (a top_p)."""
     value = _float(text)

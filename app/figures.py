@@ -110,3 +110,20 @@ def _ci_whiskers(values: Sequence[float | None], cis: Sequence[Sequence[float | 
         up.append(0.0 if v is None or hi is None else max(0.0, hi - v))
         down.append(0.0 if v is None or lo is None else max(0.0, v - lo))
     return dict(type="data", symmetric=False, array=up, arrayminus=down, thickness=1.5, width=4, color="#444")
+
+
+# -- figures for a paper --------------------------------------------------------------------------
+def has_data(fig: go.Figure) -> bool:
+    """Whether ``fig`` draws a point: a trace each of whose coordinates it gives (x, y, z) holds a value that is not
+    missing (a bar of None heights over named categories draws nothing)."""
+    for trace in fig.data:
+        given = [v for v in (getattr(trace, axis, None) for axis in ("x", "y", "z")) if v is not None]
+        if given and all(pd.notna(np.asarray(v, dtype=object).ravel()).any() for v in given):
+            return True
+    return False
+
+
+def drawn(found: Mapping[str, go.Figure | None]) -> dict[str, go.Figure]:
+    """The figures of ``found`` that draw something, in their order (a ``MethodView.figures`` hook leaves a chart
+    with no data out rather than drawing it empty)."""
+    return {name: fig for name, fig in found.items() if fig is not None and has_data(fig)}

@@ -17,6 +17,12 @@ from app.stores import DEMO_LABEL, USER_LABEL, StoreRef, ref_for, store_choices
 
 _CTX = "_page_context"
 PLOT_CONFIG = {"displaylogo": False, "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+#: What the camera button of a chart's toolbar downloads, as the sidebar's "Chart downloads" picks it: a PNG at 3x the
+#: chart's size on screen (print resolution) or an SVG (vector). plotly.js has one image button (``toImage``, its format
+#: set by ``toImageButtonOptions``), and a second button would need a JavaScript click handler, which Streamlit's JSON
+#: ``config`` cannot carry; so one button, its format the user's pick (``python -m analysis figure`` writes PDF too).
+DOWNLOADS = {"PNG": {"format": "png", "scale": 3}, "SVG": {"format": "svg", "scale": 1}}
+_DOWNLOAD = "chart_download"
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,9 @@ def sidebar() -> PageContext | None:
         side.warning("No model selected: showing all.")
         models = all_models
     ref = ref._replace(configs=configuration_picker(ref, side))
+    side.radio("Chart downloads", list(DOWNLOADS), key=_DOWNLOAD, horizontal=True,
+               help="What a chart's camera button (top right of the chart) downloads: PNG at 3x its size on screen "
+                    "(print resolution) or SVG (vector, for a paper).")
     ctx = PageContext(ref, label, models, all_models)
     st.session_state[_CTX] = ctx
     return ctx
@@ -131,11 +140,19 @@ def empty(message: str, hint: str | None = None) -> None:
 def plot(fig: Any, key: str | None = None, *, select: bool = False) -> Any:
     """A chart at full width; with ``select`` a click selects a point and reruns the page: returns the selection
     event (kept by Streamlit under ``key`` across reruns while the figure is unchanged)."""
+    config = plot_config(key)
     if select:
-        return st.plotly_chart(fig, width="stretch", config=PLOT_CONFIG, key=key, on_select="rerun",
+        return st.plotly_chart(fig, width="stretch", config=config, key=key, on_select="rerun",
                                selection_mode="points")
-    st.plotly_chart(fig, width="stretch", config=PLOT_CONFIG, key=key)
+    st.plotly_chart(fig, width="stretch", config=config, key=key)
     return None
+
+
+def plot_config(key: str | None = None) -> dict[str, Any]:
+    """The charts' Plotly config: ``PLOT_CONFIG`` with the camera button downloading the sidebar's format
+    (``DOWNLOADS``; default PNG at 3x), the file named after the chart (``rolescope-<key>``)."""
+    image = DOWNLOADS.get(st.session_state.get(_DOWNLOAD), DOWNLOADS["PNG"])
+    return PLOT_CONFIG | {"toImageButtonOptions": image | {"filename": f"rolescope-{key or 'chart'}"}}
 
 
 def fmt(x: Any, digits: int = 3) -> str:

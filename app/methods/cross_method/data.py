@@ -9,6 +9,7 @@ import pandas as pd
 
 from analysis.methods.base import doc_frame
 from app.data import chance, has_rows, report
+from app.methods.cross_method import report_figures
 from app.stores import StoreRef
 
 
@@ -26,27 +27,13 @@ def bands(ref: StoreRef, model: str) -> dict[str, Any]:
     return chance(ref, "cross_method").get(model) or {}
 
 
-def matrix(mdoc: dict[str, Any], cells: dict[str, Any]) -> pd.DataFrame:
-    """The report's matrix with each cross-method cell's chance band (from the chance document) filled in."""
-    frame = doc_frame(mdoc["matrix"])
-    if frame is None or frame.empty:
-        return pd.DataFrame(columns=["a", "b", "within", "r", "lo", "hi", "n", "reason", "chance_lo", "chance_hi", "p",
-                                     "p_family", "family_hi", "verdict", "pair"])
-    for col in ("p_family", "family_hi"):  # documents written before the family-wise band
-        if col not in frame:
-            frame[col] = None
-    for col, key in (("chance_lo", "lo"), ("chance_hi", "hi"), ("p", "p"), ("p_family", "p_family"),
-                     ("family_hi", "family_hi"), ("verdict", "verdict")):
-        frame[col] = [(cells.get(f"{a}|{b}") or {}).get(key, v) for a, b, v in zip(frame["a"], frame["b"], frame[col])]
-    return frame
-
-
 def scores(mdoc: dict[str, Any]) -> pd.DataFrame:
     """The persona join: persona_id, name, key and one column per construct (``method:construct``)."""
     return doc_frame(mdoc["scores"])
 
 
-PUBLISHED_LABEL = "published (Serapio-García et al. 2025, LLMs: IPIP-NEO-300 × PVQ-RR)"
+PUBLISHED_LABEL = report_figures.PUBLISHED_LABEL
+matrix = report_figures.matrix  # the report's matrix with the chance bands filled in
 
 
 def published_table(mdoc: dict[str, Any]) -> pd.DataFrame:

@@ -9,6 +9,7 @@ from analysis import methods
 from app import data, samples, state, ui
 from app.methods.cross_method import charts
 from app.methods.cross_method import data as xm_data
+from app.methods.cross_method import report_figures as xm_figures
 
 ctx = ui.context()
 ref = ctx.ref
@@ -28,7 +29,7 @@ mdoc = xm_data.doc(ref)["models"][model]
 ui.tiny_model_note([model], data.model_specs(ref))
 with st.spinner(f"Shuffling personas within each method ({data.CHANCE_SIMS} times; cached after)…"):
     bands = xm_data.bands(ref, model)
-labels = {c: f"{methods.get(d['method']).label}: {d['label']}" for c, d in mdoc["constructs"].items()}
+labels = xm_figures.labels(mdoc)
 
 pattern, convergent = mdoc["pattern"], mdoc["convergent"]
 verdict = ui.chance_verdict(bands.get("pattern"))
@@ -75,7 +76,7 @@ if families.get("cells"):
     st.caption(f"Family-wise: {fam['size']} cells across methods, |r| must exceed {ui.fmt(fam.get('band'), 2)} "
                f"({fam['n_sims']} shuffles).")
 matrix = xm_data.matrix(mdoc, bands.get("cells") or {})
-order = [c for c in labels if c in set(matrix["a"]) | set(matrix["b"])]
+order = xm_figures.order(matrix, labels)
 event = ui.plot(charts.heatmap(matrix, order, labels), key="xm_matrix", select=True)
 picked = samples.units(event, ["a", "b"])
 if picked and (picked[0]["a"], picked[0]["b"]) != st.session_state.get("xm_cell_seen"):  # a new click picks the cell
@@ -107,8 +108,8 @@ st.caption("Convergent: constructs theory links (a value and the trait people wh
            "the pair's own p and its Holm-adjusted p over the theory pairs (the family), the verdict read from the "
            "adjusted p; a family of m pairs needs at least m / 0.05 shuffles for any verdict.")
 pair_bands = bands.get("pairs") or {}
-pairs = [p | {"chance": pair_bands.get(f"{p['a']}|{p['b']}")} for p in mdoc["pairs"]]  # the bands the chance document drew
-for kind, title in (("convergent", "Convergent pairs (expected > 0)"), ("discriminant", "Discriminant pairs (expected ≈ 0)")):
+pairs = xm_figures.pairs_with_chance(mdoc, pair_bands)  # the bands the chance document drew
+for kind, title in xm_figures.PAIR_KINDS:
     chosen = [p for p in pairs if p["kind"] == kind]
     if not chosen:
         continue
@@ -130,8 +131,7 @@ if published:
                + ", across each model's 1,250 simulated response profiles on unshaped persona descriptions — figures "
                "for LLMs, not people (the pairs' human r stays empty), shown beside this store's r (its personas and PVQ) for scale, never ranked with "
                "this store's models and never part of the pattern. " + published[0]["published"][0]["source"])
-    mine_r = {name: {p["label"]: p["r"] for p in xm_data.doc(ref)["models"][name]["pairs"]} for name in models}
-    ui.plot(charts.published_pairs_chart(published, mine_r, xm_data.PUBLISHED_LABEL), key="xm_published")
+    ui.plot(xm_figures.published_pairs(xm_data.doc(ref), models, model), key="xm_published")
     ui.table(xm_data.published_table(mdoc), hide_index=True, width="stretch",
              column_config={p["label"]: st.column_config.NumberColumn(p["label"], format="%.2f") for p in published})
 

@@ -14,5 +14,6 @@ VIEW = MethodView(
              "over the domains; *α*: Cronbach's α, mean over the domains."),
     campaign_form=Hook("app.methods.inventory.campaign_form:options"),
     compare=Hook("app.methods.inventory.compare:section"),
+    figures=Hook("app.methods.inventory.report_figures:report_figures"),
     samples={"inventory_answers": SampleTable("Inventory answers", ("persona_id", "inventory", "order_mode", "domain"))},
 )

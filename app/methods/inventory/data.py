@@ -9,6 +9,7 @@ import pandas as pd
 
 from app import data
 from app.data import has_rows, report
+from app.methods.inventory import report_figures
 from app.stores import StoreRef
 
 
@@ -25,13 +26,13 @@ def answers(ref: StoreRef, model: str) -> pd.DataFrame:
     return data.answers(ref, "inventory", model)
 
 
-PUBLISHED_LABEL = "published (Serapio-García et al. 2025, IPIP-NEO-300 × BFI)"
+PUBLISHED_LABEL = report_figures.PUBLISHED_LABEL
 
 
 def published_convergent(ref: StoreRef) -> pd.DataFrame:
     """The paper's IPIP-NEO vs BFI convergent r per model and domain, long (model, model_id, domain, value, source), in
     the source's model order, as the report carries it."""
-    return pd.DataFrame(doc(ref)["published_convergent"], columns=["model", "model_id", "domain", "value", "source"])
+    return report_figures.published_convergent(doc(ref))
 
 
 def published_convergent_table(ref: StoreRef) -> pd.DataFrame:

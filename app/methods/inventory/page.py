@@ -4,10 +4,10 @@ published figures, all read from the inventory report."""
 import pandas as pd
 import streamlit as st
 
-from analysis.methods.base import doc_frame
 from app import data, samples, state, ui
 from app.methods.inventory import charts
 from app.methods.inventory import data as inv_data
+from app.methods.inventory import report_figures as inv_figures
 
 ctx = ui.context()
 ref = ctx.ref
@@ -97,15 +97,14 @@ with st.expander("Why a number is —"):
                if k.endswith("_reason") and v]
     st.markdown("\n".join(dict.fromkeys(reasons)) or "Every number is defined.")
 
-profiles = doc_frame(mdoc["figures"]["profiles"]) if inventory == mdoc["inventory"] else None
-n_options = len(idoc["position"]["shares"])
+profiles = inv_figures.profile_frame(inv_data.doc(ref), model) if inventory == mdoc["inventory"] else None
 if profiles is not None and len(profiles):
     st.subheader("Profiles")
     people = list(dict.fromkeys(profiles["persona_id"]))
     chosen = state.multiselect("Personas", people, default=people[:3], key="personas")
     st.caption("Each persona's domain scores; grey: the human 25–75 % range of the domain's score (Johnson's IPIP-NEO "
                "norms for the persona's sex and age), where the inventory has norms. Click a point for its answers.")
-    picked = ui.plot(charts.profiles(profiles, chosen or people[:1], n_options), key="profiles", select=True)
+    picked = ui.plot(inv_figures.profiles(inv_data.doc(ref), model, chosen or people[:1]), key="profiles", select=True)
     found = samples.units(picked, ("persona_id", "domain"))
     answers = inv_data.answers(ref, model)
     if found:
@@ -120,14 +119,14 @@ if profiles is not None and len(profiles):
         samples.hint()
 
     st.subheader("Shaping")
-    curve = doc_frame(mdoc["figures"]["shaping"])
-    if curve is None or curve.empty:
+    curve = inv_figures.shaping(inv_data.doc(ref), model)
+    if curve is None:
         st.info("No persona was shaped (a run with --shaping none): nothing to draw.")
     else:
         st.caption("Target level against the mean score of the shaped domain, one line per domain (± 1 SD over "
                    "personas). A model that plays the levels draws rising lines; flat lines mean the shaping did not "
                    "reach the answers.")
-        ui.plot(charts.shaping(curve, n_options), key="shaping")
+        ui.plot(curve, key="shaping")
 
 st.subheader("Position bias")
 pos = idoc["position"]
@@ -136,12 +135,11 @@ st.caption(f"How often each number was given. Without a preference for a positio
            f"descending| domain score of a persona: {ui.fmt(pos.get('order_gap'), 2)}"
            + (f" ({pos['order_gap_reason']})" if pos.get("order_gap_reason") else "")
            + " — a model that answers by position rather than meaning flips its scores when the numbering is reversed.")
-ui.plot(charts.positions(pos["shares"], pos["chance_share"]), key="positions")
+ui.plot(inv_figures.positions(inv_data.doc(ref), model, inventory), key="positions")
 
 st.subheader("Multitrait–multimethod")
 mt = mdoc.get("mtmm") or {}
 if mt.get("matrix"):
-    matrix = doc_frame(mt["matrix"])
     st.caption(f"Correlations across {mt['n_personas']} personas of the domain scores on {' and '.join(mt['inventories'])}"
                + (f" ({mt['n_shaped']} of them shaped: not comparable with the paper's Table 1, which is on unshaped "
                   "personas)" if mt.get("n_shaped") else "") + ". "
@@ -156,7 +154,7 @@ if mt.get("matrix"):
     if per:
         st.markdown("Convergent r per domain: " + " · ".join(f"{d} {ui.fmt(per[d], 2)}" for d in BIG_FIVE if d in per)
                     + "".join(f" · {d} {ui.fmt(r, 2)}" for d, r in per.items() if d not in BIG_FIVE))
-    ui.plot(charts.mtmm(matrix), key="mtmm")
+    ui.plot(inv_figures.mtmm(inv_data.doc(ref), model), key="mtmm")
 else:
     st.info(f"MTMM: {mt.get('reason') or 'not available'}.")
 
@@ -186,9 +184,7 @@ st.caption("The paper's correlation of each IPIP-NEO-300 domain with the same BF
            "simulated response profiles (50 unshaped persona descriptions × item instructions and postambles), beside "
            "this store's per-domain convergent r from its MTMM (its own two inventories and personas) — shown for "
            "scale, never ranked or averaged with this store's models. " + per_domain["source"].iloc[0])
-mine_domains = {m: mt_m.get("convergent_domains") or {} for m, mt_m in mtmms.items() if m not in shaped}
-ui.plot(charts.domains_beside_published(per_domain, {m: v for m, v in mine_domains.items() if v}, inv_data.PUBLISHED_LABEL),
-        key="published_domains")
+ui.plot(inv_figures.domains_beside_published(inv_data.doc(ref), models), key="published_domains")
 ui.table(inv_data.published_convergent_table(ref), hide_index=True, width="stretch",
          column_config={c: st.column_config.NumberColumn(c, format="%.2f") for c in ("E", "A", "C", "N", "O", "Avg")})
 

@@ -9,7 +9,7 @@ from app import data
 from app import figures as shared
 from app.charts import _memo
 from app.methods.mbti import data as mbti_data
-from app.methods.mbti import figures
+from app.methods.mbti import figures, report_figures
 from app.palette import PAIR, model_colors
 from app.stores import StoreRef
 
@@ -24,8 +24,7 @@ def mbti_subject(ref: StoreRef, model: str, subject: str) -> go.Figure:
 
 @_memo
 def mbti_subjects(ref: StoreRef, model: str) -> go.Figure:
-    subjects = mbti_data.mbti_doc(ref)["models"][model]["subjects"]
-    return figures.mbti_dimensions({s: d["scores"] for s, d in subjects.items()})
+    return report_figures.subjects(mbti_data.mbti_doc(ref), model)
 
 
 @_memo

@@ -4,12 +4,12 @@ import pandas as pd
 import streamlit as st
 
 from analysis.methods.personagym.report_types import (
-    COLUMNS, TASKS, evaluator_frame, figure4_frame, source_label, table1_frame,
+    COLUMNS, TASKS, evaluator_frame, source_label, table1_frame,
 )
 from app import data, samples, state, ui
 from app.methods.personagym import charts as personagym_charts
 from app.methods.personagym import data as personagym_data
-from app.methods.personagym import figures as personagym_figures
+from app.methods.personagym import report_figures as personagym_report_figures
 
 ctx = ui.context()
 ref = ctx.ref
@@ -97,9 +97,9 @@ st.subheader("Fig. 4 — refusals per model")
 st.caption("Answers that decline to play the persona (\"As an AI…\", \"I don't have personal experiences\"), counted per "
            "model as in the paper's Fig. 4, drawn as the share of the model's answers (the bar says how many of how "
            "many); they are graded like any other answer.")
-refusals = figure4_frame(doc, models)
-if len(refusals):
-    ui.plot(personagym_figures.refusal_bars(refusals), key="refusals")
+refusals = personagym_report_figures.refusals(doc, models)
+if refusals is not None:
+    ui.plot(refusals, key="refusals")
 tables = {m: doc["models"][m]["role_table"] for m in models if doc["models"][m].get("role_table")}
 if tables:
     st.caption("Stepping out of the role is not the same as declining in character: a persona may decline a question "

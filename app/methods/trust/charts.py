@@ -1,5 +1,6 @@
 """The trust-game figures built once per store state and selection (``app.charts``' conventions: hashable arguments,
-shared cached objects that callers must not mutate)."""
+shared cached objects that callers must not mutate); each draws the report's figure (``report_figures``) and adds what
+the report does not hold (chance bands)."""
 
 from __future__ import annotations
 
@@ -9,22 +10,21 @@ from app import data
 from app import figures as shared
 from app.charts import _memo
 from app.methods.trust import data as trust_data
-from app.methods.trust import figures
+from app.methods.trust import figures, report_figures
 from app.stores import StoreRef
 
 @_memo
 def trust_attributes(ref: StoreRef, model: str, strategy: str) -> go.Figure:
-    return figures.trust_attributes(trust_data.trust_doc(ref)["models"][model]["population"][strategy]["attributes"])
+    return report_figures.attributes(trust_data.trust_doc(ref), model, strategy)
 
 @_memo
 def trust_conditioning(ref: StoreRef, model: str) -> go.Figure:
-    conditioning = trust_data.trust_doc(ref)["models"][model]["conditioning"]
-    return figures.trust_conditioning({c: d for c, d in conditioning.items() if d.get("attributes")})
+    return report_figures.conditioning(trust_data.trust_doc(ref), model)
 
 
 @_memo
 def forecast_mae(ref: StoreRef, model: str) -> go.Figure:
-    fig = figures.forecast_mae(trust_data.trust_doc(ref)["models"][model]["individual"]["archetypes"])
+    fig = report_figures.forecast_mae(trust_data.trust_doc(ref), model)
     bands = ((data.chance(ref, "trust").get(model) or {}).get("individual") or {})
     lower = [(b.get("mae") or {}).get("uniform") for b in bands.values()]
     lower = [b for b in lower if b and b.get("lo") is not None]
@@ -35,12 +35,12 @@ def forecast_mae(ref: StoreRef, model: str) -> go.Figure:
 
 @_memo
 def trust_behaviour(ref: StoreRef, model: str) -> go.Figure:
-    return figures.trust_behaviour(trust_data.trust_doc(ref)["models"][model].get("behaviour") or {})
+    return report_figures.behaviour(trust_data.trust_doc(ref), model)
 
 
 @_memo
 def trust_play(ref: StoreRef, model: str) -> go.Figure:
-    return figures.trust_play(trust_data.trust_doc(ref)["models"][model].get("play") or {})
+    return report_figures.play(trust_data.trust_doc(ref), model)
 
 
 @_memo

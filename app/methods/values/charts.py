@@ -1,5 +1,6 @@
 """The Stick to Your Role! figures built once per store state and selection (``app.charts``' conventions: hashable arguments,
-shared cached objects that callers must not mutate)."""
+shared cached objects that callers must not mutate); each draws the report's figure (``report_figures``) and adds what
+the report does not hold (chance bands)."""
 
 from __future__ import annotations
 
@@ -10,28 +11,27 @@ from app import data
 from app import figures as shared
 from app.charts import _memo
 from app.methods.values import data as values_data
-from app.methods.values import figures
+from app.methods.values import figures, reads, report_figures
 from app.palette import PAIR, model_colors
 from app.stores import StoreRef
 
+persona_names = reads.persona_names
+
+
 @_memo
 def leaderboard_bars(ref: StoreRef, models: tuple[str, ...], score: str, with_ci: bool) -> go.Figure:
-    rows = values_data.leaderboard_rows(ref)
-    rows = rows[rows["model"].isin(models)]
-    colors = model_colors(data.models_in(ref))
-    if with_ci:
-        return shared.score_bars(rows, score, colors, label="rank-order stability", lo=f"{score}_lo", hi=f"{score}_hi")
-    return shared.score_bars(rows, score, colors, label=score)
+    return report_figures.leaderboard_bars(values_data.values_doc(ref), models, score, with_ci,
+                                           model_colors(data.models_in(ref)))
+
 
 @_memo
 def circumplex(ref: StoreRef, model: str, key: str) -> go.Figure:
-    result = values_data.structure(ref, model, key)
-    return figures.circumplex(result["layout"], result["centroids"], values_data.item_texts(ref, result["instrument"]))
+    return report_figures.circumplex(values_data.values_doc(ref), model, key)
 
 
 @_memo
 def rank_order_heatmap(ref: StoreRef, model: str) -> go.Figure:
-    return shared.correlation_heatmap(values_data.stability(ref, model)["matrix"])
+    return report_figures.rank_order_heatmap(values_data.values_doc(ref), model)
 
 
 def _values_chance(ref: StoreRef, model: str, part: str) -> dict | None:
@@ -40,8 +40,7 @@ def _values_chance(ref: StoreRef, model: str, part: str) -> dict | None:
 
 @_memo
 def rank_order_by_value(ref: StoreRef, model: str) -> go.Figure:
-    fig = figures.value_bars(values_data.stability(ref, model)["by_value"], "rank_order", label="rank-order stability",
-                             lo="lo", hi="hi", reference=0.0)
+    fig = report_figures.rank_order_by_value(values_data.values_doc(ref), model)
     return shared.chance_band(fig, _values_chance(ref, model, "rank_order_value"), label="chance (random answers, 95 %)")
 
 
@@ -51,19 +50,9 @@ def persona_profiles(ref: StoreRef, model: str, personas: tuple[int, ...]) -> go
     return figures.persona_profiles(values_data.values_scores(ref, model), list(personas), persona_names(people))
 
 
-def persona_names(people: pd.DataFrame) -> dict[int, str]:
-    names = dict(zip(people["persona_id"], people["persona"])) if "persona" in people else {}
-    return {int(p): (names.get(p) if isinstance(names.get(p), str) and names.get(p) else f"persona {p}")
-            for p in people["persona_id"]}
-
-
 @_memo
 def ipsative_bars(ref: StoreRef, model: str, highlight: tuple[int, ...]) -> go.Figure:
-    ips = values_data.stability(ref, model)["ipsative"]
-    names = persona_names(values_data.personas_of(ref, model))
-    fig = figures.persona_bars([names.get(int(p), str(p)) for p in ips["persona_id"]], ips["ipsative"],
-                               [p in highlight for p in ips["persona_id"]], label="ipsative stability",
-                               keys=[int(p) for p in ips["persona_id"]])
+    fig = report_figures.ipsative_bars(values_data.values_doc(ref), model, highlight)
     return shared.chance_band(fig, _values_chance(ref, model, "ipsative_persona"), label="chance (random answers, 95 %)")
 
 
