@@ -481,15 +481,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def _app_figures():  # -> analysis.report_file.Figures | None
-    """Each method's figures as its dashboard view draws them (``MethodView.figures``), or None without them."""
+    """Each method's figures as its dashboard view draws them (``app.report_file.figures``), or None without the app."""
     try:
-        from app.methods import views
+        from app.report_file import figures
     except ImportError:
         return None
-    drawers = {v.name: v.figures for v in views() if getattr(v, "figures", None) is not None}
-    if not drawers:
-        return None
-    return lambda method, report, models: drawers[method](report, models) if method in drawers else {}
+    return figures
 
 
 def cmd_delete(args: argparse.Namespace) -> int:

@@ -208,7 +208,8 @@ DASHBOARD_BOOT = 1000
 
 def precompute_reports(store_path: Path, n_sims: int, log: Callable[[str], None], n_boot: int = DASHBOARD_BOOT) -> None:
     """Compute every method's report and chance bands as the dashboard asks for them by default (``n_boot``
-    resamples, ``n_sims`` draws per null, each model's latest configuration), and what a method's pages read beyond
+    resamples, ``n_sims`` draws per null, each model's latest configuration), the document ``metrics --json`` and a
+    report file read with the same options, and what a method's pages read beyond
     them (``precompute(store, n_sims, n_boot=...)`` in its ``demo.py``), into the store's own report table
     (``analysis.report_cache``): the bundled demo ships with them, so a first visit computes nothing. Reports and
     draws of older code or options are dropped first (they are never read again)."""
@@ -221,6 +222,8 @@ def precompute_reports(store_path: Path, n_sims: int, log: Callable[[str], None]
         for method in methods.all_methods():
             started = time.monotonic()
             method.cached_chance(store, n_sims, config={}, n_boot=n_boot)
+            # the document `metrics --json` prints and a report file embeds (chance bands as a section of it)
+            method.cached_report(store, n_boot=n_boot, chance=n_sims)
             extra = getattr(_demo_module(method.name), "precompute", None)
             if extra is not None:
                 extra(store, n_sims, n_boot=n_boot)

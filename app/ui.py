@@ -126,10 +126,20 @@ def context() -> PageContext:
     return ctx
 
 
-def header(caption: str) -> None:
+def header(caption: str, *, report: tuple[str, ...] | None = None) -> None:
     """The line under the page's heading (the heading itself is ``PageInfo.heading``, drawn by ``app/main.py`` before
-    the sidebar's reads and the page's own imports, so it paints first)."""
-    st.caption(caption)
+    the sidebar's reads and the page's own imports, so it paints first). With ``report``: beside it, the "Download
+    report" button (``app.report_file``) for those methods (``()``: every method) and the models picked in the
+    sidebar."""
+    if report is None:
+        st.caption(caption)
+        return
+    from app.report_file import download_button
+
+    left, right = st.columns([6, 1], vertical_alignment="center")
+    left.caption(caption)
+    ctx = context()
+    download_button(ctx.ref, models=ctx.models, methods=report or None, key="report-download", container=right)
 
 
 def empty(message: str, hint: str | None = None) -> None:

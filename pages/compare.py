@@ -7,6 +7,7 @@ from analysis.errors import RoleScopeError
 from app import charts, data, state, ui
 from app.methods import views
 from app.methods.base import Pair
+from app.report_file import download_button
 from app.stores import ref_for
 
 ctx = ui.context()
@@ -58,6 +59,10 @@ if ref_a.path != ref_b.path:
     st.info(f"Comparing across stores: **{la}** and **{lb}**. Paired CIs use the personas, contexts and testings both "
             "were asked; Ordinal win rates, which depend on each store's pool of models, are not compared.", icon="🔀")
 ui.tiny_model_note([a, b], data.model_specs(ref_a) | data.model_specs(ref_b))
+# the report file of the two models: one file when they share a store, else one per store
+sides = [(ref_a, [a, b])] if ref_a.path == ref_b.path else [(ref_a, [a]), (ref_b, [b])]
+for k, (col, (side_ref, side_models)) in enumerate(zip(st.columns([1, 1, 4])[:len(sides)], sides)):
+    download_button(side_ref, models=side_models, key=f"report-download-{k}", container=col)
 
 with st.spinner("Computing paired bootstrap CIs…"):
     diffs = data.compare(ref_a, a, ref_b, b)

@@ -14,7 +14,7 @@ from app.nav import pages as all_pages
 ctx = ui.context()
 ref = ctx.ref
 ui.header("How faithfully do LLMs play personas? Each method below asks it its own way, of the same "
-          "models, on one results store.")
+          "models, on one results store.", report=())
 
 # -- the methods, from the registry: each one's own summary ---------------------------------------
 summaries = {v.name: v.summary for v in views()}

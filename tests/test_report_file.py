@@ -15,12 +15,13 @@ import pytest
 from analysis import methods
 from analysis.__main__ import REPORT_KIND, main
 from analysis.llm.keys import REDACTED, register_secret
-from analysis.report_file.contents import EVIDENCE_PER_MODEL, decode_tables
+from analysis.report_file.contents import EVIDENCE_PER_MODEL, decode_tables, unpack
 from analysis.report_file.html import MANIFEST_ID, REPORTS_ID, TABLES_ID
 from analysis.report_file.restore import KIND, block
 from analysis.runs.labels import set_label
 from analysis.runs.store import Store
 from tests.app.fixture_store import build_fixture_store
+from tests.browser.harness import CHROMIUM
 
 PLAIN_KEY = "correct-horse-battery-report-9"  # not key-shaped: known only because the process registered it
 SHAPED_KEY = "sk-test-" + "Q" * 32
@@ -78,7 +79,7 @@ def test_every_headline_cell_is_the_one_of_metrics_json(written, capsys):
         checked += 1
     expected = sum(len(d["models"]) * len(methods.get(m).headlines) for m, d in docs.items())
     assert checked == expected
-    reports = json.loads(block(html, REPORTS_ID, "report").replace("<\\/", "</"))
+    reports = unpack(block(html, REPORTS_ID, "report"))
     assert set(reports) == present
     for method, doc in docs.items():
         assert reports[method] == doc  # the embedded reports are metrics --json's documents
@@ -172,3 +173,37 @@ def test_a_damaged_table_block_is_named(written, tmp_path, capsys):
     assert main(["import", KIND, str(damaged), "--store", str(tmp_path / "s.db")]) == 2
     assert "embedded tables are damaged" in capsys.readouterr().err
     assert not (tmp_path / "s.db").exists() or Store(tmp_path / "s.db", read_only=True).runs().empty
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing: apt-get install -y chromium")
+def test_the_report_opens_offline_and_a_number_lands_on_its_samples(written):
+    """Chromium opens the file from ``file://`` with the network off and every non-file request aborted: the figures
+    draw, no request leaves the page, and a clicked number scrolls to the replies behind it."""
+    from tests.browser.harness import chromium
+
+    _, out, html = written
+    left: list[str] = []
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1300, "height": 900})
+        context.set_offline(True)
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file://")
+                      else (left.append(route.request.url), route.abort()))
+        page = context.new_page()
+        page.on("request", lambda request: None if request.url.startswith(("file://", "data:", "blob:"))
+                else left.append(request.url))
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(out.as_uri())
+        page.wait_for_function("() => document.querySelectorAll('div.plot .main-svg').length > 0", timeout=60_000)
+        assert page.locator("div.plot").count() == html.count('class="plot"') > 0
+        number = page.locator("a.number").first
+        target = number.get_attribute("href")
+        number.click()
+        assert page.evaluate("location.hash") == target
+        landed = page.locator(target)
+        assert landed.is_visible() and landed.evaluate("e => e.getBoundingClientRect().top") < 200
+        first = page.locator(f"{target} + article.sample")
+        assert first.count() == 1 and first.get_attribute("id").startswith("sample-")
+        context.close()
+    assert errors == []
+    assert left == []

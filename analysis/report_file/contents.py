@@ -130,7 +130,7 @@ class MethodSection(Frozen):
 class ReportContents(Frozen):
     manifest: Manifest
     methods: list[MethodSection]
-    reports: dict[str, Any]  # method -> its report document, as metrics --json prints it
+    reports: str  # method -> its report document as metrics --json prints it, packed (``pack``)
     tables: str  # the store's result tables: gzip + base64 of {"table": {"columns", "data"}} (``encode_tables``)
 
 
@@ -177,20 +177,28 @@ def scrubbed(value: Any, scrubber: Scrubber | None = None) -> Any:
     return value
 
 
-def encode_tables(frames: Mapping[str, pd.DataFrame]) -> str:
-    """Tables as gzip + base64 of one JSON document ``{table: {"columns", "data"}}`` (``frame_doc``), every text
-    scrubbed (``scrub_frame``)."""
-    from analysis.methods.base import frame_doc  # floats as Python writes them: exact, unlike pandas' to_json
-
-    doc = {name: frame_doc(scrub_frame(frame)) for name, frame in frames.items()}
+def pack(doc: Any) -> str:
+    """A JSON document as gzip + base64 text (what a report file embeds; ``unpack`` reads it back)."""
     raw = json.dumps(doc, ensure_ascii=False, allow_nan=False).encode("utf-8")
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
+def unpack(text: str) -> Any:
+    """``pack`` read back."""
+    return json.loads(gzip.decompress(base64.b64decode(text)).decode("utf-8"))
+
+
+def encode_tables(frames: Mapping[str, pd.DataFrame]) -> str:
+    """Tables packed (``pack``) as one JSON document ``{table: {"columns", "data"}}`` (``frame_doc``), every text
+    scrubbed (``scrub_frame``)."""
+    from analysis.methods.base import frame_doc  # floats as Python writes them: exact, unlike pandas' to_json
+
+    return pack({name: frame_doc(scrub_frame(frame)) for name, frame in frames.items()})
+
+
 def decode_tables(text: str) -> dict[str, pd.DataFrame]:
     """``encode_tables`` read back: table -> frame."""
-    doc = json.loads(gzip.decompress(base64.b64decode(text)).decode("utf-8"))
-    return {name: pd.DataFrame(t["data"], columns=t["columns"]) for name, t in doc.items()}
+    return {name: pd.DataFrame(t["data"], columns=t["columns"]) for name, t in unpack(text).items()}
 
 
 def _model_entries(runs: pd.DataFrame, usage: pd.DataFrame) -> list[ModelEntry]:
@@ -287,9 +295,12 @@ def _headlines(method: Any, doc: Mapping[str, Any], models: Sequence[str]) -> li
 
 
 def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence[str] | None = None,
-           runs: Sequence[str] | None = None, figures: Figures | None = None) -> ReportContents:
+           runs: Sequence[str] | None = None, figures: Figures | None = None,
+           configs: Mapping[str, Any] | None = None) -> ReportContents:
     """Everything a report file shows, for the store's methods with answers (or ``methods``), its models (or
-    ``models``), and its runs (or ``runs``: numbers are the store's, the runs listed and embedded those)."""
+    ``models``), and its runs (or ``runs``: numbers are the store's, the runs listed and embedded those). ``configs``:
+    method -> the configurations chosen instead of each model's latest (``Method.cached_report``'s ``config``), as a
+    page shows them; by default each model's latest, as ``metrics --json`` does."""
     from analysis import methods as registry
     from analysis.errors import InputError
 
@@ -324,7 +335,7 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
     kept = run_frame["run_id"].tolist()
     sections, reports = [], {}
     for method in present:
-        doc = method.cached_report(store, n_boot=N_BOOT, chance=CHANCE_SIMS)
+        doc = method.cached_report(store, config=(configs or {}).get(method.name), n_boot=N_BOOT, chance=CHANCE_SIMS)
         reports[method.name] = doc
         shown = [m for m in doc["models"] if chosen is None or m in chosen]
         mine = _method_samples(store, method, run_frame)
@@ -348,10 +359,10 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
         store=Path(store.path).name, store_sha256=file_sha256(Path(store.path)),
         options={"n_boot": N_BOOT, "chance_sims": CHANCE_SIMS, "evidence_per_model": EVIDENCE_PER_MODEL,
                  "evidence_seed": EVIDENCE_SEED, "models": sorted(chosen) if chosen else None,
-                 "methods": [m.name for m in present], "runs": run_ids},
+                 "methods": [m.name for m in present], "runs": run_ids, "configurations": dict(configs or {})},
         runs=run_entries, models=_model_entries(tables["runs"], _usage(store)))
     return ReportContents.model_validate(scrubbed({
-        "manifest": manifest.model_dump(), "methods": [s.model_dump() for s in sections], "reports": reports,
+        "manifest": manifest.model_dump(), "methods": [s.model_dump() for s in sections], "reports": pack(scrubbed(reports)),
         "tables": encode_tables(tables)}))
 
 

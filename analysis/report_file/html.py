@@ -3,9 +3,10 @@
 
 Every headline cell carries its exact value (``data-value``) and links to the replies behind it
 (``#samples-<method>-<model>``); every reply shown has its own anchor (``#sample-<sample id>``). The machine-readable
-parts sit in ``<script>`` elements a browser does not run: ``rolescope-manifest`` and ``rolescope-reports`` (JSON: the
-reports as ``metrics --json`` prints them) and ``rolescope-tables`` (the store's result tables, gzip + base64), which
-``python -m analysis import rolescope-report`` reads back.
+parts sit in ``<script>`` elements a browser does not run: ``rolescope-manifest`` (JSON), ``rolescope-reports`` (the
+reports as ``metrics --json`` prints them) and ``rolescope-tables`` (the store's result tables), both JSON packed as
+gzip + base64 (``contents.pack``); ``python -m analysis import rolescope-report`` reads the tables back. Each figure's
+Plotly JSON is embedded without its template, which is embedded once (``rolescope-plot-template``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from analysis.report_file.contents import MethodSection, ModelEntry, ReportConte
 
 #: The ``id`` of each machine-readable block.
 MANIFEST_ID, REPORTS_ID, TABLES_ID = "rolescope-manifest", "rolescope-reports", "rolescope-tables"
+TEMPLATE_ID = "rolescope-plot-template"
 PLOT_CONFIG = {"responsive": True, "displaylogo": False,
                "toImageButtonOptions": {"format": "svg", "filename": "rolescope-figure"}}
 
@@ -160,17 +162,17 @@ def _evidence(section: MethodSection) -> str:
     return "".join(parts)
 
 
-def _figures(section: MethodSection) -> str:
+def _figures(section: MethodSection, specs: dict[str, str]) -> str:
     parts = []
-    for name, spec in section.figures.items():
+    for name, spec in specs.items():
         fid = anchor("figure", section.name, name)
         parts.append(f'<figure><div id="{fid}" class="plot"></div><figcaption class="muted">{escape(name)}</figcaption>'
                      f'</figure>{_json_block(fid + "-data", spec)}')
     return "".join(parts)
 
 
-def _section(section: MethodSection) -> str:
-    figures = _figures(section)
+def _section(section: MethodSection, specs: dict[str, str]) -> str:
+    figures = _figures(section, specs)
     return (f'<section id="{anchor("method", section.name)}"><h2>{escape(section.label)}</h2>'
             f"<h3>Headlines</h3>{_headlines(section)}"
             '<p class="muted">Each number links to the replies behind it. "—": undefined, with its reason; an '
@@ -182,11 +184,26 @@ def _section(section: MethodSection) -> str:
 
 
 PLOTS = """
+var template = JSON.parse(document.getElementById('%s').textContent);
 document.querySelectorAll('div.plot').forEach(function (div) {
   var spec = JSON.parse(document.getElementById(div.id + '-data').textContent);
-  Plotly.newPlot(div, spec.data, spec.layout || {}, %s);
+  var layout = spec.layout || {};
+  layout.template = template;
+  Plotly.newPlot(div, spec.data, layout, %s);
 });
 """
+
+
+def _without_templates(contents: ReportContents) -> tuple[dict[str, dict[str, str]], Any]:
+    """Each figure's JSON without its layout template, and the template (the figures share Plotly's default)."""
+    template, figures = None, {}
+    for section in contents.methods:
+        figures[section.name] = {}
+        for name, spec in section.figures.items():
+            doc = json.loads(spec)
+            template = doc.get("layout", {}).pop("template", template)
+            figures[section.name][name] = json.dumps(doc, ensure_ascii=False)
+    return figures, template
 
 
 def render(contents: ReportContents, plotly_js: str) -> str:
@@ -200,6 +217,7 @@ def render(contents: ReportContents, plotly_js: str) -> str:
     warnings = "".join(f'<p class="warning"><b>{escape(", ".join(names))}</b>: {escape(text)}</p>'
                        for text, names in warned.items())
     has_figures = any(s.figures for s in contents.methods)
+    specs, template = _without_templates(contents)
     return "".join([
         '<!doctype html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -212,12 +230,13 @@ def render(contents: ReportContents, plotly_js: str) -> str:
         f"{m.options['n_boot']:,} bootstrap resamples, {m.options['chance_sims']:,} draws per null model.</p>"
         f"{warnings}</header>",
         f"<nav><h2>Contents</h2><ul>{nav}<li><a href=\"#manifest\">Models and runs</a></li></ul></nav>",
-        *(_section(s) for s in contents.methods),
+        *(_section(s, specs[s.name]) for s in contents.methods),
         f'<section id="manifest"><h2>Models and runs</h2>{_models(m.models)}'
         f"<details><summary>{len(m.runs):,} runs</summary>{_runs(m.runs)}</details></section>",
         _json_block(MANIFEST_ID, m.model_dump()),
-        _json_block(REPORTS_ID, contents.reports),
+        _json_block(REPORTS_ID, contents.reports, "application/gzip+base64"),
         _json_block(TABLES_ID, contents.tables, "application/gzip+base64"),
-        f"<script>{PLOTS % json.dumps(PLOT_CONFIG)}</script>" if has_figures else "",
+        _json_block(TEMPLATE_ID, template or {}) if has_figures else "",
+        f"<script>{PLOTS % (TEMPLATE_ID, json.dumps(PLOT_CONFIG))}</script>" if has_figures else "",
         "</body></html>",
     ])

@@ -16,7 +16,7 @@ ref = ctx.ref
 ui.header("One persona set run through every method that takes one (values, inventory, trust "
           "game, PersonaGym), each on its own protocol. If a model plays a persona faithfully, the methods should "
           "agree about that persona the way people's answers agree: a persona high on Benevolence should score high on "
-          "Agreeableness (Roccas et al. 2002). A model that tailors each answer to each questionnaire will not.")
+          "Agreeableness (Roccas et al. 2002). A model that tailors each answer to each questionnaire will not.", report=("cross_method",))
 
 models = ctx.pick(xm_data.models(ref))
 if not models:

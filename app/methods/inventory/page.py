@@ -14,7 +14,7 @@ ref = ctx.ref
 ui.header("Can a model play a persona's personality on a standard inventory? Each item is "
           "asked on its own with the persona's description (Serapio-García et al. 2023); scores per domain against "
           "human norms, reliability (α, ω, λ6), test–retest across option orders, and shaping: personas given a target "
-          "level on one domain, recovered from their answers.")
+          "level on one domain, recovered from their answers.", report=("inventory",))
 
 models = ctx.pick(inv_data.models(ref))
 if not models:

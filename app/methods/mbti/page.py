@@ -14,7 +14,7 @@ ctx = ui.context()
 ref = ctx.ref
 ui.header("Can a model assess people of a subject group through MBTI statements? Each statement is "
           "rated Correct … Wrong for the subject (\"Men\", \"Doctors\"…); scores per dimension, consistency over "
-          "independent testings, robustness to option order and fairness between genders (Rao et al. 2023).")
+          "independent testings, robustness to option order and fairness between genders (Rao et al. 2023).", report=("mbti",))
 
 models = ctx.pick(mbti_data.mbti_models(ref))
 if not models:

@@ -15,7 +15,7 @@ ctx = ui.context()
 ref = ctx.ref
 ui.header("Does the agent act like its persona in situations the persona would meet? For each persona an "
           "LLM picks relevant environments and writes questions for five tasks; the agent answers in character; "
-          "evaluators grade each answer 1–5 against a rubric (Samuel et al. 2024).")
+          "evaluators grade each answer 1–5 against a rubric (Samuel et al. 2024).", report=("personagym",))
 
 doc = personagym_data.personagym_doc(ref)
 models = ctx.pick(personagym_data.personagym_models(ref))

@@ -13,7 +13,7 @@ ctx = ui.context()
 ref = ctx.ref
 ui.header("Do role-playing agents practise what they preach? A persona states how much people like it "
           "would send in a trust game (beliefs), then plays the game (behaviour); the two should agree "
-          "(Mannekote et al. 2025). The Trustor gets an endowment, sends part of it, the amount is tripled.")
+          "(Mannekote et al. 2025). The Trustor gets an endowment, sends part of it, the amount is tripled.", report=("trust",))
 
 models = ctx.pick(trust_data.trust_models(ref))
 if not models:

@@ -11,7 +11,7 @@ ctx = ui.context()
 ref = ctx.ref
 ui.header("Does a simulated persona keep its values when the conversation changes? Rank-order stability "
           "compares personas' value scores between contexts; ipsative stability compares each persona's own value "
-          "profile (Kovač et al. 2024).")
+          "profile (Kovač et al. 2024).", report=("values",))
 
 if not data.has_rows(ref, "values_answers"):
     ui.empty(f"No value questionnaire answers in **{ref.name}**.",

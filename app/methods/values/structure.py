@@ -12,7 +12,7 @@ ctx = ui.context()
 ref = ctx.ref
 ui.header("Do a model's answers reproduce Schwartz's circle of values? Item intercorrelations across "
           "personas, scaled to 2-D (theory-initialised non-metric MDS), and confirmatory factor analysis — as the Stick to "
-          "Your Role! leaderboard computes them.")
+          "Your Role! leaderboard computes them.", report=("values",))
 
 if not data.has_rows(ref, "values_answers"):
     ui.empty(f"No value questionnaire answers in **{ref.name}**.",
