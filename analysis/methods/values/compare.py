@@ -34,7 +34,7 @@ def values_fit_chance(store: Any, values_metrics: Mapping[str, Any], model: str,
 
 
 def context_scores(answers: pd.DataFrame) -> pd.DataFrame:
-    """One model's value scores (long table, ``scores.value_scores``) from its answers (``metrics.latest_answers``),
+    """One model's value scores (long table, ``scores.value_scores``) from its answers (``answers.latest_answers``),
     contexts named by their display keys (as in the report)."""
     from analysis.methods.values.metrics import _context_keys
     from analysis.methods.values.scores import value_scores
@@ -178,7 +178,7 @@ def persona_gaps(scores_a: pd.DataFrame, scores_b: pd.DataFrame) -> pd.DataFrame
 
 def compare_sides(a: Any, b: Any, *, n_boot: int = 1000) -> list[Difference]:
     """``Method.compare``: the two sides' headlines and leaderboard rows with paired CIs over their shared personas."""
-    from analysis.methods.values.metrics import latest_answers
+    from analysis.methods.values.answers import latest_answers
 
     rows = [{r["model"]: r for r in side.report["leaderboard"]["rows"]}.get(side.model) for side in (a, b)]
     board = {name: row for name, row in zip(("A", "B"), rows) if row}
@@ -191,7 +191,7 @@ def where_they_differ(a: Any, b: Any) -> dict[str, dict[str, Any]]:
     personas (``persona_gaps``, with the persona's name) where the two sides differ most, as frame documents."""
     from analysis.methods.base import frame_doc
     from analysis.methods.values.instruments import bundled_wording
-    from analysis.methods.values.metrics import latest_answers
+    from analysis.methods.values.answers import latest_answers
 
     answers = [latest_answers(s.store, s.model, config=s.config) for s in (a, b)]
     scores = [context_scores(x) for x in answers]
