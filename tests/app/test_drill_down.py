@@ -130,7 +130,7 @@ def test_stability_persona_click_opens_its_answers_per_context(app_on_fixture):
 
 def test_mbti_statement_click_opens_its_answers_for_the_subject(app_on_fixture, fixture_store):
     """A statement's bar: its answers over the testings for the chosen subject and option order, invalid ones flagged."""
-    from analysis.methods.mbti.report import selected_answers
+    from analysis.methods.mbti.answers import selected_answers
 
     with Store(fixture_store, read_only=True) as store:
         answers = selected_answers(store, "smollm2-t07").reset_index(drop=True)  # as app.data.mbti_answers reads them

@@ -33,31 +33,18 @@ import pandas as pd
 from analysis.errors import InputError
 from analysis.methods.base import counts, frame_doc, number
 from analysis.methods.inventory import psychometrics as pm
+from analysis.methods.inventory.answers import selected_answers
 from analysis.methods.inventory.families import FAMILY
 from analysis.methods.inventory.inventory import ipip_facet_names
 from analysis.methods.inventory.measures import aligned_scores, levels_of, statistics
 from analysis.methods.inventory.scoring import (MIN_ITEM_SHARE, Sheets, norm_band, persona_scores, scale_scores,
                                                 sheet_percentiles, sheets, under_coverage)
-from analysis.methods.inventory.session import ANSWERS
 from analysis.persona_scores import persona_scores_doc
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.stats import nanmean_last
 
 PREFERRED = ("ipip-neo-120", "ipip-neo-300")
-
-
-def selected_answers(store: Store, model: str | None = None, config: comparable.Chosen = None,
-                     selection: comparable.Selection | None = None) -> pd.DataFrame:
-    """``inventory_answers`` of each model's chosen configuration, the latest run of each inventory × persona × order."""
-    selection = selection or comparable.select(store, FAMILY, model=model, config=config)
-    answers = store.table(ANSWERS.name, run_ids=selection.run_ids())
-    return comparable.latest_rows(answers, ["model", "inventory", "persona_id", "order_mode"], selection.order)
-
-
-def answers(store: Store, model: str | None = None, *, config: comparable.Chosen = None) -> pd.DataFrame:
-    """``Method.answers``: the rows the report reads (``selected_answers``)."""
-    return selected_answers(store, model, config=config).reset_index(drop=True)
 
 
 def _val(x: float) -> float | None:

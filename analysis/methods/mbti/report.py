@@ -33,19 +33,10 @@ from analysis.methods.mbti import chance as mbti_chance
 from analysis.methods.mbti.compare import mbti_subject_spread
 from analysis.methods.mbti.metrics import answer_distribution, model_metrics
 from analysis.methods.mbti.scoring import scores_by_testing
-from analysis.methods.mbti.session import ANSWERS
+from analysis.methods.mbti.answers import selected_answers
 from analysis.methods.mbti.families import FAMILY
 from analysis.runs import comparable
 from analysis.runs.store import Store
-
-
-def selected_answers(store: Store, model: str | None = None, config: comparable.Chosen = None,
-                     selection: comparable.Selection | None = None) -> pd.DataFrame:
-    """``mbti_answers`` of each model's chosen configuration (``analysis.runs.comparable``: same statements, answer
-    mode, decoding, history, seed ...), keeping within it the latest run of each subject × order × testing."""
-    selection = selection or comparable.select(store, FAMILY, model=model, config=config)
-    answers = store.table(ANSWERS.name, run_ids=selection.run_ids())
-    return comparable.latest_rows(answers, ["model", "subject", "order_mode", "testing"], selection.order)
 
 
 def metrics_json(store: Store, model: str | None = None, config: comparable.Chosen = None, *,
@@ -116,11 +107,6 @@ def where_they_differ(a: Any, b: Any) -> dict[str, dict[str, Any]]:
     from analysis.methods.mbti.compare import statement_gaps
 
     return {"statements": frame_doc(statement_gaps(*(selected_answers(s.store, s.model, config=s.config) for s in (a, b))))}
-
-
-def answers(store: Store, model: str | None = None, *, config: comparable.Chosen = None) -> pd.DataFrame:
-    """``Method.answers``: the rows the report reads (``selected_answers``)."""
-    return selected_answers(store, model, config=config).reset_index(drop=True)
 
 
 def compare_sides(a: Any, b: Any, *, n_boot: int = 1000) -> list[Any]:
