@@ -47,14 +47,21 @@ if frame.empty:
     st.stop()
 
 
+def _run_labels(runs: pd.DataFrame) -> dict[str, str]:
+    """Run id -> 'name (run id) · tags' where the run has a name or tags, else its id."""
+    out = {}
+    for run_id, name, tags in zip(runs["run_id"], runs["name"], runs["tags"]):
+        text = f"{name} ({run_id})" if isinstance(name, str) and name else run_id
+        out[run_id] = text + (f" · {', '.join(tags)}" if tags else "")
+    return out
+
+
+RUN_LABELS = _run_labels(runs)
+
+
 def run_label(run_id: str) -> str:
     """'name (run id) · tags' where the run has a name or tags, else its id."""
-    row = runs[runs["run_id"] == run_id]
-    if row.empty:
-        return run_id
-    name, tags = row["name"].iloc[0], row["tags"].iloc[0]
-    text = f"{name} ({run_id})" if isinstance(name, str) and name else run_id
-    return text + (f" · {', '.join(tags)}" if tags else "")
+    return RUN_LABELS.get(run_id, run_id)
 
 
 # -- which samples ------------------------------------------------------------------------------------
@@ -68,15 +75,17 @@ with st.container(border=True):
         if all_tags(runs) else []
     run_ids = set(tagged(runs, tags)["run_id"]) if tags else None
     scope = frame if run_ids is None else frame[frame["run_id"].isin(run_ids)]
-    present = [m.name for m in methods.all_methods() if m.name in set(scope["method"])]
+    # each column's levels with unique() (vectorised): a set() of an Arrow-backed column walks it in Python
+    present_names = set(scope["method"].unique())
+    present = [m.name for m in methods.all_methods() if m.name in present_names]
     chosen_methods = state.multiselect("Method", present, key="s_method", default=[], container=c[1],
                                        format_func=lambda m: methods.get(m).label)
     scope = filter_samples(scope, method=chosen_methods)
-    models = [m for m in ctx.models if m in set(scope["model"])] + \
-        sorted(set(scope["model"]) - set(ctx.models))  # generators and judges are models of their own
+    in_scope = set(scope["model"].unique())
+    models = [m for m in ctx.models if m in in_scope] + sorted(in_scope - set(ctx.models))  # judges are models too
     chosen_models = state.multiselect("Model", models, key="s_model", default=[], container=c[2])
     scope = filter_samples(scope, model=chosen_models)
-    chosen_runs = state.multiselect("Run", list(dict.fromkeys(scope["run_id"])), key="s_run", default=[],
+    chosen_runs = state.multiselect("Run", scope["run_id"].unique().tolist(), key="s_run", default=[],
                                     container=c[3], format_func=run_label)
     scope = filter_samples(scope, run_id=chosen_runs)
     c = st.columns(4)
