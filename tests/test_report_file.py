@@ -207,3 +207,16 @@ def test_the_report_opens_offline_and_a_number_lands_on_its_samples(written):
         context.close()
     assert errors == []
     assert left == []
+
+
+def test_a_headline_shows_the_ci_its_report_holds(written, capsys):
+    """``Headline.ci``: the values rank-order stability's bootstrap CI, as ``metrics --json`` holds it."""
+    store, _, html = written
+    doc = _metrics(store, "values", capsys)
+    shown = 0
+    for model, entry in doc["models"].items():
+        ci = entry.get("ci", {}).get("rank_order")
+        if entry["headlines"]["values_rank_order"]["value"] is not None and ci and ci.get("lo") is not None:
+            assert f"95 % CI [{ci['lo']:.3f}, {ci['hi']:.3f}]" in html, model
+            shown += 1
+    assert shown > 0

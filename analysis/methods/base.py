@@ -101,6 +101,8 @@ class Headline:
     higher_is_better: bool = True
     #: (a model's chance document, its headline entry) -> the null summary of this number, when it has one.
     null: Callable[[Mapping[str, Any], Mapping[str, Any]], Any] | None = None
+    #: a model's document -> the number's 95 % bootstrap CI as its report holds it ({"lo", "hi"}), when it holds one.
+    ci: Callable[[Mapping[str, Any]], Mapping[str, Any] | None] | None = None
 
 
 def headline(report: Mapping[str, Any], model: str, key: str) -> dict[str, Any]:

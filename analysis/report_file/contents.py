@@ -99,6 +99,7 @@ class HeadlineCell(Frozen):
     chance: str | None
     no_verdict: str | None
     band: tuple[float | None, float | None] | None
+    ci: tuple[float, float] | None  # its 95 % bootstrap CI where the report holds one (``Headline.ci``)
     anchor: str
 
 
@@ -286,10 +287,12 @@ def _headlines(method: Any, doc: Mapping[str, Any], models: Sequence[str]) -> li
             summaries = h.null(band, entry) if h.null is not None else None
             why = no_verdict_reason(entry, summaries) if h.null is not None else "no null model for this number"
             his = [s for s in (summaries or {}).values() if s and s.get("lo") is not None]
+            interval = h.ci(doc["models"].get(model) or {}) if h.ci is not None and entry.get("value") is not None else None
             cells.append(HeadlineCell(
                 method=method.name, key=h.key, label=h.label, model=model, value=entry.get("value"),
                 reason=entry.get("reason"), coverage=coverage_text(entry), chance=None if why else vs_chance(summaries),
                 no_verdict=why, band=(min(s["lo"] for s in his), max(s["hi"] for s in his)) if his else None,
+                ci=(interval["lo"], interval["hi"]) if interval and interval.get("lo") is not None else None,
                 anchor=anchor("samples", method.name, model)))
     return cells
 

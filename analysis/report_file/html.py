@@ -103,6 +103,8 @@ def _headlines(section: MethodSection) -> str:
                 notes.append(f'<span class="undefined">undefined: {escape(c.reason or "")}</span>')
             if c.coverage:
                 notes.append(escape(c.coverage))
+            if c.ci is not None:
+                notes.append(f"95 % CI [{_number(c.ci[0])}, {_number(c.ci[1])}]")
             if c.band is not None:
                 notes.append(f"chance band [{_number(c.band[0])}, {_number(c.band[1])}]")
             notes.append(escape(c.chance) if c.chance else f"no chance verdict: {escape(c.no_verdict or '')}")

@@ -41,5 +41,6 @@ METHOD = Method(
     importers=("value-stability",), run_import=Hook(f"{M}.cli:import_command"),
     headlines=(Headline("values_cardinal", "Values: Cardinal score ↑"),
                Headline("values_rank_order", "Values: rank-order stability ↑",
-                        null=lambda band, entry: band.get("rank_order"))),
+                        null=lambda band, entry: band.get("rank_order"),
+                        ci=lambda doc: (doc.get("ci") or {}).get("rank_order"))),
 )
