@@ -227,9 +227,21 @@ def _names(text: str) -> list[str]:
     return names
 
 
+def _existing(path: Path) -> Path:
+    """``path``; the bundled demo's path (``data/demo/rolescope-demo.db``) on a checkout holding only its archive is
+    the archive unpacked (``analysis.demo_store.bundled_demo_store``), so ``--store data/demo/rolescope-demo.db``
+    works everywhere."""
+    from analysis.demo_store import DEMO_STORE, bundled_demo_store
+
+    if not path.exists() and path.expanduser().resolve() == DEMO_STORE.resolve():
+        return bundled_demo_store()
+    return path
+
+
 def _read_store(path: Path):  # -> Store
     from analysis.runs.store import Store
 
+    path = _existing(path)
     if not path.exists():
         raise InputError(f"store {path}: file not found")
     return Store(path, read_only=True)
@@ -240,6 +252,7 @@ def _cache_store(path: Path):  # -> Store
     kept in it (``analysis.report_cache``); read-only otherwise (nothing is kept)."""
     from analysis.runs.store import Store
 
+    path = _existing(path)
     if not path.exists():
         raise InputError(f"store {path}: file not found")
     if os.access(path, os.W_OK) and os.access(path.resolve().parent, os.W_OK):

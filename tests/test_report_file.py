@@ -220,3 +220,17 @@ def test_a_headline_shows_the_ci_its_report_holds(written, capsys):
             assert f"95 % CI [{ci['lo']:.3f}, {ci['hi']:.3f}]" in html, model
             shown += 1
     assert shown > 0
+
+
+def test_the_demos_path_opens_its_archive(monkeypatch, tmp_path):
+    """``--store data/demo/rolescope-demo.db`` on a checkout that holds only the archive opens the archive unpacked."""
+    import analysis.demo_store as demo_store
+    from analysis.__main__ import _existing
+
+    shipped, unpacked, other = tmp_path / "rolescope-demo.db", tmp_path / "unpacked.db", tmp_path / "other.db"
+    monkeypatch.setattr(demo_store, "DEMO_STORE", shipped)
+    monkeypatch.setattr(demo_store, "bundled_demo_store", lambda: unpacked)
+    assert _existing(shipped) == unpacked
+    assert _existing(other) == other
+    shipped.touch()
+    assert _existing(shipped) == shipped  # a local build is used as it is
