@@ -208,6 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--models", type=_names, default=None, help="only these models (comma-separated)")
     report.add_argument("--methods", type=_names, default=None, help="only these methods (comma-separated)")
     report.add_argument("--runs", type=_names, default=None, help="only these runs (comma-separated run ids)")
+    report.add_argument("--n-boot", type=non_negative_int, default=1000,
+                        help="bootstrap resamples for CIs (default 1000, as metrics)")
+    report.add_argument("--chance", type=non_negative_int, default=100, metavar="N",
+                        help="simulations of each null model for the chance bands (default 100, as metrics)")
 
     board = sub.add_parser("leaderboard", help="a method's leaderboard over every model in the store (default: the first "
                                                "method that has one, Stick to Your Role!)")
@@ -484,7 +488,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError(f"report --out {out}: folder {out.parent} does not exist")
     started = time.perf_counter()
     with _cache_store(args.store) as store:
-        text = report_html(store, models=args.models, methods=args.methods, runs=args.runs, figures=_app_figures())
+        text = report_html(store, models=args.models, methods=args.methods, runs=args.runs, figures=_app_figures(),
+                           n_boot=args.n_boot, chance=args.chance)
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:

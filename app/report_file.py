@@ -20,14 +20,16 @@ def figures(method: str, report: Mapping[str, Any], models: list[str]) -> Mappin
 
 def report_bytes(ref: StoreRef, *, models: Sequence[str] | None = None, methods: Sequence[str] | None = None) -> bytes:
     """The report file of ``ref``'s store for these models and methods (all when None), as UTF-8 bytes: each method's
-    numbers under the configurations picked in the sidebar, as the pages show them."""
+    numbers under the configurations picked in the sidebar and with the dashboard's resamples and null draws
+    (``app.data.N_BOOT``, ``CHANCE_SIMS``), as the pages show them."""
     from analysis.report_file import report_html
 
     from analysis import methods as registry
+    from app.data import CHANCE_SIMS, N_BOOT
 
     configs = {m.name: ref.chosen(m.name) for m in registry.all_methods() if ref.chosen(m.name)}
     return report_html(ref.store, models=list(models) if models else None, methods=list(methods) if methods else None,
-                       figures=figures, configs=configs or None).encode("utf-8")
+                       figures=figures, configs=configs or None, n_boot=N_BOOT, chance=CHANCE_SIMS).encode("utf-8")
 
 
 def file_name(ref: StoreRef, methods: Sequence[str] | None) -> str:

@@ -25,6 +25,9 @@ from tests.browser.harness import CHROMIUM
 
 PLAIN_KEY = "correct-horse-battery-report-9"  # not key-shaped: known only because the process registered it
 SHAPED_KEY = "sk-test-" + "Q" * 32
+#: Fewer resamples and null draws than the defaults (1,000 and 100), the same for ``report`` and ``metrics``: the
+#: numbers are compared, not judged, and the defaults would take a minute per store here.
+OPTIONS = ["--n-boot", "200", "--chance", "20"]
 
 
 @pytest.fixture(scope="module")
@@ -50,13 +53,13 @@ def written(built: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
                      (f"my key is {PLAIN_KEY} and {SHAPED_KEY}",))
     conn.close()
     out = root / "report.html"
-    assert main(["report", "--store", str(store_path), "--out", str(out)]) == 0
+    assert main(["report", "--store", str(store_path), "--out", str(out), *OPTIONS]) == 0
     return store_path, out, out.read_text(encoding="utf-8")
 
 
 def _metrics(store: Path, method: str, capsys: pytest.CaptureFixture[str]) -> dict:
     capsys.readouterr()
-    assert main(["metrics", method, "--store", str(store), "--json"]) == 0
+    assert main(["metrics", method, "--store", str(store), "--json", *OPTIONS]) == 0
     return json.loads(capsys.readouterr().out)
 
 
@@ -115,6 +118,7 @@ def test_the_manifest_names_runs_and_models_without_keys(written):
     labelled = [r for r in manifest["runs"] if r["name"] == "the labelled run"]
     assert labelled and labelled[0]["tags"] == ["pilot"] and labelled[0]["note"] == "a note"
     assert len(manifest["store_sha256"]) == 64
+    assert (manifest["options"]["n_boot"], manifest["options"]["chance_sims"]) == (200, 20)
     for model in manifest["models"]:
         assert set(model) >= {"name", "backend", "host", "params", "tokens_in", "cost"}
         assert "api_key" not in json.dumps(model).lower() or "api_key_env" not in json.dumps(model)
@@ -140,7 +144,8 @@ def test_a_report_of_some_models_and_methods(written, tmp_path, capsys):
     with Store(store, read_only=True) as s:
         model = s.runs()["model"].iloc[0]
     out = tmp_path / "one.html"
-    assert main(["report", "--store", str(store), "--out", str(out), "--models", model, "--methods", "mbti"]) == 0
+    assert main(["report", "--store", str(store), "--out", str(out), "--models", model, "--methods", "mbti",
+                 *OPTIONS]) == 0
     html = out.read_text(encoding="utf-8")
     assert set(re.findall(r'data-model="([^"]+)"', html)) == {model}
     assert set(re.findall(r'data-key="([^"_]+)_', html)) == {"mbti"}

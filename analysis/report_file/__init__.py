@@ -25,12 +25,13 @@ def plotly_js() -> str:
 
 def report_html(store: Any, *, models: list[str] | None = None, methods: list[str] | None = None,
                 runs: list[str] | None = None, figures: Figures | None = None,
-                configs: dict[str, Any] | None = None) -> str:
-    """The report file's text for ``store`` (``contents.gather`` then ``html.render``)."""
+                configs: dict[str, Any] | None = None, **options: int) -> str:
+    """The report file's text for ``store`` (``contents.gather`` then ``html.render``); ``options``: ``n_boot`` and
+    ``chance`` of ``gather``."""
     from analysis.report_file.html import render
 
-    return render(gather(store, models=models, methods=methods, runs=runs, figures=figures, configs=configs),
-                  plotly_js())
+    return render(gather(store, models=models, methods=methods, runs=runs, figures=figures, configs=configs,
+                         **options), plotly_js())
 
 
 __all__ = ["Figures", "ReportContents", "gather", "plotly_js", "report_html"]

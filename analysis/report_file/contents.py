@@ -31,7 +31,7 @@ from analysis.llm.keys import Scrubber
 EVIDENCE_PER_MODEL = 100
 #: The seed of that sample, so the same store gives the same report.
 EVIDENCE_SEED = 20261128
-#: The options every number is computed with: those of ``metrics --json`` by default.
+#: The options every number is computed with by default: those of ``metrics --json``.
 N_BOOT = 1000
 CHANCE_SIMS = 100
 #: Store tables that are caches or call records, not results: left out of the embedded tables.
@@ -299,11 +299,13 @@ def _headlines(method: Any, doc: Mapping[str, Any], models: Sequence[str]) -> li
 
 def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence[str] | None = None,
            runs: Sequence[str] | None = None, figures: Figures | None = None,
-           configs: Mapping[str, Any] | None = None) -> ReportContents:
+           configs: Mapping[str, Any] | None = None, n_boot: int = N_BOOT,
+           chance: int = CHANCE_SIMS) -> ReportContents:
     """Everything a report file shows, for the store's methods with answers (or ``methods``), its models (or
     ``models``), and its runs (or ``runs``: numbers are the store's, the runs listed and embedded those). ``configs``:
     method -> the configurations chosen instead of each model's latest (``Method.cached_report``'s ``config``), as a
-    page shows them; by default each model's latest, as ``metrics --json`` does."""
+    page shows them; by default each model's latest, as ``metrics --json`` does. ``n_boot`` and ``chance``: bootstrap
+    resamples and null draws (``metrics``' ``--n-boot`` and ``--chance``)."""
     from analysis import methods as registry
     from analysis.errors import InputError
 
@@ -338,7 +340,7 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
     kept = run_frame["run_id"].tolist()
     sections, reports = [], {}
     for method in present:
-        doc = method.cached_report(store, config=(configs or {}).get(method.name), n_boot=N_BOOT, chance=CHANCE_SIMS)
+        doc = method.cached_report(store, config=(configs or {}).get(method.name), n_boot=n_boot, chance=chance)
         reports[method.name] = doc
         shown = [m for m in doc["models"] if chosen is None or m in chosen]
         mine = _method_samples(store, method, run_frame)
@@ -360,7 +362,7 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
     manifest = Manifest(
         rolescope_version=_version(), commit=_commit(), created=_when(time.time()) or "",
         store=Path(store.path).name, store_sha256=file_sha256(Path(store.path)),
-        options={"n_boot": N_BOOT, "chance_sims": CHANCE_SIMS, "evidence_per_model": EVIDENCE_PER_MODEL,
+        options={"n_boot": n_boot, "chance_sims": chance, "evidence_per_model": EVIDENCE_PER_MODEL,
                  "evidence_seed": EVIDENCE_SEED, "models": sorted(chosen) if chosen else None,
                  "methods": [m.name for m in present], "runs": run_ids, "configurations": dict(configs or {})},
         runs=run_entries, models=_model_entries(tables["runs"], _usage(store)))
