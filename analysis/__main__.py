@@ -205,9 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
                                            "bands, figures, design, the replies behind the numbers, the tidy tables")
     _add_store(report)
     report.add_argument("--out", type=Path, required=True, help="the HTML file to write")
-    report.add_argument("--models", type=_names, default=None, help="only these models (comma-separated)")
-    report.add_argument("--methods", type=_names, default=None, help="only these methods (comma-separated)")
-    report.add_argument("--runs", type=_names, default=None, help="only these runs (comma-separated run ids)")
+    report.add_argument("--models", type=csv_list, default=None, help="only these models (comma-separated)")
+    report.add_argument("--methods", type=csv_list, default=None, help="only these methods (comma-separated)")
+    report.add_argument("--runs", type=csv_list, default=None, help="only these runs (comma-separated run ids)")
     report.add_argument("--n-boot", type=non_negative_int, default=1000,
                         help="bootstrap resamples for CIs (default 1000, as metrics)")
     report.add_argument("--chance", type=non_negative_int, default=100, metavar="N",
@@ -222,13 +222,6 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--chance", type=non_negative_int, default=100, metavar="N",
                        help="simulations of each null model for each row's chance bands (default 100; 0 = none)")
     return parser
-
-
-def _names(text: str) -> list[str]:
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError("give at least one name")
-    return names
 
 
 def _existing(path: Path) -> Path:
@@ -567,7 +560,7 @@ def _method_figures(store: Any, name: str, models: list[str] | None, n_boot: int
     its report (``Method.cached_report``, the dashboard's options) and its view's ``figures`` hook. A model the report
     lacks is an ``InputError`` when ``strict``, else left out (listing every method's figures)."""
     from analysis import methods
-    from app.methods import view
+    from app.report_file import figures
 
     doc = methods.get(name).cached_report(store, n_boot=n_boot)
     unknown = [m for m in models or [] if m not in doc["models"]]
@@ -578,8 +571,7 @@ def _method_figures(store: Any, name: str, models: list[str] | None, n_boot: int
     elif unknown:
         have = ", ".join(sorted(doc["models"])) or "none"
         raise InputError(f"figure --models: {', '.join(unknown)} has no {name} answers in this store (models: {have})")
-    hook = view(name).figures
-    return hook(doc, models or sorted(doc["models"])) if hook else {}
+    return dict(figures(name, doc, models or sorted(doc["models"])))
 
 
 def cmd_figure(args: argparse.Namespace) -> int:
@@ -594,7 +586,7 @@ def cmd_figure(args: argparse.Namespace) -> int:
     out = None if args.list else _figure_out(args.out)
     with _cache_store(args.store) as store:
         if args.list:
-            sizes = {t: 1 for t in store.table_names() if store.query_one(f'SELECT 1 AS x FROM "{t}" LIMIT 1')}
+            sizes = store.table_sizes()
             chosen = [name] if name else [m.name for m in methods.all_methods() if m.has_data(sizes)]
             for method in chosen:
                 for figure in _method_figures(store, method, args.models, args.n_boot, strict=name is not None):

@@ -65,8 +65,7 @@ def run_record(ref: StoreRef, run_id: str) -> dict[str, Any]:
 
 @st.cache_data(**CACHE)
 def table_sizes(ref: StoreRef) -> dict[str, int]:
-    store = _store(ref)
-    return {name: int(store.query_one(f'SELECT COUNT(*) AS n FROM "{name}"')["n"]) for name in sorted(store.table_names())}
+    return _store(ref).table_sizes()
 
 
 @st.cache_data(**CACHE)

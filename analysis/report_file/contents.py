@@ -230,11 +230,11 @@ def _usage(store: Any) -> pd.DataFrame:
         "FROM runs r JOIN run_calls rc ON rc.run_id = r.run_id JOIN calls c ON c.cache_key = rc.cache_key) GROUP BY model")
 
 
-def _runs(store: Any, keep: pd.Series) -> tuple[pd.DataFrame, list[RunEntry]]:
+def _runs(store: Any, runs: pd.DataFrame) -> tuple[pd.DataFrame, list[RunEntry]]:
+    """``runs`` (rows of ``Store.runs``) with their labels, and as manifest entries."""
     from analysis.runs.labels import labels, with_labels
 
-    runs = store.runs()
-    runs = with_labels(runs[keep(runs)], labels(store))
+    runs = with_labels(runs, labels(store))
     entries = [RunEntry(run_id=r.run_id, method=r.method, model=r.model, status=r.status, created=_when(r.created_at),
                         finished=_when(r.finished_at), n_calls=int(r.n_calls), n_failed=int(r.n_failed),
                         name=r.name if isinstance(r.name, str) and r.name else None, tags=list(r.tags),
@@ -309,7 +309,7 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
     from analysis import methods as registry
     from analysis.errors import InputError
 
-    sizes = {name: int(store.query_one(f'SELECT COUNT(*) AS n FROM "{name}"')["n"]) for name in store.table_names()}
+    sizes = store.table_sizes()
     present = [m for m in registry.all_methods() if m.has_data(sizes)]
     if methods:
         unknown = sorted(set(methods) - {m.name for m in registry.all_methods()})
@@ -336,7 +336,7 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
             mask &= frame["model"].isin(chosen)
         return mask
 
-    run_frame, run_entries = _runs(store, keep)
+    run_frame, run_entries = _runs(store, all_runs[keep(all_runs)])
     kept = run_frame["run_id"].tolist()
     sections, reports = [], {}
     for method in present:
@@ -366,9 +366,10 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
                  "evidence_seed": EVIDENCE_SEED, "models": sorted(chosen) if chosen else None,
                  "methods": [m.name for m in present], "runs": run_ids, "configurations": dict(configs or {})},
         runs=run_entries, models=_model_entries(tables["runs"], _usage(store)))
-    return ReportContents.model_validate(scrubbed({
-        "manifest": manifest.model_dump(), "methods": [s.model_dump() for s in sections], "reports": pack(scrubbed(reports)),
-        "tables": encode_tables(tables)}))
+    scrubber = Scrubber()  # the packed tables are scrubbed as they are encoded
+    return ReportContents(manifest=scrubbed(manifest.model_dump(), scrubber),
+                          methods=scrubbed([s.model_dump() for s in sections], scrubber),
+                          reports=pack(scrubbed(reports, scrubber)), tables=encode_tables(tables))
 
 
 def _method_samples(store: Any, method: Any, runs: pd.DataFrame) -> pd.DataFrame | None:

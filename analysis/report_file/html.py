@@ -58,7 +58,7 @@ def _table(head: list[str], rows: list[list[str]], cls: str = "") -> str:
     if not rows:
         return '<p class="muted">None.</p>'
     th = "".join(f"<th>{h}</th>" for h in head)
-    body = "".join("<tr>" + "".join(rows_cell for rows_cell in row) + "</tr>" for row in rows)
+    body = "".join("<tr>" + "".join(row) + "</tr>" for row in rows)
     return f'<table class="{cls}"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
 
 

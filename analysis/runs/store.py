@@ -480,6 +480,10 @@ class Store:
         with self._lock:
             return [r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'")]
 
+    def table_sizes(self) -> dict[str, int]:
+        """Table -> its number of rows, in name order (what ``Method.has_data`` reads)."""
+        return {name: int(self.query_one(f'SELECT COUNT(*) AS n FROM "{name}"')["n"]) for name in sorted(self.table_names())}
+
 
 class _ScrubbingConnection:
     """The store's write path: a connection whose ``execute``/``executemany`` pass every string parameter through one
