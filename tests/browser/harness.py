@@ -162,6 +162,15 @@ def wait_idle(page: Any, timeout_ms: float = 120_000) -> None:
     page.wait_for_function(IDLE, timeout=timeout_ms, polling=50)
 
 
+def wait_title(page: Any, expected: str, timeout_ms: float = 120_000) -> None:
+    """After a page switch: wait until the page's heading reads ``expected`` (the old page's heading stays shown until
+    the new script run draws its own, and the app can look idle before that run starts), then ``wait_idle``."""
+    page.wait_for_function("(t) => { const h = document.querySelector('[data-testid=\"stMain\"] h1');"
+                           " return h !== null && h.innerText.trim() === t; }", arg=expected, timeout=timeout_ms,
+                           polling=50)
+    wait_idle(page, timeout_ms)
+
+
 def goto(page: Any, url: str, timeout_ms: float = 120_000) -> None:
     page.goto(url, wait_until="domcontentloaded", timeout=timeout_ms)
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)

@@ -18,7 +18,7 @@ from analysis import methods
 from analysis.runs.store import Store
 from analysis.samples import scorable
 from tests.browser.harness import (CHROMIUM, AppServer, browser_tab, dismiss_runs, exceptions, fixture_store_env, goto,
-                                   title, wait_idle)
+                                   title, wait_idle, wait_title)
 
 pytestmark = [
     pytest.mark.slow,
@@ -142,7 +142,7 @@ def test_each_method_runs_from_the_run_page(server, page, method):
         '[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentWarning"]').filter(
         has_text="Run completed").count() == 1, main.inner_text()
     page.get_by_role("button", name="Show the results").click()
-    wait_idle(page)
+    wait_title(page, RESULT_TITLES[method])
     assert title(page) == RESULT_TITLES[method]
     page.locator('[data-testid="stMain"]').get_by_text("embedded").first.wait_for(timeout=120_000)  # the run's model
     wait_idle(page)

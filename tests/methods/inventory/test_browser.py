@@ -13,7 +13,7 @@ import pytest
 
 from analysis.runs.store import Store
 from tests.browser.harness import (CHROMIUM, AppServer, browser_tab, dismiss_runs, exceptions, fixture_store_env, goto,
-                                   title, wait_idle)
+                                   title, wait_idle, wait_title)
 
 pytestmark = [
     pytest.mark.slow,
@@ -58,7 +58,7 @@ def test_a_tiny_inventory_from_the_run_page(server, page) -> None:
     assert run["status"] == "completed" and len(answers) == 60
     assert "Run completed" in outcome.first.inner_text()
     page.get_by_role("button", name="Show the results").click()
-    wait_idle(page)
+    wait_title(page, "Personality inventories")
     assert title(page) == "Personality inventories"
     main.get_by_text("Shaping ρ, mean over domains").first.wait_for(timeout=300_000)
     wait_idle(page)
