@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -59,6 +60,13 @@ def _add_exec(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--trust-endpoint", action="append", default=[], metavar="URL",
                    help="send the key a stored run names to this base URL (read from a store, so not sent otherwise)")
+    p.add_argument("--via", choices=("live", "batch", "export"), default=None,
+                   help="live: one request per call (default); batch: a wave of calls at a time through the "
+                        "provider's batch API (/v1/files, /v1/batches: about half the price); export: write the "
+                        "first wave's requests to --out (OpenAI batch format, for vllm run_batch or Ray) and stop")
+    p.add_argument("--out", type=Path, default=None, metavar="FILE", help="--via export: the requests file to write")
+    p.add_argument("--poll", type=positive_float, default=10.0, metavar="SECONDS",
+                   help="--via batch: first pause between polls of a batch (grows to 60 s; default 10)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -92,6 +100,22 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("run_id")
     _add_store(resume)
     _add_exec(resume)
+
+    export = sub.add_parser("export-requests", help="write the requests a run awaits next as an OpenAI batch file "
+                                                    "(for vllm run_batch, Ray Data, or any batch service)")
+    export.add_argument("run_id")
+    export.add_argument("--out", type=Path, required=True, metavar="FILE", help="the requests file to write (JSONL)")
+    _add_store(export)
+    export.add_argument("--quiet", action="store_true", help="no progress bar")
+
+    imp = sub.add_parser("import-replies", help="answer the wave a run awaits from a batch results file, then go on "
+                                                "until it awaits the next one")
+    imp.add_argument("run_id")
+    imp.add_argument("replies", type=Path, help="the results file (JSONL: custom_id, response.body or error)")
+    imp.add_argument("--out", type=Path, default=None, metavar="FILE",
+                     help="write the next wave's requests here (else only counted)")
+    _add_store(imp)
+    imp.add_argument("--quiet", action="store_true", help="no progress bar")
 
     runs = sub.add_parser("runs", help="list the runs of a store (with their names and tags)")
     _add_store(runs)
@@ -300,12 +324,18 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
     from analysis.runs.executor import RetryPolicy
     from analysis.methods import execute_run
 
+    from analysis.runs.provider_batch import BatchPolicy
+
+    via = _via(store, run_id, args)
     tracker, bar = _progress_bar(args.quiet)
     cancel = _cancel_on_sigint()
     try:
-        summary = execute_run(store, run_id, concurrency=args.concurrency,
-                              retry=RetryPolicy(max_attempts=args.max_attempts, max_total_wait_s=args.max_wait),
-                              progress=tracker, cancel=cancel, confirmed=tuple(args.trust_endpoint))
+        summary = execute_run(store, run_id, concurrency=getattr(args, "concurrency", 8),
+                              retry=RetryPolicy(max_attempts=getattr(args, "max_attempts", 6),
+                                                max_total_wait_s=getattr(args, "max_wait", 300.0)),
+                              progress=tracker, cancel=cancel, confirmed=tuple(getattr(args, "trust_endpoint", [])), via=via,
+                              out=getattr(args, "out", None), replies=getattr(args, "replies_read", None),
+                              batch_policy=BatchPolicy(poll_s=getattr(args, "poll", 10.0)))
     finally:
         if bar is not None:
             bar.close()
@@ -324,17 +354,97 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
         f"{summary.seconds:.1f}s",
         file=sys.stderr,
     )
+    if summary.batches_created or summary.batches_adopted:
+        print(f"provider batches: {summary.batches_created} created, {summary.batches_adopted} open ones collected",
+              file=sys.stderr)
+    if summary.status == "awaiting_replies":
+        return _awaiting(store, shown, summary, args)
     print(f"{told.title}. {told.detail}", file=sys.stderr)
     if summary.status == "cancelled":
-        print(f"resume with: python -m analysis resume {shown} --store {store.path}", file=sys.stderr)
+        print(f"resume with: {_resume_hint(store, run_id, shown, args)}", file=sys.stderr)
         return 130
     if c.failed:  # exit 1: some units failed (their failures are stored; resume asks again)
-        print(f"{c.failed} calls failed; resume with: python -m analysis resume {shown} --store {store.path}",
-              file=sys.stderr)
+        print(f"{c.failed} calls failed; resume with: {_resume_hint(store, run_id, shown, args)}", file=sys.stderr)
         return 1
     if told.level == "error":  # nothing to score: no valid answer of the kinds the method's metrics read
         return 1
     return 0
+
+
+def _via(store, run_id: str, args: argparse.Namespace) -> str:
+    """How this execution answers requests: ``--via``; on ``resume`` without it, ``batch`` when the run has a batch
+    open at the provider (collected, not paid again), else ``live``."""
+    via = getattr(args, "via", None)
+    if via == "export" and getattr(args, "out", None) is None:
+        raise InputError("--via export: name the requests file to write with --out FILE")
+    if via is None and args.command == "resume":
+        batches = store.batches(run_id)
+        if not batches.empty and batches["status"].isin(("validating", "in_progress", "finalizing", "cancelling",
+                                                        "submitted")).any():
+            print(f"run {one_line(run_id)} has a batch open at the provider: collecting it (--via batch)", file=sys.stderr)
+            return "batch"
+    return getattr(args, "via_forced", None) or via or "live"
+
+
+def _resume_hint(store, run_id: str, shown: str, args: argparse.Namespace) -> str:
+    """The resume command that works: with the --via and --trust-endpoint it needs (a key goes to a URL read from
+    the store only when the command names it: a run made with ``--model NAME@URL`` resumes with that URL trusted)."""
+    urls = list(getattr(args, "trust_endpoint", []) or [])
+    spec = store.get_run(run_id)["model_spec"]
+    if args.command == "run" and "@" in str(getattr(args, "model", "")) and spec.get("api_key_env") and spec.get("base_url"):
+        urls.append(str(spec["base_url"]))
+    extra = "".join(f" --trust-endpoint {shlex.quote(url)}" for url in dict.fromkeys(urls))
+    if getattr(args, "via", None) == "batch":
+        extra += " --via batch"
+    return f"python -m analysis resume {shlex.quote(shown)} --store {shlex.quote(str(store.path))}{extra}"
+
+
+def _awaiting(store, shown: str, summary, args: argparse.Namespace) -> int:
+    """After an export (or an import that left the plan unfinished): what was written, and the next command."""
+    out = getattr(args, "out", None)
+    where = f"written to {out}" if out is not None else "not written (no --out)"
+    print(f"run {shown}: awaiting {summary.awaiting:,} replies ({summary.awaiting_note}); their requests {where}",
+          file=sys.stderr)
+    target = shlex.quote(str(out)) if out is not None else "requests.jsonl"
+    if out is None:
+        print(f"write them with: python -m analysis export-requests {shlex.quote(shown)} --store "
+              f"{shlex.quote(str(store.path))} --out {target}", file=sys.stderr)
+    print(f"then: vllm run_batch -i {target} -o replies.jsonl --model MODEL (or any OpenAI batch runner), and "
+          f"python -m analysis import-replies {shlex.quote(shown)} replies.jsonl --store {shlex.quote(str(store.path))} "
+          "--out next-requests.jsonl", file=sys.stderr)
+    return 0
+
+
+def cmd_export_requests(args: argparse.Namespace) -> int:
+    from analysis.runs.store import Store
+
+    if not args.store.exists():
+        raise InputError(f"store {args.store}: file not found")
+    args.via_forced = "export"
+    with Store(args.store) as store:
+        store.get_run(args.run_id)
+        return _execute(store, args.run_id, args)
+
+
+def cmd_import_replies(args: argparse.Namespace) -> int:
+    from analysis.runs.batch_file import read_results
+    from analysis.runs.runner import ImportedReplies
+    from analysis.runs.store import Store
+
+    if not args.store.exists():
+        raise InputError(f"store {args.store}: file not found")
+    from analysis.importers.files import check_regular_file
+
+    check_regular_file(args.replies)
+    with open(args.replies, "rb") as handle:  # checked whole before the store is touched
+        results = read_results(handle, str(args.replies))
+    if not results:
+        raise InputError(f"{args.replies}: no result lines")
+    args.replies_read = ImportedReplies(results, str(args.replies))
+    args.via_forced = "import"
+    with Store(args.store) as store:
+        store.get_run(args.run_id)
+        return _execute(store, args.run_id, args)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -691,7 +801,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {
-    "run": cmd_run, "resume": cmd_resume, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
+    "run": cmd_run, "resume": cmd_resume, "export-requests": cmd_export_requests, "import-replies": cmd_import_replies, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
     "import": cmd_import, "metrics": cmd_metrics, "delete": cmd_delete, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
     "report": cmd_report, "parse": cmd_parse, "figure": cmd_figure,
     "reread": cmd_reread, "label": cmd_label,

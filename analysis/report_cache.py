@@ -38,7 +38,7 @@ REPORT_TABLE = register_table(Table(
 ))
 #: Tables whose content is derived from the others (caches), or describes runs without changing a number (their
 #: names, tags and notes): they do not count in the content signature.
-DERIVED = ("report_cache", "null_draws", "run_labels")
+DERIVED = ("report_cache", "null_draws", "run_labels", "run_batches")
 #: Documents kept per kind (a method's reports, its chance bands, ...); older ones are dropped when a new one is written.
 KEEP = 32
 

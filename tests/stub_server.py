@@ -55,6 +55,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+try:
+    from tests.stub_batches import BatchAPI, BatchScript
+except ImportError:  # run as a script: python tests/stub_server.py
+    from stub_batches import BatchAPI, BatchScript  # type: ignore[no-redef]
+
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "empty", "nonsense", "echo_auth", "echo_auth_ok", "content_int", "content_null",
                "bad_logprobs", "bad_usage")
 _OPTION_LINE = re.compile(r"^([A-Z])\. (.*)$", re.MULTILINE)
@@ -107,10 +112,11 @@ class FaultRule:
 class StubConfig:
     latency_s: float = 0.0
     faults: list[FaultRule] = field(default_factory=list)
+    batch: dict[str, Any] | None = None  # a BatchScript's fields (tests/stub_batches.py)
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> StubConfig:
-        return cls(float(doc.get("latency_s", 0.0)), [FaultRule(**f) for f in doc.get("faults", [])])
+        return cls(float(doc.get("latency_s", 0.0)), [FaultRule(**f) for f in doc.get("faults", [])], doc.get("batch"))
 
 
 def parse_fault(text: str) -> FaultRule:
@@ -238,12 +244,15 @@ class StubApp:
         self._log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
         self._lock = threading.Lock()
         self.closing = False  # set on shutdown: hanging requests answer at once
+        self.batches = BatchAPI(self._batch_answer)
+        self.batches.script = BatchScript.from_json(self.config.batch)
 
     def configure(self, config: StubConfig) -> None:
         """Replace the configuration and reset the per-hash attempt counters (not the log)."""
         with self._lock:
             self.config = config
             self._attempts.clear()
+            self.batches.script = BatchScript.from_json(config.batch)
 
     def close(self) -> None:
         if self._log_file:
@@ -266,11 +275,50 @@ class StubApp:
             self.configure(StubConfig.from_json(json.loads(b"".join(chunks) or b"{}")))
             await _respond(send, 200, {"ok": True})
         elif path == "/_control/stats":
-            await _respond(send, 200, {"requests": self._ordinal, "hashes": len(self._attempts)})
+            await _respond(send, 200, {"requests": self._ordinal, "hashes": len(self._attempts), **self.batches.stats()})
+        elif (routed := self.batches.route(method, path, b"".join(chunks), dict(scope["headers"]))) is not None:
+            status, doc = routed
+            if isinstance(doc, bytes):
+                await _respond_raw(send, status, doc)
+            else:
+                await _respond(send, status, doc)
         elif path.endswith("/models"):
             await _respond(send, 200, {"object": "list", "data": [{"id": "stub-model", "object": "model"}]})
         else:
             await _respond(send, 404, {"error": {"message": f"no route {method} {path}"}})
+
+    def _admit(self, body: dict[str, Any], auth: bytes | None, batch: str | None = None) -> tuple[str, FaultRule | None, int]:
+        """Count and log one request (live or in a batch): its hash, the fault rule it hits, its status."""
+        digest = messages_hash(body["messages"])
+        with self._lock:
+            ordinal = self._ordinal
+            self._ordinal += 1
+            attempt = self._attempts.get(digest, 0)
+            self._attempts[digest] = attempt + 1
+            rule = next((r for r in self.config.faults if r.hits(digest, ordinal, attempt)), None)
+        fault = rule.kind if rule else None
+        status = {"429": 429, "500": 500, "echo_auth": 401}.get(fault or "", 200)
+        entry = {
+            "ordinal": ordinal, "t": time.time(), "hash": digest, "attempt": attempt, "model": body.get("model"),
+            "params": {k: v for k, v in body.items() if k not in ("messages", "model")}, "fault": fault,
+            "status": status, "auth_sha256": hashlib.sha256(auth).hexdigest() if auth else None,
+            **({"batch": batch} if batch else {}),
+        }
+        self.log.append(entry)
+        if self._log_file:
+            self._log_file.write(json.dumps(entry) + "\n")
+            self._log_file.flush()
+        return digest, rule, status
+
+    def _batch_answer(self, body: dict[str, Any], auth: bytes | None, batch: str) -> tuple[int, dict[str, Any]]:
+        """One request of a batch: (status, body) as the live route would answer it (no hangs, no raw bodies)."""
+        digest, rule, status = self._admit(body, auth, batch)
+        fault = rule.kind if rule else None
+        if status != 200:
+            return status, {"error": {"message": f"stub fault {fault}", "type": "server_error"}}
+        if fault in ("echo_auth_ok", "content_int", "content_null", "bad_logprobs", "bad_usage"):
+            return 200, _broken_body(reply_body(body, digest), fault, (auth or b"").decode("latin-1"))
+        return 200, reply_body(body, digest, empty=fault == "empty", nonsense=fault == "nonsense")
 
     async def _completion(self, raw: bytes, auth: bytes | None, send: Any) -> None:
         try:
@@ -388,9 +436,10 @@ class StubServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def configure(self, faults: list[FaultRule] | None = None, latency_s: float = 0.0) -> None:
-        """Replace faults/latency and reset attempt counters (the log is kept)."""
-        self.app.configure(StubConfig(latency_s, list(faults or [])))
+    def configure(self, faults: list[FaultRule] | None = None, latency_s: float = 0.0,
+                  batch: dict[str, Any] | None = None) -> None:
+        """Replace faults/latency/batch script and reset attempt counters (the log is kept)."""
+        self.app.configure(StubConfig(latency_s, list(faults or []), batch))
 
     def calls(self) -> list[dict[str, Any]]:
         """Every request received so far (copies of the log entries), in arrival order."""

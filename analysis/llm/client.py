@@ -307,26 +307,27 @@ class LLMClient:
             return len(self._shards) - 1
         return self._busy.index(busy)
 
+    @property
+    def openai(self) -> openai.AsyncOpenAI:
+        """The first pool's ``AsyncOpenAI`` client (files and batches: a few requests, not the hot path)."""
+        return self._shards[0]
+
     async def aclose(self) -> None:
         for shard, http in zip(self._shards, self._http):
             await shard.close()
             await http.aclose()
 
+    def request_body(self, request: ChatRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+        return request_body(self.spec, request)
+
+    def reply_from(self, doc: Any, params: dict[str, Any], latency: float = 0.0) -> ChatReply:
+        return reply_from(self.spec, doc, params, latency)
+
     async def complete(self, request: ChatRequest) -> ChatReply:
-        params = request.param_dict
-        if isinstance(params.get("response_format"), str):  # stored as JSON text (analysis.llm.structured)
-            params["response_format"] = json.loads(params["response_format"])
-        if params.get("top_logprobs"):
-            params["top_logprobs"] = min(int(params["top_logprobs"]), self.spec.max_top_logprobs)
-            params["logprobs"] = True
         # the body chat.completions.create would send (extra params such as cache_prompt included), posted
         # with the client's own URL, headers and httpx pool: openai's per-request option models, deep copies and
         # response parsing cost ~0.9 ms of CPU per call, more than the HTTP exchange itself (bench_runner.py)
-        if self.spec.backend == "embedded":
-            # llama.cpp reuses a cached prompt prefix unless told not to, and the reply then depends on which
-            # request came before (different batch splits, different low bits): off unless the plan asked for it
-            params.setdefault("cache_prompt", False)
-        body = {"model": self.spec.model, "messages": request.message_dicts, **params}
+        body, params = self.request_body(request)
         try:
             content = json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
         except ValueError as exc:  # NaN or inf in a parameter: never sent as a bare NaN
@@ -349,53 +350,76 @@ class LLMClient:
             raise classify_error(exc) from None
         finally:
             self._busy[shard] -= 1
-        try:
-            return self._reply(doc, latency, params)
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
-            raise _malformed(f"{type(exc).__name__}: {exc}") from None
+        return self.reply_from(doc, params, latency)
 
-    def _reply(self, doc: Any, latency: float, params: dict[str, Any] | None = None) -> ChatReply:
-        """A validated ChatReply from a chat.completion document, with every known secret redacted from its text and
-        logprob tokens (a proxy that echoes the Authorization header must not put the key in the store).
 
-        Malformed (retryable, never cached): no choices; content that is not a string; an empty reply without
-        logprobs; logprobs that are not tokens (str) with numeric logprobs; token counts that are not integers."""
-        choices = doc.get("choices") if isinstance(doc, dict) else None
-        if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
-            raise CallError("malformed reply: no choices", retryable=True)
-        choice = choices[0]
-        message = choice.get("message")
-        text = message.get("content") if isinstance(message, dict) else None
-        if text is not None and not isinstance(text, str):
-            raise CallError(f"malformed reply: content is {type(text).__name__}, not text", retryable=True)
-        text = _text(text or "", "content")
-        limit = _text_limit(params or {})
-        if len(text) > limit:
-            raise _malformed(f"content of {len(text):,} characters, more than the {limit:,} this request can produce")
-        top = _top_logprobs(choice.get("logprobs"))
-        if top and len(top) > (params or {}).get("max_tokens", len(top)) + 1:
-            raise _malformed(f"{len(top)} logprob positions for at most {params['max_tokens']} tokens")  # type: ignore[index]
-        if not text.strip() and not top:
-            raise CallError("malformed reply: empty content", retryable=True)
-        finish = choice.get("finish_reason")
-        if finish is not None and not isinstance(finish, str):
-            raise CallError("malformed reply: finish_reason is not text", retryable=True)
-        if finish is not None and len(_text(finish, "finish_reason")) > MAX_FINISH_REASON:
-            raise _malformed(f"finish_reason of {len(finish):,} characters")
-        usage = doc.get("usage") or {}
-        if not isinstance(usage, dict):
-            raise CallError("malformed reply: usage is not an object", retryable=True)
-        tokens_in = _count(usage.get("prompt_tokens"), "prompt_tokens")
-        tokens_out = _count(usage.get("completion_tokens"), "completion_tokens")
-        details = usage.get("prompt_tokens_details") or {}
-        cached = _count(details.get("cached_tokens") if isinstance(details, dict) else None, "cached_tokens")
-        return ChatReply(
-            text=text,
-            finish_reason=finish,
-            top_logprobs=top,
-            tokens_in=tokens_in,
-            tokens_out=tokens_out,
-            cached_tokens=cached,
-            latency_s=latency,
-            cost=self.spec.cost(tokens_in, tokens_out),
-        )
+def request_body(spec: ModelSpec, request: ChatRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The JSON body ``request`` is posted as (model, messages, its params as this endpoint takes them: logprobs
+    capped at the model's ``max_top_logprobs``, ``cache_prompt`` off for the embedded server unless asked), and
+    those params. A live call, a provider batch line and an exported request send this same body."""
+    params = request.param_dict
+    if isinstance(params.get("response_format"), str):  # stored as JSON text (analysis.llm.structured)
+        params["response_format"] = json.loads(params["response_format"])
+    if params.get("top_logprobs"):
+        params["top_logprobs"] = min(int(params["top_logprobs"]), spec.max_top_logprobs)
+        params["logprobs"] = True
+    if spec.backend == "embedded":
+        # llama.cpp reuses a cached prompt prefix unless told not to, and the reply then depends on which
+        # request came before (different batch splits, different low bits): off unless the plan asked for it
+        params.setdefault("cache_prompt", False)
+    return {"model": spec.model, "messages": request.message_dicts, **params}, params
+
+def reply_from(spec: ModelSpec, doc: Any, params: dict[str, Any], latency: float = 0.0) -> ChatReply:
+    """A validated ChatReply from a chat.completion document (a live reply, or a batch output line's body);
+    ``CallError`` (malformed, retryable) when it cannot be stored."""
+    try:
+        return _reply(spec, doc, latency, params)
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise _malformed(f"{type(exc).__name__}: {exc}") from None
+
+
+def _reply(spec: ModelSpec, doc: Any, latency: float, params: dict[str, Any] | None = None) -> ChatReply:
+    """A validated ChatReply from a chat.completion document, with every known secret redacted from its text and
+    logprob tokens (a proxy that echoes the Authorization header must not put the key in the store).
+
+    Malformed (retryable, never cached): no choices; content that is not a string; an empty reply without
+    logprobs; logprobs that are not tokens (str) with numeric logprobs; token counts that are not integers."""
+    choices = doc.get("choices") if isinstance(doc, dict) else None
+    if not choices or not isinstance(choices, list) or not isinstance(choices[0], dict):
+        raise CallError("malformed reply: no choices", retryable=True)
+    choice = choices[0]
+    message = choice.get("message")
+    text = message.get("content") if isinstance(message, dict) else None
+    if text is not None and not isinstance(text, str):
+        raise CallError(f"malformed reply: content is {type(text).__name__}, not text", retryable=True)
+    text = _text(text or "", "content")
+    limit = _text_limit(params or {})
+    if len(text) > limit:
+        raise _malformed(f"content of {len(text):,} characters, more than the {limit:,} this request can produce")
+    top = _top_logprobs(choice.get("logprobs"))
+    if top and len(top) > (params or {}).get("max_tokens", len(top)) + 1:
+        raise _malformed(f"{len(top)} logprob positions for at most {params['max_tokens']} tokens")  # type: ignore[index]
+    if not text.strip() and not top:
+        raise CallError("malformed reply: empty content", retryable=True)
+    finish = choice.get("finish_reason")
+    if finish is not None and not isinstance(finish, str):
+        raise CallError("malformed reply: finish_reason is not text", retryable=True)
+    if finish is not None and len(_text(finish, "finish_reason")) > MAX_FINISH_REASON:
+        raise _malformed(f"finish_reason of {len(finish):,} characters")
+    usage = doc.get("usage") or {}
+    if not isinstance(usage, dict):
+        raise CallError("malformed reply: usage is not an object", retryable=True)
+    tokens_in = _count(usage.get("prompt_tokens"), "prompt_tokens")
+    tokens_out = _count(usage.get("completion_tokens"), "completion_tokens")
+    details = usage.get("prompt_tokens_details") or {}
+    cached = _count(details.get("cached_tokens") if isinstance(details, dict) else None, "cached_tokens")
+    return ChatReply(
+        text=text,
+        finish_reason=finish,
+        top_logprobs=top,
+        tokens_in=tokens_in,
+        tokens_out=tokens_out,
+        cached_tokens=cached,
+        latency_s=latency,
+        cost=spec.cost(tokens_in, tokens_out),
+    )

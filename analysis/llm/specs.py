@@ -49,6 +49,8 @@ class ModelSpec(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict, description="Default generation params.")
     price_input_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     price_output_per_mtok: float | None = Field(default=None, ge=0, allow_inf_nan=False)
+    batch_price_factor: float = Field(default=0.5, gt=0, le=1, allow_inf_nan=False,
+                                      description="Batch API price as a share of the live price (OpenAI: half).")
     max_top_logprobs: int = Field(default=20, ge=0, description="Largest top_logprobs the endpoint accepts.")
     timeout_s: float = Field(default=120.0, gt=0, allow_inf_nan=False)
 
@@ -113,6 +115,11 @@ class ModelSpec(BaseModel):
         if self.price_input_per_mtok is None and self.price_output_per_mtok is None:
             return None
         return (tokens_in * (self.price_input_per_mtok or 0.0) + tokens_out * (self.price_output_per_mtok or 0.0)) / 1e6
+
+    def batch_cost(self, tokens_in: int, tokens_out: int) -> float | None:
+        """Cost through the provider's batch API: the live cost times ``batch_price_factor``; None without a price."""
+        live = self.cost(tokens_in, tokens_out)
+        return None if live is None else live * self.batch_price_factor
 
     def public_dict(self) -> dict[str, Any]:
         """The spec as stored with a run: no secret can be in it (keys live only in env/secrets)."""

@@ -21,6 +21,7 @@ from analysis.llm.keys import clip
 from analysis.llm.specs import ModelSpec
 from analysis.runs.progress import ProgressTracker
 from analysis.runs.store import Store, claim_owner
+from analysis.runs.waves import WaveCollector
 
 #: A claim's lease is the model's timeout plus this margin, renewed before every attempt.
 CLAIM_MARGIN_S = 60.0
@@ -82,6 +83,7 @@ class Executor:
         progress: ProgressTracker | None = None,
         seed: int = 0,
         client_factory: Callable[[ModelSpec], LLMClient] | None = None,
+        waves: WaveCollector | None = None,
     ):
         self.store = store
         self.run_id = run_id
@@ -96,6 +98,8 @@ class Executor:
         self._others: dict[str, Executor] = {}
         self._owner_prefix = claim_owner(secrets.token_hex(4))
         self._owner_ids = itertools.count()
+        #: Batch mode: requests not in the cache are handed to this collector, which sends them a wave at a time.
+        self.waves = waves
 
     def for_model(self, spec: ModelSpec) -> Executor:
         """An Executor for another model of the same run (e.g. an evaluator): same store, run id, progress,
@@ -106,7 +110,7 @@ class Executor:
         key = spec.model_dump_json()
         if key not in self._others:
             self._others[key] = Executor(self.store, self.run_id, self._client_factory(spec), concurrency=self._concurrency,
-                                         retry=self.retry, progress=self.progress)
+                                         retry=self.retry, progress=self.progress, waves=self.waves)
         return self._others[key]
 
     async def close_others(self) -> None:
@@ -122,6 +126,8 @@ class Executor:
         is sending the same request, this one waits for its reply instead of paying for it twice, and sends it
         itself only if that claim is released (the call failed) or its lease runs out (the process died)."""
         key = request.cache_key(self._identity)
+        if self.waves is not None:
+            return await self._call_in_wave(unit, key, request)
         owner = f"{self._owner_prefix}-{next(self._owner_ids)}"  # one per call: duplicates in this process wait too
         while True:
             cached = await self._cached_or_claimed(key, owner)
@@ -147,6 +153,25 @@ class Executor:
         self.store.record_failure(self.run_id, unit, key, error or "unknown error", attempts)
         self.progress.update(done=1, failed=1)
         return CallOutcome(unit, key, None, error)
+
+    async def _call_in_wave(self, unit: str, key: str, request: ChatRequest) -> CallOutcome:
+        """Batch mode: the cached reply, else the reply its wave brings (``analysis.runs.waves``), stored as a live
+        reply is. No claim is taken: a batch at the provider is the claim (``Store.open_batches``)."""
+        cached = self.store.cached_reply(key)
+        if cached is not None:
+            self.store.link_cached_call(self.run_id, unit, key)
+            self.progress.update(done=1, cached=1)
+            return CallOutcome(unit, key, cached, cached=True)
+        assert self.waves is not None
+        try:
+            reply = await self.waves.submit(unit, key, request, self.client)
+        except CallError as exc:
+            self.store.record_failure(self.run_id, unit, key, clip(str(exc), 1000), 1)
+            self.progress.update(done=1, failed=1)
+            return CallOutcome(unit, key, None, clip(str(exc), 1000))
+        self.store.record_call(self.run_id, unit, key, self.client.spec.name, request, reply)
+        self.progress.update(done=1, tokens_in=reply.tokens_in, tokens_out=reply.tokens_out, cost=reply.cost or 0.0)
+        return CallOutcome(unit, key, reply)
 
     @property
     def _lease_s(self) -> float:

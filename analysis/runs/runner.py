@@ -13,15 +13,20 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Literal, Protocol
 
 from analysis.errors import InputError, RunFailure
-from analysis.llm.client import CallError, LLMClient
+from analysis.llm.client import CallError, LLMClient, reply_from, request_body
 from analysis.llm.keys import redact, resolve_api_key
 from analysis.llm.specs import ModelSpec
+from analysis.runs.batch_file import Result
 from analysis.runs.executor import Executor, RetryPolicy
+from analysis.runs.offline_batch import ExportWave, ImportRefused, ImportReplies
+from analysis.runs.provider_batch import BatchPolicy, ProviderBatches
 from analysis.runs.progress import ProgressTracker
 from analysis.runs.store import Store, claim_owner
+from analysis.runs.waves import Handler, WaveCollector, WaveStop
 
 
 class Session(Protocol):
@@ -85,6 +90,13 @@ class RunSummary:
     tokens_out: int
     seconds: float
     skipped: int = 0
+    #: ``--via export``/``import``: the requests of the wave the run awaits next (written to the file when one was
+    #: named), and which models they are for; 0 when the plan is done.
+    awaiting: int = 0
+    awaiting_note: str = ""
+    #: ``--via batch``: provider batches this execution created, and open ones it collected.
+    batches_created: int = 0
+    batches_adopted: int = 0
 
     @property
     def answered(self) -> int:
@@ -104,9 +116,19 @@ async def execute_run_async(
     cancel: threading.Event | None = None,
     confirmed: tuple[str, ...] = (),
     offline: bool = False,
+    via: Via = "live",
+    out: Path | None = None,
+    replies: ImportedReplies | None = None,
+    batch_policy: BatchPolicy | None = None,
+    settle_s: float | None = None,
 ) -> RunSummary:
     """Execute (or resume) a stored run. Cancellation (event or task cancel) marks it 'cancelled'. ``offline``: the
     replies come from the call cache only; a request not in it fails and is never sent (``reread``).
+
+    ``via`` says how requests not in the cache are answered: ``live`` (one HTTP request each), ``batch`` (a wave at a
+    time through the provider's batch API: ``analysis.runs.provider_batch``), ``export`` (the run stops at the first
+    wave it awaits, written to ``out`` when given: status ``awaiting_replies``) or ``import`` (that wave answered from
+    ``replies``, then as ``export``): ``analysis.runs.offline_batch``. Export and import send nothing and need no key.
 
     Its specs are read from the store, so a key goes to an endpoint only when the user configured it or named it in
     ``confirmed`` (``analysis.llm.keys``); every spec of the plan (evaluators, generators) is checked before a call."""
@@ -120,21 +142,27 @@ async def execute_run_async(
     def same_endpoint(other: ModelSpec) -> bool:
         return (other.api_key_env, other.base_url) == (spec.api_key_env, spec.base_url)
 
-    for other in [] if offline else [spec, *specs_in(run["plan"])]:  # refused before the run is touched
+    sends = not offline and via in ("live", "batch")
+    if via == "live" and not offline and (open_ := _open_batches_of(store, run_id)):
+        raise InputError(f"run {run_id} has {len(open_)} batch(es) still open at the provider ({open_[0]}); resume "
+                         "with --via batch to collect them (a live resume would pay for their requests again)")
+    for other in [spec, *specs_in(run["plan"])] if sends else []:  # refused before the run is touched
         resolve_api_key(other, api_key if same_endpoint(other) else None, confirmed=confirmed)
     progress = progress or ProgressTracker()
     progress.update(total=method.n_calls(run["plan"]), status="running")
     started = time.time()
     store.set_run_status(run_id, "running")
-    client = CacheOnlyClient(spec) if offline else LLMClient(spec, api_key=api_key, confirmed=confirmed)
+    client = LLMClient(spec, api_key=api_key, confirmed=confirmed) if sends else CacheOnlyClient(spec)
 
     def other_client(other: ModelSpec) -> LLMClient:  # e.g. evaluators: the caller's key only for the same endpoint
-        if offline:
-            return CacheOnlyClient(other)
+        if not sends:
+            return CacheOnlyClient(other)  # type: ignore[return-value]
         return LLMClient(other, api_key=api_key if same_endpoint(other) else None, confirmed=confirmed)
 
+    handler = _wave_handler(via, store, run_id, progress, out, replies, batch_policy)
+    waves = None if handler is None else WaveCollector(handler, **({"settle_s": settle_s} if settle_s else {}))
     executor = Executor(store, run_id, client, concurrency=concurrency, retry=retry, progress=progress,
-                        client_factory=other_client)
+                        client_factory=other_client, waves=waves)
     session = method.build_session(run["plan"], executor, store, run_id, spec)
     owner = claim_owner(secrets.token_hex(4))
     store.own_run(run_id, owner, RUN_LEASE_S)
@@ -142,10 +170,13 @@ async def execute_run_async(
     watcher = asyncio.ensure_future(_watch_cancel(cancel, work)) if cancel else None
     renewer = asyncio.ensure_future(_renew_ownership(store, run_id, owner))
     status, error = "completed", None
+    stop: WaveStop | None = None
     try:
         await work
     except asyncio.CancelledError:
         status = "cancelled"
+    except WaveStop as exc:
+        stop, status = exc, "awaiting_replies"
     except Exception as exc:
         status, error = "failed", redact(f"{type(exc).__name__}: {exc}")
     finally:
@@ -153,17 +184,63 @@ async def execute_run_async(
             watcher.cancel()
         renewer.cancel()
         store.release_run(run_id, owner)
+        if waves is not None:
+            await waves.aclose()
         await executor.close_others()
         await client.aclose()
     snap = progress.snapshot()
+    if isinstance(stop, ImportRefused):  # nothing of the file was stored: the run is as it was
+        store.set_run_status(run_id, run["status"] if run["status"] != "running" else "cancelled")
+        raise InputError(stop.message)
     if status == "completed" and snap.failed:
         status = "completed_with_failures"
     store.set_run_status(run_id, status, error=error)
     progress.update(status=status)
     if status == "failed":
         raise RunFailure(f"run {run_id} failed: {error}")
+    made = handler if isinstance(handler, ProviderBatches) else None
     return RunSummary(run_id, status, snap.total, snap.done, snap.cached, snap.failed, snap.tokens_in, snap.tokens_out,
-                      time.time() - started, snap.skipped)
+                      time.time() - started, snap.skipped, awaiting=stop.n_requests if stop else 0,
+                      awaiting_note=stop.note if stop else "", batches_created=len(made.created) if made else 0,
+                      batches_adopted=len(made.adopted) if made else 0)
+
+
+Via = Literal["live", "batch", "export", "import"]
+VIAS: tuple[str, ...] = ("live", "batch", "export", "import")
+
+
+@dataclass(frozen=True)
+class ImportedReplies:
+    """A results file read and checked line by line (``analysis.runs.batch_file.read_results``) and its name."""
+
+    results: dict[str, Result]
+    where: str
+
+
+def _wave_handler(via: str, store: Store, run_id: str, progress: ProgressTracker, out: Path | None,
+                  replies: ImportedReplies | None, policy: BatchPolicy | None) -> Handler | None:
+    if via == "live":
+        return None
+    if via == "batch":
+        return ProviderBatches(store, run_id, progress, policy)
+    if via == "export":
+        return ExportWave(out)
+    if via == "import":
+        if replies is None:
+            raise InputError("--via import needs the replies file")
+        return ImportReplies(replies.results, replies.where, ExportWave(out))
+    raise InputError(f"--via {via}: one of {', '.join(VIAS)}")
+
+
+def _open_batches_of(store: Store, run_id: str) -> list[str]:
+    if "run_batches" not in store.table_names():
+        return []
+    from analysis.runs.store import OPEN_BATCH
+
+    marks = ",".join("?" * len(OPEN_BATCH))
+    return [r["batch_id"] for r in store.query(
+        f"SELECT batch_id FROM run_batches WHERE run_id=? AND status IN ({marks}) ORDER BY created_at",
+        (run_id, *OPEN_BATCH))]
 
 
 class CacheOnlyClient:
@@ -174,6 +251,12 @@ class CacheOnlyClient:
 
     async def complete(self, request: Any) -> Any:
         raise CallError(NOT_CACHED, retryable=False)
+
+    def request_body(self, request: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        return request_body(self.spec, request)
+
+    def reply_from(self, doc: Any, params: dict[str, Any], latency: float = 0.0) -> Any:
+        return reply_from(self.spec, doc, params, latency)
 
     async def aclose(self) -> None:
         return None

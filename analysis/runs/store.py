@@ -70,8 +70,15 @@ CREATE TABLE IF NOT EXISTS call_claims (
 CREATE TABLE IF NOT EXISTS run_owners (
     run_id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS run_batches (
+    batch_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, model TEXT NOT NULL, identity TEXT NOT NULL, wave INTEGER NOT NULL,
+    status TEXT NOT NULL, n_requests INTEGER NOT NULL, units TEXT NOT NULL, detail TEXT,
+    created_at REAL NOT NULL, updated_at REAL NOT NULL
+);
 CREATE INDEX IF NOT EXISTS call_failures_run ON call_failures(run_id);
 """
+#: A provider batch's states that may still produce replies (OpenAI's; the others are final).
+OPEN_BATCH = ("validating", "in_progress", "finalizing", "cancelling", "submitted")
 
 
 @dataclass(frozen=True)
@@ -370,6 +377,40 @@ class Store:
                 "INSERT INTO call_failures (run_id, unit, cache_key, error, attempts, created_at) VALUES (?,?,?,?,?,?)",
                 (run_id, unit, cache_key, error, attempts, time.time()),
             )
+
+    # -- provider batches ---------------------------------------------------------------------
+    def record_batch(self, batch_id: str, run_id: str, model: str, identity: str, wave: int,
+                     units: dict[str, list[str]], status: str = "submitted") -> None:
+        """Keep a batch created at a provider (its id first of all): a process killed while it waits resumes polling
+        this batch rather than paying for its requests again. ``units``: content key -> the run's units asking it."""
+        now = time.time()
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO run_batches VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                      (batch_id, run_id, model, identity, wave, status, len(units), json.dumps(units), None, now, now))
+
+    def set_batch_status(self, batch_id: str, status: str, detail: str | None = None) -> None:
+        with self._tx() as c:
+            c.execute("UPDATE run_batches SET status=?, detail=?, updated_at=? WHERE batch_id=?",
+                      (status, detail, time.time(), batch_id))
+
+    def open_batches(self, identity: str) -> list[dict[str, Any]]:
+        """The batches of a model (``ModelSpec.identity``) that may still produce replies, oldest first, with their
+        ``units`` ({content key: units}). A store made before batches existed has none."""
+        if "run_batches" not in self.table_names():
+            return []
+        marks = ",".join("?" * len(OPEN_BATCH))
+        rows = self.query(f"SELECT * FROM run_batches WHERE identity=? AND status IN ({marks}) ORDER BY created_at",
+                          (identity, *OPEN_BATCH))
+        for row in rows:
+            row["units"] = json.loads(row["units"])
+        return rows
+
+    def batches(self, run_id: str) -> pd.DataFrame:
+        """A run's provider batches (without their unit lists), oldest first."""
+        if "run_batches" not in self.table_names():
+            return pd.DataFrame(columns=["batch_id", "model", "wave", "status", "n_requests", "detail", "created_at"])
+        return self.frame("SELECT batch_id, model, wave, status, n_requests, detail, created_at, updated_at "
+                          "FROM run_batches WHERE run_id=? ORDER BY created_at", (run_id,))
 
     # -- method tables ------------------------------------------------------------------------
     def upsert(self, table: str, rows: Sequence[dict[str, Any]]) -> None:

@@ -1,0 +1,114 @@
+"""The OpenAI batch file format: one request a line in, one result a line out.
+
+It is shared by the provider batch APIs (OpenAI's ``/v1/batches`` and compatible services), ``vllm run_batch`` and
+Ray Data's OpenAI-compatible processors, so one exported wave runs on any of them:
+
+- **input line**: ``{"custom_id": KEY, "method": "POST", "url": "/v1/chat/completions", "body": {...}}``; RoleScope's
+  ``custom_id`` is the call's content key (``ChatRequest.cache_key``), so a reply is matched to its request by
+  content, never by position;
+- **output line**: ``{"id": ..., "custom_id": KEY, "response": {"status_code": 200, "body": {chat.completion}},
+  "error": null}``; a failed request has a ``status_code`` other than 200 (its ``body.error``), or an ``error``
+  object (``code``, ``message``) and no response.
+
+``read_results`` checks a whole file before anything is used: a malformed line, a ``custom_id`` twice, or one that
+is not a 64-hex content key is named with its line number (``InputError``), so nothing is stored from a bad file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from analysis.errors import InputError
+from analysis.llm.keys import clip
+
+ENDPOINT = "/v1/chat/completions"
+_CUSTOM_ID = re.compile(r"[0-9a-f]{64}")
+#: A results file line longer than this is refused (a reply is bounded at 8 MiB; logprobs come on top).
+MAX_LINE_BYTES = 64 * 2**20
+
+
+def request_line(custom_id: str, body: dict[str, Any]) -> bytes:
+    """One input line (JSON, UTF-8, newline-terminated); ``ValueError`` for a NaN/inf parameter (never sent)."""
+    doc = {"custom_id": custom_id, "method": "POST", "url": ENDPOINT, "body": body}
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One output line: the chat.completion ``body`` (status 200) or the ``error`` that request ended with."""
+
+    custom_id: str
+    body: dict[str, Any] | None
+    error: str | None
+    line: int
+
+
+def _error_text(doc: Any) -> str:
+    if isinstance(doc, dict):
+        inner = doc.get("error", doc)
+        if isinstance(inner, dict):
+            parts = [str(inner.get(k)) for k in ("code", "message") if inner.get(k)]
+            if parts:
+                return clip(": ".join(parts), 300)
+        elif isinstance(inner, str):
+            return clip(inner, 300)
+    return clip(json.dumps(doc, ensure_ascii=False)[:400], 300)
+
+
+def parse_result(raw: bytes | str, line: int, where: str) -> Result:
+    """One output line, checked; ``InputError`` naming ``where`` and the line when it is not one."""
+    try:
+        doc = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{where}: line {line}: not JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{where}: line {line}: a result line is a JSON object, not {type(doc).__name__}")
+    custom_id = doc.get("custom_id")
+    if not isinstance(custom_id, str) or not _CUSTOM_ID.fullmatch(custom_id):
+        raise InputError(f"{where}: line {line}: custom_id {clip(json.dumps(custom_id), 80)} is not a RoleScope call "
+                         "key (64 hex digits)")
+    response, error = doc.get("response"), doc.get("error")
+    if error:
+        return Result(custom_id, None, f"batch error: {_error_text(error)}", line)
+    if not isinstance(response, dict):
+        raise InputError(f"{where}: line {line}: neither a response object nor an error")
+    status, body = response.get("status_code"), response.get("body")
+    if status != 200:
+        return Result(custom_id, None, f"HTTP {status}: {_error_text(body)}", line)
+    if not isinstance(body, dict):
+        raise InputError(f"{where}: line {line}: response.body is not a chat completion object")
+    return Result(custom_id, body, None, line)
+
+
+def read_results(lines: Iterable[bytes], where: str, problems: list[str] | None = None) -> dict[str, Result]:
+    """Every result of a file by ``custom_id``. A malformed or repeated line raises ``InputError`` naming it (a file
+    the user hands over: nothing is used from it); with ``problems`` given (a provider's output, whose good lines are
+    paid for), such a line is described there and skipped, and a repeated ``custom_id`` keeps its first result."""
+    results: dict[str, Result] = {}
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            if len(raw) > MAX_LINE_BYTES:
+                raise InputError(f"{where}: line {number}: {len(raw):,} bytes, more than a result may hold")
+            result = parse_result(raw, number, where)
+            if result.custom_id in results:
+                raise InputError(f"{where}: line {number}: custom_id {result.custom_id[:12]}… again (first on line "
+                                 f"{results[result.custom_id].line})")
+        except InputError as exc:
+            if problems is None:
+                raise
+            problems.append(str(exc))
+            continue
+        results[result.custom_id] = result
+    return results
+
+
+def split_lines(data: bytes) -> Iterator[bytes]:
+    """The lines of a downloaded file (``\\n``, ``\\r\\n``)."""
+    for raw in data.split(b"\n"):
+        yield raw.rstrip(b"\r")

@@ -1,0 +1,217 @@
+"""A wave sent through a provider's batch API (``/v1/files`` + ``/v1/batches``: OpenAI and compatible services).
+
+For each model of the wave: write its requests as one batch file (``analysis.runs.batch_file``), upload it, create
+the batch, keep its id in the store (``Store.record_batch``) before waiting, poll it with growing pauses (the
+provider's counts go to the progress message), then download its output and error files and answer every request:
+a reply (validated and bounded as a live reply is, priced at the batch price), or the reason it has none (the
+request's own error, the batch expired, was cancelled or failed, or its output had no line for it). The executor
+stores each as a live call would be stored; a request left without a reply is asked again by ``resume``.
+
+A process killed while it waits loses nothing: on ``resume`` the session asks the same requests, and a wave whose
+requests are in a batch still open at the provider polls that batch instead of creating another
+(``Store.open_batches``). Cancelling the run locally leaves the provider's batch running; its replies are collected
+on resume. Keys: the file holds the request bodies only; the key goes in the Authorization header, to the endpoint
+configured for it, as for a live call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from analysis.llm.client import CallError, classify_error
+from analysis.llm.keys import clip, redact
+from analysis.runs.batch_file import ENDPOINT, Result, read_results, request_line, split_lines
+from analysis.runs.progress import ProgressTracker
+from analysis.runs.store import Store
+from analysis.runs.waves import Pending
+
+if TYPE_CHECKING:
+    from analysis.llm.client import LLMClient
+
+FINAL = ("completed", "expired", "cancelled", "failed")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class BatchPolicy:
+    """How often to poll and how hard to try: the first pause ``poll_s``, growing by ``growth`` up to ``max_poll_s``;
+    a file or batch request failing for a transient reason is tried ``attempts`` times; ``completion_window`` is the
+    provider's (OpenAI accepts "24h")."""
+
+    poll_s: float = 10.0
+    max_poll_s: float = 60.0
+    growth: float = 1.5
+    attempts: int = 5
+    completion_window: str = "24h"
+
+
+def api_error(exc: BaseException) -> CallError:
+    """A one-line, key-free ``CallError`` for a failed files/batches request (openai's errors or httpx's)."""
+    import openai
+
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        return CallError(f"HTTP {status}: {clip(redact(str(exc.message)), 200)}",
+                         retryable=status in (408, 409, 429) or status >= 500, status=status)
+    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError)):
+        return CallError(f"connection error: {type(exc).__name__}", retryable=True)
+    return classify_error(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
+
+
+class ProviderBatches:
+    """The wave handler (``analysis.runs.waves.WaveCollector``) of a run executed ``--via batch``."""
+
+    def __init__(self, store: Store, run_id: str, progress: ProgressTracker, policy: BatchPolicy | None = None):
+        self.store, self.run_id, self.progress = store, run_id, progress
+        self.policy = policy or BatchPolicy()
+        self.waves = 0
+        self.created: list[str] = []  # batch ids this process created
+        self.adopted: list[str] = []  # open batches it found in the store and polled
+
+    async def __call__(self, wave: list[Pending]) -> None:
+        self.waves += 1
+        by_model: dict[int, list[Pending]] = {}
+        for entry in wave:
+            by_model.setdefault(id(entry.client), []).append(entry)
+        await asyncio.gather(*(self._model_wave(entries) for entries in by_model.values()))
+
+    async def _model_wave(self, entries: list[Pending]) -> None:
+        client = entries[0].client
+        by_key = {e.key: e for e in entries}
+        jobs: list[Awaitable[None]] = []
+        for batch in self.store.open_batches(client.spec.identity):
+            if any(key in by_key for key in batch["units"]):
+                self.adopted.append(batch["batch_id"])
+                jobs.append(self._collect(client, batch["batch_id"], by_key))
+                for key in batch["units"]:
+                    by_key.pop(key, None)
+        if by_key:
+            jobs.append(self._submit_and_collect(client, list(by_key.values())))
+        await asyncio.gather(*jobs)
+
+    async def _submit_and_collect(self, client: LLMClient, entries: list[Pending]) -> None:
+        lines, sendable = batch_lines(entries)
+        if not sendable:
+            return
+        try:
+            batch_id = await self._create(client, b"".join(lines), len(lines))
+        except CallError as exc:
+            for entry in sendable.values():
+                entry.fail(CallError(f"batch not created: {exc}", retryable=False))
+            return
+        self.store.record_batch(batch_id, self.run_id, client.spec.name, client.spec.identity, self.waves,
+                                {k: e.units for k, e in sendable.items()})
+        self.created.append(batch_id)
+        await self._collect(client, batch_id, sendable)
+
+    async def _create(self, client: LLMClient, data: bytes, n_requests: int) -> str:
+        self.progress.update(message=f"wave {self.waves}: uploading {n_requests:,} requests")
+        uploaded = await self._retrying(lambda: client.openai.files.create(
+            file=("rolescope-requests.jsonl", data, "application/jsonl"), purpose="batch"))
+        batch = await self._retrying(lambda: client.openai.batches.create(
+            input_file_id=uploaded.id, endpoint=ENDPOINT, completion_window=self.policy.completion_window,
+            metadata={"rolescope_run": self.run_id[:512]}))
+        return str(batch.id)
+
+    async def _retrying(self, make: Callable[[], Awaitable[T]]) -> T:
+        for attempt in range(1, self.policy.attempts + 1):
+            try:
+                return await make()
+            except Exception as exc:  # noqa: BLE001 - mapped to one key-free line
+                error = api_error(exc)
+                if not error.retryable or attempt == self.policy.attempts:
+                    raise error from None
+                await asyncio.sleep(min(self.policy.max_poll_s, self.policy.poll_s * 2 ** (attempt - 1)) / 10)
+        raise AssertionError("unreachable")
+
+    async def _collect(self, client: LLMClient, batch_id: str, by_key: dict[str, Pending]) -> None:
+        """Poll ``batch_id`` until it ends, then answer every entry of ``by_key`` it holds."""
+        try:
+            batch = await self._poll(client, batch_id)
+        except CallError as exc:  # the batch stays open in the store: resume polls it again
+            for entry in by_key.values():
+                entry.fail(CallError(f"batch {batch_id}: lost while polling ({exc}); resume polls it again",
+                                     retryable=False))
+            return
+        problems: list[str] = []
+        results: dict[str, Result] = {}
+        for file_id in (getattr(batch, "output_file_id", None), getattr(batch, "error_file_id", None)):
+            if not file_id:
+                continue
+            try:
+                content = await self._retrying(lambda fid=file_id: client.openai.files.content(fid))
+            except CallError as exc:
+                problems.append(f"file {file_id} not downloaded: {exc}")
+                continue
+            for key, result in read_results(split_lines(content.content), f"batch {batch_id}", problems).items():
+                results.setdefault(key, result)
+        missing = _missing_reason(batch, problems)
+        for key, entry in by_key.items():
+            result = results.get(key)
+            if result is None:
+                entry.fail(CallError(missing, retryable=False))
+            elif result.error is not None:
+                entry.fail(CallError(result.error, retryable=False))
+            else:
+                _, params = client.request_body(entry.request)
+                try:
+                    reply = client.reply_from(result.body, params)
+                except CallError as exc:
+                    entry.fail(exc)
+                    continue
+                reply.cost = client.spec.batch_cost(reply.tokens_in, reply.tokens_out)
+                entry.resolve(reply)
+        detail = _counts_text(batch) + (f"; {len(problems)} unreadable output lines" if problems else "")
+        self.store.set_batch_status(batch_id, f"{batch.status}, collected", detail)
+
+    async def _poll(self, client: LLMClient, batch_id: str) -> Any:
+        pause, started = self.policy.poll_s, time.monotonic()
+        while True:
+            batch = await self._retrying(lambda: client.openai.batches.retrieve(batch_id))
+            status = str(batch.status)
+            self.store.set_batch_status(batch_id, status, _counts_text(batch))
+            self.progress.update(message=f"wave {self.waves}: batch {batch_id[:24]} {status}, {_counts_text(batch)}, "
+                                         f"{time.monotonic() - started:.0f} s")
+            if status in FINAL:
+                return batch
+            await asyncio.sleep(pause)
+            pause = min(self.policy.max_poll_s, pause * self.policy.growth)
+
+
+def _counts_text(batch: Any) -> str:
+    counts = getattr(batch, "request_counts", None)
+    if counts is None:
+        return "no counts yet"
+    return f"{counts.completed} of {counts.total} done, {counts.failed} failed"
+
+
+def _missing_reason(batch: Any, problems: list[str]) -> str:
+    """Why a request of an ended batch has no result line."""
+    status = str(batch.status)
+    if status == "failed":
+        errors = getattr(getattr(batch, "errors", None), "data", None) or []
+        first = "; ".join(clip(redact(str(getattr(e, "message", e))), 200) for e in errors[:2])
+        return f"batch failed{': ' + first if first else ''}"
+    if status in ("expired", "cancelled"):
+        return f"batch {status} before this request was answered"
+    unreadable = f" ({len(problems)} output lines unreadable: {clip(problems[0], 200)})" if problems else ""
+    return f"no result for this request in the batch's output{unreadable}"
+
+
+def batch_lines(entries: list[Pending]) -> tuple[list[bytes], dict[str, Pending]]:
+    """The request lines of ``entries`` (a provider batch, an exported wave) and the entries they hold; a request
+    that cannot be written (a NaN or inf parameter) is failed, never sent."""
+    lines, written = [], {}
+    for entry in entries:
+        body, _ = entry.client.request_body(entry.request)
+        try:
+            lines.append(request_line(entry.key, body))
+        except ValueError as exc:
+            entry.fail(CallError(f"request not sent: {exc}", retryable=False))
+            continue
+        written[entry.key] = entry
+    return lines, written
