@@ -416,24 +416,17 @@ def _awaiting(store, shown: str, summary, args: argparse.Namespace) -> int:
 
 
 def cmd_export_requests(args: argparse.Namespace) -> int:
-    from analysis.runs.store import Store
-
-    if not args.store.exists():
-        raise InputError(f"store {args.store}: file not found")
     args.via_forced = "export"
-    with Store(args.store) as store:
-        store.get_run(args.run_id)
-        return _execute(store, args.run_id, args)
+    return cmd_resume(args)
 
 
 def cmd_import_replies(args: argparse.Namespace) -> int:
+    from analysis.importers.files import check_regular_file
     from analysis.runs.batch_file import read_results
     from analysis.runs.runner import ImportedReplies
-    from analysis.runs.store import Store
 
     if not args.store.exists():
         raise InputError(f"store {args.store}: file not found")
-    from analysis.importers.files import check_regular_file
 
     check_regular_file(args.replies)
     with open(args.replies, "rb") as handle:  # checked whole before the store is touched
@@ -442,9 +435,7 @@ def cmd_import_replies(args: argparse.Namespace) -> int:
         raise InputError(f"{args.replies}: no result lines")
     args.replies_read = ImportedReplies(results, str(args.replies))
     args.via_forced = "import"
-    with Store(args.store) as store:
-        store.get_run(args.run_id)
-        return _execute(store, args.run_id, args)
+    return cmd_resume(args)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

@@ -327,25 +327,9 @@ class StubApp:
         except (ValueError, KeyError, TypeError):
             await _respond(send, 400, {"error": {"message": "body must be JSON with 'messages'"}})
             return
-        digest = messages_hash(messages)
-        with self._lock:
-            ordinal = self._ordinal
-            self._ordinal += 1
-            attempt = self._attempts.get(digest, 0)
-            self._attempts[digest] = attempt + 1
-            rule = next((r for r in self.config.faults if r.hits(digest, ordinal, attempt)), None)
-            latency = self.config.latency_s
+        digest, rule, _ = self._admit(body, auth)
         fault = rule.kind if rule else None
-        status = {"429": 429, "500": 500, "echo_auth": 401}.get(fault or "", 200)
-        entry = {
-            "ordinal": ordinal, "t": time.time(), "hash": digest, "attempt": attempt, "model": body.get("model"),
-            "params": {k: v for k, v in body.items() if k not in ("messages", "model")}, "fault": fault,
-            "status": status, "auth_sha256": hashlib.sha256(auth).hexdigest() if auth else None,
-        }
-        self.log.append(entry)
-        if self._log_file:
-            self._log_file.write(json.dumps(entry) + "\n")
-            self._log_file.flush()
+        latency = self.config.latency_s
         if latency:
             await asyncio.sleep(latency)
         if fault == "429":

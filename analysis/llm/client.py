@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from analysis.llm.embedded import embedded_base_url
-from analysis.llm.keys import clip, redact_token_rows, resolve_api_key
+from analysis.llm.keys import clip, redact, redact_token_rows, resolve_api_key
 from analysis.llm.specs import ModelSpec
 
 if TYPE_CHECKING:
@@ -392,7 +392,9 @@ def _reply(spec: ModelSpec, doc: Any, latency: float, params: dict[str, Any] | N
     text = message.get("content") if isinstance(message, dict) else None
     if text is not None and not isinstance(text, str):
         raise CallError(f"malformed reply: content is {type(text).__name__}, not text", retryable=True)
-    text = _text(text or "", "content")
+    # redacted here, not only when stored: a conversation's next request holds this text, and it must be the text a
+    # resume reads back from the store (the same request, the same content key), never a secret echoed by a proxy
+    text = redact(_text(text or "", "content"))
     limit = _text_limit(params or {})
     if len(text) > limit:
         raise _malformed(f"content of {len(text):,} characters, more than the {limit:,} this request can produce")

@@ -250,6 +250,9 @@ class Method:
     #: plan -> (tokens in, tokens out) modelled from its prompts, or why it cannot be (``analysis.runs.estimate``).
     tokens: Callable[[dict[str, Any]], tuple[float, float] | str]
     session: Callable[..., Session]  # (plan, executor, store, run_id, spec) -> Session
+    #: plan -> the waves a batch execution of it takes when every reply reads: its longest chain of calls that wait
+    #: for one another (``analysis.runs.waves``); the Run page and ``--via batch`` say it.
+    waves: Callable[[dict[str, Any]], int]
     #: (store, model=None, *, config=None, n_boot=..., chance=0) -> the report (see the module docstring); every
     #: model's document holds ``headlines`` (one ``number`` entry per ``Headline``) and ``counts``.
     report: Callable[..., dict[str, Any]]

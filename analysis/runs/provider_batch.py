@@ -84,11 +84,10 @@ class ProviderBatches:
         by_key = {e.key: e for e in entries}
         jobs: list[Awaitable[None]] = []
         for batch in self.store.open_batches(client.spec.identity):
-            if any(key in by_key for key in batch["units"]):
+            held = {key: by_key.pop(key) for key in batch["units"] if key in by_key}
+            if held:
                 self.adopted.append(batch["batch_id"])
-                jobs.append(self._collect(client, batch["batch_id"], by_key))
-                for key in batch["units"]:
-                    by_key.pop(key, None)
+                jobs.append(self._collect(client, batch["batch_id"], held))
         if by_key:
             jobs.append(self._submit_and_collect(client, list(by_key.values())))
         await asyncio.gather(*jobs)
@@ -194,7 +193,8 @@ def _missing_reason(batch: Any, problems: list[str]) -> str:
     status = str(batch.status)
     if status == "failed":
         errors = getattr(getattr(batch, "errors", None), "data", None) or []
-        first = "; ".join(clip(redact(str(getattr(e, "message", e))), 200) for e in errors[:2])
+        first = "; ".join(clip(redact(": ".join(str(x) for x in (getattr(e, "code", None), getattr(e, "message", e)) if x)), 200)
+                          for e in errors[:2])
         return f"batch failed{': ' + first if first else ''}"
     if status in ("expired", "cancelled"):
         return f"batch {status} before this request was answered"
@@ -209,9 +209,10 @@ def batch_lines(entries: list[Pending]) -> tuple[list[bytes], dict[str, Pending]
     for entry in entries:
         body, _ = entry.client.request_body(entry.request)
         try:
-            lines.append(request_line(entry.key, body))
+            line = request_line(entry.key, body)
         except ValueError as exc:
             entry.fail(CallError(f"request not sent: {exc}", retryable=False))
             continue
+        lines.append(redact(line.decode("utf-8")).encode("utf-8"))  # a file kept on disk or uploaded: no secret in it
         written[entry.key] = entry
     return lines, written

@@ -143,6 +143,9 @@ async def execute_run_async(
         return (other.api_key_env, other.base_url) == (spec.api_key_env, spec.base_url)
 
     sends = not offline and via in ("live", "batch")
+    if via != "live" and _prefix_reuse(run["plan"]):
+        raise InputError(f"run {run_id}: its plan reuses prompt prefixes (embedded server), which asks its units one "
+                         f"after another; --via {via} needs them side by side: run it without --prefix-reuse")
     if via == "live" and not offline and (open_ := _open_batches_of(store, run_id)):
         raise InputError(f"run {run_id} has {len(open_)} batch(es) still open at the provider ({open_[0]}); resume "
                          "with --via batch to collect them (a live resume would pay for their requests again)")
@@ -230,6 +233,15 @@ def _wave_handler(via: str, store: Store, run_id: str, progress: ProgressTracker
             raise InputError("--via import needs the replies file")
         return ImportReplies(replies.results, replies.where, ExportWave(out))
     raise InputError(f"--via {via}: one of {', '.join(VIAS)}")
+
+
+def _prefix_reuse(plan: Any) -> bool:
+    """Whether a plan (or a part of a composite one) asks for prefix reuse."""
+    if isinstance(plan, dict):
+        return bool(plan.get("prefix_reuse")) or any(_prefix_reuse(v) for v in plan.values() if isinstance(v, (dict, list)))
+    if isinstance(plan, list):
+        return any(_prefix_reuse(v) for v in plan)
+    return False
 
 
 def _open_batches_of(store: Store, run_id: str) -> list[str]:

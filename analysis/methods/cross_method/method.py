@@ -20,6 +20,7 @@ METHOD = Method(
     options=CrossMethodOptions,
     plans=Hook(f"{M}.plan:plans"),
     n_calls=Hook(f"{M}.plan:n_calls"),
+    waves=Hook(f"{M}.plan:waves"),
     tokens=Hook(f"{M}.plan:tokens"),
     parts=Hook(f"{M}.plan:parts"),
     session=Hook(f"{M}.session:build_session"),

@@ -107,6 +107,17 @@ def plans(args: Any, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
     return [("", build_plan(options, spec).model_dump())]
 
 
+def waves(plan: dict[str, Any]) -> int:
+    """``Method.waves``: the parts run one after another, so their waves add up."""
+    from analysis import methods
+
+    total = 0
+    for part in CampaignPlan.model_validate(plan).parts:
+        hook = methods.get(part.method).waves
+        total += hook(part.plan) if hook is not None else 0
+    return total
+
+
 def n_calls(plan: dict[str, Any]) -> int:
     """``Method.n_calls``: the calls of every part."""
     return CampaignPlan.model_validate(plan).n_calls()

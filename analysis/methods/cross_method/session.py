@@ -19,6 +19,7 @@ from analysis.llm.specs import ModelSpec
 from analysis.methods.cross_method.plan import CampaignPlan
 from analysis.runs.executor import CallOutcome, Executor
 from analysis.runs.store import Store, Table, register_table
+from analysis.runs.waves import WaveStop
 
 PARTS = register_table(Table(
     "cross_method_parts",
@@ -81,6 +82,9 @@ class CampaignSession:
                 await session.run()
             except asyncio.CancelledError:
                 self.store.set_run_status(child, "cancelled")
+                raise
+            except WaveStop:  # its requests were exported: the campaign waits with it
+                self.store.set_run_status(child, "awaiting_replies")
                 raise
             except Exception as exc:  # noqa: BLE001 - the next parts still run; the campaign fails at the end
                 message = redact(f"{type(exc).__name__}: {exc}")

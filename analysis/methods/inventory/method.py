@@ -21,6 +21,7 @@ METHOD = Method(
     options=InventoryOptions,
     plans=Hook(f"{M}.plan:plans"),
     n_calls=Hook(f"{M}.session:n_calls"),
+    waves=Hook(f"{M}.session:waves"),
     tokens=Hook(f"{M}.tokens:tokens"),
     session=Hook(f"{M}.session:build_session"),
     report=Hook(f"{M}.report:report"),

@@ -77,12 +77,17 @@ class InventorySession:
                         one_at_a_time=self.plan.prefix_reuse)
 
     async def sheet(self, persona: Persona, order: OrderMode) -> None:
-        """Every item for one persona in one option order, each its own call."""
+        """Every item for one persona in one option order, each its own call: side by side (each prompt holds one item
+        only), or one after another with prefix reuse (the embedded server keeps one prompt prefix in its cache)."""
         inv = self.plan.inventory
-        for seq, item in enumerate(inv.items):
-            messages = [{"role": "user", "content": item_prompt(persona.description, item.text, inv.options, order)}]
-            out = await self.ex.call(f"{persona.id}/{order}/{item.id}", ChatRequest.build(messages, self._params()))
-            self.store.upsert(ANSWERS.name, [self._row(persona, order, seq, item, out)])
+        asks = [partial(self.item, persona, order, seq, item) for seq, item in enumerate(inv.items)]
+        await run_units(asks, one_at_a_time=self.plan.prefix_reuse)
+
+    async def item(self, persona: Persona, order: OrderMode, seq: int, item: Item) -> None:
+        inv = self.plan.inventory
+        messages = [{"role": "user", "content": item_prompt(persona.description, item.text, inv.options, order)}]
+        out = await self.ex.call(f"{persona.id}/{order}/{item.id}", ChatRequest.build(messages, self._params()))
+        self.store.upsert(ANSWERS.name, [self._row(persona, order, seq, item, out)])
 
     def _row(self, persona: Persona, order: OrderMode, seq: int, item: Item, out: CallOutcome) -> dict[str, Any]:
         inv = self.plan.inventory
@@ -118,6 +123,12 @@ def json_targets(targets: dict[str, int]) -> str | None:
 def n_calls(plan: dict[str, Any]) -> int:
     """``Method.n_calls``: the calls a stored plan makes."""
     return InventoryPlan.model_validate(plan).n_calls()
+
+
+def waves(plan: dict[str, Any]) -> int:
+    """``Method.waves``: every item is its own one-message call, so every sheet is asked at once: 1."""
+    InventoryPlan.model_validate(plan)
+    return 1
 
 
 def build_session(plan: dict[str, Any], executor: Any, store: Any, run_id: str, spec: Any) -> InventorySession:

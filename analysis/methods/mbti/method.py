@@ -20,6 +20,7 @@ METHOD = Method(
     options=MbtiOptions,
     plans=Hook(f"{M}.cli:plans"),
     n_calls=Hook(f"{M}.session:n_calls"),
+    waves=Hook(f"{M}.session:waves"),
     tokens=Hook(f"{M}.tokens:tokens"),
     session=Hook(f"{M}.session:build_session"),
     report=Hook(f"{M}.report:report"),

@@ -152,6 +152,12 @@ def n_calls(plan: dict[str, Any]) -> int:
     return MbtiPlan.model_validate(plan).n_calls()
 
 
+def waves(plan: dict[str, Any]) -> int:
+    """``Method.waves``: one testing answers its statements one after another in one conversation (testings, subjects
+    and orders side by side): one wave per statement."""
+    return len(MbtiPlan.model_validate(plan).statements.statements)
+
+
 def build_session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str, spec: ModelSpec) -> MbtiSession:
     """``Method.session``: the session of a stored plan."""
     return MbtiSession(MbtiPlan.model_validate(plan), executor, store, run_id, spec)

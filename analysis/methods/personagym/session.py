@@ -366,6 +366,14 @@ def n_calls(plan: dict[str, Any]) -> int:
     return PersonaGymPlan.model_validate(plan).n_calls()
 
 
+def waves(plan: dict[str, Any]) -> int:
+    """``Method.waves``: environments, then questions (every task at once), then answers with score examples, then
+    grades (every evaluator at once): 4; personas with fixed questions start at the answers: 2. A generator reply that
+    cannot be read is asked again (one more wave per attempt)."""
+    p = PersonaGymPlan.model_validate(plan)
+    return 2 if all(persona.questions is not None for persona in p.personas) else 4
+
+
 def build_session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str,
                   spec: ModelSpec) -> PersonaGymSession:
     """``Method.session``: the session of a stored plan."""

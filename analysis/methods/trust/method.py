@@ -22,6 +22,7 @@ METHOD = Method(
     options=TrustOptions,
     plans=Hook(f"{M}.cli:plans_from_args"),
     n_calls=Hook(f"{M}.session:n_calls"),
+    waves=Hook(f"{M}.session:waves"),
     tokens=Hook(f"{M}.session:tokens"),
     session=Hook(f"{M}.session:build_session"),
     report=Hook(f"{M}.cli:report"),

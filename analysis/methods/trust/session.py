@@ -28,6 +28,16 @@ def n_calls(plan: dict[str, Any]) -> int:
     return TrustPlan.model_validate(plan).n_calls()
 
 
+def waves(plan: dict[str, Any]) -> int:
+    """``Method.waves``. Population: beliefs and every persona's game at once (1), or, conditioned on beliefs, the
+    beliefs first (2). Individual: games side by side, each round after the one before: a forecast per round and its
+    play (2 × rounds), or one forecast up front then the rounds (1 + rounds)."""
+    p = TrustPlan.model_validate(plan)
+    if p.level == "population":
+        return 1 if p.conditioning == "none" else 2
+    return 2 * p.rounds if p.forecast == "per_round" else 1 + p.rounds
+
+
 def build_session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str, spec: ModelSpec) -> TrustSession:
     """``Method.session``: the session of a stored plan."""
     return TrustSession(TrustPlan.model_validate(plan), executor, store, run_id, spec)

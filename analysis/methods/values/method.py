@@ -22,6 +22,7 @@ METHOD = Method(
     options=ValuesOptions,
     plans=Hook(f"{M}.cli:plans_from_args"),
     n_calls=Hook(f"{M}.questionnaire:n_calls"),
+    waves=Hook(f"{M}.questionnaire:waves"),
     tokens=Hook(f"{M}.tokens:tokens"),
     session=Hook(f"{M}.questionnaire:build_session"),
     report=Hook(f"{M}.metrics:report"),

@@ -443,6 +443,22 @@ def n_calls(plan: dict[str, Any]) -> int:
     return ValuesPlan.model_validate(plan).n_calls()
 
 
+def waves(plan: dict[str, Any]) -> int:
+    """``Method.waves``: the longest chain of dependent calls (persona-contexts run side by side). Per context: its
+    conversation's generated turns, one after another, then the questionnaire: PVQ items all at once (1); SVS lists side
+    by side, each its "most" pick and rating, "least" pick and rating (4), then the rest at once (1) or, in the
+    reference order, one after another (list size − 2)."""
+    p = ValuesPlan.model_validate(plan)
+    inst = p.instrument
+    if inst.kind == "svs":
+        sizes = [sum(1 for i in inst.items if i.list_no == n) for n in {i.list_no for i in inst.items}]
+        sequential = p.structure == "reference" and p.svs_order != "parallel"
+        items = max(4 + (max(0, size - 2) if sequential else 1) for size in sizes)
+    else:
+        items = 1
+    return max(p.turns(ctx) + items for ctx in p.contexts)
+
+
 def build_session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str, spec: ModelSpec) -> ValuesSession:
     """``Method.session``: the session of a stored plan."""
     return ValuesSession(ValuesPlan.model_validate(plan), executor, store, run_id, spec)
