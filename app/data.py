@@ -63,6 +63,14 @@ def run_record(ref: StoreRef, run_id: str) -> dict[str, Any]:
     return _store(ref).get_run(run_id)
 
 
+def open_batch(ref: StoreRef, run_id: str) -> bool:
+    """Whether ``run_id`` has a batch still open at the provider (read now, not cached: a worker may change it)."""
+    from analysis.runs.store import OPEN_BATCH
+
+    batches = _store(ref).batches(run_id)
+    return bool(len(batches)) and bool(batches["status"].isin(OPEN_BATCH).any())
+
+
 @st.cache_data(**CACHE)
 def table_sizes(ref: StoreRef) -> dict[str, int]:
     return _store(ref).table_sizes()

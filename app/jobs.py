@@ -50,11 +50,11 @@ class RunJob:
         return self.summary.status if self.summary else self.tracker.snapshot().status
 
 
-def _work(job: RunJob, api_key: str | None, concurrency: int, confirmed: tuple[str, ...]) -> None:
+def _work(job: RunJob, api_key: str | None, concurrency: int, confirmed: tuple[str, ...], via: str) -> None:
     try:
         with Store(job.store_path) as store:
             job.summary = execute_run(store, job.run_id, api_key=api_key, concurrency=concurrency, progress=job.tracker,
-                                      cancel=job.cancel, confirmed=confirmed)
+                                      cancel=job.cancel, confirmed=confirmed, via=via)
     except Exception as exc:  # noqa: BLE001 - reported on the page, never raised into Streamlit
         job.error = redact(str(exc) if type(exc).__name__ in ("RunFailure", "InputError") else f"{type(exc).__name__}: {exc}")
     finally:
@@ -70,16 +70,17 @@ class JobRegistry:
         self._dismissed: set[str] = set()
 
     def start(self, store_path: str, run_id: str, *, api_key: str | None = None, concurrency: int = 4,
-              confirmed: tuple[str, ...] = ()) -> RunJob:
+              confirmed: tuple[str, ...] = (), via: str = "live") -> RunJob:
         """Execute (or resume) ``run_id`` in a new worker thread; refuses a run that is already executing here.
-        ``confirmed``: the endpoints the user ticked, in this session, to receive their key."""
+        ``confirmed``: the endpoints the user ticked, in this session, to receive their key; ``via``: live calls or
+        the provider's batch API (``analysis.runs.runner.execute_run_async``)."""
         with self._lock:
             current = self._jobs.get(run_id)
             if current is not None and current.running:
                 raise RuntimeError(f"run {run_id} is already executing")
             job = RunJob(run_id, store_path)
             self._dismissed.discard(run_id)
-            job.thread = threading.Thread(target=_work, args=(job, api_key, concurrency, confirmed), name=f"run-{run_id}", daemon=True)
+            job.thread = threading.Thread(target=_work, args=(job, api_key, concurrency, confirmed, via), name=f"run-{run_id}", daemon=True)
             self._jobs[run_id] = job
             job.thread.start()
             return job

@@ -88,7 +88,7 @@ def selectbox(label: str, options: Sequence[Any], *, key: str, default: Any = No
 
 
 def segmented(label: str, options: Sequence[str], *, key: str, default: str | None = None, container: Any = None,
-              format_func: Callable[[Any], str] = str, help: str | None = None) -> str | None:
+              format_func: Callable[[Any], str] = str, help: str | None = None, disabled: bool = False) -> str | None:
     """A single-choice segmented control bound to ``key`` (never empty: falls back to the default)."""
     options = list(options)
     if not options:
@@ -96,7 +96,7 @@ def segmented(label: str, options: Sequence[str], *, key: str, default: str | No
     default = default if default in options else options[0]
     _prepare(key, lambda v: v in options, lambda raw: raw[-1] if raw[-1] in options else None, default)
     value = (container or st).segmented_control(label, options, key=key, format_func=format_func, help=help,
-                                                selection_mode="single")
+                                                selection_mode="single", disabled=disabled)
     if value is None:  # the user clicked the selected segment again
         value = default
     _publish(key, value, str)

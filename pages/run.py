@@ -85,6 +85,8 @@ def progress_panel(job: RunJob) -> None:
             st.progress(min(1.0, snap.fraction), text=f"{snap.done} of {snap.total} planned calls done "
                         f"({counts.answered} answered, {counts.failed} failed, {snap.skipped} not needed)")
         _counts_row(counts, f"{snap.tokens_in:,} / {snap.tokens_out:,}", ("ETA", _eta(snap.eta_s if snap.total else None)))
+        if snap.message:  # a provider batch: its status and counts as the provider gives them
+            st.caption(ui.plain(snap.message))
         if st.button("Cancel run", key=f"cancel-{job.run_id}", icon=":material/stop_circle:", disabled=job.cancel.is_set()):
             job.cancel.set()
             st.toast("Cancelling: calls in flight finish, nothing else starts.")
@@ -306,10 +308,16 @@ def _estimate(method: str, plan: Any, plan_dict: dict, spec: ModelSpec) -> RunEs
         measured = data.throughput(ref_, spec.name, method)
         if measured is not None:
             break
-    return estimate_run(method, m.tokens(plan_dict), spec, m.n_calls(plan_dict), measured)
+    return estimate_run(method, m.tokens(plan_dict), spec, m.n_calls(plan_dict), measured, m.waves(plan_dict))
 
 
-def _show_estimate(est: RunEstimate, spec: ModelSpec, label: str = "") -> None:
+def _cost_text(cost: float | None, spec: ModelSpec, est: RunEstimate) -> str:
+    if spec.backend == "embedded":
+        return "free"
+    return f"${cost:.4f}" if cost is not None else "no price set" if est.tokens_in is not None else "—"
+
+
+def _show_estimate(est: RunEstimate, spec: ModelSpec, label: str = "", via: str = "live") -> None:
     cols = st.columns(4)
     cols[0].metric(f"LLM calls{label}", f"{est.n_calls:,}",
                    help="An upper bound where a step's output sets the next step's size (e.g. generated "
@@ -317,10 +325,19 @@ def _show_estimate(est: RunEstimate, spec: ModelSpec, label: str = "") -> None:
     cols[1].metric("Tokens in / out (est.)", "—" if est.tokens_in is None else f"{est.tokens_in:,} / {est.tokens_out:,}",
                    help=None if est.tokens_in is not None else "Prompts of this method depend on replies not yet made: "
                    "known after a first run of this model")
-    cols[2].metric("Cost (est.)", "free" if spec.backend == "embedded" else
-                   (f"${est.cost:.4f}" if est.cost is not None else "no price set" if est.tokens_in is not None else "—"))
-    cols[3].metric("Time (est.)", "—" if est.seconds is None else _eta(est.seconds),
-                   help=None if est.seconds is not None else "Known after a first run of this model")
+    if via == "batch":
+        cols[2].metric("Cost via batch (est.)", _cost_text(est.batch_cost, spec, est),
+                       help=f"Live: {_cost_text(est.cost, spec, est)}. Batch price = {spec.batch_price_factor:g} × the "
+                            "live price (models.toml: batch_price_factor)")
+        cols[3].metric("Batches (waves)", "—" if est.waves is None else f"{est.waves:,}",
+                       help="Batches one after another: a step that needs the previous step's replies waits for its "
+                            "batch to end (each can take up to the provider's 24 h window)")
+    else:
+        cols[2].metric("Cost (est.)", _cost_text(est.cost, spec, est),
+                       help=None if est.batch_cost is None else f"Through the provider's batch API: "
+                       f"{_cost_text(est.batch_cost, spec, est)} in {est.waves or '?'} waves")
+        cols[3].metric("Time (est.)", "—" if est.seconds is None else _eta(est.seconds),
+                       help=None if est.seconds is not None else "Known after a first run of this model")
     st.caption(f"Estimate {est.basis}" + (" — at that run's concurrency and load" if est.measured else
                "" if est.tokens_in is None else " (characters/4; replies at 60% of their limit)") +
                ". Cost from the model's prices in models.toml; calls already in the cache are free.")
@@ -375,6 +392,14 @@ if sides:
 concurrency = state.number_input("Concurrent requests", 1, 256, 2 if spec is not None and spec.backend == "embedded" else 8,
                                  key="run_concurrency", help="Requests in flight at once, per model (the embedded model "
                                  "serves one at a time).")
+VIAS = {"live": "Live calls", "batch": "Provider batch API"}
+batchable = bool(sides) and all(s.backend != "embedded" for s, _, _ in sides)
+via = state.segmented("Send", list(VIAS), key="run_via", format_func=VIAS.get, disabled=not batchable,
+                      help="Provider batch API (/v1/files + /v1/batches: OpenAI and compatible services): about half "
+                           "the price and higher rate limits, but each wave of calls takes up to the provider's 24 h "
+                           "window. The embedded model answers live only. To run a plan on your own GPUs (vllm "
+                           "run_batch, Ray), use the CLI: python -m analysis export-requests (docs/scale.md).")
+via = via if batchable and via in VIAS else "live"
 
 if plans:
     dumps = [p if isinstance(p, dict) else p.model_dump() for _, p, _ in plans]
@@ -384,7 +409,7 @@ if plans:
         per_model.setdefault(spec_.name, []).append(dump)
     for (spec_, plan_, _), dump in zip(plans, dumps):
         _show_estimate(_estimate(method, plan_, dump, spec_), spec_,
-                       _plan_label(spec_, dump, per_model[spec_.name], len(sides)))
+                       _plan_label(spec_, dump, per_model[spec_.name], len(sides)), via)
     busy = bool(jobs.active())
     ready = all(ok for _, ok, _ in sides) and not pair_missing
     n_calls = sum(methods.get(method).n_calls(d) for d in dumps)
@@ -399,7 +424,7 @@ if plans:
                 run_id = new_run_id(method)
                 create_run(ref.store, method, spec_, dump, run_id)
                 started.append(jobs.start(ref.path, run_id, api_key=key_, concurrency=int(concurrency),
-                                          confirmed=confirmed).run_id)
+                                          confirmed=confirmed, via=via).run_id)
         except (RoleScopeError, RuntimeError) as exc:
             st.error(ui.plain(exc))
         if started:
@@ -427,8 +452,10 @@ else:
     busy = bool(jobs.active())
     if st.button("Resume run", icon=":material/replay:", disabled=busy or not ok, key="resume_start"):
         try:
+            open_batch = data.open_batch(user_ref(), run_id)  # collected, never paid twice
             st.session_state["run_job"] = jobs.start(ref.path, run_id, api_key=rkey, concurrency=int(concurrency),
-                                                     confirmed=rconfirmed).run_id
+                                                     confirmed=rconfirmed,
+                                                     via="batch" if open_batch or via == "batch" else "live").run_id
         except RuntimeError as exc:
             st.error(ui.plain(exc))
         else:

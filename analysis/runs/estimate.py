@@ -14,6 +14,10 @@ Two sources, the better one first:
   (~350 prompt and ~130 generated tokens/s on 2 threads).
 
 Calls already in the store's cache cost nothing; the estimate counts them as made (an upper bound).
+
+Through a provider's batch API (``--via batch``) the same tokens cost ``ModelSpec.batch_price_factor`` of the live
+price (OpenAI: half), and the plan goes as ``waves`` batches one after another (``Method.waves``: its longest chain of
+calls that wait for one another), each taking up to the provider's completion window.
 """
 
 from __future__ import annotations
@@ -58,6 +62,9 @@ class RunEstimate:
     cost: float | None
     seconds: float | None
     basis: str
+    #: Through the provider's batch API: the cost (None without a price) and the batches one after another.
+    batch_cost: float | None = None
+    waves: int | None = None
 
     @property
     def measured(self) -> bool:
@@ -85,7 +92,7 @@ def measured_throughput(store: Store, model: str, method: str) -> Throughput | N
 
 
 def estimate_run(method: str, modelled: tuple[float, float] | str, spec: Any, n_calls: int,
-                 measured: Throughput | None = None) -> RunEstimate:
+                 measured: Throughput | None = None, waves: int | None = None) -> RunEstimate:
     """Tokens per call and calls per second from ``measured`` (a run of the same method), else ``modelled`` (the
     method's model of its plan's tokens in and out, ``Method.tokens``; a string: why it has none); cost from the
     spec's prices."""
@@ -104,14 +111,15 @@ def estimate_run(method: str, modelled: tuple[float, float] | str, spec: Any, n_
     elif tokens is not None and spec.backend == "embedded":
         seconds = tokens[0] / EMBEDDED_PROMPT_TPS + tokens[1] / EMBEDDED_GEN_TPS
     if tokens is None:
-        return RunEstimate(n_calls, None, None, None, seconds, basis if measured else str(modelled))
+        return RunEstimate(n_calls, None, None, None, seconds, basis if measured else str(modelled), waves=waves)
     tin, tout = (int(round(t)) for t in tokens)
-    return RunEstimate(n_calls, tin, tout, spec.cost(tin, tout), seconds, basis)
+    return RunEstimate(n_calls, tin, tout, spec.cost(tin, tout), seconds, basis, spec.batch_cost(tin, tout), waves)
 
 
 def combine(parts: list[tuple[str, RunEstimate]]) -> RunEstimate:
     """A composite run's estimate (a campaign's, ``Method.parts``) from its parts' own, each based on its own method:
-    calls add up; tokens, cost and seconds add up when every part has them, else they are unknown."""
+    calls add up; tokens, costs, seconds and waves (the parts run one after another) add up when every part has them,
+    else they are unknown."""
     def total(values: list[float | int | None]) -> float | None:
         return None if any(v is None for v in values) else sum(values)  # type: ignore[arg-type]
 
@@ -119,4 +127,5 @@ def combine(parts: list[tuple[str, RunEstimate]]) -> RunEstimate:
     basis = "per part: " + "; ".join(f"{method} {e.basis}" for method, e in parts)
     return RunEstimate(sum(e.n_calls for _, e in parts), None if tin is None else int(tin),
                        None if tout is None else int(tout), total([e.cost for _, e in parts]),
-                       total([e.seconds for _, e in parts]), basis)
+                       total([e.seconds for _, e in parts]), basis, total([e.batch_cost for _, e in parts]),
+                       None if (w := total([e.waves for _, e in parts])) is None else int(w))

@@ -364,3 +364,36 @@ def test_a_very_large_plan_starts_only_when_confirmed(app_on_fixture, monkeypatc
     assert tick.label.startswith("Yes, start") and not tick.value
     tick.check().run()
     assert not at.button(key="run_start").disabled
+
+
+def test_the_batch_api_choice_prices_and_runs_a_plan_in_waves(app_on_fixture, stub_server, tmp_path, monkeypatch):
+    """'Provider batch API': the estimate gives the batch price (half the live one) and the waves; the run goes through
+    the stub's /v1/batches (one batch per wave), the page shows the provider's counts while it waits."""
+    import analysis.llm.keys as keys
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(keys, "_secrets_file_value", lambda name, path=None: None)
+    at = app_on_fixture("run")
+    at.selectbox(key="run_model").set_value("gpt-4o-mini").run()
+    live = float({m.label: m.value for m in at.metric}["Cost (est.)"][1:])
+    at.segmented_control(key="run_via").set_value("batch").run()
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics["Cost via batch (est.)"][1:]) == pytest.approx(live / 2, rel=0.01, abs=1e-4)
+    assert metrics["Batches (waves)"] == "1"  # the default plan: no conversation, every item at once
+
+    at = _configure(app_on_fixture("run"), stub_server.url, personas=2, items=3)
+    assert not at.segmented_control(key="run_via").disabled
+    at.segmented_control(key="run_via").set_value("batch").run()
+    at.button(key="run_start").click().run()
+    run_id = at.session_state["run_job"]
+    _wait_for_job(run_id)
+    at.run()
+    assert not at.exception and any("Run completed" in s.value for s in at.success)
+    with Store(tmp_path / "user.db", read_only=True) as store:
+        assert store.batches(run_id)["status"].tolist() == ["completed, collected"]
+    assert {c.get("batch") for c in stub_server.calls()} != {None} and len(stub_server.calls()) == 6
+
+
+def test_the_embedded_model_answers_live_only(app_on_fixture):
+    at = app_on_fixture("run")
+    assert at.segmented_control(key="run_via").disabled
