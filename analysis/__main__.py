@@ -431,7 +431,7 @@ def cmd_import_replies(args: argparse.Namespace) -> int:
 
     check_regular_file(args.replies)
     with open(args.replies, "rb") as handle:  # checked whole before the store is touched
-        results = read_results(handle, str(args.replies))
+        results = read_results(handle, str(args.replies), compact=True)
     if not results:
         raise InputError(f"{args.replies}: no result lines")
     args.replies_read = ImportedReplies(results, str(args.replies))

@@ -39,12 +39,20 @@ def request_line(custom_id: str, body: dict[str, Any]) -> bytes:
 
 @dataclass(frozen=True)
 class Result:
-    """One output line: the chat.completion ``body`` (status 200) or the ``error`` that request ended with."""
+    """One output line: the chat.completion ``body`` (status 200) or the ``error`` that request ended with. A file of
+    100,000 results keeps each body as its line's bytes (``raw``) until it is used: parsed, they take ~10× the room."""
 
     custom_id: str
     body: dict[str, Any] | None
     error: str | None
     line: int
+    raw: bytes | None = None
+
+    def chat_completion(self) -> dict[str, Any] | None:
+        """The body (parsed again from ``raw`` when it was not kept)."""
+        if self.body is not None or self.raw is None:
+            return self.body
+        return json.loads(self.raw)["response"]["body"]
 
 
 def _error_text(doc: Any) -> str:
@@ -84,10 +92,12 @@ def parse_result(raw: bytes | str, line: int, where: str) -> Result:
     return Result(custom_id, body, None, line)
 
 
-def read_results(lines: Iterable[bytes], where: str, problems: list[str] | None = None) -> dict[str, Result]:
+def read_results(lines: Iterable[bytes], where: str, problems: list[str] | None = None, *,
+                 compact: bool = False) -> dict[str, Result]:
     """Every result of a file by ``custom_id``. A malformed or repeated line raises ``InputError`` naming it (a file
     the user hands over: nothing is used from it); with ``problems`` given (a provider's output, whose good lines are
-    paid for), such a line is described there and skipped, and a repeated ``custom_id`` keeps its first result."""
+    paid for), such a line is described there and skipped, and a repeated ``custom_id`` keeps its first result.
+    ``compact``: each body is kept as its line's bytes (``Result.chat_completion`` parses it again)."""
     results: dict[str, Result] = {}
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
@@ -104,6 +114,8 @@ def read_results(lines: Iterable[bytes], where: str, problems: list[str] | None 
                 raise
             problems.append(str(exc))
             continue
+        if compact and result.body is not None:
+            result = Result(result.custom_id, None, None, result.line, bytes(raw))
         results[result.custom_id] = result
     return results
 

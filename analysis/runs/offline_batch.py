@@ -103,7 +103,7 @@ class ImportReplies:
                 continue
             _, params = entry.client.request_body(entry.request)
             try:
-                replies[key] = entry.client.reply_from(result.body, params)
+                replies[key] = entry.client.reply_from(result.chat_completion(), params)
             except CallError as exc:
                 raise ImportRefused(f"{self.where}: line {result.line}: not a usable chat completion ({exc}); "
                                     "nothing was stored") from None

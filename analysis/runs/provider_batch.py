@@ -146,7 +146,8 @@ class ProviderBatches:
             except CallError as exc:
                 problems.append(f"file {file_id} not downloaded: {exc}")
                 continue
-            for key, result in read_results(split_lines(content.content), f"batch {batch_id}", problems).items():
+            for key, result in read_results(split_lines(content.content), f"batch {batch_id}", problems,
+                                            compact=True).items():
                 results.setdefault(key, result)
         missing = _missing_reason(batch, problems)
         for key, entry in by_key.items():
@@ -158,7 +159,7 @@ class ProviderBatches:
             else:
                 _, params = client.request_body(entry.request)
                 try:
-                    reply = client.reply_from(result.body, params)
+                    reply = client.reply_from(result.chat_completion(), params)
                 except CallError as exc:
                     entry.fail(exc)
                     continue

@@ -445,9 +445,9 @@ def n_calls(plan: dict[str, Any]) -> int:
 
 def waves(plan: dict[str, Any]) -> int:
     """``Method.waves``: the longest chain of dependent calls (persona-contexts run side by side). Per context: its
-    conversation's generated turns, one after another, then the questionnaire: PVQ items all at once (1); SVS lists side
-    by side, each its "most" pick and rating, "least" pick and rating (4), then the rest at once (1) or, in the
-    reference order, one after another (list size − 2)."""
+    conversation's generated turns, one after another, then the questionnaire once per sample, one sample after
+    another: PVQ items all at once (1); SVS lists side by side, each its "most" pick and rating, "least" pick and
+    rating (4), then the rest at once (1) or, in the reference order, one after another (list size − 2)."""
     p = ValuesPlan.model_validate(plan)
     inst = p.instrument
     if inst.kind == "svs":
@@ -456,7 +456,7 @@ def waves(plan: dict[str, Any]) -> int:
         items = max(4 + (max(0, size - 2) if sequential else 1) for size in sizes)
     else:
         items = 1
-    return max(p.turns(ctx) + items for ctx in p.contexts)
+    return max(p.turns(ctx) + items * p.samples for ctx in p.contexts)
 
 
 def build_session(plan: dict[str, Any], executor: Executor, store: Store, run_id: str, spec: ModelSpec) -> ValuesSession:
