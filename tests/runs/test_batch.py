@@ -300,3 +300,41 @@ def test_export_waves_match_the_method_hook_for_every_method(tmp_path: Path) -> 
                 run = s.get_run("w")
             assert waves == methods.get(name).waves(run["plan"]), name
             assert run["status"] in ("completed", "completed_with_failures"), name
+
+
+def _method_names() -> list[str]:
+    from analysis import methods
+
+    return methods.names()
+
+
+@pytest.mark.parametrize("name", _method_names())
+def test_every_method_through_provider_batches_gives_the_live_report(tmp_path: Path, name: str) -> None:
+    """The contract plan of every method (tests/methods/<m>/CONTRACT_RUN) via the stub's batch API: as many batches as
+    its waves, the same exit code and the same numbers as live."""
+    import importlib
+
+    from analysis import methods
+
+    extra = importlib.import_module(f"tests.methods.{name}").CONTRACT_RUN
+    with StubServer() as server:
+        code_batch = _run(name, server.url, tmp_path / "batch.db", "b", *extra, "--via", "batch", "--poll", "0.02")
+        batches = server.app.batches.stats()["batches"]
+        code_live = _run(name, server.url, tmp_path / "live.db", "l", *extra)
+    with Store(tmp_path / "batch.db", read_only=True) as store:
+        plan = store.get_run("b")["plan"]
+    assert code_batch == code_live
+    assert batches == methods.get(name).waves(plan)
+    assert _numbers(tmp_path / "batch.db", name) == _numbers(tmp_path / "live.db", name)
+
+
+def test_values_samples_are_waves_one_after_another(tmp_path: Path) -> None:
+    from analysis import methods
+
+    with StubServer() as server:
+        assert _run("values", server.url, tmp_path / "s.db", "v", *VALUES, "--samples", "2", "--via", "batch",
+                    "--poll", "0.02") == 0
+        batches = server.app.batches.stats()["batches"]
+    with Store(tmp_path / "s.db", read_only=True) as store:
+        plan = store.get_run("v")["plan"]
+    assert batches == methods.get("values").waves(plan) == 3 + 2
