@@ -300,6 +300,8 @@ def _progress_bar(quiet: bool):  # -> ProgressTracker
             bar.total = ev.total
             bar.n = ev.done
             bar.set_postfix(cached=ev.cached, failed=ev.failed, tok_in=ev.tokens_in, tok_out=ev.tokens_out, refresh=False)
+            if ev.message:  # a provider batch: its status and counts while the run waits for it
+                bar.set_description_str(ev.message[:80], refresh=False)
             bar.refresh()
 
     tracker.subscribe(on_event)
@@ -460,12 +462,28 @@ def _confirm_size(method: str, plans: list[dict], args: argparse.Namespace) -> N
                          "options and pass --yes to run it")
 
 
+def _print_plan_cost(method: str, spec, plans: list[dict], via: str) -> None:
+    """One line on stderr before a run: its calls and waves, and (a priced model) the live and the batch cost."""
+    from analysis import methods
+    from analysis.runs.estimate import estimate_run
+
+    m = methods.get(method)
+    for plan in plans:
+        est = estimate_run(method, "not modelled" if m.parts else m.tokens(plan), spec, m.n_calls(plan), None,
+                           m.waves(plan))
+        cost = "" if est.cost is None else (f"; est. ${est.cost:.4f} live, ${est.batch_cost:.4f} through the batch API "
+                                            f"({spec.batch_price_factor:g} × live)")
+        waves = f" in {est.waves} wave{'s' if est.waves != 1 else ''}" if via != "live" else ""
+        print(f"plan: {est.n_calls:,} calls{waves}{cost}", file=sys.stderr)
+
+
 def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.Namespace) -> int:
     """The runs of one command, one after another (several: run ids ``RUN_ID-SUFFIX`` when ``--run-id`` is given)."""
     from analysis.methods import create_run
     from analysis.runs.store import Store
 
     _confirm_size(method, [plan for _, plan in plans], args)
+    _print_plan_cost(method, spec, [plan for _, plan in plans], getattr(args, "via", None) or "live")
     codes = []
     with Store(args.store) as store:
         for suffix, plan in plans:

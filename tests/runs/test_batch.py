@@ -100,14 +100,21 @@ def test_expired_failed_and_garbled_batches_leave_their_calls_to_resume(tmp_path
         assert answered == 16 and len(errors) == 2
         assert all("no result for this request in the batch's output (1 output lines unreadable" in e for e in errors)
 
+        server.configure(batch={"outcome": "cancelled", "partial": 0.5})  # cancelled at the provider: half answered
+        assert main(["resume", "x", "--store", str(store), "--quiet", "--via", "batch", "--poll", "0.02"]) == 1
+        with Store(store, read_only=True) as s:
+            last = s.frame("SELECT error FROM call_failures ORDER BY id DESC LIMIT 1")["error"].tolist()
+            assert s.query_one("SELECT COUNT(*) AS n FROM calls")["n"] == 17
+        assert last == ["batch cancelled before this request was answered"]
+
         server.configure(batch={"outcome": "failed"})
         assert main(["resume", "x", "--store", str(store), "--quiet", "--via", "batch", "--poll", "0.02"]) == 1
         with Store(store, read_only=True) as s:
-            last = s.frame("SELECT error FROM call_failures ORDER BY id DESC LIMIT 2")["error"].tolist()
-        assert last == ["batch failed: invalid_request: line 1: model not found (stub)"] * 2
+            last = s.frame("SELECT error FROM call_failures ORDER BY id DESC LIMIT 1")["error"].tolist()
+        assert last == ["batch failed: invalid_request: line 1: model not found (stub)"]
 
-        server.configure(faults=[FaultRule("500", modulo=2, times=None)])  # per-request errors: the error file
-        assert main(["resume", "x", "--store", str(store), "--quiet", "--via", "batch", "--poll", "0.02"]) in (0, 1)
+        server.configure(faults=[FaultRule("500", modulo=1, times=None)])  # per-request errors: the error file
+        assert main(["resume", "x", "--store", str(store), "--quiet", "--via", "batch", "--poll", "0.02"]) == 1
         server.configure()
         assert main(["resume", "x", "--store", str(store), "--quiet", "--via", "batch", "--poll", "0.02"]) == 0
         created = server.app.batches.stats()["batches"]
@@ -115,7 +122,7 @@ def test_expired_failed_and_garbled_batches_leave_their_calls_to_resume(tmp_path
         assert s.query_one("SELECT COUNT(*) AS n FROM calls")["n"] == 18
         assert s.get_run("x")["status"] == "completed"
         assert s.frame("SELECT error FROM call_failures WHERE error LIKE 'HTTP 500%'").shape[0] >= 1
-    assert created == 5
+    assert created == 6
 
 
 def test_a_client_killed_while_polling_resumes_the_same_batch(tmp_path: Path) -> None:
