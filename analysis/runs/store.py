@@ -139,6 +139,7 @@ class Store:
     def __init__(self, path: str | Path, read_only: bool = False):
         self.path = Path(path)
         self.read_only = read_only
+        self.immutable = False
         self._lock = threading.RLock()
         if read_only or self.path.exists() or self.path.is_symlink():
             check_regular_file(self.path)  # a folder, FIFO or link loop is named as such, not "disk I/O error"
@@ -146,8 +147,13 @@ class Store:
             if not self.path.exists():
                 raise InputError(f"store {self.path}: file not found")
             # mode=ro (not immutable): a WAL store being written by a run stays readable and current. The path is
-            # quoted: '%41', '?' or '#' in a file name are part of the name, not of the URI
-            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro"
+            # quoted: '%41', '?' or '#' in a file name are part of the name, not of the URI. On read-only media
+            # (a read-only mount, a container volume, a dataset snapshot) SQLite cannot make the -shm file a WAL read
+            # needs: the file is opened immutable, after making sure no -wal holds changes it would not see
+            self.immutable = not _can_write_beside(self.path)
+            if self.immutable:
+                _refuse_unmerged_wal(self.path)
+            uri = f"file:{quote(str(self.path.resolve()))}?mode=ro" + ("&immutable=1" if self.immutable else "")
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
             self._check_version()
             return
@@ -556,6 +562,22 @@ class _ScrubbingConnection:
 
     def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> sqlite3.Cursor:
         return self._conn.executemany(sql, (self._clean(r) for r in rows))
+
+
+def _can_write_beside(path: Path) -> bool:
+    """Whether SQLite can create files beside ``path`` (its -shm and -wal): False on read-only media."""
+    return os.access(path.resolve().parent, os.W_OK)
+
+
+def _refuse_unmerged_wal(path: Path) -> None:
+    """InputError when a store that must be opened immutable has a non-empty -wal: its newest changes are there, and
+    an immutable open would silently read the store without them."""
+    wal = path.with_name(path.name + "-wal")
+    size = wal.stat().st_size if wal.exists() else 0
+    if size:
+        raise InputError(f"store {path}: on read-only media, with {size:,} bytes of changes not yet merged in {wal.name}; "
+                         "copy the store and its -wal to a writable folder (or open it once where it was written) "
+                         "and read the copy")
 
 
 def claim_owner(token: str) -> str:
