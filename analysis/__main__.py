@@ -483,9 +483,9 @@ def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.
     from analysis.runs.store import Store
 
     _confirm_size(method, [plan for _, plan in plans], args)
-    _print_plan_cost(method, spec, [plan for _, plan in plans], getattr(args, "via", None) or "live")
     codes = []
     with Store(args.store) as store:
+        _print_plan_cost(method, spec, [plan for _, plan in plans], getattr(args, "via", None) or "live")
         for suffix, plan in plans:
             run_id = create_run(store, method, spec, plan,
                                 f"{args.run_id}-{suffix}" if args.run_id and len(plans) > 1 else args.run_id)

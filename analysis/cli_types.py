@@ -91,4 +91,11 @@ def run_id(text: str) -> str:
         raise argparse.ArgumentTypeError(f"'{text}' starts or ends with a space")
     if len(text) > MAX_RUN_ID:
         raise argparse.ArgumentTypeError(f"{len(text)} characters; a run id has at most {MAX_RUN_ID}")
+    from analysis.errors import InputError
+    from analysis.runs.store import check_run_id
+
+    try:
+        check_run_id(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("run id ")) from None
     return text

@@ -172,3 +172,119 @@ def test_odd_specs_stores_and_stored_plans_are_one_line_errors(tmp_path: Path, s
         code = main(argv)
         err = capsys.readouterr().err.strip()
         assert code == 2 and len(err.splitlines()) == 1 and needle in err and "Traceback" not in err, (needle, err)
+
+
+# -- round 3 (issue 47, items 3-5): inputs refused up front, one line naming file, field and rule ------------------
+def _instrument(options: list[dict]) -> bytes:
+    import json
+
+    doc = json.loads((REPO / "data/values/instruments/pvq_rs.json").read_text())
+    return json.dumps(doc | {"options": options}).encode()
+
+
+def _pvq_labels(n: int) -> list[dict]:
+    return [{"label": f"Option {i}", "score": i % 10} for i in range(n)]
+
+
+def _agents(**changes: object) -> bytes:
+    import json
+
+    first = (REPO.parent / "shared/anchors/genagents/gss_agents.jsonl").read_text().splitlines()[0]
+    return (json.dumps(json.loads(first) | changes) + "\n").encode()
+
+
+ROUND3: dict[str, tuple[str, Callable[[], bytes], Callable[[Path], list[str]], str]] = {
+    # case: (file name, its bytes, argv for its path, what the one line must say)
+    "30 options": ("inst.json", lambda: _instrument(_pvq_labels(30)),
+                   lambda p: ["run", "values", "--model", MODEL, "--instrument", str(p)], "at most 26"),
+    "duplicate option labels": ("inst.json", lambda: _instrument(
+        [{"label": "Like me", "score": 1}, {"label": "like me ", "score": 2}]),
+        lambda p: ["run", "values", "--model", MODEL, "--instrument", str(p)], "appears twice"),
+    "a score far outside its scale": ("inst.json", lambda: _instrument(
+        [{"label": "No", "score": 1}, {"label": "Yes", "score": 1e9}]),
+        lambda p: ["run", "values", "--model", MODEL, "--instrument", str(p)], "outside -10..10"),
+    "models = 1": ("models.toml", lambda: b"models = 1\n",
+                   lambda p: ["run", "values", "--model", "anything"], "must be a table"),
+    "unknown generation params": ("models.toml",
+                                  lambda: b'[models.m]\nspec = "x@http://127.0.0.1:9/v1"\nparams = { foo = 1 }\n',
+                                  lambda p: ["run", "values", "--model", "m"], "unknown generation params ['foo']"),
+    "GenAgents age a float": ("agents.jsonl", lambda: _agents(age=37.5),
+                              lambda p: ["run", "trust", "--model", MODEL, "--personas", str(p)], "field 'age'"),
+    "GenAgents age 10^9": ("agents.jsonl", lambda: _agents(age=10**9),
+                           lambda p: ["run", "trust", "--model", MODEL, "--personas", str(p)], "from 18 to 120"),
+    "GenAgents agent_id an object": ("agents.jsonl", lambda: _agents(agent_id={"a": 1}),
+                                     lambda p: ["run", "trust", "--model", MODEL, "--personas", str(p)],
+                                     "field 'agent_id'"),
+    "two identical values personas": ("personas.json", lambda: (
+        b'[{"name": "Ada", "description": "Ada is a retired ferry captain.", "gender": "F"},'
+        b' {"name": "Ada", "description": "Ada is a retired ferry captain.", "gender": "F"}]'),
+        lambda p: ["run", "values", "--model", MODEL, "--population", str(p)], "the same persona as persona 0"),
+}
+
+
+@pytest.mark.parametrize("case", list(ROUND3))
+def test_round3_inputs_are_refused_before_a_run_is_created(case: str, tmp_path: Path, store_path: Path,
+                                                           capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import analysis.llm.specs as specs
+
+    name, content, argv, needle = ROUND3[case]
+    path = tmp_path / name
+    path.write_bytes(content())
+    if name == "models.toml":  # the repository's models.toml, as a user would break it
+        monkeypatch.setattr(specs, "DEFAULT_MODELS_FILE", path)
+    before = store_path.read_bytes()
+    code = main([*argv(path), "--store", str(store_path)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and needle in err and "Traceback" not in err, err
+    assert store_path.read_bytes() == before
+
+
+def test_a_run_id_that_could_escape_a_folder_is_refused(store_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from analysis.errors import InputError
+
+    for bad in ("../../etc/passwd", "a/b", ".hidden", "x..y", "a b", "ü"):
+        with pytest.raises(SystemExit) as exited:  # argparse's type error: usage, then one "error:" line
+            main(["run", "values", "--model", MODEL, "--run-id", bad, "--store", str(store_path)])
+        assert exited.value.code == 2 and "use letters, digits" in capsys.readouterr().err
+        with Store(store_path) as store, pytest.raises(InputError, match="use letters, digits"):
+            store.create_run(bad, "values", "m", {}, {})
+
+
+def test_a_value_stability_engine_with_a_newline_is_refused(tmp_path: Path, store_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from tests.methods.values.test_importer import write_results
+
+    path, _ = write_results(tmp_path, "no_conv")
+    doc = json.loads(path.read_text())
+    doc["args"] = doc["args"] | {"engine": "gpt-4\nrun faked: completed"}
+    path.write_text(json.dumps(doc))
+    assert main(["import", "value-stability", str(path), "--store", str(store_path)]) == 2
+    err = capsys.readouterr().err
+    assert "engine" in err and "newline" in err
+
+
+def test_damaged_and_foreign_sqlite_files_are_refused_byte_identical(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Garbage appended after a store's last page, and a foreign SQLite file with a 'meta' table of its own: every
+    command refuses them in one line and leaves them byte-identical."""
+    damaged = tmp_path / "damaged.db"
+    with Store(damaged) as store:
+        store.create_run("r", "values", "m", {}, {})
+    damaged.write_bytes(damaged.read_bytes() + b"\x00garbage" * 100)
+    foreign = tmp_path / "foreign.db"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE meta (k TEXT, v TEXT)")
+    conn.execute("INSERT INTO meta VALUES ('owner', 'another app')")
+    conn.commit()
+    conn.close()
+    for path, needle in ((damaged, "bytes after its last page"), (foreign, "not a RoleScope store")):
+        before = path.read_bytes()
+        for argv in (["runs", "--store", str(path)], ["metrics", "values", "--store", str(path), "--json"],
+                     ["run", "values", "--model", MODEL, "--store", str(path)]):
+            assert main(argv) == 2
+            err = capsys.readouterr().err.strip()
+            assert len(err.splitlines()) == 1 and needle in err, (argv, err)
+        assert path.read_bytes() == before

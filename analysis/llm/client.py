@@ -19,17 +19,11 @@ import httpx
 
 from analysis.llm.embedded import embedded_base_url
 from analysis.llm.keys import clip, redact, redact_token_rows, resolve_api_key
-from analysis.llm.specs import ModelSpec
+from analysis.llm.specs import EXTRA_PARAMS, REQUEST_PARAMS, ModelSpec
 
 if TYPE_CHECKING:
     import openai
 
-# Generation parameters that are part of the request (and therefore of the cache key).
-REQUEST_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "logprobs", "top_logprobs", "stop", "presence_penalty",
-                  "frequency_penalty", "response_format")
-# Server-specific knobs sent in the body as extra fields (llama.cpp: cache_prompt = prefix reuse; top_k, which
-# OpenAI's API rejects: a method sends it only to backends that accept it).
-EXTRA_PARAMS = ("cache_prompt", "top_k")
 
 
 @dataclass(frozen=True)

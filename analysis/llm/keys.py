@@ -34,7 +34,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from analysis.errors import InputError
-from analysis.llm.specs import (DEFAULT_MODELS_FILE, HF_ROUTER_BASE_URL, OPENAI_BASE_URL, REPO_ROOT, ModelSpec,
+from analysis.llm.specs import (HF_ROUTER_BASE_URL, OPENAI_BASE_URL, REPO_ROOT, ModelSpec,
                                 user_endpoints)
 
 REDACTED = "***"
@@ -112,9 +112,12 @@ def _toml(path: Path) -> dict:
 
 def _configured_key_names() -> set[str]:
     """Every ``api_key_env`` a ``[models.*]`` table of models.toml names (read raw: a broken table still counts)."""
-    doc = _cached_file(DEFAULT_MODELS_FILE, _toml)
+    from analysis.llm import specs  # read when called: a test or a user may point it elsewhere
+
+    doc = _cached_file(specs.DEFAULT_MODELS_FILE, _toml)
     names: set[str] = set()
-    for table in ((doc or {}).get("models") or {}).values() if isinstance(doc, dict) else ():
+    models = doc.get("models") if isinstance(doc, dict) else None
+    for table in models.values() if isinstance(models, dict) else ():
         if isinstance(table, dict) and isinstance(table.get("api_key_env"), str):
             names.add(table["api_key_env"])
     return names

@@ -36,6 +36,14 @@ EMBEDDED_MODEL = "SmolLM2-135M-Instruct"
 Backend = Literal["embedded", "openai", "hf", "custom"]
 
 
+# Generation parameters that are part of the request (and therefore of the cache key).
+REQUEST_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "logprobs", "top_logprobs", "stop", "presence_penalty",
+                  "frequency_penalty", "response_format")
+# Server-specific knobs sent in the body as extra fields (llama.cpp: cache_prompt = prefix reuse; top_k, which
+# OpenAI's API rejects: a method sends it only to backends that accept it).
+EXTRA_PARAMS = ("cache_prompt", "top_k")
+
+
 class ModelSpec(BaseModel):
     """One model endpoint. Holds the *name* of the key's environment variable, never the key."""
 
@@ -85,7 +93,10 @@ class ModelSpec(BaseModel):
     @classmethod
     def _params(cls, value: dict[str, Any]) -> dict[str, Any]:
         """Generation params: the numeric ones are numbers, and no number is NaN or infinite (JSON has neither; an
-        endpoint would get a bare NaN)."""
+        endpoint would get a bare NaN); and each is one RoleScope sends (``REQUEST_PARAMS``, ``EXTRA_PARAMS``)."""
+        unknown = sorted(set(value) - set(REQUEST_PARAMS) - set(EXTRA_PARAMS))
+        if unknown:
+            raise ValueError(f"unknown generation params {unknown}; known: {', '.join(REQUEST_PARAMS + EXTRA_PARAMS)}")
         for key, item in value.items():
             if key in _NUMERIC_PARAMS and (isinstance(item, bool) or not isinstance(item, int | float)):
                 raise ValueError(f"'{key}' must be a number, got {item!r}")

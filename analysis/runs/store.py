@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 import threading
@@ -30,7 +31,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import quote
 
 import pandas as pd
@@ -155,6 +156,11 @@ class Store:
                 _refuse_unmerged_wal(self.path)
             uri = f"file:{quote(str(self.path.resolve()))}?mode=ro" + ("&immutable=1" if self.immutable else "")
             self._conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            try:
+                self._refuse_other_schema()
+            except sqlite3.DatabaseError as exc:
+                self._conn.close()
+                raise InputError(f"store {self.path}: not a RoleScope store ({exc})") from None
             self._check_version()
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -179,24 +185,47 @@ class Store:
         self._check_version()
 
     def _refuse_other_schema(self) -> None:
-        """InputError (connection closed) when the file is a store of another schema version, or an SQLite file that
-        is no store at all (tables but no RoleScope ``meta``): nothing is added to it. Reads only."""
+        """InputError (connection closed) when the file is a store of another schema version, an SQLite file that is
+        no store at all (tables but no RoleScope ``meta``, or a ``meta`` of its own without RoleScope's schema version
+        or tables), or a damaged one (bytes after its last page; ``PRAGMA quick_check``): nothing is added to it. Reads
+        only."""
         # one read of the names: another process creating the store between two reads must not look like a stranger
         names = [r[0] for r in self._conn.execute(
             "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'")]
-        if "meta" not in names:
-            others = names[:4]
-            if others:
-                self._conn.close()
-                shown = ", ".join(others[:3]) + (", …" if len(others) > 3 else "")
-                raise InputError(f"store {self.path}: an SQLite file that is not a RoleScope store (it holds {shown}); "
-                                 "nothing was changed")
+        if not names:
             return
+        if "meta" not in names:
+            self._refuse(f"an SQLite file that is not a RoleScope store (it holds {_shown(names)})")
+        if not {"runs", "calls"} <= set(names) or not _has_columns(self._conn, "meta", {"key", "value"}):
+            self._refuse(f"an SQLite file with a 'meta' table of its own, not a RoleScope store (it holds {_shown(names)})")
         row = self._conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is not None and str(row[0]) != str(SCHEMA_VERSION):
-            self._conn.close()
-            raise InputError(f"store {self.path}: schema version {row[0]}, this RoleScope reads {SCHEMA_VERSION}; "
-                             "nothing was changed")
+        if row is None:
+            self._refuse("an SQLite file whose 'meta' table has no RoleScope schema version")
+        if str(row[0]) != str(SCHEMA_VERSION):
+            self._refuse(f"schema version {row[0]}, this RoleScope reads {SCHEMA_VERSION}")
+        if not _has_columns(self._conn, "runs", {"run_id", "method", "model", "model_spec", "plan", "status"}):
+            self._refuse("its 'runs' table is not RoleScope's")
+        self._refuse_damage()
+
+    def _refuse_damage(self) -> None:
+        """Bytes after the last page (a file that grew outside SQLite: appended garbage, a bad copy), or what
+        ``PRAGMA quick_check`` finds; checked once per file version (path, size, modification time) per process."""
+        stat = self.path.stat()
+        page_size = self._conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = self._conn.execute("PRAGMA page_count").fetchone()[0]
+        if stat.st_size > pages * page_size:
+            self._refuse(f"damaged: {stat.st_size - pages * page_size:,} bytes after its last page")
+        version = (str(self.path.resolve()), stat.st_size, stat.st_mtime_ns)
+        if version in _CHECKED:
+            return
+        problems = [r[0] for r in self._conn.execute("PRAGMA quick_check(3)")]
+        if problems != ["ok"]:
+            self._refuse(f"damaged (quick_check: {problems[0][:200]})")
+        _CHECKED.add(version)
+
+    def _refuse(self, why: str) -> NoReturn:
+        self._conn.close()
+        raise InputError(f"store {self.path}: {why}; nothing was changed")
 
     def _check_version(self) -> None:
         try:
@@ -234,6 +263,7 @@ class Store:
 
     # -- runs ---------------------------------------------------------------------------------
     def create_run(self, run_id: str, method: str, model: str, model_spec: dict[str, Any], plan: dict[str, Any]) -> None:
+        check_run_id(run_id)
         now = time.time()
         with self._tx() as c:
             if c.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone():
@@ -457,6 +487,7 @@ class Store:
 
         For importers: returns False and writes nothing when ``run_id`` exists already.
         """
+        check_run_id(run_id)
         now = time.time()
         statements = [(_TABLES[name], *_upsert_statement(name, rows)) for name, rows in tables.items() if rows]
         with self._tx() as c:
@@ -476,6 +507,7 @@ class Store:
     def restore_run(self, run: dict[str, Any], tables: dict[str, Sequence[dict[str, Any]]]) -> bool:
         """Put back a run exactly as another store held it (its ``runs`` row: ids, status, dates, spec, plan) with its
         rows of registered tables, in ONE transaction; False, writing nothing, when ``run_id`` exists already."""
+        check_run_id(str(run.get("run_id")))
         with self._tx() as c:
             columns = [r[1] for r in c.execute("PRAGMA table_info(runs)")]
             if c.execute("SELECT 1 FROM runs WHERE run_id=?", (run["run_id"],)).fetchone():
@@ -562,6 +594,32 @@ class _ScrubbingConnection:
 
     def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> sqlite3.Cursor:
         return self._conn.executemany(sql, (self._clean(r) for r in rows))
+
+
+#: A run id: a letter or digit, then letters, digits and ``. _ - @ : + =``; no ``..``; at most 200 characters. A run id
+#: may end up in a file name (exports, figures, a batch's metadata): no path separator, no way out of a folder.
+RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@:+=-]{0,199}")
+
+
+def check_run_id(run_id: str) -> str:
+    """``run_id`` if it is a safe run id (``RUN_ID``), else InputError saying the rule."""
+    if not isinstance(run_id, str) or not RUN_ID.fullmatch(run_id) or ".." in run_id:
+        shown = json.dumps(run_id, ensure_ascii=True)[:80]
+        raise InputError(f"run id {shown}: use letters, digits and . _ - @ : + = (starting with a letter or digit, "
+                         "no '..', at most 200 characters)")
+    return run_id
+
+
+#: File versions (path, size, mtime) whose quick_check passed in this process.
+_CHECKED: set[tuple[str, int, int]] = set()
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+
+
+def _has_columns(conn: sqlite3.Connection, table: str, wanted: set[str]) -> bool:
+    return wanted <= {r[1] for r in conn.execute(f'PRAGMA table_info("{table}")')}
 
 
 def _can_write_beside(path: Path) -> bool:

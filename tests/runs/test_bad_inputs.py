@@ -411,8 +411,8 @@ def test_model_spec_with_a_newline_is_refused(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_imported_model_names_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Names read from files (a results.json 'engine', a folder name) are stored with their control characters
-    escaped: ``runs`` and the import lines show one line per run."""
+    """A results.json 'engine' with control characters is refused (issue 47: a name nobody meant); a folder name
+    (what the file system allows) is stored with them escaped: ``runs`` and the import lines show one line per run."""
     store = tmp_path / "s.db"
     path = _value_stability_file(tmp_path)
     doc = json.loads(path.read_text())
@@ -421,16 +421,16 @@ def test_imported_model_names_are_escaped(tmp_path: Path, capsys: pytest.Capture
     folder = tmp_path / "model\nforged"
     folder.mkdir()
     (folder / "persona.json").write_text(json.dumps({"Expected Action": ["What now?"], "Toxicity": ["Say it."]}))
-    assert main(["import", "value-stability", str(path), "--store", str(store)]) == 0
+    assert main(["import", "value-stability", str(path), "--store", str(store)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "evil\\nrun forged: completed\\x1b[2J" in err, err
+    assert len(err.splitlines()) == 1 and "key 'args.engine': holds a newline" in err and "\x1b" not in err, err
     assert main(["import", "personagym", str(folder / "persona.json"), "--store", str(store)]) == 0
     capsys.readouterr()
     models = sorted(r["model"] for r in stored_runs(store, capsys))
-    assert models == ["evil\\nrun forged: completed\\x1b[2J", "questions:model\\nforged"]
+    assert models == ["questions:model\\nforged"]
     assert main(["runs", "--store", str(store)]) == 0
     out = capsys.readouterr().out
-    assert len(out.strip().splitlines()) == 3 and "\x1b" not in out  # the header and one line per run
+    assert len(out.strip().splitlines()) == 2 and "\x1b" not in out  # the header and one line per run
 
 
 def test_error_lines_escape_control_characters(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -147,13 +147,32 @@ def _field(origin: str, doc: dict[str, Any], name: str) -> Any:
     return doc[name]
 
 
+#: The ages an adult GSS respondent can have (the GSS codes 89 and older as 89).
+AGES = range(18, 121)
+
+
+def agent_age(origin: str, doc: dict[str, Any]) -> int:
+    """The agent's age: a whole number of years in ``AGES`` (an integer, or digits as text); InputError otherwise."""
+    value = _field(origin, doc, "age")
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 3:
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or value not in AGES:
+        raise InputError(f"{origin}: field 'age': {str(value)[:40]!r} is not a whole number of years from "
+                         f"{AGES.start} to {AGES.stop - 1}")
+    return value
+
+
+def agent_id_of(origin: str, doc: dict[str, Any]) -> str:
+    """The agent's id: text or a whole number (an object, a list or a float is refused)."""
+    value = _field(origin, doc, "agent_id")
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or len(str(value)) > 200:
+        raise InputError(f"{origin}: field 'agent_id': {type(value).__name__} is not an id (text or a whole number)")
+    return str(value)
+
+
 def agent_levels(origin: str, doc: dict[str, Any]) -> dict[str, str]:
     """The agent's demographic levels (no Big Five); InputError on a missing field or unknown value."""
-    try:
-        age = int(_field(origin, doc, "age"))
-        levels = {"age": age_band(age)}
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{origin}: field 'age': {exc}") from None
+    levels = {"age": age_band(agent_age(origin, doc))}
     for key, (name, mapping) in FIELD_MAPS.items():
         value = str(_field(origin, doc, name)).strip()
         if value not in mapping:
@@ -257,7 +276,7 @@ def load_genagents(path: str | Path, seed: int = 0, attribute_set: str = DEFAULT
     errors: list[str] = []
     for origin, doc in read_agents(path):
         try:
-            agent_id = str(_field(origin, doc, "agent_id"))
+            agent_id = agent_id_of(origin, doc)
             if agent_id in seen:
                 raise InputError(f"{origin}: agent_id '{agent_id}' appears twice")
             seen.add(agent_id)
@@ -269,13 +288,13 @@ def load_genagents(path: str | Path, seed: int = 0, attribute_set: str = DEFAULT
         if paper:
             keys = big_five_keys("paper", "test")
             mine = paper_levels(doc, levels) | sample_levels(random.Random(b5_seed), keys, attribute_table("paper", "test"))
-            details = {"agent_id": agent_id, "age": int(doc["age"]), "big_five_seed": b5_seed} | paper_record(doc)
+            details = {"agent_id": agent_id, "age": agent_age(origin, doc), "big_five_seed": b5_seed} | paper_record(doc)
             drafts.append((f"gp{seed}-{agent_id}", mine, details))
             continue
         levels |= sample_levels(random.Random(b5_seed), BIG_FIVE)
         name = " ".join(str(doc[k]).strip() for k in ("first_name", "last_name") if doc.get(k))
         place = ", ".join(str(doc[k]).strip() for k in ("city", "state") if doc.get(k))
-        details = {"agent_id": agent_id, "age": int(doc["age"]), "big_five_seed": b5_seed}
+        details = {"agent_id": agent_id, "age": agent_age(origin, doc), "big_five_seed": b5_seed}
         details |= ({"name": name} if name else {}) | ({"place": place} if place else {})
         drafts.append((f"ga{seed}-{agent_id}", levels, details))
     refuse_bad_agents(path, errors)

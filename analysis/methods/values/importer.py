@@ -279,7 +279,8 @@ def _build(path: Path, content: bytes, doc: object) -> ParsedResults:
     engine = args.get("engine")
     if not isinstance(engine, str) or not engine.strip():
         raise _Bad(f"{args_key}.engine", "missing or empty (the model name)")
-    engine = one_line(engine)  # a newline in a name read from a file would forge lines of the CLI's output
+    if one_line(engine) != engine or engine != engine.strip():  # a newline would forge lines of the CLI's output
+        raise _Bad(f"{args_key}.engine", "holds a newline, another control character or spaces at its ends")
     personas = [_persona(p, i) for i, p in enumerate(_get(doc, "simulated_population", list))]
     if not personas:
         raise _Bad("simulated_population", "empty")

@@ -31,6 +31,11 @@ PVQ_SCORES = (1, 2, 3, 4, 5, 6)
 SVS_SCORES = (-1, 0, 1, 2, 3, 4, 5, 6, 7)
 
 
+#: Options a question can letter (A-Z), and the range of an option's score (a rating scale's points).
+MAX_OPTIONS = 26
+SCORE_RANGE = (-10.0, 10.0)
+
+
 class Option(BaseModel):
     label: str
     score: float = Field(allow_inf_nan=False)
@@ -76,6 +81,19 @@ class Instrument(BaseModel):
     def _check(self) -> Instrument:
         if len(self.options) < 2:
             raise ValueError("needs at least 2 options")
+        if len(self.options) > MAX_OPTIONS:
+            raise ValueError(f"{len(self.options)} options; a question shows at most {MAX_OPTIONS} (lettered A to Z)")
+        labels = [o.label.strip().casefold() for o in self.options]
+        if len(set(labels)) != len(labels):
+            twice = next(o.label for o, key in zip(self.options, labels) if labels.count(key) > 1)
+            raise ValueError(f"option label '{twice[:60]}' appears twice (a reply naming it could not be read)")
+        scores = [o.score for o in self.options]
+        if len(set(scores)) != len(scores):
+            raise ValueError("two options have the same score")
+        outside = [s for s in scores if not SCORE_RANGE[0] <= s <= SCORE_RANGE[1]]
+        if outside:
+            raise ValueError(f"option score {outside[0]:g} is outside {SCORE_RANGE[0]:g}..{SCORE_RANGE[1]:g} (a rating "
+                             "scale's points: PVQ 1..6, SVS -1..7)")
         if not any(i.value is not None for i in self.items):
             raise ValueError("no item is keyed to a value: nothing could be scored")
         ids = [i.id for i in self.items]

@@ -78,6 +78,13 @@ def read_population(path: Path) -> tuple[list[Persona], list[str]]:
             reason = exc.errors()[0]["msg"].removeprefix("Value error, ") if isinstance(exc, ValidationError) else str(exc)
             field = ".".join(map(str, exc.errors()[0]["loc"])) if isinstance(exc, ValidationError) else "entry"
             errors.append(f"{where[i]} field '{field}': {reason}")
+    first: dict[tuple[str, str], int] = {}
+    for i, persona in enumerate(personas):  # the same persona twice would count twice in every correlation
+        key = (persona.name.strip().casefold(), persona.description.strip().casefold(), persona.gender)
+        if key in first:
+            errors.append(f"{where[persona.id]}: the same persona as {where[first[key]]} ({persona.name[:40]}); "
+                          "give each persona once")
+        first.setdefault(key, persona.id)
     return personas, errors
 
 

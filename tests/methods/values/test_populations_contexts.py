@@ -106,7 +106,8 @@ def test_population_invalid_json_and_missing(tmp_path: Path) -> None:
 
 def test_gender_spellings_normalised(tmp_path: Path) -> None:
     """f/F/female/w and m/M/male map to female/male."""
-    entries = [{**GOOD, "gender": g} for g in ("f", "F", "female", "w", "m", "M", "male", " Male ")]
+    entries = [{**GOOD, "name": f"Ada {i}", "gender": g}  # names apart: one persona twice is refused
+               for i, g in enumerate(("f", "F", "female", "w", "m", "M", "male", " Male "))]
     genders = [p.gender for p in load_population(write_personas(tmp_path, entries))]
     assert genders == ["female"] * 4 + ["male"] * 4
 
