@@ -270,7 +270,7 @@ class StubApp:
         path, method = scope["path"], scope["method"]
         if path.endswith("/chat/completions") and method == "POST":
             headers = dict(scope["headers"])
-            await self._completion(b"".join(chunks), headers.get(b"authorization"), send)
+            await self._completion(b"".join(chunks), headers.get(b"authorization"), send, headers.get(b"idempotency-key"))
         elif path == "/_control/config" and method == "POST":
             self.configure(StubConfig.from_json(json.loads(b"".join(chunks) or b"{}")))
             await _respond(send, 200, {"ok": True})
@@ -287,7 +287,8 @@ class StubApp:
         else:
             await _respond(send, 404, {"error": {"message": f"no route {method} {path}"}})
 
-    def _admit(self, body: dict[str, Any], auth: bytes | None, batch: str | None = None) -> tuple[str, FaultRule | None, int]:
+    def _admit(self, body: dict[str, Any], auth: bytes | None, batch: str | None = None,
+               idempotency: bytes | None = None) -> tuple[str, FaultRule | None, int]:
         """Count and log one request (live or in a batch): its hash, the fault rule it hits, its status."""
         digest = messages_hash(body["messages"])
         with self._lock:
@@ -303,6 +304,7 @@ class StubApp:
             "params": {k: v for k, v in body.items() if k not in ("messages", "model")}, "fault": fault,
             "status": status, "auth_sha256": hashlib.sha256(auth).hexdigest() if auth else None,
             **({"batch": batch} if batch else {}),
+            **({"idempotency_key": idempotency.decode("latin-1")} if idempotency else {}),
         }
         self.log.append(entry)
         if self._log_file:
@@ -320,14 +322,14 @@ class StubApp:
             return 200, _broken_body(reply_body(body, digest), fault, (auth or b"").decode("latin-1"))
         return 200, reply_body(body, digest, empty=fault == "empty", nonsense=fault == "nonsense")
 
-    async def _completion(self, raw: bytes, auth: bytes | None, send: Any) -> None:
+    async def _completion(self, raw: bytes, auth: bytes | None, send: Any, idempotency: bytes | None = None) -> None:
         try:
             body = json.loads(raw)
             messages = body["messages"]
         except (ValueError, KeyError, TypeError):
             await _respond(send, 400, {"error": {"message": "body must be JSON with 'messages'"}})
             return
-        digest, rule, _ = self._admit(body, auth)
+        digest, rule, _ = self._admit(body, auth, idempotency=idempotency)
         fault = rule.kind if rule else None
         latency = self.config.latency_s
         if latency:

@@ -301,6 +301,12 @@ class LLMClient:
             return len(self._shards) - 1
         return self._busy.index(busy)
 
+    def _idempotency(self, request: ChatRequest) -> dict[str, str]:
+        """``Idempotency-Key``: the request's content key, the same on every attempt and every resume, so an endpoint
+        that honours the header (a proxy, a gateway) answers a request sent twice, after a kill, without paying for it
+        again; endpoints that do not know it ignore it."""
+        return {"Idempotency-Key": request.cache_key(self.spec.identity)}
+
     @property
     def openai(self) -> openai.AsyncOpenAI:
         """The first pool's ``AsyncOpenAI`` client (files and batches: a few requests, not the hot path)."""
@@ -332,7 +338,8 @@ class LLMClient:
         try:
             # one deadline for the whole exchange: a reply dripped a byte at a time never trips a per-read timeout
             async with asyncio.timeout(self.spec.timeout_s):
-                async with self._http[shard].stream("POST", self._url or "", content=content, headers=self._headers) as resp:
+                async with self._http[shard].stream("POST", self._url or "", content=content,
+                                                    headers=self._headers | self._idempotency(request)) as resp:
                     if resp.status_code >= 400:
                         raise http_status_error(resp, await _read_capped(resp, MAX_ERROR_BYTES, truncate=True))
                     raw = await _read_capped(resp, _body_limit(params))

@@ -99,6 +99,13 @@ def test_sigkill_then_resume_pays_each_call_once(tmp_path: Path) -> None:
     assert stored_before <= set(calls_1)
     assert set(calls_1) & set(calls_2) == in_flight
     assert len(in_flight) <= CONCURRENCY
+    # each request carries one Idempotency-Key (its content key) in both processes: an endpoint that honours the header
+    # answers the in-flight ones sent again after the kill without paying twice (docs/guarantees.md)
+    keys: dict[str, set] = {}
+    for entry in first + second:
+        keys.setdefault(entry["hash"], set()).add(entry.get("idempotency_key"))
+    assert all(len(k) == 1 and None not in k for k in keys.values())
+    assert all(len(next(iter(keys[h]))) == 64 for h in in_flight)
     assert set(calls_2) == plan - stored_before
 
     assert _count(store, "SELECT COUNT(*) FROM runs WHERE run_id='R' AND status='completed'") == 1
