@@ -19,11 +19,16 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 passed() { [ "$1" = 0 ] || [ "$1" = 5 ]; }  # 5: no test selected
+# a base folder of this run's own: pytest keeps its three newest under /tmp/pytest-of-$USER, so two suites on one
+# machine would delete each other's module-scoped stores
+BASETEMP="$(mktemp -d "${TMPDIR:-/tmp}/rolescope-tests.XXXXXX")"
+trap 'rm -rf "$BASETEMP"' EXIT
 PYTHONPATH="tests/guards/no_embedded${PYTHONPATH:+:$PYTHONPATH}" \
-  .venv/bin/python -m pytest -q -m "not serial" -n 2 --dist loadfile --durations=15 "$@"
+  .venv/bin/python -m pytest -q -m "not serial" -n 2 --dist loadfile --durations=15 --basetemp "$BASETEMP/parallel" "$@"
 parallel=$?
 echo "scripts/test.sh: the serial phase (the embedded model's tests)" >&2
-ROLESCOPE_EMBEDDED_THREADS=1 .venv/bin/python -m pytest -q -m "serial" -n 2 --dist loadfile --durations=15 "$@"
+ROLESCOPE_EMBEDDED_THREADS=1 .venv/bin/python -m pytest -q -m "serial" -n 2 --dist loadfile --durations=15 \
+  --basetemp "$BASETEMP/serial" "$@"
 serial=$?
 passed "$parallel" && passed "$serial" && exit 0
 echo "scripts/test.sh: failed (parallel phase exit $parallel, serial phase exit $serial)" >&2

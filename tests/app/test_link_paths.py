@@ -90,3 +90,31 @@ def test_linkable():
     assert linkable("hf://datasets/owner/name/file.json") and not linkable("hf://datasets/owner/name/../../x")
     assert not linkable("/etc/hostname") and not linkable("~/.ssh/id_rsa") and not linkable(str(REPO / "models.toml"))
     assert not linkable(str(REPO / "data") + "-other/x.json")
+
+
+def test_every_file_field_of_every_run_form_takes_the_link_filter():
+    """A text field of a run form that names a file or a path (its label says so) is declared with ``link_filter``: the
+    red team found two without it (the inventory and cross-method files), which let a link make the server open any
+    file and say whether it exists and what it holds."""
+    import ast
+
+    missing = []
+    for form in sorted((REPO / "app/methods").glob("*/run_form.py")):
+        for node in ast.walk(ast.parse(form.read_text())):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "text_input"):
+                continue
+            label = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else ""
+            if any(w in str(label).lower() for w in ("file", "path", "folder", "instrument", "context")) and \
+                    "link_filter" not in {k.arg for k in node.keywords}:
+                missing.append(f"{form.relative_to(REPO)}:{node.lineno} {label!r}")
+    assert missing == []
+
+
+def test_inventory_and_cross_method_file_fields_refuse_a_path_from_a_link(app_on_fixture):
+    for method, query in (("inventory", {"run_inv_name": "a file…", "run_inv_path": "/etc/passwd"}),
+                          ("cross_method", {"run_xm_source": "a file…", "run_xm_path": "/etc/passwd"})):
+        at = app_on_fixture("run", method=method, **query)
+        assert not at.exception, method
+        shown = " ".join(e.value for e in [*at.error, *at.info, *at.warning, *at.caption])
+        assert "not valid JSON" not in shown and "passwd:" not in shown, (method, shown)
+        assert len(_link_warnings(at)) == 1, (method, shown)

@@ -163,8 +163,12 @@ def test_a_b_pair_lands_on_compare(server, page):
     page.locator('[data-testid="stProgress"]').nth(1).wait_for()  # one live panel per model (drawn by fragments)
     compare = page.get_by_role("button", name="Compare smollm2-greedy and smollm2-t07")
     compare.wait_for(timeout=900_000)
-    outcomes = page.locator('[data-testid="stMain"] [data-testid^="stAlertContent"]').filter(has_text=ENDED)
+    # an element of an earlier script run stays on screen, marked data-stale, until the new run replaces it: count the
+    # current ones only, once the app is idle (under load a panel's old and new outcome were both counted: 3, not 2)
+    outcomes = page.locator('[data-testid="stMain"] [data-testid="stElementContainer"]:not([data-stale="true"]) '
+                            '[data-testid^="stAlertContent"]').filter(has_text=ENDED)
     for _ in range(120):  # each panel is a fragment redrawn on its own: the second outcome can lag the button by a tick
+        wait_idle(page)
         if outcomes.count() == 2:
             break
         page.wait_for_timeout(500)

@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from analysis.llm.specs import ModelSpec
-from app import state
+from app import links, state
 
 
 def form() -> Callable[[ModelSpec], Any] | None:
@@ -31,7 +31,7 @@ def form() -> Callable[[ModelSpec], Any] | None:
         personas: str = str(int(n))
     else:
         personas = state.text_input("Personas file (.json, .jsonl or .csv: id, name, description, sex, age)",
-                                    key="run_xm_path", container=c[1])
+                                    key="run_xm_path", container=c[1], link_filter=links.one_path())
         if not personas.strip():
             st.info("Give the personas file's path.")
             return None

@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from analysis.llm.specs import ModelSpec
-from app import state
+from app import links, state
 
 
 def form() -> Callable[[ModelSpec], Any] | None:
@@ -31,7 +31,7 @@ def form() -> Callable[[ModelSpec], Any] | None:
     source = picked
     if picked == "a file…":
         source = state.text_input("Inventory file (RoleScope inventory .json or five-factor-e questions.json)",
-                                  key="run_inv_path", container=c[1])
+                                  key="run_inv_path", container=c[1], link_filter=links.one_path(NAMES))
         if not source.strip():
             st.info("Give the inventory file's path.")
             return None

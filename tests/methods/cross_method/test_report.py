@@ -59,13 +59,15 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 def test_planted_links_are_recovered_within_their_cis(planted):
     """Every pair is defined on the 40 personas; the population r (1,000 personas) lies in the 95 % CI for nearly every
-    pair (percentile CIs of r near 0.85 with n = 40 cover a little under 95 %: at most two misses of 15) and is never
-    far from the estimate."""
+    pair (percentile CIs of r near 0.85 with n = 40 cover a little under 95 %) and is never far from the estimate.
+    Campaigns, bootstrap and shuffles are all seeded, so the outcome is one fixed set of misses, whatever the order,
+    folder or load (checked in fresh processes with other folders and environments): one miss of 15,
+    (Security, C), whose CI [0.852, 0.962] sits just above the population's 0.822."""
     small = {(p["a"], p["b"]): p for p in planted["small"]["pairs"]}
     large = {(p["a"], p["b"]): p for p in planted["large"]["pairs"]}
     assert len(small) == PAIRS_PLANTED and all(p["r"] is not None and p["n"] == 40 for p in small.values())
     covered = [small[k]["lo"] <= large[k]["r"] <= small[k]["hi"] for k in small]
-    assert sum(covered) >= PAIRS_PLANTED - 2, [k for k, ok in zip(small, covered) if not ok]
+    assert [k for k, ok in zip(small, covered) if not ok] == [("values:Security", "inventory:C")]
     assert all(abs(small[k]["r"] - large[k]["r"]) < 0.25 for k in small)
     for k, p in large.items():  # the population values themselves: strong links where planted, none where not
         assert (p["r"] > 0.4) if p["kind"] == "convergent" else (abs(p["r"]) < 0.1), (k, p["r"])

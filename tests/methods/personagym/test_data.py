@@ -165,7 +165,7 @@ def test_reference_rubric_folder_brings_the_reference_judge_prompt() -> None:
     ../rubrics/<task>.txt, l. 184); the bundled rubrics and a rubrics JSON keep RoleScope's (None here)."""
     expected = ANCHORS / "prompts" / "rubric_grading" / "sys_prompt.txt"
     text, source = load_judge_system(ANCHORS / "rubrics")
-    assert text == expected.read_text(encoding="utf-8") and Path(source) == expected
+    assert text == expected.read_text(encoding="utf-8") and Path(source).resolve() == expected.resolve()
     assert load_judge_system("default") is None and load_judge_system("bundled") is None
 
 
