@@ -752,6 +752,16 @@ def cmd_parse(args: argparse.Namespace) -> int:
         missing = [f for f in reader.needs if f not in doc and f not in reader.defaults]
         if missing:
             raise InputError(f"stdin line {n}: {args.kind} needs {', '.join(missing)} in the line")
+        if doc.get("finish_reason") is not None and not isinstance(doc["finish_reason"], str):
+            raise InputError(f"stdin line {n}: field 'finish_reason': text or null")
+        if reader.context is not None:  # the run's own types and bounds, checked before any reply is read
+            try:
+                checked = reader.context.model_validate({**reader.defaults, **doc}).model_dump()
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                loc = ".".join(str(p) for p in first["loc"])
+                raise InputError(f"stdin line {n}: field '{loc}': {first['msg'].removeprefix('Value error, ')}") from None
+            doc = {**doc, **checked}
         given.append((n, doc))
     out = []
     for n, doc in given:

@@ -288,3 +288,30 @@ def test_damaged_and_foreign_sqlite_files_are_refused_byte_identical(tmp_path: P
             err = capsys.readouterr().err.strip()
             assert len(err.splitlines()) == 1 and needle in err, (argv, err)
         assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("kind, line, field", [
+    ("trust-amount", {"reply": "Amount: $5", "endowment": float("inf")}, "endowment"),
+    ("trust-amount", {"reply": "Amount: $5", "endowment": -3}, "endowment"),
+    ("trust-forecast-upfront", {"reply": "1, 2, 3", "rounds": 10**9}, "rounds"),
+    ("trust-belief", {"reply": "old > young", "attribute": "age", "strategy": "Bogus"}, "strategy"),
+    ("mbti-verdict", {"reply": "Correct", "statement": 5}, "statement"),
+    ("values-option", {"reply": "(A)", "options": {"a": "Like me"}}, "options"),
+    ("values-option", {"reply": "(A)", "options": ["Like me", "like me"]}, "options"),
+    ("inventory-option", {"reply": "3", "labels": {"1": "low"}}, "labels"),
+    ("inventory-option", {"reply": "3", "order": "sideways"}, "order"),
+])
+def test_parse_contexts_are_checked_with_the_runs_types(kind: str, line: dict, field: str,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """``parse KIND``: a context field out of the run's own bounds (issue 47, item 2) is one line naming the stdin line
+    and the field, exit 2; nothing is printed on stdout."""
+    import io
+    import json
+
+    text = json.dumps(line).replace("Infinity", "1e999")  # JSON has no infinity; 1e999 reads as one
+    monkeypatch.setattr("sys.stdin", io.StringIO(text + "\n"))
+    assert main(["parse", kind]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+    assert f"stdin line 1: field '{field}'" in captured.err and "Traceback" not in captured.err

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import pandas as pd
+from pydantic import BaseModel, ConfigDict, create_model
 
 from analysis.llm.specs import ModelSpec
 
@@ -205,6 +206,16 @@ class Reader:
     read: Callable[[str, str | None, Mapping[str, Any]], Reading]
     needs: tuple[str, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    #: The context's fields as a pydantic model (``context_model``: the run's own types and bounds): ``parse`` checks
+    #: a line's context with it before reading, and names the field and the rule it breaks. None: no context.
+    context: Any = None
+
+
+def context_model(name: str, source: type[BaseModel], *fields: str, **more: Any) -> type[BaseModel]:
+    """A reader's context model: ``fields`` of ``source`` (a run's plan or options model) with their types, bounds and
+    defaults, plus ``more`` (``name=(type, default or Field)``); other keys of a line are ignored."""
+    taken = {f: (source.model_fields[f].annotation, source.model_fields[f]) for f in fields}
+    return create_model(name, __config__=ConfigDict(extra="ignore"), **taken, **more)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from typing import Literal
+
+from pydantic import ConfigDict, Field, create_model
+
 from analysis.methods.base import Reader, Reading
 from analysis.methods.inventory.parse import number_from_text
 from analysis.methods.inventory.prompts import option_of_number
@@ -27,6 +31,11 @@ def read_option(reply: str, finish_reason: str | None, context: Mapping[str, Any
     return Reading(True, option_of_number(read.number, len(labels), order), None)
 
 
+#: The scale's labels in ascending order (2 to 26, or none: the IPIP-NEO's) and the order the options were numbered in.
+CONTEXT = create_model("InventoryContext", __config__=ConfigDict(extra="ignore"),
+                       labels=(list[str] | None, Field(None, min_length=2, max_length=26)),
+                       order=(Literal["ascending", "descending"], "ascending"))
+
 READERS = (Reader("inventory-option", "the option (0 = the scale's first label, e.g. 'Very inaccurate') a reply rates an "
                   "inventory item with; context: labels (ascending) and order (ascending|descending)", read_option,
-                  defaults={"labels": None, "order": "ascending"}),)
+                  defaults={"labels": None, "order": "ascending"}, context=CONTEXT),)

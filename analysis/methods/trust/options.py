@@ -29,12 +29,12 @@ class TrustOptions(Options):
                 "(strong)")
     condition_on: str = option("Ctx+Tr", "strategy whose beliefs condition the role prompt (default Ctx+Tr)")
     rounds: int = option(DEFAULT_ROUNDS, f"individual level: rounds per game (default {DEFAULT_ROUNDS})",
-                         parse=positive_int, ge=1)
+                         parse=positive_int, ge=1, le=100)
     archetypes: list[int] = option(
         help="individual level: Trustee archetypes k (returns min(k, 3*sent)); default 1,3,5",
         factory=lambda: list(DEFAULT_ARCHETYPES), parse=int_list, min_length=1)
     endowment: int = option(DEFAULT_ENDOWMENT, "dollars per round (default 10; ablation 44, 100)", parse=positive_int,
-                            ge=1)
+                            ge=1, le=1_000_000)
     endowments: list[int] | None = option(
         None, "the endowment ablation in one command (App. D.1, Table 9): one run per endowment, e.g. 10,44,100; the "
               "paper's $10 runs last so that it stays the headline configuration", parse=int_list)

@@ -25,12 +25,17 @@ from analysis.methods.trust.personas import (
 DEFAULT_MAX_TOKENS: dict[str, int] = {"belief": 600, "action": 300, "forecast": 600, "round": 300}
 
 
+#: The largest endowment (dollars per round) and number of rounds a plan takes: the paper's are $10 to $100 and 6.
+MAX_ENDOWMENT = 1_000_000
+MAX_ROUNDS = 100
+
+
 class TrustPlan(UnstatedTextFormat):
     """Everything a trust run needs, personas included."""
 
     method: str = "trust"
     level: Level = "population"
-    endowment: int = Field(DEFAULT_ENDOWMENT, ge=1)
+    endowment: int = Field(DEFAULT_ENDOWMENT, ge=1, le=MAX_ENDOWMENT)
     personas: list[Persona]
     bank: dict[str, Any] = Field(default_factory=dict, description="Persona provenance: source, size/path, seed, split.")
     attribute_set: str = Field("rolescope15", description="'paper' (Table 5, the default of new plans) or 'rolescope15'; "
@@ -43,7 +48,7 @@ class TrustPlan(UnstatedTextFormat):
     strategies: list[Strategy] = Field(default_factory=list)
     conditioning: Conditioning = "none"
     condition_on: Strategy = Field("Ctx+Tr", description="Whose beliefs condition the role prompt (the paper: Ctx+Tr).")
-    rounds: int = Field(DEFAULT_ROUNDS, ge=1)
+    rounds: int = Field(DEFAULT_ROUNDS, ge=1, le=MAX_ROUNDS)
     archetypes: list[int] = Field(default_factory=lambda: list(DEFAULT_ARCHETYPES))
     play_knows_archetype: bool = Field(False, description="Also describe the archetype in every round prompt.")
     forecast: Literal["per_round", "upfront"] = Field(

@@ -7,7 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from analysis.errors import InputError
-from analysis.methods.base import Reader, Reading
+from pydantic import Field
+
+from analysis.methods.base import Reader, Reading, context_model
+from analysis.methods.trust import Strategy
+from analysis.methods.trust.plan import TrustPlan
 from analysis.methods.trust.parse import (
     ParsedAmount, extract_amount, extract_first_integer, parse_belief, parse_forecast, parse_round_forecast,
 )
@@ -54,15 +58,22 @@ def _forecast_upfront(reply: str, finish_reason: str | None, context: Mapping[st
     return Reading(parsed.valid, parsed.sends if parsed.valid else None, parsed.reason)
 
 
+#: The contexts, with the plan's own types and bounds (``TrustPlan``): an endowment of at least $1, rounds 1 to 100,
+#: a strategy of the paper's three.
+AMOUNT = context_model("AmountContext", TrustPlan, "endowment")
+BELIEF = context_model("BeliefContext", TrustPlan, "endowment", attribute=(str, Field(min_length=1, max_length=100)),
+                       strategy=(Strategy, ...), levels=(list[str] | None, Field(None, min_length=2, max_length=50)))
+UPFRONT = context_model("UpfrontContext", TrustPlan, "endowment", "rounds")
+
 READERS = (
     Reader("trust-amount", "the dollars a reasoned Trustor reply sends ('Amount: $X')", _amount, ("endowment",),
-           {"endowment": 10}),
+           {"endowment": 10}, AMOUNT),
     Reader("trust-numeric", "the dollars a bare-number reply sends (its first integer, App. E)", _numeric,
-           ("endowment",), {"endowment": 10}),
+           ("endowment",), {"endowment": 10}, AMOUNT),
     Reader("trust-belief", "a belief about an attribute: ranking, stated η² or per-level means", _belief,
-           ("attribute", "strategy", "endowment"), {"endowment": 10}),
+           ("attribute", "strategy", "endowment"), {"endowment": 10}, BELIEF),
     Reader("trust-forecast-round", "the forecast send of one round", _forecast_round, ("endowment",),
-           {"endowment": 10}),
+           {"endowment": 10}, AMOUNT),
     Reader("trust-forecast-upfront", "the forecast sends of every round, made before play", _forecast_upfront,
-           ("rounds", "endowment"), {"endowment": 10}),
+           ("rounds", "endowment"), {"endowment": 10}, UPFRONT),
 )
