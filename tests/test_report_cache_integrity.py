@@ -259,3 +259,26 @@ def test_a_key_file_that_cannot_be_written_still_caches_within_the_process(tmp_p
     monkeypatch.setenv(cache_trust.KEY_ENV, str(tmp_path / "config" / "cache-key"))
     assert cache_trust.seal("report_cache", "k", b"{}") != mac
     assert (tmp_path / "config" / "cache-key").stat().st_mode & 0o077 == 0
+
+
+def test_the_bundled_demo_archive_is_sealed_for_its_user_when_unpacked(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The archive is part of the repository (trusted as its code is): the reports its builder sealed are sealed again
+    for the user who unpacks it; the same store handed over as a file is not."""
+    from analysis.demo_store import bundled_demo_store, pack
+
+    built = tmp_path / "built.db"
+    data = b'{"models": {}}'
+    with Store(built) as store:
+        store.upsert("report_cache", [{"key": "k", "method": "x", "doc": data, "created_at": 0.0,
+                                       "mac": as_someone_else(monkeypatch, tmp_path, "report_cache", "k", data)}])
+    with sqlite3.connect(built) as conn:
+        conn.execute("PRAGMA journal_mode=DELETE")
+    pack(built, tmp_path / "demo.db.xz")
+    with Store(built, read_only=True) as handed_over:
+        assert cache_trust.read_sealed(handed_over, "report_cache", "k") is None
+    opened = bundled_demo_store(tmp_path / "demo.db", tmp_path / "demo.db.xz", tmp_path / "unpacked")
+    with Store(opened, read_only=True) as demo:
+        assert cache_trust.read_sealed(demo, "report_cache", "k") == data
+    monkeypatch.setenv(cache_trust.KEY_ENV, str(tmp_path / "colleague" / "cache-key"))
+    assert bundled_demo_store(tmp_path / "demo.db", tmp_path / "demo.db.xz", tmp_path / "unpacked") != opened
