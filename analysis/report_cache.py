@@ -14,8 +14,8 @@ computed in ``report_cache`` under a key that hashes all three:
   ``Method.source_paths``; the caller names them).
 
 A kept report is believed only when this user sealed it and it is a well-formed document of no more than
-``analysis.cache_trust.MAX_ENTRY_BYTES``; a method's report must also be of its ``Report`` type with its headlines
-(``analysis.cache_trust``). Anything else (a store handed over, a forged or damaged entry) is computed again and
+``analysis.cache_trust.MAX_ENTRY_BYTES``; a method's report must also be of the shared ``Report`` type
+(``is_report``, ``analysis.cache_trust``). Anything else (a store handed over, a forged or damaged entry) is computed again and
 written back; a read never fails. A read-only store is read, never written: what is computed from it is kept in its
 side store (``analysis.runs.side_store``). The null draws behind the chance bands are kept apart, per part of the
 design (``analysis.chance.cached_parts``), under the same rules, so a report with other options still reuses them.
@@ -168,28 +168,32 @@ def cached_report(store: Store, method: str, options: Mapping[str, Any], compute
 
 
 def believed(source: Store, key: str, kind: str) -> dict[str, Any] | None:
-    """The document ``source`` keeps under ``key`` when this user sealed it, it parses as a JSON object and, for a
-    method's report, it is one (``is_report``); None otherwise (then it is computed again)."""
+    """The document ``source`` keeps under ``key`` when this user sealed it, it parses as a JSON object and it is a
+    document of this kind (``is_report``); None otherwise (then it is computed again)."""
     if REPORT_TABLE.name not in source.table_names():
         return None
     doc = read_sealed_object(source, REPORT_TABLE.name, key)
     return doc if doc is not None and is_report(kind, doc) else None
 
 
-def is_report(kind: str, doc: dict[str, Any]) -> bool:
-    """Whether ``doc`` is of the method ``kind``'s ``Report`` type with its headlines, as ``Method.cached_report``
-    checks what it computes (``analysis.methods.report_model.checked``); True for a kind that is no method (its
-    chance bands, a fit band: JSON objects of their own)."""
-    from analysis import methods
-    from analysis.methods.report_model import checked
+#: Kinds of document that are no method's report: its chance bands (``chance-<method>``), a fit band
+#: (``chance-values-fit``), each ``{model or part: bands}``. Every other kind is a method's report.
+CHANCE_KINDS = "chance-"
 
-    if kind not in methods.names():
+
+def is_report(kind: str, doc: dict[str, Any]) -> bool:
+    """Whether ``doc`` may be a document of ``kind``: a method's report must be of the shared ``Report`` type (per
+    model its headlines as numbers with reasons, its counts: ``analysis.methods.report_model``, which
+    ``Method.cached_report`` checks each report against before keeping it); a chance document any JSON object. The
+    method's own type is not looked up here (this module never looks a method up): its headlines are checked when
+    the report is computed."""
+    from analysis.methods.report_model import Report
+
+    if kind.startswith(CHANCE_KINDS):
         return True
-    method = methods.get(kind)
-    typed = method.report_model.resolve() if method.report_model is not None else None
     try:
-        checked(doc, tuple(h.key for h in method.headlines), *([typed] if typed else []))
-    except (ValueError, TypeError, AttributeError):
+        Report.model_validate(doc)
+    except ValueError:
         return False
     return True
 
