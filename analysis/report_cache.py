@@ -65,11 +65,11 @@ def content_signature(store: Store) -> str:
     kept = _signatures.get(store)
     if kept is not None and kept[0] == before:
         return kept[1]
-    digest = hashlib.blake2b(digest_size=16)
+    digest = hashlib.sha256()
     for name in sorted(store.table_names()):
         if name not in NOT_CONTENT and not name.startswith("sqlite_"):
             digest.update(_table_hash(store, name))
-    signature = digest.hexdigest()
+    signature = digest.hexdigest()[:32]
     if _write_state(store) == before:  # not written meanwhile: the hash is of one state
         _signatures[store] = (before, signature)
     return signature
@@ -90,12 +90,12 @@ def _ident(name: str) -> str:
 def _table_hash(store: Store, name: str) -> bytes:
     """The hash of a table's name, columns and rows; each row one JSON array, SQL-side (``_row_json``)."""
     columns = store.query(f"PRAGMA table_info({_ident(name)})")
-    digest = hashlib.blake2b(f"{name}({','.join(c['name'] for c in columns)})".encode(), digest_size=16)
+    digest = hashlib.sha256(f"{name}({','.join(c['name'] for c in columns)})".encode())
     try:
         for chunk in _row_chunks(store, name, _row_json(columns)):
             digest.update(chunk)
     except sqlite3.OperationalError:  # a BLOB in a TEXT column, a table without rowid: one quoted row each, at once
-        digest = hashlib.blake2b(f"{name}({len(columns)})".encode(), digest_size=16)
+        digest = hashlib.sha256(f"{name}({len(columns)})".encode())
         quoted = " || ',' || ".join(f"quote({_ident(c['name'])})" for c in columns)
         row = store.query_one(f"SELECT CAST(group_concat({quoted}, char(10)) AS BLOB) AS rows FROM {_ident(name)}")
         digest.update(row["rows"] or b"")
