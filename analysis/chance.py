@@ -18,7 +18,8 @@ pattern; ``analysis.<method>.chance``) and hands the simulated values here, wher
 Two null models are used throughout: ``uniform`` (every valid answer replaced by a uniformly random option)
 and ``permutation`` (each item's valid answers shuffled across personas: marginals kept, any link between an
 answer and the persona who gave it broken). Draws are seeded and cached in the store keyed by the design
-(``cached_draws``), so a page shows its band at once the second time.
+(``cached_draws``), so a page shows its band at once the second time; a part of them is believed only when this user
+sealed it and it is a bounded JSON object of lists of numbers (``analysis.cache_trust``), computed again otherwise.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from analysis.cache_trust import MAX_ENTRY_BYTES, read_sealed_object, seal
 from analysis.runs.side_store import readable, writable
 from analysis.runs.store import Store, Table, register_table
 
@@ -46,7 +48,8 @@ CHANCE_VERSION = 2
 
 NULL_TABLE = register_table(Table(
     "null_draws",
-    [("design_key", "TEXT"), ("method", "TEXT"), ("draws", "TEXT"), ("n_sims", "INTEGER"), ("seed", "INTEGER")],
+    [("design_key", "TEXT"), ("method", "TEXT"), ("draws", "BLOB"), ("n_sims", "INTEGER"), ("seed", "INTEGER"),
+     ("mac", "TEXT")],
     ["design_key"],
 ))
 
@@ -180,25 +183,42 @@ def cached_parts(store: Store | None, method: str, parts: Mapping[str, tuple[Any
     keys = {name: design_key(method, {"design": what, "n_sims": n, "seed": seed}) for name, (what, n) in parts.items()}
     out: dict[str, dict[str, list[float]]] = {}
     for source in readable(store) if store is not None and keys else ():
-        if NULL_TABLE.name not in source.table_names():
-            continue
-        marks = ",".join("?" * len(keys))
-        found = {row["design_key"]: row["draws"] for row in source.query(
-            f'SELECT design_key, draws FROM "{NULL_TABLE.name}" WHERE design_key IN ({marks})', tuple(keys.values()))}
-        out |= {name: json.loads(found[key]) for name, key in keys.items() if key in found and name not in out}
+        if NULL_TABLE.name in source.table_names():
+            out |= {name: draws for name, key in keys.items() if name not in out
+                    and (draws := believed_draws(source, key)) is not None}
     missing = [name for name in parts if name not in out]
     computed: dict[str, dict[str, list[float]]] = {}
     for result in run_parallel(plan(missing), workers) if missing else []:
         computed |= {name: draws for name, draws in result.items() if name in missing}
     if computed and store is not None:
-        with writable(store) as target:
-            if target is not None:
-                target.upsert(NULL_TABLE.name, [
-                    {"design_key": keys[name], "method": method, "n_sims": parts[name][1], "seed": seed,
-                     "draws": json.dumps({k: [None if v is None or not np.isfinite(v) else v for v in vs]
-                                          for k, vs in draws.items()})}
-                    for name, draws in computed.items()])
+        _keep_draws(store, method, {keys[name]: (parts[name][1], draws) for name, draws in computed.items()}, seed)
     return out | computed
+
+
+def believed_draws(source: Store, key: str) -> dict[str, list[float | None]] | None:
+    """The draws ``source`` keeps under ``key`` when this user sealed them (``analysis.cache_trust.read_sealed``) and
+    they are a JSON object of lists of numbers or None; None otherwise (they are simulated again)."""
+    draws = read_sealed_object(source, NULL_TABLE.name, key)
+    if draws is None or not all(
+            isinstance(vs, list) and all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                                         for v in vs) for vs in draws.values()):
+        return None
+    return draws
+
+
+def _keep_draws(store: Store, method: str, draws: Mapping[str, tuple[int, dict[str, list[float]]]], seed: int) -> None:
+    """Write each part's draws (design key -> (n_sims, draws)) sealed, undefined draws as null; a part larger than
+    ``MAX_ENTRY_BYTES`` is not kept (it would never be read back)."""
+    rows = []
+    for key, (n_sims, part) in draws.items():
+        data = json.dumps({k: [None if v is None or not np.isfinite(v) else v for v in vs]
+                           for k, vs in part.items()}).encode()
+        if len(data) <= MAX_ENTRY_BYTES:
+            rows.append({"design_key": key, "method": method, "n_sims": n_sims, "seed": seed, "draws": data,
+                         "mac": seal(NULL_TABLE.name, key, data)})
+    with writable(store) as target:
+        if target is not None:
+            target.upsert(NULL_TABLE.name, rows)
 
 
 def as_floats(values: Sequence[float | None]) -> np.ndarray:

@@ -278,8 +278,8 @@ def slim_logprobs(conn: sqlite3.Connection, keep: int = KEPT_TOP_LOGPROBS) -> in
 
 def compact(store_path: Path) -> None:
     """Drop what the bundled demo does not keep (calls no run uses, logprobs no reader reads) and VACUUM. Before the
-    reports are computed: VACUUM may renumber rows, and a report is keyed by the store's content
-    (``analysis.report_cache.content_signature``: row counts and largest rowids)."""
+    reports are computed: a report is keyed by the store's content
+    (``analysis.report_cache.content_signature``: a hash of its rows), which pruning and slimming change."""
     conn = sqlite3.connect(store_path)
     try:
         if _is_bundled(store_path):

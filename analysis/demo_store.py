@@ -6,6 +6,10 @@ under a tenth. ``demo build`` writes both the store (``data/demo/rolescope-demo.
 (``rolescope-demo.db.xz``, committed), the archive only when the store's content changed (``content_digest``).
 A clone has only the archive: ``bundled_demo_store`` unpacks it into ``.cache/demo/`` under a name that
 carries the archive's hash, so a new archive is unpacked again and an old one is never reused.
+The reports and null draws the archive ships (``analysis.report_cache``) are believed only when sealed by the user
+reading them (``analysis.cache_trust``); the archive is part of the repository, trusted as its code is, so unpacking
+seals them with this user's secret (the name also carries the secret's public id: another user, or a new secret,
+unpacks a copy of their own). A store handed over is never sealed so: its reports are computed again.
 Standard library only: the dashboard calls this at start-up.
 """
 
@@ -19,6 +23,8 @@ import sqlite3
 import tempfile
 from pathlib import Path
 
+from analysis.cache_trust import key_id, reseal
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEMO_STORE = REPO_ROOT / "data/demo/rolescope-demo.db"
 DEMO_ARCHIVE = DEMO_STORE.with_name(DEMO_STORE.name + ".xz")
@@ -26,9 +32,10 @@ UNPACK_DIR = REPO_ROOT / ".cache/demo"
 
 
 #: Columns that record when or how fast, not what: two builds of the same campaign differ only in them
-#: (``cached_tokens``: how much of a prompt the server's KV cache held is accounting, not a result).
+#: (``cached_tokens``: how much of a prompt the server's KV cache held is accounting, not a result; ``mac``: who
+#: sealed a cached document, ``analysis.cache_trust``).
 NOT_CONTENT = frozenset({"created_at", "started_at", "finished_at", "updated_at", "latency_s", "cached_tokens",
-                         "expires_at"})
+                         "expires_at", "mac"})
 
 
 def content_digest(store: Path) -> str:
@@ -68,12 +75,19 @@ def pack(store: Path, archive: Path) -> bool:
     return True
 
 
-def unpack(archive: Path, store: Path) -> None:
-    """Decompress ``archive`` into ``store`` through a temporary file (two processes never see half a store)."""
+def unpack(archive: Path, store: Path, *, sealed: bool = False) -> None:
+    """Decompress ``archive`` into ``store`` through a temporary file (two processes never see half a store); with
+    ``sealed``, its cached documents sealed for this user first (``analysis.cache_trust.reseal``)."""
     store.parent.mkdir(parents=True, exist_ok=True)
     tmp = store.with_name(f"{store.name}.{os.getpid()}.tmp")
     with lzma.open(archive, "rb") as src, tmp.open("wb") as dst:
         shutil.copyfileobj(src, dst, 1 << 20)
+    if sealed:
+        conn = sqlite3.connect(tmp)
+        try:
+            reseal(conn)
+        finally:
+            conn.close()
     tmp.replace(store)
 
 
@@ -83,7 +97,7 @@ def bundled_demo_store(store: Path = DEMO_STORE, archive: Path = DEMO_ARCHIVE, u
     if store.exists() or not archive.exists():
         return store
     digest = hashlib.sha256(archive.read_bytes()).hexdigest()[:16]
-    target = unpack_dir / f"{store.stem}-{digest}.db"
+    target = unpack_dir / f"{store.stem}-{digest}-{key_id()}.db"
     if not target.exists():
-        unpack(archive, target)
+        unpack(archive, target, sealed=True)
     return target

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from fnmatch import fnmatch
 from pathlib import Path
@@ -21,6 +22,9 @@ SERIAL_PATHS = ("tests/browser/test_run_methods.py", "tests/*/*/test_browser.py"
 #: Chromium against a live server, and two browsers and servers at once on two cores make their waits a matter of luck.
 ONE_AT_A_TIME = ("tests/browser/*", "tests/*/*/test_browser.py")
 REPO = Path(__file__).resolve().parents[1]
+#: Tests seal the documents they cache (``analysis.cache_trust``) with a key of the checkout's own, never the user's
+#: (``~/.config/rolescope/cache-key``): set here, so every test and every command a test starts uses it.
+os.environ.setdefault("ROLESCOPE_CACHE_KEY_FILE", str(REPO / ".cache" / "test-cache-key"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -5,7 +5,8 @@ a store file opened read-only) is never written: what is computed from it goes t
 its own under the cache folder (``$ROLESCOPE_CACHE_DIR``, default ``.cache/app``), one per store path. Reads look in the
 store first (the bundled demo ships with its default reports filled in by ``demo build``), then in its side store.
 Rows are keyed by what they were computed from (the store's content, the options, the code), so a side store never
-answers for another content.
+answers for another content; from either place a row is believed only when this user sealed it
+(``analysis.cache_trust``).
 """
 
 from __future__ import annotations
