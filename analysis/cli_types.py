@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 
 
 def _int(text: str) -> int:
@@ -40,6 +41,18 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"'{text}': give a whole number of at least 1")
     return value
+
+
+def int_between(lowest: int, highest: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``lowest`` to ``highest``."""
+    def parse(text: str) -> int:
+        value = _int(text)
+        if not lowest <= value <= highest:
+            raise argparse.ArgumentTypeError(f"'{text}': give a whole number from {lowest:,} to {highest:,}")
+        return value
+
+    parse.__name__ = f"int_{lowest}_{highest}"
+    return parse
 
 
 def non_negative_int(text: str) -> int:

@@ -341,9 +341,10 @@ def test_unrunnable_plans_create_no_run(case: str, tmp_path: Path, capsys: pytes
 @pytest.mark.parametrize("argv, calls", [
     (["run", "values", "--model", MODEL, "--samples", "100"], "160,000 calls"),
     (["run", "mbti", "--model", MODEL, "--testings", "500"], "150,000 calls"),
-    (["run", "trust", "--model", MODEL, "--level", "individual", "--rounds", "400"], "120,000 calls"),
-    (["run", "trust", "--model", MODEL, "--level", "individual", "--rounds", "200", "--endowments", "10,44"],
-     "120,000 calls in 2 runs"),
+    (["run", "trust", "--model", MODEL, "--level", "individual", "--rounds", "100", "--archetypes", ",".join(map(str, range(12)))],
+     "120,000 calls"),
+    (["run", "trust", "--model", MODEL, "--level", "individual", "--rounds", "100", "--archetypes", ",".join(map(str, range(6))),
+      "--endowments", "10,44"], "120,000 calls in 2 runs"),
     (["run", "personagym", "--model", MODEL, "--evaluators", "j@http://127.0.0.1:9/v1", "--questions-per-task", "400"],
      "calls"),
 ])

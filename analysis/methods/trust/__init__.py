@@ -37,4 +37,7 @@ DEFAULT_ENDOWMENT = 10
 ABLATION_ENDOWMENTS: tuple[int, ...] = (10, 44, 100)
 MULTIPLIER = 3
 DEFAULT_ROUNDS = 6
+#: The largest endowment (dollars per round) and number of rounds a plan takes: the paper's are $10 to $100 and 6.
+MAX_ENDOWMENT = 1_000_000
+MAX_ROUNDS = 100
 DEFAULT_ARCHETYPES: tuple[int, ...] = (1, 3, 5)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Literal
 
-from analysis.cli_types import csv_list, non_negative_float, positive_int
+from analysis.cli_types import csv_list, int_between, non_negative_float, positive_int
 from analysis.methods.options import Options, option
-from analysis.methods.trust import DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES
+from analysis.methods.trust import DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, MAX_ENDOWMENT, MAX_ROUNDS, STRATEGIES
 
 
 def int_list(value: str) -> list[int]:
@@ -29,12 +29,12 @@ class TrustOptions(Options):
                 "(strong)")
     condition_on: str = option("Ctx+Tr", "strategy whose beliefs condition the role prompt (default Ctx+Tr)")
     rounds: int = option(DEFAULT_ROUNDS, f"individual level: rounds per game (default {DEFAULT_ROUNDS})",
-                         parse=positive_int, ge=1, le=100)
+                         parse=int_between(1, MAX_ROUNDS), ge=1, le=MAX_ROUNDS)
     archetypes: list[int] = option(
         help="individual level: Trustee archetypes k (returns min(k, 3*sent)); default 1,3,5",
         factory=lambda: list(DEFAULT_ARCHETYPES), parse=int_list, min_length=1)
-    endowment: int = option(DEFAULT_ENDOWMENT, "dollars per round (default 10; ablation 44, 100)", parse=positive_int,
-                            ge=1, le=1_000_000)
+    endowment: int = option(DEFAULT_ENDOWMENT, "dollars per round (default 10; ablation 44, 100)",
+                            parse=int_between(1, MAX_ENDOWMENT), ge=1, le=MAX_ENDOWMENT)
     endowments: list[int] | None = option(
         None, "the endowment ablation in one command (App. D.1, Table 9): one run per endowment, e.g. 10,44,100; the "
               "paper's $10 runs last so that it stays the headline configuration", parse=int_list)

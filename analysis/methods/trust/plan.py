@@ -13,7 +13,7 @@ from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.llm.structured import UnstatedTextFormat
 from analysis.methods.trust import (
-    CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, STRATEGIES, STRATEGY_ALIASES, Conditioning, Level,
+    CONDITIONINGS, DEFAULT_ARCHETYPES, DEFAULT_ENDOWMENT, DEFAULT_ROUNDS, MAX_ENDOWMENT, MAX_ROUNDS, STRATEGIES, STRATEGY_ALIASES, Conditioning, Level,
     Strategy,
 )
 from analysis.methods.trust.attributes import Attribute
@@ -23,11 +23,6 @@ from analysis.methods.trust.personas import (
 )
 
 DEFAULT_MAX_TOKENS: dict[str, int] = {"belief": 600, "action": 300, "forecast": 600, "round": 300}
-
-
-#: The largest endowment (dollars per round) and number of rounds a plan takes: the paper's are $10 to $100 and 6.
-MAX_ENDOWMENT = 1_000_000
-MAX_ROUNDS = 100
 
 
 class TrustPlan(UnstatedTextFormat):
