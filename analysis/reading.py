@@ -197,24 +197,28 @@ def too_long(reply: str) -> str | None:
         if n > MAX_READ_CHARS else None
 
 
-def words_before(text: str, pos: int, n: int, stop: re.Pattern[str] | None = None) -> list[str]:
-    """The last ``n`` (at least 1) whitespace-separated words of ``text[:pos]`` after the last match of ``stop`` there,
-    as ``stop.split(text[:pos])[-1].split()[-n:]`` gives them, reading
-    only a window before ``pos`` that doubles until it holds a match of ``stop``, more than ``n`` words, or the
-    text's start (so a reader calling it at every hit stays linear, where slicing ``text[:pos]`` each time would be
-    quadratic). ``stop`` is searched with ``pos`` as the end of the string, as on the slice."""
+def window_start(text: str, pos: int, n: int) -> int:
+    """Where a window of ``text`` ending at ``pos`` starts so that it holds the last ``n`` whitespace-separated words
+    before ``pos`` whole (0 when there are no more): it doubles from 256 characters until it holds more than ``n``
+    words, so a reader looking before every hit stays linear where slicing ``text[:pos]`` each time is quadratic."""
     width = 256
     while True:
         lo = max(0, pos - width)
-        last = None
-        if stop is not None:
-            for last in stop.finditer(text, lo, pos):
-                pass
-        start = last.end() if last is not None else lo
-        words = text[start:pos].split()
-        if last is not None or lo == 0 or len(words) > n:
-            return words[-n:]
+        if lo == 0 or len(text[lo:pos].split()) > n:
+            return lo
         width *= 2
+
+
+def words_before(text: str, pos: int, n: int, stop: re.Pattern[str] | None = None) -> list[str]:
+    """The last ``n`` (at least 1) whitespace-separated words of ``text[:pos]`` after the last match of ``stop`` there,
+    as ``stop.split(text[:pos])[-1].split()[-n:]`` gives them, read in a window (``window_start``). ``stop`` is searched
+    with ``pos`` as the end of the string, as on the slice."""
+    lo = window_start(text, pos, n)
+    last = None
+    if stop is not None:
+        for last in stop.finditer(text, lo, pos):
+            pass
+    return text[last.end() if last is not None else lo:pos].split()[-n:]
 
 
 def final_part(reply: str, has_answer: Callable[[str], bool] | None = None) -> FinalPart:
