@@ -190,6 +190,18 @@ def _declines(text: str) -> bool:
     return _decline(text) is not None
 
 
+#: the most digits a reader turns into a number as written
+_MAX_DIGITS = 18
+
+
+def whole_number(digits: str) -> int:
+    """The number a run of digits writes; a run of more than 18 digits reads as 10**18, more than every bound a reader
+    checks (Python refuses to convert more than 4,300 digits, and a float of 400 is infinite: a reply holding such a
+    number is an invalid answer with its reason, never a failed run)."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_DIGITS else 10 ** _MAX_DIGITS
+
+
 def too_long(reply: str) -> str | None:
     """Why a reply is too long to read (more than ``MAX_READ_CHARS`` characters), else None."""
     n = len(reply or "")

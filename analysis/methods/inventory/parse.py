@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from analysis.methods.inventory.prompts import OrderMode, numbered
 from analysis.llm.options import ANSWER_MARKER
-from analysis.reading import read_final
+from analysis.reading import read_final, whole_number
 
 DIGITS = "123456789"
 
@@ -218,14 +218,14 @@ def _from_number(found: set[str], clean: str, labels: list[str], order: OrderMod
     text = found.pop()
     if "." in text:
         return ReadNumber(None, f"{text} is not one of the numbers 1-{k}")
-    number = int(text)
+    number = whole_number(text)
     pairs = [p for p in _two_numbers(clean, k) if number in p]
     if pairs:
         return ReadNumber(None, f"two numbers given ({_numbers([n for p in pairs for n in p])})")
     if not 1 <= number <= k:
-        return ReadNumber(None, f"{number} is outside the scale 1-{k}")
+        return ReadNumber(None, f"{text if len(text) <= 20 else text[:20] + '…'} is outside the scale 1-{k}")
     meant = numbered(labels, order)[number - 1]
-    own = _NUMBERED_LINE.sub(lambda m: m.group(0) if int(m.group(1)) == number else "", clean)
+    own = _NUMBERED_LINE.sub(lambda m: m.group(0) if whole_number(m.group(1)) == number else "", clean)
     glossed = "|".join(re.escape(label) for label in sorted(labels, key=len, reverse=True))
     own = re.sub(rf"\b(?!{number}\b)\d\s*(?:=|:|-|–|means|meaning|is|for|would\s+mean|stands\s+for)?\s*[\"“']?(?:{glossed})", " ",
                  own, flags=re.IGNORECASE)  # "… and 5 very accurate": a label glossing another number
@@ -271,7 +271,7 @@ def _number(text: str, labels: list[str], order: OrderMode) -> ReadNumber:
         return ReadNumber(numbered(labels, order).index(labels[positive.pop()]) + 1)
     if named:
         return ReadNumber(None, "a negated option label only")
-    stray = [int(n) for n in _STRAY.findall(clean) if 1 <= int(n) <= k]
+    stray = [whole_number(n) for n in _STRAY.findall(clean) if 1 <= whole_number(n) <= k]
     if stray:
         return ReadNumber(None, f"numbers in passing ({_numbers(stray)}), none given as the answer")
     return ReadNumber(None, "no number or option label found")
