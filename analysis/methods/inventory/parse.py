@@ -188,15 +188,45 @@ def _cleaned(text: str) -> str:
 
 def _labels_named(text: str, labels: list[str]) -> list[int]:
     """Canonical indices of the labels the text names (longest first; a named label's words are consumed), negated
-    labels as -1."""
+    labels as -1. Each label's hits are found at once, their negations read along them (``_negations``) and the hits
+    blanked in one pass: rebuilding the text and searching all of it before every hit was quadratic."""
     lowered = text.lower()
     found: list[int] = []
     for index in sorted(range(len(labels)), key=lambda i: -len(labels[i])):
         label = labels[index].lower()
-        for m in re.finditer(r"(?<![a-z])" + re.escape(label) + r"(?![a-z])", lowered):
-            found.append(-1 if _NEGATION.search(lowered[:m.start()]) else index)
-            lowered = lowered[:m.start()] + " " * len(label) + lowered[m.end():]
+        hits = [(m.start(), m.end()) for m in re.finditer(r"(?<![a-z])" + re.escape(label) + r"(?![a-z])", lowered)]
+        found += [-1 if negated else index for negated in _negations(lowered, hits)]
+        if hits:
+            lowered = "".join(piece for (start, end), prev in zip(hits, [(0, 0), *hits])
+                              for piece in (lowered[prev[1]:start], " " * (end - start))) + lowered[hits[-1][1]:]
     return found
+
+
+def _negations(lowered: str, hits: list[tuple[int, int]]) -> list[bool]:
+    """Whether ``_NEGATION`` ends the text before each hit, the hits before it blanked (as a search of that whole
+    prefix finds it). The pattern spans at most two words and the white space after them, and a run of white space
+    reads as one, so it is searched on the last two words before the hit (carried over from hit to hit across the
+    blanked hits) and one space when white space ends the prefix."""
+    out: list[bool] = []
+    words: list[str] = []
+    prev_end = 0
+    for start, end in hits:
+        words = (words + _last_words(lowered, prev_end, start, 2))[-2:]
+        spaced = start > 0 and ((start == prev_end and prev_end > 0) or lowered[start - 1].isspace())
+        out.append(_NEGATION.search(" ".join(words) + (" " if spaced else "")) is not None)
+        prev_end = end
+    return out
+
+
+def _last_words(text: str, lo: int, hi: int, n: int) -> list[str]:
+    """The last ``n`` whitespace-separated words of ``text[lo:hi]``, read in a window that doubles back from ``hi``."""
+    width = 64
+    while True:
+        start = max(lo, hi - width)
+        words = text[start:hi].split()
+        if start == lo or len(words) > n:
+            return words[-n:]
+        width *= 2
 
 
 def _two_numbers(text: str, k: int) -> list[set[int]]:
