@@ -51,9 +51,14 @@ NOT_ENGLISH = "not English: not read"
 #: others find theirs) could store a value the whole reply does not give. So it is invalid with its length as the
 #: reason, in constant time.
 MAX_READ_CHARS = 100_000
-#: The most correction markers ``final_part`` weighs, from the last one back (a reply with more is read as if the
-#: earlier ones were not there: the later answer wins anyway, and weighing thousands would be quadratic).
+#: The most correction markers ``final_part`` weighs, from the last one back, and the most text it reads weighing them
+#: (``WEIGH_FACTOR`` times the reply's length, plus ``WEIGH_FLOOR`` characters): a reply with more is read as if the
+#: earlier markers were not there (the later answer wins anyway). Each weighing reads the text after the marker and
+#: may read the text before it, so weighing thousands of markers was quadratic, and a reader whose own rules read
+#: the reply again (a forecast read as an amount) multiplied that. No reply of the labelled corpora comes near.
 MAX_MARKERS = 8
+WEIGH_FACTOR = 2
+WEIGH_FLOOR = 20_000
 
 _NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|null|eins|zwei|drei|vier|fünf|sechs|"
                 r"sieben|acht|neun|zehn|zéro|un|une|deux|trois|quatre|cinq|sept|huit|neuf|dix|cero|uno|una|dos|tres|"
@@ -236,19 +241,27 @@ def words_before(text: str, pos: int, n: int, stop: re.Pattern[str] | None = Non
 def final_part(reply: str, has_answer: Callable[[str], bool] | None = None) -> FinalPart:
     """The reply's final part (module docstring, rule 1). ``has_answer(text)`` says whether a part of the reply gives
     an answer in the reader's vocabulary; without it, a plain "actually" never withdraws and a strong marker with no
-    text after it counts as withdrawing. At most the last ``MAX_MARKERS`` markers with text before them are weighed."""
+    text after it counts as withdrawing. At most the last ``MAX_MARKERS`` markers with text before them are weighed,
+    reading at most ``WEIGH_FACTOR`` times the reply plus ``WEIGH_FLOOR`` characters."""
     reply = reply or ""
     marks = sorted([(m, True) for m in _STRONG.finditer(reply)] + [(m, False) for m in _WEAK.finditer(reply)],
                    key=lambda mk: mk[0].start())
     answers = has_answer or (lambda text: False)
     opening = len(reply) - len(reply.lstrip())  # a marker starting here or before has only whitespace before it
     weighed = [(m, strong) for m, strong in marks if m.start() > opening][-MAX_MARKERS:]
+    budget = WEIGH_FACTOR * len(reply) + WEIGH_FLOOR
     for m, strong in reversed(weighed):
         head, tail = reply[:m.start()], reply[m.end():]
+        budget -= len(tail)
+        if budget < 0:
+            break
         if answers(tail):
             return FinalPart(tail, False, m.group(0).strip())
         doubts = _declines(tail) or bool(_DOUBT.search(tail))
         if strong or doubts:
+            budget -= len(head) if has_answer is not None and not doubts else 0
+            if budget < 0:
+                break
             if has_answer is None or answers(head) or doubts:
                 return FinalPart(tail, True, m.group(0).strip())
     return FinalPart(reply, False, None)

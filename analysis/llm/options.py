@@ -180,7 +180,7 @@ def _json_answer(text: str) -> str:
         return text
     try:
         obj = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
         return text
     if isinstance(obj, dict):
         for key, value in obj.items():

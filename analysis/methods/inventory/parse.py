@@ -131,7 +131,7 @@ def _unwrapped(text: str) -> str:
     if stripped.startswith("{"):
         try:
             doc = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
             return stripped
         if isinstance(doc, dict):
             for key in ("rating", "answer", "score", "response", "choice"):
