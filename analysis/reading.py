@@ -57,7 +57,7 @@ MAX_READ_CHARS = 100_000
 #: may read the text before it, so weighing thousands of markers was quadratic, and a reader whose own rules read
 #: the reply again (a forecast read as an amount) multiplied that. No reply of the labelled corpora comes near.
 MAX_MARKERS = 8
-WEIGH_FACTOR = 2
+WEIGH_FACTOR = 1
 WEIGH_FLOOR = 20_000
 
 _NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|null|eins|zwei|drei|vier|fünf|sechs|"

@@ -211,6 +211,10 @@ class ForecastSet(BaseModel):
         return self
 
 
+#: a structure holding text that is no valid Unicode (a lone surrogate): the schema cannot read it
+UNREADABLE = "schema: the reply's JSON holds text that is not valid Unicode (a lone surrogate)"
+
+
 def _reason(exc: ValidationError) -> str:
     errors = exc.errors()
     first = errors[0]
@@ -310,6 +314,8 @@ def _belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endo
             return ParsedBelief(True, ranking=tr.ranking, effect_size=tr.effect_size, explanation=tr.explanation)
     except ValidationError as exc:
         return ParsedBelief(False, _reason(exc))
+    except UnicodeError:  # pydantic reads no lone surrogate ("\ud800")
+        return ParsedBelief(False, UNREADABLE)
     groups = {g.level: (g.mean, g.sd) for g in belief.groups}
     ranking = sorted(levels, key=lambda lv: -groups[lv][0])
     return ParsedBelief(True, ranking=ranking, groups=groups, explanation=belief.explanation)
@@ -383,6 +389,8 @@ def _forecast(reply: str, rounds: int, endowment: int, finish_reason: str | None
         got = ForecastSet.model_validate(obj, context={"rounds": rounds, "endowment": endowment})
     except ValidationError as exc:
         return ParsedForecast(False, _reason(exc))
+    except UnicodeError:  # pydantic reads no lone surrogate ("\ud800")
+        return ParsedForecast(False, UNREADABLE)
     return ParsedForecast(True, sends=[f.send for f in got.forecasts], explanations=[f.explanation for f in got.forecasts])
 
 
@@ -425,6 +433,8 @@ def _round_forecast(reply: str, endowment: int, finish_reason: str | None) -> Pa
         got = OneForecast.model_validate(obj, context={"endowment": endowment})
     except ValidationError as exc:
         return ParsedForecast(False, _reason(exc))
+    except UnicodeError:  # pydantic reads no lone surrogate ("\ud800")
+        return ParsedForecast(False, UNREADABLE)
     return ParsedForecast(True, sends=[got.send], explanations=[got.explanation])
 
 
