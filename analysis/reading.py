@@ -25,6 +25,12 @@ Two rules, and one courtesy:
 
 ``read_final`` runs the three around a reader's own reading function, on the reply with full-width forms folded
 (``normalized``). Shared code: nothing here names a method.
+
+**Cost** (issue 47): every reader is linear in the reply's length and total on any string. A reply longer than
+``MAX_READ_CHARS`` is invalid as too long (``too_long``) before any rule reads it, and ``final_part`` weighs at most
+``MAX_MARKERS`` correction markers (each weighing reads the text after the marker, so weighing every one of thousands
+of markers would be quadratic). Helpers that look at the words before a position (``words_before``) read a window that
+grows only until it holds what they need, never the whole text before it.
 """
 
 from __future__ import annotations
@@ -37,6 +43,22 @@ T = TypeVar("T")
 
 WITHDRAWN = "answer withdrawn, none given after"
 NOT_ENGLISH = "not English: not read"
+#: The longest reply a reader reads (characters). The prompts' replies run to a few thousand characters (the longest
+#: of the labelled corpora: 1,684; the longest ``max_tokens`` a method asks for, 4,096 tokens, is some 16,000); a
+#: longer reply is a model repeating itself up to its length limit, or not a reply at all. Reading it would cost
+#: seconds (tens of regular expressions, several reads of the final part) for a text that states no answer a person
+#: would take, and reading only a window of it (its start, where some readers find their verdict, or its end, where
+#: others find theirs) could store a value the whole reply does not give. So it is invalid with its length as the
+#: reason, in constant time.
+MAX_READ_CHARS = 100_000
+#: The most correction markers ``final_part`` weighs, from the last one back, and the most text it reads weighing them
+#: (``WEIGH_FACTOR`` times the reply's length, plus ``WEIGH_FLOOR`` characters): a reply with more is read as if the
+#: earlier markers were not there (the later answer wins anyway). Each weighing reads the text after the marker and
+#: may read the text before it, so weighing thousands of markers was quadratic, and a reader whose own rules read
+#: the reply again (a forecast read as an amount) multiplied that. No reply of the labelled corpora comes near.
+MAX_MARKERS = 8
+WEIGH_FACTOR = 1
+WEIGH_FLOOR = 20_000
 
 _NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|null|eins|zwei|drei|vier|fünf|sechs|"
                 r"sieben|acht|neun|zehn|zéro|un|une|deux|trois|quatre|cinq|sept|huit|neuf|dix|cero|uno|una|dos|tres|"
@@ -173,22 +195,73 @@ def _declines(text: str) -> bool:
     return _decline(text) is not None
 
 
+#: the most digits a reader turns into a number as written
+_MAX_DIGITS = 18
+
+
+def whole_number(digits: str) -> int:
+    """The number a run of digits writes; a run of more than 18 digits reads as 10**18, more than every bound a reader
+    checks (Python refuses to convert more than 4,300 digits, and a float of 400 is infinite: a reply holding such a
+    number is an invalid answer with its reason, never a failed run)."""
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_DIGITS else 10 ** _MAX_DIGITS
+
+
+def too_long(reply: str) -> str | None:
+    """Why a reply is too long to read (more than ``MAX_READ_CHARS`` characters), else None."""
+    n = len(reply or "")
+    return f"reply too long to read: {n:,} characters, more than the {MAX_READ_CHARS:,} a reader reads" \
+        if n > MAX_READ_CHARS else None
+
+
+def window_start(text: str, pos: int, n: int) -> int:
+    """Where a window of ``text`` ending at ``pos`` starts so that it holds the last ``n`` whitespace-separated words
+    before ``pos`` whole (0 when there are no more): it doubles from 256 characters until it holds more than ``n``
+    words, so a reader looking before every hit stays linear where slicing ``text[:pos]`` each time is quadratic."""
+    width = 256
+    while True:
+        lo = max(0, pos - width)
+        if lo == 0 or len(text[lo:pos].split()) > n:
+            return lo
+        width *= 2
+
+
+def words_before(text: str, pos: int, n: int, stop: re.Pattern[str] | None = None) -> list[str]:
+    """The last ``n`` (at least 1) whitespace-separated words of ``text[:pos]`` after the last match of ``stop`` there,
+    as ``stop.split(text[:pos])[-1].split()[-n:]`` gives them, read in a window (``window_start``). ``stop`` is searched
+    with ``pos`` as the end of the string, as on the slice."""
+    lo = window_start(text, pos, n)
+    last = None
+    if stop is not None:
+        for last in stop.finditer(text, lo, pos):
+            pass
+    return text[last.end() if last is not None else lo:pos].split()[-n:]
+
+
 def final_part(reply: str, has_answer: Callable[[str], bool] | None = None) -> FinalPart:
     """The reply's final part (module docstring, rule 1). ``has_answer(text)`` says whether a part of the reply gives
     an answer in the reader's vocabulary; without it, a plain "actually" never withdraws and a strong marker with no
-    text after it counts as withdrawing."""
+    text after it counts as withdrawing. At most the last ``MAX_MARKERS`` markers with text before them are weighed,
+    reading at most ``WEIGH_FACTOR`` times the reply plus ``WEIGH_FLOOR`` characters."""
     reply = reply or ""
     marks = sorted([(m, True) for m in _STRONG.finditer(reply)] + [(m, False) for m in _WEAK.finditer(reply)],
                    key=lambda mk: mk[0].start())
     answers = has_answer or (lambda text: False)
-    for m, strong in reversed(marks):
+    opening = len(reply) - len(reply.lstrip())  # a marker starting here or before has only whitespace before it
+    weighed = [(m, strong) for m, strong in marks if m.start() > opening][-MAX_MARKERS:]
+    budget = WEIGH_FACTOR * len(reply) + WEIGH_FLOOR
+    for m, strong in reversed(weighed):
         head, tail = reply[:m.start()], reply[m.end():]
-        if not head.strip():
-            continue  # opens the reply: nothing before it to take back
+        budget -= len(tail)
+        if budget < 0:
+            break
         if answers(tail):
             return FinalPart(tail, False, m.group(0).strip())
         doubts = _declines(tail) or bool(_DOUBT.search(tail))
         if strong or doubts:
+            budget -= len(head) if has_answer is not None and not doubts else 0
+            if budget < 0:
+                break
             if has_answer is None or answers(head) or doubts:
                 return FinalPart(tail, True, m.group(0).strip())
     return FinalPart(reply, False, None)
@@ -284,7 +357,10 @@ def read_final(reply: str, read: Callable[[str], T], valid: Callable[[T], bool],
     after it, a reply that gives no answer (``no_answer``, unless ``shared_no_answer`` is off for a reader of
     structured replies), and a reply not in English that ``read`` could not read, each ``invalid(reason)``. A reply
     that commits after its hedge ("somewhere around B or C at first glance, but on the whole (C)") is read from there
-    on; a refusal stands unless it answers anyway ("but if I had to pick …")."""
+    on; a refusal stands unless it answers anyway ("but if I had to pick …"). A reply longer than ``MAX_READ_CHARS``
+    is ``invalid`` as too long (``too_long``)."""
+    if (why := too_long(reply)) is not None:
+        return invalid(why)
     part = final_part(normalized(reply), lambda text: valid(read(text)))
     if part.withdrawn:
         return invalid(WITHDRAWN)

@@ -11,18 +11,26 @@ _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 
 
+#: The most "{" a reply's JSON object is looked for at (each in turn, from the first). A failed decode costs up to the
+#: rest of the text (its error counts the lines before it), so trying every "{" of a reply of braces was quadratic;
+#: a reply whose object comes after more than this many braces that open none is read as holding none.
+MAX_OBJECT_STARTS = 64
+
+
 def _first_object(text: str) -> dict[str, Any] | None:
     decoder = json.JSONDecoder()
     for candidate in (text, _TRAILING_COMMA.sub(r"\1", text)):
-        for i, ch in enumerate(candidate):
-            if ch != "{":
-                continue
+        i = candidate.find("{")
+        for _ in range(MAX_OBJECT_STARTS):
+            if i < 0:
+                break
             try:
                 obj, _ = decoder.raw_decode(candidate, i)
-            except json.JSONDecodeError:
-                continue
+            except (ValueError, RecursionError):  # not JSON, over 4,300 digits, or nested deeper than Python's stack
+                obj = None
             if isinstance(obj, dict):
                 return obj
+            i = candidate.find("{", i + 1)
     return None
 
 

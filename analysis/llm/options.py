@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from analysis.reading import read_final
+from analysis.reading import read_final, words_before
 
 AnswerMode = Literal["logprob", "text"]
 #: A chain-of-thought reply ends with this marker and its answer: the reference's "Answer:" (``models/vllmmodel.py``:
@@ -180,7 +180,7 @@ def _json_answer(text: str) -> str:
         return text
     try:
         obj = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
         return text
     if isinstance(obj, dict):
         for key, value in obj.items():
@@ -232,17 +232,26 @@ def _after_marker(text: str, labels: list[str]) -> ParsedOption:
     return parsed if parsed.valid else ParsedOption(None, f"after the marker: {parsed.reason}")
 
 
+_WORD_AFTER_UPPER = re.compile(r"\s+[a-z]")
+_WORD_AFTER_LOWER = re.compile(r"\s+[A-Za-z]")
+_ABBREVIATION = re.compile(r"\.[A-Za-z]")
+#: the clause a negation must be in (``_negated``)
+_CLAUSE_END = re.compile(r"[.;:!?,\n]")
+
+
 def _is_letter(text: str, pos: int, labels: list[str]) -> bool:
-    """False when the letter at ``pos`` is an English word or the first word of a spelled-out label."""
-    char, rest = text[pos], text[pos + 1:]
-    if char in "AI" and re.match(r"\s+[a-z]", rest):  # "A person like me", "I think"
+    """False when the letter at ``pos`` is an English word or the first word of a spelled-out label. Read at ``pos``
+    (never a slice of the rest of the reply: this runs at every letter found, and slicing would be quadratic)."""
+    char = text[pos]
+    if char in "AI" and _WORD_AFTER_UPPER.match(text, pos + 1):  # "A person like me", "I think"
         return False
-    if char in "ai" and re.match(r"\s+[A-Za-z]", rest):  # "a little like me, honestly"
+    if char in "ai" and _WORD_AFTER_LOWER.match(text, pos + 1):  # "a little like me, honestly"
         return False
-    if re.match(r"\.[A-Za-z]", rest):  # "e.g.", "i.e."
+    if _ABBREVIATION.match(text, pos + 1):  # "e.g.", "i.e."
         return False
-    lowered = text[pos:].lower()  # "A Little Like Me" is the label, not letter A
-    return not any(label.lower().startswith(char.lower() + " ") and lowered.startswith(label.lower()) for label in labels)
+    # "A Little Like Me" is the label, not letter A (one character more than the label: a final sigma lowers by context)
+    return not any(label.lower().startswith(char.lower() + " ")
+                   and text[pos:pos + len(label.lower()) + 1].lower().startswith(label.lower()) for label in labels)
 
 
 def _option_from_labels(lowered: str, labels: list[str]) -> ParsedOption:
@@ -272,7 +281,6 @@ def _contains_label(text: str, label: str) -> bool:
 def _negated(text: str, label: str) -> bool:
     """A negation among the three words before any occurrence of the label, in the same clause."""
     for m in re.finditer(rf"(?<![a-z0-9]){re.escape(label)}(?![a-z0-9])", text):
-        clause = re.split(r"[.;:!?,\n]", text[: m.start()])[-1]
-        if _NEGATION.search(" ".join(clause.split()[-3:])):
+        if _NEGATION.search(" ".join(words_before(text, m.start(), 3, _CLAUSE_END))):
             return True
     return False

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from analysis.methods.inventory.prompts import OrderMode, numbered
 from analysis.llm.options import ANSWER_MARKER
-from analysis.reading import read_final
+from analysis.reading import read_final, whole_number
 
 DIGITS = "123456789"
 
@@ -131,7 +131,7 @@ def _unwrapped(text: str) -> str:
     if stripped.startswith("{"):
         try:
             doc = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
             return stripped
         if isinstance(doc, dict):
             for key in ("rating", "answer", "score", "response", "choice"):
@@ -188,15 +188,45 @@ def _cleaned(text: str) -> str:
 
 def _labels_named(text: str, labels: list[str]) -> list[int]:
     """Canonical indices of the labels the text names (longest first; a named label's words are consumed), negated
-    labels as -1."""
+    labels as -1. Each label's hits are found at once, their negations read along them (``_negations``) and the hits
+    blanked in one pass: rebuilding the text and searching all of it before every hit was quadratic."""
     lowered = text.lower()
     found: list[int] = []
     for index in sorted(range(len(labels)), key=lambda i: -len(labels[i])):
         label = labels[index].lower()
-        for m in re.finditer(r"(?<![a-z])" + re.escape(label) + r"(?![a-z])", lowered):
-            found.append(-1 if _NEGATION.search(lowered[:m.start()]) else index)
-            lowered = lowered[:m.start()] + " " * len(label) + lowered[m.end():]
+        hits = [(m.start(), m.end()) for m in re.finditer(r"(?<![a-z])" + re.escape(label) + r"(?![a-z])", lowered)]
+        found += [-1 if negated else index for negated in _negations(lowered, hits)]
+        if hits:
+            lowered = "".join(piece for (start, end), prev in zip(hits, [(0, 0), *hits])
+                              for piece in (lowered[prev[1]:start], " " * (end - start))) + lowered[hits[-1][1]:]
     return found
+
+
+def _negations(lowered: str, hits: list[tuple[int, int]]) -> list[bool]:
+    """Whether ``_NEGATION`` ends the text before each hit, the hits before it blanked (as a search of that whole
+    prefix finds it). The pattern spans at most two words and the white space after them, and a run of white space
+    reads as one, so it is searched on the last two words before the hit (carried over from hit to hit across the
+    blanked hits) and one space when white space ends the prefix."""
+    out: list[bool] = []
+    words: list[str] = []
+    prev_end = 0
+    for start, end in hits:
+        words = (words + _last_words(lowered, prev_end, start, 2))[-2:]
+        spaced = start > 0 and ((start == prev_end and prev_end > 0) or lowered[start - 1].isspace())
+        out.append(_NEGATION.search(" ".join(words) + (" " if spaced else "")) is not None)
+        prev_end = end
+    return out
+
+
+def _last_words(text: str, lo: int, hi: int, n: int) -> list[str]:
+    """The last ``n`` whitespace-separated words of ``text[lo:hi]``, read in a window that doubles back from ``hi``."""
+    width = 64
+    while True:
+        start = max(lo, hi - width)
+        words = text[start:hi].split()
+        if start == lo or len(words) > n:
+            return words[-n:]
+        width *= 2
 
 
 def _two_numbers(text: str, k: int) -> list[set[int]]:
@@ -218,14 +248,14 @@ def _from_number(found: set[str], clean: str, labels: list[str], order: OrderMod
     text = found.pop()
     if "." in text:
         return ReadNumber(None, f"{text} is not one of the numbers 1-{k}")
-    number = int(text)
+    number = whole_number(text)
     pairs = [p for p in _two_numbers(clean, k) if number in p]
     if pairs:
         return ReadNumber(None, f"two numbers given ({_numbers([n for p in pairs for n in p])})")
     if not 1 <= number <= k:
-        return ReadNumber(None, f"{number} is outside the scale 1-{k}")
+        return ReadNumber(None, f"{text if len(text) <= 20 else text[:20] + '…'} is outside the scale 1-{k}")
     meant = numbered(labels, order)[number - 1]
-    own = _NUMBERED_LINE.sub(lambda m: m.group(0) if int(m.group(1)) == number else "", clean)
+    own = _NUMBERED_LINE.sub(lambda m: m.group(0) if whole_number(m.group(1)) == number else "", clean)
     glossed = "|".join(re.escape(label) for label in sorted(labels, key=len, reverse=True))
     own = re.sub(rf"\b(?!{number}\b)\d\s*(?:=|:|-|–|means|meaning|is|for|would\s+mean|stands\s+for)?\s*[\"“']?(?:{glossed})", " ",
                  own, flags=re.IGNORECASE)  # "… and 5 very accurate": a label glossing another number
@@ -271,7 +301,7 @@ def _number(text: str, labels: list[str], order: OrderMode) -> ReadNumber:
         return ReadNumber(numbered(labels, order).index(labels[positive.pop()]) + 1)
     if named:
         return ReadNumber(None, "a negated option label only")
-    stray = [int(n) for n in _STRAY.findall(clean) if 1 <= int(n) <= k]
+    stray = [whole_number(n) for n in _STRAY.findall(clean) if 1 <= whole_number(n) <= k]
     if stray:
         return ReadNumber(None, f"numbers in passing ({_numbers(stray)}), none given as the answer")
     return ReadNumber(None, "no number or option label found")

@@ -50,10 +50,12 @@ option at all (then the reply is parsed with them).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 
 from analysis.methods.mbti import OPTIONS
-from analysis.reading import read_final
+from analysis.reading import read_final, window_start, words_before
 
 _S = r"[\s-]+"
 _PATTERNS: tuple[tuple[int, str], ...] = (
@@ -241,23 +243,29 @@ def _runs(text: str, hits: list[_Hit]) -> list[list[_Hit]]:
     return runs
 
 
+#: where a negation's clause starts ("not only correct but also partially correct"), and a "whether" clause's
+_NEGATION_CLAUSE = re.compile(r"[.;:!?,\n]|\bbut\b")
+_CLAUSE = re.compile(r"[.;:!?,\n]")
+_WHETHER = re.compile(r"\bwhether\b")
+
+
 def _negated(text: str, hit: _Hit) -> bool:
-    clause = re.split(r"[.;:!?,\n]|\bbut\b", text[:hit.start])[-1]  # "not only correct but also partially correct"
-    return bool(_NEGATION.search(" ".join(clause.split()[-_NEGATION_WINDOW:])))
+    """A negation among the words before the hit in its clause (read in a window before the hit: ``words_before``)."""
+    return bool(_NEGATION.search(" ".join(words_before(text, hit.start, _NEGATION_WINDOW, _NEGATION_CLAUSE))))
 
 
 def _attributive(text: str, hit: _Hit) -> bool:
     """A bare "correct"/"wrong" after "the" ("the correct part"), or after "a"/"an" unless a word like
     "statement" follows ("a wrong impression" is not a verdict, "a correct statement" is)."""
-    before = text[:hit.start].split()
+    before = words_before(text, hit.start, 1)
     last = before[-1] if before else ""
     if last == "the":
         return True
-    return last in ("a", "an") and not _VERDICT_NOUN.match(text[hit.end:])
+    return last in ("a", "an") and not _VERDICT_NOUN.match(text, hit.end)
 
 
 def _directly_negated(text: str, hit: _Hit) -> bool:
-    before = text[:hit.start].split()
+    before = words_before(text, hit.start, 1)
     return bool(before) and (before[-1] in ("not", "cannot") or before[-1].endswith("n't"))
 
 
@@ -273,8 +281,31 @@ class _Verdict:
 def _questioned(text: str, hit: _Hit) -> bool:
     """An option inside a "whether …" clause is the question, not a verdict ("Whether this statement is correct
     depends on …")."""
-    clause = re.split(r"[.;:!?,\n]", text[:hit.start])[-1]
-    return bool(re.search(r"\bwhether\b", clause))
+    return _whether_before(text, hit.start)
+
+
+@lru_cache(maxsize=8)
+def _clauses(text: str) -> tuple[list[int], list[int], list[int]]:
+    """Where the text's clauses end (after each delimiter) and where its "whether"s start and end, found once per text
+    so that every hit is looked up (``_whether_before``) instead of searching the text before it (quadratic)."""
+    ends = [m.end() for m in _CLAUSE.finditer(text)]
+    whethers = list(_WHETHER.finditer(text))
+    return ends, [m.start() for m in whethers], [m.end() for m in whethers]
+
+
+def _whether_before(text: str, pos: int) -> bool:
+    """"whether" in the clause that ends at ``pos``, as ``re.search(r"\\bwhether\\b", clause)`` finds it on the slice
+    ``text[:pos]`` cut after its last delimiter."""
+    ends, starts, stops = _clauses(text)
+    i = bisect_right(ends, pos) - 1
+    clause_start = ends[i] if i >= 0 else 0
+    j = bisect_left(starts, clause_start)
+    if j < len(starts) and stops[j] <= pos:
+        return True
+    # "whether" right at the slice's end, followed in the text by a letter ("whetherí"): a word end on the slice
+    tail = pos - len("whether")
+    return (tail >= clause_start and text.startswith("whether", tail)
+            and (tail == clause_start or not (text[tail - 1].isalnum() or text[tail - 1] == "_")))
 
 
 def _verdicts(text: str) -> tuple[list[_Verdict], bool]:
@@ -288,8 +319,8 @@ def _verdicts(text: str) -> tuple[list[_Verdict], bool]:
     out: list[_Verdict] = []
     negated_any = False
     for run in _runs(text, _hits(text)):
-        after = text[run[-1].end:].lstrip(" \"')")
-        if len(run) >= 3 or after.startswith("?"):
+        after = _QUOTES_AFTER.match(text, run[-1].end).end()  # read at the hit: slicing the rest is quadratic
+        if len(run) >= 3 or text.startswith("?", after):
             continue
         kept: list[int] = []
         framed = False
@@ -299,12 +330,11 @@ def _verdicts(text: str) -> tuple[list[_Verdict], bool]:
             # a negation before "correct or wrong" ("cannot be classified as correct or wrong") covers both
             run_negated = run_negated and prev is not None and bool(_ALTERNATIVE.fullmatch(text[prev.end:hit.start]))
             run_negated = run_negated or (prev is None and _negated(text, hit))
-            rest = text[hit.end:]
-            if hit.bare and (_NOT_VERDICT_AFTER.match(rest) or _attributive(text, hit)):
+            if hit.bare and (_NOT_VERDICT_AFTER.match(text, hit.end) or _attributive(text, hit)):
                 continue
             if _questioned(text, hit):
                 continue
-            framed = framed or bool(_INFINITIVE.match(rest) or (hit.bare and _THAT_CLAUSE.match(rest)))
+            framed = framed or bool(_INFINITIVE.match(text, hit.end) or (hit.bare and _THAT_CLAUSE.match(text, hit.end)))
             if run_negated or _negated(text, hit):
                 negated_any = True
                 if hit.bare and hit.option == 0 and _directly_negated(text, hit):
@@ -336,6 +366,33 @@ _CONCLUSION = re.compile(r"\b(?:so overall|overall|all in all|in short|in sum|in
                          r"[,:]?(?: (?:the statement|it|this|that)(?: is)?)?\s*$")
 
 
+_QUOTES_AFTER = re.compile(r"[ \"')]*")
+#: ``_JOINED`` at the start of the text between two verdicts (where the slice it was searched on had no letter before)
+_JOINED_AT_START = re.compile(_JOINED.pattern.removeprefix(r"(?<![^\W\d_])"))
+
+
+class _Joined:
+    """Whether ``_JOINED`` is in ``text[start:end]`` for growing ``end`` (``before``), as a search of each slice finds
+    it, without searching from ``start`` again each time (quadratic over a long sentence of verdicts); and where the
+    sentence after ``start`` ends."""
+
+    def __init__(self, text: str, start: int):
+        self.text, self.start, self.scanned = text, start, start
+        self.found = False  # a match ending before the end of a slice, so in every longer one
+        stop = _SENTENCE_END.search(text, start)
+        self.sentence_end = stop.start() if stop else len(text)
+
+    def before(self, end: int) -> bool:
+        if self.found:
+            return True
+        text, start = self.text, self.start
+        m = _JOINED_AT_START.match(text, start, end) or _JOINED.search(text, max(start + 1, self.scanned), end)
+        if m is not None and m.end() < end:
+            self.found = True
+        self.scanned = max(start + 1, end - 16)  # a word ending at the slice's end may read otherwise in a longer one
+        return m is not None
+
+
 def _judges_parts(verdicts: list[_Verdict], text: str) -> bool:
     """Two or more part references and plain verdicts that differ (``_PART``)."""
     parts = {m.group(0).lower().removeprefix("the ") for m in _PART_REF.finditer(text)}
@@ -363,11 +420,11 @@ def _first(verdicts: list[_Verdict], text: str = "") -> set[int] | None:
                 if refined:
                     return refined
             if not framed:
+                joined = _Joined(text, verdict.end)
                 for other in verdicts[i + 1:]:
-                    between = text[verdict.end:other.start]
-                    if other.framed or _SENTENCE_END.search(between):
+                    if other.framed or joined.sentence_end < other.start:
                         break
-                    if _JOINED.search(between) and other.options != verdict.options:
+                    if joined.before(other.start) and other.options != verdict.options:
                         return verdict.options | other.options
             return verdict.options
     return None

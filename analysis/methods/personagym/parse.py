@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 from analysis.llm.json_reply import extract_json
 from analysis.methods.personagym import SCORES
-from analysis.reading import read_final
+from analysis.reading import read_final, whole_number
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*|```")
 _MARKER = re.compile(r"^\s*(?:[-*•·–]|\d{1,3}\s*[.)]|\(\d{1,3}\)|q(?:uestion)?\s*\d{1,3}\s*[:.)])\s+", re.IGNORECASE)
@@ -537,7 +537,7 @@ def _grade(text: str) -> Grade:
         return Grade(None, f"final score '{token}' is not a number")
     if upper is not None:
         return Grade(None, f"final score is a range ({token}-{upper})")
-    if scale is not None and int(scale) != 5:
+    if scale is not None and whole_number(scale) != 5:
         return Grade(None, f"final score on another scale ({token}/{scale})")
     if not 1 <= value <= 5:
         return Grade(None, f"final score {token} out of range 1-5")

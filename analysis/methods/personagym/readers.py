@@ -8,6 +8,7 @@ from typing import Any
 
 from analysis.methods.base import Reader, Reading
 from analysis.methods.personagym.parse import detect_decline, detect_refusal, parse_grade
+from analysis.reading import too_long
 
 
 def _grade(reply: str, finish_reason: str | None, context: Mapping[str, Any]) -> Reading:
@@ -18,7 +19,10 @@ def _grade(reply: str, finish_reason: str | None, context: Mapping[str, Any]) ->
 def _refusal(reply: str, finish_reason: str | None, context: Mapping[str, Any]) -> Reading:
     """True when the reply steps out of the persona (``detect_refusal``); False when it answers, or declines as the
     persona (``detect_decline``, named in the reason). Its rules are its own: the shared rules of
-    ``analysis.reading`` (final answer, no answer) do not apply to an agent's in-role reply."""
+    ``analysis.reading`` (final answer, no answer) do not apply to an agent's in-role reply; its length limit does
+    (``too_long``: invalid)."""
+    if (why := too_long(reply)) is not None:
+        return Reading(False, None, why)
     marker = detect_refusal(reply)
     if marker:
         return Reading(True, True, f"steps out of the role: '{marker}'")

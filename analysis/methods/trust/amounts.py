@@ -31,11 +31,12 @@ Then:
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
 from analysis.llm.json_reply import extract_json
-from analysis.reading import read_final
+from analysis.reading import read_final, whole_number
 
 #: number words of German, French, Spanish (0-10) and Chinese numerals, read as digits before a currency word, after an
 #: answer marker, or as a whole reply ("Acht Dollar.", "Ocho.", "siete dólares", "五美元")
@@ -113,9 +114,11 @@ _MARK = (r"\b(?:amount(?:\s+(?:sent|to\s+send))?|action|(?:final\s+)?answer|deci
 _MARKER = re.compile(_MARK + r"(?:" + _AMOUNT + r"|(?P<plain>\d[\d,]*(?:\.\d+)?)(?![\d.,]*\s*%)(?!\w)"
                      + _NOT_EXPRESSION + "|(?P<mword>" + _WORD + "))", re.IGNORECASE)
 # a reply that is only an amount ("$5", "5", "5 dollars."), or a line "Send $4." of its own: the answer itself
-_ANSWER_LINE = re.compile(r"(?:\A\s*(?:(?P<plain>\$?\s*\d+(?:\.\d+)?)|(?P<mword>" + _WORD + r"))(?:\s*" + _DOLLARS
-                          + r")?\s*[.!]?\s*\Z"
-                          r"|^[ \t]*(?:send|transfer|give)\s+(?P<amt>\$\s*\d+(?:\.\d+)?)[ \t]*[.!]?[ \t]*$)",
+# (possessive runs of white space and digits: the next item can never take what they give back, and backtracking
+# into them made a reply of blank lines quadratic)
+_ANSWER_LINE = re.compile(r"(?:\A\s*+(?:(?P<plain>\$?\s*+\d++(?:\.\d+)?)|(?P<mword>" + _WORD + r"))(?:\s*+" + _DOLLARS
+                          + r")?\s*+[.!]?\s*+\Z"
+                          r"|^[ \t]*+(?:send|transfer|give)\s+(?P<amt>\$\s*+\d++(?:\.\d+)?)[ \t]*+[.!]?[ \t]*+$)",
                           re.IGNORECASE | re.MULTILINE)
 _MARKER_PLACEHOLDER = re.compile(_MARK + _PLACEHOLDER, re.IGNORECASE)
 _QUOTES = "\"'“‘«"
@@ -233,7 +236,7 @@ def _json_decision(text: str, endowment: int) -> list[_Decision]:
         if isinstance(value, bool) or value is None:
             continue
         if isinstance(value, (int, float)):
-            return [_Decision("json", float(value) if value >= 0 else None, f'"{key}": {value}', 0, 0, f"${value}")]
+            return [_Decision("json", _as_float(value) if value >= 0 else None, f'"{key}": {value}', 0, 0, f"${value}")]
         if isinstance(value, str) and (m := re.fullmatch(
                 r"\s*(?:send\s+)?(-?\s*\$?\s*" + _NUM + r"|" + _WORD + r")\s*(?:" + _DOLLARS + r")?\s*\.?\s*", value,
                 re.IGNORECASE)):
@@ -378,9 +381,9 @@ def _first_integer(reply: str, endowment: int, finish_reason: str | None) -> Par
         found = m.group(0)
         if m.group("neg") or (m.group("frac") and m.group("frac").strip(".0")):
             return ParsedAmount(None, f"'{found}' is not a whole amount >= 0", "first integer", found)
-        value = int(m.group("int"))
+        value = whole_number(m.group("int"))
         if value > endowment:
-            return ParsedAmount(None, f"'{found}' is outside [0, {endowment}]", "first integer", found)
+            return ParsedAmount(None, f"'{_clipped(found)}' is outside [0, {endowment}]", "first integer", _clipped(found))
         return ParsedAmount(value, None, "first integer", found)
     decided = _amount(reply, endowment, finish_reason)
     if decided.valid or not lines:
@@ -389,11 +392,26 @@ def _first_integer(reply: str, endowment: int, finish_reason: str | None) -> Par
 
 
 
+def _as_float(value: int | float) -> float:
+    """A JSON number as a float; an integer too large for one (``{"amount": 1e400}`` as digits) is infinite."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf
+
+
+def _clipped(written: str) -> str:
+    """An amount as written, cut to 24 characters (a reason names it)."""
+    return written if len(written) <= 24 else written[:24] + "…"
+
+
 def _validated(decision: _Decision, endowment: int) -> ParsedAmount:
     how, found = decision.how, decision.amount
     if decision.value is None:
         return ParsedAmount(None, f"negative amount '{found}'" if how != "keep phrase" else
                             f"keeps more than the endowment ('{decision.text}')", how, found)
+    if not math.isfinite(decision.value) or decision.value > 10 ** 18:  # "$999…9": 400 digits are an infinite float
+        return ParsedAmount(None, f"'{_clipped(found)}' is outside [0, {endowment}]", how, _clipped(found))
     if decision.value != int(decision.value):
         return ParsedAmount(None, f"'{found}' is not a whole-dollar amount", how, found)
     amount = int(decision.value)

@@ -26,7 +26,7 @@ from analysis.methods.trust.amounts import (
     FOREIGN_NUMBERS, ParsedAmount, extract_amount, extract_first_integer, without_markdown,
 )
 from analysis.llm.json_reply import extract_json
-from analysis.reading import read_final
+from analysis.reading import read_final, whole_number
 
 __all__ = ["ParsedAmount", "extract_amount", "extract_first_integer", "extract_json", "without_markdown"]  # re-exported
 
@@ -211,6 +211,10 @@ class ForecastSet(BaseModel):
         return self
 
 
+#: a structure holding text that is no valid Unicode (a lone surrogate): the schema cannot read it
+UNREADABLE = "schema: the reply's JSON holds text that is not valid Unicode (a lone surrogate)"
+
+
 def _reason(exc: ValidationError) -> str:
     errors = exc.errors()
     first = errors[0]
@@ -248,18 +252,22 @@ def _no_json(finish_reason: str | None) -> str:
     return "no JSON object in the reply"
 
 
-_RANKING_LINE = re.compile(r"^[\W_]*(?:ranking|order|most\s+to\s+least[^:\n]*)?\s*[:=]?\s*([^\n]*?>[^\n]*)$",
-                           re.IGNORECASE | re.MULTILINE)
+#: the punctuation opening a line ("**", "- ", "> "), within the line: atomic, and never across a line break (it was
+#: ``[\W_]*``, which ran over blank lines from every line start and made a reply of blank lines take minutes)
+_OPENING = r"(?>(?:[^\w\n]|_)*)"
+_RANKING_LINE = re.compile(r"^" + _OPENING + r"(?:ranking|order|most[^\S\n]+to[^\S\n]+least[^:\n]*)?[^\S\n]*+[:=]?"
+                           r"[^\S\n]*+([^\n>]*>[^\n]*)$", re.IGNORECASE | re.MULTILINE)
 # "Ranking (most to least trusting): Female, Male": a labelled comma list
-_RANKING_LIST = re.compile(r"^[\W_]*(?:ranking|order|(?:from\s+)?most\b[^:\n]*\bleast\b)[^:\n]*:\s*([^\n]+,[^\n]+)$",
+_RANKING_LIST = re.compile(r"^" + _OPENING + r"(?:ranking|order|(?:from\s+)?most\b[^:\n]*\bleast\b)[^:\n]*+:\s*([^\n]+,[^\n]+)$",
                            re.IGNORECASE | re.MULTILINE)
 # "Ranking (most to least trusting):" then one numbered line per level
-_RANKING_HEAD = re.compile(r"^[\W_]*(?:ranking|order|(?:from\s+)?most\b[^:\n]*\bleast\b)[^:\n]*:\s*\n((?:[ \t]*\d+[.)][ \t]*[^\n]+\n?)+)",
+_RANKING_HEAD = re.compile(r"^" + _OPENING + r"(?:ranking|order|(?:from\s+)?most\b[^:\n]*\bleast\b)[^:\n]*+:\s*\n"
+                           r"((?:[ \t]*+\d++[.)][ \t]*+[^\n]+(?:\n|$))+)",
                            re.IGNORECASE | re.MULTILINE)
 _EFFECT = re.compile(r"(?:effect[\s_]*size|eta[\s_-]*squared|η²|η2|eta2)[^\d\n]{0,20}?(\d*\.\d+|\d+)(?!\s*%)",
                      re.IGNORECASE)
-_GROUP_LINE = re.compile(r"^[\W_]*(?P<level>[^:\n]{1,60}?)\s*[:\-–]\s*(?:mean\s*)?[:=]?\s*\$?(?P<mean>\d+(?:\.\d+)?)"
-                         r"[^\d\n]{1,30}?(?:sd|standard\s+deviation)\s*[:=]?\s*\$?(?P<sd>\d+(?:\.\d+)?)",
+_GROUP_LINE = re.compile(r"^" + _OPENING + r"(?P<level>[^:\n]{1,60}?)\s*[:\-–]\s*+(?:mean\s*+)?[:=]?\s*+\$?(?P<mean>\d++(?:\.\d+)?)"
+                         r"[^\d\n]{1,30}?(?:sd|standard\s+deviation)\s*+[:=]?\s*+\$?(?P<sd>\d+(?:\.\d+)?)",
                          re.IGNORECASE | re.MULTILINE)
 
 
@@ -306,6 +314,8 @@ def _belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endo
             return ParsedBelief(True, ranking=tr.ranking, effect_size=tr.effect_size, explanation=tr.explanation)
     except ValidationError as exc:
         return ParsedBelief(False, _reason(exc))
+    except UnicodeError:  # pydantic reads no lone surrogate ("\ud800")
+        return ParsedBelief(False, UNREADABLE)
     groups = {g.level: (g.mean, g.sd) for g in belief.groups}
     ranking = sorted(levels, key=lambda lv: -groups[lv][0])
     return ParsedBelief(True, ranking=ranking, groups=groups, explanation=belief.explanation)
@@ -321,7 +331,7 @@ class ParsedForecast:
     explanations: list[str] | None = None
 
 
-_ROUND_LINE = re.compile(r"^[\W_]*round\s*(\d+)\s*[:=\-–—]\s*(?:[^$\d\n]{0,30}?)(\$?\s*\d+(?:\.\d+)?)(?:\s*dollars?)?\b",
+_ROUND_LINE = re.compile(r"^" + _OPENING + r"round\s*+(\d++)\s*[:=\-–—]\s*(?:[^$\d\n]{0,30}?)(\$?\s*\d+(?:\.\d+)?)(?:\s*dollars?)?\b",
                          re.IGNORECASE | re.MULTILINE)
 
 
@@ -329,7 +339,7 @@ def _table_cells(line: str) -> list[str]:
     return [c.strip().replace("*", "") for c in line.strip().strip("|").split("|")]
 
 
-_EVERY_ROUND = re.compile(r"(\$\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?\s*dollars?)\s+(?:in|for|on)\s+(?:every|each|all(?:\s+the)?)\s+rounds?\b"
+_EVERY_ROUND = re.compile(r"(\$\s*+\d++(?:\.\d+)?|(?<!\d)\d++(?:\.\d+)?\s*+dollars?)\s+(?:in|for|on)\s+(?:every|each|all(?:\s+the)?)\s+rounds?\b"
                           r"|\b(?:every|each)\s+round\s*[:,]?\s*(\$\s*\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
@@ -349,12 +359,12 @@ def forecasts_from_text(reply: str, rounds: int | None = None) -> dict[str, Any]
                 if len(cells) <= max(r_col, s_col) or re.fullmatch(r"[:\- ]*", cells[r_col]):
                     continue
                 r = re.fullmatch(r"(?:round\s*)?(\d+)", cells[r_col], re.IGNORECASE)
-                found.append({"round": int(r.group(1)) if r else cells[r_col], "send": cells[s_col]})
+                found.append({"round": whole_number(r.group(1)) if r else cells[r_col], "send": cells[s_col]})
             if found:
                 return {"forecasts": found}
     lines = _ROUND_LINE.findall(reply)
     if lines:
-        return {"forecasts": [{"round": int(r), "send": v} for r, v in lines]}
+        return {"forecasts": [{"round": whole_number(r), "send": v} for r, v in lines]}
     every = {re.sub(r"\s+", "", m.group(1) or m.group(2)).replace("dollars", "").replace("dollar", "")
              for m in _EVERY_ROUND.finditer(reply)}
     if rounds and len(every) == 1:
@@ -379,6 +389,8 @@ def _forecast(reply: str, rounds: int, endowment: int, finish_reason: str | None
         got = ForecastSet.model_validate(obj, context={"rounds": rounds, "endowment": endowment})
     except ValidationError as exc:
         return ParsedForecast(False, _reason(exc))
+    except UnicodeError:  # pydantic reads no lone surrogate ("\ud800")
+        return ParsedForecast(False, UNREADABLE)
     return ParsedForecast(True, sends=[f.send for f in got.forecasts], explanations=[f.explanation for f in got.forecasts])
 
 
@@ -421,6 +433,8 @@ def _round_forecast(reply: str, endowment: int, finish_reason: str | None) -> Pa
         got = OneForecast.model_validate(obj, context={"endowment": endowment})
     except ValidationError as exc:
         return ParsedForecast(False, _reason(exc))
+    except UnicodeError:  # pydantic reads no lone surrogate ("\ud800")
+        return ParsedForecast(False, UNREADABLE)
     return ParsedForecast(True, sends=[got.send], explanations=[got.explanation])
 
 
