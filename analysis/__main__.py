@@ -380,10 +380,7 @@ def _via(store, run_id: str, args: argparse.Namespace) -> str:
     if via == "export" and getattr(args, "out", None) is None:
         raise InputError("--via export: name the requests file to write with --out FILE")
     if via is None and args.command == "resume":
-        from analysis.runs.store import OPEN_BATCH
-
-        batches = store.batches(run_id)
-        if not batches.empty and batches["status"].isin(OPEN_BATCH).any():
+        if store.open_batch_ids(run_id):
             print(f"run {one_line(run_id)} has a batch open at the provider: collecting it (--via batch)", file=sys.stderr)
             return "batch"
     return getattr(args, "via_forced", None) or via or "live"

@@ -65,10 +65,7 @@ def run_record(ref: StoreRef, run_id: str) -> dict[str, Any]:
 
 def open_batch(ref: StoreRef, run_id: str) -> bool:
     """Whether ``run_id`` has a batch still open at the provider (read now, not cached: a worker may change it)."""
-    from analysis.runs.store import OPEN_BATCH
-
-    batches = _store(ref).batches(run_id)
-    return bool(len(batches)) and bool(batches["status"].isin(OPEN_BATCH).any())
+    return bool(_store(ref).open_batch_ids(run_id))
 
 
 @st.cache_data(**CACHE)

@@ -18,7 +18,6 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from analysis.errors import InputError
 from analysis.llm.client import CallError, ChatReply
 from analysis.runs.batch_file import Result
 from analysis.runs.provider_batch import batch_lines
@@ -115,7 +114,3 @@ class ImportReplies:
             else:
                 self.answered += 1
                 entry.resolve(outcome)
-
-
-def refuse_input(stop: ImportRefused) -> InputError:
-    return InputError(stop.message)

@@ -146,7 +146,7 @@ async def execute_run_async(
     if via != "live" and _prefix_reuse(run["plan"]):
         raise InputError(f"run {run_id}: its plan reuses prompt prefixes (embedded server), which asks its units one "
                          f"after another; --via {via} needs them side by side: run it without --prefix-reuse")
-    if via == "live" and not offline and (open_ := _open_batches_of(store, run_id)):
+    if via == "live" and not offline and (open_ := store.open_batch_ids(run_id)):
         raise InputError(f"run {run_id} has {len(open_)} batch(es) still open at the provider ({open_[0]}); resume "
                          "with --via batch to collect them (a live resume would pay for their requests again)")
     for other in [spec, *specs_in(run["plan"])] if sends else []:  # refused before the run is touched
@@ -242,17 +242,6 @@ def _prefix_reuse(plan: Any) -> bool:
     if isinstance(plan, list):
         return any(_prefix_reuse(v) for v in plan)
     return False
-
-
-def _open_batches_of(store: Store, run_id: str) -> list[str]:
-    if "run_batches" not in store.table_names():
-        return []
-    from analysis.runs.store import OPEN_BATCH
-
-    marks = ",".join("?" * len(OPEN_BATCH))
-    return [r["batch_id"] for r in store.query(
-        f"SELECT batch_id FROM run_batches WHERE run_id=? AND status IN ({marks}) ORDER BY created_at",
-        (run_id, *OPEN_BATCH))]
 
 
 class CacheOnlyClient:

@@ -441,6 +441,11 @@ class Store:
             row["units"] = json.loads(row["units"])
         return rows
 
+    def open_batch_ids(self, run_id: str) -> list[str]:
+        """The ids of a run's batches that may still produce replies, oldest first."""
+        batches = self.batches(run_id)
+        return batches.loc[batches["status"].isin(OPEN_BATCH), "batch_id"].tolist()
+
     def batches(self, run_id: str) -> pd.DataFrame:
         """A run's provider batches (without their unit lists), oldest first."""
         if "run_batches" not in self.table_names():

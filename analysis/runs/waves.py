@@ -36,10 +36,6 @@ class Pending:
     units: list[str] = field(default_factory=list)
     future: asyncio.Future[ChatReply] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
-    @property
-    def model(self) -> str:
-        return self.client.spec.name
-
     def resolve(self, reply: ChatReply) -> None:
         if not self.future.done():
             self.future.set_result(reply)
