@@ -10,8 +10,9 @@ Run ids are fixed (``demo-<method>-<config>``), so an interrupted build resumes 
 (finished calls are in the store's call cache). The build uses prefix reuse (llama.cpp ``cache_prompt``)
 for the conversation methods, which cuts the prompt tokens processed about 5x, and runs one conversation
 after another (``run_units``) so that its prefix stays in the server's single KV-cache slot. Two builds of
-the same campaign in the same order give identical tables (``tests/test_demo_build.py``); only the server's
-``cached_tokens`` accounting differs with the order of the two calls in flight. Sampling is seeded per request, but a
+the same campaign in the same order give identical tables (``tests/test_demo_build.py``): a run with prefix reuse
+sends one call at a time (``execute_run_async``), since llama.cpp's numbers for a prompt depend on the prefix its slot
+held before, and two calls in flight reach it in either order. Sampling is seeded per request, but a
 sampled reply under prefix reuse can depend on what the cache held before: a build that ran only some of the parts
 gave other conversation turns at temperature 0.7. ``size="reduced"`` is the small campaign CI builds twice to check this.
 """

@@ -244,6 +244,8 @@ class StubApp:
         self._log_file = open(log_path, "a", encoding="utf-8") if log_path else None  # noqa: SIM115
         self._lock = threading.Lock()
         self.closing = False  # set on shutdown: hanging requests answer at once
+        self.in_flight = 0  # chat completions being answered now, and the most at once since start
+        self.peak_in_flight = 0
         self.batches = BatchAPI(self._batch_answer)
         self.batches.script = BatchScript.from_json(self.config.batch)
 
@@ -323,6 +325,14 @@ class StubApp:
         return 200, reply_body(body, digest, empty=fault == "empty", nonsense=fault == "nonsense")
 
     async def _completion(self, raw: bytes, auth: bytes | None, send: Any, idempotency: bytes | None = None) -> None:
+        self.in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            await self._answer(raw, auth, send, idempotency)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer(self, raw: bytes, auth: bytes | None, send: Any, idempotency: bytes | None) -> None:
         try:
             body = json.loads(raw)
             messages = body["messages"]

@@ -213,8 +213,9 @@ async def run_units(units: Iterable[Callable[[], Awaitable[None]]], *, one_at_a_
     """Run a method's independent units (conversations, questionnaires) concurrently, or one after another.
 
     With prefix reuse on, one unit at a time keeps its shared prefix in the embedded server's single KV-cache
-    slot (interleaved units would evict each other's) and fixes the order of the server's cache states, so a
-    rebuild repeats the same numbers. The executor's semaphore still bounds calls inside a unit.
+    slot (interleaved units would evict each other's); the runner also sends such a run's calls one at a time, which
+    fixes the order of the server's cache states, so a rebuild repeats the same numbers. The executor's semaphore
+    bounds calls inside a unit.
     """
     if one_at_a_time:
         for unit in units:
