@@ -52,7 +52,7 @@ def _add_yes(p: argparse.ArgumentParser) -> None:
 
 
 def _add_exec(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--concurrency", type=positive_int, default=8, help="max requests in flight (default 8)")
+    p.add_argument("--concurrency", type=positive_int, default=8, help="max requests in flight (default 8; one with prefix reuse)")
     p.add_argument("--max-attempts", type=positive_int, default=6, help="attempts per call before it is stored as failed")
     p.add_argument("--max-wait", type=non_negative_float, default=300.0, metavar="SECONDS",
                    help="most a call may wait between its retries in all (Retry-After included) before it is stored "
