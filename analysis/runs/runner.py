@@ -143,12 +143,13 @@ async def execute_run_async(
         return (other.api_key_env, other.base_url) == (spec.api_key_env, spec.base_url)
 
     sends = not offline and via in ("live", "batch")
-    if _prefix_reuse(run["plan"]):
+    prefix_reuse = _prefix_reuse(run["plan"])
+    if prefix_reuse:
         # one call at a time: llama.cpp's numbers for a prompt depend on the prefix its single slot held before (a
         # logprob moved 0.03 with the request before it), so two calls in flight, arriving in either order, made two
         # builds of one plan differ; the slot answers one call at a time anyway
         concurrency = 1
-    if via != "live" and _prefix_reuse(run["plan"]):
+    if via != "live" and prefix_reuse:
         raise InputError(f"run {run_id}: its plan reuses prompt prefixes (embedded server), which asks its units one "
                          f"after another; --via {via} needs them side by side: run it without --prefix-reuse")
     if via == "live" and not offline and (open_ := store.open_batch_ids(run_id)):
