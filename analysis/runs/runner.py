@@ -14,7 +14,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from analysis.errors import InputError, RunFailure
 from analysis.llm.client import CallError, LLMClient, reply_from, request_body
@@ -215,7 +215,7 @@ async def execute_run_async(
 
 
 Via = Literal["live", "batch", "export", "import"]
-VIAS: tuple[str, ...] = ("live", "batch", "export", "import")
+VIAS: tuple[str, ...] = get_args(Via)
 
 
 @dataclass(frozen=True)
