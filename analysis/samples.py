@@ -27,6 +27,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 COLUMNS = ("sample_id", "method", "kind", "run_id", "model", "persona_id", "persona", "item", "context", "prompt",
@@ -210,9 +211,17 @@ def store_samples(store: Any, run_ids: Sequence[str] | None = None, methods: Seq
         from analysis import methods as registry
 
         methods = registry.all_methods()
+    from analysis.model_order import real_first, store_specs
+
     names = set(store.table_names())
-    return concat(m.samples(store, run_ids) for m in methods
-                  if m.samples is not None and any(t in names for t in m.tables))
+    frame = concat(m.samples(store, run_ids) for m in methods
+                   if m.samples is not None and any(t in names for t in m.tables))
+    if frame.empty:
+        return frame
+    rank = {m: i for i, m in enumerate(real_first(frame["model"].dropna().unique(), store_specs(store)))}
+    method_rank = {m: i for i, m in enumerate(frame["method"].unique())}
+    keys = (frame["model"].map(rank).fillna(len(rank)).to_numpy(), frame["method"].map(method_rank).to_numpy())
+    return frame.iloc[np.lexsort(keys)].reset_index(drop=True)  # each method's samples together, real models first
 
 
 # -- filters (pure) ------------------------------------------------------------------------------------

@@ -167,8 +167,11 @@ def source_row(ref: StoreRef, table: str, key: str) -> pd.Series | None:
 
 
 def models_in(ref: StoreRef) -> list[str]:
+    """The store's models, real ones first (``analysis.model_order``): the sidebar's order, which every page keeps."""
+    from analysis.model_order import real_first
+
     frame = runs(ref)
-    return sorted(frame["model"].dropna().unique()) if len(frame) else []
+    return real_first(frame["model"].dropna().unique(), model_specs(ref)) if len(frame) else []
 
 
 # -- every method's report ------------------------------------------------------------------------

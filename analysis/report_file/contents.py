@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
+from analysis.model_order import real_first, store_specs
 from analysis.runs.export import scrub_frame
 from analysis.llm.keys import Scrubber
 
@@ -202,6 +203,12 @@ def decode_tables(text: str) -> dict[str, pd.DataFrame]:
     return {name: pd.DataFrame(t["data"], columns=t["columns"]) for name, t in unpack(text).items()}
 
 
+def _specs(runs: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Model -> the spec of its newest run."""
+    return {row.model: json.loads(row.model_spec) if isinstance(row.model_spec, str) else {}
+            for row in runs.sort_values("created_at").itertuples(index=False)}
+
+
 def _model_entries(runs: pd.DataFrame, usage: pd.DataFrame) -> list[ModelEntry]:
     out: dict[str, ModelEntry] = {}
     for row in runs.sort_values("created_at").itertuples(index=False):
@@ -217,7 +224,7 @@ def _model_entries(runs: pd.DataFrame, usage: pd.DataFrame) -> list[ModelEntry]:
             tokens_out=int(used["tokens_out"].sum()) if len(used) else None,
             cost=float(used["cost"].sum()) if priced and len(used) else None, priced=priced,
             warning=EMBEDDED_WARNING if backend == "embedded" else None)
-    return list(out.values())
+    return [out[m] for m in real_first(out, _specs(runs))]
 
 
 def _usage(store: Any) -> pd.DataFrame:
@@ -258,14 +265,17 @@ def _scored(samples: pd.DataFrame) -> pd.DataFrame:
     return samples[samples["scored"]] if samples["scored"].any() else samples
 
 
-def _evidence(samples: pd.DataFrame) -> list[Sample]:
-    """Each model's scored replies, or a seeded sample of ``EVIDENCE_PER_MODEL`` of them."""
+def _evidence(samples: pd.DataFrame, order: Sequence[str] = ()) -> list[Sample]:
+    """Each model's scored replies, or a seeded sample of ``EVIDENCE_PER_MODEL`` of them; models in ``order`` (the
+    report's: real ones first), others after them by name."""
     parts = []
-    for _, mine in _scored(samples).groupby("model", sort=True):
+    for _, mine in _scored(samples).groupby("model", sort=False):
         parts.append(mine if len(mine) <= EVIDENCE_PER_MODEL else mine.sample(EVIDENCE_PER_MODEL,
                                                                             random_state=EVIDENCE_SEED))
-    shown = pd.concat(parts).sort_values(["model", "kind", "persona", "item", "context"], kind="stable",
-                                         na_position="last")
+    rank = {m: i for i, m in enumerate(order)}
+    shown = pd.concat(parts)
+    shown = shown.assign(_rank=shown["model"].map(lambda m: rank.get(m, len(rank)))).sort_values(
+        ["_rank", "model", "kind", "persona", "item", "context"], kind="stable", na_position="last")
 
     def text(v: Any) -> str | None:
         return None if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)) else str(v)
@@ -338,11 +348,12 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
 
     run_frame, run_entries = _runs(store, all_runs[keep(all_runs)])
     kept = run_frame["run_id"].tolist()
+    specs = store_specs(store)
     sections, reports = [], {}
     for method in present:
         doc = method.cached_report(store, config=(configs or {}).get(method.name), n_boot=n_boot, chance=chance)
         reports[method.name] = doc
-        shown = [m for m in doc["models"] if chosen is None or m in chosen]
+        shown = real_first([m for m in doc["models"] if chosen is None or m in chosen], specs)
         mine = _method_samples(store, method, run_frame)
         if mine is not None:
             mine = mine[mine["model"].isin(shown)]
@@ -352,7 +363,7 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
             name=method.name, label=method.label, headlines=_headlines(method, doc, shown),
             counts=[{"model": m, **c} for m in shown for c in doc["models"][m].get("counts", [])],
             published=published, design=_design(mine) if mine is not None and len(mine) else {},
-            evidence=_evidence(mine) if mine is not None and len(mine) else [],
+            evidence=_evidence(mine, shown) if mine is not None and len(mine) else [],
             evidence_totals={} if mine is None else _scored(mine)["model"].value_counts().astype(int).to_dict(),
             figures={name: fig.to_json() for name, fig in drawn.items()}))
     tables = {"runs": store.table("runs")[lambda f: f["run_id"].isin(kept)]}

@@ -69,7 +69,10 @@ def _campaign_plans(args: ValuesOptions, spec: ModelSpec, protocol: dict[str, An
 
 def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool) -> int:
     """``import value-stability PATH...``: one line per file on stderr (errors name the file and key); exit 2 if any
-    file failed. Files are parsed before the store is opened; the parsed ones are stored."""
+    file failed. Files are parsed before the store is opened; the parsed ones are stored. ``import lee-values PATH``:
+    ``import_lee_command``."""
+    if kind == "lee-values":
+        return import_lee_command(paths, store_path, as_json)
     from analysis.errors import one_line
     from analysis.llm.keys import redact
     from analysis.methods.values.importer import parse_value_stability, store_parsed
@@ -84,3 +87,20 @@ def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool
     if as_json:
         print(json.dumps([r.as_dict() for r in reports], indent=1))
     return 2 if any(r.status == "failed" for r in reports) else 0
+
+
+def import_lee_command(paths: list[Path], store_path: Path, as_json: bool) -> int:
+    """``import lee-values PATH...``: every file read and checked before the store opens (a bad one: InputError, exit
+    2, nothing stored); one line per model on stderr (its run, and RoleScope's reading against the authors' letters)."""
+    from analysis.methods.values.import_lee import parse_source, store_parsed
+    from analysis.runs.store import Store
+
+    parsed = parse_source(paths)
+    with Store(store_path) as store:
+        stored = store_parsed(store, parsed)
+    for m, created in stored:
+        print(("imported " if created else "already imported ") + m.line(), file=sys.stderr)
+    if as_json:
+        print(json.dumps([m.report() | {"status": "imported" if created else "already imported"}
+                          for m, created in stored], indent=1))
+    return 0

@@ -4,7 +4,7 @@ string (``analysis.hooks.Hook``, imported on first call). Plans are built in ``a
 from __future__ import annotations
 
 from analysis.hooks import Hook
-from analysis.methods.base import Headline, Method
+from analysis.methods.base import BundledImport, Headline, Method
 from analysis.methods.values import questionnaire  # noqa: F401 - registers the method's tables in the store's schema
 from analysis.methods.values.families import FAMILY
 from analysis.methods.values.options import ValuesOptions
@@ -39,7 +39,8 @@ METHOD = Method(
     families=(FAMILY,),
     published=PUBLISHED,
     readers=READERS,
-    importers=("value-stability",), run_import=Hook(f"{M}.cli:import_command"),
+    importers=("value-stability", "lee-values"), run_import=Hook(f"{M}.cli:import_command"),
+    bundled_imports=(BundledImport("lee-values", "lee_values", Hook(f"{M}.import_lee:load_bundled")),),
     headlines=(Headline("values_cardinal", "Values: Cardinal score ↑"),
                Headline("values_rank_order", "Values: rank-order stability ↑",
                         null=lambda band, entry: band.get("rank_order"),

@@ -213,12 +213,22 @@ def values_metrics(store: Store, model: str | None = None, config: comparable.Ch
     models = {}
     for name, group in groups:
         doc = model_metrics(group, fitted=fitted[name], **kwargs) | selection.document(str(name))
-        doc["persona_scores"] = persona_value_scores(group, plan_descriptions(
-            store.get_run(r)["plan"] for r in dict.fromkeys(group["run_id"])))
+        plans = [store.get_run(r)["plan"] for r in dict.fromkeys(group["run_id"])]
+        doc["persona_scores"] = persona_value_scores(group, plan_descriptions(plans))
+        doc["imported"] = imported_notes(plans)
         if chance > 0:
             doc["chance"] = summarize_draws(doc, simulated[name])
         models[name] = doc
     return _clean({"models": models})
+
+
+def imported_notes(plans: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """What each imported run of a model's configuration says of itself (source, citation, whether its text is
+    bundled, RoleScope's reading against the source's own parsed answers, and a re-test whose replies repeat the first
+    asking's byte for byte): read from the plans the importer wrote, never recomputed."""
+    keys = ("source", "kind", "citation", "text_bundled", "text_note", "key", "summary", "reader_agreement",
+            "retest_identical_replies")
+    return [{k: plan.get(k) for k in keys if k in plan} for plan in plans if plan.get("imported")]
 
 
 def persona_value_scores(answers: pd.DataFrame, descriptions: Mapping[str, str]) -> dict[str, Any]:

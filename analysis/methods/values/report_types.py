@@ -114,6 +114,8 @@ class ValuesModelReport(ModelReport):
     configurations: list[dict[str, Any]]
     #: Why its numbers cannot stand beside the published leaderboard's (``campaign.off_protocol``); None: they can.
     off_protocol: str | None
+    #: What each imported run says of itself (``metrics.imported_notes``): source, reader agreement, re-test replies.
+    imported: list[dict[str, Any]] = []
 
 
 class Leaderboard(BaseModel):

@@ -49,6 +49,13 @@ m[1].metric("Ipsative stability ↑", ui.ci_text(doc.get("ipsative"), (ci.get("i
                                               (ci.get("ipsative") or {}).get("hi")),
             help="Mean over personas and context pairs of Spearman over the 10 values; 95% bootstrap CI over personas.")
 m[2].metric("Personas × contexts", f"{doc.get('n_personas', 0)} × {len(stab['contexts'])}")
+for note in doc.get("imported") or []:
+    same = note.get("retest_identical_replies") or {}
+    if same.get("n"):
+        st.warning(f"**{same['n']:,} of the {same['of']:,} re-asked replies are the first asking's, byte for byte** "
+                   f"({note.get('source')}). Where a reply repeats, its answer repeats: the stability of those answers "
+                   "measures the endpoint's determinism (or a cache), not how firmly the persona holds its values.",
+                   icon="⚠️")
 with m[0]:
     ui.chance_caption(bands.get("rank_order"))
 with m[1]:
