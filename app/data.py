@@ -364,6 +364,15 @@ def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: li
 
 
 @st.cache_data(**CACHE)
+def stale_runs(ref: StoreRef) -> dict[str, str]:
+    """The demo's runs asked with an older prompt, as its build recorded them (``analysis.demo.record_stale_runs``;
+    ``tests/test_demo_staleness.py`` checks that record is today's): run id -> why. Empty for other stores."""
+    from analysis.demo import recorded_stale_runs
+
+    return recorded_stale_runs(_store(ref)) or {}
+
+
+@st.cache_data(**CACHE)
 def model_specs(ref: StoreRef) -> dict[str, dict[str, Any]]:
     """Model name -> the public model spec of its newest run (plans are not read: they can be large)."""
     frame = _store(ref).frame("SELECT model, model_spec FROM runs ORDER BY created_at")

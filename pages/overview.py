@@ -66,6 +66,12 @@ if embedded:
     st.caption(f"{', '.join(embedded)}: produced by the embedded SmolLM2-135M-Instruct (135M parameters) with the "
                "generation parameters shown. Its answers are near chance: read these numbers as a pipeline check, "
                "not as a finding about LLMs.")
+stale = data.stale_runs(ref)
+if stale:
+    st.warning("**Asked with an older prompt** — these runs were made before the code that builds their prompts "
+               "changed, so today's RoleScope would not send the same messages; their numbers stand for the prompts "
+               "they were asked with (each run's plan holds them): "
+               + "; ".join(f"`{run_id}`: {why}" for run_id, why in stale.items()), icon="⚠️")
 
 # -- the cross-method view ------------------------------------------------------------------------
 st.subheader("Each method's headline, per model")

@@ -531,6 +531,18 @@ class Store:
         with self._lock:
             return pd.read_sql_query(sql, self._conn, params=tuple(params))
 
+    def set_meta(self, key: str, value: str) -> None:
+        """Store ``value`` under ``key`` in the store's ``meta`` table (one row per key; ``schema_version`` is kept)."""
+        if key == "schema_version":
+            raise ValueError("meta key 'schema_version' is the store's own")
+        with self._tx() as c:
+            c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def get_meta(self, key: str) -> str | None:
+        """The ``meta`` value under ``key``, or None."""
+        row = self.query_one("SELECT value FROM meta WHERE key = ?", (key,))
+        return None if row is None else str(row["value"])
+
     def query_one(self, sql: str, params: Iterable[Any] = ()) -> dict[str, Any] | None:
         with self._lock:
             cur = self._conn.execute(sql, tuple(params))

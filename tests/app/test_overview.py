@@ -148,3 +148,22 @@ def test_real_models_come_first_and_the_embedded_model_is_a_pipeline_check(mixed
     assert all("pipeline check" in n for n in models["note"].iloc[1:])
     headlines = at.dataframe[1].value
     assert headlines["model"].iloc[0] == "GPT4"
+
+
+def test_the_overview_lists_the_runs_asked_with_an_older_prompt(fixture_store, cache_dir, tmp_path, monkeypatch):
+    """A store whose build recorded stale runs (``analysis.demo.record_stale_runs``) shows each with its reason."""
+    import json
+    import shutil
+
+    from analysis.demo import STALE_KEY
+    from tests.app.conftest import _bind, open_app
+
+    path = tmp_path / "stale.db"
+    shutil.copy(fixture_store, path)
+    with Store(path) as store:
+        store.set_meta(STALE_KEY, json.dumps({"demo-values-x": "asked with an older prompt: personas[].description"}))
+    _bind(monkeypatch, path, tmp_path / "user.db", cache_dir)
+    at = open_app()
+    assert not at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "Asked with an older prompt" in warning and "demo-values-x" in warning and "personas[].description" in warning
