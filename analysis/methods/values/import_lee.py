@@ -187,7 +187,7 @@ def agreement_class(reader: str | None, source: str) -> str:
 
 
 def reader_agreement(answers: Sequence[tuple[str, LeeAnswer]], *, text: bool) -> dict[str, Any]:
-    """Per class: ``{n, label, examples: [{persona, item, source, reader, reply}], pairs: {"E→F": count}}`` over
+    """Per class: ``{n, label, examples: [{persona, item, source, reader, reply}], pairs: [["E→F", count], …]}`` over
     ``(persona name, answer)`` pairs; replies are given in the examples only with ``text`` (numbers-only: none)."""
     out: dict[str, Any] = {}
     classes = [(agreement_class(a.letter, a.source_letter), name, a) for name, a in answers]
@@ -195,7 +195,8 @@ def reader_agreement(answers: Sequence[tuple[str, LeeAnswer]], *, text: bool) ->
         hits = [(name, a) for c, name, a in classes if c == cls]
         pairs = Counter(f"{a.source_letter}→{a.letter or '—'}" for _, a in hits)
         out[cls] = {"n": len(hits), "label": AGREEMENT_LABELS[cls],
-                    "pairs": dict(pairs.most_common()) if cls != "both_equal" else {},
+                    # a list, most frequent first (a stored plan's objects are key-sorted)
+                    "pairs": [[pair, n] for pair, n in pairs.most_common()] if cls != "both_equal" else [],
                     "examples": [] if cls == "both_equal" else [
                         {"persona": name, "item": a.item, "source": a.source_letter, "reader": a.letter,
                          "reason": a.reason, "reply": a.reply[:300] if text else None} for name, a in hits[:EXAMPLES]]}

@@ -113,7 +113,7 @@ def test_reader_agreement_counts_every_answer_once_and_finds_the_authors_very_mu
     # command-r-plus opens with "F. Very much like you": the authors' parser reads E there, RoleScope F
     command = next(m for m in parsed if m.model == "command-r-plus")
     different = command.plan["reader_agreement"]["both_different"]
-    assert next(iter(different["pairs"])) == "E→F" and different["pairs"]["E→F"] > 500
+    assert different["pairs"][0][0] == "E→F" and different["pairs"][0][1] > 500
     assert all(e["reply"] for e in different["examples"])
 
 
