@@ -328,7 +328,7 @@ def read_record(path: Path, key: Sequence[KeyItem], norm: dict[str, Any], digest
                 for s in range(1, len(sessions) + 1)]
     rows = _rows(model, inventory, sessions, personas, text)
     digest = hashlib.sha256(digest_base + inventory.model_dump_json().encode() + b"\0" + content).hexdigest()
-    run_id = f"{KIND}-{re.sub(r'[^A-Za-z0-9._-]+', '-', model)}-{digest[:10]}"
+    run_id = f"{KIND}-ipip50-{re.sub(r'[^A-Za-z0-9._-]+', '-', model)}-{digest[:10]}"
     for row in rows:
         row["run_id"] = run_id
     differ = sum(1 for r in rows if r.get("number") != choices[r["administration"] - 1][r["seq"]])

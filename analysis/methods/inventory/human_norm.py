@@ -57,14 +57,15 @@ def _finite(x: float) -> float | None:
 
 def build_norm(answers: pd.DataFrame, keys: Mapping[str, Sequence[tuple[str, bool]]], n_options: int,
                source: str) -> dict[str, Any]:
-    """``{"source", "n_people", "missing", "unit", "domains": {D: domain_norm}}`` of people's answers (one row each)
-    and the inventory's key (domain -> [(column, reversed)])."""
-    domains = {d: domain_norm(keyed_frame(answers, items, n_options)) for d, items in keys.items()}
-    return {"source": source, "n_people": int(len(answers)),
+    """``{"source", "n_rows", "n_people" (rows with at least one valid answer), "missing", "unit", "domains": {D:
+    domain_norm}}`` of people's answers (one row each) and the inventory's key (domain -> [(column, reversed)])."""
+    frames = {d: keyed_frame(answers, items, n_options) for d, items in keys.items()}
+    answered = pd.concat(frames.values(), axis=1).notna().any(axis=1)
+    return {"source": source, "n_rows": int(len(answers)), "n_people": int(answered.sum()),
             "missing": f"an answer outside 1..{n_options} (0 = unanswered) is missing; each domain uses the people who "
                        "answered all of its items",
             "unit": "α and ω: people as units, the domain's items as columns; the distribution: people's domain scores",
-            "domains": domains}
+            "domains": {d: domain_norm(frame) for d, frame in frames.items()}}
 
 
 def percentile(distribution: Mapping[str, int], x: float) -> float | None:
