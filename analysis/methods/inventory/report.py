@@ -42,9 +42,9 @@ from analysis.methods.inventory.answers import selected_answers
 from analysis.methods.inventory.families import FAMILY
 from analysis.methods.inventory.inventory import ipip_facet_names
 from analysis.methods.inventory.measures import aligned_scores, levels_of, statistics
-from analysis.methods.inventory.testings import human_doc, testings_doc
 from analysis.methods.inventory.scoring import (MIN_ITEM_SHARE, Sheets, norm_band, persona_scores, scale_scores,
                                                 sheet_percentiles, sheets, under_coverage)
+from analysis.methods.inventory.testings import human_doc, testings_doc
 from analysis.persona_scores import persona_scores_doc
 from analysis.runs import comparable
 from analysis.runs.store import Store
