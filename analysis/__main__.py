@@ -35,11 +35,15 @@ DEFAULT_STORE = Path(os.environ.get("ROLESCOPE_STORE", "rolescope.db"))
 REPORT_KIND = "rolescope-report"
 
 
-def import_kinds() -> dict[str, Any]:
-    """Kind of file -> the method that imports it (``Method.importers``)."""
+def import_kinds() -> dict[str, list[Any]]:
+    """Kind of file -> the methods that import it (``Method.importers``), in registry order."""
     from analysis import methods
 
-    return {kind: m for m in methods.all_methods() for kind in m.importers}
+    kinds: dict[str, list[Any]] = {}
+    for m in methods.all_methods():
+        for kind in m.importers:
+            kinds.setdefault(kind, []).append(m)
+    return kinds
 
 
 def _add_store(p: argparse.ArgumentParser) -> None:
@@ -143,10 +147,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "BFI-44 answers; agent-trust: camel-ai/agent-trust Trust_Game_<model>.json files (GenAgents "
                           "personas are not "
                           "imported: give the file to run trust --personas); rolescope-report: a report file written by "
-                          "`report` (its runs and tables)")
+                          "`report` (its runs and tables); chatgpt-behavioral: a ChatGPT-Behavioral clone's IPIP-50 "
+                          "testings with its human IPIP-50 norm, and its trust-game investor sessions")
     imp.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="result files, or folders searched for them")
     _add_store(imp)
-    imp.add_argument("--json", action="store_true", help="print the per-file reports as JSON on stdout")
+    imp.add_argument("--json", action="store_true", help="print the per-file reports as JSON on stdout (a kind that "
+                     "several methods import: one JSON line per method)")
 
     delete = sub.add_parser("delete", help="delete runs and their rows (their cached calls are kept unless --calls)")
     delete.add_argument("run_ids", nargs="+", metavar="RUN_ID")
@@ -574,8 +580,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    """The method whose importer reads this kind of file imports it (``Method.run_import``); a RoleScope report file
-    is read back by ``analysis.report_file.restore``."""
+    """The method whose importer reads this kind of file imports it (``Method.run_import``); a kind several methods
+    import is prepared by each (every file read and checked) before any stores (``Method.prepare_import``); a RoleScope
+    report file is read back by ``analysis.report_file.restore``."""
     if args.kind == REPORT_KIND:
         from analysis.report_file.restore import restore
 
@@ -583,7 +590,15 @@ def cmd_import(args: argparse.Namespace) -> int:
         if missing:
             raise InputError(f"import {REPORT_KIND}: no such file {', '.join(missing)}")
         return restore(args.paths, args.store, args.json)
-    return import_kinds()[args.kind].run_import(args.kind, args.paths, args.store, args.json)
+    importers = import_kinds()[args.kind]
+    if len(importers) == 1:
+        return importers[0].run_import(args.kind, args.paths, args.store, args.json)
+    missing = [m.name for m in importers if m.prepare_import is None]
+    if missing:
+        raise InputError(f"import {args.kind}: several methods import it but {', '.join(missing)} cannot prepare an "
+                         "import before storing (Method.prepare_import)")
+    stores = [m.prepare_import(args.kind, args.paths, args.json) for m in importers]  # every file checked first
+    return max(store(args.store) for store in stores)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -301,6 +301,11 @@ class Method:
     #: (kind, paths, store path, --json) -> exit code, one line per file or run on stderr.
     importers: tuple[str, ...] = ()
     run_import: Callable[[str, list[Any], Any, bool], int] | None = None
+    #: (kind, paths, --json) -> a function of the store path that stores and returns the exit code: every file read
+    #: and checked first, nothing stored. A kind that several methods import (one source holding answers of each) is
+    #: prepared by every one of them before any of them stores, so a refused file stores nothing in any method.
+    #: None: the kind is imported by ``run_import`` alone (then no other method may import it).
+    prepare_import: Callable[[str, list[Any], bool], Callable[[Any], int]] | None = None
     #: Sources of real models' answers the bundled demo imports, numbers only (``BundledImport``).
     bundled_imports: tuple[BundledImport, ...] = ()
     #: (store, run ids or None) -> every stored reply of the method as rows of ``analysis.samples.COLUMNS`` (the

@@ -35,8 +35,10 @@ METHOD = Method(
     external_validity=Hook(f"{M}.external_validity:external_validity"),
     readers=READERS,
     families=(FAMILY,),
-    importers=("persona-llm",), run_import=Hook(f"{M}.cli:import_command"),
-    bundled_imports=(BundledImport("persona-llm", "persona_llm", Hook(f"{M}.importer:load_bundled")),),
+    importers=("persona-llm", "chatgpt-behavioral"), run_import=Hook(f"{M}.cli:import_command"),
+    prepare_import=Hook(f"{M}.cli:prepare_import"),
+    bundled_imports=(BundledImport("persona-llm", "persona_llm", Hook(f"{M}.importer:load_bundled")),
+                     BundledImport("chatgpt-behavioral", "chatgpt_behavioral", Hook(f"{M}.behavioral:load_bundled"))),
     published=Published("../analysis/methods/inventory/published.json", Hook(f"{M}.published:rows")),
     headlines=(
         Headline("inventory_shaping", "Inventory: shaping ρ ↑", null=lambda band, entry: band.get("shaping")),

@@ -5,11 +5,16 @@
                         "loading"}] (items loading against the key), "lambda6", "test_retest", "shaping_rho",
                         "drift", "shaping_d", "shaping_d_lo", "shaping_d_hi", "shaping_n_high", "shaping_n_low",
                         "n_personas", "n_under_coverage" (personas with too few valid items to be scored), "n_items",
+                        "human_percentile" (the score's percentile among people's, with an imported human norm),
                         "<metric>_reason": why undefined, …}},   # the main inventory's
         "inventory": main inventory name,
         "inventories": {INV: {"title", "n_items", "n_personas", "n_sheets", "norms", "domains": {…as above},
                               "provenance": {"imported", "source", "citation", "administration", "text_bundled", …},
                               "facets": {F: {"name", "domain", "score", "percentile"}},
+                              "testings": {"unit", "n_units", "n_testings", "icc", "profile_r", "domains": {D: {"mean",
+                                           "sd", "icc"}}} (repeated testings of one respondent; ``testings``) or null,
+                              "human": {"source", "n_people", "domains": {D: {"n", "alpha", "omega", "mean", "sd",
+                                        "model_score", "model_percentile"}}} (an imported human norm) or null,
                               "position": {"shares": {"1": x, …}, "first": x, "order_gap": x}}},
         "mtmm": {"inventories": [A, B], "convergent", "discriminant", "reason", "n_personas", "matrix": frame,
                  "n_shaped": personas among them with a shaping target (the paper's Table 1 is on unshaped ones),
@@ -39,6 +44,7 @@ from analysis.methods.inventory.inventory import ipip_facet_names
 from analysis.methods.inventory.measures import aligned_scores, levels_of, statistics
 from analysis.methods.inventory.scoring import (MIN_ITEM_SHARE, Sheets, norm_band, persona_scores, scale_scores,
                                                 sheet_percentiles, sheets, under_coverage)
+from analysis.methods.inventory.testings import human_doc, testings_doc
 from analysis.persona_scores import persona_scores_doc
 from analysis.runs import comparable
 from analysis.runs.store import Store
@@ -120,6 +126,7 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
                      "order_gap": _val(float(np.nanmean(order_gap))) if order_gap and np.isfinite(order_gap).any() else None,
                      "order_gap_reason": None if order_gap else "needs both option orders"},
         "headline": {k: stats[k] for k in ("shaping", "alpha")},
+        "testings": testings_doc(s, answers),
     }
 
 
@@ -182,6 +189,7 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
         for inv, rows in mine.groupby("inventory", sort=False):
             arrays[str(inv)] = sheets(rows, n_options_of(store, rows))
             per_inv[str(inv)] = inventory_doc(arrays[str(inv)], str(inv), rows) | {"provenance": provenance(store, rows)}
+            with_human(per_inv[str(inv)], human_norm_of(store, rows))
         main = main_inventory({n: d["n_items"] for n, d in per_inv.items()})
         head = per_inv[main].pop("headline")
         for doc in per_inv.values():
@@ -240,6 +248,24 @@ def provenance(store: Store, rows: pd.DataFrame) -> dict[str, Any]:
     return {"imported": True, "source": first.get("source"), "citation": first.get("citation"),
             "administration": first.get("administration"), "text_bundled": first.get("text_bundled", True),
             "text_note": first.get("text_note")}
+
+
+def human_norm_of(store: Store, rows: pd.DataFrame) -> dict[str, Any] | None:
+    """The human norm an importer stored in the plan of these rows' runs (``plan["human_norm"]``), or None."""
+    for run_id in dict.fromkeys(rows["run_id"]):
+        norm = store.get_run(str(run_id))["plan"].get("human_norm")
+        if norm:
+            return norm
+    return None
+
+
+def with_human(doc: dict[str, Any], norm: dict[str, Any] | None) -> None:
+    """Set an inventory document's ``human`` row (``testings.human_doc``; null without a norm) and each domain's
+    ``human_percentile``: the model's domain score (its mean over personas or testings) among people's scores."""
+    doc["human"] = human_doc(norm, doc["domains"]) if norm else None
+    for d, entry in (doc["human"] or {}).get("domains", {}).items():
+        if d in doc["domains"]:
+            doc["domains"][d]["human_percentile"] = entry["model_percentile"]
 
 
 def n_options_of(store: Store, rows: pd.DataFrame) -> int:

@@ -32,6 +32,8 @@ class Scale(BaseModel):
     score: float | None = None
     sd: float | None = None
     percentile: float | None = None
+    #: The score's percentile among people's domain scores (an imported human norm, ``testings.human_doc``).
+    human_percentile: float | None = None
     alpha: float | None = None
     omega: float | None = None
     lambda6: float | None = None
@@ -80,6 +82,10 @@ class InventoryResult(BaseModel):
     facets: dict[str, Scale]
     position: Position
     provenance: dict[str, Any]
+    #: Repeated testings of one respondent (``analysis.methods.inventory.testings``), None when none was repeated.
+    testings: dict[str, Any] | None = None
+    #: The human row beside the model (an imported human norm), None without one.
+    human: dict[str, Any] | None = None
 
 
 class Mtmm(BaseModel):

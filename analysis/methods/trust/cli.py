@@ -53,6 +53,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -143,17 +144,61 @@ def plan_from_args(args: argparse.Namespace | TrustOptions, spec: ModelSpec) -> 
 
 
 def import_command(kind: str, paths: list[Path], store_path: Path, as_json: bool) -> int:
-    """``import agent-trust PATH...``: every file parsed before the store is opened (a refused import changes nothing);
-    one line per run on stderr (``imported`` or ``already imported``) and a count of the files skipped; ``--json``: the
-    run ids, per file what was read (condition, model, run, personas, valid amounts of the source and of RoleScope's
-    reader, whether it was new) and per skipped file why."""
+    """``import agent-trust|chatgpt-behavioral PATH...``: every file parsed before the store is opened (a refused
+    import changes nothing); one line per run on stderr (``imported`` or ``already imported``) and a count of the files
+    skipped; ``--json``: the run ids, per file (agent-trust) or run (chatgpt-behavioral) what was read (condition,
+    model, run, personas, valid amounts of the source and of RoleScope's reader, whether it was new) and per skipped
+    file why."""
+    return prepare_import(kind, paths, as_json)(store_path)
+
+
+BEHAVIORAL = "chatgpt-behavioral"
+
+
+def prepare_import(kind: str, paths: list[Path], as_json: bool) -> Callable[[Path], int]:
+    """``Method.prepare_import``: the files of ``kind`` read and checked (nothing stored); the function that stores."""
+    from functools import partial
+
+    if kind == BEHAVIORAL:
+        from analysis.methods.trust.behavioral import build_runs, parse_paths as parse_behavioral
+
+        parsed = parse_behavioral(paths)
+        return partial(_store_behavioral, build_runs(parsed), parsed.skipped, as_json)
+    from analysis.methods.trust.importer import parse_paths
+
+    return partial(_store_agent_trust, parse_paths(paths), as_json)
+
+
+def _store_behavioral(runs: list[Any], skipped: list[dict[str, str]], as_json: bool, store_path: Path) -> int:
+    """Store ChatGPT-Behavioral's investor runs; one line per run and a count of skipped files on stderr."""
     import json
     import sys
 
-    from analysis.methods.trust.importer import parse_paths, store_parsed
+    from analysis.methods.trust.behavioral import store_runs
     from analysis.runs.store import Store
 
-    parsed = parse_paths(paths)
+    with Store(store_path) as store:
+        new = store_runs(store, runs)
+    for r in runs:
+        s = r.plan["summary"]
+        print(f"{'imported' if new[r.run_id] else 'already imported'} {r.run_id}: {r.model}, trust game investor "
+              f"({r.condition}), {s['personas']} sessions ({s['source_valid']} with a highlighted amount)",
+              file=sys.stderr)
+    if skipped:
+        print(f"skipped {len(skipped)} trust file(s) of banker sessions only (--json says which)", file=sys.stderr)
+    if as_json:
+        print(json.dumps({"method": "trust", "run_ids": list(new),
+                          "read": [r.report() | {"stored": new[r.run_id]} for r in runs], "skipped": skipped}))
+    return 0
+
+
+def _store_agent_trust(parsed: Any, as_json: bool, store_path: Path) -> int:
+    import json
+    import sys
+
+    from analysis.methods.trust.importer import store_parsed
+    from analysis.runs.store import Store
+
     with Store(store_path) as store:
         new = store_parsed(store, parsed)
     for run_id, stored in new.items():

@@ -38,6 +38,8 @@ METHOD = Method(
     families=FAMILIES,
     published=PUBLISHED,
     readers=READERS,
-    importers=("agent-trust",), run_import=Hook(f"{M}.cli:import_command"),
-    bundled_imports=(BundledImport("agent-trust", "agent_trust", Hook(f"{M}.importer:load_bundled")),),
+    importers=("agent-trust", "chatgpt-behavioral"), run_import=Hook(f"{M}.cli:import_command"),
+    prepare_import=Hook(f"{M}.cli:prepare_import"),
+    bundled_imports=(BundledImport("agent-trust", "agent_trust", Hook(f"{M}.importer:load_bundled")),
+                     BundledImport("chatgpt-behavioral", "chatgpt_behavioral", Hook(f"{M}.behavioral:load_bundled"))),
 )
