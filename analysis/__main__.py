@@ -219,6 +219,11 @@ def build_parser() -> argparse.ArgumentParser:
     reports.add_argument("--chance", type=non_negative_int, metavar="N", default=100,
                          help="simulations per null model (default: 100, the dashboard's)")
 
+    docs = sub.add_parser("docs", help="rewrite the docs' generated tables from the bundled demo's reports "
+                                       "(analysis.doc_tables); --check: exit 1 when one is not today's")
+    docs.add_argument("--check", action="store_true", help="change nothing; list the docs whose tables are stale")
+    docs.add_argument("--store", type=Path, help="default: the bundled demo store")
+
     reread = sub.add_parser("reread", help="re-derive stored answers from the stored replies with today's readers "
                                            "(sends no request; prints what changed)")
     reread.add_argument("--run", action="append", metavar="ID", help="a run to re-read (repeatable; default: every run)")
@@ -736,6 +741,21 @@ def cmd_figure(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_docs(args: argparse.Namespace) -> int:
+    from analysis.demo_store import DEMO_STORE
+    from analysis.doc_tables import stale_docs
+
+    with _cache_store(args.store or DEMO_STORE) as store:
+        stale = stale_docs(store)
+    for path, text in stale.items():
+        if args.check:
+            print(f"{path}: generated tables differ from the reports (run: python -m analysis docs)", file=sys.stderr)
+        else:
+            path.write_text(text, encoding="utf-8")
+            print(f"rewrote {path}", file=sys.stderr)
+    return 1 if args.check and stale else 0
+
+
 def cmd_reread(args: argparse.Namespace) -> int:
     from analysis.reread import reread
 
@@ -836,7 +856,7 @@ COMMANDS = {
     "run": cmd_run, "resume": cmd_resume, "export-requests": cmd_export_requests, "import-replies": cmd_import_replies, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
     "import": cmd_import, "metrics": cmd_metrics, "delete": cmd_delete, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
     "report": cmd_report, "parse": cmd_parse, "figure": cmd_figure,
-    "reread": cmd_reread, "label": cmd_label,
+    "reread": cmd_reread, "docs": cmd_docs, "label": cmd_label,
 }
 
 

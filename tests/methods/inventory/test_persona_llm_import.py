@@ -265,3 +265,22 @@ def test_hostile_answer_files_are_one_line_naming_them(tmp_path: Path, capsys) -
             problems.append(f"{case}: exit {code}, {err[:200]!r}")
     assert not problems, "\n".join(problems)
     assert not store.exists() or Store(store, read_only=True).runs().empty
+
+
+@needs_source
+def test_the_docs_count_of_stray_lines_before_the_first_item_is_the_sources() -> None:
+    """docs/imports.md says how many replies open with a stray item line (e.g. "(u) 4") before "(a)": counted here."""
+    import re
+
+    stray = total = 0
+    for path in sorted((SOURCE / "outputs").rglob("*_p*.json")):
+        content = path.read_bytes()
+        if content.startswith(b"version https://git-lfs"):
+            continue
+        total += 1
+        lines = [x for x in json.loads(content)["annotation"].splitlines() if x.strip()]
+        first = next((i for i, x in enumerate(lines) if re.match(r"\s*\(a\)", x)), None)
+        stray += bool(first) and any(re.match(r"\s*\([a-z]{1,2}\)", x) for x in lines[:first])
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "imports.md").read_text(encoding="utf-8")
+    said = re.search(r"(\d+) of the ([\d,]+) replies open with a stray line", doc)
+    assert said and (int(said.group(1)), int(said.group(2).replace(",", ""))) == (stray, total)
