@@ -260,6 +260,12 @@ def table(data: Any, **kwargs: Any) -> Any:
 
 
 
+#: A headline card's label wraps (the model's full name is part of it) instead of being cut with an ellipsis.
+WRAP_METRIC_LABELS = ('<style>[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * '
+                      '{white-space: normal !important; overflow: visible !important; text-overflow: clip !important; '
+                      'height: auto !important;}</style>')
+
+
 def headline_label(label: str, model: str) -> str:
     """The label of one model's headline card: the headline's own label, then the model."""
     return f"{label} · {model}"
@@ -272,11 +278,16 @@ def headlines(ref: StoreRef, method: str, models: list[str]) -> None:
 
     long = data.headlines(ref)
     long = long[(long["method"] == method) & long["model"].isin(models)]
+    order = {m: i for i, m in enumerate(models)}  # the sidebar's order: real models first
+    long = long.sort_values("model", key=lambda m: m.map(order), kind="stable")
+    st.html(WRAP_METRIC_LABELS)
     cells = st.columns(min(len(long), 4)) if len(long) else []
     for k, row in enumerate(long.itertuples()):
         why = f"Undefined: {row.reason}" if isinstance(row.reason, str) and row.reason else None
         cells[k % len(cells)].metric(headline_label(row.label, row.model), fmt(row.value, 3),
                                      help=why or (row.note if isinstance(row.note, str) else None))
+        if why:  # the reason in a sentence under the "—", not only behind the help icon
+            cells[k % len(cells)].caption(why)
         shown = [t for t in (row.coverage, row.note) if why is None and isinstance(t, str) and t]
         if shown:  # a mean over a subset says so wherever it is shown ("mean over 7 of 8 subjects")
             cells[k % len(cells)].caption(" · ".join(shown))
