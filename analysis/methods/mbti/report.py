@@ -2,11 +2,19 @@
 
     {"models": {NAME: {"subjects": {SUBJ: {"scores": {"E": x, "N": x, "T": x, "J": x, "A": x},
                                            "type": "ENTJ-T", "consistency": x, "n_testings": n,
-                                           "invalid": n}},
+                                           "invalid": n,
+                                           "uncertainty": {"scores_ci": {DIM: [lo, hi]}, "n_statements": {DIM: n},
+                                                           "letters": {DIM: {"letter", "decided", "reason"}},
+                                                           "type": "EN?J-T", "n_decided": k, "n_boot": B}}},
                        "robustness": {SUBJ: x},
                        "distributions": [{"subject", "order_mode", "statements": frame}],
                        "fairness": {"Men|Women": x, "Boys|Girls": x},
-                       "headlines": {"mbti_consistency": {"value", "reason", "coverage", "chance_reason"?}},
+                       "type_gaps": {"Men|Women": {"dimensions": {DIM: {"diff": number, "ci": [lo, hi],
+                                                                        "n_statements", "n_shared", "letters": [a, b],
+                                                                        "letters_differ"}},
+                                                   "n_letters_differ": k}},
+                       "headlines": {"mbti_consistency": {"value", "reason", "coverage", "chance_reason"?},
+                                     "mbti_decided": {"value", "reason", "coverage", "note"}},
                        "counts": [...]}}}
 
 A subject's scores, type and consistency come from its permuted-order testings (the paper's unbiased prompts), or
@@ -18,7 +26,14 @@ subjects are present (names matched case-insensitively). Numbers that cannot be 
 
 The headline ``mbti_consistency`` is the mean over the subjects whose consistency is defined: its ``coverage`` says
 over how many of the model's subjects ("7 of 8 subjects"), and when that is a subset its ``chance_reason`` says why
-it has no chance verdict (the null band is of the mean over every subject).
+it has no chance verdict (the null band is of the mean over every subject). With one testing per subject (the
+published ChatGPT-MBTI answers) it is undefined and says why in a sentence (``no_consistency_reason``).
+
+``uncertainty``, ``type_gaps`` and the headline ``mbti_decided`` (``analysis.methods.mbti.uncertainty``): a bootstrap
+over the statements (``n_boot`` resamples, seeded) gives each dimension score a 95 % CI; a letter whose CI includes 50
+is undecided ("?"); ``mbti_decided`` is the mean over subjects of the decided letters of the four (E/I, N/S, T/F, J/P),
+the headline a single testing supports; ``type_gaps`` holds Men − Women (and Boys − Girls) per dimension with a paired
+CI over statements and whether the letters differ.
 """
 
 from __future__ import annotations

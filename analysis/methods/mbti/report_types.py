@@ -42,6 +42,7 @@ class SubjectUncertainty(BaseModel):
     letters: dict[str, Letter]
     type: str
     n_decided: int
+    decidable: bool
     n_boot: int
 
 

@@ -83,7 +83,8 @@ def letter(dimension: str, score: float, lo: float, hi: float, n_statements: int
         return {"letter": "X", "decided": False, "reason": "no valid answer on this dimension"}
     if n_statements < MIN_STATEMENTS:
         return {"letter": "?", "decided": False,
-                "reason": f"{n_statements} statements answered: too few for a CI (needs ≥ {MIN_STATEMENTS})"}
+                "reason": f"{n_statements} statement{'' if n_statements == 1 else 's'} answered: too few for a CI "
+                          f"(needs ≥ {MIN_STATEMENTS})"}
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return {"letter": "?", "decided": False, "reason": "not bootstrapped (n_boot = 0)"}
     if lo > CUT and score >= CUT:
@@ -97,7 +98,8 @@ def letter(dimension: str, score: float, lo: float, hi: float, n_statements: int
 def subject_uncertainty(answers: pd.DataFrame, *, n_boot: int, seed: int = 0) -> dict[str, Any]:
     """One subject's ``uncertainty``: per dimension the score and its 95 % CI over statements (``scores_ci``
     [lo, hi]), the answered statements, the decided letter (``letters``), the type with "?" for undecided letters
-    (``type``) and how many of the four type letters are decided (``n_decided``)."""
+    (``type``), how many of the four type letters are decided (``n_decided``) and whether each of the four rests on
+    enough statements to be decided at all (``decidable``: ≥ ``MIN_STATEMENTS`` each)."""
     cis, letters, n_statements = {}, {}, {}
     for k, dim in enumerate(DIMENSIONS):
         statements, sums, counts = statement_sums(answers, dim)
@@ -108,7 +110,8 @@ def subject_uncertainty(answers: pd.DataFrame, *, n_boot: int, seed: int = 0) ->
         letters[dim] = letter(dim, ci.estimate, lo, hi, n)
     code = "".join(letters[d]["letter"] for d in TYPE_DIMENSIONS) + "-" + letters[DIMENSIONS[4]]["letter"]
     return {"scores_ci": cis, "n_statements": n_statements, "letters": letters, "type": code,
-            "n_decided": sum(letters[d]["decided"] for d in TYPE_DIMENSIONS), "n_boot": int(n_boot)}
+            "n_decided": sum(letters[d]["decided"] for d in TYPE_DIMENSIONS),
+            "decidable": all(n_statements[d] >= MIN_STATEMENTS for d in TYPE_DIMENSIONS), "n_boot": int(n_boot)}
 
 
 def aligned(union: list[str], statements: list[str], sums: np.ndarray,
@@ -171,12 +174,19 @@ def type_gaps(answers: pd.DataFrame, subjects: dict[str, dict[str, Any]], pairs:
 
 def decided_headline(uncertainty: dict[str, dict[str, Any]], n_boot: int) -> dict[str, Any]:
     """``mbti_decided``: the mean over subjects of the type letters (of E/I, N/S, T/F, J/P) whose 95 % CI over
-    statements lies wholly on one side of 50 (``n_decided``; 0–4)."""
+    statements lies wholly on one side of 50 (``n_decided``; 0–4), over the subjects whose four dimensions each rest on
+    ≥ ``MIN_STATEMENTS`` answered statements (``decidable``; others could decide nothing whatever they answered, so
+    they are left out and the coverage says so, rather than counted as 0)."""
     if not uncertainty:
         return number(None, "no subject scored")
     if n_boot <= 0:
         return number(None, "not bootstrapped (n_boot = 0): a letter is decided only by its CI over statements")
-    decided = [u["n_decided"] for u in uncertainty.values()]
-    return number(sum(decided) / len(decided), "", n=len(decided), of=len(decided), unit="subjects") | {
-        "note": f"mean over {len(decided)} subjects of the letters (of 4) whose 95 % CI over statements "
-                "lies on one side of 50"}
+    decided = [u["n_decided"] for u in uncertainty.values() if u.get("decidable")]
+    entry = number(sum(decided) / len(decided) if decided else None,
+                   f"no subject has ≥ {MIN_STATEMENTS} answered statements on each of E/I, N/S, T/F and J/P, so no "
+                   "letter can be decided (ask more statements than --limit-statements allows)",
+                   n=len(decided), of=len(uncertainty), unit="subjects")
+    if decided:
+        entry["note"] = (f"mean over {len(decided)} subject{'' if len(decided) == 1 else 's'} of the letters (of 4) whose 95 % CI over statements "
+                         "lies on one side of 50")
+    return entry

@@ -29,7 +29,16 @@
                                  "amount_sent": {"n", "valid", "mean": number, "sd": number, "distribution": {DOLLAR: n},
                                                  "n_fractional"},
                                  "amount_sent_reader": {...the same...},
-                                 "reader_agreement": {CLASS: {"n": n, "examples": [persona ids], "label": text}}}}}}}
+                                 "reader_agreement": {CLASS: {"n": n, "examples": [persona ids], "label": text}},
+                                 "shift_from_base": {"mean": number, "ci": [lo, hi], "n_pairs": n, ...} (not the base)}},
+        "headlines": {"trust_spearman": number + strategy/note,
+                      "trust_vs_human": number + {"ci": {"lo", "hi"}, "ci_units": "personas; humans", "unit",
+                                                  "model_mean", "human_mean", "n_humans", "endowment", "scaled",
+                                                  "source", "baseline_note", "note"}}}}}
+
+  ``trust_vs_human`` (``analysis.methods.trust.versus_human``): the mean amount sent (on a $10 scale) of the model's
+  unconditioned single-round games, or of an imported model's base condition, minus the human mean of Berg, Dickhaut
+  & McCabe (1995), with a bootstrap CI over personas and humans resampled independently.
 
   ``imported`` (``analysis.methods.trust.imported``): one entry per imported configuration of the model (the
   agent-trust importer: one per condition of the source), from the source's own amounts and from RoleScope's reading

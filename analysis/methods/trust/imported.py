@@ -10,8 +10,13 @@ supports, per model and configuration (one configuration per condition of the so
 - ``reader_agreement``: each persona in one class — both valid and equal, both valid and different, only the source
   valid, only RoleScope's reader valid, both invalid — with its count and up to ``EXAMPLES`` persona ids.
 
-The belief–behaviour headline is undefined for such a configuration (``NO_BELIEFS``): the source asked no beliefs
-apart from the game.
+- ``shift_from_base`` (every condition but the base): the mean over the personas valid in both of (amount in the
+  condition − amount in the base condition), $ of a $10 endowment, with a paired bootstrap CI over those personas
+  (``versus_human.shift_entry``).
+
+The belief–behaviour headline is undefined for such a configuration (``NO_BELIEFS``: the source published amounts
+sent, not beliefs). The headline ``trust_vs_human`` of an imported model is its base condition's source amounts
+against Berg et al.'s humans (``vs_human_imported``), whichever condition the page uses.
 """
 
 from __future__ import annotations

@@ -16,7 +16,9 @@ from analysis.methods.mbti.answers import selected_answers
 from analysis.methods.mbti.importer import parse_files, store_parsed
 from analysis.methods.mbti.report import metrics_json
 from analysis.methods.mbti.scoring import WEIGHTS, mean_scores, scores_by_testing
-from analysis.methods.mbti.uncertainty import MIN_STATEMENTS, chosen_answers, pair_gap, subject_uncertainty
+from analysis.methods.mbti.uncertainty import (
+    MIN_STATEMENTS, chosen_answers, decided_headline, pair_gap, subject_uncertainty,
+)
 from analysis.runs.store import Store
 from tests.methods.mbti import _ANCHORS
 
@@ -57,7 +59,14 @@ def test_clear_scores_decide_their_letters() -> None:
     assert u["letters"]["N"]["letter"] == "S" and u["scores_ci"]["N"][1] < 50
     assert u["letters"]["T"]["letter"] == "?" and f"needs ≥ {MIN_STATEMENTS}" in u["letters"]["T"]["reason"]
     assert u["letters"]["J"] == {"letter": "X", "decided": False, "reason": "no valid answer on this dimension"}
-    assert u["type"] == "ES?X-X" and u["n_decided"] == 2
+    assert u["type"] == "ES?X-X" and u["n_decided"] == 2 and not u["decidable"]
+    assert decided_headline({"s": u}, 1000)["value"] is None  # T and J could decide nothing: left out, never 0
+    full = subject_uncertainty(answers(rows[:12] + [(str(30 + k), d, 1, C) for d in "TJ" for k in range(5)]),
+                               n_boot=500, seed=0)
+    assert full["decidable"] and full["type"] == "ESTJ-X"
+    assert decided_headline({"s": u, "t": full}, 500) | {} == {
+        "value": 4.0, "reason": None, "coverage": {"n": 1, "of": 2, "unit": "subjects", "text": "1 of 2 subjects"},
+        "note": "mean over 1 subject of the letters (of 4) whose 95 % CI over statements lies on one side of 50"}
 
 
 def test_the_estimate_is_the_reports_score_over_several_testings() -> None:
@@ -145,6 +154,7 @@ def test_real_headlines(real: tuple[dict, pd.DataFrame]) -> None:
         assert heads["mbti_consistency"]["value"] is None
         assert heads["mbti_consistency"]["reason"].startswith("this source (Kali-Hac/ChatGPT-MBTI) asked each subject "
                                                               "once; consistency needs two testings")
+        assert all(s["uncertainty"]["decidable"] for s in mdoc["subjects"].values())
         decided = [s["uncertainty"]["n_decided"] for s in mdoc["subjects"].values()]
         assert len(decided) == 6 and heads["mbti_decided"]["value"] == pytest.approx(sum(decided) / 6)
         for subject, s in mdoc["subjects"].items():
