@@ -15,7 +15,8 @@ M = "analysis.methods.mbti"
 METHOD = Method(
     name="mbti", title="MBTI", label="MBTI", order=2,
     tables=("mbti_answers",),
-    sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py"),
+    sources=("analysis/methods/base.py", "analysis/runs/comparable.py", "analysis/reliability.py", "analysis/chance.py",
+             "analysis/stats.py"),
     help="MBTI assessment of subjects (ChatGPT-MBTI)",
     options=MbtiOptions,
     plans=Hook(f"{M}.cli:plans"),
@@ -36,5 +37,8 @@ METHOD = Method(
     importers=("chatgpt-mbti",), run_import=Hook(f"{M}.cli:import_command"),
     bundled_imports=(BundledImport("chatgpt-mbti", "chatgpt_mbti", Hook(f"{M}.importer:load_bundled")),),
     headlines=(Headline("mbti_consistency", "MBTI: consistency ↑",
-                        null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),),
+                        null=lambda band, entry: (band.get("metrics") or {}).get("consistency")),
+               # defined on a single testing (the published answers): how much of each type the answers support
+               # (analysis.methods.mbti.uncertainty); it measures decisiveness, not accuracy
+               Headline("mbti_decided", "MBTI: letters decided (of 4 per subject)")),
 )

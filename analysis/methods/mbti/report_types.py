@@ -12,10 +12,61 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from analysis.methods.mbti import DIMENSION_NAMES, DIMENSIONS, OPTIONS, POLES, type_with_role
-from analysis.methods.report_model import Frame, ModelReport, Report
+from analysis.methods.mbti.labels import decided_text, gap_rows, score_rows
+from analysis.methods.report_model import Frame, ModelReport, Number, Report
 
-__all__ = ["DIMENSIONS", "DIMENSION_NAMES", "OPTIONS", "POLES", "type_with_role", "Distribution", "SubjectReport",
+__all__ = ["decided_text", "gap_rows", "score_rows", "DIMENSIONS", "DIMENSION_NAMES", "OPTIONS", "POLES", "type_with_role", "Letter", "SubjectUncertainty", "DimensionGap", "TypeGap", "Distribution", "SubjectReport",
            "MbtiModelReport", "MbtiReport"]
+
+
+class Letter(BaseModel):
+    """One dimension's letter of a subject's type with its uncertainty: the pole its 95 % CI over statements lies on
+    (``decided``), or "?" (its CI includes 50, or too few statements) / "X" (no valid answer) with the ``reason``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    letter: str
+    decided: bool
+    reason: str | None
+
+
+class SubjectUncertainty(BaseModel):
+    """A subject's statement bootstrap (``uncertainty.subject_uncertainty``): per dimension the 95 % CI of its score
+    ([lo, hi], None when undefined), the statements it rests on and the decided letter; the type with "?" for an
+    undecided letter, and how many of its four letters are decided."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    scores_ci: dict[str, tuple[float | None, float | None]]
+    n_statements: dict[str, int]
+    letters: dict[str, Letter]
+    type: str
+    n_decided: int
+    decidable: bool
+    n_boot: int
+
+
+class DimensionGap(BaseModel):
+    """One dimension of a pair's type gap: X_first − X_second with its paired 95 % CI over the statements either
+    answered (``n_shared``: both), the two letters (as the report's types give them) and whether they differ."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    diff: Number
+    ci: tuple[float | None, float | None]
+    n_statements: int
+    n_shared: int
+    letters: tuple[str | None, str | None]
+    letters_differ: bool
+
+
+class TypeGap(BaseModel):
+    """The type gap of a subject pair ("Men|Women"): per dimension, and how many of the four type letters differ."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dimensions: dict[str, DimensionGap]
+    n_letters_differ: int
 
 
 class SubjectReport(BaseModel):
@@ -33,6 +84,7 @@ class SubjectReport(BaseModel):
     invalid: int
     truncated: int
     sd: dict[str, float | None] | None = None
+    uncertainty: SubjectUncertainty | None = None
 
 
 class Distribution(BaseModel):
@@ -52,6 +104,8 @@ class MbtiModelReport(ModelReport):
     subjects: dict[str, SubjectReport]
     robustness: dict[str, float | None]
     fairness: dict[str, float | None]
+    #: "Men|Women" -> the pair's type gap (only pairs whose two subjects were asked).
+    type_gaps: dict[str, TypeGap] = {}
     reliability: dict[str, Any]
     distributions: list[Distribution]
     configuration: str

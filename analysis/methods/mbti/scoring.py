@@ -38,13 +38,21 @@ def option_weight(option: int) -> int:
     return WEIGHTS[option]
 
 
+def percentage(total: float | np.ndarray, n: float | np.ndarray) -> float | np.ndarray:
+    """X_d = 50 + 50 · total / (3 · n) from the sum of signed weights (Σ s_i · w_i) of ``n`` valid answers; scalars or
+    arrays (the statement bootstrap, ``uncertainty``, scores its resamples with it); NaN where n = 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = 50.0 + 50.0 * np.asarray(total, dtype=float) / (MAX_WEIGHT * np.asarray(n, dtype=float))
+    out = np.where(np.asarray(n) > 0, out, np.nan)
+    return float(out) if out.ndim == 0 else out
+
+
 def dimension_percentage(answers: Iterable[tuple[int, int]]) -> float:
     """X_d from (option index, direction) pairs of one dimension's valid answers; NaN if none."""
     pairs = list(answers)
     if not pairs:
         return math.nan
-    total = sum(direction * option_weight(option) for option, direction in pairs)
-    return 50.0 + 50.0 * total / (MAX_WEIGHT * len(pairs))
+    return float(percentage(sum(direction * option_weight(option) for option, direction in pairs), len(pairs)))
 
 
 def type_code(scores: Mapping[str, float]) -> str:

@@ -29,7 +29,16 @@
                                  "amount_sent": {"n", "valid", "mean": number, "sd": number, "distribution": {DOLLAR: n},
                                                  "n_fractional"},
                                  "amount_sent_reader": {...the same...},
-                                 "reader_agreement": {CLASS: {"n": n, "examples": [persona ids], "label": text}}}}}}}
+                                 "reader_agreement": {CLASS: {"n": n, "examples": [persona ids], "label": text}},
+                                 "shift_from_base": {"mean": number, "ci": [lo, hi], "n_pairs": n, ...} (not the base)}},
+        "headlines": {"trust_spearman": number + strategy/note,
+                      "trust_vs_human": number + {"ci": {"lo", "hi"}, "ci_units": "personas; humans", "unit",
+                                                  "model_mean", "human_mean", "n_humans", "endowment", "scaled",
+                                                  "source", "baseline_note", "note"}}}}}
+
+  ``trust_vs_human`` (``analysis.methods.trust.versus_human``): the mean amount sent (on a $10 scale) of the model's
+  unconditioned single-round games, or of an imported model's base condition, minus the human mean of Berg, Dickhaut
+  & McCabe (1995), with a bootstrap CI over personas and humans resampled independently.
 
   ``imported`` (``analysis.methods.trust.imported``): one entry per imported configuration of the model (the
   agent-trust importer: one per condition of the source), from the source's own amounts and from RoleScope's reading
@@ -77,7 +86,8 @@ from analysis.methods.trust.personas import plan_levels
 from analysis.methods.trust.consistency import Belief, belief_from_row, conditioning_consistency, population_consistency
 from analysis.methods.trust.effects import ASSUMED_GROUP_SIZE
 from analysis.methods.trust.forecasting import individual_consistency, trajectories
-from analysis.methods.trust.imported import NO_BELIEFS, imported_entries
+from analysis.methods.trust.imported import NO_BELIEFS, imported_entries, imported_rows, vs_human_imported
+from analysis.methods.trust.versus_human import vs_human_entry
 from analysis.methods.trust.tables import BELIEFS, FORECASTS, PRIORS, ROUNDS, TRANSFERS
 
 __all__ = ["plan_from_args", "plans_from_args", "metrics_json", "import_command"]
@@ -314,7 +324,8 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
                                                               store=store)
     tables = reply_rows(beliefs, transfers, forecasts, rounds)
     replied = {name: df[df["raw"].notna() | df["reply_note"].notna()] for name, df in tables.items()}
-    return {"headlines": {"trust_spearman": headline_spearman(population)},
+    return {"headlines": {"trust_spearman": headline_spearman(population),
+                          "trust_vs_human": native_vs_human(transfers, endowment, n_boot=n_boot, seed=seed)},
             "counts": [counts("invalid replies", sum(int((df["valid"] == 0).sum()) for df in replied.values()),
                               sum(len(df) for df in replied.values()))],
             "population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
@@ -323,6 +334,24 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
             "invalid_replies": {name: int((df["valid"] == 0).sum()) for name, df in replied.items()},
             "n_replies": {name: int(len(df)) for name, df in replied.items()}, "invalid_reasons": invalid_reasons(tables),
             "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors, levels), "play": play_by_round(rounds)}
+
+
+def native_vs_human(transfers: pd.DataFrame, endowment: int | None, *, n_boot: int, seed: int = 0) -> dict[str, Any]:
+    """``trust_vs_human`` of a model's own runs: its unconditioned single-round games at the headline endowment (one
+    per persona, the latest run) against the human baseline (``versus_human``); a conditioned game is not the base
+    game (its role prompt carries beliefs), so with none unconditioned the number is undefined and says so."""
+    if endowment is None or transfers.empty:
+        return number(None, "no single-round game (population level): the human baseline is a one-shot game's "
+                            "amount sent") | {"ci": None}
+    plain = transfers[(transfers["conditioning"] == "none") & (transfers["endowment"] == endowment)]
+    if plain.empty:
+        conditioned = ", ".join(sorted(set(map(str, transfers["conditioning"].dropna()))))
+        return number(None, f"only conditioned games ({conditioned}): their role prompts carry beliefs, so they are not "
+                            "the unmanipulated one-shot game the human baseline played; run the population level with "
+                            "--conditioning none") | {"ci": None}
+    ok = plain[(plain["valid"] == 1) & plain["sent"].notna()]
+    return vs_human_entry(pd.to_numeric(ok["sent"]).astype(float).tolist(), len(plain), int(endowment),
+                          "unconditioned games", n_boot=n_boot, seed=seed)
 
 
 #: The strategy the headline reads when it has a defined median Spearman (the paper's main elicitation).
@@ -462,8 +491,10 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
                                  for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
         doc["personas"] = {level: persona_source(sel.used[name].signature)
                            for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
-        doc["imported"] = imported_entries(store, pop.found.get(name, []), used_pop, order)
+        found = imported_rows(store, pop.found.get(name, []), order)
+        doc["imported"] = imported_entries(found, used_pop, n_boot=n_boot, seed=seed)
         if used_pop is not None and used_pop.signature.get("imported"):
+            doc["headlines"]["trust_vs_human"] = vs_human_imported(found, n_boot=n_boot, seed=seed)
             doc["headlines"]["trust_spearman"] = number(None, NO_BELIEFS.format(
                 source=used_pop.signature.get("source"), condition=used_pop.signature.get("condition")))
         models[name] = doc

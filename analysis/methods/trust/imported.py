@@ -10,8 +10,13 @@ supports, per model and configuration (one configuration per condition of the so
 - ``reader_agreement``: each persona in one class — both valid and equal, both valid and different, only the source
   valid, only RoleScope's reader valid, both invalid — with its count and up to ``EXAMPLES`` persona ids.
 
-The belief–behaviour headline is undefined for such a configuration (``NO_BELIEFS``): the source asked no beliefs
-apart from the game.
+- ``shift_from_base`` (every condition but the base): the mean over the personas valid in both of (amount in the
+  condition − amount in the base condition), $ of a $10 endowment, with a paired bootstrap CI over those personas
+  (``versus_human.shift_entry``).
+
+The belief–behaviour headline is undefined for such a configuration (``NO_BELIEFS``: the source published amounts
+sent, not beliefs). The headline ``trust_vs_human`` of an imported model is its base condition's source amounts
+against Berg et al.'s humans (``vs_human_imported``), whichever condition the page uses.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.methods.base import number
+from analysis.methods.trust.importer import BASE
+from analysis.methods.trust.versus_human import scaled_to_ten, shift_entry, vs_human_entry
 from analysis.runs import comparable
 from analysis.runs.store import Store
 from analysis.methods.trust.tables import TRANSFERS
@@ -33,8 +40,12 @@ AGREEMENT = ("both_equal", "both_different", "only_source", "only_reader", "both
 AGREEMENT_LABELS = {"both_equal": "both valid, equal", "both_different": "both valid, different",
                     "only_source": "only the source valid", "only_reader": "only RoleScope's reader valid",
                     "both_invalid": "both invalid"}
-NO_BELIEFS = ("imported published answers ({source}, condition {condition}): the source elicited no beliefs apart from "
-              "the game, so there is no belief–behaviour pair; its amounts sent are under 'imported'")
+NO_BELIEFS = ("{source} published amounts sent, not beliefs; the belief–behaviour ρ needs both (a stated belief about "
+              "how much people like the persona send, and the amount the persona sent), so it is undefined for these "
+              "imported answers (condition {condition}); their amounts sent are under 'imported' and in 'Trust: sent − "
+              "human'")
+NO_BASE_SHIFT = {"mean": number(None, "no base-condition import of this model to pair with"), "ci": [None, None],
+                 "n_pairs": 0, "unit": "$ of a $10 endowment", "ci_reason": None, "base_configuration": None}
 #: What an imported trust source supports, as the page says it.
 SUPPORTS = ("amounts sent per condition (the source's extraction and RoleScope's reading of the replies); not "
             "belief–behaviour consistency (no beliefs elicited apart from the game); not forecasts (single-round play)")
@@ -91,17 +102,67 @@ def configuration_entry(rows: pd.DataFrame, config: comparable.Configuration, us
             "reader_agreement": reader_agreement(rows)}
 
 
-def imported_entries(store: Store, configs: Sequence[comparable.Configuration], used: comparable.Configuration | None,
-                     order: dict[str, float]) -> dict[str, Any]:
-    """configuration id -> its entry, for every imported configuration among ``configs`` (a model's population
-    configurations) whose rows carry a source amount."""
-    out: dict[str, Any] = {}
+def imported_rows(store: Store, configs: Sequence[comparable.Configuration],
+                  order: dict[str, float]) -> dict[str, tuple[comparable.Configuration, pd.DataFrame]]:
+    """configuration id -> (configuration, its transfer rows, latest run per persona), for every imported
+    configuration among ``configs`` (a model's population configurations) whose rows carry a source amount."""
+    out: dict[str, tuple[comparable.Configuration, pd.DataFrame]] = {}
     for config in configs:
         if not config.signature.get("imported"):
             continue
         rows = store.table(TRANSFERS.name, run_ids=list(config.run_ids), without=("raw",))
         if rows.empty or "source_valid" not in rows:
             continue
-        rows = comparable.latest_rows(rows, ["persona_id"], order)
-        out[config.id] = configuration_entry(rows, config, used is not None and config.id == used.id)
+        out[config.id] = (config, comparable.latest_rows(rows, ["persona_id"], order))
     return out
+
+
+def endowment_of(rows: pd.DataFrame, config: comparable.Configuration) -> int:
+    """The configuration's endowment (its signature's, else its rows')."""
+    return int(config.signature.get("endowment") or rows["endowment"].dropna().iloc[0])
+
+
+def source_amounts(rows: pd.DataFrame, endowment: int) -> pd.Series:
+    """The source's valid amounts (``source_valid`` = 1) per persona id, on the $10 scale (``versus_human``)."""
+    ok = rows[rows["source_valid"] == 1]
+    return pd.Series(scaled_to_ten(ok["source_amount"].to_numpy(dtype=float), endowment),
+                     index=ok["persona_id"].astype(str).to_numpy(), dtype=float)
+
+
+def base_configuration(found: dict[str, tuple[comparable.Configuration, pd.DataFrame]]) -> str | None:
+    """The id of the imported configuration of the base condition (the game without manipulation), or None."""
+    return next((cid for cid, (config, _) in found.items() if config.signature.get("condition") == BASE), None)
+
+
+def imported_entries(found: dict[str, tuple[comparable.Configuration, pd.DataFrame]],
+                     used: comparable.Configuration | None, *, n_boot: int = 0, seed: int = 0) -> dict[str, Any]:
+    """configuration id -> its entry (``configuration_entry``) for every configuration of ``imported_rows``; each
+    condition other than the base also carries ``shift_from_base`` (``versus_human.shift_entry``: the paired mean
+    of per-persona differences from the base condition, CI over personas), undefined with the reason when the model
+    has no base-condition import."""
+    out: dict[str, Any] = {}
+    base = base_configuration(found)
+    amounts = {cid: source_amounts(rows, endowment_of(rows, config)) for cid, (config, rows) in found.items()}
+    for cid, (config, rows) in found.items():
+        entry = configuration_entry(rows, config, used is not None and config.id == used.id)
+        if cid != base:
+            entry["shift_from_base"] = (shift_entry(amounts[base], amounts[cid], base, n_boot=n_boot, seed=seed)
+                                        if base is not None else NO_BASE_SHIFT)
+        out[cid] = entry
+    return out
+
+
+def vs_human_imported(found: dict[str, tuple[comparable.Configuration, pd.DataFrame]], *, n_boot: int,
+                      seed: int = 0) -> dict[str, Any]:
+    """The ``trust_vs_human`` headline of an imported model: its base condition's source amounts against the human
+    baseline (``versus_human.vs_human_entry``); undefined with the reason when the base condition was not imported."""
+    base = base_configuration(found)
+    if base is None:
+        conditions = ", ".join(sorted(str(c.signature.get("condition")) for c, _ in found.values()))
+        return number(None, f"no base-condition import of this model (only {conditions}): the human baseline is the "
+                            "unmanipulated one-shot game, so only the base condition compares with it") | {"ci": None}
+    config, rows = found[base]
+    endowment = endowment_of(rows, config)
+    ok = rows[rows["source_valid"] == 1]
+    return vs_human_entry(ok["source_amount"].astype(float).tolist(), len(rows), endowment,
+                          f"{config.signature.get('source')}, base condition", n_boot=n_boot, seed=seed)

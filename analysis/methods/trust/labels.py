@@ -62,6 +62,40 @@ def mean_sd_text(summary: dict[str, Any]) -> str:
     return f"${mean['value']:.2f}{spread} ({valid})"
 
 
+def shift_text(shift: dict[str, Any] | None) -> str:
+    """'+$0.02 [−0.66, +0.74] (53 personas)' for a condition's paired shift from the base condition; '—' with the
+    reason when undefined; '' for the base condition itself (no shift)."""
+    if not shift:
+        return ""
+    mean = shift.get("mean") or {}
+    if mean.get("value") is None:
+        return f"— ({mean.get('reason') or 'undefined'})"
+    lo, hi = shift.get("ci") or (None, None)
+    ci = f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None and hi is not None else f" (CI —: {shift.get('ci_reason')})"
+    return f"{mean['value']:+.2f}{ci} ({shift.get('n_pairs', 0)} personas)"
+
+
+def vs_human_text(entry: dict[str, Any]) -> str:
+    """The ``trust_vs_human`` headline in a sentence: the difference, its CI and units, or '—' with the reason."""
+    if entry.get("value") is None:
+        return f"— ({entry.get('reason') or 'undefined'})"
+    ci = entry.get("ci") or {}
+    interval = (f", 95 % CI [{ci['lo']:+.2f}, {ci['hi']:+.2f}] ({entry.get('ci_units')})"
+                if ci.get("lo") is not None and ci.get("hi") is not None else "")
+    return f"{entry['value']:+.2f} {entry.get('unit', '$')}{interval}"
+
+
+#: What the forecast view says for a model whose answers are imported: no public source holds a real model's
+#: forecasts; which configuration has them, and the command that makes them for a real model (``docs/cli.md``).
+FORECASTS_IMPORTED = (
+    "No public source holds a real model's forecasts: agent-trust published single-round amounts sent (and multi-round "
+    "games between two LLM players, with no forecasts). The configuration that has forecasts is the embedded model's "
+    "structured runs, `smollm2-json` (the individual level with `--answer-format json`). To get them for a real model, "
+    "run the individual level against it: `python -m analysis run trust --model openai:gpt-4o-mini --level individual "
+    "--rounds 6 --archetypes 1,3,5 --answer-format json --store my.db` (any model spec instead of "
+    "`openai:gpt-4o-mini`; drop `--answer-format json` for the paper's free text).")
+
+
 def imported_rows(imported: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per imported configuration (condition): the amount sent by the source's extraction and by RoleScope's
     reading, and how often the two agree."""
@@ -72,7 +106,8 @@ def imported_rows(imported: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         rows.append({"condition": entry.get("condition"), "personas": (entry.get("amount_sent") or {}).get("n"),
                      "source: mean ± SD": mean_sd_text(entry.get("amount_sent") or {}),
                      "RoleScope's reading: mean ± SD": mean_sd_text(entry.get("amount_sent_reader") or {}),
-                     "equal where both valid": f"{both[0]} of {sum(both)}"})
+                     "equal where both valid": f"{both[0]} of {sum(both)}",
+                     "shift from base, $ [95 % CI] (paired)": shift_text(entry.get("shift_from_base"))})
     return rows
 
 

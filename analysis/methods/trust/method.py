@@ -34,7 +34,10 @@ METHOD = Method(
     persona_plan=Hook(f"{M}.shared_personas:persona_plan"),
     headlines=(Headline("trust_spearman", "Trust: belief–behaviour Spearman ↑",
                         null=lambda band, entry: ((band.get("population") or {}).get(entry.get("strategy")) or {}).get(
-                            "median_spearman")),),
+                            "median_spearman")),
+               # sent − human: > 0 sends more than Berg et al.'s 32 senders; no direction is better (not ranked on it)
+               Headline("trust_vs_human", "Trust: sent − human ($)",
+                        ci=lambda doc: ((doc.get("headlines") or {}).get("trust_vs_human") or {}).get("ci"))),
     families=FAMILIES,
     published=PUBLISHED,
     readers=READERS,

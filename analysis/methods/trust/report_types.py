@@ -13,13 +13,16 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from analysis.methods.report_model import ModelReport, Number, Report
-from analysis.methods.trust.labels import agreement_rows, imported_rows, invalid_text, mean_sd_text, personas_text
+from analysis.methods.trust.labels import (
+    FORECASTS_IMPORTED, agreement_rows, imported_rows, invalid_text, mean_sd_text, personas_text, shift_text,
+    vs_human_text,
+)
 
-__all__ = ["agreement_rows", "imported_rows", "invalid_text", "mean_sd_text", "personas_text", "Interval",
+__all__ = ["FORECASTS_IMPORTED", "shift_text", "vs_human_text", "agreement_rows", "imported_rows", "invalid_text", "mean_sd_text", "personas_text", "Interval",
            "Reliability", "PopulationAttribute", "StrategyReport", "ConditioningAttribute", "ConditioningReport",
            "ArchetypeReport", "TrajectoryRound", "IndividualReport", "EndowmentSummary", "BehaviourAttribute",
            "BehaviourReport", "PlayReport", "PersonaSource", "AmountSummary", "AgreementClass", "ImportedEntry",
-           "PerKind", "TrustModelReport", "TrustReport"]
+           "ConditionShift", "PerKind", "TrustModelReport", "TrustReport"]
 
 #: A 95 % interval ``[lo, hi]`` (each None when undefined: no replicate, or fewer than two finite ones).
 Interval = tuple[float | None, float | None]
@@ -265,6 +268,21 @@ class AgreementClass(BaseModel):
     label: str
 
 
+class ConditionShift(BaseModel):
+    """An imported condition's shift from the base condition (``versus_human.shift_entry``): the mean of per-persona
+    differences (condition − base, $ of a $10 endowment) over the ``n_pairs`` personas valid in both, its paired 95 %
+    bootstrap CI over those personas (``[None, None]`` with ``ci_reason``), and the base configuration's id."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mean: Number
+    ci: Interval
+    n_pairs: int
+    unit: str
+    ci_reason: str | None
+    base_configuration: str | None
+
+
 class ImportedEntry(BaseModel):
     """One imported configuration (a condition of the source): the source's amounts, RoleScope's reading of the
     replies, and their agreement."""
@@ -280,6 +298,8 @@ class ImportedEntry(BaseModel):
     amount_sent: AmountSummary
     amount_sent_reader: AmountSummary
     reader_agreement: dict[str, AgreementClass]
+    #: None for the base condition itself (and in reports computed before the shift existed).
+    shift_from_base: ConditionShift | None = None
 
 
 class PerKind(BaseModel):

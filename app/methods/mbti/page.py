@@ -5,7 +5,7 @@ import textwrap
 import pandas as pd
 import streamlit as st
 
-from analysis.methods.mbti.report_types import DIMENSIONS, OPTIONS, type_with_role
+from analysis.methods.mbti.report_types import DIMENSIONS, OPTIONS, decided_text, gap_rows, score_rows, type_with_role
 from app import data, samples, state, ui
 from app.methods.mbti import charts as mbti_charts
 from app.methods.mbti import data as mbti_data
@@ -69,6 +69,14 @@ st.caption("Reliability — α per dimension over testings (signed answers; ping
     for d in DIMENSIONS) + f" · test–retest r between testings of a subject: {ui.fmt(rel.get('test_retest'), 2)}"
     + (f" ({rel['test_retest_reason']})" if rel.get("test_retest_reason") else ""))
 
+st.subheader(f"How sure the type is — {subject}")
+st.markdown(f"**Type with its uncertainty:** {decided_text(sdoc.get('uncertainty')) or '—'}")
+ui.table(pd.DataFrame(score_rows(sdoc.get("scores") or {}, sdoc.get("uncertainty"))), hide_index=True, width="stretch",
+         column_config={"score": st.column_config.NumberColumn("score", format="%.1f")})
+st.caption("95 % CI: a bootstrap over the statements (each dimension's answered statements drawn with replacement, "
+           "every resample scored as the report scores). A letter is decided when its CI lies wholly on one side of 50; "
+           "a CI that includes 50 leaves it undecided (?), whatever the type code above says.")
+
 st.subheader(f"Dimension scores — {subject}")
 st.caption("Score X ∈ [0, 100] per dimension: 50 + 50·Σ(direction × option weight)/(3n) over the valid answers "
            "(Correct +3 … Wrong −3); bars start at 50 and point to the pole the subject leans to; "
@@ -79,7 +87,9 @@ st.caption("Score X ∈ [0, 100] per dimension: 50 + 50·Σ(direction × option 
 ui.plot(mbti_charts.mbti_subject(ref, model, subject), key="dims")
 
 with st.expander(f"All {len(subjects)} subjects of this model"):
-    table = pd.DataFrame([{"subject": s, "type": type_with_role(d.get("type")), **{k: d["scores"].get(k) for k in DIMENSIONS},
+    table = pd.DataFrame([{"subject": s, "type": type_with_role(d.get("type")),
+                           "type, decided letters": (d.get("uncertainty") or {}).get("type"),
+                           **{k: d["scores"].get(k) for k in DIMENSIONS},
                            "consistency ↑": d.get("consistency"), "consistency vs chance": ui.vs_chance(bands.get(f"consistency/{s}")),
                            "robustness ↑": (mdoc.get("robustness") or {}).get(s),
                            "robustness vs chance": ui.vs_chance(bands.get(f"robustness/{s}")),
@@ -99,6 +109,19 @@ with st.expander(f"All {len(subjects)} subjects of this model"):
     if fairness:
         pairs = "; ".join(f"{k.replace('|', ' vs ')} = {ui.fmt(v)}" for k, v in fairness.items())
         st.caption(f"Fairness per gender pair: {pairs}")
+
+gaps = mdoc.get("type_gaps") or {}
+if gaps:
+    st.subheader("Types given to each gender")
+    pair = state.selectbox("Pair", list(gaps), key="gap_pair", format_func=lambda p: p.replace("|", " vs "))
+    first, second = pair.split("|")
+    gap = gaps[pair]
+    ui.table(pd.DataFrame(gap_rows(gap, first, second)), hide_index=True, width="stretch",
+             column_config={f"{first} − {second}": st.column_config.NumberColumn(f"{first} − {second}", format="%+.1f")})
+    st.caption(f"{gap.get('n_letters_differ', 0)} of 4 type letters differ between {first} and {second}. The fairness "
+               "view one testing allows: per dimension the score difference with a paired 95 % CI over the statements "
+               "(both subjects are asked the same statements, resampled together); a CI that excludes 0 is a "
+               "difference the answers support.")
 
 st.subheader("Answers per statement")
 orders = mbti_data.mbti_orders(ref, model, subject)

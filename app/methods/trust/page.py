@@ -4,7 +4,9 @@ import pandas as pd
 import streamlit as st
 
 from analysis import published
-from analysis.methods.trust.report_types import agreement_rows, imported_rows, invalid_text, mean_sd_text, personas_text
+from analysis.methods.trust.report_types import (
+    FORECASTS_IMPORTED, agreement_rows, imported_rows, invalid_text, mean_sd_text, personas_text, vs_human_text,
+)
 from app import data, state, ui
 from app.methods.trust import charts as trust_charts
 from app.methods.trust import data as trust_data
@@ -72,6 +74,8 @@ def imported_section(imported: dict) -> None:
     used = next((c for c, e in imported.items() if e.get("used")), next(iter(imported)))
     st.info(f"What this source supports: {imported[used].get('supports')}.")
     ui.table(pd.DataFrame(imported_rows(imported)), hide_index=True, width="stretch")
+    st.caption("Shift from base: the mean over the personas valid in both conditions of (amount in the condition − "
+               "amount in the base condition), $ of a $10 endowment, with its paired 95 % bootstrap CI over personas.")
     config = state.selectbox("Condition", list(imported), key="imported_condition", default=used,
                              format_func=lambda c: str(imported[c].get("condition")))
     entry = imported[config]
@@ -88,6 +92,15 @@ def imported_section(imported: dict) -> None:
                "The Samples page shows each persona's reply next to both readings.")
 
 
+def versus_human() -> None:
+    """The ``trust_vs_human`` headline as the report holds it: the model's mean sent against Berg et al.'s humans."""
+    entry = (mdoc.get("headlines") or {}).get("trust_vs_human") or {}
+    st.markdown(f"**Amount sent against humans** (Trust: sent − human): {vs_human_text(entry)}")
+    if entry.get("value") is not None:
+        st.caption(f"{entry.get('note')}. Human baseline: {entry.get('source')}; {entry.get('baseline_note')}.")
+
+
+versus_human()
 imported = mdoc.get("imported") or {}
 if imported:
     imported_section(imported)
@@ -198,7 +211,9 @@ with tabs[1]:
                      hide_index=True, width="stretch")
 with tabs[2]:
     archetypes = (mdoc.get("individual") or {}).get("archetypes") or {}
-    if not archetypes:
+    if not archetypes and imported:
+        st.info(FORECASTS_IMPORTED)
+    elif not archetypes:
         ui.empty("No individual-level games for this model.", "Run `python -m analysis run trust --level individual`.")
     elif not any(d.get("n_pairs") for d in archetypes.values()):
         st.info(f"No round has both a valid forecast and a valid send ({invalid.get('forecasts', 0)} forecasts "

@@ -70,9 +70,20 @@ def test_metrics_document_by_hand(tmp_path: Path) -> None:
     assert set(doc) == {"models"} and list(doc["models"]) == ["m1", "m2"]
     m1 = doc["models"]["m1"]
     assert set(m1) == {"subjects", "robustness", "fairness", "configuration", "configurations", "reliability", "headlines",
-                       "counts", "distributions"}
+                       "counts", "distributions", "type_gaps"}
     men = m1["subjects"]["Men"]
-    assert set(men) == {"scores", "type", "role", "background", "consistency", "n_testings", "invalid", "truncated", "sd"}
+    assert set(men) == {"scores", "type", "role", "background", "consistency", "n_testings", "invalid", "truncated", "sd",
+                        "uncertainty"}
+    # the statement bootstrap: one statement per dimension is too few for a CI (needs 5), so no letter is decided,
+    # although the report's rule writes ENTJ-A for both (Women at exactly 50)
+    assert men["uncertainty"]["type"] == "????-?" and men["uncertainty"]["n_decided"] == 0
+    assert men["uncertainty"]["letters"]["E"]["reason"] == "1 statement answered: too few for a CI (needs ≥ 5)"
+    assert men["uncertainty"]["scores_ci"]["E"] == [None, None]
+    decided = m1["headlines"]["mbti_decided"]  # no subject could decide a letter: undefined, never 0
+    assert decided["value"] is None and decided["reason"].startswith("no subject has ≥ 5 answered statements")
+    gap = m1["type_gaps"]["Men|Women"]["dimensions"]["E"]
+    assert gap["diff"]["value"] == 50.0 and gap["ci"] == [None, None] and gap["letters"] == ["E", "E"]
+    assert not gap["letters_differ"] and "Boys|Girls" not in m1["type_gaps"]
     assert men["sd"] == {d: 0.0 for d in DIMENSIONS}  # every testing scores 100 on every dimension: no spread
     assert men["background"] is None
     assert men["role"] == "Commander"  # ENTJ-A

@@ -108,3 +108,25 @@ def test_compare_across_two_stores(app_on_fixture, fixture_store, tmp_path):
     same = app_on_fixture("compare", a="demo::smollm2-greedy", b="user::smollm2-greedy")  # one name, two stores
     assert not same.exception and {"smollm2-greedy · Bundled demo (read-only)", "smollm2-greedy · Your store"} <= set(
         same.dataframe[0].value.columns)
+
+
+
+def test_mbti_page_shows_the_type_with_its_uncertainty_and_the_gender_gap(app_on_fixture, fixture_store):
+    """The subject's type with undecided letters as '?' and the Men vs Women gap, exactly as the report (at the app's
+    n_boot) holds them."""
+    from analysis.methods.mbti.report_types import decided_text, gap_rows
+
+    at = app_on_fixture("mbti", model="smollm2-t07", subject="Men")
+    assert not at.exception
+    with Store(fixture_store, read_only=True) as store:
+        doc = metrics_json(store, n_boot=data.N_BOOT)["models"]["smollm2-t07"]
+    uncertainty = doc["subjects"]["Men"]["uncertainty"]
+    assert [m.value for m in at.markdown if m.value.startswith("**Type with its uncertainty:**")] == [
+        f"**Type with its uncertainty:** {decided_text(uncertainty)}"]
+    frames = [d.value for d in at.dataframe]
+    scores = next(f for f in frames if "95 % CI (statements)" in f.columns)
+    assert list(scores["letter"]) == [uncertainty["letters"][d]["letter"] for d in "ENTJA"]
+    gap = next(f for f in frames if "letters differ" in f.columns)
+    expected = gap_rows(doc["type_gaps"]["Men|Women"], "Men", "Women")
+    assert list(gap["Men − Women"].round(6)) == [round(r["Men − Women"], 6) for r in expected]
+    assert list(gap["letters differ"]) == [r["letters differ"] for r in expected]

@@ -91,7 +91,7 @@ def test_gpt4_base_amount_sent_equals_numpy_on_the_source(results: Path, tmp_pat
     assert sum(got["distribution"].values()) == x.size
     assert got["distribution"] == {str(d): int((np.floor(x) == d).sum()) for d in range(11)}
     headline = doc["models"]["gpt-4"]["headlines"]["trust_spearman"]
-    assert headline["value"] is None and "no beliefs apart from the game" in headline["reason"]
+    assert headline["value"] is None and "published amounts sent, not beliefs; the belief–behaviour ρ needs both" in headline["reason"]
 
 
 def test_out_of_range_and_text_amounts_are_invalid_with_a_reason_never_clipped(results: Path, tmp_path: Path) -> None:

@@ -69,3 +69,21 @@ def test_picking_the_base_condition(at: AppTest, store: Path) -> None:
     [base] = [e for e in doc["imported"].values() if e["condition"] == "base"]
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Amount sent, the source's extraction (mean ± SD)"].startswith(f"${base['amount_sent']['mean']['value']:.2f}")
+
+
+def test_versus_human_and_forecast_note(at: AppTest, store: Path) -> None:
+    """The page says the model's difference from Berg et al.'s humans as the report holds it (vicuna-7b-v1.3's base
+    condition), and its forecast view says no public source holds a real model's forecasts, which configuration has
+    them and the command that makes them."""
+    from analysis.methods.trust.report_types import FORECASTS_IMPORTED, vs_human_text
+
+    with Store(store, read_only=True) as s:
+        entry = metrics_json(s, n_boot=0)["models"]["vicuna-7b-v1.3"]["headlines"]["trust_vs_human"]
+    assert entry["value"] is not None
+    shown = [m.value for m in at.markdown if "Amount sent against humans" in m.value]
+    assert shown and f"{entry['value']:+.2f}" in shown[0]
+    assert f"{entry['value']:+.2f}" in vs_human_text(entry)
+    infos = [i.value for i in at.info]
+    assert FORECASTS_IMPORTED in infos
+    assert "smollm2-json" in FORECASTS_IMPORTED and "python -m analysis run trust" in FORECASTS_IMPORTED
+    assert "--level individual" in FORECASTS_IMPORTED
