@@ -56,6 +56,8 @@ IMPORT_COMMAND = "python -m analysis import chatgpt-behavioral PATH"
 NOT_BUNDLED = f"text not bundled: {IMPORT_COMMAND}"
 GAME = "Trust_Game"
 BASE = "investor"
+#: Conditions that play the unmanipulated one-shot game, in the order a model's base condition is chosen from them.
+BASE_RANK = {BASE: 1, f"{BASE}, reason asked": 2}
 REASON_ASKED = "reason asked"
 INVESTOR = "You are an Investor"
 BANKER = "You are a Banker"
@@ -259,7 +261,11 @@ def build_run(model: str, condition: str, units: list[Unit], files: list[tuple[P
         "source_files": [p.name for p, _ in files], "sha256": digest, "personas": personas,
         "summary": {"personas": len(rows), "source_valid": sum(r["source_valid"] for r in rows),
                     "reader_valid": sum(r["valid"] for r in rows)},
-        "design": {"game": GAME, "condition": condition, "endowment": endowment, "personas": [p["id"] for p in personas]},
+        "design": {"game": GAME, "condition": condition, "endowment": endowment, "personas": [p["id"] for p in personas],
+                   # the plain investor game is this source's unmanipulated one-shot game, its base condition (1); asked
+                   # with a reason (the game unchanged, an explanation asked, as agent-trust's base asks one) it is the
+                   # base of a model that has no plain one (2)
+                   **({"base": BASE_RANK[condition]} if condition in BASE_RANK else {})},
         "text_bundled": text,
         "note": "source_amount: the amount the reply highlights as [$x] (the source stores no extracted amount)",
     }

@@ -130,8 +130,12 @@ def source_amounts(rows: pd.DataFrame, endowment: int) -> pd.Series:
 
 
 def base_configuration(found: dict[str, tuple[comparable.Configuration, pd.DataFrame]]) -> str | None:
-    """The id of the imported configuration of the base condition (the game without manipulation), or None."""
-    return next((cid for cid, (config, _) in found.items() if config.signature.get("condition") == BASE), None)
+    """The id of the imported configuration of the base condition (the game without manipulation), or None: a source's
+    ``base`` condition, else the one its importer ranks first (``design.base``: 1, 2, …)."""
+    ranked = sorted((0 if config.signature.get("condition") == BASE else config.signature.get("base"), cid)
+                    for cid, (config, _) in found.items()
+                    if config.signature.get("condition") == BASE or isinstance(config.signature.get("base"), int))
+    return ranked[0][1] if ranked else None
 
 
 def imported_entries(found: dict[str, tuple[comparable.Configuration, pd.DataFrame]],
@@ -165,4 +169,6 @@ def vs_human_imported(found: dict[str, tuple[comparable.Configuration, pd.DataFr
     endowment = endowment_of(rows, config)
     ok = rows[rows["source_valid"] == 1]
     return vs_human_entry(ok["source_amount"].astype(float).tolist(), len(rows), endowment,
-                          f"{config.signature.get('source')}, base condition", n_boot=n_boot, seed=seed)
+                          f"{config.signature.get('source')}, base condition"
+                          + ("" if config.signature.get("condition") == BASE else f" ({config.signature.get('condition')})"),
+                          n_boot=n_boot, seed=seed)
