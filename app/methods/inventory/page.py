@@ -92,6 +92,39 @@ if against:
 for metric, what in (("shaping", "Shaping ρ, mean over domains"), ("alpha", "α, mean over domains")):
     st.markdown(f"**{what}: {ui.fmt((mdoc['headlines'].get('inventory_' + metric) or {}).get('value'))}**")
     ui.chance_caption(bands.get(metric))
+testings = idoc.get("testings")
+if testings:
+    st.subheader("Repeated testings")
+    st.caption(f"{testings['n_testings']} testings of {testings['unit']} ({testings['n_units']} unit(s)). Test–retest: "
+               "ICC(2,1) with the items as targets and the testings as raters (agreement of the item answers across "
+               "testings); profile r: the mean Pearson r of two testings' item answers, over every pair of testings. "
+               "Spread: the SD of the domain score across testings.")
+    t = st.columns(2)
+    t[0].metric("Test–retest ICC(2,1), every item", ui.fmt(testings.get("icc")))
+    t[1].metric(f"Profile r, mean over {testings.get('profile_r_pairs') or 0:,} pairs of testings", ui.fmt(testings.get("profile_r")))
+    ui.table(pd.DataFrame([{"domain": f"{d} · {idoc['domains'][d]['name']}" if d in idoc["domains"] else d,
+                            "mean over testings": e.get("mean"), "SD across testings": e.get("sd"),
+                            "ICC(2,1)": e.get("icc"), "why —": e.get("icc_reason") or ""}
+                           for d, e in ((d, testings["domains"][d]) for d in order if d in testings["domains"])]),
+             hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(c, format="%.2f")
+                            for c in ("mean over testings", "SD across testings", "ICC(2,1)")})
+human = idoc.get("human")
+if human:
+    st.subheader("Against people")
+    st.caption(f"{human['n_people']:,} people's answers to the same items ({human['source']}). {human['unit']}. "
+               f"{human.get('missing') or ''}. The model's α and ω above treat its testings as the units; the people's "
+               "treat people as units. Percentile: where the model's domain score (its mean over testings) falls among "
+               "people's domain scores (mid-rank).")
+    ui.table(pd.DataFrame([{"domain": f"{d} · {idoc['domains'][d]['name']}" if d in idoc["domains"] else d,
+                            "people": e.get("n"), "people's α": e.get("alpha"), "people's ω": e.get("omega"),
+                            "model's α": (idoc["domains"].get(d) or {}).get("alpha"),
+                            "people's mean (SD)": f"{e['mean']:.2f} ({e['sd']:.2f})" if e.get("mean") is not None else "—",
+                            "model's score": e.get("model_score"), "model's percentile": e.get("model_percentile")}
+                           for d, e in ((d, human["domains"][d]) for d in order if d in human["domains"])]),
+             hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(c, format="%.2f")
+                            for c in ("people's α", "people's ω", "model's α", "model's score", "model's percentile")})
 with st.expander("Why a number is —"):
     reasons = [f"- **{d}** {k.removesuffix('_reason')}: {v}" for d, e in idoc["domains"].items() for k, v in e.items()
                if k.endswith("_reason") and v]
