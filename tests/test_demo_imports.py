@@ -73,3 +73,24 @@ def test_the_demo_lists_real_models(demo: Store) -> None:
     real = {m for m, s in specs.items() if s.get("backend") == "imported"}
     assert {"gpt-4-0613", "gpt-3.5-turbo-0613", "GPT4", "ChatGPT"} <= real
     assert Path(demo.path).exists()
+
+
+def test_no_real_model_reads_dash_in_every_headline_of_a_method_it_has_data_for(demo: Store) -> None:
+    """Issue 55: a real model with data for a method has at least one defined headline there (the Overview's row is
+    never "—" in every column of that method), and each undefined one says why."""
+    from analysis.chance import DEFAULT_SIMS
+    from analysis.demo import DASHBOARD_BOOT
+    from analysis.model_order import is_embedded, store_specs
+
+    specs = store_specs(demo)
+    empty = []
+    for method in all_methods():
+        report = method.cached_report(demo, n_boot=DASHBOARD_BOOT, chance=DEFAULT_SIMS)
+        for model, doc in report["models"].items():
+            if is_embedded(specs.get(model)):
+                continue
+            entries = [doc["headlines"][h.key] for h in method.headlines]
+            if all(e.get("value") is None for e in entries):
+                empty.append(f"{method.name} · {model}: " + "; ".join(str(e.get("reason")) for e in entries))
+            assert all(e.get("value") is not None or e.get("reason") for e in entries), (method.name, model)
+    assert not empty, "real models with every headline undefined:\n" + "\n".join(empty)

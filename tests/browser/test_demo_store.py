@@ -209,3 +209,51 @@ def test_samples_matrix_of_prompts_by_models(demo_server, page):
     grid.wait_for()
     assert exceptions(page) == []
     page.screenshot(path=str(SHOTS / "samples-matrix.png"))
+
+
+def _embedded_models() -> set[str]:
+    from analysis.model_order import is_embedded, store_specs
+    from analysis.runs.store import Store
+
+    with Store(bundled_demo_store(), read_only=True) as store:
+        return {m for m, spec in store_specs(store).items() if is_embedded(spec)}
+
+
+def _model_pages() -> list[str]:
+    """Every page URL that picks a model or shows headline cards: each method view's pages and the shared ones."""
+    from app.methods import views
+
+    return list(dict.fromkeys([p.url for v in views() for p in v.pages] + ["leaderboard", "samples"]))
+
+
+@pytest.mark.parametrize("path", _model_pages())
+def test_every_page_opens_on_a_real_model(demo_server, page, path):
+    """Issue 55: real models first. The first model a page shows (its "Model" picker, its first headline card, its
+    samples' first row) is an imported real model, never the embedded one."""
+    embedded = _embedded_models()
+    goto(page, f"{demo_server.url}/{path}")
+    main = page.locator('[data-testid="stMain"]')
+    firsts = []
+    picker = main.locator('[data-testid="stSelectbox"]').filter(has_text="Model").first
+    if picker.count():
+        firsts.append(picker.inner_text())
+    card = main.locator('[data-testid="stMetricLabel"]').first
+    if card.count():
+        firsts.append(card.inner_text())
+    assert firsts or path in ("leaderboard", "samples"), f"{path}: nothing names a model"
+    for text in firsts:
+        assert not any(m in text for m in embedded), f"{path}: opens on the embedded model ({text!r})"
+    assert exceptions(page) == []
+
+
+def test_value_structure_draws_a_circumplex_for_a_real_model(demo_server, page):
+    """Issue 55: the Value structure page draws gpt-3.5-turbo-0125's circumplex (Lee et al.'s PVQ-RR answers)."""
+    goto(page, f"{demo_server.url}/structure?model=gpt-3.5-turbo-0125")
+    main = page.locator('[data-testid="stMain"]')
+    assert "gpt-3.5-turbo-0125" in main.locator('[data-testid="stSelectbox"]').filter(has_text="Model").first.inner_text()
+    page.wait_for_selector(".js-plotly-plot >> visible=true")
+    assert main.get_by_text("Stress", exact=False).count() > 0
+    points = page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => "
+                           "(p.data || []).reduce((n, t) => n + ((t.x || []).length), 0))")
+    assert max(points) >= 54, points  # every keyed PVQ-RR item placed on the circle
+    assert exceptions(page) == []
