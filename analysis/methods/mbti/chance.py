@@ -145,21 +145,29 @@ def signed_matrix(answers: pd.DataFrame) -> pd.DataFrame:
         index="testing", columns="statement", values="x", aggfunc="mean")
 
 
+#: Why α over testings is not computed when every subject was tested once.
+ONE_TESTING_EACH = ("each subject was tested once: α over testings needs two or more testings of the same subject "
+                    "(one testing each of different subjects pools different populations)")
+
+
 def model_reliability(answers: pd.DataFrame) -> dict[str, Any]:
     """α per dimension over the model's testings, and the test–retest r (see the module docstring)."""
     valid = _valid(answers)
     dims = valid.groupby("statement_id")["dimension"].first()
     matrix = signed_matrix(answers)
+    firsts = answers.drop_duplicates(list(TESTING_KEYS))
+    subject_of = pd.Series(firsts["subject"].to_numpy(), index=_keys(firsts).to_numpy())
+    # testings of one subject are repeated measures; one testing each of different subjects (men, doctors …) are
+    # different populations, whose α would measure how the subjects differ, not how consistent the testings are
+    repeated = bool(len(matrix)) and int(subject_of.reindex(matrix.index).value_counts().max()) >= 2
     alpha: dict[str, Any] = {}
     for d in DIMENSIONS:
         cols = [c for c in matrix.columns if dims.get(c) == d]
         frame = matrix[cols]
-        a = reliability.cronbach_alpha(frame)
+        a = reliability.cronbach_alpha(frame) if repeated else float("nan")
         alpha[d] = {"alpha": a if np.isfinite(a) else None, "n_items": len(cols), "n_testings": int(len(frame)),
-                    "reason": reliability.why_alpha_undefined(frame)}
+                    "reason": reliability.why_alpha_undefined(frame) if repeated else ONE_TESTING_EACH}
     per_subject = []
-    firsts = answers.drop_duplicates(list(TESTING_KEYS))
-    subject_of = pd.Series(firsts["subject"].to_numpy(), index=_keys(firsts).to_numpy())
     for _, keys in matrix.index.to_series().groupby(subject_of.reindex(matrix.index).to_numpy()):
         rs = [reliability.test_retest(matrix.loc[a], matrix.loc[b]) for a, b in combinations(keys, 2)]
         rs = [r for r in rs if np.isfinite(r)]

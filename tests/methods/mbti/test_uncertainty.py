@@ -167,3 +167,18 @@ def test_real_headlines(real: tuple[dict, pd.DataFrame]) -> None:
                 else:
                     assert lo <= 50 <= hi and u["type"][k] == "?"
             assert len(chosen_answers(rows[rows["model"] == model], subject)) == 60
+
+
+def test_alpha_over_testings_needs_two_testings_of_one_subject(real: tuple[dict, pd.DataFrame]) -> None:
+    """Issue 57 item 3: the import tests each subject once (Men, Women, Doctors …): no α over testings, with the
+    reason; two testings of one subject give it again."""
+    from analysis.methods.mbti.chance import ONE_TESTING_EACH, model_reliability
+
+    _, rows = real
+    chatgpt = rows[rows["model"] == "ChatGPT"]
+    alpha = model_reliability(chatgpt)["alpha"]
+    assert all(a["alpha"] is None and a["reason"] == ONE_TESTING_EACH for a in alpha.values())
+    items = [(f"s{k}", "E", 1 if k % 2 else -1, (k * 3) % 7) for k in range(8)]
+    twice = answers(items, testings=2)
+    twice.loc[twice["testing"] == 1, "option_index"] = (twice.loc[twice["testing"] == 1, "option_index"] + 1) % 7
+    assert model_reliability(twice)["alpha"]["E"]["reason"] != ONE_TESTING_EACH
