@@ -31,6 +31,8 @@ def ranked(method: str) -> None:
     first = methods.get(method).headlines[0]
     table = long.pivot(index="model", columns="label", values="value").reindex(
         columns=list(dict.fromkeys(long["label"]))).reset_index()
+    order = {m: i for i, m in enumerate(ctx.models)}  # ties and unranked rows in the sidebar's order: real models first
+    table = table.sort_values("model", key=lambda m: m.map(order), kind="stable")
     table = table.sort_values(first.label, ascending=not first.higher_is_better, na_position="last", kind="stable")
     defined = int(table[first.label].notna().sum())
     table.insert(0, "#", [str(k) for k in range(1, defined + 1)] + ["—"] * (len(table) - defined))
