@@ -238,27 +238,17 @@ def precompute_reports(store_path: Path, n_sims: int, log: Callable[[str], None]
             log(f"reports: {method.name} (chance: {n_sims} draws per null) in {time.monotonic() - started:.0f}s")
 
 
-#: The ``meta`` key under which the bundled demo lists its runs asked with an older prompt (``analysis.demo_staleness``).
-STALE_KEY = "demo_stale_runs"
-
-
 def record_stale_runs(store: Store, log: Callable[[str], None]) -> dict[str, str]:
     """List, in the store's ``meta``, the demo runs whose plan today's campaign would not build (their prompts are
     older than the code): the Overview shows them, and ``tests/test_demo_staleness.py`` fails when that list is not
     today's. Returns it."""
-    from analysis.demo_staleness import store_stale_runs
+    from analysis.demo_staleness import STALE_KEY, store_stale_runs
 
-    stale = store_stale_runs(store)
+    stale = store_stale_runs(store, CONFIGS, demo_parts())
     store.set_meta(STALE_KEY, json.dumps(stale, sort_keys=True))
     for run_id, why in stale.items():
         log(f"{run_id}: {why} (rebuild it: python -m analysis demo build)")
     return stale
-
-
-def recorded_stale_runs(store: Store) -> dict[str, str] | None:
-    """What ``record_stale_runs`` wrote (None: a store that never recorded it)."""
-    value = store.get_meta(STALE_KEY)
-    return None if value is None else json.loads(value)
 
 
 def _line_logger(run_id: str, log: Callable[[str], None]) -> Callable[[Any], None]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 #: Model-spec fields a plan may carry that change no request sent (prices): a difference only there is not stale.
@@ -37,14 +37,14 @@ def plan_differences(stored: Any, today: Any, path: str = "") -> list[str]:
     return [] if stored == today else [path]
 
 
-def stale_runs(stored_plans: Mapping[str, Mapping[str, Any]], size: str = "full") -> dict[str, str]:
+def stale_runs(stored_plans: Mapping[str, Mapping[str, Any]], configs: Sequence[Any], parts: Mapping[str, Any],
+               size: str = "full") -> dict[str, str]:
     """Demo run id -> why it is stale (the plan fields that differ from today's), for every demo run among
-    ``stored_plans`` (run id -> its stored plan) whose plan is not what today's campaign builds."""
-    from analysis.demo import CONFIGS, demo_parts
-
+    ``stored_plans`` (run id -> its stored plan) whose plan is not what today's campaign builds (``configs``: the
+    demo's configurations, ``parts``: its parts by name: ``analysis.demo.CONFIGS``, ``demo_parts()``)."""
     out: dict[str, str] = {}
-    for config in CONFIGS:
-        for name, part in demo_parts().items():
+    for config in configs:
+        for name, part in parts.items():
             if part.needs is not None or not config.covers(part):
                 continue
             run_id = f"demo-{name}-{re.sub(r'[^A-Za-z0-9._-]+', '-', config.name)}"
@@ -58,7 +58,17 @@ def stale_runs(stored_plans: Mapping[str, Mapping[str, Any]], size: str = "full"
     return out
 
 
-def store_stale_runs(store: Any, size: str = "full") -> dict[str, str]:
+def store_stale_runs(store: Any, configs: Sequence[Any], parts: Mapping[str, Any], size: str = "full") -> dict[str, str]:
     """``stale_runs`` of a store's demo runs (an ``analysis.runs.store.Store``)."""
     frame = store.frame("SELECT run_id, plan FROM runs WHERE run_id LIKE 'demo-%' AND status != 'imported'")
-    return stale_runs({r: json.loads(p) for r, p in zip(frame["run_id"], frame["plan"])}, size)
+    return stale_runs({r: json.loads(p) for r, p in zip(frame["run_id"], frame["plan"])}, configs, parts, size)
+
+
+#: The ``meta`` key under which the bundled demo lists its runs asked with an older prompt.
+STALE_KEY = "demo_stale_runs"
+
+
+def recorded_stale_runs(store: Any) -> dict[str, str] | None:
+    """What ``analysis.demo.record_stale_runs`` wrote in the store's ``meta`` (None: a store that never recorded it)."""
+    value = store.get_meta(STALE_KEY)
+    return None if value is None else json.loads(value)

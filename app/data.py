@@ -367,7 +367,7 @@ def _headlines_first(ref_a: StoreRef, a: str, ref_b: StoreRef, b: str, diffs: li
 def stale_runs(ref: StoreRef) -> dict[str, str]:
     """The demo's runs asked with an older prompt, as its build recorded them (``analysis.demo.record_stale_runs``;
     ``tests/test_demo_staleness.py`` checks that record is today's): run id -> why. Empty for other stores."""
-    from analysis.demo import recorded_stale_runs
+    from analysis.demo_staleness import recorded_stale_runs
 
     return recorded_stale_runs(_store(ref)) or {}
 

@@ -20,8 +20,8 @@ import copy
 import pandas as pd
 import pytest
 
-from analysis.demo import ANCHORS, STALE_KEY, recorded_stale_runs
-from analysis.demo_staleness import plan_differences, stale_runs, store_stale_runs
+from analysis.demo import ANCHORS, CONFIGS, demo_parts
+from analysis.demo_staleness import STALE_KEY, plan_differences, recorded_stale_runs, stale_runs, store_stale_runs
 from analysis.demo_store import DEMO_ARCHIVE, bundled_demo_store
 from analysis.methods import all_methods
 from analysis.runs.store import Store
@@ -104,7 +104,7 @@ def test_a_changed_row_is_found(tmp_path, fresh) -> None:
 def test_the_recorded_stale_runs_are_todays(demo: Store) -> None:
     recorded = recorded_stale_runs(demo)
     assert recorded is not None, f"the demo store records no '{STALE_KEY}' (run: python -m analysis demo reports)"
-    assert store_stale_runs(demo) == recorded, (
+    assert store_stale_runs(demo, CONFIGS, demo_parts()) == recorded, (
         "the demo's record of runs asked with an older prompt is not today's: rebuild them (python -m analysis demo "
         "build) or record them (python -m analysis demo reports)")
 
@@ -112,14 +112,14 @@ def test_the_recorded_stale_runs_are_todays(demo: Store) -> None:
 def test_a_changed_description_makes_a_run_stale(demo: Store) -> None:
     plans = {r: demo.get_run(r)["plan"] for r in demo.frame("SELECT run_id FROM runs WHERE run_id LIKE 'demo-%' "
                                                              "AND status != 'imported'")["run_id"]}
-    fine = {r: p for r, p in plans.items() if r not in store_stale_runs(demo)}
+    fine = {r: p for r, p in plans.items() if r not in store_stale_runs(demo, CONFIGS, demo_parts())}
     if not fine:
         pytest.skip("every demo run is stale")
     run_id, plan = next((r, p) for r, p in fine.items() if p.get("personas"))
     changed = copy.deepcopy(plan)
     changed["personas"][0]["description"] = (changed["personas"][0].get("description") or "") + " (rewritten)"
-    assert stale_runs({run_id: plan}) == {}
-    why = stale_runs({run_id: changed})[run_id]
+    assert stale_runs({run_id: plan}, CONFIGS, demo_parts()) == {}
+    why = stale_runs({run_id: changed}, CONFIGS, demo_parts())[run_id]
     assert "personas[].description" in why
 
 

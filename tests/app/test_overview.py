@@ -155,7 +155,7 @@ def test_the_overview_lists_the_runs_asked_with_an_older_prompt(fixture_store, c
     import json
     import shutil
 
-    from analysis.demo import STALE_KEY
+    from analysis.demo_staleness import STALE_KEY
     from tests.app.conftest import _bind, open_app
 
     path = tmp_path / "stale.db"

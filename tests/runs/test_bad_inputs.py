@@ -452,7 +452,7 @@ def test_import_genagents_is_not_offered(tmp_path: Path, capsys: pytest.CaptureF
     from analysis.__main__ import build_parser, import_kinds
 
     assert set(import_kinds()) == {"value-stability", "chatgpt-mbti", "personagym", "agent-trust", "persona-llm",
-                                 "chatgpt-behavioral"}
+                                 "chatgpt-behavioral", "lee-values"}
     with pytest.raises(SystemExit) as exit_info:
         main(["import", "genagents", str(tmp_path / "agents.jsonl"), "--store", str(tmp_path / "s.db")])
     err = capsys.readouterr().err.strip()
