@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -107,7 +108,9 @@ def test_headline_cards_are_the_reports_numbers(demo_server, page):
         goto(page, f"{demo_server.url}/{view.home_url}")
         for model, doc in report["models"].items():
             for h in method.headlines:
-                card = page.locator('[data-testid="stMetric"]', has_text=headline_label(h.label, model))
+                # exact: "… · gpt-4" must not also find "… · gpt-4-0314"
+                card = page.locator('[data-testid="stMetric"]').filter(
+                    has=page.get_by_text(headline_label(h.label, model), exact=True))
                 shown = card.locator('[data-testid="stMetricValue"]').inner_text().strip()
                 assert shown == fmt(doc["headlines"][h.key]["value"], 3), (view.name, model, h.key)
         assert exceptions(page) == []
@@ -249,11 +252,11 @@ def test_every_page_opens_on_a_real_model(demo_server, page, path, method):
     embedded = _embedded_models()
     goto(page, f"{demo_server.url}/{path}")
     main = page.locator('[data-testid="stMain"]')
-    firsts = []
-    picker = main.locator('[data-testid="stSelectbox"]').filter(has_text="Model").first
-    if picker.count():
-        firsts.append(picker.inner_text())
-    card = main.locator('[data-testid="stMetricLabel"]').first
+    if main.locator('[data-testid="stMetric"]').count():
+        page.wait_for_selector('[data-testid="stMetricValue"] >> visible=true', timeout=120_000)
+    page.screenshot(path=str(SHOTS / f"real-first-{path.replace('/', '-')}.png"))
+    firsts = parse_qs(urlsplit(page.url).query).get("model", [])  # a page's "Model" picker publishes its choice
+    card = main.locator('[data-testid="stMetric"]').first
     if card.count():
         firsts.append(card.inner_text())
     assert firsts, f"{path}: nothing names a model"
@@ -266,10 +269,10 @@ def test_value_structure_draws_a_circumplex_for_a_real_model(demo_server, page):
     """Issue 55: the Value structure page draws gpt-3.5-turbo-0125's circumplex (Lee et al.'s PVQ-RR answers)."""
     goto(page, f"{demo_server.url}/structure?model=gpt-3.5-turbo-0125")
     main = page.locator('[data-testid="stMain"]')
-    assert "gpt-3.5-turbo-0125" in main.locator('[data-testid="stSelectbox"]').filter(has_text="Model").first.inner_text()
+    assert parse_qs(urlsplit(page.url).query).get("model") == ["gpt-3.5-turbo-0125"]
     page.wait_for_selector(".js-plotly-plot >> visible=true")
     assert main.get_by_text("Stress", exact=False).count() > 0
     points = page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(p => "
-                           "(p.data || []).reduce((n, t) => n + ((t.x || []).length), 0))")
+                           "(p._fullData || []).reduce((n, t) => n + (t._length || (t.x ? t.x.length : 0) || 0), 0))")
     assert max(points) >= 54, points  # every keyed PVQ-RR item placed on the circle
     assert exceptions(page) == []

@@ -51,7 +51,9 @@ from analysis.methods.mbti.scoring import scores_by_testing
 from analysis.methods.mbti.answers import selected_answers
 from analysis.methods.mbti.families import FAMILY
 from analysis.methods.mbti.subjects import FAIRNESS_PAIRS
-from analysis.methods.mbti.uncertainty import chosen_answers, decided_headline, subject_uncertainty, type_gaps
+from analysis.methods.mbti.uncertainty import (
+    TYPE_BOOT, chosen_answers, decided_headline, subject_uncertainty, type_gaps,
+)
 from analysis.runs import comparable
 from analysis.runs.store import Store
 
@@ -75,10 +77,14 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
                 doc["subjects"][subject]["sd"] = sd  # the whiskers of the dimension chart: SD over its testings
         defined = [s["consistency"] for s in doc["subjects"].values() if s["consistency"] is not None]
         left_out = [subject for subject, s in doc["subjects"].items() if s["consistency"] is None]
-        uncertainty = {s: subject_uncertainty(chosen_answers(mine, s), n_boot=n_boot, seed=seed) for s in doc["subjects"]}
+        # a type's letters are a result, not a display option: decided on TYPE_BOOT resamples whatever n_boot the
+        # caller asks for its other CIs (0 = none), so the Overview, the pages and --json show the same type
+        type_boot = TYPE_BOOT if n_boot > 0 else 0
+        uncertainty = {s: subject_uncertainty(chosen_answers(mine, s), n_boot=type_boot, seed=seed)
+                       for s in doc["subjects"]}
         for subject, u in uncertainty.items():
             doc["subjects"][subject]["uncertainty"] = u
-        doc["type_gaps"] = type_gaps(mine, doc["subjects"], FAIRNESS_PAIRS, n_boot=n_boot, seed=seed)
+        doc["type_gaps"] = type_gaps(mine, doc["subjects"], FAIRNESS_PAIRS, n_boot=type_boot, seed=seed)
         doc["headlines"] = {"mbti_consistency": number(
             sum(defined) / len(defined) if defined else None,
             no_consistency_reason(doc["subjects"], selection.used[name].signature),
@@ -87,7 +93,7 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
                           f"and {len(left_out)} ({', '.join(left_out)}) "
                           f"{'has' if len(left_out) == 1 else 'have'} no consistency (needs ≥ 2 scored testings)"
             if left_out and defined else None),
-            "mbti_decided": decided_headline(uncertainty, n_boot)}
+            "mbti_decided": decided_headline(uncertainty, type_boot)}
         doc["counts"] = [counts("invalid answers", int((mine["valid"] != 1).sum()), len(mine))]
         doc["reliability"] = mbti_chance.model_reliability(mine)
         doc["distributions"] = distributions(mine)

@@ -40,6 +40,9 @@ from analysis.stats import bootstrap_counts, json_number, paired_bootstrap_count
 
 #: Fewer answered statements than this on a dimension and its CI (and so its letter) is undefined.
 MIN_STATEMENTS = 5
+#: Resamples behind every type letter's CI and the type gaps (the report's ``n_boot`` only switches them off at 0): a
+#: letter decided or not must not change with the bootstrap size a page or a command asks for its other CIs.
+TYPE_BOOT = 2000
 #: The four dimensions of the type code proper ("ENTJ"); the fifth (A/T) is its suffix.
 TYPE_DIMENSIONS: tuple[str, ...] = DIMENSIONS[:4]
 CUT = 50.0

@@ -182,3 +182,17 @@ def test_alpha_over_testings_needs_two_testings_of_one_subject(real: tuple[dict,
     twice = answers(items, testings=2)
     twice.loc[twice["testing"] == 1, "option_index"] = (twice.loc[twice["testing"] == 1, "option_index"] + 1) % 7
     assert model_reliability(twice)["alpha"]["E"]["reason"] != ONE_TESTING_EACH
+
+
+def test_a_type_does_not_change_with_the_bootstrap_size_a_page_asks_for(real, tmp_path) -> None:
+    """The letters (and the letters-decided headline) are decided on ``TYPE_BOOT`` resamples whatever ``n_boot`` the
+    report is asked for (the dashboard's tests ask 200, ``metrics --json`` 1,000): one number, one place."""
+    doc, _ = real
+    with Store(tmp_path / "mbti.db") as store:
+        for folder in ("ChatGPT", "GPT4", "InstructGPT"):
+            store_parsed(store, parse_files(sorted((_ANCHORS / folder).glob("*.csv")), text=False))
+        small = metrics_json(store, n_boot=200)
+    for model, mdoc in doc["models"].items():
+        assert small["models"][model]["headlines"]["mbti_decided"] == mdoc["headlines"]["mbti_decided"]
+        for subject, s in mdoc["subjects"].items():
+            assert small["models"][model]["subjects"][subject]["uncertainty"] == s["uncertainty"]
