@@ -115,7 +115,7 @@ def build_demo(store_path: Path = DEMO_STORE, size: Size = "full", methods: list
                 part = parts[name]
                 if not config.covers(part):
                     continue
-                run_id = f"demo-{name}-{re.sub(r'[^A-Za-z0-9._-]+', '-', config.name)}"
+                run_id = config.run_id(name)
                 plan = part.plan(config, size, **({part.needs: given[part.needs]} if part.needs else {}))
                 existing = store.query_one("SELECT plan, status FROM runs WHERE run_id=?", (run_id,))
                 if existing is not None and json.loads(existing["plan"]) != json.loads(json.dumps(plan)):

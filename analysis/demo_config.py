@@ -7,6 +7,8 @@ sizes and reply caps, as ``PARTS``); ``analysis.demo`` finds them through the re
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -34,6 +36,10 @@ class DemoConfig:
 
     def covers(self, part: DemoPart) -> bool:
         return part.structured or not self.structured_only
+
+    def run_id(self, part: str) -> str:
+        """The fixed id of this configuration's run of ``part``: ``demo-<part>-<config name, made safe>``."""
+        return f"demo-{part}-{re.sub(r'[^A-Za-z0-9._-]+', '-', self.name)}"
 
     def spec(self) -> ModelSpec:
         base = parse_model_spec(self.model)

@@ -9,7 +9,6 @@ dashboard says so beside such a run's model, and ``tests/test_demo_staleness.py`
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -47,7 +46,7 @@ def stale_runs(stored_plans: Mapping[str, Mapping[str, Any]], configs: Sequence[
         for name, part in parts.items():
             if part.needs is not None or not config.covers(part):
                 continue
-            run_id = f"demo-{name}-{re.sub(r'[^A-Za-z0-9._-]+', '-', config.name)}"
+            run_id = config.run_id(name)
             if run_id not in stored_plans:
                 continue
             today = json.loads(json.dumps(part.plan(config, size)))
