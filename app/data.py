@@ -375,5 +375,6 @@ def stale_runs(ref: StoreRef) -> dict[str, str]:
 @st.cache_data(**CACHE)
 def model_specs(ref: StoreRef) -> dict[str, dict[str, Any]]:
     """Model name -> the public model spec of its newest run (plans are not read: they can be large)."""
-    frame = _store(ref).frame("SELECT model, model_spec FROM runs ORDER BY created_at")
-    return {m: json.loads(s) for m, s in zip(frame["model"], frame["model_spec"])}
+    from analysis.model_order import store_specs
+
+    return store_specs(_store(ref))
