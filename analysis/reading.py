@@ -23,7 +23,15 @@ Two rules, and one courtesy:
    Polish, Turkish, Vietnamese, Indonesian) is invalid as ``not English: not read`` rather than "no answer found", so a reader's report tells the two
    apart. A reader that knows the language's answer markers reads them (its own vocabulary).
 
-``read_final`` runs the three around a reader's own reading function, on the reply with full-width forms folded
+4. **Settled, or ambiguous** (``settle``, ``concluded_differently``; issue 56). A reader returns a value only when the
+   reply settles it. When two readings compete — two different answers stated as answers, an answer in the reasoning
+   and another after "so" / "on balance" / "all things considered" / "final answer" (``CONCLUSION``), a label softened
+   by a degree word that makes it no option of the scale ("a smidge like me", "kind of correct": ``degree_before``) —
+   the reply is invalid as ``ambiguous: …`` naming the candidates found, never a guess between them. A reply whose
+   reasoning names no answer the reader could settle on but whose conclusion does ("I'd lean 2 … so 3") is read from
+   its conclusion.
+
+``read_final`` runs the four around a reader's own reading function, on the reply with full-width forms folded
 (``normalized``). Shared code: nothing here names a method.
 
 **Cost** (issue 47): every reader is linear in the reply's length and total on any string. A reply longer than
@@ -42,6 +50,7 @@ from typing import NamedTuple, TypeVar
 T = TypeVar("T")
 
 WITHDRAWN = "answer withdrawn, none given after"
+AMBIGUOUS = "ambiguous"
 NOT_ENGLISH = "not English: not read"
 #: The longest reply a reader reads (characters). The prompts' replies run to a few thousand characters (the longest
 #: of the labelled corpora: 1,684; the longest ``max_tokens`` a method asks for, 4,096 tokens, is some 16,000); a
@@ -111,7 +120,8 @@ _DECLINE = re.compile(
     r"'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to|refuse\s+to|would\s+rather\s+not|'d\s+rather\s+not|"
     r"(?:must|have\s+to)\s+decline\s+to|prefer\s+not\s+to)\s+(?:really\s+|honestly\s+|actually\s+|in\s+good\s+conscience\s+)?"
     r"(?:decide|answer|choose|pick|commit|rate|settle|say(?=\s*(?:[.!;,]|$|for\s+sure|which|what|"
-    r"how|whether|one\s+way))|tell(?=\s*(?:[.!;,]|$|which|what|how|whether))|give\s+(?:a|an|you\s+a|one)\s+"
+    r"how|whether|one\s+way))|tell(?=\s*(?:[.!;,]|$|which|what|how|whether))|"
+    r"(?:really\s+)?(?:judge|assess|rate|evaluate)(?=\s*(?:[.!;,]|$|which|what|how|whether|if|that))|give\s+(?:a|an|you\s+a|one)\s+"
     r"(?:verdict|number|rating|score|answer|figure|amount|single)|put\s+a\s+number|make\s+(?:a|that|this)\s+"
     r"(?:call|choice|decision))\b"
     r"|(?:^|(?<=[.!?\n])|(?<=[.!?,;:—–-]\s)|\b(?:honestly|frankly|well),?\s+)I\s+(?:honestly\s+|really\s+)?(?:don't|do\s+not)\s+"
@@ -123,6 +133,10 @@ _DECLINE = re.compile(
     r"|\bI(?:'d|\s+would)\s+rather\s+not\s+(?:rate|answer|say|choose|pick|commit|judge|give)\b"
     r"|\bI\s+(?:don't|do\s+not)\s+think\s+I\s+(?:can|could)\s+(?:honestly\s+|really\s+|actually\s+)?"
     r"(?:pick|choose|decide|answer|rate|say|commit)\b"
+    r"|\bI(?:'m|\s+am)\s+not\s+(?:confident|sure)\s+enough\s+(?:in\s+[\w\s]{1,30}?\s+)?to\s+(?:pick|choose|answer|say|"
+    r"commit|decide|rate)\b"
+    r"|\bI\s+(?:don't|do\s+not)\s+think\s+I\s+(?:would|will|'d|could)\s+(?:take\s+part|participate|play\s+along|play\s+this)\b"
+    r"|\bI\s+(?:won't|will\s+not|wouldn't|would\s+not)\s+(?:take\s+part|participate)\b"
     r"|\b(?:no\s+comment|pass)\s*[.!]?\s*$"
     r"|\bich\s+kann\s+(?:das\s+)?(?:nicht|keine)\s+(?:entscheiden|sagen|beantworten|antwort)"
     r"|\bje\s+ne\s+(?:peux|sais)\s+pas\s+(?:choisir|décider|répondre|dire)"
@@ -141,6 +155,10 @@ _HEDGES = (
     re.compile(r"\b(?:around|about|roughly|approximately|maybe|perhaps|probably|either)\s+(?:an?\s+)?(" + _TOKEN
                + r")\s*(?:or|/|to|-|–)\s*(?:an?\s+)?(" + _TOKEN + r")(?![\w.])", re.IGNORECASE),
     re.compile(r"\bsometimes\b[^.!?\n]*?\b(?:sometimes|other\s+times|at\s+other\s+times)\b[^.!?\n]*", re.IGNORECASE),
+    # "$5-ish", "5ish", "around $5", "roughly 3": a number given as an approximation is no answer (issue 56)
+    re.compile(r"(?<![\d.])(\$?\d++(?:\.\d++)?)[ \t]*+-?[ \t]*+ish\b|(?:\b(?:give|send|contribute|invest|transfer|offer|rate|score)\s+"
+               r"(?:(?:them|him|her|it|player\s+b|the\s+other\s+player)\s+)?|(?:amount|rating|score|answer)\s*:\s*)"
+               r"(?:around|roughly|approximately|about|circa)\s+(\$?\d+(?:\.\d+)?)(?![\d.])", re.IGNORECASE),
 )
 _FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 _SPACED_LETTER = re.compile(r"([(\[])\s+([A-Za-z])\s+([)\]])")
@@ -148,6 +166,7 @@ _ENUMERATED = re.compile(r"^\s*[-*•]?\s*[(\[]?([A-Za-z]|\d{1,2})[)\].:]\s+\S",
 _DELIBERATION = re.compile(r"^\s*(?:let\s+me|let's|I\s+(?:need|have|'ll\s+need|will\s+need)\s+to|I\s+must|hmm|"
                            r"I(?:'m|\s+am)\s+(?:thinking|wondering|considering))\b", re.IGNORECASE)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
+_SENTENCE_END = re.compile(r"[.!?\n。！？]\s*|$")
 
 #: scripts that are not Latin, in the order they are told apart (kana before the Han characters Japanese shares)
 _SCRIPTS = tuple((lang, re.compile(chars)) for lang, chars in (
@@ -187,8 +206,11 @@ class FinalPart(NamedTuple):
 
 def _decline(text: str) -> re.Match[str] | None:
     """Where the text declines to answer, unless it answers anyway after it (see ``_ANYWAY``)."""
-    m = _DECLINE.search(text)
-    return m if m is not None and not _ANYWAY.search(text, m.end()) else None
+    first = last = None
+    for last in _DECLINE.finditer(text):
+        first = first or last
+    # "I can't decide, but if I had to pick: B" answers anyway; "… (C) would be neutral, but I won't pick" does not
+    return first if last is not None and not _ANYWAY.search(text, last.end()) else None
 
 
 def _declines(text: str) -> bool:
@@ -351,27 +373,127 @@ def normalized(reply: str) -> str:
     return _SPACED_LETTER.sub(r"\1\2\3", (reply or "").translate(_FULL_WIDTH))
 
 
+#: where a reply concludes (rule 4): the answer after the last of these is the one it settles on
+CONCLUSION = re.compile(
+    r"(?:^|(?<=[.;:!?,…\n—–(])|(?<=[.;:!?,…\n—–(]\s)|(?<=\bbut\s)|(?<=\band\s))[ \t]*+(?:on\s+balance|finally|all\s+things\s+considered|all\s+in\s+all|in\s+the\s+end|ultimately|in\s+conclusion|"
+    r"to\s+conclude|to\s+sum\s+up|overall|at\s+the\s+end\s+of\s+the\s+day|when\s+all\s+is\s+said\s+and\s+done|"
+    r"(?:my\s+)?final\s+(?:answer|verdict|score|rating|decision|amount|choice|pick)(?:\s+is)?|"
+    r"my\s+(?:answer|verdict|choice|decision|pick)\s+is|therefore|thus|hence|"
+    r"en\s+resumen|en\s+conclusión|al\s+final|en\s+définitive|au\s+final|insgesamt|letztlich|"
+    r"(?:所以|因此|总之|综上|最终)|(?:結論として|よって|したがって|最終的に))[\s,:：，、]*+"
+    r"|(?:^|(?<=[.;!?,…\n—–]))[ \t]*+so\b[ \t,:]*+(?!that\b|much\b|far\b|many\b|long\b|to\s+speak\b)"
+    r"|\b(?:my\s+)?final\s+(?:answer|verdict|score|rating|decision|amount|choice|pick)(?:\s+is)?[\s,:：]*",
+    re.IGNORECASE | re.MULTILINE)
+#: degree words that turn a label into something the scale does not offer ("a smidge like me", "kind of correct")
+_DEGREE = re.compile(
+    r"(?:\b(?:a\s+(?:smidge|smidgen|tad|bit|touch|wee\s+bit|little\s+bit|shade|trifle)|kind\s+of|kinda|sort\s+of|"
+    r"sorta|quite|rather|fairly|pretty|slightly|mildly|marginally|moderately|reasonably|somewhat|mostly|largely|"
+    r"partly|more\s+or\s+less|barely|almost|nearly|very|really|extremely|super|so|too)|\b(?:a\s+)?(?:little|lot)\s+"
+    r"(?:more|less))\s*[\"'“”‘’]*\s*$", re.IGNORECASE)
+
+
+def degree_before(text: str, start: int) -> str | None:
+    """The degree word right before ``start`` ("a smidge" in "a smidge like me"), which makes the label read there
+    something the scale does not offer (rule 4), else None. Read in a window (``window_start``)."""
+    m = _DEGREE.search(text, window_start(text, start, 4), start)
+    return " ".join(m.group(0).strip(" \"'“”‘’").split()) if m else None
+
+
+class Candidate(NamedTuple):
+    """One answer a reader found in a reply: its value and the words it read it from."""
+
+    value: object
+    text: str
+
+
+def settle(candidates: list[Candidate]) -> tuple[object | None, str | None]:
+    """The one value every candidate names (value, None); ``(None, "ambiguous: …")`` naming each different candidate
+    when they differ; ``(None, None)`` when there is none (rule 4)."""
+    values: list[Candidate] = []
+    for c in candidates:
+        if all(c.value != v.value for v in values):
+            values.append(c)
+    if len(values) == 1:
+        return values[0].value, None
+    return (None, ambiguous(values)) if values else (None, None)
+
+
+def ambiguous(candidates: list[Candidate], why: str = "") -> str:
+    """The reason of a reply whose readings compete: ``ambiguous: 'X' and 'Y'`` (with ``why`` after a colon)."""
+    named = " and ".join(f"'{' '.join(str(c.text).split())[:60]}'" for c in candidates)
+    return f"{AMBIGUOUS}: {named}" + (f" ({why})" if why else "")
+
+
+def concluded_differently(text: str, read: Callable[[str], T], valid: Callable[[T], bool], got: T,
+                          same: Callable[[T, T], bool]) -> tuple[str, T, bool] | None:
+    """When the text after the reply's last conclusion (``CONCLUSION``) reads as a valid answer that ``got`` (the
+    whole reply's reading) does not give (rule 4): (the conclusion's words, its reading, whether it settles the reply:
+    the reasoning before it gives no answer of its own); else None."""
+    last = None
+    for last in CONCLUSION.finditer(text):
+        pass
+    if last is None or not text[last.end():].strip():
+        return None
+    tail = read(text[last.end():])
+    if not valid(tail) or (valid(got) and same(tail, got)):
+        return None
+    head = read(text[:last.start()])
+    return " ".join(last.group(0).split()) or "so", tail, not valid(head)
+
+
+#: the words that open an answer ("I'd say", "Rating:", "my answer is"), at the very end of a reply
+_ANSWER_LEAD = re.compile(r"(?:\bI(?:'d|\s+would|'ll|\s+will)\s+(?:say|go\s+with|pick|choose|rate(?:\s+(?:it|this|myself))?(?:\s+a)?|"
+                          r"give(?:\s+(?:it|this))?(?:\s+a)?)|\b(?:final\s+)?(?:answer|rating|score|verdict|amount|choice)"
+                          r"(?:\s+is)?\s*[:=]?|\bso)[\s*:]*$", re.IGNORECASE)
+CUT_AT_ANSWER = "truncated: the reply was cut off where its answer starts"
+
+
+def cut_at_answer(reply: str, finish_reason: str | None) -> str | None:
+    """Why a reply cut by the length limit right where its answer would start ("… I'd say") gives none, else None:
+    whatever the reasoning before it mentioned, the answer was never written."""
+    if finish_reason != "length":
+        return None
+    return CUT_AT_ANSWER if _ANSWER_LEAD.search((reply or "")[-120:]) else None
+
+
 def read_final(reply: str, read: Callable[[str], T], valid: Callable[[T], bool],
-               invalid: Callable[[str], T], *, shared_no_answer: bool = True) -> T:
+               invalid: Callable[[str], T], *, shared_no_answer: bool = True,
+               key: Callable[[T], object] | None = None, conclusion: bool = True) -> T:
     """A reader's ``read`` on the reply's final part, with the shared rules around it: a withdrawn answer with none
     after it, a reply that gives no answer (``no_answer``, unless ``shared_no_answer`` is off for a reader of
     structured replies), and a reply not in English that ``read`` could not read, each ``invalid(reason)``. A reply
     that commits after its hedge ("somewhere around B or C at first glance, but on the whole (C)") is read from there
-    on; a refusal stands unless it answers anyway ("but if I had to pick …"). A reply longer than ``MAX_READ_CHARS``
-    is ``invalid`` as too long (``too_long``)."""
+    on; a refusal stands unless it answers anyway ("but if I had to pick …"), and unless what follows declines again.
+    An answer read from the whole reply that its conclusion contradicts ("3 … so 4") is ``ambiguous`` (rule 4);
+    ``key`` gives a reading's value, to compare and to name (by default the reading itself); ``conclusion`` off for a
+    reader that weighs every answer it finds itself (the same rule, applied by the reader). A reply longer than
+    ``MAX_READ_CHARS`` is ``invalid`` as too long (``too_long``)."""
     if (why := too_long(reply)) is not None:
         return invalid(why)
+    value = key or (lambda got: got)
     part = final_part(normalized(reply), lambda text: valid(read(text)))
     if part.withdrawn:
         return invalid(WITHDRAWN)
     found = _no_answer_at(part.text) if shared_no_answer else None
     # a doubt after a committed answer explains it ("Neither correct nor wrong. It is impossible to say whether …")
     if found is not None and not (found[0] == REFUSAL and valid(read(part.text[:found[1]]))):
-        rest = part.text[found[2]:]
-        # a hedge resolved afterwards is an answer; so is a refusal followed by a plain answer (not "Maybe (D).")
-        later = read(rest) if rest.strip() and not (found[0] == REFUSAL and _TENTATIVE.search(rest)) else None
+        # a refusal covers its sentence ("I can't judge how like me this is."): what follows it may answer anyway
+        end = _SENTENCE_END.search(part.text, found[2]) if found[0] == REFUSAL else None
+        rest = part.text[end.end() if end else found[2]:]
+        # a hedge resolved afterwards is an answer; so is a refusal followed by a plain answer (not "Maybe (D).", not
+        # an answer that declines again: "… (C) would be the neutral one, but I won't pick")
+        later = read(rest) if rest.strip() and not (found[0] == REFUSAL and (_TENTATIVE.search(rest) or _declines(rest))) \
+            else None
         return later if later is not None and valid(later) else invalid(found[0])
     got = read(part.text)
+    other = concluded_differently(part.text, read, valid, got, lambda a, b: value(a) == value(b)) if conclusion else None
+    if other is not None:
+        marker, concluded, settles = other
+        if settles and not valid(got):  # the reasoning settled on nothing, the conclusion does
+            return concluded
+        before = f"{value(got)} in the reply" if valid(got) else "an answer before it"
+        return invalid(ambiguous([Candidate(value(got), before),
+                                  Candidate(value(concluded), f"{value(concluded)} after '{marker}'")]))
     if valid(got):
         return got
     if (lang := language(part.text)) != "en":

@@ -20,7 +20,7 @@ CORPORA = HERE.parent / "corpora"
 #: the doc holding the readers table, between these markers (``bench/bench_parsers.py --write`` writes it)
 READERS_DOC = HERE.parent / "docs" / "readers.md"
 TABLE_START, TABLE_END = "<!-- readers:start (bench/bench_parsers.py --write) -->", "<!-- readers:end -->"
-HELD_OUT_SETS: dict[str, tuple[str, ...]] = {"looked_at": ("held_out", "held_out_b", "held_out_c", "held_out_d")}
+HELD_OUT_SETS: dict[str, tuple[str, ...]] = {"looked_at": ("held_out", "held_out_b", "held_out_c", "held_out_d", "held_out_e")}
 ANCHORS_PRESENT = (HERE.parents[1] / "shared" / "anchors").is_dir()
 
 

@@ -112,3 +112,28 @@ def test_the_typed_report_takes_numbers_with_reasons_and_refuses_the_rest() -> N
                          (doc(number(0.5, "x"), keys=("h", "other")), "the method declares")]:
         with pytest.raises(ValueError, match=what):
             checked(broken, ("h",))
+
+
+def test_unread_bound_is_the_mean_with_every_unread_reply_at_each_end() -> None:
+    """Hand-worked (issue 56): 3 of 5 read ($10, $10, $8): at $0 the mean is 28 / 5 = 5.6, at $10 (28 + 20) / 5 = 9.6;
+    at 9 of 10 read (the 90 % floor) there is no bound, nor with nothing unread."""
+    from analysis.methods.base import READ_SHARE_FLOOR, unread_bound
+
+    assert unread_bound([10, 10, 8], 5, 0, 10) == (5.6, 9.6)
+    assert READ_SHARE_FLOOR == 0.9
+    assert unread_bound([1] * 9, 10, 0, 10) is None
+    assert unread_bound([1, 2], 2, 0, 10) is None
+    assert unread_bound([], 0, 0, 10) is None
+    assert unread_bound([2], 2, 1, 5, statistic=np.median) == (1.5, 3.5)
+
+
+def test_a_number_over_replies_read_carries_its_share_and_bound() -> None:
+    from analysis.methods.base import coverage_text, number
+
+    entry = number(9.0 + 1 / 3, "x", n=3, of=5, unit="personas", read=True, bound=(9.6, 5.6), bound_note="at $0 … at $10")
+    assert entry["coverage"]["read_share"] == 0.6
+    assert entry["coverage"]["bound"] == {"lo": 5.6, "hi": 9.6, "note": "at $0 … at $10"}
+    assert coverage_text(entry) == "mean over 3 of 5 personas (60% read; at $0 … at $10: 5.6 … 9.6)"
+    plain = number(1.0, "x", n=3, of=5, unit="subjects")
+    assert "read_share" not in plain["coverage"] and coverage_text(plain) == "mean over 3 of 5 subjects"
+    assert "bound" not in number(None, "no amount", n=0, of=5, read=True, bound=(0, 1))["coverage"]

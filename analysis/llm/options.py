@@ -32,7 +32,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from analysis.reading import read_final, words_before
+from analysis.llm.label_words import translated
+from analysis.reading import Candidate, ambiguous, degree_before, read_final, words_before
 
 AnswerMode = Literal["logprob", "text"]
 #: A chain-of-thought reply ends with this marker and its answer: the reference's "Answer:" (``models/vllmmodel.py``:
@@ -144,7 +145,13 @@ def parse_option_text(text: str, labels: list[str]) -> ParsedOption:
     English), then this reader's letters and labels."""
     if not text or not text.strip():
         return ParsedOption(None, "empty reply")
-    return read_final(text, lambda part: _option_text(part, labels), lambda p: p.valid, lambda why: ParsedOption(None, why))
+    return read_final(text, lambda part: _option_text(part, labels), lambda p: p.valid, lambda why: ParsedOption(None, why),
+                      key=_letter)
+
+
+def _letter(parsed: ParsedOption) -> str | None:
+    """The letter of an option read (what two readings compare and name)."""
+    return LETTERS[parsed.index] if parsed.index is not None else None
 
 
 def _option_text(text: str, labels: list[str]) -> ParsedOption:
@@ -216,7 +223,7 @@ def parse_after_marker(text: str, labels: list[str]) -> ParsedOption:
     if not text or not text.strip():
         return ParsedOption(None, "empty reply")
     return read_final(text, lambda part: _after_marker(part, labels), lambda p: p.valid,
-                      lambda why: ParsedOption(None, why), shared_no_answer=False)
+                      lambda why: ParsedOption(None, why), shared_no_answer=False, key=_letter)
 
 
 def _after_marker(text: str, labels: list[str]) -> ParsedOption:
@@ -255,7 +262,9 @@ def _is_letter(text: str, pos: int, labels: list[str]) -> bool:
 
 
 def _option_from_labels(lowered: str, labels: list[str]) -> ParsedOption:
-    """The longest option label quoted in the reply; nested shorter labels don't count as a second answer."""
+    """The longest option label quoted in the reply (in English, or a phrase of ``label_words``' languages);
+    nested shorter labels don't count as a second answer."""
+    lowered = translated(lowered, labels)
     hits = [(len(label), i) for i, label in enumerate(labels) if label.strip() and _contains_label(lowered, label.lower())]
     if not hits:
         return ParsedOption(None, "no option letter or label found")
@@ -269,7 +278,18 @@ def _option_from_labels(lowered: str, labels: list[str]) -> ParsedOption:
     index = chosen.pop()
     if _negated(lowered, labels[index].lower()):  # "this is not at all like me" is not "Like me"
         return ParsedOption(None, f"option label '{labels[index]}' is negated")
+    if (degree := _degree(lowered, labels[index].lower())) is not None:  # "a smidge like me" is no option
+        return ParsedOption(None, ambiguous([Candidate(index, f"{degree} {labels[index].lower()}")],
+                                            "a degree the scale does not offer"))
     return ParsedOption(index)
+
+
+def _degree(text: str, label: str) -> str | None:
+    """The degree word before an occurrence of the label ("a tad" in "a tad like me"), else None (``degree_before``)."""
+    for m in re.finditer(rf"(?<![a-z0-9]){re.escape(label)}(?![a-z0-9])", text):
+        if (degree := degree_before(text, m.start())) is not None:
+            return degree
+    return None
 
 
 def _contains_label(text: str, label: str) -> bool:

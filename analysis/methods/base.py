@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, create_model
 
@@ -25,29 +26,64 @@ class Session(Protocol):
     async def run(self) -> None: ...
 
 
+#: Below this share of replies read, a number that averages the read ones carries its bound (issue 56): unread replies
+#: are no random sample (agent-trust's vicuna-7b: the 11 replies RoleScope cannot read average $4.83 by the authors'
+#: reading, the 38 it reads $8.21), so a reader sees how far they could move it.
+READ_SHARE_FLOOR = 0.9
+
+
+def unread_bound(read: Sequence[float], n: int, low: float, high: float,
+                 statistic: Callable[[np.ndarray], float] = np.mean) -> tuple[float, float] | None:
+    """``(statistic with every unread reply at low, at high)`` over ``n`` replies of which ``read`` were read, when fewer
+    than ``READ_SHARE_FLOOR`` of them were; else None. For a mean, the worst case the unread replies allow: Manski's
+    bounds under no assumption on why a reply was not read (Manski 1989, "Anatomy of the selection problem")."""
+    values = np.asarray([float(v) for v in read], dtype=float)
+    missing = int(n) - values.size
+    if n <= 0 or missing <= 0 or values.size / n >= READ_SHARE_FLOOR:
+        return None
+    return (float(statistic(np.concatenate([values, np.full(missing, float(low))]))),
+            float(statistic(np.concatenate([values, np.full(missing, float(high))]))))
+
+
 def number(x: Any, reason: str, *, n: int | None = None, of: int | None = None, unit: str = "",
-           chance_reason: str | None = None) -> dict[str, Any]:
+           chance_reason: str | None = None, read: bool = False, bound: tuple[float, float] | None = None,
+           bound_note: str = "") -> dict[str, Any]:
     """A report entry: ``{"value": x, "reason": None}`` when ``x`` is a finite number, else ``{"value": None,
     "reason": reason}`` (undefined is never 0). A number averaged over ``n`` of ``of`` units (``unit``: "subjects")
     carries its ``coverage`` ``{"n", "of", "unit", "text"}``, which every reader shows beside it when n < of
-    (``coverage_text``); ``chance_reason`` says why the number can have no chance verdict."""
+    (``coverage_text``). When its units are replies read (``read``: n of of replies could be read), it also carries
+    ``read_share`` and, when given, its ``bound`` ``{"lo", "hi", "note"}`` (``unread_bound``: the number with every
+    unread reply at each end of the scale, ``bound_note`` saying which); ``chance_reason`` says why the number can have
+    no chance verdict."""
     if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
         out: dict[str, Any] = {"value": float(x), "reason": None}
     else:
         out = {"value": None, "reason": reason}
     if of is not None:
-        out["coverage"] = {"n": int(n or 0), "of": int(of), "unit": unit, "text": f"{int(n or 0)} of {int(of)} {unit}".strip()}
+        k, total = int(n or 0), int(of)
+        out["coverage"] = {"n": k, "of": total, "unit": unit, "text": f"{k} of {total} {unit}".strip()}
+        if read:
+            out["coverage"]["read_share"] = round(k / total, 4) if total else None
+        if read and bound is not None and out["value"] is not None:
+            out["coverage"]["bound"] = {"lo": float(min(bound)), "hi": float(max(bound)), "note": bound_note}
     if chance_reason:
         out["chance_reason"] = chance_reason
     return out
 
 
 def coverage_text(entry: Mapping[str, Any] | None) -> str | None:
-    """'mean over 7 of 8 subjects' when a headline entry averages a subset of its units, else None."""
+    """'mean over 7 of 8 subjects' when a headline entry averages a subset of its units, else None; with its bound
+    when under ``READ_SHARE_FLOOR`` were read ('mean over 38 of 48 personas (79 % read; every unread one at $0 …
+    at $10: −1.23 … 2.45)')."""
     cov = (entry or {}).get("coverage") or {}
     if entry is None or entry.get("value") is None or not cov or cov.get("n", 0) >= cov.get("of", 0):
         return None
-    return f"mean over {cov['text']}"
+    text = f"mean over {cov['text']}"
+    if (b := cov.get("bound")) is not None:
+        share = cov.get("read_share")
+        text += (f" ({share:.0%} read" if share is not None else " (") + \
+            f"; {b.get('note') or 'every unread one at each end of the scale'}: {b['lo']:.3g} … {b['hi']:.3g})"
+    return text
 
 
 def no_verdict_reason(entry: Mapping[str, Any] | None, summaries: Mapping[str, Any] | None) -> str | None:

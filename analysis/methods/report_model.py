@@ -35,8 +35,20 @@ class Frame(BaseModel):
         return self
 
 
+class Bound(BaseModel):
+    """How far the replies not read could move a number (``analysis.methods.base.unread_bound``): the number with every
+    unread reply at the low and at the high end of the scale, and which ends those are."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lo: float
+    hi: float
+    note: str
+
+
 class Coverage(BaseModel):
-    """How many of its units a number averages: ``n`` of ``of`` ``unit`` ("7 of 8 subjects")."""
+    """How many of its units a number averages: ``n`` of ``of`` ``unit`` ("7 of 8 subjects"), that share, and under
+    90 % read its ``bound``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -44,6 +56,8 @@ class Coverage(BaseModel):
     of: int
     unit: str
     text: str
+    read_share: float | None = None
+    bound: Bound | None = None
 
 
 class Number(BaseModel):

@@ -38,8 +38,9 @@ import re
 from dataclasses import dataclass
 
 from analysis.methods.inventory.prompts import OrderMode, numbered
+from analysis.llm.label_words import translated
 from analysis.llm.options import ANSWER_MARKER
-from analysis.reading import read_final, whole_number
+from analysis.reading import cut_at_answer, read_final, whole_number
 
 DIGITS = "123456789"
 
@@ -189,8 +190,9 @@ def _cleaned(text: str) -> str:
 def _labels_named(text: str, labels: list[str]) -> list[int]:
     """Canonical indices of the labels the text names (longest first; a named label's words are consumed), negated
     labels as -1. Each label's hits are found at once, their negations read along them (``_negations``) and the hits
-    blanked in one pass: rebuilding the text and searching all of it before every hit was quadratic."""
-    lowered = text.lower()
+    blanked in one pass: rebuilding the text and searching all of it before every hit was quadratic. A label in
+    Spanish, Chinese, Japanese, German or French is read as its English one (``label_words``)."""
+    lowered = translated(text.lower(), labels)
     found: list[int] = []
     for index in sorted(range(len(labels)), key=lambda i: -len(labels[i])):
         label = labels[index].lower()
@@ -265,14 +267,17 @@ def _from_number(found: set[str], clean: str, labels: list[str], order: OrderMod
     return ReadNumber(number)
 
 
-def number_from_text(text: str, labels: list[str], order: OrderMode) -> ReadNumber:
+def number_from_text(text: str, labels: list[str], order: OrderMode, finish_reason: str | None = None) -> ReadNumber:
     """The number a free reply gives on the scale of ``labels`` numbered in ``order``: the shared rules of
     ``analysis.reading`` (the final answer after a self-correction, a withdrawn rating with none after it, a refusal,
     a hedge, an echoed list, a restated question, "not English"), then this reader's tiers on the final part (module
-    docstring)."""
+    docstring). A reply cut by the length limit where its answer starts ("… I'd say") gives none (``cut_at_answer``)."""
     if not text or not text.strip():
         return ReadNumber(None, "empty reply")
-    return read_final(text, lambda part: _number(part, labels, order), lambda r: r.valid, lambda why: ReadNumber(None, why))
+    if (why := cut_at_answer(text, finish_reason)) is not None:
+        return ReadNumber(None, why)
+    return read_final(text, lambda part: _number(part, labels, order), lambda r: r.valid, lambda why: ReadNumber(None, why),
+                      key=lambda r: r.number)
 
 
 #: a correction's new value opens the final part ("make that 3 — I do tidy up on Sundays": ``analysis.reading`` keeps

@@ -25,7 +25,7 @@ def read_option(reply: str, finish_reason: str | None, context: Mapping[str, Any
     order = context.get("order") or "ascending"
     if order not in ("ascending", "descending"):
         return Reading(False, None, f"order '{order}': ascending or descending")
-    read = number_from_text(reply, labels, order)
+    read = number_from_text(reply, labels, order, finish_reason)
     if not read.valid:
         return Reading(False, None, read.reason)
     return Reading(True, option_of_number(read.number, len(labels), order), None)

@@ -112,7 +112,7 @@ class InventorySession:
         if self.plan.answer_mode == "logprob":
             first = out.reply.top_logprobs[0] if out.reply.top_logprobs else None
             return number_from_logprobs(first, inv.n_options)
-        return number_from_text(out.reply.text, inv.options, order)
+        return number_from_text(out.reply.text, inv.options, order, out.reply.finish_reason)
 
 
 def json_targets(targets: dict[str, int]) -> str | None:

@@ -33,15 +33,23 @@ another language with no verdict read). Then this reader's own rules, in order (
    published ChatGPT-MBTI replies). It counts only when the reply has no plain verdict, since the
    same form can judge something else ("it would be wrong to assume all men are alike. Partially
    correct.").
-6. The first plain verdict is the answer, else the first framed one. A "not correct" (Wrong) is refined by a later
-   "partially/generally wrong"; a plain verdict followed in its sentence by "but" and a different plain verdict judges
-   two parts ("The first half is correct, but the rest is partially wrong") and is invalid. Two different options joined
-   by "or"/"and"/"/"/"to" at that place ("partially wrong or partially correct") -> invalid.
+6. The verdict is the one option the reply's plain verdicts name, else the one its first framed verdict names (a later
+   framed verdict judges an act the reply argues with, "… it would be incorrect to generalize", unless the reply
+   concludes with it: "Therefore, it is …"). Two different options are **ambiguous** (``analysis.reading`` rule 4,
+   issue 56): "Correct. … makes it a generally correct statement", "It is generally correct … So, it is partially
+   correct", "partially wrong or partially correct" are invalid, never their first option. A "not correct" (Wrong) is
+   refined by a "partially/generally wrong" anywhere in the reply. Not a verdict: an option named in a clause that
+   denies it can be given ("it cannot be said that the statement is generally correct", "too broad to be labeled as
+   generally wrong", "can neither be deemed …"), in a concession with a modal ("while it may be partially true for
+   some, …"), scoped to some ("partially correct for some individuals", "cases where it is partially correct"), the two
+   poles named as the question ("to determine if it is correct or wrong"), a thing that can "go wrong", and a bare
+   verdict softened by a degree word ("kind of correct": no option of the seven). An inverted verdict ("Wrong,
+   partially.") is its qualified option.
    Nothing left -> invalid ("no option named", or "only negated or hedged options").
 
-On the six published answer files of the paper (1,080 replies) 98.4 % give a verdict; the 17 that
-do not are refusals, "you repeated the statement", incomplete-statement complaints, lists of options
-without a pick and two options named together (``tests/methods/mbti/test_published_replies.py``).
+On the six published answer files of the paper (1,080 replies) 96.7 % give a verdict; the 36 that do not are
+refusals, "you repeated the statement", incomplete-statement complaints, lists of options without a pick, two
+options named together and (issue 56) replies that give two verdicts (``tests/methods/mbti/test_published_replies.py``).
 
 Long quoted spans (six words or more) are cut out as quotations as well, unless that leaves no
 option at all (then the reply is parsed with them).
@@ -55,7 +63,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from analysis.methods.mbti import OPTIONS
-from analysis.reading import read_final, window_start, words_before
+from analysis.reading import Candidate, ambiguous, degree_before, read_final, window_start, words_before
 
 _S = r"[\s-]+"
 _PATTERNS: tuple[tuple[int, str], ...] = (
@@ -74,11 +82,15 @@ _OPTION_RE = re.compile(
     r"(?<![a-z])(?:" + "|".join(f"(?P<o{n}>{p})" for n, (_, p) in enumerate(_PATTERNS)) + r")(?![a-z])"
 )
 _BARE = {len(_PATTERNS) - 2, len(_PATTERNS) - 1}  # pattern numbers of plain "correct" / "wrong"
-_SEPARATOR = re.compile(r"[\s,/;|]*(?:\b(?:or|and|to)\b[\s,]*)?")
+_SEPARATOR = re.compile(r"[\s,/;|]*(?:\b(?:or|and|to)\b[\s,]*(?:(?:absolutely|entirely|completely|totally|simply|"
+                        r"definitively|strictly|fully|purely)\s+)?)?")
+#: the two poles named as the question ("whether it is correct or wrong", "neither … correct nor incorrect"): no verdict
+_POLES = frozenset({0, 6})
+#: a bare "wrong" after "go" ("the potential for things to go wrong") is an event, not a verdict
+_GO_WRONG = re.compile(r"\b(?:go|goes|going|went|gone|something|anything|nothing)\s+$")
 _NEGATION = re.compile(r"\b(?:not|never|no|nothing|hardly|cannot)\b|n't\b")
 _INFINITIVE = re.compile(r"\s+to\s+(?!some\b|a\b|an\b|the\b|certain\b|varying\b|most\b|many\b|an?\s+extent\b)[a-z]+")
 _THAT_CLAUSE = re.compile(r"\s+that\s+(?!is\b|it\s+is\b)[a-z]+")
-_SENTENCE_END = re.compile(r"[.!?;\n]")
 _NOT_VERDICT_AFTER = re.compile(r"\s+(?:answer|answers|option|options|choice|response|way|approach|with)\b")
 _VERDICT_NOUN = re.compile(r"\s+(?:statement|assessment|description|generali[sz]ation|claim|observation)\b")
 _ALTERNATIVE = re.compile(r"\s+(?:or|nor|and)\s+")
@@ -151,8 +163,11 @@ _NEITHER = {"de": r"weder\s+(?:{r})\s+noch\s+(?:{f})", "fr": r"ni\s+(?:{r})\s+ni
             "el": r"ούτε\s+(?:{r})\s+ούτε\s+(?:{f})", "id": r"tidak\s+(?:{r})\s+dan\s+tidak\s+(?:{f})",
             "vi": r"không\s+(?:{r})\s+cũng\s+không\s+(?:{f})", "ar": r"لا\s+(?:{r})\s+ولا\s+(?:{f})"}
 #: languages without word edges: (generally, partially, right, wrong, "not right" forms); most specific first
-_CJK = {"zh": (r"基本上?|大体上?|大致上?|总体上?|大部分|大多", r"部分", r"正确|对", r"错误|错", r"不正确|不对"),
-        "ja": (r"概ね|おおむね|大体|だいたい|大部分は?|ほぼ", r"部分的に|一部", r"正しい|合っている|合っています",
+#: a one-character 对/错 only as a word of its own ("部分对。"), never inside another ("派对" is a party, "不错" is fine)
+_CJK = {"zh": (r"基本上?|大体上?|大致上?|总体上?|大部分|大多|一般来说|总的来说|通常", r"部分",
+               r"正确|(?<![派面反绝相针应核])对(?!(?!的)[\u4e00-\u9fff])", r"错误|(?<![不差])错(?!(?!的)[\u4e00-\u9fff])",
+               r"不正确|不对(?!(?!的)[\u4e00-\u9fff])"),
+        "ja": (r"概ね|おおむね|大体|だいたい|大部分は?|ほぼ|一般的に(?:は|言って)?|全般的に|総じて", r"部分的に|一部", r"正しい|合っている|合っています",
                r"間違い|間違っている|誤り", r"正しくない|正しくありません"),
         "ko": (r"대체로|대부분|전반적으로|일반적으로", r"부분적으로|일부", r"맞습니다|맞아요|맞다|옳습니다|옳다|정확합니다",
                r"틀립니다|틀렸습니다|틀려요|틀리다|잘못되었습니다|잘못됐습니다", r"맞지\s*않습니다|옳지\s*않습니다"),
@@ -203,7 +218,12 @@ def _english(text: str) -> str:
     but for "generally true" = "generally correct" (not "it is generally true that …", a claim about something else)."""
     for pattern, english in _FOREIGN:
         text = pattern.sub(english, text)
-    return text
+    return _INVERTED.sub(r"\2 \1", text)
+
+
+#: a verdict with its qualifier after it ("Wrong, partially.", "correct — generally"): the qualified option
+_INVERTED = re.compile(r"(?<![a-z])(correct|wrong|incorrect)\s*(?:,|—|–|-)\s*(generally|partially|mostly|largely|partly)"
+                       r"(?![a-z])(?!\s+(?:correct|wrong|incorrect|true|false|speaking)\b)")
 
 
 def normalise(text: str) -> str:
@@ -269,6 +289,26 @@ def _directly_negated(text: str, hit: _Hit) -> bool:
     return bool(before) and (before[-1] in ("not", "cannot") or before[-1].endswith("n't"))
 
 
+#: a verdict named but not asserted: in a clause that denies it can be given ("it cannot be said that the statement is
+#: generally correct", "too broad to be labeled as generally wrong", "can neither be deemed entirely correct nor …"),
+#: or in a concession ("while the statement may be partially true for some men, …")
+_NOT_ASSERTED = re.compile(r"\b(?:cannot|can't|can\s+not|could\s+not|couldn't|too\s+\w+\s+to|rather\s+than|instead\s+of|"
+                           r"neither|nor)\b")
+_CONCESSION = re.compile(r"\b(?:while|although|though|even\s+if|whereas)\b.*\b(?:may|might|could|can)\b")
+#: a verdict on some members only ("there may be some individual cases where it is partially correct", "… may be
+#: partially correct for some individuals"), not on the statement
+_SCOPED_BEFORE = re.compile(r"\b(?:cases?|instances?|situations?)\s+(?:where|in\s+which)\b|\bfor\s+some\b")
+_SCOPED_AFTER = re.compile(r"[ \"')]*(?:for|in|to|of)\s+(?:some|certain|a\s+few|a\s+minority)\b")
+_SENTENCE_CLAUSE = re.compile(r"[.;:!?\n]")
+
+
+def _not_asserted(text: str, hit: _Hit) -> bool:
+    """The verdict at ``hit`` is named, not given (``_NOT_ASSERTED``, ``_CONCESSION``, ``_SCOPED_*``)."""
+    sentence = " ".join(words_before(text, hit.start, 12, _SENTENCE_CLAUSE))
+    return bool(_NOT_ASSERTED.search(sentence) or _SCOPED_BEFORE.search(sentence) or _SCOPED_AFTER.match(text, hit.end)
+                or _CONCESSION.search(" ".join(words_before(text, hit.start, 12, _NEGATION_CLAUSE))))
+
+
 @dataclass(frozen=True)
 class _Verdict:
     start: int
@@ -322,6 +362,8 @@ def _verdicts(text: str) -> tuple[list[_Verdict], bool]:
         after = _QUOTES_AFTER.match(text, run[-1].end).end()  # read at the hit: slicing the rest is quadratic
         if len(run) >= 3 or text.startswith("?", after):
             continue
+        if len(run) == 2 and all(h.bare for h in run) and {h.option for h in run} == _POLES:
+            continue  # "to determine if it is correct or wrong": the question's poles, not a verdict
         kept: list[int] = []
         framed = False
         run_negated = False
@@ -330,11 +372,18 @@ def _verdicts(text: str) -> tuple[list[_Verdict], bool]:
             # a negation before "correct or wrong" ("cannot be classified as correct or wrong") covers both
             run_negated = run_negated and prev is not None and bool(_ALTERNATIVE.fullmatch(text[prev.end:hit.start]))
             run_negated = run_negated or (prev is None and _negated(text, hit))
-            if hit.bare and (_NOT_VERDICT_AFTER.match(text, hit.end) or _attributive(text, hit)):
+            if hit.bare and (_NOT_VERDICT_AFTER.match(text, hit.end) or _attributive(text, hit)
+                             or _GO_WRONG.search(text, max(0, hit.start - 12), hit.start)):
                 continue
             if _questioned(text, hit):
                 continue
             framed = framed or bool(_INFINITIVE.match(text, hit.end) or (hit.bare and _THAT_CLAUSE.match(text, hit.end)))
+            if hit.bare and degree_before(text, hit.start) is not None:  # "kind of correct": no option of the seven
+                negated_any = True
+                continue
+            if not _directly_negated(text, hit) and _not_asserted(text, hit):
+                negated_any = True
+                continue
             if run_negated or _negated(text, hit):
                 negated_any = True
                 if hit.bare and hit.option == 0 and _directly_negated(text, hit):
@@ -356,10 +405,6 @@ _PART_REF = re.compile(r"\b(?:the )?(?:first|second|last|other) (?:half|part|cla
                    re.IGNORECASE)
 
 
-#: two verdicts in one sentence joined as parts ("partially correct and partially wrong"; "but"; and the word "and"
-#: of the languages ``_english`` reads: e, et, y, und, en, och, og, i, ve, и, και, dan, và, و)
-_JOINED = re.compile(r"(?<![^\W\d_])(?:but|and|yet|while|whereas|e|et|y|und|aber|mais|pero|ma|mas|maar|men|och|og|i|ale|"
-                     r"ve|ama|и|но|και|αλλά|dan|tapi|và|nhưng|و|لكن)(?![^\W\d_])")
 #: a conclusion right before a verdict ("so overall", "all in all", "in the end"): the reply's own verdict
 _CONCLUSION = re.compile(r"\b(?:so overall|overall|all in all|in short|in sum|in the end|ultimately|on balance|"
                          r"therefore|thus|hence|my (?:final )?(?:answer|verdict)(?: is)?|final (?:answer|verdict))\b"
@@ -367,32 +412,6 @@ _CONCLUSION = re.compile(r"\b(?:so overall|overall|all in all|in short|in sum|in
 
 
 _QUOTES_AFTER = re.compile(r"[ \"')]*")
-#: ``_JOINED`` at the start of the text between two verdicts (where the slice it was searched on had no letter before)
-_JOINED_AT_START = re.compile(_JOINED.pattern.removeprefix(r"(?<![^\W\d_])"))
-
-
-class _Joined:
-    """Whether ``_JOINED`` is in ``text[start:end]`` for growing ``end`` (``before``), as a search of each slice finds
-    it, without searching from ``start`` again each time (quadratic over a long sentence of verdicts); and where the
-    sentence after ``start`` ends."""
-
-    def __init__(self, text: str, start: int):
-        self.text, self.start, self.scanned = text, start, start
-        self.found = False  # a match ending before the end of a slice, so in every longer one
-        stop = _SENTENCE_END.search(text, start)
-        self.sentence_end = stop.start() if stop else len(text)
-
-    def before(self, end: int) -> bool:
-        if self.found:
-            return True
-        text, start = self.text, self.start
-        m = _JOINED_AT_START.match(text, start, end) or _JOINED.search(text, max(start + 1, self.scanned), end)
-        if m is not None and m.end() < end:
-            self.found = True
-        self.scanned = max(start + 1, end - 16)  # a word ending at the slice's end may read otherwise in a longer one
-        return m is not None
-
-
 def _judges_parts(verdicts: list[_Verdict], text: str) -> bool:
     """Two or more part references and plain verdicts that differ (``_PART``)."""
     parts = {m.group(0).lower().removeprefix("the ") for m in _PART_REF.finditer(text)}
@@ -401,32 +420,32 @@ def _judges_parts(verdicts: list[_Verdict], text: str) -> bool:
 
 
 def _first(verdicts: list[_Verdict], text: str = "") -> set[int] | None:
-    """The options of the first plain verdict, else of the first framed one (see ``_verdicts``). A Wrong read from a
-    negation ("not correct") takes the later qualified wrong-side verdict that refines it ("… it is generally wrong
-    to assume …"); a plain verdict followed in its sentence by "but" and another plain verdict judges two parts of
-    the statement, not the whole (both options, so invalid), as do differing verdicts on parts the reply names ("the
-    first half … the second half …")."""
+    """The options the reply's verdicts name: those of its plain verdicts, else of its framed ones (see ``_verdicts``);
+    more than one option is ambiguous (``analysis.reading`` rule 4), never the first of them. A Wrong read from a
+    negation ("not correct") takes the later qualified wrong-side verdict that refines it ("… it is generally wrong to
+    assume …"); differing verdicts on parts the reply names ("the first half … the second half …") are both kept, so
+    invalid too."""
     if _judges_parts(verdicts, text):
         return set().union(*(v.options for v in verdicts if not v.framed))
-    concluded = [v for v in verdicts if _CONCLUSION.search(text[max(0, v.start - 40):v.start])]
-    if concluded:  # "… so overall partially correct": the reply's own conclusion
-        return concluded[-1].options
     for framed in (False, True):
+        kind = [v for v in verdicts if v.framed == framed]
+        if not kind:
+            continue
+        options: set[int] = set()
+        first_framed = True
         for i, verdict in enumerate(verdicts):
             if verdict.framed != framed:
                 continue
-            if verdict.from_negation:
-                refined = next((v.options for v in verdicts[i + 1:] if v.options <= {3, 4, 5}), None)
-                if refined:
-                    return refined
-            if not framed:
-                joined = _Joined(text, verdict.end)
-                for other in verdicts[i + 1:]:
-                    if other.framed or joined.sentence_end < other.start:
-                        break
-                    if joined.before(other.start) and other.options != verdict.options:
-                        return verdict.options | other.options
-            return verdict.options
+            # a framed verdict after the first judges an act the reply argues with ("… it would be incorrect to
+            # generalize"), unless the reply concludes with it ("Therefore, it is …")
+            if framed and not first_framed and not _CONCLUSION.search(text[max(0, verdict.start - 40):verdict.start]):
+                continue
+            first_framed = False
+            if verdict.from_negation and any(v.options <= {3, 4, 5} for v in verdicts if v is not verdict):
+                continue  # "not correct" (Wrong) refined by a qualified wrong-side verdict: "generally wrong … not correct"
+            options |= verdict.options
+        if options:
+            return options
     return None
 
 
@@ -437,7 +456,8 @@ def parse_correctness(text: str | None, statement: str | None = None) -> ParsedA
     if text is None or not text.strip():
         return ParsedAnswer(None, "empty reply")
     return read_final(text, lambda part: _correctness(part, statement), lambda p: p.valid,
-                      lambda why: ParsedAnswer(None, why))
+                      lambda why: ParsedAnswer(None, why), key=lambda p: p.label,
+                      conclusion=False)  # this reader weighs its own conclusions (``_first``)
 
 
 def _correctness(text: str, statement: str | None) -> ParsedAnswer:
@@ -454,8 +474,7 @@ def _correctness(text: str, statement: str | None) -> ParsedAnswer:
     if options is None:
         return ParsedAnswer(None, "only negated or hedged options" if negated else "no option named")
     if len(options) > 1:
-        named = " / ".join(OPTIONS[k] for k in sorted(options))
-        return ParsedAnswer(None, f"two options named together ({named})")
+        return ParsedAnswer(None, ambiguous([Candidate(k, OPTIONS[k]) for k in sorted(options)]))
     return ParsedAnswer(options.pop())
 
 

@@ -24,8 +24,10 @@
   give: 5" the score is the later number, "one" being a pronoun); else "Score: N" lines anywhere
   ("**Score: 5**" first, then the explanation), all agreeing; else scores given in sentences ("I would
   rate this 4 out of 5", "deserves a score of 4", "earns a 5.", "4/5"), all agreeing; else a reply or
-  last line that is a number alone. N must lie in [1, 5]; decimals are kept ("4.5"; the reference's
-  regex would take 4, see docs/methods/personagym.md); out of range, another scale ("8/10"), a range
+  last line that is a number alone ("4", "(3)"); else "<criterion>: N" lines ("Coherence: 2"), all agreeing; else a
+  score leading the reply ("3 - the response …"). N must be a whole grade in [1, 5]: a half grade ("3.5") lies between
+  two of the rubric's descriptions and is invalid with that reason (issue 56; the reference's regex would take 3, see
+  docs/methods/personagym.md); out of range, another scale ("8/10"), a range
   ("3-4"), disagreeing scores, "N/A" or no score at all -> invalid. Never 0 as a stand-in.
 - ``detect_refusal``: the marker of a reply that steps out of the persona, else None (``docs/methods/personagym.md``,
   "Refusals"): AI disclaimers in German, French, Spanish and Chinese too ("Als KI-Sprachmodell", "En tant
@@ -47,7 +49,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from analysis.llm.json_reply import extract_json
+from analysis.llm.json_reply import cut_object_fields, extract_json
 from analysis.methods.personagym import SCORES
 from analysis.reading import read_final, whole_number
 
@@ -399,8 +401,15 @@ _SCORE_PHRASE = re.compile(
     + r"|(\d+(?:\.\d+)?)\b(?:\s*(?:/|out\s+of)\s*(\d+)|(?=\s*(?:[.!,;)\n]|$|points?\b))))"
     r"|\b(\d+(?:\.\d+)?)\s*(?:/|out\s+of)\s*(\d+)\b",
     re.IGNORECASE)
-# the reply, or its last line, is the number alone ("4", "**4**", "4.")
-_BARE_GRADE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*\.?\s*")
+# the reply, or its last line, is the number alone ("4", "**4**", "4.", "(3)", "[4]")
+_BARE_GRADE = re.compile(r"\s*+[\[(]?\s*+(\d++(?:\.\d++)?)\s*+[\])]?\s*+\.?\s*+")
+# a line naming a criterion and its grade alone ("Coherence: 2", "Persona consistency - 4/5")
+_CRITERION_LINE = re.compile(r"^[ \t>\-•]*+[A-Za-z][A-Za-z' \-]{1,40}?[ \t]*(?::|=|[ \t][-–—])[ \t]*+[\[(]?[ \t]*+"
+                             r"(\d++(?:\.\d++)?)[ \t]*+[\])]?[ \t]*+(?:(?:/|out\s+of)[ \t]*+(\d++))?[ \t]*+\.?[ \t]*+$",
+                             re.MULTILINE | re.IGNORECASE)
+# a score leading the reply, its reasoning after it ("3 - the response is partially aligned", "4/5: consistent")
+_LEADING_GRADE = re.compile(r"\s*+[\[(]?[ \t]*+(\d(?:\.\d++)?)[ \t]*+[\])]?[ \t]*+(?:(?:/|out\s+of)[ \t]*+(\d++))?[ \t]*+"
+                            r"(?:[-–—:.]|\n)\s*+[A-Za-z]")
 
 
 @dataclass
@@ -451,7 +460,7 @@ def _agreeing(found: list[tuple[str, str | None]], what: str) -> tuple[str, str 
 def _json_grade(text: str) -> tuple[str, str | None, str | None] | Grade | None:
     """A JSON reply's score (``{"reasoning": ..., "score": 4}``, ``--answer-format json``); None when the reply holds no
     JSON object with a score."""
-    obj = extract_json(text or "")
+    obj = extract_json(text or "") or cut_object_fields(text or "")  # an object cut after its score keeps it
     if not isinstance(obj, dict):
         return None
     value = next((v for k, v in obj.items() if str(k).lower() in ("score", "final_score", "grade", "rating")), None)
@@ -508,7 +517,8 @@ def parse_grade(text: str) -> Grade:
     given in sentences ("I would rate this 4 out of 5", "deserves a score of 4", "4/5"; all agreeing); else a reply or
     last line that is a number alone; else a closing sentence that names a score in any of 30 languages and holds one
     number (``_closing_score``)."""
-    return read_final(text or "", _grade, lambda g: g.valid, lambda why: Grade(None, why))
+    return read_final(text or "", _grade, lambda g: g.valid, lambda why: Grade(None, why),
+                      key=lambda g: g.score)
 
 
 def _grade(text: str) -> Grade:
@@ -526,7 +536,11 @@ def _grade(text: str) -> Grade:
         bare = _BARE_GRADE.fullmatch(lines[-1]) if lines else None
         found = (bare.group(1), None, None) if bare else None
     if found is None:
+        found = _agreeing([(m.group(1), m.group(2)) for m in _CRITERION_LINE.finditer(clean)], "the criterion lines")
+    if found is None:
         found = _closing_score(clean)
+    if found is None and (lead := _LEADING_GRADE.match(clean)) is not None:
+        found = (lead.group(1), lead.group(2), None)
     if found is None:
         return Grade(None, "no 'final score is N' sentence")
     if isinstance(found, Grade):
@@ -541,6 +555,8 @@ def _grade(text: str) -> Grade:
         return Grade(None, f"final score on another scale ({token}/{scale})")
     if not 1 <= value <= 5:
         return Grade(None, f"final score {token} out of range 1-5")
+    if value != int(value):  # the rubric grades in whole points: "3.5" is between two of its descriptions
+        return Grade(None, f"final score {token} is not a whole grade: the rubric's scale is 1-5 in whole points")
     return Grade(value)
 
 
@@ -567,6 +583,13 @@ _REFUSAL_ANYWHERE = re.compile(
     r"|\bhere(?:'s| is) (?:a |my )?(?:response|reply|answer) (?:as|in the voice of|from|written as) (?:the |this |that |your )?"
     r"(?:persona|character)\b"
     r"|\bhere(?:'s| is) how (?:the |this |that |your |my )?(?:persona|character|he|she|they) (?:might|would|could|will) "
+    # "Here's how a 71-year-old retired truck driver might respond:" (a narrator, not the persona)
+    r"|\bhere(?:'s| is) how (?:an?|the|this|that|such an?) [\w' -]{1,60}? (?:might|would|could) (?:respond|answer|reply|"
+    r"react|say|put it)\b"
+    r"|\bi(?:'m| am) not (?:going|willing|able|comfortable) to pretend to (?:hold|have|share|agree)\b"
+    r"|\bi (?:won't|will not|can't|cannot) pretend to (?:hold|have|share|agree)\b"
+    r"|(?:抱歉|对不起)[，,\s]*我(?:无法|不能)(?:满足|完成|协助|提供|回答)|申し訳(?:ありません|ございません)[がけど、,\s]*"
+    r"(?:その|この)?(?:ご)?(?:依頼|リクエスト|要求)(?:には|に)(?:お応え|応じ)"
     r"(?:respond|reply|answer|react|say|put it)\b"
     r"|\beven in (?:a |this )?(?:role-?play|character)\b|\bi understand (?:that )?this is (?:just |only )?a role-?play\b"
     r"|\b(?:breaking|break|stepping out of|step out of|out of) (?:the |my )?character\b|\bas the persona,? i would\b"

@@ -35,7 +35,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from analysis.llm.json_reply import extract_json
+from analysis.llm.json_reply import cut_object_fields, extract_json
 from analysis.reading import read_final, whole_number
 
 #: number words of German, French, Spanish (0-10) and Chinese numerals, read as digits before a currency word, after an
@@ -69,6 +69,9 @@ _FOREIGN_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, r
     # Chinese: "我决定给B玩家5美元", "我会送出5美元"
     (r"我?(?:决定|会|将|要|打算)?(?:给|送给|转给|寄给|发给)\s*(?:B\s*玩家|玩家\s*B|B)\s*", "I send Player B "),
     (r"我(?:决定|会|将|要|打算)?(?:送出|发送|转账|给出|寄出)\s*", "I send "),
+    (r"我(?:决定|会|将|要|打算)?(?:给|送)(?=\s*(?:\$\s*)?[\d零一二两三四五六七八九十])", "I send "),  # "我会给 4 美元"
+    # Japanese: "4ドルを送ります", "3ドル渡します"
+    (r"(?<!\d)(\d++)\s*ドル\s*(?:を|だけ)?\s*(?:送ります|送る|送金します|渡します|渡す|あげます|贈ります)", r"I send $\1"),
     # number words before a currency word, or as a whole reply
     (r"(?<![\w])(" + _FOREIGN_WORD + r"|[零一二两三四五六七八九十])\s*(?=" + _CURRENCY + r"|\s*[.!]?\s*$)", "#NUM#"),
     (r"(?:dólares|dolares|美元|美金|块钱|块)(?![\w])", " dollars"),
@@ -77,7 +80,7 @@ _FOREIGN_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, r
 
 
 def in_english(text: str) -> str:
-    """German, French, Spanish and Chinese decisions in the English words the rules read ("Ich schicke 4 Dollar" ->
+    """German, French, Spanish, Chinese and Japanese decisions in the English words the rules read ("Ich schicke 4 Dollar" ->
     "I send 4 dollars", "Montant : 3 $" -> "Amount: $3", "Enviaré siete dólares" -> "I send 7 dollars",
     "给B玩家5美元" -> "I send Player B 5 dollars"); English text is unchanged."""
     for pattern, english in _FOREIGN_FORMS:
@@ -130,7 +133,7 @@ _NOT_AFTER = (r"(?<!\bif )(?<!\bwhen )(?<!\bshould )(?<!\bwhether )(?<!\bcould )
 _WISH = r"(?P<wish>'d\s+(?:like|love)|\s+would\s+(?:like|love)|\s+want|\s+wish|'m\s+tempted|\s+am\s+tempted)"
 _ADVERB = (r"(?:(?:only|just|probably|definitely|still|actually|realistically|simply|now|therefore|then|happily|"
            r"gladly|instead|ultimately|finally|thus|so)\s*,?\s+)?")
-_VERB = (r"(?:send|sending|give|giving|transfer|transferring|invest|investing|hand(?:ing)?(?:\s+over)?|offer|offering|"
+_VERB = (r"(?:send|sending|give|giving|transfer|transferring|invest|investing|contribute|contributing|hand(?:ing)?(?:\s+over)?|offer|offering|"
          r"entrust|entrusting|go\s+(?:with|for)|going\s+(?:with|for)|settle\s+on|choose|pick|select|opt\s+for|"
          r"put\s+in|putting\s+in|risk|risking|trust\s+(?:him|her|them|player\s*b)\s+with)")
 _SUBJECT = (_NOT_AFTER + r"(?:\blet(?:'s|\s+us)\s+|\bI(?:'ll|\s+will)\s+[a-z]+(?:\s+[a-z]+){0,5}?\s+and\s+(?=send|give)|\bI(?:" + _WISH + r"|'ll|'m|'d|'ve| will| would| am| shall| have| decided| decide| choose|"
@@ -227,7 +230,9 @@ def _shown(value: float | None, written: str) -> str:
 
 
 def _json_decision(text: str, endowment: int) -> list[_Decision]:
-    obj = extract_json(text)
+    """The decision of a JSON reply's amount field; of an object cut by the length limit, its complete fields
+    (``cut_object_fields``: ``{"thought": "…", "amount": 3, "expl`` decided 3 before the cut)."""
+    obj = extract_json(text) or cut_object_fields(text)
     if not obj:
         return []
     keys = {str(k).lower(): v for k, v in obj.items()}
@@ -262,10 +267,16 @@ def _decisions(text: str, endowment: int) -> list[_Decision]:
         return sorted(markers, key=lambda d: d.end)
     phrases = [found("send phrase", m) for m in _SEND_PHRASE.finditer(text) if not _withdrawn(text, m)]
     phrases += [found("send phrase", m) for m in _OTHER_PHRASES.finditer(text)]
+    phrases += [found("send phrase", m) for m in _ARITHMETIC_SEND.finditer(text)]
     phrases += [found("keep phrase", m) for m in _KEEP_PHRASE.finditer(text)]
     phrases += [_Decision("zero phrase", 0.0, m.group(0).strip(), m.start(), m.end(), "$0")
                 for m in _ZERO_PHRASE.finditer(text)]
     return _corrected(sorted(phrases, key=lambda d: d.end), text)
+
+
+#: a decision written as a sum ("Finally I will give $9 - $3 = $6 dollars"): its result is the amount it decides
+_ARITHMETIC_SEND = re.compile(r"\bI(?:'ll|\s+will|'d|\s+would)?\s+(?:give|send|transfer|invest)\s+\$?\d+(?:\.\d+)?\s*"
+                              r"[-+−×*/]\s*\$?\d+(?:\.\d+)?\s*=\s*(?P<amt>\$?\d+(?:\.\d+)?)", re.IGNORECASE)
 
 
 def _withdrawn(text: str, m: re.Match[str]) -> bool:
@@ -308,7 +319,8 @@ def extract_amount(reply: str, endowment: int, finish_reason: str | None = None)
     final part. A reply cut off by the length limit (``finish_reason`` "length") with no decision, or with its only
     decision at the cut ("Amount: $1" may be the start of "$10"), is truncated. The reference's first-number regex
     ``\$?(\d+)`` would take "$1" from "Player B returned $1"; nothing here does."""
-    return read_final(reply or "", lambda part: _amount(part, endowment, finish_reason), _valid, _invalid)
+    return read_final(reply or "", lambda part: _amount(part, endowment, finish_reason), _valid, _invalid,
+                      key=lambda p: p.amount)
 
 
 def _valid(parsed: ParsedAmount) -> bool:
@@ -355,7 +367,8 @@ def extract_first_integer(reply: str, endowment: int, finish_reason: str | None 
     make it 6." sends 6); a whole number written with cents ("$5.00") is that number; "Nothing." sends 0, "Half of it."
     half the endowment, "All of it." the endowment; German, French, Spanish and Chinese number words ("Ocho.", "Acht
     Dollar.") are read."""
-    return read_final(reply or "", lambda part: _first_integer(part, endowment, finish_reason), _valid, _invalid)
+    return read_final(reply or "", lambda part: _first_integer(part, endowment, finish_reason), _valid, _invalid,
+                      key=lambda p: p.amount)
 
 
 _WHOLE_WORDS = re.compile(r"(?P<zero>nothing|none|zero\s+dollars|not\s+a\s+(?:thing|cent|dime))|(?P<half>half(?:\s+of\s+it)?)"

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.methods.base import number
+from analysis.methods.base import number, unread_bound
 from analysis.methods.trust.importer import BASE
 from analysis.methods.trust.versus_human import scaled_to_ten, shift_entry, vs_human_entry
 from analysis.runs import comparable
@@ -55,10 +55,11 @@ def amount_summary(amounts: Sequence[float], n: int, endowment: int) -> dict[str
     """``{n, valid, mean, sd, distribution, n_fractional}`` of the valid ``amounts`` among ``n`` answers (see the module
     docstring for the formulas)."""
     x = np.asarray([float(a) for a in amounts], dtype=float)
-    mean = number(float(x.mean()) if x.size else None, "no valid amount")
+    mean = number(float(x.mean()) if x.size else None, "no valid amount", n=int(x.size), of=int(n), unit="personas", read=True,
+                  bound=unread_bound(x, n, 0.0, float(endowment)), bound_note=f"every unread reply at $0 … at ${endowment}")
     sd = number(float(x.std(ddof=1)) if x.size >= 2 else None, "fewer than two valid amounts")
     dollars = [int(math.floor(a)) for a in x]
-    return {"n": int(n), "valid": int(x.size), "mean": mean, "sd": sd,
+    return {"n": int(n), "valid": int(x.size), "read_share": round(x.size / n, 4) if n else None, "mean": mean, "sd": sd,
             "distribution": {str(d): dollars.count(d) for d in range(endowment + 1)},
             "n_fractional": int(sum(1 for a in x if not float(a).is_integer()))}
 
@@ -167,8 +168,14 @@ def vs_human_imported(found: dict[str, tuple[comparable.Configuration, pd.DataFr
                             "unmanipulated one-shot game, so only the base condition compares with it") | {"ci": None}
     config, rows = found[base]
     endowment = endowment_of(rows, config)
+    what = (f"{config.signature.get('source')}, base condition"
+            + ("" if config.signature.get("condition") == BASE else f" ({config.signature.get('condition')})"))
     ok = rows[rows["source_valid"] == 1]
-    return vs_human_entry(ok["source_amount"].astype(float).tolist(), len(rows), endowment,
-                          f"{config.signature.get('source')}, base condition"
-                          + ("" if config.signature.get("condition") == BASE else f" ({config.signature.get('condition')})"),
+    entry = vs_human_entry(ok["source_amount"].astype(float).tolist(), len(rows), endowment, what, n_boot=n_boot,
+                           seed=seed)
+    read = rows[rows["valid"] == 1]
+    # the same number by RoleScope's own reading of the replies, beside the source's extraction (issue 56)
+    mine = vs_human_entry(read["sent"].astype(float).tolist(), len(rows), endowment, what + ", RoleScope's reading",
                           n_boot=n_boot, seed=seed)
+    return entry | {"extraction": "the source's", "by_rolescope_reading": {
+        k: mine.get(k) for k in ("value", "reason", "coverage", "ci", "model_mean", "note")}}

@@ -59,7 +59,19 @@ def mean_sd_text(summary: dict[str, Any]) -> str:
     if mean.get("value") is None:
         return f"— ({mean.get('reason') or 'undefined'}; {valid})"
     spread = f" ± {sd['value']:.2f}" if sd.get("value") is not None else f" (SD —: {sd.get('reason')})"
-    return f"${mean['value']:.2f}{spread} ({valid})"
+    return f"${mean['value']:.2f}{spread} ({valid}){bound_text(mean)}"
+
+
+def bound_text(entry: dict[str, Any]) -> str:
+    """'; 72 % read: every unread reply at $0 … at $10 gives $5.89 … $8.72' when a number's unread replies could move it
+    (``coverage.bound``: under 90 % read), else ''."""
+    cov = entry.get("coverage") or {}
+    bound = cov.get("bound")
+    if not bound:
+        return ""
+    share = cov.get("read_share")
+    return (f"; {share:.0%} read" if share is not None else "") + \
+        f": {bound['note']} gives {bound['lo']:.2f} … {bound['hi']:.2f}"
 
 
 def shift_text(shift: dict[str, Any] | None) -> str:
@@ -82,7 +94,9 @@ def vs_human_text(entry: dict[str, Any]) -> str:
     ci = entry.get("ci") or {}
     interval = (f", 95 % CI [{ci['lo']:+.2f}, {ci['hi']:+.2f}] ({entry.get('ci_units')})"
                 if ci.get("lo") is not None and ci.get("hi") is not None else "")
-    return f"{entry['value']:+.2f} {entry.get('unit', '$')}{interval}"
+    cov = entry.get("coverage") or {}
+    read = f" over {cov['text']}" if cov.get("n", 0) < cov.get("of", 0) else ""
+    return f"{entry['value']:+.2f} {entry.get('unit', '$')}{interval}{read}{bound_text(entry)}"
 
 
 #: What the forecast view says for a model whose answers are imported: no public source holds a real model's

@@ -297,7 +297,8 @@ def parse_belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str],
     The JSON object the prompt asks for, else a belief written out (``belief_from_text``); read on the reply's final
     part (``analysis.reading``: a JSON object presented as a revision replaces the first)."""
     return read_final(reply or "", lambda part: _belief(part, strategy, levels, endowment, finish_reason),
-                      lambda p: p.valid, lambda why: ParsedBelief(False, why), shared_no_answer=False)
+                      lambda p: p.valid, lambda why: ParsedBelief(False, why), shared_no_answer=False,
+                      key=lambda p: (p.ranking, p.effect_size, str(p.groups)))
 
 
 def _belief(reply: str, strategy: str, levels: tuple[str, ...] | list[str], endowment: int,
@@ -378,7 +379,8 @@ def parse_forecast(reply: str, rounds: int, endowment: int, finish_reason: str |
     the prompt asks for, else a markdown table or "Round r: $x" lines (``forecasts_from_text``); read on the reply's
     final part (``analysis.reading``: a revised JSON object replaces the first)."""
     return read_final(reply or "", lambda part: _forecast(part, rounds, endowment, finish_reason), lambda p: p.valid,
-                      lambda why: ParsedForecast(False, why), shared_no_answer=False)
+                      lambda why: ParsedForecast(False, why), shared_no_answer=False,
+                      key=lambda p: p.sends)
 
 
 def _forecast(reply: str, rounds: int, endowment: int, finish_reason: str | None) -> ParsedForecast:
@@ -419,7 +421,8 @@ def parse_round_forecast(reply: str, endowment: int, finish_reason: str | None =
     reply's final part (``analysis.reading``: a revised JSON object replaces the first; a forecast taken back with none
     after it is no forecast)."""
     return read_final(reply or "", lambda part: _round_forecast(part, endowment, finish_reason), lambda p: p.valid,
-                      lambda why: ParsedForecast(False, why), shared_no_answer=False)
+                      lambda why: ParsedForecast(False, why), shared_no_answer=False,
+                      key=lambda p: p.sends)
 
 
 def _round_forecast(reply: str, endowment: int, finish_reason: str | None) -> ParsedForecast:

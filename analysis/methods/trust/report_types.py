@@ -245,13 +245,14 @@ class PersonaSource(BaseModel):
 
 
 class AmountSummary(BaseModel):
-    """Amounts sent in an imported configuration: of ``n`` personas the ``valid`` ones, their mean and SD, and the
-    count per dollar."""
+    """Amounts sent in an imported configuration: of ``n`` personas the ``valid`` ones (``read_share``), their mean
+    (with its bound under 90 % read: every unread reply at $0 and at the endowment) and SD, and the count per dollar."""
 
     model_config = ConfigDict(extra="forbid")
 
     n: int
     valid: int
+    read_share: float | None = None
     mean: Number
     sd: Number
     distribution: dict[str, int]

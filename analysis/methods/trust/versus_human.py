@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.methods.base import number, too_few_units
+from analysis.methods.base import number, too_few_units, unread_bound
 from analysis.methods.trust.human import BERG_1995, HumanBaseline
 from analysis.stats import CI, bootstrap_counts, json_number, percentile_ci, resample_indices
 
@@ -95,7 +95,10 @@ def vs_human_entry(amounts: Sequence[float], n: int, endowment: int, what: str, 
             f"({baseline.n} senders, Berg et al. 1995)" + (f"; amounts of a ${endowment} endowment scaled to $10"
                                                              if scaled else "")
             + "; 95 % CI: personas and humans resampled independently") if valid else None
-    entry = number(ci.estimate, reason, n=valid, of=n, unit="personas")
+    mean_bound = unread_bound(scaled_to_ten(amounts, endowment) if valid else [], n, 0.0, SCALE)
+    bound = None if mean_bound is None else (mean_bound[0] - baseline.point_mean(), mean_bound[1] - baseline.point_mean())
+    entry = number(ci.estimate, reason, n=valid, of=n, unit="personas", read=True, bound=bound,
+                   bound_note=f"every unread reply at $0 … at ${SCALE:g}")
     return entry | {"ci": _interval(ci) if valid else None, "ci_units": CI_UNITS, "unit": UNIT,
                     "model_mean": json_number(model_mean), "human_mean": json_number(baseline.point_mean()),
                     "n_humans": baseline.n, "endowment": endowment, "scaled": scaled, "source": baseline.citation(),

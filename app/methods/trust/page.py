@@ -95,9 +95,14 @@ def imported_section(imported: dict) -> None:
 def versus_human() -> None:
     """The ``trust_vs_human`` headline as the report holds it: the model's mean sent against Berg et al.'s humans."""
     entry = (mdoc.get("headlines") or {}).get("trust_vs_human") or {}
-    st.markdown(f"**Amount sent against humans** (Trust: sent − human): {vs_human_text(entry)}")
+    by = f" by {entry['extraction']} extraction" if entry.get("extraction") else ""
+    st.markdown(f"**Amount sent against humans** (Trust: sent − human){by}: {vs_human_text(entry)}")
+    if (mine := entry.get("by_rolescope_reading")) is not None:  # the same number on RoleScope's own reading
+        st.markdown(f"By RoleScope's reading of the same replies: {vs_human_text(mine)}")
     if entry.get("value") is not None:
-        st.caption(f"{entry.get('note')}. Human baseline: {entry.get('source')}; {entry.get('baseline_note')}.")
+        st.caption(f"{entry.get('note')}. Human baseline: {entry.get('source')}; {entry.get('baseline_note')}. "
+                   "Unread replies are no random sample: under 90 % read, the number with every unread reply at $0 "
+                   "and at $10 shows how far they could move it.")
 
 
 versus_human()

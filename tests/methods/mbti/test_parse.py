@@ -26,7 +26,7 @@ CORPUS: list[tuple[str, int | None]] = [
     ("correct", C),
     # verdict inside a sentence, with an explanation that reuses option words
     ("The statement is generally correct. Many men enjoy company, although it is not always correct for everyone.", GC),
-    ("Correct. This describes most women well, which makes it a generally correct statement.", C),
+    ("Correct. This describes most women well, which makes it a generally correct statement.", None),  # two verdicts: ambiguous
     ("I would say it is partially correct: some people do this, others don't.", PC),
     ("This is neither correct nor wrong; personality varies too much between people, so there is no right or wrong answer.", N),
     ("It's generally wrong. Most doctors plan their week carefully.", GW),
@@ -103,16 +103,16 @@ def test_invalid_reasons_say_why() -> None:
     """The reason names the failure: empty, nothing named, hedges only, two options."""
     assert parse_correctness("").reason == "empty reply"
     assert parse_correctness(None).reason == "empty reply"
-    assert parse_correctness("I cannot judge that.").reason == "no option named"
+    assert parse_correctness("I cannot judge that.").reason == "refusal: the reply declines to answer"
     assert parse_correctness("I cannot decide on that.").reason == "refusal: the reply declines to answer"
     assert parse_correctness("It is not always correct.").reason == "only negated or hedged options"
-    assert parse_correctness("partially correct or wrong").reason == "two options named together (Partially correct / Wrong)"
+    assert parse_correctness("partially correct or wrong").reason == "ambiguous: 'Partially correct' and 'Wrong'"
 
 
 def test_statement_words_are_not_answers() -> None:
-    """Without the statement, its 'go wrong' would be read as Wrong; with it, it is cut out."""
+    """Things that "go wrong" are an event, not a verdict, with the statement cut out or not."""
     reply = "Men tend to expect that things will go wrong."
-    assert parse_correctness(reply).option == W
+    assert parse_correctness(reply).reason == "no option named"
     assert parse_correctness(reply, STATEMENT).reason == "no option named"
 
 

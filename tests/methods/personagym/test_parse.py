@@ -153,7 +153,8 @@ GRADES = [
     ("Evaluation: The response is generic.\nTherefore, the final score is 2/5.", 2.0, None),
     ("Therefore, the final score is four.", 4.0, None),
     ("Final Score: 3", 3.0, None),
-    ("It mentions the reef. Therefore, the final score is 4.5.", 4.5, None),
+    ("It mentions the reef. Therefore, the final score is 4.5.", None,
+     "final score 4.5 is not a whole grade: the rubric's scale is 1-5 in whole points"),
     ("At first I'd say the final score is 2, but on reflection the persona's voice is clear. "
      "Therefore, the final score is 3.", 3.0, None),
     ("The answer is fine overall.\nScore: 4", 4.0, None),

@@ -87,3 +87,28 @@ def test_versus_human_and_forecast_note(at: AppTest, store: Path) -> None:
     assert FORECASTS_IMPORTED in infos
     assert "smollm2-json" in FORECASTS_IMPORTED and "python -m analysis run trust" in FORECASTS_IMPORTED
     assert "--level individual" in FORECASTS_IMPORTED
+
+
+def test_the_bias_of_unread_replies_is_shown(at: AppTest, store: Path) -> None:
+    """vicuna-7b's base condition (issue 56): the authors' amounts give $7.40 over 48 of 53 personas, RoleScope's
+    reading $8.21 over 38 (72 % read), so the headline carries both, and RoleScope's its bound: every unread reply at
+    $0 gives (38 × 8.21) / 53 = $5.89, at $10 (312 + 150) / 53 = $8.72."""
+    with Store(store, read_only=True) as s:
+        doc = metrics_json(s, n_boot=0)["models"]["vicuna-7b-v1.3"]
+    base = next(e for e in doc["imported"].values() if e["condition"] == "base")
+    source, mine = base["amount_sent"], base["amount_sent_reader"]
+    assert (source["valid"], source["n"], round(source["mean"]["value"], 4)) == (48, 53, 7.3979)
+    assert "bound" not in source["mean"]["coverage"]  # 91 % read: no bound
+    assert (mine["valid"], mine["n"], round(mine["mean"]["value"], 4), mine["read_share"]) == (38, 53, 8.2105, 0.717)
+    total = mine["mean"]["value"] * 38
+    assert mine["mean"]["coverage"]["bound"]["lo"] == pytest.approx(total / 53, abs=1e-12)
+    assert mine["mean"]["coverage"]["bound"]["hi"] == pytest.approx((total + 15 * 10) / 53, abs=1e-12)
+    vs = doc["headlines"]["trust_vs_human"]
+    assert vs["extraction"] == "the source's" and vs["coverage"]["n"] == 48
+    human = vs["human_mean"]
+    reader = vs["by_rolescope_reading"]
+    assert reader["value"] == pytest.approx(mine["mean"]["value"] - human, abs=1e-6)
+    assert reader["coverage"]["bound"]["lo"] == pytest.approx(total / 53 - human, abs=1e-6)
+    texts = [m.value for m in at.markdown]
+    assert any(t.startswith("By RoleScope's reading of the same replies: ") and "38 of 53 personas" in t
+               and "72% read" in t for t in texts)
