@@ -32,6 +32,10 @@ class InventoryOptions(Options):
     answer_mode: Literal["logprob", "text"] = option(
         "logprob", "logprob: the likeliest number 1-k (the paper's scoring); text: a short free reply read by the "
                    "inventory-option reader")
+    answer_format: Literal["text", "json"] = option(
+        "text", "json: each rating as a JSON object {answer: N} the endpoint constrains to a JSON schema (OpenAI "
+                "response_format, vLLM guided decoding, llama.cpp), N one of the scale's numbers; text mode only; text: "
+                "a free reply (default)")
     temperature: float | None = option(None, "text mode's sampling temperature", parse=non_negative_float, ge=0)
     max_tokens: int = option(32, "text mode: reply length limit (a number comes first)", parse=positive_int, ge=1)
     prefix_reuse: bool = option(False, "embedded: keep the persona's prompt prefix in the KV cache")

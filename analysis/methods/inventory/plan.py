@@ -22,6 +22,9 @@ def build_plan(options: InventoryOptions, spec: ModelSpec, personas: list[Person
     inventory = load_inventory(options.inventory).limited(options.limit_items, whole_facets)
     if not any(i.domain for i in inventory.items):
         raise InputError(f"--limit-items {options.limit_items} keeps no scored item")
+    if options.answer_format == "json" and options.answer_mode == "logprob":
+        raise InputError("--answer-format json asks for a JSON reply; --answer-mode logprob reads one token's logprobs "
+                         "(use --answer-mode text)")
     if options.answer_mode == "logprob" and spec.max_top_logprobs < inventory.n_options:
         raise InputError(f"model {spec.name} returns at most {spec.max_top_logprobs} top logprobs; use --answer-mode text")
     if personas is None:
@@ -37,7 +40,7 @@ def build_plan(options: InventoryOptions, spec: ModelSpec, personas: list[Person
         orders=["ascending", "descending"] if options.order == "both" else [options.order],
         answer_mode=options.answer_mode, shaping=options.shaping == "single", params=params,
         top_logprobs=min(200, spec.max_top_logprobs), text_max_tokens=options.max_tokens,
-        prefix_reuse=options.prefix_reuse)
+        prefix_reuse=options.prefix_reuse, answer_format=options.answer_format)
 
 
 def plan_from_args(args: argparse.Namespace | InventoryOptions, spec: ModelSpec) -> dict[str, Any]:

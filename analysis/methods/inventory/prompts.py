@@ -34,10 +34,17 @@ def item_statement(text: str) -> str:
     return text.strip().rstrip(".")
 
 
-def item_prompt(description: str | None, item: str, labels: list[str], order: OrderMode) -> str:
-    """The one user message of an item."""
+#: ``--answer-format json``: the rating as one JSON object (``analysis.methods.inventory.schemas``).
+JSON_RATING = 'Reply with one JSON object only: {{"answer": N}}, where N is your rating from 1 to {k}.'
+
+
+def item_prompt(description: str | None, item: str, labels: list[str], order: OrderMode,
+                answer_format: str = "text") -> str:
+    """The one user message of an item (``answer_format`` 'json': the rating asked as one JSON object)."""
     postamble = POSTAMBLE.format(k=len(labels), listing=scale_listing(labels, order))
     question = f'{ITEM_PREAMBLE} "{item_statement(item)}", {postamble}'
+    if answer_format == "json":
+        question = f"{question}\n\n{JSON_RATING.format(k=len(labels))}"
     if not description:
         return question
     return f'{PERSONA_INSTRUCTION} "{description}"\n\n{question}'

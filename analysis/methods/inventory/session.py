@@ -11,11 +11,13 @@ import json
 from functools import partial
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from analysis.llm.client import ChatRequest
 from analysis.llm.options import AnswerMode
 from analysis.llm.specs import ModelSpec
+from analysis.llm.structured import UnstatedTextFormat, read_structured
+from analysis.methods.inventory import schemas
 from analysis.methods.inventory.inventory import Inventory, Item
 from analysis.methods.inventory.parse import ReadNumber, number_from_logprobs, number_from_text
 from analysis.methods.inventory.personas import Persona
@@ -38,7 +40,7 @@ ANSWERS = register_table(Table(
 TEXT_MAX_TOKENS = 32
 
 
-class InventoryPlan(BaseModel):
+class InventoryPlan(UnstatedTextFormat):
     """Everything an inventory run needs, resolved (so ``resume`` repeats it exactly)."""
 
     method: Literal["inventory"] = "inventory"
@@ -46,6 +48,10 @@ class InventoryPlan(BaseModel):
     personas: list[Persona]
     orders: list[OrderMode] = Field(default_factory=lambda: ["ascending", "descending"])
     answer_mode: AnswerMode = "logprob"
+    answer_format: Literal["text", "json"] = Field(
+        "text", description="json: each rating as a JSON object {answer: 1..k} constrained by a JSON schema "
+                            "(analysis.llm.structured; text mode only); text: a free reply. Left out of the stored plan "
+                            "when text (plans stored before the choice existed stay the same configuration).")
     shaping: bool = True
     params: dict[str, Any] = Field(default_factory=dict)
     top_logprobs: int = 200
@@ -85,8 +91,10 @@ class InventorySession:
 
     async def item(self, persona: Persona, order: OrderMode, seq: int, item: Item) -> None:
         inv = self.plan.inventory
-        messages = [{"role": "user", "content": item_prompt(persona.description, item.text, inv.options, order)}]
-        out = await self.ex.call(f"{persona.id}/{order}/{item.id}", ChatRequest.build(messages, self._params()))
+        messages = [{"role": "user", "content": item_prompt(persona.description, item.text, inv.options, order,
+                                                            self.plan.answer_format)}]
+        structured = {"response_format": schemas.rating(inv.n_options)} if self.plan.answer_format == "json" else {}
+        out = await self.ex.call(f"{persona.id}/{order}/{item.id}", ChatRequest.build(messages, self._params() | structured))
         self.store.upsert(ANSWERS.name, [self._row(persona, order, seq, item, out)])
 
     def _row(self, persona: Persona, order: OrderMode, seq: int, item: Item, out: CallOutcome) -> dict[str, Any]:
@@ -112,7 +120,11 @@ class InventorySession:
         if self.plan.answer_mode == "logprob":
             first = out.reply.top_logprobs[0] if out.reply.top_logprobs else None
             return number_from_logprobs(first, inv.n_options)
-        return number_from_text(out.reply.text, inv.options, order, out.reply.finish_reason)
+        finish = out.reply.finish_reason
+        if self.plan.answer_format == "json":
+            return read_structured(out.reply.text, lambda value: schemas.number_of(value, inv.options, order),
+                                   lambda reply: number_from_text(reply, inv.options, order, finish))
+        return number_from_text(out.reply.text, inv.options, order, finish)
 
 
 def json_targets(targets: dict[str, int]) -> str | None:

@@ -33,6 +33,7 @@ def plan_from_args(args: argparse.Namespace | MbtiOptions, spec: ModelSpec) -> d
         key=args.key, limit_statements=args.limit_statements, answer_mode=args.answer_mode, seed=args.seed,
         history=args.history, text_max_tokens=args.max_tokens, prefix_reuse=args.prefix_reuse,
         params={"temperature": args.temperature} if args.temperature is not None else None,
+        answer_format=args.answer_format,
     )
     return plan.model_dump()
 

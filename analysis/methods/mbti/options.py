@@ -23,6 +23,10 @@ class MbtiOptions(Options):
     limit_statements: int | None = option(None, "ask only the first N statements", parse=positive_int, ge=1)
     answer_mode: Literal["text", "logprob"] = option(
         "text", "text: free reply to the options in words (default); logprob: one letter A-G")
+    answer_format: Literal["text", "json"] = option(
+        "text", "json: each reply as a JSON object {reasoning, answer} the endpoint constrains to a JSON schema (OpenAI "
+                "response_format, vLLM guided decoding, llama.cpp), the answer one of the seven options as shown; text "
+                "mode only; text: the paper's free reply (default)")
     seed: int = option(0, "seed of the option permutations")
     temperature: float | None = option(None, parse=non_negative_float, ge=0)
     max_tokens: int | None = option(

@@ -34,9 +34,16 @@ def build_mbti_plan(
     prefix_reuse: bool = False,
     params: dict[str, Any] | None = None,
     backgrounds: list[str] | None = None,
+    answer_format: str = "text",
 ) -> MbtiPlan:
     """Resolve every source now, so the stored plan is self-contained. ``backgrounds`` (income, age, education) adds
-    the background subjects of those categories (the paper's Table 4) after ``subjects`` (default: none then)."""
+    the background subjects of those categories (the paper's Table 4) after ``subjects`` (default: none then).
+    ``answer_format`` 'json': each reply as a JSON object {reasoning, answer} constrained by its schema (text mode)."""
+    if answer_format not in ("text", "json"):
+        raise InputError(f"--answer-format '{answer_format}': use text or json")
+    if answer_format == "json" and answer_mode == "logprob":
+        raise InputError("--answer-format json asks for a JSON reply; --answer-mode logprob reads one token's logprobs "
+                         "(use --answer-mode text)")
     try:
         extra = background_subjects(list(backgrounds or []))
     except ValueError as exc:
@@ -68,5 +75,5 @@ def build_mbti_plan(
         statements=stset, subjects=[subject_from(n) for n in names] + extra, testings=testings,
         orders=["permuted", "fixed"] if order == "both" else [order], answer_mode=answer_mode, seed=seed,
         history=history, params=spec.params | (params or {}), top_logprobs=min(200, spec.max_top_logprobs),
-        text_max_tokens=text_max_tokens, prefix_reuse=prefix_reuse,
+        text_max_tokens=text_max_tokens, prefix_reuse=prefix_reuse, answer_format=answer_format,
     )

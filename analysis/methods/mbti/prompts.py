@@ -42,9 +42,16 @@ def _word_list(order: list[int]) -> str:
     return ", ".join(words[:-1]) + ", or " + words[-1]
 
 
-def text_question(statement: str, order: list[int]) -> str:
-    """Text mode: the options in words, then the statement; the reply is free text."""
-    return f"Is the following statement {_word_list(order)}? Why?\n\nStatement: {statement}"
+#: ``--answer-format json``: the reply as one JSON object (``analysis.methods.mbti.schemas``).
+JSON_VERDICT = ('Reply with one JSON object only: {"reasoning": "<why, in a few sentences>", "answer": "<one of the '
+                'options above, as written>"}')
+
+
+def text_question(statement: str, order: list[int], answer_format: str = "text") -> str:
+    """Text mode: the options in words, then the statement; the reply is free text (``answer_format`` 'json': why and
+    the verdict as one JSON object)."""
+    question = f"Is the following statement {_word_list(order)}? Why?\n\nStatement: {statement}"
+    return f"{question}\n\n{JSON_VERDICT}" if answer_format == "json" else question
 
 
 def letter_question(statement: str, order: list[int]) -> str:

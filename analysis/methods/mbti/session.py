@@ -17,12 +17,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from analysis.llm.client import ChatRequest
 from analysis.llm.options import LETTERS, AnswerMode, option_from_logprobs
 from analysis.llm.specs import ModelSpec
-from analysis.methods.mbti import OPTIONS
+from analysis.llm.structured import UnstatedTextFormat, read_structured
+from analysis.methods.mbti import OPTIONS, schemas
 from analysis.methods.mbti.parse import ParsedAnswer, parse_correctness
 from analysis.methods.mbti.prompts import OrderMode, letter_question, option_order, option_seed, text_question
 from analysis.methods.mbti.scoring import option_weight
@@ -42,7 +43,7 @@ ANSWERS = register_table(Table(
 ))
 
 
-class MbtiPlan(BaseModel):
+class MbtiPlan(UnstatedTextFormat):
     """Everything an MBTI run needs, resolved (so ``resume`` repeats it exactly)."""
 
     method: Literal["mbti"] = "mbti"
@@ -51,6 +52,10 @@ class MbtiPlan(BaseModel):
     testings: int = Field(15, ge=1, description="Independent testings per subject and order mode.")
     orders: list[OrderMode] = Field(default_factory=lambda: ["permuted"])
     answer_mode: AnswerMode = "text"
+    answer_format: Literal["text", "json"] = Field(
+        "text", description="json: each reply as a JSON object {reasoning, answer} constrained by a JSON schema "
+                            "(analysis.llm.structured; text mode only); text: the paper's free reply. Left out of the "
+                            "stored plan when text (plans stored before the choice existed stay the same configuration).")
     seed: int = 0
     history: int | None = Field(None, ge=0, description="Previous exchanges kept in the conversation; None = all.")
     system: str | None = None
@@ -93,13 +98,15 @@ class MbtiSession:
             permuted = order_mode == "permuted"
             perm_seed = option_seed(self.plan.seed, subject.name, order_mode, testing, st.id) if permuted else None
             order = option_order(order_mode, perm_seed)
-            question = letter_question(text, order) if self.plan.answer_mode == "logprob" else text_question(text, order)
+            question = (letter_question(text, order) if self.plan.answer_mode == "logprob" else
+                        text_question(text, order, self.plan.answer_format))
             kept = exchanges if self.plan.history is None else exchanges[max(0, len(exchanges) - self.plan.history):]
             messages = ([{"role": "system", "content": self.plan.system}] if self.plan.system else []) + [
                 m for q, a in kept for m in ({"role": "user", "content": q}, {"role": "assistant", "content": a})
             ] + [{"role": "user", "content": question}]
             unit = f"{subject.name}/{order_mode}/t{testing}/q{st.id}"
-            out = await self.ex.call(unit, ChatRequest.build(messages, self._params(), sample=testing))
+            structured = {"response_format": schemas.verdict(order)} if self.plan.answer_format == "json" else {}
+            out = await self.ex.call(unit, ChatRequest.build(messages, self._params() | structured, sample=testing))
             row = self._row(subject, order_mode, testing, seq, st, text, perm_seed, order)
             if not out.ok:
                 self._stop(row, out, statements[seq + 1:], subject, order_mode, testing, seq)
@@ -132,6 +139,9 @@ class MbtiSession:
             if not got.valid:
                 return ParsedAnswer(None, got.reason), None, None
             return ParsedAnswer(order[got.index]), LETTERS[got.index], got.logprob
+        if self.plan.answer_format == "json":
+            return read_structured(out.reply.text, schemas.option_of,
+                                   lambda reply: parse_correctness(reply, statement)), None, None
         return parse_correctness(out.reply.text, statement), None, None
 
     def _stop(self, row: dict[str, Any], out: CallOutcome, rest: list[Statement], subject: Subject, order_mode: OrderMode,

@@ -126,8 +126,11 @@ LEADERBOARD_PROTOCOL: dict[str, Any] = {
 
 
 def _protocol_differences(sig: dict[str, Any]) -> list[str]:
-    return [f"{k} {sig[k]!r} (the leaderboard's: {v!r})" if k in sig else f"{k} not recorded (an older run)"
-            for k, v in LEADERBOARD_PROTOCOL.items() if k not in sig or sig[k] != v]
+    found = [f"{k} {sig[k]!r} (the leaderboard's: {v!r})" if k in sig else f"{k} not recorded (an older run)"
+             for k, v in LEADERBOARD_PROTOCOL.items() if k not in sig or sig[k] != v]
+    if sig.get("answer_format", "text") != "text":  # a text plan leaves its answer format unstated
+        found.append(f"answer_format {sig['answer_format']!r} (the leaderboard's: free text)")
+    return found
 
 
 def off_protocol(model_doc: dict[str, Any]) -> str | None:

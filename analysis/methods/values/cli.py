@@ -16,7 +16,7 @@ from analysis.errors import InputError
 from analysis.llm.specs import ModelSpec
 from analysis.methods.options import from_args
 from analysis.methods.values.options import ValuesOptions
-from analysis.methods.values.plan import build_values_plan, protocol_of
+from analysis.methods.values.plan import answer_mode_of, build_values_plan, protocol_of
 
 
 def plans_from_args(args: argparse.Namespace | ValuesOptions, spec: ModelSpec) -> list[tuple[str, dict[str, Any]]]:
@@ -30,7 +30,7 @@ def plans_from_args(args: argparse.Namespace | ValuesOptions, spec: ModelSpec) -
     plan = build_values_plan(
         spec, population=args.population, contexts=args.contexts, instrument=args.instrument,
         limit_personas=args.limit_personas, persona_ids=args.persona_ids,
-        limit_items=args.limit_items, answer_mode=args.answer_mode or "logprob",
+        limit_items=args.limit_items, answer_mode=answer_mode_of(args),
         **protocol,
     )
     return [("", plan.model_dump())]
@@ -50,7 +50,7 @@ def _campaign_plans(args: ValuesOptions, spec: ModelSpec, protocol: dict[str, An
         raise InputError("--campaign leaderboard sets the population, contexts and instruments; drop --population, "
                          "--contexts, --instrument, --limit-items and --persona-ids (--limit-personas runs a reduced "
                          "population)")
-    campaign = leaderboard_campaign(spec, args.reference, answer_mode=args.answer_mode or "cot",
+    campaign = leaderboard_campaign(spec, args.reference, answer_mode=answer_mode_of(args),
                                     limit_personas=args.limit_personas, **protocol)
     for line in campaign.sources:
         print(line, file=sys.stderr)

@@ -24,6 +24,10 @@ class ValuesOptions(Options):
     answer_mode: Literal["logprob", "text", "cot"] | None = option(
         None, "logprob (default): the letter after '(' by logprobs; text: '(X)' in 10 tokens; cot: reasoning, then "
               "'Answer: (X)' in 2000 tokens (the leaderboard's configs; --campaign default)")
+    answer_format: Literal["text", "json"] = option(
+        "text", "json: every answer (and SVS pick) as a JSON object the endpoint constrains to a JSON schema (OpenAI "
+                "response_format, vLLM guided decoding, llama.cpp); text or cot answers only (default answer mode then "
+                "text); text: the reference's '(X)' (default)")
     campaign: Literal["leaderboard"] | None = option(
         None, "leaderboard: the nine evaluations of the Stick to Your Role! leaderboard (needs --reference)")
     reference: str | None = option(

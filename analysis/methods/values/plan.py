@@ -43,6 +43,7 @@ def build_values_plan(
     shared_openings: dict[str, str] | None = None,
     campaign: str | None = None,
     personas: list[Persona] | None = None,
+    answer_format: str = "text",
     **lengths: int,
 ) -> ValuesPlan:
     """Resolve every source now, so the stored plan is self-contained. ``persona_ids`` picks personas of the
@@ -56,7 +57,15 @@ def build_values_plan(
     ``interlocutors.json``, persona i talks with its entry i), else a seeded random derangement per context;
     ``shared_openings`` replaces their opening text (the reference's). ``campaign`` names the campaign a run belongs
     to (its runs differ in instrument by design, ``analysis.methods.values.campaign``). ``personas``: these instead of
-    the population's (a cross-method campaign's; ``population`` then only names them)."""
+    the population's (a cross-method campaign's; ``population`` then only names them). ``answer_format`` 'json':
+    every answer and SVS pick as a JSON object constrained by its schema (text or cot answers, reference structure)."""
+    if answer_format not in ("text", "json"):
+        raise InputError(f"--answer-format '{answer_format}': use text or json")
+    if answer_format == "json" and answer_mode == "logprob":
+        raise InputError("--answer-format json asks for a JSON reply; --answer-mode logprob reads one token's logprobs "
+                         "(use --answer-mode text or cot)")
+    if answer_format == "json" and structure == "appended":
+        raise InputError("--answer-format json goes with the reference structure, not --structure appended")
     personas = load_population(population) if personas is None else personas
     if persona_ids is not None:
         unknown = sorted(set(persona_ids) - {p.id for p in personas})
@@ -106,7 +115,7 @@ def build_values_plan(
             top_logprobs=min(200, spec.max_top_logprobs), params=merged, structure=structure,
             persona_prompt=persona_prompt, system_role=system_role, svs_order=svs_order,
             conversation_temperature=conversation_temperature, answer_temperature=answer_temperature,
-            conversation_max_tokens=conversation_max_tokens, campaign=campaign, **lengths,
+            conversation_max_tokens=conversation_max_tokens, campaign=campaign, answer_format=answer_format, **lengths,
         )
     except ValidationError as exc:
         err = exc.errors()[0]
@@ -144,8 +153,14 @@ def protocol_of(args: ValuesOptions) -> dict[str, Any]:
         structure=args.structure, persona_prompt=args.persona_prompt, system_role=not args.no_system_role,
         svs_order=args.svs_order, conversation_temperature=args.conversation_temperature,
         answer_temperature=args.answer_temperature, conversation_max_tokens=args.conversation_max_tokens,
-        **_answer_length(args),
+        answer_format=args.answer_format, **_answer_length(args),
     )
+
+
+def answer_mode_of(args: ValuesOptions) -> ValuesAnswerMode:
+    """The run's answer mode: the one given, else the campaign's cot, else text with ``--answer-format json`` (a JSON
+    object is a text reply), else logprob."""
+    return args.answer_mode or ("cot" if args.campaign else "text" if args.answer_format == "json" else "logprob")
 
 
 def _answer_length(args: ValuesOptions) -> dict[str, int]:
@@ -153,7 +168,7 @@ def _answer_length(args: ValuesOptions) -> dict[str, int]:
     ``cot_max_tokens``); nothing when not given. A logprob answer is one letter: the cap would do nothing there."""
     if args.answer_max_tokens is None:
         return {}
-    mode = args.answer_mode or ("cot" if args.campaign else "logprob")
+    mode = answer_mode_of(args)
     if mode == "logprob":
         raise InputError("--answer-max-tokens limits text and cot replies; a logprob answer is one letter (drop it, or "
                          "give --answer-mode text or cot)")

@@ -38,6 +38,10 @@ LETTER_ONLY = 'Reply only with "(X)", where X is the letter of the option you ch
 THINK_THEN_ANSWER = ('Think it through step by step, then end your reply with "Answer: (X)", where X is the letter '
                      "of the option you choose.")
 REST_OF_LIST = "Now, rate the rest of the values."
+# ``--answer-format json``: the same requests, as one JSON object (``analysis.methods.values.schemas``).
+JSON_LETTER = 'Reply with one JSON object only: {"answer": "X"}, where X is the letter of the option you choose.'
+JSON_THINK = ('Think it through step by step, and reply with one JSON object only: {"reasoning": "<your reasoning>", '
+              '"answer": "X"}, where X is the letter of the option you choose.')
 
 
 def persona_system(persona: Persona, style: PersonaPrompt = "reference") -> str:
@@ -100,22 +104,25 @@ def lettered(labels: list[str]) -> str:
     return "\n".join(f"({LETTERS[i]}) {label}" for i, label in enumerate(labels))
 
 
-def answer_request(mode: str) -> str:
+def answer_request(mode: str, answer_format: str = "text") -> str:
+    if answer_format == "json":
+        return JSON_THINK if mode == "cot" else JSON_LETTER
     return THINK_THEN_ANSWER if mode == "cot" else LETTER_ONLY
 
 
 def item_question(instrument: Instrument, item: Item, gender: str, labels: list[str], mode: str = "logprob",
-                  lead: str | None = None) -> str:
-    """One item with its (already permuted) option labels and the answer-format request of ``mode``.
+                  lead: str | None = None, answer_format: str = "text") -> str:
+    """One item with its (already permuted) option labels and the answer-format request of ``mode`` (``answer_format``
+    'json': as one JSON object, ``schemas.item``).
 
     PVQ: the instructions, the portrait and the options in one message (reference ``format_example``). SVS: the
     value and the options, after ``lead`` ("You chose X, now rate its importance.", "Now, rate the rest of the
     values.", or nothing: the instructions came with the first pick, reference ``svs_utils.py``)."""
     if instrument.kind == "svs":
         head = f"{lead}\n\n" if lead else ""
-        return f"{head}{item.wording(gender)}\n{lettered(labels)}\n\n{answer_request(mode)}"
+        return f"{head}{item.wording(gender)}\n{lettered(labels)}\n\n{answer_request(mode, answer_format)}"
     intro = instrument.instructions or PVQ_INSTRUCTIONS
-    return f"{intro}\n\n{item.wording(gender)}\n{lettered(labels)}\n\n{answer_request(mode)}"
+    return f"{intro}\n\n{item.wording(gender)}\n{lettered(labels)}\n\n{answer_request(mode, answer_format)}"
 
 
 def appended_item_question(instrument: Instrument, item: Item, gender: str, labels: list[str]) -> str:
@@ -129,8 +136,9 @@ def appended_item_question(instrument: Instrument, item: Item, gender: str, labe
 
 
 def svs_pick_question(items: list[Item], which: str, instructions: str | None = None, list_no: int | None = None,
-                      mode: str = "text") -> str:
-    """Ask for the most important (``which='most'``) or most opposed (``'least'``) value of a list.
+                      mode: str = "text", answer_format: str = "text") -> str:
+    """Ask for the most important (``which='most'``) or most opposed (``'least'``) value of a list (``answer_format``
+    'json': its name as one JSON object, ``schemas.pick``).
 
     With ``instructions`` (the first pick of a list) the questionnaire's instructions and the list's heading come
     first, as in the reference's first pick of each list."""
@@ -141,6 +149,10 @@ def svs_pick_question(items: list[Item], which: str, instructions: str | None = 
         else "Which ONE of these values is the MOST OPPOSED to your values, or if none is, the least important to you?"
     )
     head = f"{instructions}\n\nVALUES LIST {'I' * (list_no or 1)}\n\n" if instructions else ""
-    form = ('Think it through step by step, then end your reply with "Answer:" followed by its number and name.'
-            if mode == "cot" else "Answer with its number and name.")
+    if answer_format == "json":
+        form = ('Think it through step by step, and reply with one JSON object only: {"reasoning": "<your reasoning>", '
+                '"answer": "<its name>"}.' if mode == "cot" else 'Reply with one JSON object only: {"answer": "<its name>"}.')
+    else:
+        form = ('Think it through step by step, then end your reply with "Answer:" followed by its number and name.'
+                if mode == "cot" else "Answer with its number and name.")
     return f"{head}Here is a list of values:\n{listing}\n\n{ask} {form}"

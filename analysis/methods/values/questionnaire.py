@@ -26,21 +26,23 @@ are asked by number and name, conversation turns are seeded.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from functools import partial
 import hashlib
 import random
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 
 from analysis.llm.client import ChatRequest
 from analysis.llm.options import (ANSWER_MARKER, LETTERS, ParsedOption, option_after_paren, option_from_logprobs,
                                   parse_after_marker, parse_option_text)
 from analysis.llm.specs import ModelSpec
+from analysis.llm.structured import UnstatedTextFormat, read_structured
 from analysis.runs.executor import CallOutcome, Executor, run_units
 from analysis.runs.store import Store, Table, register_table
-from analysis.methods.values import prompts
+from analysis.methods.values import prompts, schemas
 from analysis.methods.values.contexts import Context
 from analysis.methods.values.instruments import Instrument, Item
 from analysis.methods.values.populations import Persona
@@ -69,7 +71,7 @@ _EARLIER_PROTOCOL = {"structure": "appended", "persona_prompt": "in-character", 
                      "conversation_temperature": None, "answer_temperature": None}
 
 
-class ValuesPlan(BaseModel):
+class ValuesPlan(UnstatedTextFormat):
     """Everything a values run needs, resolved (so ``resume`` repeats it exactly)."""
 
     method: str = "values"
@@ -84,6 +86,11 @@ class ValuesPlan(BaseModel):
     system_role: bool = Field(True, description="False: the persona prompt is a user message answered 'OK'.")
     svs_order: Literal["sequential", "parallel"] = "sequential"
     answer_mode: ValuesAnswerMode = "logprob"
+    answer_format: Literal["text", "json"] = Field(
+        "text", description="json: each answer (and SVS pick) as a JSON object constrained by a JSON schema "
+                            "(analysis.llm.structured; text or cot answers only); text: the reference's '(X)'. Left out "
+                            "of the stored plan when text (plans stored before the choice existed stay the same "
+                            "configuration).")
     samples: int = Field(1, ge=1)
     seed: int = 0
     # Prefix reuse = llama.cpp ``cache_prompt`` (sent to the embedded backend only): items asked after the same
@@ -121,6 +128,9 @@ class ValuesPlan(BaseModel):
         if self.structure == "reference" and self.messages % 2 == 0:
             raise ValueError(f"messages={self.messages}: the reference conversation has an odd number of generated "
                              "messages, so that the persona speaks last")
+        if self.answer_format == "json" and (self.answer_mode == "logprob" or self.structure == "appended"):
+            raise ValueError("answer_format json: a JSON answer is a text or cot reply under the reference structure "
+                             "(a logprob answer is read from one token's logprobs)")
         return self
 
     def turns(self, ctx: Context) -> int:
@@ -196,6 +206,9 @@ class ValuesSession:
             return self._params(max_tokens=max_tokens, temperature=0.0, top_logprobs=self.plan.top_logprobs, logprobs=True)
         if mode == "cot":
             return self._params(max_tokens=self.plan.cot_max_tokens, temperature=temperature)
+        if self.plan.answer_format == "json":
+            return self._params(max_tokens=max(self.plan.text_max_tokens, schemas.JSON_TEXT_MAX_TOKENS),
+                                temperature=temperature)
         return self._params(max_tokens=self.plan.text_max_tokens, temperature=temperature)
 
     def _pick_params(self) -> dict[str, Any]:
@@ -296,7 +309,7 @@ class ValuesSession:
         inst = self.plan.instrument
         if self.plan.structure == "appended":
             return prompts.appended_item_question(inst, item, gender, labels)
-        return prompts.item_question(inst, item, gender, labels, self.plan.answer_mode, lead)
+        return prompts.item_question(inst, item, gender, labels, self.plan.answer_mode, lead, self.plan.answer_format)
 
     async def _ask(self, persona: Persona, ctx: Context, base: list[dict[str, str]], item: Item, sample: int,
                    stage: str, lead: str | None = None) -> tuple[dict[str, Any], list[dict[str, str]]]:
@@ -306,8 +319,9 @@ class ValuesSession:
         order = permuted_options(inst, perm_seed)
         labels = [inst.options[k].label for k in order]
         msgs = self._with_question(base, self._question(item, persona.gender, labels, lead))
+        structured = self._schema(schemas.item, len(labels))
         out = await self.ex.call(f"{ctx.label}/p{persona.id}/item{item.id}/s{sample}",
-                                 ChatRequest.build(msgs, self._answer_params(), sample=sample))
+                                 ChatRequest.build(msgs, self._answer_params() | structured, sample=sample))
         parsed = self._parse(out, labels)
         row = {
             "run_id": self.run_id, "model": self.spec.name, "persona_id": persona.id, "persona": persona.name,
@@ -329,7 +343,7 @@ class ValuesSession:
         reply as it was."""
         if self.plan.structure == "appended":
             return f"{row['letter']}. {row['option_label']}" if row["valid"] else (row["raw"] or "")
-        if not row["valid"]:
+        if not row["valid"] or self.plan.answer_format == "json":  # a JSON answer stays the object it was
             return row["raw"] or ""
         if self.plan.answer_mode == "cot":
             reasoning = _reasoning(row["raw"] or "")
@@ -345,9 +359,15 @@ class ValuesSession:
                 first = out.reply.top_logprobs[0] if out.reply.top_logprobs else None
                 return option_from_logprobs(first, len(labels))
             return option_after_paren(out.reply.top_logprobs, len(labels))
-        if mode == "cot":
-            return parse_after_marker(out.reply.text, labels)
-        return parse_option_text(out.reply.text, labels)
+        text_reader = parse_after_marker if mode == "cot" else parse_option_text
+        if self.plan.answer_format == "json":
+            return read_structured(out.reply.text, lambda value: schemas.option_of(value, labels),
+                                   lambda reply: text_reader(reply, labels))
+        return text_reader(out.reply.text, labels)
+
+    def _schema(self, make: Any, *args: Any) -> dict[str, str]:
+        """``{"response_format": ...}`` with ``answer_format`` json, else nothing (the reference's free text)."""
+        return {"response_format": make(*args, self.plan.answer_mode)} if self.plan.answer_format == "json" else {}
 
     # -- SVS ----------------------------------------------------------------------------------
     async def _svs_list(self, persona: Persona, ctx: Context, base: list[dict[str, str]], list_no: int, sample: int) -> None:
@@ -358,16 +378,15 @@ class ValuesSession:
         for which in ("most", "least"):
             shown = [it for it in items if it.id not in rated] if reference else items
             instructions = (self.plan.instrument.instructions or prompts.SVS_INSTRUCTIONS) if reference and which == "most" else None
-            question = prompts.svs_pick_question(shown, which, instructions, list_no, self.plan.answer_mode)
+            question = prompts.svs_pick_question(shown, which, instructions, list_no, self.plan.answer_mode,
+                                                 self.plan.answer_format)
             msgs = self._with_question(history, question)
             params = self._pick_params() if reference else self._params(
                 max_tokens=self.plan.pick_max_tokens, **({"temperature": 0.0} if self.plan.answer_mode == "logprob" else {}))
+            params |= self._schema(schemas.pick, [value_name(it) for it in shown])
             out = await self.ex.call(f"{ctx.label}/p{persona.id}/svs{list_no}/pick_{which}/s{sample}",
                                      ChatRequest.build(msgs, params, sample=sample))
-            reply = out.reply.text if out.ok else None
-            if reply is not None and self.plan.answer_mode == "cot":
-                reply = _after_single_marker(reply)
-            picked, reason = parse_svs_pick(reply, shown, exclude=rated)
+            picked, reason = self._read_pick(out.reply.text if out.ok else None, shown, rated)
             if not out.ok:
                 reason = f"call failed: {out.error}"
             self.store.upsert(ANSWERS.name, [{
@@ -380,7 +399,7 @@ class ValuesSession:
             }])
             history = msgs + [{"role": "assistant", "content": out.reply.text if out.ok else ""}]
             if picked is not None:
-                lead = f"You chose {picked.wording('any').split('(')[0].strip()}, now rate its importance." if reference else None
+                lead = f"You chose {value_name(picked)}, now rate its importance." if reference else None
                 _, history = await self._ask(persona, ctx, history, picked, sample, f"svs_{which}", lead)
                 rated.add(picked.id)
         rest = [item for item in items if item.id not in rated]
@@ -390,6 +409,33 @@ class ValuesSession:
         for n, item in enumerate(rest):  # one after another, every rating kept in the history
             _, history = await self._ask(persona, ctx, history, item, sample, "svs_rest",
                                          prompts.REST_OF_LIST if n == 0 else None)
+
+
+    def _read_pick(self, reply: str | None, shown: list[Item], rated: set[str]) -> tuple[Item | None, str | None]:
+        """The value a pick's reply names: a JSON reply's answer field (``answer_format`` json; the text reader only when
+        its JSON cannot be read, said in the reason), else after the single "Answer:" of a chain of thought, else the
+        reply."""
+        def text_pick(text: str | None) -> _Pick:
+            if text is not None and self.plan.answer_mode == "cot":
+                text = _after_single_marker(text)
+            return _Pick(*parse_svs_pick(text, shown, exclude=rated))
+
+        if reply is not None and self.plan.answer_format == "json":
+            got = read_structured(reply, lambda value: _Pick(*parse_svs_pick(str(value), shown, exclude=rated)), text_pick)
+        else:
+            got = text_pick(reply)
+        return got.item, got.reason
+
+
+@dataclass(frozen=True)
+class _Pick:
+    item: Item | None
+    reason: str | None
+
+
+def value_name(item: Item) -> str:
+    """An SVS value's name as its list shows it (the part before the parenthesis: "FREEDOM")."""
+    return item.wording("any").split("(")[0].strip()
 
 
 def _after_single_marker(text: str) -> str | None:
@@ -414,7 +460,7 @@ def parse_svs_pick(text: str | None, items: list[Item], exclude: set[str] = froz
     """
     if not text or not text.strip():
         return None, "empty reply"
-    names = {it.id: it.wording("any").split("(")[0].strip() for it in items}
+    names = {it.id: value_name(it) for it in items}
     named: list[Item] = []
     for haystack, case in ((text, str.upper), (text.lower(), str.lower)):
         spans = {it.id: [m.span() for m in re.finditer(rf"(?<![A-Za-z]){re.escape(case(names[it.id]))}(?![A-Za-z])", haystack)]

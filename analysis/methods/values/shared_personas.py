@@ -16,9 +16,9 @@ def persona_plan(options: ValuesOptions, personas: list[Any], spec: ModelSpec,
     protocol); the population is named ``campaign``. ``constructs`` (the values the campaign's pairs name) changes
     nothing: a value is the PVQ's narrowest scale, the unit ``limit_items`` deliberately samples (as an inventory's
     domain is; only a facet is asked whole)."""
-    from analysis.methods.values.plan import build_values_plan, protocol_of
+    from analysis.methods.values.plan import answer_mode_of, build_values_plan, protocol_of
 
     people = [Persona(id=i, name=p.name, description=p.description, gender=p.sex) for i, p in enumerate(personas)]
     return build_values_plan(spec, population="campaign", personas=people, contexts=options.contexts or ["no_conv"],
                              instrument=options.instrument, limit_items=options.limit_items,
-                             answer_mode=options.answer_mode or "logprob", **protocol_of(options)).model_dump()
+                             answer_mode=answer_mode_of(options), **protocol_of(options)).model_dump()

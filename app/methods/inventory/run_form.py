@@ -48,6 +48,10 @@ def form() -> Callable[[ModelSpec], Any] | None:
     c = st.columns(4)
     mode = state.selectbox("Answer mode", choices(InventoryOptions, "answer_mode"), key="run_inv_mode", container=c[0],
                            help="logprob: the likeliest number (the paper's scoring); text: a short reply, read.")
+    structured = mode == "text" and state.toggle(
+        "Structured answers (JSON schema)", key="run_inv_json", container=c[3],
+        help="Each rating as a JSON object {answer: N} its endpoint constrains to the scale's numbers (run inventory "
+             "--answer-format json): a deliberate difference from the paper's protocol, and a configuration of its own.")
     bios = state.number_input("Biographies", 1, 6, 1, key="run_inv_bios", container=c[1],
                               help="Authored biographies each shaped persona starts from (the paper used 50).")
     if not domains or not levels:
@@ -57,5 +61,5 @@ def form() -> Callable[[ModelSpec], Any] | None:
     c[2].metric("Personas", n_personas)
     options = validate(InventoryOptions, {"inventory": source, "domains": domains, "levels": sorted(levels),
                                           "limit_items": int(items) or None, "order": order, "answer_mode": mode,
-                                          "biographies": int(bios)})
+                                          "biographies": int(bios), "answer_format": "json" if structured else "text"})
     return lambda spec: plan_from_args(options, spec)

@@ -41,10 +41,15 @@ def form() -> Callable[[ModelSpec], Any] | None:
                             help="'both' gives the robustness score.")
     mode = state.selectbox("Answer mode", choices(MbtiOptions, "answer_mode"), key="run_mbti_mode", container=c[3])
     max_tokens = reply_limit() if mode == "text" else None
+    structured = mode == "text" and state.toggle(
+        "Structured answers (JSON schema)", key="run_mbti_json",
+        help="Each reply as a JSON object {reasoning, answer} its endpoint constrains to a schema, the answer one of the "
+             "seven options (run mbti --answer-format json): a deliberate difference from the paper's free reply, and a "
+             "configuration of its own.")
     if not subjects:
         st.warning("Pick at least one subject.")
         return None
     options = validate(MbtiOptions, {"subjects": subjects, "testings": int(testings), "order": order,
                                      "limit_statements": int(statements) or None, "answer_mode": mode,
-                                     "max_tokens": max_tokens})
+                                     "max_tokens": max_tokens, "answer_format": "json" if structured else "text"})
     return lambda spec: plan_from_args(options, spec)

@@ -91,11 +91,17 @@ def form() -> Callable[[ModelSpec], Any] | None:
                                 "then 'Answer: (X)' in up to 2000 tokens, as the leaderboard's configurations.")
     samples = state.number_input("Samples per item", 1, 10, 1, key="run_samples", container=c[2])
     answer_max_tokens = answer_length(mode)
+    structured = mode != "logprob" and state.toggle(
+        "Structured answers (JSON schema)", key="run_json",
+        help="Each answer and SVS pick as a JSON object its endpoint constrains to a schema (run values --answer-format "
+             "json): a deliberate difference from the protocol's '(X)', and a configuration of its own. A logprob "
+             "answer reads one token, no JSON.")
     if not contexts:
         st.warning("Pick at least one context.")
         return None
     options = validate(ValuesOptions, {
         "population": population, "contexts": contexts, "instrument": instrument or "pvq", "persona_ids": ids or None,
         "limit_personas": None if ids else int(personas), "limit_items": int(items) or None, "messages": int(messages),
-        "answer_mode": mode, "samples": int(samples), "answer_max_tokens": answer_max_tokens})
+        "answer_mode": mode, "samples": int(samples), "answer_max_tokens": answer_max_tokens,
+        "answer_format": "json" if structured else "text"})
     return lambda spec: [plan for _, plan in plans_from_args(options, spec)]

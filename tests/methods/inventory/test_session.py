@@ -4,6 +4,7 @@ unreadable replies stored invalid with their reason, and the paper's prompt stru
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -42,11 +43,26 @@ class FakeClient:
         number = (1 if descending else 5) if accurate else 3
         reply = "I like turtles." if "abstract ideas" in text else f"{number} - " + ("very accurate" if accurate else
                                                                                    "neither accurate nor inaccurate")
+        if "response_format" in dict(request.params):
+            reply = json_reply(text, number, reply)
         top = [{str(number): -0.1, "I": -2.0}] if dict(request.params).get("logprobs") else None
         return ChatReply(text=reply, finish_reason="stop", top_logprobs=top, tokens_in=10, tokens_out=3)
 
     async def aclose(self) -> None:
         pass
+
+
+def json_reply(text: str, number: int, reply: str) -> str:
+    """With the JSON schema sent: the number as JSON, except for a few items: 'help people' gets a text reply (no
+    JSON), 'proper place' a number off the scale, 'harsh things' the label 'Moderately accurate' (4 ascending, 2
+    descending); 'abstract ideas' stays unreadable."""
+    if "abstract ideas" in text or "help people" in text:
+        return reply if "abstract ideas" in text else f"My answer: {number}"
+    if "proper place" in text:
+        return json.dumps({"answer": 7})
+    if "harsh things" in text:
+        return json.dumps({"answer": "Moderately accurate"})
+    return json.dumps({"answer": number})
 
 
 @pytest.fixture
@@ -113,3 +129,54 @@ def test_plan_errors_say_what(fake) -> None:
         build_plan(InventoryOptions(inventory="rolescope-mini"), small)
     plan = build_plan(InventoryOptions(inventory="rolescope-mini", personas=4), SPEC)
     assert [p.id for p in plan.personas] == ["b1-E1", "b1-A1", "b1-C1", "b1-N1"] and plan.n_calls() == 4 * 20 * 2
+
+
+def test_json_answers(tmp_path: Path, fake) -> None:
+    """``--answer-format json``: every request carries the rating schema (a whole number 1-5) and asks for the object;
+    the answer field is read through the order (a number, or a label of the scale); a reply without JSON is read by the
+    text reader, its reason saying so; a number off the scale is invalid; JSON and text runs are two configurations."""
+    from analysis.methods.inventory.families import FAMILY
+    from analysis.runs import comparable
+
+    with Store(tmp_path / "s.db") as store:
+        structured = run(store, domains=["E"], levels=[9], biographies=1, answer_mode="text", answer_format="json")
+        df = store.table(ANSWERS.name, [structured]).set_index(["item_id", "order_mode"])
+        assert store.get_run(structured)["plan"]["answer_format"] == "json"
+        text = run(store, domains=["E"], levels=[9], biographies=1, answer_mode="text")
+        assert "answer_format" not in store.get_run(text)["plan"]
+        configs = comparable.configurations(comparable.store_runs(store), FAMILY)["fake"]
+    asked = [r for r in fake.requests if "response_format" in dict(r.params)]
+    assert len(asked) == len(df) == 20 * 2
+    for request in asked:
+        schema = json.loads(dict(request.params)["response_format"])["json_schema"]
+        assert schema["name"] == "inventory_rating"
+        assert schema["schema"]["properties"] == {"answer": {"type": "integer", "minimum": 1, "maximum": 5}}
+        assert request.messages[0][1].endswith('Reply with one JSON object only: {"answer": N}, where N is your rating '
+                                               "from 1 to 5.")
+    assert list(df.loc[[("m1", "ascending"), ("m1", "descending")], "option"]) == ["Very accurate"] * 2
+    harsh = next(i for i in df.index.get_level_values(0) if "harsh" in df.loc[(i, "ascending"), "item"])
+    assert list(df.loc[[(harsh, "ascending"), (harsh, "descending")], "number"]) == [4, 2]
+    json_read = df[df["raw"].str.startswith("{") & df["valid"].astype(bool)]
+    assert len(json_read) == 2 * 16 and json_read["reason"].isna().all()  # 20 items less four: no JSON (2), off the scale, a failed call
+    helps = df[df["item"].str.contains("help people")]
+    assert helps["valid"].all() and set(helps["reason"]) == {"text fallback: no JSON object in the reply"}
+    abstract = df[df["item"].str.contains("abstract ideas")]
+    assert not abstract["valid"].any()
+    assert all(r.startswith("text fallback: no JSON object in the reply; ") for r in abstract["reason"])
+    place = df[df["item"].str.contains("proper place")]
+    assert not place["valid"].any() and set(place["reason"]) == {'"answer" 7 is not on the scale 1-5'}
+    assert [c.run_ids for c in configs] == [(text,), (structured,)]
+    assert configs[1].differs_from(configs[0]) == {"answer_format": "json"}
+
+
+def test_json_answers_need_text_mode_and_the_flag_parses(fake) -> None:
+    from analysis.__main__ import build_parser
+    from analysis.methods.inventory.plan import plan_from_args
+
+    with pytest.raises(InputError, match="--answer-mode logprob reads one token's logprobs"):
+        build_plan(InventoryOptions(inventory="rolescope-mini", answer_format="json"), SPEC)
+    args = build_parser().parse_args(["run", "inventory", "--model", "embedded", "--inventory", "rolescope-mini",
+                                      "--answer-mode", "text", "--answer-format", "json"])
+    assert plan_from_args(args, SPEC)["answer_format"] == "json"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "inventory", "--model", "embedded", "--answer-format", "csv"])

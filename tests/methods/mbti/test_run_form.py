@@ -33,3 +33,13 @@ def test_a_reply_limit_only_for_text_answers(app_on_fixture, tmp_path):
     assert departure() == ["A limit of 200 departs from the reference protocol, which sets none; replies that hit it "
                            "are flagged truncated."] and not at.exception
     assert started_plan(at, tmp_path)["text_max_tokens"] == 200
+
+
+def test_structured_answers_for_text_answers_only(app_on_fixture, tmp_path):
+    """The JSON toggle is offered for text answers (a logprob answer reads one letter) and gives answer_format json."""
+    at = app_on_fixture("run", method="mbti", run_testings="1", run_statements="4", **OFFLINE)
+    at.selectbox(key="run_mbti_mode").set_value("logprob").run()
+    assert not any(t.key == "run_mbti_json" for t in at.toggle)
+    at.selectbox(key="run_mbti_mode").set_value("text").run()
+    at.toggle(key="run_mbti_json").set_value(True).run()
+    assert not at.exception and started_plan(at, tmp_path)["answer_format"] == "json"

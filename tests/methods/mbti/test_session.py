@@ -243,3 +243,55 @@ def test_reply_length_is_the_models_own_and_a_cut_reply_is_flagged(tmp_path: Pat
     assert rows[full].truncated.tolist() == [0, 0] and rows[full].valid.tolist() == [1, 1]
     assert rows[cut].truncated.tolist() == [1, 1] and rows[cut].option.tolist() == ["Generally correct"] * 2
     assert rows[late].truncated.tolist() == [1, 1] and rows[late].valid.tolist() == [0, 0]
+
+
+def test_json_answers(tmp_path: Path, fake: type[FakeClient]) -> None:
+    """``--answer-format json``: every request carries the verdict schema (reasoning first, then one of the seven
+    options as shown, in the shown order) and asks for the object; the answer field is read; a reply without JSON is
+    read by the text reader, its reason saying so; a verdict outside the seven is invalid; JSON and text runs are two
+    configurations."""
+    from analysis.methods.mbti.families import FAMILY
+    from analysis.runs import comparable
+
+    def answer(question: str, request: ChatRequest) -> str:
+        schema = json.loads(dict(request.params)["response_format"])["json_schema"]
+        assert schema["name"] == "mbti_verdict" and list(schema["schema"]["properties"]) == ["reasoning", "answer"]
+        shown = re.match(r"Is the following statement (.*)\? Why\?", question).group(1)
+        assert ", ".join(schema["schema"]["properties"]["answer"]["enum"][:-1]) in shown
+        assert '{"reasoning": "<why, in a few sentences>", "answer": "<one of the options above, as written>"}' in question
+        if "crowded room" in question:
+            return "It is partially wrong, since it depends."
+        if "spur of the moment" in question:
+            return json.dumps({"reasoning": "hm", "answer": "somewhat right"})
+        return json.dumps({"reasoning": "Most do.", "answer": "generally correct"})
+
+    fake.answer = staticmethod(answer)
+    with Store(tmp_path / "s.db") as store:
+        structured = run(store, subjects=["Men"], testings=1, limit_statements=4, answer_format="json")
+        df = store.table(ANSWERS.name, [structured]).set_index("seq")
+        assert store.get_run(structured)["plan"]["answer_format"] == "json"
+        fake.answer = staticmethod(lambda q, r: "Generally correct.")
+        text = run(store, subjects=["Men"], testings=1, limit_statements=4)
+        assert "answer_format" not in store.get_run(text)["plan"]
+        configs = comparable.configurations(comparable.store_runs(store), FAMILY)["fake"]
+    assert list(df["option"].iloc[:3]) == ["Partially wrong", "Generally correct", "Generally correct"]
+    assert df.loc[0, "reason"] == "text fallback: no JSON object in the reply" and df.loc[0, "valid"] == 1
+    assert df.loc[1:2, "reason"].isna().all() and df.loc[1:2, "valid"].all()
+    assert df.loc[3, "valid"] == 0 and df.loc[3, "reason"] == "\"answer\" 'somewhat right' is not one of the seven options"
+    assert [c.run_ids for c in configs] == [(text,), (structured,)]
+    assert configs[1].differs_from(configs[0]) == {"answer_format": "json"}
+
+
+def test_json_answers_need_text_mode_and_the_flag_parses() -> None:
+    from analysis.__main__ import build_parser
+    from analysis.methods.mbti.cli import plan_from_args
+    from analysis.methods.mbti.options import MbtiOptions
+    from analysis.methods.options import from_args
+
+    with pytest.raises(InputError, match="--answer-mode logprob reads one token's logprobs"):
+        build_mbti_plan(SPEC, answer_mode="logprob", answer_format="json")
+    args = build_parser().parse_args(["run", "mbti", "--model", "embedded", "--answer-format", "json"])
+    assert from_args(MbtiOptions, args).answer_format == "json"
+    assert plan_from_args(args, SPEC)["answer_format"] == "json"
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", "mbti", "--model", "embedded", "--answer-format", "xml"])

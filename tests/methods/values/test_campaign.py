@@ -110,6 +110,8 @@ def test_off_protocol_says_why() -> None:
     assert off_protocol(doc(campaign | {"answer_mode": "logprob", "persona_prompt": "in-character"}, 9, 50)) == (
         "off the leaderboard's protocol: answer_mode 'logprob' (the leaderboard's: 'cot'); persona_prompt "
         "'in-character' (the leaderboard's: 'reference')")
+    assert off_protocol(doc(campaign | {"answer_format": "json"}, 9, 50)) == (
+        "off the leaderboard's protocol: answer_format 'json' (the leaderboard's: free text)")
     old = {k: v for k, v in campaign.items() if k != "structure"}
     assert off_protocol(doc(old, 9, 50)) == "off the leaderboard's protocol: structure not recorded (an older run)"
     assert off_protocol(doc({"imported": True, "source": "x"}, 9, 50)) is None

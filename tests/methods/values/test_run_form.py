@@ -27,3 +27,15 @@ def test_the_answer_length_starts_at_the_protocol_of_each_mode(app_on_fixture, t
     assert not at.exception
     plan = started_plan(at, tmp_path)
     assert (plan["answer_mode"], plan["text_max_tokens"], plan["cot_max_tokens"]) == ("cot", 10, 500)
+
+
+def test_structured_answers_for_text_and_cot_only(app_on_fixture, tmp_path):
+    """The JSON toggle is offered for text and cot answers (a logprob answer reads one token) and gives the plan's
+    answer_format json."""
+    at = app_on_fixture("run", method="values", **OFFLINE)
+    assert not any(t.key == "run_json" for t in at.toggle)
+    at.selectbox(key="run_mode").set_value("text").run()
+    at.toggle(key="run_json").set_value(True).run()
+    assert not at.exception
+    plan = started_plan(at, tmp_path)
+    assert (plan["answer_mode"], plan["answer_format"]) == ("text", "json")
