@@ -291,3 +291,18 @@ def headlines(ref: StoreRef, method: str, models: list[str]) -> None:
         shown = [t for t in (row.coverage, row.note) if why is None and isinstance(t, str) and t]
         if shown:  # a mean over a subset says so wherever it is shown ("mean over 7 of 8 subjects")
             cells[k % len(cells)].caption(" · ".join(shown))
+    if structured := structured_models(data.report(ref, method), models):
+        st.caption(f"Structured answers (`answer_format=json`) for {', '.join(structured)}: every answer asked as a JSON "
+                   "object the endpoint constrains to the options (a JSON schema), a configuration of its own, never "
+                   "pooled with free-text runs; a reply that is no JSON is read as text and its reason says so.")
+
+
+def structured_models(report: dict[str, Any], models: list[str]) -> list[str]:
+    """The ``models`` whose shown configuration (the one their numbers use) asked for structured answers."""
+    out = []
+    for model in models:
+        configs = ((report.get("models") or {}).get(model) or {}).get("configurations") or []
+        used = next((c for c in configs if c.get("used")), None)
+        if used and (used.get("signature") or {}).get("answer_format") == "json":
+            out.append(model)
+    return out
