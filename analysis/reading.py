@@ -102,7 +102,9 @@ _STRONG = re.compile("|".join([
     r"\bje\s+me\s+corrige\b" + _DASH,
     r"\bno,?\s+espera\b" + _DASH, r"\bmejor\s+dicho\b" + _DASH, r"\bpensándolo\s+bien\b" + _DASH,
     r"\bme\s+retracto\b" + _DASH,
-    r"(?:不对|等等|更正|我收回)[，,：:。\s]*",
+    r"(?:不对|等等|更正|我收回|更准确地说)[，,：:。\s]*",
+    r"というより(?:は|も)?[、,]?\s*+",  # Japanese "X, rather (than that) Y"
+    r"\bsorry[,!.]?\s++(?=make\s+(?:it|that)\b)",  # "Wrong — sorry, make that generally wrong"
 ]), re.IGNORECASE | re.MULTILINE)
 #: markers that take back the earlier answer only when what follows answers or declines
 _WEAK = re.compile(r"\b(?:actually|hmm+|eigentlich|en\s+fait|en\s+realidad)\b" + _DASH, re.IGNORECASE)

@@ -32,7 +32,7 @@ _PVQ: tuple[tuple[str, str], ...] = (
 )
 _IPIP: tuple[tuple[str, str], ...] = (
     ("neither accurate nor inaccurate", r"ni\s+precis[oa]\s+ni\s+imprecis[oa]|ni\s+exact[oa]\s+ni\s+inexact[oa]|"
-                                        r"既不准确也不(?:是)?不准确|どちらとも言えない|どちらともいえない|"
+                                        r"既不准确也不(?:是)?不准确|どちらとも言えない|どちらともいえない|どちらでもない|"
                                         r"weder\s+zutreffend\s+noch\s+unzutreffend|ni\s+exact\s+ni\s+inexact"),
     ("moderately inaccurate", r"moderadamente\s+(?:imprecis[oa]|inexact[oa])|algo\s+imprecis[oa]|比较不准确|有点不准确|"
                               r"较不准确|やや不正確|あまり当てはまらない|eher\s+unzutreffend|plutôt\s+inexact"),

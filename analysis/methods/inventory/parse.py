@@ -152,7 +152,14 @@ _FOREIGN_FORMS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p, r
     (r"\b(?:yo\s+)?(?:diría|digo|elijo|escojo|elegiría|escogería|pondría|pongo|daría|doy)\s+(?:un\s+|el\s+)?(?=\d)",
      "I choose "),
     (r"我?(?:会|想|要)?(?:选择?|给|打)\s*(?=\d)", "I choose "),
-    (r"(\d)\s*分", r"\1"),
+    # Italian and Dutch choices ("Direi 4", "Ik zou 2 kiezen"), the Spanish "diría que un 2"
+    (r"\b(?:direi|scelgo|sceglierei|darei)\s+(?:un\s+|il\s+)?(?=\d)", "I choose "),
+    (r"\bik\s+(?:zou|kies|geef)\s+(?:een\s+)?(\d)(?:\s+(?:kiezen|geven|zeggen))?\b", r"I choose \1"),
+    (r"\bdiría\s+que\s+(?:un\s+)?(?=\d)", "I choose "),
+    # a rating's name in other languages before its number ("評価：5", "Оценка: 2", "평가: 4", "Valutazione: 3")
+    (r"(?:評価|评分|評分|评价|得分|点数|점수|평가|평점)\s*[:：]|\b(?:оценка|балл|valutazione|voto|puntuación|"
+     r"calificación|bewertung|évaluation|beoordeling|cijfer|ocena|puan|arvosana|avaliação)\s*[:：]", "Rating:"),
+    (r"(\d)\s*(?:分|점|点)", r"\1"),
     (r"[。！]", ". "),
     (r"[：]", ": "),
 ))

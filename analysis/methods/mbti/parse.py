@@ -216,9 +216,14 @@ _FOREIGN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 def _english(text: str) -> str:
     """Verdict words of 18 languages as their English options (``_FOREIGN``); English unchanged
     but for "generally true" = "generally correct" (not "it is generally true that …", a claim about something else)."""
+    text = _JA_NEITHER.sub(" neither correct nor wrong ", text)
     for pattern, english in _FOREIGN:
         text = pattern.sub(english, text)
     return _INVERTED.sub(r"\2 \1", text)
+
+
+#: Japanese "neither" ("どちらとも言えません", "正しくも間違ってもいない"): the option, before its words are read apart
+_JA_NEITHER = re.compile(r"どちらとも(?:言|い)え(?:ない|ません)|正しくも間違ってもい(?:ない|ません)|正しいとも間違いとも(?:言|い)え(?:ない|ません)")
 
 
 #: a verdict with its qualifier after it ("Wrong, partially.", "correct — generally"): the qualified option
@@ -264,7 +269,7 @@ def _runs(text: str, hits: list[_Hit]) -> list[list[_Hit]]:
 
 
 #: where a negation's clause starts ("not only correct but also partially correct"), and a "whether" clause's
-_NEGATION_CLAUSE = re.compile(r"[.;:!?,\n]|\bbut\b")
+_NEGATION_CLAUSE = re.compile(r"[.;:!?,\n—–]|\bbut\b")
 _CLAUSE = re.compile(r"[.;:!?,\n]")
 _WHETHER = re.compile(r"\bwhether\b")
 
