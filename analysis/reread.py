@@ -124,6 +124,8 @@ def reread(store_path: Path, run_ids: list[str] | None = None,
             if run["status"] == "imported":
                 out.append(RunReread(rid, "skipped", "imported from a file: its answers were read at import"))
                 continue
+            for leftover in (copy, copy.with_name(copy.name + "-wal"), copy.with_name(copy.name + "-shm")):
+                leftover.unlink(missing_ok=True)  # a skipped run's replay copy: a backup onto it keeps its longer file
             with sqlite3.connect(store_path) as src, sqlite3.connect(copy) as dst:
                 src.backup(dst)
             why = _replay(copy, run)
@@ -134,7 +136,6 @@ def reread(store_path: Path, run_ids: list[str] | None = None,
             result = _apply(Path(store_path), copy, rid)
             out.append(result)
             log(_describe(result))
-            copy.unlink()
     if any(r.status == "changed" for r in out):
         with Store(store_path) as store:
             if NULL_TABLE.name in store.table_names():

@@ -61,6 +61,20 @@ def test_reread_leaves_a_run_that_would_need_a_request(demo_copy: Path) -> None:
     assert _rows(demo_copy, f"SELECT * FROM trust_transfers WHERE run_id='{RUN}'") == before
 
 
+def test_a_skipped_run_leaves_no_copy_that_spoils_the_next(demo_copy: Path) -> None:
+    """After a run is skipped (its replay grew the working copy), the next run is re-read from a fresh copy, never
+    refused as damaged ("bytes after its last page": a backup onto the longer WAL file kept its length)."""
+    from analysis.reread import reread
+
+    skipped = "demo-trust-population-smollm2-t07"
+    with sqlite3.connect(demo_copy) as conn:
+        key = conn.execute(f"SELECT cache_key FROM trust_transfers WHERE run_id='{skipped}' LIMIT 1").fetchone()[0]
+        conn.execute("DELETE FROM calls WHERE cache_key=?", (key,))
+        conn.execute(f"UPDATE trust_transfers SET sent = 9, valid = 1, reason = NULL WHERE run_id='{RUN}'")
+    first, second = reread(demo_copy, [skipped, RUN], log=lambda m: None)
+    assert first.status == "skipped" and second.status == "changed"
+
+
 def test_reread_of_an_unknown_run_is_one_line_exit_2(demo_copy: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "analysis", "reread", "--store", str(demo_copy), "--run", "nope"],
                          cwd=REPO, capture_output=True, text=True, timeout=300)
