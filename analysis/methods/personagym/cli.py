@@ -50,6 +50,7 @@ from analysis.methods.personagym.data import paper_table1
 from analysis.methods.personagym.importer import import_files
 from analysis.methods.personagym.metrics import (
     role_table,
+    unread_grade_bound,
     KEYS,
     model_persona_score,
     model_spread,
@@ -169,7 +170,9 @@ def model_metrics(grades: pd.DataFrame, answers: pd.DataFrame, shortfall: int,
     why = (f"no valid grade for {', '.join(undefined)} (PersonaScore is the mean of all five tasks)" if undefined
            else "no persona has a valid grade on all five tasks (PersonaScore averages the personas scored on all five)")
     return {
-        "headlines": {"personagym_score": number(ps, why)},
+        "headlines": {"personagym_score": number(
+            ps, why, n=int((grades["status"] == "ok").sum()), of=int(grades["status"].isin(["ok", "invalid"]).sum()),
+            unit="grades", read=True, bound=unread_grade_bound(grades), bound_note="every unread grade at 1 … at 5")},
         "counts": [counts("invalid grades", int((grades["status"] == "invalid").sum()),
                           int((grades["status"] == "invalid").sum() + (grades["status"] == "ok").sum())),
                    counts("refusals", int(refused.sum()), int(len(given)))],

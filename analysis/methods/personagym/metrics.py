@@ -141,3 +141,22 @@ def role_table(refused: pd.Series, texts: pd.Series) -> dict[str, dict[str, int]
     out = refused.astype(int) == 1
     return {"steps_out": {"declines": int((out & declined).sum()), "answers": int((out & ~declined).sum())},
             "in_character": {"declines": int((~out & declined).sum()), "answers": int((~out & ~declined).sum())}}
+
+
+def unread_grade_bound(grades: pd.DataFrame, low: float = 1.0, high: float = 5.0) -> tuple[float, float] | None:
+    """The PersonaScore with every invalid grade read as ``low`` and as ``high`` (the rubric's ends), when under
+    ``READ_SHARE_FLOOR`` of the grades could be read; else None (issue 56: the grades a reader could not read are no
+    random sample, so the bound shows how far they could move the score)."""
+    from analysis.methods.base import READ_SHARE_FLOOR
+
+    ok, invalid = int((grades["status"] == "ok").sum()), int((grades["status"] == "invalid").sum())
+    if not invalid or ok / (ok + invalid) >= READ_SHARE_FLOOR:
+        return None
+    ends = []
+    for value in (low, high):
+        filled = grades.copy()
+        unread = filled["status"] == "invalid"
+        filled.loc[unread, "score"] = value
+        filled.loc[unread, "status"] = "ok"
+        ends.append(model_persona_score(persona_task_scores(question_scores(filled))))
+    return (ends[0], ends[1]) if all(math.isfinite(e) for e in ends) else None

@@ -17,6 +17,7 @@ from analysis.methods.options import add_flags
 from analysis.methods.personagym.options import PersonaGymOptions
 from analysis.methods.personagym.cli import metrics_json, plan_from_args
 from analysis.methods.personagym.metrics import (
+    model_persona_score,
     model_task_scores,
     persona_score,
     persona_task_scores,
@@ -220,3 +221,16 @@ def test_rubric_folder_without_judge_prompt_exits_2_in_one_line(tmp_path: Path,
     plan = PersonaGymPlan.model_validate(plan_from_args(parser.parse_args(
         ["--model", "m", "--personas", "1", "--rubrics", str(folder)]), SPEC))
     assert (plan.judge_system, plan.judge_system_source) == ("You judge role-play.", str(folder / "sys_prompt.txt"))
+
+
+def test_the_unread_grades_bound_the_persona_score_by_hand() -> None:
+    """13 of 16 grades read (81 %, under 90 %): every invalid grade at 1 gives A's tasks EA (4.5 + 2) / 2 = 3.25 and
+    AJ (1.5 + 1) / 2 = 1.25, so (3.25 + 2.5 + 5 + 4.5 + 1.25) / 5 = 3.3; at 5, EA 4.25 and AJ 3.25, so 3.9 (issue 56).
+    Not asked is no grade; read, the score stays 3.45 (the report's headline carries the bound in its coverage)."""
+    from analysis.methods.personagym.metrics import unread_grade_bound
+
+    grades = pd.DataFrame(_hand_grades())
+    assert unread_grade_bound(grades) == pytest.approx((3.3, 3.9), abs=1e-12)
+    read = grades[grades["status"] != "invalid"]
+    assert unread_grade_bound(read) is None
+    assert model_persona_score(persona_task_scores(question_scores(grades))) == pytest.approx(3.45, abs=1e-12)
