@@ -427,10 +427,10 @@ def ambiguous(candidates: list[Candidate], why: str = "") -> str:
 
 
 def concluded_differently(text: str, read: Callable[[str], T], valid: Callable[[T], bool], got: T,
-                          same: Callable[[T, T], bool]) -> tuple[str, T, bool] | None:
+                          same: Callable[[T, T], bool]) -> tuple[str, T, T] | None:
     """When the text after the reply's last conclusion (``CONCLUSION``) reads as a valid answer that ``got`` (the
-    whole reply's reading) does not give (rule 4): (the conclusion's words, its reading, whether it settles the reply:
-    the reasoning before it gives no answer of its own); else None."""
+    whole reply's reading) does not give (rule 4): (the conclusion's words, its reading, the reading of the reasoning
+    before it: when that gives no answer of its own, the conclusion settles the reply); else None."""
     last = None
     for last in CONCLUSION.finditer(text):
         pass
@@ -439,8 +439,7 @@ def concluded_differently(text: str, read: Callable[[str], T], valid: Callable[[
     tail = read(text[last.end():])
     if not valid(tail) or (valid(got) and same(tail, got)):
         return None
-    head = read(text[:last.start()])
-    return " ".join(last.group(0).split()) or "so", tail, not valid(head)
+    return " ".join(last.group(0).split()) or "so", tail, read(text[:last.start()])
 
 
 #: the words that open an answer ("I'd say", "Rating:", "my answer is"), at the very end of a reply
@@ -490,11 +489,13 @@ def read_final(reply: str, read: Callable[[str], T], valid: Callable[[T], bool],
     got = read(part.text)
     other = concluded_differently(part.text, read, valid, got, lambda a, b: value(a) == value(b)) if conclusion else None
     if other is not None:
-        marker, concluded, settles = other
-        if settles and not valid(got):  # the reasoning settled on nothing, the conclusion does
+        marker, concluded, head = other
+        if not valid(head) and not valid(got):  # the reasoning settled on nothing, the conclusion does
             return concluded
-        before = f"{value(got)} in the reply" if valid(got) else "an answer before it"
-        return invalid(ambiguous([Candidate(value(got), before),
+        earlier = got if valid(got) else head
+        if value(earlier) == value(concluded):  # the reasoning and the conclusion agree: the reader's own reason stands
+            return got
+        return invalid(ambiguous([Candidate(value(earlier), f"{value(earlier)} in the reply"),
                                   Candidate(value(concluded), f"{value(concluded)} after '{marker}'")]))
     if valid(got):
         return got

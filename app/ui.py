@@ -298,11 +298,13 @@ def headlines(ref: StoreRef, method: str, models: list[str]) -> None:
 
 
 def structured_models(report: dict[str, Any], models: list[str]) -> list[str]:
-    """The ``models`` whose shown configuration (the one their numbers use) asked for structured answers."""
+    """The ``models`` whose shown configuration (the one their numbers use; for a method with families, any family's,
+    e.g. the trust game's levels) asked for structured answers."""
     out = []
     for model in models:
         configs = ((report.get("models") or {}).get(model) or {}).get("configurations") or []
-        used = next((c for c in configs if c.get("used")), None)
-        if used and (used.get("signature") or {}).get("answer_format") == "json":
+        lists = list(configs.values()) if isinstance(configs, dict) else [configs]
+        used = [c for group in lists if isinstance(group, list) for c in group if isinstance(c, dict) and c.get("used")]
+        if any((c.get("signature") or {}).get("answer_format") == "json" for c in used):
             out.append(model)
     return out

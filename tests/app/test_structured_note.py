@@ -25,8 +25,10 @@ def test_structured_models_reads_the_shown_configuration() -> None:
                                  {"used": False, "signature": {}}]},
         "b": {"configurations": [{"used": True, "signature": {"answer_mode": "text"}},
                                  {"used": False, "signature": {"answer_format": "json"}}]},
-        "c": {}}}
-    assert structured_models(report, ["a", "b", "c", "d"]) == ["a"]
+        "c": {},
+        "t": {"configurations": {"population": [{"used": True, "signature": {}}],
+                                 "individual": [{"used": True, "signature": {"answer_format": "json"}}]}}}}
+    assert structured_models(report, ["a", "b", "c", "d", "t"]) == ["a", "t"]
 
 
 @pytest.fixture

@@ -117,7 +117,7 @@ INVALID_REPLIES = [
     ("I don't think it's like me.", "option label 'Like me' is negated"),
     ("Not very much like me.", "option label 'Very much like me' is negated"),
     ("A little like me (C)", "letter and label disagree: C is 'Somewhat like me', the reply says 'A little like me'"),
-    ("I'd say like me, so (C)", "letter and label disagree: C is 'Somewhat like me', the reply says 'Like me'"),
+    ("I'd say like me, so (C)", "ambiguous: 'A in the reply' and 'C after 'so''"),
 ]
 
 
