@@ -95,33 +95,3 @@ def test_no_real_model_reads_dash_in_every_headline_of_a_method_it_has_data_for(
             assert all(e.get("value") is not None or e.get("reason") for e in entries), (method.name, model)
     assert not empty, "real models with every headline undefined:\n" + "\n".join(empty)
 
-
-def test_the_demos_imported_answers_are_todays_readings(demo: Store) -> None:
-    """A fresh import of ChatGPT-MBTI's and agent-trust's replies reads every answer as the bundled demo stores it: the
-    demo never keeps a reading an older reader made (issue 56 found six MBTI answers that differed)."""
-    from analysis.methods.mbti.importer import parse_answer_file
-    from analysis.methods.trust.importer import parse_paths
-
-    mbti = ANCHORS / "chatgpt_mbti"
-    trust = ANCHORS / "agent_trust" / "agent_trust" / "No repeated res"
-    if not mbti.is_dir() or not trust.is_dir():
-        pytest.skip("../shared/anchors not present")
-    fresh = {}
-    for path in sorted(mbti.glob("*/*.csv")):
-        for row in parse_answer_file(path, path.read_bytes(), text=False).rows:
-            if row.get("reason") != "not in file":
-                fresh[(row["model"], row["subject"], str(row["statement_id"]), path.stem)] = \
-                    row["option_index"] if row["valid"] else None
-    stored = demo.frame("SELECT run_id, model, subject, statement_id, option_index, valid FROM mbti_answers "
-                        "WHERE run_id LIKE 'chatgpt-mbti-%'")
-    assert len(stored) == len(fresh) == 1080
-    differ = [r for r in stored.itertuples() if fresh[(r.model, r.subject, str(r.statement_id),
-                                                         "answer_barbers_accountants_doctors" if "barbers" in r.run_id
-                                                         else "answer_people_men_women")]
-              != (int(r.option_index) if r.valid else None)]
-    assert not differ
-    sent = {(f.condition, f.model, r["persona_id"]): (r["sent"] if r["valid"] else None)
-            for f in parse_paths([trust], text=False).files for r in f.rows}
-    rows = demo.frame("SELECT condition, model, persona_id, sent, valid FROM trust_transfers WHERE source = 'agent-trust'")
-    assert len(rows) == len(sent)
-    assert all(sent[(r.condition, r.model, r.persona_id)] == (r.sent if r.valid else None) for r in rows.itertuples())
