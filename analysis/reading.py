@@ -23,7 +23,7 @@ Two rules, and one courtesy:
    Polish, Turkish, Vietnamese, Indonesian) is invalid as ``not English: not read`` rather than "no answer found", so a reader's report tells the two
    apart. A reader that knows the language's answer markers reads them (its own vocabulary).
 
-4. **Settled, or ambiguous** (``settle``, ``concluded_differently``; issue 56). A reader returns a value only when the
+4. **Settled, or ambiguous** (``ambiguous``, ``concluded_differently``; issue 56). A reader returns a value only when the
    reply settles it. When two readings compete — two different answers stated as answers, an answer in the reasoning
    and another after "so" / "on balance" / "all things considered" / "final answer" (``CONCLUSION``), a label softened
    by a degree word that makes it no option of the scale ("a smidge like me", "kind of correct": ``degree_before``) —
@@ -406,18 +406,6 @@ class Candidate(NamedTuple):
 
     value: object
     text: str
-
-
-def settle(candidates: list[Candidate]) -> tuple[object | None, str | None]:
-    """The one value every candidate names (value, None); ``(None, "ambiguous: …")`` naming each different candidate
-    when they differ; ``(None, None)`` when there is none (rule 4)."""
-    values: list[Candidate] = []
-    for c in candidates:
-        if all(c.value != v.value for v in values):
-            values.append(c)
-    if len(values) == 1:
-        return values[0].value, None
-    return (None, ambiguous(values)) if values else (None, None)
 
 
 def ambiguous(candidates: list[Candidate], why: str = "") -> str:

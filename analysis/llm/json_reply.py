@@ -48,18 +48,19 @@ def extract_json(reply: str) -> dict[str, Any] | None:
 _COMPLETE_FIELD = re.compile(r'"((?:[^"\\\n]|\\.){1,60})"\s*:\s*(-?\d+(?:\.\d+)?|"(?:[^"\\\n]|\\.)*")\s*[,}]')
 
 
-def cut_object_fields(reply: str) -> dict[str, Any]:
-    """The fields of a JSON object cut off by the length limit that were complete before the cut
-    (``{"thought": "…", "amount": 3, "explan`` -> ``{"thought": "…", "amount": 3}``): each key's first scalar value
-    followed by "," or "}". Empty when the reply holds a complete object (``extract_json`` reads it) or no "{"."""
+def extract_fields(reply: str) -> dict[str, Any] | None:
+    """The first JSON object in the reply (``extract_json``); else, of an object cut off by the length limit, the
+    fields that were complete before the cut (``{"thought": "…", "amount": 3, "explan`` -> ``{"thought": "…",
+    "amount": 3}``: each key's first scalar value followed by "," or "}"); else None."""
+    found = extract_json(reply)
+    if found is not None:
+        return found
     start = reply.find("{")
-    if start < 0 or extract_json(reply) is not None:
-        return {}
     fields: dict[str, Any] = {}
-    for m in _COMPLETE_FIELD.finditer(reply, start):
+    for m in _COMPLETE_FIELD.finditer(reply, max(start, 0)) if start >= 0 else ():
         try:
             key, value = json.loads(f'"{m.group(1)}"'), json.loads(m.group(2))
         except ValueError:
             continue
         fields.setdefault(key, value)
-    return fields
+    return fields or None

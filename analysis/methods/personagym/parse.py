@@ -49,7 +49,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from analysis.llm.json_reply import cut_object_fields, extract_json
+from analysis.llm.json_reply import extract_fields
 from analysis.methods.personagym import SCORES
 from analysis.reading import read_final, whole_number
 
@@ -460,7 +460,7 @@ def _agreeing(found: list[tuple[str, str | None]], what: str) -> tuple[str, str 
 def _json_grade(text: str) -> tuple[str, str | None, str | None] | Grade | None:
     """A JSON reply's score (``{"reasoning": ..., "score": 4}``, ``--answer-format json``); None when the reply holds no
     JSON object with a score."""
-    obj = extract_json(text or "") or cut_object_fields(text or "")  # an object cut after its score keeps it
+    obj = extract_fields(text or "")  # an object cut after its score keeps it
     if not isinstance(obj, dict):
         return None
     value = next((v for k, v in obj.items() if str(k).lower() in ("score", "final_score", "grade", "rating")), None)

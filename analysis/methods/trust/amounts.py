@@ -35,7 +35,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from analysis.llm.json_reply import cut_object_fields, extract_json
+from analysis.llm.json_reply import extract_fields
 from analysis.reading import read_final, whole_number
 
 #: number words of German, French, Spanish (0-10) and Chinese numerals, read as digits before a currency word, after an
@@ -231,8 +231,8 @@ def _shown(value: float | None, written: str) -> str:
 
 def _json_decision(text: str, endowment: int) -> list[_Decision]:
     """The decision of a JSON reply's amount field; of an object cut by the length limit, its complete fields
-    (``cut_object_fields``: ``{"thought": "…", "amount": 3, "expl`` decided 3 before the cut)."""
-    obj = extract_json(text) or cut_object_fields(text)
+    (``extract_fields``: ``{"thought": "…", "amount": 3, "expl`` decided 3 before the cut)."""
+    obj = extract_fields(text)
     if not obj:
         return []
     keys = {str(k).lower(): v for k, v in obj.items()}
