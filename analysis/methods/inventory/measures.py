@@ -6,8 +6,10 @@ personas' domain scores on two inventories (``aligned_scores``, MTMM's input). F
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from analysis.methods.inventory import psychometrics as pm
+from analysis.methods.inventory.design import persona_types, shaped_types, unit_means, within_types
 from analysis.methods.inventory.scoring import Sheets, persona_scores, scale_scores
 
 
@@ -17,19 +19,51 @@ def levels_of(s: Sheets, domain: str) -> np.ndarray:
     return np.array([t.get(domain, np.nan) for t in s.targets], dtype=float)
 
 
+RELIABILITY = {"alpha": pm.alpha, "lambda6": pm.lambda6, "omega": pm.omega}
+
+
+def reliability(s: Sheets, X: np.ndarray, domain: str, metric: str) -> tuple[float, str | None, dict | None]:
+    """(value, why undefined, within-type summary) of one reliability ``metric`` of ``domain`` on the design's unit
+    (``design``): in a shaped design the median over persona types of the coefficient within each type (the summary
+    of ``design.within_types``), else the coefficient over every sheet (summary None)."""
+    mask = s.domain == domain
+    fn = RELIABILITY[metric]
+    if not shaped_types(s):
+        value, why = fn(pm.domain_items(X, mask))
+        return value, why, None
+    within = within_types(s, lambda rows: fn(pm.domain_items(X[rows], mask)))
+    pooled, why = fn(type_centred(s, X, mask))
+    within |= {"pooled": float(pooled) if np.isfinite(pooled) else None, "pooled_reason": why}
+    value = within["median"] if within["median"] is not None else float("nan")
+    return value, within["reason"], within
+
+
+def type_centred(s: Sheets, X: np.ndarray, mask: np.ndarray) -> pd.DataFrame:
+    """A domain's sheets × items with each item's mean within the sheet's persona type subtracted: the coefficient of
+    this frame is the pooled within-type one (the item covariances pooled over types, between-type variance
+    removed)."""
+    frame = pm.domain_items(X, mask)
+    types = np.repeat(persona_types(s), X.shape[1])
+    return frame - frame.groupby(types).transform("mean")
+
+
 def statistics(s: Sheets, X: np.ndarray | None = None, *, with_omega: bool = True) -> dict[str, tuple[float, str | None]]:
     """Every per-domain number of one inventory computed from keyed answers ``X`` (default the observed): the metrics
-    the report shows and the chance draws re-compute on null answers. Keys ``metric/domain``."""
+    the report shows and the chance draws re-compute on null answers. Keys ``metric/domain``; α, λ6 and ω on the
+    design's unit (``reliability``), in a shaped design also the pooled ``alpha_between/…``, ``lambda6_between/…``
+    (inflated by shaping); the shaping d on the design's units' means (``shaping``)."""
     X = s.X if X is None else X
     sheet = scale_scores(s, X=X)
     person = persona_scores(sheet)
+    typed = shaped_types(s)
     out: dict[str, tuple[float, str | None]] = {}
     for d in s.domains:
         frame = pm.domain_items(X, s.domain == d)
-        out[f"alpha/{d}"] = pm.alpha(frame)
-        out[f"lambda6/{d}"] = pm.lambda6(frame)
-        if with_omega:
-            out[f"omega/{d}"] = pm.omega(frame)
+        for metric in ("alpha", "lambda6", "omega") if with_omega else ("alpha", "lambda6"):
+            value, why, _ = reliability(s, X, d, metric)
+            out[f"{metric}/{d}"] = (value, why)
+            if typed and metric != "omega":
+                out[f"{metric}_between/{d}"] = RELIABILITY[metric](frame)
         if len(s.orders) == 2:
             out[f"test_retest/{d}"] = pm.pearson(sheet[d][:, 0], sheet[d][:, 1])
         else:
@@ -38,7 +72,8 @@ def statistics(s: Sheets, X: np.ndarray | None = None, *, with_omega: bool = Tru
         if np.isfinite(lv).any():
             shaped = pm.shaping(lv, person, d)
             out[f"shaping/{d}"], out[f"drift/{d}"] = shaped["rho"], shaped["drift"]
-            out[f"shaping_d/{d}"] = pm.shaping_d(lv, person[d])
+            unit_score, unit_level, _ = unit_means(s, person[d], lv)
+            out[f"shaping_d/{d}"] = pm.shaping_d(unit_level, unit_score)
         else:
             why = "no persona was shaped on this domain" if any(s.targets) else "no persona was shaped (--shaping none)"
             out[f"shaping/{d}"] = out[f"drift/{d}"] = out[f"shaping_d/{d}"] = (float("nan"), why)

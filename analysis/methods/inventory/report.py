@@ -41,7 +41,9 @@ from analysis.methods.inventory import psychometrics as pm
 from analysis.methods.inventory.answers import selected_answers
 from analysis.methods.inventory.families import FAMILY
 from analysis.methods.inventory.inventory import ipip_facet_names
-from analysis.methods.inventory.measures import aligned_scores, levels_of, statistics
+from analysis.methods.inventory.design import shaped_types
+from analysis.methods.inventory.measures import aligned_scores, levels_of, reliability, statistics
+from analysis.methods.inventory.shaping import shaping_effect
 from analysis.methods.inventory.scoring import (MIN_ITEM_SHARE, Sheets, norm_band, persona_scores, scale_scores,
                                                 sheet_percentiles, sheets, under_coverage)
 from analysis.methods.inventory.testings import human_doc, testings_doc
@@ -74,6 +76,41 @@ def keying(s: Sheets, domain: str, loadings: np.ndarray, answers: pd.DataFrame) 
             for k in pm.against_key(loadings)]
 
 
+BETWEEN = "between persona types, inflated by shaping"
+
+
+def reliability_entries(s: Sheets, domain: str, stats: dict[str, tuple[float, str | None]],
+                        pooled_omega: tuple[float, str | None]) -> dict[str, Any]:
+    """α, ω and λ6 of a domain on the design's unit (``design``): ``<m>`` the value, ``<m>_unit`` the unit said in
+    words; in a shaped design also ``<m>_within`` (median, min, max, n_types, of_types, values per type) and the
+    pooled ``<m>_between`` labelled ``BETWEEN``."""
+    out: dict[str, Any] = {}
+    if not shaped_types(s):
+        for metric, pair in (("alpha", stats[f"alpha/{domain}"]), ("omega", pooled_omega),
+                             ("lambda6", stats[f"lambda6/{domain}"])):
+            _entry(out, metric, pair)
+            out[f"{metric}_unit"] = "answer sheets (unshaped personas)"
+        return out
+    for metric in ("alpha", "omega", "lambda6"):
+        value, why, within = reliability(s, s.X, domain, metric)
+        _entry(out, metric, (value, why))
+        out[f"{metric}_within"] = within
+        out[f"{metric}_unit"] = (f"within persona type: median of {within['n_types']} of {within['of_types']} types "
+                                 f"(range {within['min']:.2f} to {within['max']:.2f})" if within["n_types"] else
+                                 f"within persona type: undefined in each of {within['of_types']} types")
+        between = pooled_omega if metric == "omega" else stats[f"{metric}_between/{domain}"]
+        _entry(out, f"{metric}_between", between)
+        out[f"{metric}_between_unit"] = BETWEEN
+    return out
+
+
+def alpha_note(s: Sheets) -> str:
+    """The unit the α headline stands on, in words."""
+    if shaped_types(s):
+        return "mean over domains of α within persona type (median over types); pooled α is between-type, inflated by shaping"
+    return "mean over domains of α over answer sheets (unshaped personas)"
+
+
 def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]:
     """One inventory's part of a model's document (observed numbers)."""
     from analysis.methods.inventory import BIG_FIVE
@@ -94,18 +131,19 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
                              "needs ≥ 2 personas"))
         vals = [v[d] for v in pcts.values()]
         _entry(entry, "percentile", (float(np.mean(vals)) if vals else float("nan"), pct_reason))
-        omega, why, loadings = pm.omega_keyed(pm.domain_items(s.X, s.domain == d))
-        for metric, pair in (("alpha", stats[f"alpha/{d}"]), ("omega", (omega, why)), ("lambda6", stats[f"lambda6/{d}"]),
-                             ("test_retest", stats[f"test_retest/{d}"])):
-            _entry(entry, metric, pair)
+        frame = pm.domain_items(s.X, s.domain == d)
+        omega, why, loadings = pm.omega_keyed(frame)
+        entry |= reliability_entries(s, d, stats, (omega, why))
+        _entry(entry, "test_retest", stats[f"test_retest/{d}"])
         entry["keying"] = keying(s, d, loadings, answers)
         _entry(entry, "shaping_rho", stats[f"shaping/{d}"])
         _entry(entry, "drift", stats[f"drift/{d}"])
-        _entry(entry, "shaping_d", stats[f"shaping_d/{d}"])
-        high, low = pm.shaping_groups(levels_of(s, d), person[d])
-        entry |= {"shaping_n_high": len(high), "shaping_n_low": len(low)}
-        if entry["shaping_d"] is not None:
-            entry["shaping_d_lo"], entry["shaping_d_hi"] = pm.shaping_d_ci(entry["shaping_d"], len(high), len(low))
+        levels = levels_of(s, d)
+        if np.isfinite(levels).any():
+            entry |= shaping_effect(s, levels, person[d])
+        else:
+            _entry(entry, "shaping_d", stats[f"shaping_d/{d}"])
+            entry |= {"shaping_n_high": 0, "shaping_n_low": 0}
         domains[d] = entry
     facets = {}
     facet_names = ipip_facet_names() if name in PREFERRED else {}
@@ -197,7 +235,8 @@ def metrics_json(store: Store, model: str | None = None, config: comparable.Chos
         doc: dict[str, Any] = {"inventory": main, "domains": per_inv[main]["domains"], "inventories": per_inv}
         doc["mtmm"] = mtmm_doc(arrays, chance=chance, store=store)
         doc["headlines"] = {"inventory_shaping": number(head["shaping"][0], head["shaping"][1] or "undefined"),
-                            "inventory_alpha": number(head["alpha"][0], head["alpha"][1] or "undefined")}
+                            "inventory_alpha": number(head["alpha"][0], head["alpha"][1] or "undefined")
+                            | {"note": alpha_note(arrays[main])}}
         doc["counts"] = [counts("invalid answers", int((mine["valid"] != 1).sum()), len(mine))]
         doc["figures"] = figures(arrays[main], main)
         doc["persona_scores"] = persona_trait_scores(arrays[main], main, mine[mine["inventory"] == main])

@@ -45,6 +45,9 @@ class Sheets:
     targets: list[dict[str, int]]
     sex: list[str]
     age: list[int]
+    #: Per persona, the design unit it repeats (``persona_type`` of its rows: PersonaLLM's 10 iterations of one of 32
+    #: types are one unit); None: every persona is its own unit.
+    units: list[str] | None = None
 
     @property
     def domains(self) -> list[str]:
@@ -71,9 +74,12 @@ def sheets(answers: pd.DataFrame, n_options: int) -> Sheets:
     number[p, o, i] = pd.to_numeric(valid["number"]).to_numpy(float)
     people = answers.drop_duplicates("persona_id").set_index("persona_id").loc[personas]
     targets = [json.loads(t) if isinstance(t, str) and t else {} for t in people["targets"]]
+    types = people["persona_type"] if "persona_type" in people else pd.Series(None, index=people.index, dtype=object)
+    units = [str(t) if isinstance(t, str) and t else str(p) for p, t in zip(personas, types)]
     return Sheets(personas, orders, items, domain, facet, X, raw, number, n_options, targets,
                   [s if s in ("M", "F") else "N" for s in people["sex"]],
-                  [int(a) if pd.notna(a) else 30 for a in people["age"]])
+                  [int(a) if pd.notna(a) else 30 for a in people["age"]],
+                  units if len(set(units)) < len(units) else None)
 
 
 #: A sheet's scale score needs valid answers to at least this share of the scale's items; below it the sheet has no

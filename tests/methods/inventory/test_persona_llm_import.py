@@ -72,6 +72,13 @@ def test_llama_2_answers_are_lfs_pointers_and_said_so(imported) -> None:
         assert llama.report()["skipped"] == 320
 
 
+def cohens_d(x: np.ndarray, y: np.ndarray) -> float:
+    """Cohen's d with the pooled SD, by hand (Cohen 1988)."""
+    n1, n2 = len(x), len(y)
+    pooled = np.sqrt(((n1 - 1) * x.var(ddof=1) + (n2 - 1) * y.var(ddof=1)) / (n1 + n2 - 2))
+    return float((x.mean() - y.mean()) / pooled)
+
+
 @needs_source
 def test_shaping_d_per_domain_is_cohens_d_of_the_authors_scores(imported) -> None:
     _, doc, parsed = imported
@@ -83,18 +90,74 @@ def test_shaping_d_per_domain_is_cohens_d_of_the_authors_scores(imported) -> Non
             high_pole = {"E": "extr", "A": "agre", "C": "cons", "N": "neur", "O": "open"}[domain]
             is_high = codes.loc[rows.index].str[position] == high_pole
             x, y = rows.loc[is_high, "mean_score"].to_numpy(float), rows.loc[~is_high, "mean_score"].to_numpy(float)
-            n1, n2 = len(x), len(y)
-            pooled = np.sqrt(((n1 - 1) * x.var(ddof=1) + (n2 - 1) * y.var(ddof=1)) / (n1 + n2 - 2))
-            d = (x.mean() - y.mean()) / pooled
-            half = stats.t.ppf(0.975, n1 + n2 - 2) * np.sqrt((n1 + n2) / (n1 * n2) + d**2 / (2 * (n1 + n2)))
             entry = doc["models"][model]["domains"][domain]
-            assert entry["shaping_n_high"] == n1 == 160 and entry["shaping_n_low"] == n2 == 160
-            assert entry["shaping_d"] == pytest.approx(d, abs=1e-9)
-            assert entry["shaping_d_lo"] == pytest.approx(d - half, abs=1e-9)
-            assert entry["shaping_d_hi"] == pytest.approx(d + half, abs=1e-9)
+            # the published figure: d over the 320 sheets, every repeat counted
+            assert entry["shaping_d_sheets_n_high"] == len(x) == 160 and entry["shaping_d_sheets_n_low"] == len(y) == 160
+            assert entry["shaping_d_sheets"] == pytest.approx(cohens_d(x, y), abs=1e-9)
+            # the headline: d over the 32 persona types' mean scores (the design's unit)
+            means = rows.groupby("personality_type")["mean_score"].mean()
+            type_high = means.index.str.split("_").str[position] == high_pole
+            assert entry["shaping_n_high"] == 16 and entry["shaping_n_low"] == 16
+            assert entry["shaping_d"] == pytest.approx(cohens_d(means[type_high].to_numpy(), means[~type_high].to_numpy()),
+                                                       abs=1e-9)
+            assert entry["shaping_d_lo"] < entry["shaping_d"] < entry["shaping_d_hi"]
+            assert entry["shaping_d_sheets_lo"] < entry["shaping_d_sheets"] < entry["shaping_d_sheets_hi"]
             # shaping ρ: Spearman of target level against the score over the 320 respondents
             rho = stats.spearmanr(np.where(is_high, HIGH, LOW), rows["mean_score"]).statistic
             assert entry["shaping_rho"] == pytest.approx(rho, abs=1e-9)
+
+
+@needs_source
+def test_reliability_is_within_persona_type_and_the_pooled_one_is_between_type(imported) -> None:
+    """32 shaped types × 10 repeats: α within each type (pingouin on that type's 10 sheets) summarised by its median,
+    range and count; α of the type-centred answers as the pooled within-type figure (an independent recomputation
+    from the raw files gave gpt-3.5's E 0.203 and A 0.147); the pooled α over all 320 sheets only as between-type."""
+    _, doc, _ = imported
+    entry = doc["models"]["gpt-3.5-turbo-0613"]["domains"]
+    assert entry["E"]["alpha_within"]["pooled"] == pytest.approx(0.2027, abs=5e-4)
+    assert entry["A"]["alpha_within"]["pooled"] == pytest.approx(0.1469, abs=5e-4)
+    frame = doc_frame(doc["models"]["gpt-3.5-turbo-0613"]["persona_scores"]["frame"])
+    assert len(frame) == 320
+    for d in "OCEAN":
+        e = entry[d]
+        within = e["alpha_within"]
+        assert within["of_types"] == 32 and 0 < within["n_types"] <= 32
+        values = [v for v in within["values"].values() if v is not None]
+        assert e["alpha"] == pytest.approx(float(np.median(values)), abs=1e-12)
+        assert (within["min"], within["max"]) == (min(values), max(values))
+        assert e["alpha_between"] > e["alpha"]  # shaping inflates the pooled coefficient
+        assert e["alpha_between_unit"] == "between persona types, inflated by shaping"
+        assert e["alpha_unit"].startswith("within persona type: median of")
+
+
+@needs_source
+def test_alpha_within_one_type_is_pingouins_on_its_sheets(imported) -> None:
+    import pingouin as pg
+
+    from analysis.methods.inventory.answers import selected_answers
+
+    store, doc, _ = imported
+    rows = selected_answers(store, selection=comparable.select(store, FAMILY))
+    rows = rows[(rows["model"] == "gpt-4-0613") & (rows["valid"] == 1) & (rows["domain"] == "N")]
+    within = doc["models"]["gpt-4-0613"]["domains"]["N"]["alpha_within"]["values"]
+    for code in sorted(rows["persona_type"].unique())[:6]:
+        wide = rows[rows["persona_type"] == code].pivot_table(index="persona_id", columns="item_id", values="keyed")
+        key = json.dumps(type_targets(code), sort_keys=True)
+        expected = pg.cronbach_alpha(wide.astype(float))[0]
+        assert within[key] == pytest.approx(expected, abs=1e-9) if np.isfinite(expected) else within[key] is None
+
+
+@needs_source
+def test_the_shaping_d_ci_resamples_persona_types(imported) -> None:
+    """Ten repeats of a type are not ten independent sheets: the CI of gpt-4's Neuroticism d over its 32 types is
+    wide (the sheet-level analytic one was [4.70, 5.61])."""
+    _, doc, _ = imported
+    e = doc["models"]["gpt-4-0613"]["domains"]["N"]
+    assert e["shaping_d_hi"] - e["shaping_d_lo"] >= 3
+    assert e["shaping_d_sheets_hi"] - e["shaping_d_sheets_lo"] >= 3
+    assert e["shaping_d_ci_unit"] == "bootstrap over 32 persona types"
+    assert e["shaping_rho_lo"] < e["shaping_rho"] < e["shaping_rho_hi"]
+    assert "persona types" in e["shaping_rho_ci_unit"]
 
 
 @needs_source
