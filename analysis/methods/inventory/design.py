@@ -1,7 +1,8 @@
 """The units an inventory's statistics stand on (issue 57: each statistic on the unit the design samples).
 
 - **Persona type**: the personas given the same shaping targets (``Sheets.targets``): PersonaLLM's 32 extreme types
-  (every domain high or low) or a RoleScope single-trait design's (domain, level) cells. Shaping creates variance
+  (every domain high or low); in a single-trait design (RoleScope's: one target domain per persona) the personas at
+  one shaping level of the domain, those shaped on another domain counting as unshaped on it. Shaping creates variance
   *between* types on purpose, so α, ω and λ6 pooled over types measure how well the shaping worked as much as how
   consistent the inventory is. In a shaped design they are computed **within** each type and summarised by their
   median and range over the types where they are defined (``within_types``); the pooled coefficient is kept only as
@@ -26,14 +27,29 @@ from analysis.methods.inventory.scoring import Sheets
 UNSHAPED = "(unshaped)"
 
 
-def persona_types(s: Sheets) -> list[str]:
-    """Each persona's type: its shaping targets as a canonical string (``UNSHAPED`` without targets)."""
-    return [json.dumps(t, sort_keys=True) if t else UNSHAPED for t in s.targets]
+def typed_design(s: Sheets) -> bool:
+    """Whether personas carry targets on several domains at once (PersonaLLM's types), rather than one domain each (a
+    single-trait design) or none."""
+    return any(len(t) > 1 for t in s.targets)
 
 
-def shaped_types(s: Sheets) -> bool:
-    """Whether the personas fall into more than one type (a shaped design), so pooled reliability is between-type."""
-    return len(set(persona_types(s))) > 1
+def persona_types(s: Sheets, domain: str) -> list[str]:
+    """Each persona's type for ``domain``'s reliability: in a typed design its whole target set (a canonical string),
+    in a single-trait design its level on ``domain`` (a persona shaped on another domain is unshaped on this one);
+    ``UNSHAPED`` without a target."""
+    if typed_design(s):
+        return [json.dumps(t, sort_keys=True) if t else UNSHAPED for t in s.targets]
+    return [str(t[domain]) if domain in t else UNSHAPED for t in s.targets]
+
+
+def grouping(s: Sheets) -> str:
+    """What a reliability's groups are called: "persona type" or "shaping level"."""
+    return "persona type" if typed_design(s) else "shaping level"
+
+
+def shaped_types(s: Sheets, domain: str) -> bool:
+    """Whether ``domain``'s personas fall into more than one type (so its pooled reliability is between-type)."""
+    return len(set(persona_types(s, domain))) > 1
 
 
 def units(s: Sheets) -> list[str]:
@@ -50,6 +66,9 @@ def unit_means(s: Sheets, values: np.ndarray, levels: np.ndarray) -> tuple[np.nd
     """Per unit with a finite value: (its mean value over its personas, its target level, how many personas count).
 
     A unit's personas share their prompt, so they share the level; the first finite one is taken."""
+    if s.units is None:  # every persona its own unit
+        ok = np.isfinite(values)
+        return values[ok].astype(float), levels[ok].astype(float), np.ones(int(ok.sum()), dtype=int)
     frame = pd.DataFrame({"unit": units(s), "value": values, "level": levels})
     frame = frame[np.isfinite(frame["value"].to_numpy(float))]
     grouped = frame.groupby("unit", sort=False).agg(value=("value", "mean"), level=("level", "first"),
@@ -57,11 +76,11 @@ def unit_means(s: Sheets, values: np.ndarray, levels: np.ndarray) -> tuple[np.nd
     return grouped["value"].to_numpy(float), grouped["level"].to_numpy(float), grouped["n"].to_numpy(int)
 
 
-def within_types(s: Sheets, statistic: Callable[[list[int]], tuple[float, str | None]]) -> dict[str, Any]:
+def within_types(s: Sheets, domain: str, statistic: Callable[[list[int]], tuple[float, str | None]]) -> dict[str, Any]:
     """``statistic`` (positions of one type's personas → (value, why undefined)) per type, summarised:
     ``{"median", "min", "max", "n_types" (defined), "of_types", "values": {type: value}, "reason"}`` (median etc.
     null with the first type's reason when no type has a defined value)."""
-    types = persona_types(s)
+    types = persona_types(s, domain)
     values: dict[str, float | None] = {}
     reasons: list[str] = []
     for t in dict.fromkeys(types):

@@ -15,12 +15,17 @@ def _imported_from(doc: Mapping[str, Any], source: str) -> bool:
 
 
 def persona_llm_shaping_d(report: Mapping[str, Any]) -> str:
-    """PersonaLLM's models: shaping d per domain with its 95 % CI (``domains.<D>.shaping_d``, ``_lo``, ``_hi``)."""
+    """PersonaLLM's models: shaping d per domain with its 95 % CI, on the 32 type means (``domains.<D>.shaping_d``,
+    ``_lo``, ``_hi``: the headline) and over the 320 sheets (``shaping_d_sheets``: the published figure), both CIs
+    resampling types; and α within type (median) beside the pooled, between-type α."""
     rows = []
     for model, doc in sorted(report["models"].items(), key=lambda kv: kv[0], reverse=True):
         if not _imported_from(doc, "hjian42/PersonaLLM"):
             continue
-        cells = [f"{fmt(d.get('shaping_d'))} [{fmt(d.get('shaping_d_lo'))}, {fmt(d.get('shaping_d_hi'))}]"
-                 for d in (doc["domains"][k] for k in DOMAINS)]
-        rows.append([model, *cells])
-    return table(["model", *DOMAINS], rows)
+        domains = [doc["domains"][k] for k in DOMAINS]
+        for label, key in (("d on type means", "shaping_d"), ("d over sheets", "shaping_d_sheets")):
+            rows.append([model, label, *(f"{fmt(d.get(key))} [{fmt(d.get(key + '_lo'))}, {fmt(d.get(key + '_hi'))}]"
+                                        for d in domains)])
+        rows.append([model, "α within type (median)", *(fmt(d.get("alpha")) for d in domains)])
+        rows.append([model, "α between types", *(fmt(d.get("alpha_between")) for d in domains)])
+    return table(["model", "figure", *DOMAINS], rows)

@@ -28,22 +28,22 @@ def reliability(s: Sheets, X: np.ndarray, domain: str, metric: str) -> tuple[flo
     of ``design.within_types``), else the coefficient over every sheet (summary None)."""
     mask = s.domain == domain
     fn = RELIABILITY[metric]
-    if not shaped_types(s):
+    if not shaped_types(s, domain):
         value, why = fn(pm.domain_items(X, mask))
         return value, why, None
-    within = within_types(s, lambda rows: fn(pm.domain_items(X[rows], mask)))
-    pooled, why = fn(type_centred(s, X, mask))
+    within = within_types(s, domain, lambda rows: fn(pm.domain_items(X[rows], mask)))
+    pooled, why = fn(type_centred(s, X, domain))
     within |= {"pooled": float(pooled) if np.isfinite(pooled) else None, "pooled_reason": why}
     value = within["median"] if within["median"] is not None else float("nan")
     return value, within["reason"], within
 
 
-def type_centred(s: Sheets, X: np.ndarray, mask: np.ndarray) -> pd.DataFrame:
+def type_centred(s: Sheets, X: np.ndarray, domain: str) -> pd.DataFrame:
     """A domain's sheets × items with each item's mean within the sheet's persona type subtracted: the coefficient of
     this frame is the pooled within-type one (the item covariances pooled over types, between-type variance
     removed)."""
-    frame = pm.domain_items(X, mask)
-    types = np.repeat(persona_types(s), X.shape[1])
+    frame = pm.domain_items(X, s.domain == domain)
+    types = np.repeat(persona_types(s, domain), X.shape[1])
     return frame - frame.groupby(types).transform("mean")
 
 
@@ -55,9 +55,9 @@ def statistics(s: Sheets, X: np.ndarray | None = None, *, with_omega: bool = Tru
     X = s.X if X is None else X
     sheet = scale_scores(s, X=X)
     person = persona_scores(sheet)
-    typed = shaped_types(s)
     out: dict[str, tuple[float, str | None]] = {}
     for d in s.domains:
+        typed = shaped_types(s, d)
         frame = pm.domain_items(X, s.domain == d)
         for metric in ("alpha", "lambda6", "omega") if with_omega else ("alpha", "lambda6"):
             value, why, _ = reliability(s, X, d, metric)

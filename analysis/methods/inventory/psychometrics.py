@@ -38,6 +38,15 @@ def domain_items(X: np.ndarray, mask: np.ndarray) -> pd.DataFrame:
 
 
 def alpha(frame: pd.DataFrame) -> tuple[float, str | None]:
+    """Cronbach's α (``analysis.reliability.cronbach_alpha``) or why it is undefined; complete frames (no missing
+    answer) take the same formula in numpy, the chance draws' hot path (many small frames per draw)."""
+    X = frame.to_numpy(dtype=float)
+    n, k = X.shape
+    if k >= 2 and n >= MIN_UNITS and not np.isnan(X).any():
+        if np.ptp(X.sum(axis=1)) == 0:
+            return float("nan"), "the total score has no variance"
+        C = np.cov(X, rowvar=False)
+        return float(k / (k - 1) * (1 - np.trace(C) / C.sum())), None
     why = why_alpha_undefined(frame)
     return (float("nan"), why) if why else (cronbach_alpha(frame), None)
 

@@ -41,7 +41,7 @@ from analysis.methods.inventory import psychometrics as pm
 from analysis.methods.inventory.answers import selected_answers
 from analysis.methods.inventory.families import FAMILY
 from analysis.methods.inventory.inventory import ipip_facet_names
-from analysis.methods.inventory.design import shaped_types
+from analysis.methods.inventory.design import grouping, shaped_types
 from analysis.methods.inventory.measures import aligned_scores, levels_of, reliability, statistics
 from analysis.methods.inventory.shaping import shaping_effect
 from analysis.methods.inventory.scoring import (MIN_ITEM_SHARE, Sheets, norm_band, persona_scores, scale_scores,
@@ -76,16 +76,13 @@ def keying(s: Sheets, domain: str, loadings: np.ndarray, answers: pd.DataFrame) 
             for k in pm.against_key(loadings)]
 
 
-BETWEEN = "between persona types, inflated by shaping"
-
-
 def reliability_entries(s: Sheets, domain: str, stats: dict[str, tuple[float, str | None]],
                         pooled_omega: tuple[float, str | None]) -> dict[str, Any]:
     """α, ω and λ6 of a domain on the design's unit (``design``): ``<m>`` the value, ``<m>_unit`` the unit said in
     words; in a shaped design also ``<m>_within`` (median, min, max, n_types, of_types, values per type) and the
-    pooled ``<m>_between`` labelled ``BETWEEN``."""
+    pooled ``<m>_between`` labelled "between persona types (shaping levels), inflated by shaping"."""
     out: dict[str, Any] = {}
-    if not shaped_types(s):
+    if not shaped_types(s, domain):
         for metric, pair in (("alpha", stats[f"alpha/{domain}"]), ("omega", pooled_omega),
                              ("lambda6", stats[f"lambda6/{domain}"])):
             _entry(out, metric, pair)
@@ -95,19 +92,21 @@ def reliability_entries(s: Sheets, domain: str, stats: dict[str, tuple[float, st
         value, why, within = reliability(s, s.X, domain, metric)
         _entry(out, metric, (value, why))
         out[f"{metric}_within"] = within
-        out[f"{metric}_unit"] = (f"within persona type: median of {within['n_types']} of {within['of_types']} types "
+        group = grouping(s)
+        out[f"{metric}_unit"] = (f"within {group}: median of {within['n_types']} of {within['of_types']} {group}s "
                                  f"(range {within['min']:.2f} to {within['max']:.2f})" if within["n_types"] else
-                                 f"within persona type: undefined in each of {within['of_types']} types")
+                                 f"within {group}: undefined in each of {within['of_types']} {group}s")
         between = pooled_omega if metric == "omega" else stats[f"{metric}_between/{domain}"]
         _entry(out, f"{metric}_between", between)
-        out[f"{metric}_between_unit"] = BETWEEN
+        out[f"{metric}_between_unit"] = f"between {group}s, inflated by shaping"
     return out
 
 
 def alpha_note(s: Sheets) -> str:
     """The unit the α headline stands on, in words."""
-    if shaped_types(s):
-        return "mean over domains of α within persona type (median over types); pooled α is between-type, inflated by shaping"
+    if any(shaped_types(s, d) for d in s.domains):
+        group = grouping(s)
+        return f"mean over domains of α within {group} (median over {group}s); pooled α is between-{group}, inflated by shaping"
     return "mean over domains of α over answer sheets (unshaped personas)"
 
 

@@ -11,7 +11,8 @@ VIEW = MethodView(
     run_form=Hook("app.methods.inventory.run_form:form"),
     summary=("IPIP-NEO or any Likert inventory given to personas shaped to target trait levels, scored against "
              "human norms (Serapio-García et al. 2023). *Shaping ρ*: Spearman of target level against score, mean "
-             "over the domains; *α*: Cronbach's α, mean over the domains."),
+             "over the domains; *α*: Cronbach's α, mean over the domains (within persona type, median over types, when "
+             "the personas are shaped types: pooled over types it is inflated by shaping)."),
     campaign_form=Hook("app.methods.inventory.campaign_form:options"),
     compare=Hook("app.methods.inventory.compare:section"),
     figures=Hook("app.methods.inventory.report_figures:report_figures"),

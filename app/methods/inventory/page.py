@@ -60,29 +60,60 @@ st.caption("Score: mean keyed item score (1–k) over the personas. Percentile: 
            "smc) over the answer sheets, as R psych computes them. Against the key: items that still load negatively "
            "after keying (psych's default would silently reverse them and report a high ω). Test–retest: r across personas between the two option orders. Shaping ρ: Spearman of target level "
            "against score over the personas shaped on the domain; drift: mean |ρ| of that level with the other domains. "
-           "Shaping d: Cohen's d of the score, personas shaped high (level > 5) against low (< 5), pooled SD, with its "
-           "95 % CI (as R effsize::cohen.d; PersonaLLM's effect of its high and low persona types). "
+           "Shaping d: Cohen's d of the score, units shaped high (level > 5) against low (< 5), pooled SD, on the "
+           "design's unit ('d on': repeats of one persona type are one unit, their mean score), with its 95 % CI "
+           "('CI over': a bootstrap over the units when they repeat, else the analytic one as R effsize::cohen.d). "
+           "'d over sheets' counts every repeat (PersonaLLM's published figure), its CI still resampling types. "
            "'vs chance': the larger p of random answers and of answers shuffled across personas.")
 from analysis.methods.inventory.report_types import BIG_FIVE  # noqa: E402
 
 # the Big Five in their usual order (O, C, E, A, N), any other domain after them (stored documents sort their keys)
 order = [d for d in BIG_FIVE if d in idoc["domains"]] + [d for d in idoc["domains"] if d not in BIG_FIVE]
+typed = any(e.get("alpha_within") for e in idoc["domains"].values())
+if typed:
+    first = next(e for e in idoc["domains"].values() if e.get("alpha_within"))
+    st.info(f"**Reliability within persona type.** These personas are {first['alpha_within']['of_types']} shaped types: "
+            "shaping spreads the types apart on purpose, so α, ω and λ6 pooled over every sheet measure how well the "
+            "shaping worked, not how consistent the answers are. α, ω and λ6 below are computed within each type and "
+            "give the median over the types where they are defined (range and count beside them); 'α pooled within' is "
+            "α of the answers centred on their type's means; 'α between types' is the pooled coefficient, inflated by "
+            "shaping, shown only for comparison with published figures.", icon="ℹ️")
+
+
+def _range(e: dict, metric: str) -> str:
+    w = e.get(f"{metric}_within") or {}
+    if not w.get("n_types"):
+        return "—"
+    return f"{w['min']:.2f} to {w['max']:.2f} ({w['n_types']} of {w['of_types']} types)"
+
+
+def _ci(e: dict, key: str) -> str:
+    lo, hi = e.get(f"{key}_lo"), e.get(f"{key}_hi")
+    return f"[{lo:.2f}, {hi:.2f}]" if e.get(key) is not None and lo is not None and hi is not None else "—"
+
+
 rows = []
 for d, e in ((d, idoc["domains"][d]) for d in order):
+    within = {"α range over types": _range(e, "alpha"), "α pooled within": (e.get("alpha_within") or {}).get("pooled"),
+              "α between types (inflated)": e.get("alpha_between"),
+              "ω between types (inflated)": e.get("omega_between")} if typed else {}
+    sheets_d = {"d over sheets": e.get("shaping_d_sheets"), "sheets d 95 % CI": _ci(e, "shaping_d_sheets")} \
+        if "shaping_d_sheets" in e else {}
     rows.append({"domain": f"{d} · {e['name']}", "score": e.get("score"), "percentile": e.get("percentile"),
-                 "α": e.get("alpha"), "α vs chance": ui.vs_chance(bands.get(f"alpha/{d}")), "ω": e.get("omega"),
+                 "α": e.get("alpha"), **within, "α vs chance": ui.vs_chance(bands.get(f"alpha/{d}")), "ω": e.get("omega"),
                  "against the key": ", ".join(ui.plain(k["item_id"]) for k in e.get("keying") or []) or "—",
                  "λ6": e.get("lambda6"), "λ6 vs chance": ui.vs_chance(bands.get(f"lambda6/{d}")),
                  "test–retest": e.get("test_retest"), "retest vs chance": ui.vs_chance(bands.get(f"test_retest/{d}")),
                  "shaping ρ": e.get("shaping_rho"), "ρ vs chance": ui.vs_chance(bands.get(f"shaping/{d}")),
-                 "drift": e.get("drift"), "shaping d": e.get("shaping_d"),
-                 "d 95 % CI": (f"[{e['shaping_d_lo']:.2f}, {e['shaping_d_hi']:.2f}]" if e.get("shaping_d") is not None
-                               else "—"),
-                 "high · low": f"{e.get('shaping_n_high', 0)} · {e.get('shaping_n_low', 0)}",
+                 "ρ 95 % CI": _ci(e, "shaping_rho"), "drift": e.get("drift"), "shaping d": e.get("shaping_d"),
+                 "d 95 % CI": _ci(e, "shaping_d"), "d on": e.get("shaping_d_unit") or "—",
+                 "CI over": e.get("shaping_d_ci_unit") or "—", **sheets_d,
                  "d vs chance": ui.vs_chance(bands.get(f"shaping_d/{d}")), "items": e.get("n_items")})
 ui.table(pd.DataFrame(rows), hide_index=True, width="stretch",
          column_config={c: st.column_config.NumberColumn(c, format="%.2f")
-                        for c in ("score", "percentile", "α", "ω", "λ6", "test–retest", "shaping ρ", "drift", "shaping d")})
+                        for c in ("score", "percentile", "α", "ω", "λ6", "test–retest", "shaping ρ", "drift", "shaping d",
+                                  "α pooled within", "α between types (inflated)", "ω between types (inflated)",
+                                  "d over sheets")})
 against = [f"{d}: " + ", ".join(f"{ui.plain(k['item_id'])} ({ui.plain(k['item'])}, loading {k['loading']:.2f})" for k in e["keying"])
            for d, e in ((d, idoc["domains"][d]) for d in order) if e.get("keying")]
 if against:
@@ -90,7 +121,8 @@ if against:
                "negatively with the rest of their domain (the model agrees with a statement and with its opposite); "
                "they lower α and ω. " + "; ".join(against) + ".", icon="⚠️")
 for metric, what in (("shaping", "Shaping ρ, mean over domains"), ("alpha", "α, mean over domains")):
-    st.markdown(f"**{what}: {ui.fmt((mdoc['headlines'].get('inventory_' + metric) or {}).get('value'))}**")
+    head = mdoc["headlines"].get("inventory_" + metric) or {}
+    st.markdown(f"**{what}: {ui.fmt(head.get('value'))}**" + (f" ({head['note']})" if head.get("note") else ""))
     ui.chance_caption(bands.get(metric))
 testings = idoc.get("testings")
 if testings:

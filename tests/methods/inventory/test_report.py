@@ -103,14 +103,17 @@ def test_a_reverse_item_answered_unreversed_lowers_omega_and_is_named(report, st
     assert bad["keying"][0]["item"].startswith("I would rather spend an evening alone")
     s = sheets(rows[(rows["model"] == "plays") & (rows["inventory"] == "rolescope-mini")], 5)
     flipped = omega_total(pm.domain_items(s.X, s.domain == "E"))
-    assert bad["omega"] < good["E"]["omega"] - 0.3 and bad["omega"] < flipped - 0.2
-    assert bad["alpha"] < good["E"]["alpha"] - 0.3
+    # E is shaped (single-trait design): its pooled coefficients are between shaping levels; the keying diagnostic
+    # and psych's flip are about that pooled fit
+    assert bad["omega_between"] < good["E"]["omega_between"] - 0.3 and bad["omega_between"] < flipped - 0.2
+    assert bad["alpha_between"] < good["E"]["alpha_between"] - 0.3
     assert all(doc["domains"][d]["keying"] == [] for d in "OCAN")
     with Store(store_path) as store:
         rows = store.table(ANSWERS.name)
     s = sheets(rows[(rows["model"] == "plays") & (rows["inventory"] == "rolescope-mini")], 5)
     for d, entry in good.items():
-        assert entry["keying"] == [] and entry["omega"] == pytest.approx(omega_total(pm.domain_items(s.X, s.domain == d)), abs=1e-6), d
+        pooled = entry.get("omega_between", entry["omega"])
+        assert entry["keying"] == [] and pooled == pytest.approx(omega_total(pm.domain_items(s.X, s.domain == d)), abs=1e-6), d
 
 
 def test_undefined_numbers_say_why(report) -> None:
