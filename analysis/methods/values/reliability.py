@@ -4,7 +4,8 @@ As the Stick to Your Role! reference computes α (``visualization_scripts/data_a
 ``compute_cronbach_alpha``): per value, ``pingouin.cronbach_alpha`` over personas of the value's items, on
 *centred* item answers (each persona's answers minus that persona's mean over all items of the instrument, the
 reference's ``per_part_normalized_scores``); the context's α is the mean over values. ω_t
-(``analysis.reliability.omega_total``) is computed on the same centred answers so the two are comparable.
+(``analysis.reliability.omega_total``: pairwise-complete correlations, as psych) is computed on the same centred answers
+so the two are comparable.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def value_reliability(matrix: pd.DataFrame, item_values: dict[str, str | None]) 
         omega = reliability.omega_total(frame)
         reason = reliability.why_alpha_undefined(frame)
         if reason is None and not np.isfinite(omega):  # α defined, ω not (ω needs 3 items, each with variance)
-            reason = "ω: " + (reliability.why_undefined(frame, min_items=3) or "undefined")
+            reason = "ω: " + (reliability.why_pairwise_undefined(frame, min_items=3) or "undefined")
         out[value] = {"alpha": alpha if np.isfinite(alpha) else None, "omega": omega if np.isfinite(omega) else None,
                       "n_items": len(items), "reason": reason}
 
