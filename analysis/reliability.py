@@ -8,7 +8,8 @@ that as "—" with the reason from ``why_undefined``.
   ``pingouin.cronbach_alpha`` computes it (pairwise deletion of missing answers, as the Stick to Your Role! reference
   code calls it; bit-identical, tested); equals R ``psych::alpha(x)$total$raw_alpha`` on complete data.
 - ``omega_total``: McDonald's ω_t of a one-factor model as ``psych::omega(x, nfactors = 1)$omega.tot`` computes
-  it: ω_t = 1 − Σ u²_i / Σ_ij k_i k_j R_ij, with R the item correlation matrix, u² = 1 − λ² the uniquenesses of a
+  it: ω_t = 1 − Σ u²_i / Σ_ij k_i k_j R_ij, with R the item correlation matrix of pairwise-complete answers
+  (``pairwise_correlations``: psych's ``cor(x, use = "pairwise")``), u² = 1 − λ² the uniquenesses of a
   minimum-residual (``fm = "minres"``) one-factor solution (Revelle & Zinbarg 2009) and k_i = sign(λ_i): items that
   load negatively are reverse-keyed, as psych's default ``flip = TRUE`` does; ``flip=False`` (psych ``flip = FALSE``)
   keeps k_i = 1, for items already keyed (the inventory's ω); ``omega_fit`` also returns the loadings, whose
@@ -20,6 +21,8 @@ that as "—" with the reason from ``why_undefined``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -51,6 +54,68 @@ def why_alpha_undefined(frame: pd.DataFrame) -> str | None:
         return f"needs ≥ {MIN_UNITS} units with every item answered, has {len(complete)}"
     if complete.astype(float).sum(axis=1).std(ddof=1) == 0:
         return "the total score has no variance"
+    return None
+
+
+def pairwise_counts(frame: pd.DataFrame) -> np.ndarray:
+    """n_jk: the units answering both items j and k (n_jj: those answering item j)."""
+    answered = frame.notna().to_numpy(dtype=float)
+    return (answered.T @ answered).astype(int)
+
+
+def pairwise_correlations(frame: pd.DataFrame) -> np.ndarray:
+    """The item correlation matrix as psych takes it from raw data, ``cor(x, use = "pairwise")``: r_jk the Pearson r
+    over the units answering both j and k (each pair its own means and SDs; R's ``pairwise.complete.obs``, pandas'
+    ``DataFrame.corr``). On complete data the correlation matrix of the rows (``np.corrcoef``, as before)."""
+    if not frame.isna().to_numpy().any():
+        return np.corrcoef(frame.to_numpy(dtype=float), rowvar=False)
+    return frame.astype(float).corr(method="pearson", min_periods=1).to_numpy()
+
+
+def pairwise_covariance_correlations(frame: pd.DataFrame) -> np.ndarray:
+    """The correlations ``psych::alpha`` takes from raw data (its λ6, ``G6(smc)``): ``cov2cor(cov(x, use =
+    "pairwise"))``, r_jk = C_jk / √(C_jj C_kk) with C_jk the covariance over the units answering both j and k and C_jj
+    item j's variance over all units answering it (``DataFrame.cov``). On complete data the same as
+    ``pairwise_correlations``; with missing answers not (each pair's SDs there are over the pair's own units)."""
+    if not frame.isna().to_numpy().any():
+        return np.corrcoef(frame.to_numpy(dtype=float), rowvar=False)
+    C = frame.astype(float).cov().to_numpy()
+    sd = np.sqrt(np.diag(C))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return C / np.outer(sd, sd)
+
+
+#: The smallest eigenvalue below which a correlation matrix counts as not positive semi-definite (rounding aside).
+PSD_TOLERANCE = -1e-10
+
+
+def why_pairwise_undefined(frame: pd.DataFrame, *, min_items: int = 2,
+                           correlate: Callable[[pd.DataFrame], np.ndarray] = pairwise_correlations) -> str | None:
+    """Why a number of ``frame``'s pairwise-complete correlation matrix (``correlate``: ``pairwise_correlations`` for
+    ω, ``pairwise_covariance_correlations`` for λ6) cannot be computed, or None.
+
+    Every pair of items needs ≥ ``MIN_UNITS`` units answering both (a pair answered together by no unit has no
+    correlation at all; by 2, r = ±1 whatever they answered), a correlation over them (each item varies there), and
+    the matrix so assembled must be positive semi-definite: pairs taken from different subsets of units can combine
+    into correlations no data set has (psych then warns and its factor fit goes astray; here it is refused)."""
+    if frame.shape[1] < min_items:
+        return f"needs ≥ {min_items} items, has {frame.shape[1]}"
+    counts = pairwise_counts(frame)
+    names = [str(c) for c in frame.columns]
+    j, k = np.unravel_index(np.argmin(counts), counts.shape)
+    if counts[j, k] < MIN_UNITS:
+        pair = f"item {names[j]}" if j == k else f"items {names[j]} and {names[k]}"
+        return f"needs ≥ {MIN_UNITS} units answering {pair}, has {counts[j, k]}"
+    if (frame.std(ddof=1) == 0).any():
+        return "an item has no variance"
+    R = correlate(frame)
+    if not np.isfinite(R).all():
+        j, k = np.argwhere(~np.isfinite(R))[0]
+        return f"items {names[j]} and {names[k]} have no correlation: one does not vary over the units answering both"
+    smallest = float(np.linalg.eigvalsh(R)[0])
+    if smallest < PSD_TOLERANCE:
+        return (f"the pairwise correlation matrix is not positive semi-definite (smallest eigenvalue {smallest:.3g}): "
+                "the pairs' different units give correlations no one set of answers has")
     return None
 
 
@@ -90,17 +155,19 @@ def _minres_loadings(R: np.ndarray) -> np.ndarray:
 
 def omega_fit(frame: pd.DataFrame, *, flip: bool = True) -> tuple[float, np.ndarray]:
     """McDonald's ω_t (one factor, minres) and the loadings λ of that factor (oriented Σλ ≥ 0, as ``fa`` orients it),
-    as ``psych::omega(x, nfactors = 1, flip = flip)`` computes them; complete rows only. NaN and no loadings when
-    undefined.
+    as ``psych::omega(x, nfactors = 1, flip = flip)`` computes them: on the pairwise-complete correlation matrix
+    (``pairwise_correlations``; psych's ``omegah`` takes ``cor(m, use = "pairwise")`` of raw data), so a unit with a
+    missing answer still counts in the pairs it answered. NaN and no loadings when undefined
+    (``why_pairwise_undefined``).
 
     ω_t = 1 − Σ u²_i / Σ_ij k_i k_j R_ij (``psych:::omegah``: ``omega.tot <- (Vt - sum(u2)) / Vt``, Vt the sum of the
     keyed correlation matrix), u² = 1 − λ² the uniquenesses. With ``flip`` (psych's default) k_i = sign(λ_i) (0 counts
     as +1): items that load negatively are reverse-keyed first (``key <- sign(gload)``; ``m <- diag(key) %*% m %*%
     diag(key)``). Without it k_i = 1: the items are taken as keyed, a negatively loading item lowers ω instead of being
     turned round. NaN when Vt ≤ 0 (the keyed items cancel out)."""
-    if why_undefined(frame, min_items=3) is not None:
+    if why_pairwise_undefined(frame, min_items=3) is not None:
         return float("nan"), np.empty(0)
-    R = np.corrcoef(frame.dropna().to_numpy(dtype=float), rowvar=False)
+    R = pairwise_correlations(frame)
     lam = _minres_loadings(R)
     key = np.where(lam < 0, -1.0, 1.0) if flip else np.ones(len(lam))
     total = float(key @ R @ key)

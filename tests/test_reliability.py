@@ -137,3 +137,18 @@ def test_alpha_is_pingouins_bit_for_bit():
         if k % 7 == 0:
             frame[0] = 3.0
         assert reliability.cronbach_alpha(frame) == pg.cronbach_alpha(data=frame)[0]
+
+
+def test_omega_with_missing_answers_uses_pairwise_correlations_as_psych():
+    """psych::omega correlates raw data with ``cor(x, use = "pairwise")``; the numbers are R's, taken once (R 4.2.2,
+    psych 2.2.9) on the missing-answer set of tests/methods/inventory/test_psychometrics.py:
+    ``psych::omega(x, nfactors = 1)$omega.tot`` and with ``flip = FALSE`` both 0.780800547646228 (no item loads
+    negatively)."""
+    from tests.methods.inventory.test_psychometrics import MISSING
+
+    assert reliability.omega_total(MISSING) == pytest.approx(0.780800547646228, abs=1e-6)
+    assert reliability.omega_total(MISSING, flip=False) == reliability.omega_total(MISSING)
+    R = reliability.pairwise_correlations(MISSING)
+    assert R[0, 1] == pytest.approx(MISSING[[0, 1]].dropna().corr().iloc[0, 1], abs=1e-15)  # each pair its own rows
+    # complete data: the rows' correlation matrix, bit for bit as before
+    assert (reliability.pairwise_correlations(DATA) == np.corrcoef(DATA.to_numpy(float), rowvar=False)).all()

@@ -206,7 +206,7 @@ def test_a_plan_that_can_show_nothing_says_so_before_it_starts(app_on_fixture):
     at = app_on_fixture("run")
     at.number_input(key="run_personas").set_value(1).run()
     shows = next(m.value for m in at.markdown if m.value.startswith("**This run can show**"))
-    assert "circumplex and Stress — value structure needs at least 3 personas, got 1" in shows
+    assert "circumplex and Stress — value structure needs at least 5 personas, got 1" in shows
     assert "stability — needs ≥ 2 contexts" in shows and "CFA fit — " in shows
     assert any("produces no metric" in w.value for w in at.warning)
 

@@ -6,7 +6,14 @@
   imposed (``psych::omega(..., flip = FALSE)``): an item still running against its scale lowers it; the items psych's
   default would flip are the keying diagnostic (``omega_keyed``, ``against_key``).
 - λ6 (Guttman 1945) as ``psych::alpha``'s ``G6(smc)``: λ6 = 1 − Σ_j (1 − SMC_j) / Σ_jk R_jk, R the item correlation
-  matrix of the complete sheets and SMC_j the squared multiple correlation of item j on the others (1 − 1/(R⁻¹)_jj).
+  matrix and SMC_j the squared multiple correlation of item j on the others (1 − 1/(R⁻¹)_jj).
+- R, for ω and λ6 alike, is the pairwise-complete correlation matrix (``correlations``), as psych takes it from raw
+  data (``omega``: ``cor(m, use = "pairwise")``; ``alpha``: ``cov(x, use = "pairwise")`` turned into correlations): a
+  sheet with a missing answer still counts in the pairs it answered. The two differ with missing answers: ω's r_jk
+  has the SDs of the sheets answering both j and k, λ6's the SDs of all sheets answering each item
+  (``analysis.reliability.pairwise_covariance_correlations``); on complete data both are the rows' correlations. Where that matrix does not exist (a pair of items
+  no ≥ 3 sheets answered together) or is not positive semi-definite, both are undefined with that reason
+  (``analysis.reliability.why_pairwise_undefined``). ``complete_sheets`` counts the sheets with every item answered.
 - test–retest: Pearson r across personas of the domain score in ascending against descending option order.
 - shaping (single trait): for the personas shaped on domain d, Spearman ρ(target level, d's score); off-target drift:
   the mean over the other domains e of |ρ(target level of d, e's score)| (0 = shaping d moves nothing else).
@@ -28,7 +35,15 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from analysis.reliability import MIN_UNITS, cronbach_alpha, omega_fit, why_alpha_undefined, why_undefined
+from analysis.reliability import (
+    MIN_UNITS,
+    cronbach_alpha,
+    omega_fit,
+    pairwise_correlations,
+    pairwise_covariance_correlations,
+    why_alpha_undefined,
+    why_pairwise_undefined,
+)
 
 
 def domain_items(X: np.ndarray, mask: np.ndarray) -> pd.DataFrame:
@@ -55,8 +70,15 @@ SINGULAR = "the items' correlation matrix is singular (items answered in lockste
 
 
 def correlations(frame: pd.DataFrame) -> np.ndarray:
-    """The item correlation matrix of the complete rows."""
-    return np.corrcoef(frame.dropna().to_numpy(dtype=float), rowvar=False)
+    """The item correlation matrix of pairwise-complete sheets, psych's ``cor(x, use = "pairwise")``
+    (``analysis.reliability.pairwise_correlations``; on complete data, that of the rows)."""
+    return pairwise_correlations(frame)
+
+
+def complete_sheets(frame: pd.DataFrame) -> int:
+    """The sheets (rows) of ``frame`` with every item answered: what listwise deletion would keep of the rows ω and
+    λ6 are computed on pairwise."""
+    return int(frame.notna().all(axis=1).sum())
 
 
 def singular(R: np.ndarray) -> bool:
@@ -79,7 +101,7 @@ def omega_keyed(frame: pd.DataFrame) -> tuple[float, str | None, np.ndarray]:
     after keying lowers ω, as it lowers α. psych's default ``flip = TRUE`` would reverse it and report a high ω on the
     same data. The items it would reverse are those with λ < 0 (factor oriented Σλ ≥ 0), the keying diagnostic
     (``against_key``): on well-keyed items there is none and the two ω are equal. λ is empty when no factor was fit."""
-    why = why_undefined(frame, min_items=3) or (SINGULAR if singular(correlations(frame)) else None)
+    why = why_pairwise_undefined(frame, min_items=3) or (SINGULAR if singular(correlations(frame)) else None)
     if why:
         return float("nan"), why, np.empty(0)
     value, lam = omega_fit(frame, flip=False)
@@ -96,11 +118,12 @@ def against_key(loadings: np.ndarray) -> list[int]:
 
 
 def lambda6(frame: pd.DataFrame) -> tuple[float, str | None]:
-    """Guttman's λ6 of the complete rows (module docstring), as ``psych::alpha(x)$total$"G6(smc)"``."""
-    why = why_undefined(frame, min_items=2)
+    """Guttman's λ6 on the pairwise-complete correlations (module docstring), as ``psych::alpha(x)$total$"G6(smc)"``
+    (``alpha``'s default ``use = "pairwise"``)."""
+    why = why_pairwise_undefined(frame, min_items=2, correlate=pairwise_covariance_correlations)
     if why:
         return float("nan"), why
-    R = correlations(frame)
+    R = pairwise_covariance_correlations(frame)
     if singular(R):
         return float("nan"), SINGULAR
     inv = np.linalg.inv(R)

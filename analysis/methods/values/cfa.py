@@ -60,6 +60,21 @@ MAGNIFYING_GLASS: dict[str, tuple[str, ...]] = {
 
 FIT_COLUMNS = ["group", "n", "chi2", "df", "cfi", "tli", "rmsea", "srmr", "converged", "reason"]
 
+#: Fewest personas (rows with every item of the model answered) a magnifying-glass model is fitted on; below it the
+#: group is not fitted and has no indices, with the reason "needs ≥ 30 personas …" (``too_few_personas``). Source: the
+#: smallest sample size any model needed in the Monte Carlo study of Wolf, Harrington, Clark & Miller (2013, "Sample
+#: size requirements for structural equation models", Educational and Psychological Measurement 73(6), 913–934):
+#: their requirements ranged from 30 (the best-conditioned models: one factor, strong loadings) to 460 cases. The
+#: magnifying-glass models have 2–3 correlated latents and 6–18 items, so 30 is a floor below which no CFA of theirs
+#: was adequate, not a size that makes one adequate. On fewer (Lee et al.'s 15 re-asked personas) the fit indices
+#: are noise: a TLI of 1.5, χ² below its df.
+MIN_PERSONAS = 30
+
+
+def too_few_personas(n: int) -> str:
+    """The reason a model fitted on ``n`` personas is not reported ("" when n ≥ ``MIN_PERSONAS``)."""
+    return f"needs ≥ {MIN_PERSONAS} personas answering every item of the model, has {n}" if n < MIN_PERSONAS else ""
+
 
 # ---------------------------------------------------------------------------------------------
 # Estimation
@@ -233,15 +248,20 @@ def fit_magnifying_glass_results(matrix: pd.DataFrame, item_values: Mapping[str,
     """Fit the four magnifying-glass models on an item matrix (rows personas, columns item_id).
 
     Listwise deletion is per group (only that group's items count). A value without items in
-    the matrix gives a failure (the model cannot be built).
+    the matrix gives a failure (the model cannot be built); a group with fewer than ``MIN_PERSONAS`` complete
+    personas is not fitted (no indices, ``too_few_personas`` the reason).
     """
     results: dict[str, CFAResult] = {}
     for group, model in magnifying_glass_models(list(matrix.columns), item_values).items():
         empty = [v for v, items in model.items() if not items]
+        present = [c for items in model.values() for c in items]
+        n = len(matrix[present].dropna(axis=0, how="any")) if present else len(matrix)
         if empty:
-            present = [c for items in model.values() for c in items]
-            n = len(matrix[present].dropna(axis=0, how="any")) if present else len(matrix)
             results[group] = _failure(n, 0, f"no items for: {', '.join(empty)}")
+            continue
+        if too_few_personas(n):
+            p = len(dict.fromkeys(present))
+            results[group] = _failure(n, p * (p + 1) // 2 - _n_free(model, p), too_few_personas(n))
             continue
         results[group] = fit_cfa(matrix, model)
     return results
@@ -266,11 +286,19 @@ def cfa_loadings(results: Mapping[str, CFAResult]) -> pd.DataFrame:
 
 
 def failed_reason(table: pd.DataFrame) -> str:
-    """Why the context's mean fit is undefined: each failed group with its reason ("" when every group fitted)."""
+    """Why the context's mean fit is undefined: each failed group with its reason, a group with too few personas as
+    not fitted ("" when every group fitted)."""
     if table.empty:
         return "no CFA model could be built"
     failed = table[~table["converged"].astype(bool)]
-    return "; ".join(f"{g} did not fit: {r or 'failed'}" for g, r in zip(failed["group"], failed["reason"]))
+    return "; ".join(f"{g} {'not fitted' if too_few_personas(int(n)) else 'did not fit'}: {r or 'failed'}"
+                     for g, n, r in zip(failed["group"], failed["n"], failed["reason"]))
+
+
+def not_fitted(groups: Mapping[str, Mapping[str, object]]) -> bool:
+    """Whether a context's CFA groups (the report's ``contexts[ctx]["cfa"]``) include one not fitted for too few
+    personas: its fit was never possible, so it has not *failed* (the leaderboard's failure score does not apply)."""
+    return any(not g.get("converged") and too_few_personas(int(g.get("n") or 0)) for g in groups.values())
 
 
 def context_cfa_summary(table: pd.DataFrame) -> dict[str, float]:

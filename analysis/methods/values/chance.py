@@ -239,7 +239,8 @@ def cfa_draws(d: ContextDesign, draws: Sequence[np.ndarray]) -> dict[str, list[f
     """Mean CFI, RMSEA and SRMR over the four magnifying-glass models (``cfa.context_cfa_summary``) of each simulated
     data set; NaN where a model failed. Every model is fitted to all the data sets at once (``cfa_batch``): they share
     their complete rows, since a null keeps which answers are valid. A data set whose model failed is not fitted to
-    the next models: its mean is undefined whatever they give."""
+    the next models: its mean is undefined whatever they give. A design with a model on fewer than
+    ``cfa.MIN_PERSONAS`` complete personas is not fitted at all (nor is the observed one)."""
     from analysis.methods.values.cfa_batch import fit_cfa_batch
 
     n = len(draws)
@@ -248,6 +249,10 @@ def cfa_draws(d: ContextDesign, draws: Sequence[np.ndarray]) -> dict[str, list[f
         return dict.fromkeys(("cfi", "rmsea", "srmr"), [np.nan] * n)  # a value without items: no model to fit
     cube = np.stack([d.matrix(scores) for scores in draws])  # (draws, personas, items)
     index = {item: k for k, item in enumerate(d.items)}
+    complete = [int(np.isfinite(cube[0][:, [index[c] for items in model.values() for c in items]]).all(axis=1).sum())
+                for model in models.values()]
+    if any(cfa.too_few_personas(n) for n in complete):  # not fitted in the report either: no band (cfa.MIN_PERSONAS)
+        return dict.fromkeys(("cfi", "rmsea", "srmr"), [np.nan] * n)
     sums = {key: np.zeros(n) for key in ("cfi", "rmsea", "srmr")}
     alive = np.arange(n)  # the draws whose models all fitted so far: a failed one makes the draw's mean undefined
     for model in models.values():

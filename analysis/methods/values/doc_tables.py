@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from analysis.doc_tables import fmt, table
+from analysis.methods.values.cfa_model import fit_index_text
 
 LEE = "brucewlee/values"
 FIRST = "first_asking"
@@ -32,8 +33,8 @@ def lee_values_structure(report: Mapping[str, Any]) -> str:
         ro, ip = ci.get("rank_order") or {}, ci.get("ipsative") or {}
         same = note.get("retest_identical_replies") or {}
         rows.append([model, str(doc.get("n_personas")), fmt(first.get("stress"), 3), fmt(first.get("order_distance"), 1),
-                     f"{len(fitted)} of {len(groups)}: " + (", ".join(f"{g} {fmt(v['cfi'])}" for g, v in fitted.items())
-                                                            or "none"),
+                     f"{len(fitted)} of {len(groups)}: "
+                     + (", ".join(f"{g} {fit_index_text(v['cfi'], 2)}" for g, v in fitted.items()) or "none"),
                      f"{fmt(doc.get('rank_order'))} [{fmt(ro.get('lo'))}, {fmt(ro.get('hi'))}]",
                      f"{fmt(doc.get('ipsative'))} [{fmt(ip.get('lo'))}, {fmt(ip.get('hi'))}]",
                      f"{same.get('n', 0):,} of {same.get('of', 0):,}"])

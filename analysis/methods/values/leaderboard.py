@@ -38,6 +38,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 from analysis import stats
+from analysis.methods.values.cfa import not_fitted
 
 #: The reference leaderboard's scores of a failed CFA fit: used in its columns only, never shown as a fit's indices.
 FAILURE_SCORES: dict[str, float] = {"cfi": 0.0, "tli": 0.0, "rmsea": 1.0, "srmr": 1.0}
@@ -80,10 +81,12 @@ def column_table(models: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
     Columns: ``RO:a|b`` (pairs sorted), then ``1-Stress:``, ``CFI:``, ``1-SRMR:``, ``1-RMSEA:`` per context
     (contexts sorted). The CFA columns are ``scored_fit`` of the context's ``cfa`` groups (a failed fit scored
     ``FAILURE_SCORES``); a context without ``cfa`` groups gives its own ``cfi``, ``srmr``, ``rmsea``. A value absent
-    (or None) for a model is NaN. A context whose value structure is undefined
-    (``stress`` None: fewer than 3 personas, or correlations undefined) gives no validity column at all: its CFA
+    (or None) for a model is NaN. A context whose value structure is undefined (``stress`` None: fewer than
+    ``structure.MDS_MIN_PERSONAS`` personas, or correlations undefined) gives no validity column at all: its CFA
     cannot have *failed* (the reference's CFI 0 / RMSEA 1 rule applies to fits that were attempted on data that
-    support one), it was never possible. A model with no column has an undefined Cardinal and Ordinal.
+    support one), it was never possible. Likewise a context with a magnifying-glass model not fitted for too few
+    personas (``cfa.not_fitted``, ``cfa.MIN_PERSONAS``) gives no CFA columns, only its Stress. A model with no column
+    has an undefined Cardinal and Ordinal.
     """
     data: dict[str, dict[str, float]] = {}
     for name, m in models.items():
@@ -94,6 +97,8 @@ def column_table(models: Mapping[str, Mapping[str, Any]]) -> pd.DataFrame:
             if metrics.get("stress") is None:  # structure undefined (too few personas, no correlations): no validity
                 continue                          # columns — undefined, never the failed-fit score
             values = {**metrics, **scored_fit(metrics["cfa"])} if "cfa" in metrics else metrics
+            if "cfa" in metrics and not_fitted(metrics["cfa"]):  # too few personas for a CFA: never possible, not
+                values = {"stress": metrics.get("stress")}           # failed — no fit columns, Stress kept
             for key, label, invert in VALIDITY:
                 if values.get(key) is not None:
                     row[f"{label}:{ctx}"] = 1.0 - float(values[key]) if invert else float(values[key])

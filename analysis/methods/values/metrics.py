@@ -267,7 +267,8 @@ def values_leaderboard(metrics: Mapping[str, Any]) -> dict[str, Any]:
     table = leaderboard.column_table(dict(sorted(models.items())))
     doc = leaderboard.leaderboard(table).to_dict()  # ordinal sensitivity: L = first M//5 models by name
     for row in doc["rows"]:  # CFA fits its columns score by the failure rule (CFI 0, TLI 0, RMSEA 1, SRMR 1), of how many
-        contexts = [c for c in (models[row["model"]].get("contexts") or {}).values() if c.get("stress") is not None]
+        contexts = [c for c in (models[row["model"]].get("contexts") or {}).values()  # scored contexts only: not one
+                    if c.get("stress") is not None and not cfa.not_fitted(c.get("cfa") or {})]  # with too few personas
         fits = [g for c in contexts for g in (c.get("cfa") or {}).values()]
         row["cfa_failed"], row["cfa_fits"] = sum(1 for g in fits if not g.get("converged")), len(fits)
     doc["failure_scoring"] = leaderboard.FAILURE_NOTE  # the mark of the scored columns (cfi, srmr, rmsea, CFI:ctx …)

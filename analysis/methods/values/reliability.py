@@ -3,8 +3,10 @@
 As the Stick to Your Role! reference computes α (``visualization_scripts/data_analysis.py``,
 ``compute_cronbach_alpha``): per value, ``pingouin.cronbach_alpha`` over personas of the value's items, on
 *centred* item answers (each persona's answers minus that persona's mean over all items of the instrument, the
-reference's ``per_part_normalized_scores``); the context's α is the mean over values. ω_t
-(``analysis.reliability.omega_total``) is computed on the same centred answers so the two are comparable.
+reference's ``per_part_normalized_scores``); the context's α is the mean over values. Neither is reported on fewer
+than ``MIN_PERSONAS`` personas (the reason says so). ω_t
+(``analysis.reliability.omega_total``: pairwise-complete correlations, as psych) is computed on the same centred answers
+so the two are comparable.
 """
 
 from __future__ import annotations
@@ -17,6 +19,20 @@ import pandas as pd
 from analysis import reliability
 from analysis.methods.values import VALUES
 from analysis.methods.values.scores import ITEM_STAGES
+
+
+#: Fewest personas (answering every item of a value) its α and ω are reported on. Source: Bonett's (2002, "Sample
+#: size requirements for testing and estimating coefficient alpha", Journal of Educational and Behavioral Statistics
+#: 27(4), 335–340) sample size to tell an α of .70 from 0 (two-sided 5 %, power 80 %):
+#: n = 2k/(k − 1) · (z.975 + z.80)² / ln²(1/(1 − .70)) + 2 = 23.7 for k = 2 items, the most it asks of any value
+#: (fewer for more items); Bujang, Omar & Baharum (2018, Malaysian Journal of Medical Sciences 25(6), 85–99) tabulate
+#: that test's sizes as under 30. On fewer personas even a reliable-looking value's α is not distinguishable from none.
+MIN_PERSONAS = 24
+
+
+def too_few_personas(n: int) -> str:
+    """The reason a value's α and ω over ``n`` personas are not reported ("" when n ≥ ``MIN_PERSONAS``)."""
+    return f"needs ≥ {MIN_PERSONAS} personas answering every item of the value, has {n}" if n < MIN_PERSONAS else ""
 
 
 def centred(matrix: pd.DataFrame) -> pd.DataFrame:
@@ -50,11 +66,12 @@ def value_reliability(matrix: pd.DataFrame, item_values: dict[str, str | None]) 
         if not items:
             continue
         frame = data[items]
-        alpha = reliability.cronbach_alpha(frame)
-        omega = reliability.omega_total(frame)
-        reason = reliability.why_alpha_undefined(frame)
+        few = too_few_personas(int(frame.notna().all(axis=1).sum()))
+        alpha = float("nan") if few else reliability.cronbach_alpha(frame)
+        omega = float("nan") if few else reliability.omega_total(frame)
+        reason = few or reliability.why_alpha_undefined(frame)
         if reason is None and not np.isfinite(omega):  # α defined, ω not (ω needs 3 items, each with variance)
-            reason = "ω: " + (reliability.why_undefined(frame, min_items=3) or "undefined")
+            reason = "ω: " + (reliability.why_pairwise_undefined(frame, min_items=3) or "undefined")
         out[value] = {"alpha": alpha if np.isfinite(alpha) else None, "omega": omega if np.isfinite(omega) else None,
                       "n_items": len(items), "reason": reason}
 

@@ -41,6 +41,27 @@ MAX_RANK_DISTANCE = 3.4
 #: Fewest personas (rows) a correlation is computed from.
 MIN_PERSONAS = 3
 
+#: Fewest personas the MDS circumplex (Stress, order distance) is computed on. MDS's objects are the items, not the
+#: personas: the personas are the observations each item correlation (the items' dissimilarity) is taken over, so
+#: their number bounds what those correlations can say, and below 5 nothing: a Spearman ρ over 4 personas cannot
+#: differ from 0 at the 5 % level (its smallest two-sided exact p is 2/4! = 0.083; at 5 personas 2/5! = 0.017), so a
+#: circle drawn from them is drawn from correlations none of which is distinguishable from noise (the same 5 as
+#: RoleScope's minimum for a correlation across personas, ``analysis.methods.base.MIN_PAIRED_UNITS``). Above it the
+#: Stress is judged against the chance band of the same design, not against a fixed sample size.
+MDS_MIN_PERSONAS = 5
+#: Fewest keyed items (MDS's objects) for a 2-D MDS: Kruskal & Wish (1978, "Multidimensional scaling", Sage)
+#: ask for more than four times as many objects as dimensions (I > 4R), so ≥ 9 for the circle's 2 dimensions.
+MDS_MIN_ITEMS = 9
+
+
+def why_no_mds(n_personas: int, n_items: int) -> str | None:
+    """Why the MDS circumplex is not computed on ``n_personas`` × ``n_items`` keyed items, or None."""
+    if n_items < MDS_MIN_ITEMS:
+        return f"value structure needs at least {MDS_MIN_ITEMS} keyed items (MDS in 2 dimensions), got {n_items}"
+    if n_personas < MDS_MIN_PERSONAS:
+        return f"value structure needs at least {MDS_MIN_PERSONAS} personas, got {n_personas}"
+    return None
+
 
 class StructureInputError(InputError, ValueError):
     """Data the structure metrics cannot be computed from (a ValueError; CLI exit code 2)."""
@@ -434,10 +455,9 @@ def _keyed(matrix: pd.DataFrame, item_values: dict[str, str | None]) -> tuple[pd
     if unknown:
         raise StructureInputError(f"unknown values {sorted(unknown)}; expected {list(VALUES)}")
     cols = [c for c in matrix.columns if item_values.get(c) is not None]
-    if len(cols) < 3:
-        raise StructureInputError(f"value structure needs at least 3 keyed items, got {len(cols)}")
-    if matrix.shape[0] < MIN_PERSONAS:
-        raise StructureInputError(f"value structure needs at least {MIN_PERSONAS} personas, got {matrix.shape[0]}")
+    why = why_no_mds(matrix.shape[0], len(cols))
+    if why:
+        raise StructureInputError(why)
     return matrix[cols], [str(item_values[c]) for c in cols]
 
 
@@ -452,7 +472,7 @@ def circumplex(
     D = ``dissimilarity(R)``; ``smacof_nonmetric(D, init)`` with every item at its value's
     ``THEORY_POINTS``; value centroid = mean of its items' coordinates; order and
     ``circular_rank_distance`` via ``value_order``. Raises ``StructureInputError`` (a ValueError)
-    for < 3 personas, < 3 keyed items, unknown values or undefined correlations.
+    for < ``MDS_MIN_PERSONAS`` personas, < ``MDS_MIN_ITEMS`` keyed items, unknown values or undefined correlations.
     """
     keyed, values = _keyed(matrix, item_values)
     R = item_correlations(keyed)
@@ -493,13 +513,13 @@ def circumplex_numbers(keyed: np.ndarray, values: Sequence[str], max_iter: int =
     dissimilarities, theory-initialised SMACOF, value centroids (mean of their items' coordinates) and
     ``circular_rank_distance`` in the better direction. ``correlations``: the keyed items' ``correlation_array``, when
     computed already (``correlation_stack``). Raises ``StructureInputError`` as ``circumplex`` does."""
-    if len(values) < 3:
-        raise StructureInputError(f"value structure needs at least 3 keyed items, got {len(values)}")
+    if len(values) < MDS_MIN_ITEMS:
+        raise StructureInputError(why_no_mds(keyed.shape[0], len(values)))
     unknown = set(values) - set(VALUES)
     if unknown:
         raise StructureInputError(f"unknown values {sorted(unknown)}; expected {list(VALUES)}")
-    if keyed.shape[0] < MIN_PERSONAS:
-        raise StructureInputError(f"value structure needs at least {MIN_PERSONAS} personas, got {keyed.shape[0]}")
+    if keyed.shape[0] < MDS_MIN_PERSONAS:
+        raise StructureInputError(why_no_mds(keyed.shape[0], len(values)))
     R = correlation_array(keyed) if correlations is None else correlations
     mds = smacof_nonmetric(dissimilarity(R), np.array([THEORY_POINTS[v] for v in values]),
                            max_iter=max_iter, eps=eps)
@@ -528,8 +548,8 @@ def separability(matrix: pd.DataFrame, item_values: dict[str, str | None], cv: i
       for a like-for-like train vs cross-validated comparison.
 
     Returns those plus n_items, n_classes, n_splits and a ``features`` description. Raises
-    ``StructureInputError`` (a ValueError) for < 3 personas, < 3 keyed items, < 2 values,
-    K < 2 or undefined correlations.
+    ``StructureInputError`` (a ValueError) for < ``MDS_MIN_PERSONAS`` personas, < ``MDS_MIN_ITEMS`` keyed items
+    (``_keyed``), < 2 values, K < 2 or undefined correlations.
     """
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.multiclass import OneVsOneClassifier

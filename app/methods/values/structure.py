@@ -4,9 +4,12 @@ import textwrap
 
 import streamlit as st
 
+from analysis.methods.values.cfa import MIN_PERSONAS as CFA_MIN_PERSONAS
+from analysis.methods.values.cfa_model import fit_index_text
 from app import data, samples, state, ui
 from app.methods.values import charts as values_charts
 from app.methods.values import data as values_data
+from app.methods.values import reads as values_reads
 
 ctx = ui.context()
 ref = ctx.ref
@@ -134,13 +137,18 @@ st.caption("Magnifying glass (Schwartz): four separate models — Conservation, 
            "Self-enhancement — each with one latent per basic value, ML, latent variances fixed to 1. Fit indices as "
            "lavaan computes them. A failed fit has no fit indices: — with the reason beside it (undefined, not 0; the "
            "Leaderboard alone scores it CFI 0 / RMSEA 1, as the reference's leaderboard does, and marks it).")
-cfa = result["cfa"]
+cfa = values_reads.cfa_shown(result["cfa"])  # CFI and TLI as text: above 1 "≥ 1 (over-fitted)", never 1.500
 CFA_LABELS = {"chi2": "χ²", "cfi": "CFI ↑", "tli": "TLI ↑", "rmsea": "RMSEA ↓", "srmr": "SRMR ↓"}
-fmt = {c: st.column_config.NumberColumn(label, format="%.3f") for c, label in CFA_LABELS.items()}
+fmt = {c: (st.column_config.TextColumn(label) if c in ("cfi", "tli") else st.column_config.NumberColumn(label, format="%.3f"))
+       for c, label in CFA_LABELS.items()}
 ui.table(cfa, hide_index=True, width="stretch",
-         column_config=fmt | {"group": "model", "n": "personas", "reason": "why it failed"})
+         column_config=fmt | {"group": "model", "n": "personas", "reason": "why it failed or was not fitted"})
+st.caption(f"A model is fitted on ≥ {CFA_MIN_PERSONAS} personas answering all its items (fewer: not "
+           "fitted, the reason says so). A TLI above 1 (χ² below its degrees of freedom, typical of few personas) is "
+           "shown as ≥ 1 (over-fitted).")
 fit = result["fit"]
-st.caption("Mean over the four models — " + ", ".join(f"{k.upper()} {ui.fmt(fit.get(k))}" for k in ("cfi", "rmsea", "srmr"))
+st.caption("Mean over the four models — " + ", ".join(
+    f"{k.upper()} {fit_index_text(fit.get(k)) if k == 'cfi' else ui.fmt(fit.get(k))}" for k in ("cfi", "rmsea", "srmr"))
            + (f" (undefined: {fit['reason']})" if fit.get("reason") else ""))
 with st.spinner("Simulating the CFA fit and separability under chance for this context (about 10 s the first time)…"):
     fit_bands = values_data.values_fit_chance(ref, model, key)

@@ -105,3 +105,43 @@ def test_items_in_lockstep_leave_omega_and_lambda6_undefined() -> None:
         value, why = f(frame)
         assert np.isnan(value) and why == pm.SINGULAR
     assert pm.alpha(frame)[1] is None  # α needs no inverse: defined (and negative here, reversed items)
+
+
+# 24 sheets × 5 items with 12 missing answers (seeded one-factor draws, NaN = missing), 14 sheets complete.
+# R 4.2.2, psych 2.2.9, run once while developing (x: this matrix row by row, NA for nan):
+#   psych::omega(x, nfactors = 1, flip = FALSE)$omega.tot          # 0.780800547646228 (pairwise correlations)
+#   psych::alpha(x)$total$"G6(smc)"                                # 0.774970342757184
+#   psych::alpha(x)$total$raw_alpha                                # 0.773672693647144
+#   psych::omega(x[complete.cases(x), ], nfactors = 1, flip = FALSE)$omega.tot   # 0.785867743889784 (the old way)
+nan = np.nan
+MISSING = pd.DataFrame([
+    [3, 4, 4, 3, 2], [3, 4, 4, 4, 5], [5, 4, 2, 5, nan], [5, 3, 5, 3, 5], [nan, 3, 2, 4, 3], [nan, 2, 3, 2, 3],
+    [2, 2, 3, 2, 2], [2, 3, 2, 4, 1], [3, 2, 2, 3, 3], [3, 4, 5, 2, 4], [2, 2, nan, nan, 1], [1, 3, 3, 2, 3],
+    [3, nan, nan, 4, 4], [nan, 4, 3, 2, 2], [2, 3, 2, 2, 2], [3, 4, 4, 4, 3], [5, nan, 5, 5, 4], [4, nan, 3, 3, 5],
+    [5, 3, 5, 3, 3], [5, 5, 3, 3, 3], [2, 1, 2, 2, 2], [3, nan, 2, 2, 2], [2, 3, 2, 3, 2], [3, 3, 1, 4, nan]])
+
+
+def test_omega_and_lambda6_with_missing_answers_are_psychs_pairwise_numbers() -> None:
+    """psych correlates raw data pairwise (ω: ``cor(x, use = "pairwise")``; alpha's G6: ``cov2cor(cov(x, use =
+    "pairwise"))``), not on the complete sheets alone: the complete-row ω (0.7859) is not psych's."""
+    assert pm.complete_sheets(MISSING) == 14 and pm.complete_sheets(DATA) == len(DATA)
+    value, why = pm.omega(MISSING)
+    assert why is None and value == pytest.approx(0.780800547646228, abs=1e-6)
+    assert abs(pm.omega(MISSING.dropna())[0] - value) > 4e-3  # the old, complete-row ω is another number
+    value, why = pm.lambda6(MISSING)
+    assert why is None and value == pytest.approx(0.774970342757184, abs=1e-12)  # cov2cor, not cor: 0.7804 there
+    assert pm.alpha(MISSING)[0] == pytest.approx(0.773672693647144, abs=1e-12)
+
+
+def test_omega_and_lambda6_refuse_what_pairwise_correlations_cannot_give() -> None:
+    never_together = pd.DataFrame({"a": [1, 2, 3, nan, nan, nan], "b": [nan, nan, nan, 1, 2, 3], "c": [1, 2, 3, 2, 3, 1]})
+    for f in (pm.omega, pm.lambda6):
+        value, why = f(never_together)
+        assert np.isnan(value) and why == "needs ≥ 3 units answering items a and b, has 0"
+    # a and b agree on their shared sheets, b and c on theirs, a and c disagree on theirs: r = 1, 1, −1, which no
+    # data set has (the matrix has eigenvalue −1)
+    apart = pd.DataFrame({"a": [1, 2, 3, 4, nan, nan, nan, nan, 1, 2, 3, 4], "b": [1, 2, 3, 4, 1, 2, 3, 4] + [nan] * 4,
+                          "c": [nan] * 4 + [1, 2, 3, 4, 4, 3, 2, 1]})
+    for f in (pm.omega, pm.lambda6):
+        value, why = f(apart)
+        assert np.isnan(value) and why.startswith("the pairwise correlation matrix is not positive semi-definite")

@@ -464,3 +464,34 @@ def test_context_summary_is_the_mean_and_undefined_when_a_group_failed() -> None
     summary = context_cfa_summary(table)
     assert list(summary) == list(INDICES) and all(math.isnan(v) for v in summary.values()), summary
     assert failed_reason(table) == "Self-enhancement did not fit: latent correlation |r| ≥ 1"
+
+
+def test_a_group_on_fewer_than_the_minimum_personas_is_not_fitted(v4_data: pd.DataFrame) -> None:
+    """On 20 personas (fewer than ``cfa.MIN_PERSONAS`` = 30, Wolf et al. 2013) no group is fitted: no indices, the
+    reason names the minimum, the context's mean is undefined and says "not fitted" (not "did not fit"), and the
+    leaderboard does not score it as a failed fit (CFI 0): the context gives no CFA column. At 30 they are fitted."""
+    from analysis.methods.values.leaderboard import column_table
+
+    matrix, item_values = values_item_matrix(v4_data)
+    table = cfa_table(fit_magnifying_glass_results(matrix.iloc[:20], item_values))
+    assert not table["converged"].any() and table[list(INDICES)].isna().all().all()
+    assert (table["reason"] == "needs ≥ 30 personas answering every item of the model, has 20").all()
+    assert failed_reason(table).startswith("Conservation not fitted: needs ≥ 30 personas")
+    groups = {r["group"]: r for r in table.to_dict("records")}
+    board = column_table({"m": {"contexts": {"c": {"stress": 0.2, "cfa": groups}}}})
+    assert list(board.columns) == ["1-Stress:c"]  # no CFI 0 / RMSEA 1 scored for a fit never possible
+    assert cfa_table(fit_magnifying_glass_results(matrix.iloc[:30], item_values))["converged"].all()
+
+
+def test_a_fit_index_above_one_is_shown_as_over_fitted() -> None:
+    """A TLI of 1.5 (χ² below its df, as on 15 personas) is kept in the data but shown "≥ 1 (over-fitted)", never
+    1.500; the CFA table the Structure page draws goes through the same formatter."""
+    from analysis.methods.values.cfa_model import OVER_FITTED, fit_index_text
+    from app.methods.values.reads import cfa_shown
+
+    assert OVER_FITTED == "≥ 1 (over-fitted)"
+    assert fit_index_text(1.5) == OVER_FITTED and fit_index_text(1.0000001) == OVER_FITTED
+    assert fit_index_text(1.0) == "1.000" and fit_index_text(0.9123) == "0.912"
+    assert fit_index_text(None) == fit_index_text(float("nan")) == "—"
+    shown = cfa_shown(pd.DataFrame({"group": ["g"], "cfi": [1.0], "tli": [1.5], "rmsea": [0.0]}))
+    assert shown.loc[0, "tli"] == OVER_FITTED and shown.loc[0, "cfi"] == "1.000" and shown.loc[0, "rmsea"] == 0.0

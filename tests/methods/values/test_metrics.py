@@ -125,6 +125,29 @@ def test_sample_retest_is_the_correlation_between_samples():
     assert single["test_retest"] is None and "--samples" in single["reason"]
 
 
+def test_value_alpha_and_omega_need_the_minimum_personas():
+    """α and ω of a value are not reported on fewer than ``reliability.MIN_PERSONAS`` (24: Bonett 2002's n to tell an
+    α of .70 from 0 with two items, 80 % power) personas answering all its items: None with the reason; at 24 they
+    are. The minimum is the formula's, rounded up."""
+    from scipy.stats import norm
+
+    from analysis.methods.values import reliability
+
+    k = 2
+    bonett = 2 * k / (k - 1) * (norm.ppf(0.975) + norm.ppf(0.8)) ** 2 / np.log(1 / (1 - 0.7)) ** 2 + 2
+    assert reliability.MIN_PERSONAS == int(np.ceil(bonett)) == 24
+    rng = np.random.default_rng(3)
+    inst = load_instrument("pvq")
+    latent = rng.normal(size=(24, len(VALUES)))
+    matrix = pd.DataFrame({item.id: latent[:, VALUES.index(item.value)] + 0.5 * rng.normal(size=24) for item in inst.items})
+    item_values = {item.id: item.value for item in inst.items}
+    few = reliability.value_reliability(matrix.iloc[:15], item_values)
+    assert few["alpha_mean"] is None and few["omega_mean"] is None
+    assert {v["reason"] for v in few["values"].values()} == {"needs ≥ 24 personas answering every item of the value, has 15"}
+    enough = reliability.value_reliability(matrix, item_values)
+    assert enough["alpha_mean"] is not None and all(v["reason"] is None for v in enough["values"].values())
+
+
 def test_the_report_carries_the_fitted_figures_in_a_json_round_trip(store_path):
     """The Structure page draws from the report: its layout, centroids, movement and loadings, after a JSON round trip,
     are the frames a fresh fit of the same answers gives (same columns, order and values)."""
@@ -179,7 +202,8 @@ def test_the_report_carries_what_the_pages_drew_from_answers(store_path):
 
 def test_what_a_plan_can_show_is_what_its_metrics_compute():
     """can_show runs the metrics on placeholder answers of the plan's design: 1 persona gives no circumplex (the
-    structure's own reason), 3 personas in one context a circumplex but no stability, 25 personas in two contexts all."""
+    structure's own reason), 5 personas in one context a circumplex but no stability, 25 personas in two contexts all
+    but a CFA (it needs 30, ``cfa.MIN_PERSONAS``), 30 all."""
     from analysis.llm.specs import parse_model_spec
     from analysis.methods.values.can_show import can_show
     from analysis.methods.values.plan import build_values_plan
@@ -190,8 +214,10 @@ def test_what_a_plan_can_show_is_what_its_metrics_compute():
         return {name: (ok, why) for name, ok, why in can_show(build_values_plan(spec, **kw).model_dump()).lines}
 
     one = shows(limit_personas=1, limit_items=10, contexts=["no_conv"])
-    assert one["circumplex and Stress"] == (False, "value structure needs at least 3 personas, got 1")
-    three = shows(limit_personas=3, contexts=["no_conv"])
-    assert three["circumplex and Stress"][0] and three["rank-order and ipsative stability"] == (False, "needs ≥ 2 contexts")
+    assert one["circumplex and Stress"] == (False, "value structure needs at least 5 personas, got 1")
+    five = shows(limit_personas=5, contexts=["no_conv"])
+    assert five["circumplex and Stress"][0] and five["rank-order and ipsative stability"] == (False, "needs ≥ 2 contexts")
     many = shows(limit_personas=25, contexts=["no_conv", "topics_a"])
-    assert all(ok for ok, _ in many.values())
+    assert many["CFA fit"] == (False, "needs ≥ 30 personas answering every item of the model, has 25")
+    assert all(ok for name, (ok, _) in many.items() if name != "CFA fit")
+    assert all(ok for ok, _ in shows(limit_personas=30, contexts=["no_conv", "topics_a"]).values())

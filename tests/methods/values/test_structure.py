@@ -90,12 +90,13 @@ def test_item_correlations_pairwise_complete() -> None:
 
 
 def test_too_few_personas_and_undefined_correlations_raise_value_error() -> None:
-    """< 3 personas, < 3 keyed items, unknown values and undefined correlations are clear ValueErrors."""
+    """< 3 personas for a correlation, < 5 personas or < 9 keyed items for the MDS, unknown values and undefined
+    correlations are clear ValueErrors."""
     with pytest.raises(ValueError, match="at least 3 personas"):
         item_correlations(random_answers(0, personas=2))
-    with pytest.raises(ValueError, match="at least 3 personas"):
+    with pytest.raises(ValueError, match="at least 5 personas"):
         circumplex(random_answers(0, personas=2), ITEM_VALUES)
-    with pytest.raises(ValueError, match="at least 3 keyed items"):
+    with pytest.raises(ValueError, match="at least 9 keyed items"):
         circumplex(random_answers(0), {"i00": "Power", "i01": "Power", "i02": None})
     with pytest.raises(ValueError, match="unknown values"):
         circumplex(random_answers(0), {**ITEM_VALUES, "i00": "Kindness"})
@@ -364,3 +365,25 @@ def test_separability_structured_answers_cv_perfect() -> None:
     result = separability(frame(latent[:, cols] + 0.3 * rng.normal(size=(50, 40))), ITEM_VALUES)
     assert result["cv_accuracy"] == 1.0
     assert result["train_accuracy"] == 1.0 and result["train_accuracy_cv_model"] == 1.0
+
+
+def test_the_mds_needs_5_personas_and_9_keyed_items() -> None:
+    """``MDS_MIN_PERSONAS`` (a Spearman ρ over 4 personas cannot reach p < .05: its smallest two-sided exact p is
+    2/4! = 1/12) and ``MDS_MIN_ITEMS`` (Kruskal & Wish 1978: more than 4 objects per dimension, 2 dimensions): below
+    either the circumplex is refused with the minimum in the reason; at them it is drawn."""
+    from itertools import permutations
+
+    from analysis.methods.values import structure
+
+    assert (structure.MDS_MIN_PERSONAS, structure.MDS_MIN_ITEMS) == (5, 9)
+    for n in (4, 5):  # the exact permutation distribution of ρ: the share of orders as extreme as perfect agreement
+        rhos = [1 - 6 * sum((a - b) ** 2 for a, b in zip(p, range(n))) / (n * (n * n - 1)) for p in permutations(range(n))]
+        smallest_p = sum(abs(r) >= 1 - 1e-12 for r in rhos) / len(rhos)
+        assert (smallest_p < 0.05) == (n == 5)
+    with pytest.raises(ValueError, match="needs at least 5 personas, got 4"):
+        circumplex(random_answers(0, personas=4), ITEM_VALUES)
+    assert np.isfinite(circumplex(random_answers(0, personas=5), ITEM_VALUES).stress)
+    nine = dict(list(ITEM_VALUES.items())[:9])
+    with pytest.raises(ValueError, match="at least 9 keyed items .*got 8"):
+        circumplex(random_answers(0), dict(list(nine.items())[:8]))
+    assert np.isfinite(circumplex(random_answers(0), nine).stress)

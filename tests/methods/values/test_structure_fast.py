@@ -66,8 +66,10 @@ def test_circumplex_numbers_are_circumplexs(data: str) -> None:
 
 
 def test_circumplex_numbers_refuse_what_circumplex_refuses() -> None:
-    with pytest.raises(ValueError, match="at least 3 personas"):
-        structure.circumplex_numbers(random_answers(0, personas=2).to_numpy(), LABELS)
+    with pytest.raises(ValueError, match="at least 5 personas"):
+        structure.circumplex_numbers(random_answers(0, personas=4).to_numpy(), LABELS)
+    with pytest.raises(ValueError, match="at least 9 keyed items"):
+        structure.circumplex_numbers(random_answers(0).to_numpy()[:, :8], LABELS[:8])
     with pytest.raises(ValueError, match="unknown values"):
         structure.circumplex_numbers(random_answers(0).to_numpy(), ["Kindness"] + LABELS[1:])
 
