@@ -7,6 +7,8 @@ supports, per model and configuration (one configuration per condition of the so
   ``distribution``: count per dollar 0..endowment, an amount counting for the whole dollar below it ($7.50 -> 7;
   ``n_fractional`` says how many were not whole).
 - ``amount_sent_reader``: the same over RoleScope's own reading of the replies (``trust-amount``: whole dollars only).
+- ``invalid_replies``: the ``counts`` entry of the condition's replies RoleScope's reader left invalid (its share
+  with a Wilson interval), so a condition full of unread replies shows beside the others.
 - ``reader_agreement``: each persona in one class — both valid and equal, both valid and different, only the source
   valid, only RoleScope's reader valid, both invalid — with its count and up to ``EXAMPLES`` persona ids.
 
@@ -28,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.methods.base import number, unread_bound
+from analysis.methods.base import counts, number, unread_bound
 from analysis.methods.trust.importer import BASE
 from analysis.methods.trust.versus_human import scaled_to_ten, shift_entry, vs_human_entry
 from analysis.runs import comparable
@@ -100,7 +102,8 @@ def configuration_entry(rows: pd.DataFrame, config: comparable.Configuration, us
             "run_ids": list(config.run_ids), "used": used, "supports": SUPPORTS,
             "amount_sent": amount_summary(rows.loc[source_ok, "source_amount"].tolist(), len(rows), endowment),
             "amount_sent_reader": amount_summary(rows.loc[reader_ok, "sent"].tolist(), len(rows), endowment),
-            "reader_agreement": reader_agreement(rows)}
+            "reader_agreement": reader_agreement(rows),
+            "invalid_replies": counts("invalid replies", int((~reader_ok).sum()), len(rows))}
 
 
 def imported_rows(store: Store, configs: Sequence[comparable.Configuration],
