@@ -21,13 +21,13 @@
         "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n}, "n_rows": {...}: planned answers;
         "invalid_replies": {...}, "n_replies": {...}: those a reply came for (not: rounds never played, failed calls);
         "invalid_reasons": {TABLE: {REASON: n}},
-        "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n}, "conditioning": C, "priors_in_prompt": n,
+        "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {"[d, d+1)": n}, "conditioning": C, "priors_in_prompt": n,
                       "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x,
                                             "n_grouped": n, "n_outside_levels": n, "outside_levels": {VALUE: n}}}},
         "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}},
         "personas": {LEVEL: {"attribute_set": "paper"|"rolescope15", "source": "generated"|"genagents", "n": n, ...}},
         "imported": {CONFIG_ID: {"condition": C, "source": S, "endowment": E, "run_ids": [..], "used": b, "supports": text,
-                                 "amount_sent": {"n", "valid", "mean": number, "sd": number, "distribution": {DOLLAR: n},
+                                 "amount_sent": {"n", "valid", "mean": number, "sd": number, "distribution": {"[d, d+1)": n},
                                                  "n_fractional"},
                                  "amount_sent_reader": {...the same...},
                                  "reader_agreement": {CLASS: {"n": n, "examples": [persona ids], "label": text}},

@@ -248,7 +248,8 @@ class PersonaSource(BaseModel):
 
 class AmountSummary(BaseModel):
     """Amounts sent in an imported configuration: of ``n`` personas the ``valid`` ones (``read_share``), their mean
-    (with its bound under 90 % read: every unread reply at $0 and at the endowment) and SD, and the count per dollar."""
+    (with its bound under 90 % read: every unread reply at $0 and at the endowment) and SD, and the count per $1 bin
+    [d, d + 1) (``behaviour.dollar_bins``)."""
 
     model_config = ConfigDict(extra="forbid")
 
