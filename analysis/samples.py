@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -317,3 +317,63 @@ def scorable(frame: pd.DataFrame) -> tuple[int, int]:
     """(scored samples, valid scored samples) of a run's samples: what its metrics could read."""
     scored = frame[frame["scored"]]
     return len(scored), int(scored["valid"].sum())
+
+
+# -- samples against answers ------------------------------------------------------------------------------
+STAGE, SECOND, NO_REPLY = "stage", "second", "no reply"
+
+
+def against_answers(frame: pd.DataFrame, answer_rows: Mapping[str, int]) -> dict[str, Any]:
+    """How the samples (``frame``: one per stored reply) add up to the answers (``answer_rows``: each answer table's
+    row count, the answers a dashboard counts): ``{"samples": n, "answers": n, "parts": [{"method", "kind", "table",
+    "n", "why"}]}`` with samples = answers + Σ n, each part one reason they differ:
+
+    - ``STAGE``: replies stored in a table that holds no answers (a stage before any answer: a generator's questions);
+    - ``SECOND``: replies stored on an answer row beside its first one (a round's forecast beside its decision): the
+      kinds of the table other than its largest, when they make up the difference exactly; else the difference itself
+      (``kind`` None);
+    - ``NO_REPLY``: answer rows that gave no sample (``n`` negative)."""
+    tally = frame.groupby(["table", "method", "kind"], sort=False).size() if len(frame) else pd.Series(dtype=int)
+    parts: list[dict[str, Any]] = []
+    for table in dict.fromkeys([*tally.index.get_level_values("table"), *answer_rows]):
+        mine = tally[tally.index.get_level_values("table") == table].sort_values(ascending=False, kind="stable")
+        kinds = [{"method": m, "kind": k, "table": table, "n": int(n)} for (_, m, k), n in mine.items()]
+        if table not in answer_rows:
+            parts += [p | {"why": STAGE} for p in kinds]
+            continue
+        extra = int(mine.sum()) - int(answer_rows[table])
+        if extra > 0 and sum(p["n"] for p in kinds[1:]) == extra:
+            parts += [p | {"why": SECOND} for p in kinds[1:]]
+        elif extra:
+            method = kinds[0]["method"] if kinds else None
+            parts.append({"method": method, "kind": None, "table": table, "n": extra,
+                          "why": SECOND if extra > 0 else NO_REPLY})
+    return {"samples": int(len(frame)), "answers": int(sum(answer_rows.values())), "parts": parts}
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def against_answers_text(tally: Mapping[str, Any], label: Callable[[str], str] = str) -> str | None:
+    """The sentence saying how ``against_answers``'s samples and answers differ ("72,280 samples (replies, …) behind
+    71,691 answers: 589 more — …"), or None when they are the same count for the same rows. ``label``: a method's name
+    as shown."""
+    parts = tally["parts"]
+    if not parts and tally["samples"] == tally["answers"]:
+        return None
+
+    def what(p: Mapping[str, Any]) -> str:
+        return f"{abs(p['n']):,} {label(str(p['method']))} {p['kind'] or p['table']}"
+
+    said = []
+    if second := [what(p) for p in parts if p["why"] == SECOND]:
+        said.append(_listed(second) + ", each stored on an answer row beside another reply (one answer, two replies)")
+    if stage := [what(p) for p in parts if p["why"] == STAGE]:
+        said.append(_listed(stage) + ", replies of stages that give no answer")
+    if missing := [f"{-p['n']:,} answer row{'' if p['n'] == -1 else 's'} of {p['table']}" for p in parts
+                   if p["why"] == NO_REPLY]:
+        said.append(_listed(missing) + " that gave no sample")
+    differ = tally["samples"] - tally["answers"]
+    return (f"{tally['samples']:,} samples (replies, as the Samples page counts them) behind {tally['answers']:,} "
+            f"answers: {abs(differ):,} {'more' if differ >= 0 else 'fewer'} — " + "; ".join(said) + ".")

@@ -6,6 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from analysis.methods import all_methods
+from analysis.methods import get as get_method
+from analysis.samples import against_answers, against_answers_text
 from app import data, ui
 from app.methods import views
 from app.nav import page as nav_page
@@ -38,13 +40,16 @@ if imported:
 else:
     st.info(ui.TINY_MODEL_NOTE, icon="ℹ️")
 sizes = data.table_sizes(ref)
-answers = sum(sizes.get(name, 0) for view in views() for name in view.samples)
+answer_rows = {name: sizes.get(name, 0) for view in views() for name in view.samples}
+answers = sum(answer_rows.values())
 cols = st.columns(5)
 cols[0].metric("Runs", len(runs))
 cols[1].metric("Models", runs["model"].nunique())
 cols[2].metric("Methods", runs["method"].nunique())
 cols[3].metric("LLM calls stored", f"{sizes.get('calls', 0):,}")
-cols[4].metric("Answers", f"{answers:,}")
+cols[4].metric("Answers", f"{answers:,}", help="The rows of the methods' answer tables (each the answer to one "
+               "question, valid or not).")
+samples_note = st.empty()  # how the Samples page's count differs: filled last, the page drawn first
 
 # -- who produced the data ------------------------------------------------------------------------
 st.subheader("Models in this store")
@@ -137,3 +142,9 @@ for k, page in enumerate(pages):
 
 with st.expander(f"All {len(runs)} runs in {ref.name}"):
     ui.table(runs, hide_index=True, width="stretch")
+
+# -- the answers against the Samples page's samples: the reply table, built here or in the background --------------
+with st.spinner("Counting the replies behind the answers…"):
+    said = against_answers_text(against_answers(data.samples(ref), answer_rows), lambda m: get_method(m).label)
+if said:
+    samples_note.caption(said)

@@ -13,8 +13,8 @@ import pytest
 from analysis import methods
 from analysis.runs.store import Store
 from analysis.sample_export import EXPORT_COLUMNS, export_samples
-from analysis.samples import (COLUMNS, INVALID, agreement, build, filter_samples, matrix, page_of, scorable, side_by_side,
-                              sort_samples, store_samples)
+from analysis.samples import (COLUMNS, INVALID, against_answers, against_answers_text, agreement, build, filter_samples,
+                              matrix, page_of, scorable, side_by_side, sort_samples, store_samples)
 from tests.app.fixture_store import build_fixture_store
 
 #: Per method: table -> (kind, rows that are samples of it, valid column or status test)
@@ -189,3 +189,25 @@ def test_source_keys_are_the_json_of_each_rows_key_fields():
     expected = [json.dumps({"run_id": r, "n": n, "x": None if x != x else x})
                 for r, n, x in zip(rows["run_id"], rows["n"].tolist(), rows["x"])]
     assert _json_keys(rows, ("run_id", "n", "x")) == expected
+
+
+def test_samples_against_answers_name_each_difference() -> None:
+    """Rounds: 3 rows, 3 decisions and 2 forecasts (2 second replies); a stage table of 4 replies; 5 transfer rows of
+    which 1 gave no sample; a table of 2 rows with 3 samples of one kind (1 more, its kind unknown)."""
+    def rows(table: str, method: str, kind: str, n: int) -> pd.DataFrame:
+        return pd.DataFrame({"table": [table] * n, "method": [method] * n, "kind": [kind] * n})
+
+    frame = pd.concat([rows("rounds", "trust", "round", 3), rows("rounds", "trust", "round forecast", 2),
+                       rows("stage", "gym", "questions", 4), rows("transfers", "trust", "transfer", 4),
+                       rows("odd", "gym", "grade", 3)], ignore_index=True)
+    tally = against_answers(frame, {"rounds": 3, "transfers": 5, "odd": 2})
+    assert (tally["samples"], tally["answers"]) == (16, 10)
+    assert [(p["table"], p["kind"], p["n"], p["why"]) for p in tally["parts"]] == [
+        ("rounds", "round forecast", 2, "second"), ("stage", "questions", 4, "stage"), ("transfers", None, -1, "no reply"),
+        ("odd", None, 1, "second")]
+    assert tally["samples"] == tally["answers"] + sum(p["n"] for p in tally["parts"])
+    assert against_answers_text(tally, str.upper) == (
+        "16 samples (replies, as the Samples page counts them) behind 10 answers: 6 more — 2 TRUST round forecast and "
+        "1 GYM odd, each stored on an answer row beside another reply (one answer, two replies); 4 GYM questions, "
+        "replies of stages that give no answer; 1 answer row of transfers that gave no sample.")
+    assert against_answers_text(against_answers(rows("t", "m", "answer", 2), {"t": 2})) is None

@@ -167,3 +167,41 @@ def test_the_overview_lists_the_runs_asked_with_an_older_prompt(fixture_store, c
     assert not at.exception
     warning = " ".join(w.value for w in at.warning)
     assert "Asked with an older prompt" in warning and "demo-values-x" in warning and "personas[].description" in warning
+
+
+def test_the_answers_say_how_the_samples_behind_them_differ(fixture_store, cache_dir, tmp_path, monkeypatch):
+    """Beside its count of answers the Overview says why the Samples page counts more replies: here 3 trust rounds
+    that also hold a forecast (two replies on one answer row), and 2 PersonaGym environment picks and 1 set of rubric
+    examples (stages that give no answer): 6 more samples than answers, each number said."""
+    import shutil
+    import sqlite3
+
+    from analysis.samples import store_samples
+    from app.methods import views
+    from tests.app.conftest import _bind, open_app
+
+    path = tmp_path / "differ.db"
+    shutil.copy(fixture_store, path)
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE trust_rounds SET forecast = 3, forecast_valid = 1, forecast_raw = 'I expect to send $3' "
+                     "WHERE rowid IN (SELECT rowid FROM trust_rounds ORDER BY rowid LIMIT 3)")
+        run_id, model = conn.execute("SELECT run_id, model FROM runs WHERE method = 'personagym' LIMIT 1").fetchone()
+        conn.executemany("INSERT INTO personagym_environments (run_id, model, persona_id, persona, attempt, selected, "
+                         "status, raw) VALUES (?, ?, ?, 'a persona', 1, 'a park', 'ok', 'A park')",
+                         [(run_id, model, "p-a"), (run_id, model, "p-b")])
+        conn.execute("INSERT INTO personagym_examples (run_id, model, persona_id, persona, task, q_index, attempt, "
+                     "n_examples, status, raw) VALUES (?, ?, 'p-a', 'a persona', 'Expected Action', 0, 1, 5, 'ok', '…')",
+                     (run_id, model))
+        answers = sum(conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]
+                      for view in views() for name in view.samples)
+    _bind(monkeypatch, path, tmp_path / "user.db", cache_dir)
+    at = open_app()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Answers"] == f"{answers:,}"
+    [said] = [c.value for c in at.caption if "samples (replies" in c.value]
+    assert said == (f"{answers + 6:,} samples (replies, as the Samples page counts them) behind {answers:,} answers: "
+                    "6 more — 3 Trust round forecast, each stored on an answer row beside another reply (one answer, "
+                    "two replies); 2 PersonaGym environments and 1 PersonaGym rubric examples, replies of stages that "
+                    "give no answer.")
+    with Store(path, read_only=True) as store:
+        assert len(store_samples(store)) == answers + 6  # what the Samples page counts

@@ -5,10 +5,10 @@ amount is easy to extract) but do not fill in a belief ranking or a forecast, so
 show the playing side alone, on the same rows the consistency metrics use:
 
 - population: valid single-round transfers (one per persona, the latest run's; no conditioning):
-  the distribution of amounts sent and, per attribute, the mean sent and count per level and
-  η²_behaviour = SS_between / SS_total (NaN when every send is equal — no effect to measure); given the
-  plan's levels, a persona whose value is not one of an attribute's levels is left out of that
-  attribute only and counted, as in the consistency metrics;
+  the distribution of amounts sent (``dollar_bins``: every $1 bin from $0 to the endowment) and, per
+  attribute, the mean sent and count per level and η²_behaviour = SS_between / SS_total (NaN when every
+  send is equal — no effect to measure); given the plan's levels, a persona whose value is not one of an
+  attribute's levels is left out of that attribute only and counted, as in the consistency metrics;
 - individual: per archetype and round, the mean amount sent over personas whose round was
   played with a valid amount;
 - why replies failed: each table's invalid rows counted by reason, with quoted values folded
@@ -17,8 +17,10 @@ show the playing side alone, on the same rows the consistency metrics use:
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -28,6 +30,21 @@ from analysis.methods.trust.consistency import behaviour_frame, outside_levels
 from analysis.methods.trust.effects import eta_squared
 from analysis.methods.trust.forecasting import latest_rounds
 from analysis.methods.trust.personas import BY_KEY
+
+def bin_label(lower: int, endowment: int | None = None) -> str:
+    """'[7, 8)': the $1 bin from ``lower`` (in) to ``lower`` + 1 (out); the endowment's own bin, which holds the
+    endowment alone (no valid amount is above it), is '10'."""
+    return str(lower) if endowment is not None and lower == endowment else f"[{lower}, {lower + 1})"
+
+
+def dollar_bins(amounts: Iterable[float], endowment: int | None = None, *, every: bool = False) -> dict[str, int]:
+    """Amounts sent counted in $1 bins, each the half-open interval [d, d + 1) and labelled so (``bin_label``):
+    $7.00 and $7.50 in '[7, 8)', $8.00 in '[8, 9)'. ``every``: each bin from $0 to the endowment in order, empty ones
+    too; else the bins holding an amount, ascending."""
+    lower = Counter(int(math.floor(float(a))) for a in amounts)
+    keys = range(endowment + 1) if every and endowment is not None else sorted(lower)
+    return {bin_label(d, endowment): int(lower.get(d, 0)) for d in keys}
+
 
 _QUOTED = re.compile(r"'[^']*'")
 _MORE = re.compile(r"\s*\(\+\d+ more\)$")
@@ -56,9 +73,11 @@ def population_behaviour(transfers: pd.DataFrame, levels: Mapping[str, Sequence[
         attributes[key] = {"means": {lv: json_number(by.at[lv, "mean"]) for lv in order},
                            "n": {lv: int(by.at[lv, "count"]) for lv in order},
                            "eta2": json_number(eta_squared(frame["sent"], frame["level"]))} | counted
-    counts = pd.Series(sent).value_counts().sort_index()
+    endowments = pd.to_numeric(transfers["endowment"], errors="coerce").dropna().unique() \
+        if "endowment" in transfers else ()
+    endowment = int(endowments[0]) if len(endowments) == 1 else None
     return {"n_personas": int(sent.size), "mean_sent": json_number(sent.mean()) if sent.size else None,
-            "sent_counts": {str(int(v)): int(n) for v, n in counts.items()}, "attributes": attributes}
+            "sent_counts": dollar_bins(sent, endowment, every=True), "attributes": attributes}
 
 
 def play_by_round(rounds: pd.DataFrame) -> dict[str, Any]:

@@ -12,24 +12,26 @@
                                                       "target": x, "target_reached": b, "abs_diff": x, ...}},
                                 "median_spearman_imposed": x, "median_spearman_original": x, "strategy": S,
                                 "median_spearman_imposed_reached": x, "n_reached": n, "n_with_target": n,
-                                "mae_eta2": x, ...}},
+                                "mae_eta2": x, "invalid_transfers": count entry (its games' replies), ...}},
         "individual": {"archetypes": {K: {"mae_by_round": [..], "mae": x, "mae_ci": [lo, hi], ...}},
                        "trajectories": {K: {PERSONA: [{"round", "forecast", "explanation", "sent", "returned", ...}]}}},
         "endowment": E, "endowments": {E: {STRATEGY: {"mean_spearman": x, "median_spearman": x, "median_abs_diff": x,
                                                       "mae_eta2": x, "attributes": {ATTR: {"spearman": x, "abs_diff": x}}}}},
+        "counts": [count entry "invalid replies": every reply above, and every imported condition's],
         "invalid": {"beliefs": n, "transfers": n, "forecasts": n, "rounds": n}, "n_rows": {...}: planned answers;
         "invalid_replies": {...}, "n_replies": {...}: those a reply came for (not: rounds never played, failed calls);
         "invalid_reasons": {TABLE: {REASON: n}},
-        "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {AMOUNT: n}, "conditioning": C, "priors_in_prompt": n,
+        "behaviour": {"n_personas": n, "mean_sent": x, "sent_counts": {"[d, d+1)": n}, "conditioning": C, "priors_in_prompt": n,
                       "attributes": {ATTR: {"means": {LEVEL: x}, "n": {LEVEL: n}, "eta2": x,
                                             "n_grouped": n, "n_outside_levels": n, "outside_levels": {VALUE: n}}}},
         "play": {K: {"mean_sent": [per round], "n": [per round], "n_personas": n}},
         "personas": {LEVEL: {"attribute_set": "paper"|"rolescope15", "source": "generated"|"genagents", "n": n, ...}},
         "imported": {CONFIG_ID: {"condition": C, "source": S, "endowment": E, "run_ids": [..], "used": b, "supports": text,
-                                 "amount_sent": {"n", "valid", "mean": number, "sd": number, "distribution": {DOLLAR: n},
+                                 "amount_sent": {"n", "valid", "mean": number, "sd": number, "distribution": {"[d, d+1)": n},
                                                  "n_fractional"},
                                  "amount_sent_reader": {...the same...},
                                  "reader_agreement": {CLASS: {"n": n, "examples": [persona ids], "label": text}},
+                                 "invalid_replies": count entry (RoleScope's reading of the condition's replies),
                                  "shift_from_base": {"mean": number, "ci": [lo, hi], "n_pairs": n, ...} (not the base)}},
         "headlines": {"trust_spearman": number + strategy/note,
                       "trust_vs_human": number + {"ci": {"lo", "hi"}, "ci_units": "personas; humans", "unit",
@@ -62,7 +64,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -256,16 +258,18 @@ def _conditioning(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
         baseline = pd.DataFrame([{"attribute": a, "original": list(b.ranking), "imposed": list(b.ranking), "achieved": 1.0,
                                   "target": None} for a, b in own.items()])
         out["none"] = {"strategy": strategy, **conditioning_consistency(baseline, plain, n_boot=n_boot, seed=seed,
-                                                                        belief_eta2=eta2)}
+                                                                        belief_eta2=eta2),
+                       "invalid_transfers": invalid_replies([_replied(plain)], "invalid transfers")}
     for cond in CONDITIONINGS[1:]:
         mine = transfers[transfers["conditioning"] == cond]
         if mine.empty:
             continue
         run_id = mine.sort_values("_order")["run_id"].iloc[-1]
         run_priors = priors[priors["run_id"] == run_id]
-        doc = conditioning_consistency(run_priors, mine[mine["run_id"] == run_id], n_boot=n_boot, seed=seed,
-                                       belief_eta2=eta2)
-        out[cond] = {"strategy": str(run_priors["strategy"].iloc[0]) if len(run_priors) else strategy, "run_id": run_id, **doc}
+        played = mine[mine["run_id"] == run_id]
+        doc = conditioning_consistency(run_priors, played, n_boot=n_boot, seed=seed, belief_eta2=eta2)
+        out[cond] = {"strategy": str(run_priors["strategy"].iloc[0]) if len(run_priors) else strategy, "run_id": run_id,
+                     **doc, "invalid_transfers": invalid_replies([_replied(played)], "invalid transfers")}
     return out
 
 
@@ -282,7 +286,8 @@ def endowment_summary(doc: dict[str, Any]) -> dict[str, Any]:
 def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.DataFrame, rounds: pd.DataFrame,
                   forecasts: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
                   assumed_group_size: int = ASSUMED_GROUP_SIZE, endowment: int | None = None, chance: int = 0,
-                  store: Store | None = None, levels: dict[str, tuple[str, ...]] | None = None) -> dict[str, Any]:
+                  store: Store | None = None, levels: dict[str, tuple[str, ...]] | None = None,
+                  imported: Sequence[pd.DataFrame] = ()) -> dict[str, Any]:
     """The per-model part of the metrics document from that model's rows (each with an ``_order`` column).
 
     ``chance`` > 0: each headline strategy gets ``chance`` (null bands, ``analysis.methods.trust.chance``) and every
@@ -292,7 +297,11 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
     rows at other endowments feed only the ``endowments`` ablation.
 
     ``levels``: attribute -> levels of the configuration's attribute set and split (``personas.plan_levels``), for the
-    behaviour summary: values outside them are left out of that attribute and counted."""
+    behaviour summary: values outside them are left out of that attribute and counted.
+
+    ``imported``: the transfer rows of the model's other imported configurations (conditions of a source besides the
+    one these rows are of, ``imported.imported_rows``): the page and the shifts from base read them, so ``counts``
+    counts their replies too (one per persona: an import stores a reply, or its number, for each)."""
     endowment = endowment if endowment is not None else _main_endowment(beliefs, transfers)
     population: dict[str, Any] = {}
     endowments: dict[str, Any] = {}
@@ -323,17 +332,29 @@ def model_metrics(beliefs: pd.DataFrame, transfers: pd.DataFrame, priors: pd.Dat
         individual["chance"] = trust_chance.individual_chance(rounds, individual, played, n_sims=chance, seed=seed,
                                                               store=store)
     tables = reply_rows(beliefs, transfers, forecasts, rounds)
-    replied = {name: df[df["raw"].notna() | df["reply_note"].notna()] for name, df in tables.items()}
+    replied = {name: _replied(df) for name, df in tables.items()}
     return {"headlines": {"trust_spearman": headline_spearman(population),
                           "trust_vs_human": native_vs_human(transfers, endowment, n_boot=n_boot, seed=seed)},
-            "counts": [counts("invalid replies", sum(int((df["valid"] == 0).sum()) for df in replied.values()),
-                              sum(len(df) for df in replied.values()))],
+            "counts": [invalid_replies([*replied.values(), *imported])],
             "population": population, "conditioning": conditioning, "individual": individual, "endowment": endowment,
             "endowments": endowments, "invalid": {name: int((df["valid"] == 0).sum()) for name, df in tables.items()},
             "n_rows": {name: int(len(df)) for name, df in tables.items()},
             "invalid_replies": {name: int((df["valid"] == 0).sum()) for name, df in replied.items()},
             "n_replies": {name: int(len(df)) for name, df in replied.items()}, "invalid_reasons": invalid_reasons(tables),
             "behaviour": _behaviour(transfers[transfers["endowment"] == endowment], priors, levels), "play": play_by_round(rounds)}
+
+
+def _replied(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows a reply came for: its text stored (``raw``), or a note that an import stored its number only."""
+    cols = [c for c in ("raw", "reply_note") if c in rows]
+    return rows[rows[cols].notna().any(axis=1)] if cols else rows.iloc[0:0]
+
+
+def invalid_replies(frames: Iterable[pd.DataFrame], kind: str = "invalid replies") -> dict[str, Any]:
+    """The ``counts`` entry of the replies in ``frames`` (each already cut to the rows a reply came for): how many
+    the reader left invalid (``valid`` = 0), of all of them."""
+    frames = list(frames)
+    return counts(kind, sum(int((df["valid"] == 0).sum()) for df in frames), sum(len(df) for df in frames))
 
 
 def native_vs_human(transfers: pd.DataFrame, endowment: int | None, *, n_boot: int, seed: int = 0) -> dict[str, Any]:
@@ -479,10 +500,12 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
             rows = comparable.latest_rows(rows, cells[table.name], order) if len(rows) else rows
             mine[table.name] = _with_order(rows, order)
         endowment = int(used_pop.signature["endowment"]) if used_pop and "endowment" in used_pop.signature else None
+        found = imported_rows(store, pop.found.get(name, []), order)
         doc = model_metrics(mine[BELIEFS.name], mine[TRANSFERS.name], mine[PRIORS.name], mine[ROUNDS.name],
                             mine[FORECASTS.name], n_boot=n_boot, seed=seed, assumed_group_size=assumed_group_size,
                             endowment=endowment, chance=chance, store=store,
-                            levels=plan_levels(used_pop.signature) if used_pop else None)
+                            levels=plan_levels(used_pop.signature) if used_pop else None,
+                            imported=[rows for cid, (_, rows) in found.items() if used_pop is None or cid != used_pop.id])
         doc["persona_scores"] = persona_transfers(mine[ROUNDS.name], plan_descriptions(
             store.get_run(r)["plan"] for r in ind_runs))
         doc["configuration"] = {level: sel.used[name].id for level, sel in (("population", pop), ("individual", ind))
@@ -491,7 +514,6 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
                                  for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
         doc["personas"] = {level: persona_source(sel.used[name].signature)
                            for level, sel in (("population", pop), ("individual", ind)) if name in sel.used}
-        found = imported_rows(store, pop.found.get(name, []), order)
         doc["imported"] = imported_entries(found, used_pop, n_boot=n_boot, seed=seed)
         if used_pop is not None and used_pop.signature.get("imported"):
             doc["headlines"]["trust_vs_human"] = vs_human_imported(found, n_boot=n_boot, seed=seed)

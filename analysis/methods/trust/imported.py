@@ -4,9 +4,12 @@ supports, per model and configuration (one configuration per condition of the so
 - ``amount_sent``: of the ``n`` personas, the ``valid`` ones whose source-extracted amount is a finite number in
   [0, endowment]; over those, ``mean`` = Σx/valid and ``sd`` = sqrt(Σ(x − mean)²/(valid − 1)) (the sample SD, numpy's
   ``ddof=1``), each a ``number`` entry (null with the reason when undefined: no valid amount; fewer than two); and
-  ``distribution``: count per dollar 0..endowment, an amount counting for the whole dollar below it ($7.50 -> 7;
-  ``n_fractional`` says how many were not whole).
+  ``distribution``: the count per $1 bin from $0 to the endowment, each bin the half-open interval [d, d + 1)
+  labelled so ($7.00 and $7.50 in '[7, 8)'; the endowment's bin, '10', holds the endowment alone:
+  ``behaviour.dollar_bins``), and ``n_fractional``: how many amounts were not whole.
 - ``amount_sent_reader``: the same over RoleScope's own reading of the replies (``trust-amount``: whole dollars only).
+- ``invalid_replies``: the ``counts`` entry of the condition's replies RoleScope's reader left invalid (its share
+  with a Wilson interval), so a condition full of unread replies shows beside the others.
 - ``reader_agreement``: each persona in one class — both valid and equal, both valid and different, only the source
   valid, only RoleScope's reader valid, both invalid — with its count and up to ``EXAMPLES`` persona ids.
 
@@ -21,14 +24,14 @@ against Berg et al.'s humans (``vs_human_imported``), whichever condition the pa
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analysis.methods.base import number, unread_bound
+from analysis.methods.base import counts, number, unread_bound
+from analysis.methods.trust.behaviour import dollar_bins
 from analysis.methods.trust.importer import BASE
 from analysis.methods.trust.versus_human import scaled_to_ten, shift_entry, vs_human_entry
 from analysis.runs import comparable
@@ -58,9 +61,8 @@ def amount_summary(amounts: Sequence[float], n: int, endowment: int) -> dict[str
     mean = number(float(x.mean()) if x.size else None, "no valid amount", n=int(x.size), of=int(n), unit="personas", read=True,
                   bound=unread_bound(x, n, 0.0, float(endowment)), bound_note=f"every unread reply at $0 … at ${endowment}")
     sd = number(float(x.std(ddof=1)) if x.size >= 2 else None, "fewer than two valid amounts")
-    dollars = [int(math.floor(a)) for a in x]
     return {"n": int(n), "valid": int(x.size), "read_share": round(x.size / n, 4) if n else None, "mean": mean, "sd": sd,
-            "distribution": {str(d): dollars.count(d) for d in range(endowment + 1)},
+            "distribution": dollar_bins(x, endowment, every=True),
             "n_fractional": int(sum(1 for a in x if not float(a).is_integer()))}
 
 
@@ -100,7 +102,8 @@ def configuration_entry(rows: pd.DataFrame, config: comparable.Configuration, us
             "run_ids": list(config.run_ids), "used": used, "supports": SUPPORTS,
             "amount_sent": amount_summary(rows.loc[source_ok, "source_amount"].tolist(), len(rows), endowment),
             "amount_sent_reader": amount_summary(rows.loc[reader_ok, "sent"].tolist(), len(rows), endowment),
-            "reader_agreement": reader_agreement(rows)}
+            "reader_agreement": reader_agreement(rows),
+            "invalid_replies": counts("invalid replies", int((~reader_ok).sum()), len(rows))}
 
 
 def imported_rows(store: Store, configs: Sequence[comparable.Configuration],

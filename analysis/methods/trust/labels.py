@@ -110,9 +110,17 @@ FORECASTS_IMPORTED = (
     "`openai:gpt-4o-mini`; drop `--answer-format json` for the paper's free text).")
 
 
+def count_text(entry: dict[str, Any] | None) -> str:
+    """'4 of 53 (7.5 %)' from a ``counts`` entry; '—' where there is none (a report from before it was counted)."""
+    if not entry:
+        return "—"
+    share = f" ({100 * entry['rate']:.1f} %)" if entry.get("rate") is not None else ""
+    return f"{entry.get('count', 0)} of {entry.get('n', 0)}{share}"
+
+
 def imported_rows(imported: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per imported configuration (condition): the amount sent by the source's extraction and by RoleScope's
-    reading, and how often the two agree."""
+    reading, the replies that reading left invalid, and how often the two agree."""
     rows = []
     for entry in imported.values():
         agree = entry.get("reader_agreement") or {}
@@ -120,6 +128,7 @@ def imported_rows(imported: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
         rows.append({"condition": entry.get("condition"), "personas": (entry.get("amount_sent") or {}).get("n"),
                      "source: mean ± SD": mean_sd_text(entry.get("amount_sent") or {}),
                      "RoleScope's reading: mean ± SD": mean_sd_text(entry.get("amount_sent_reader") or {}),
+                     "invalid replies (RoleScope's reading)": count_text(entry.get("invalid_replies")),
                      "equal where both valid": f"{both[0]} of {sum(both)}",
                      "shift from base, $ [95 % CI] (paired)": shift_text(entry.get("shift_from_base"))})
     return rows

@@ -12,13 +12,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from analysis.methods.report_model import ModelReport, Number, Report
+from analysis.methods.report_model import Count, ModelReport, Number, Report
 from analysis.methods.trust.labels import (
-    FORECASTS_IMPORTED, agreement_rows, imported_rows, invalid_text, mean_sd_text, personas_text, shift_text,
+    FORECASTS_IMPORTED, agreement_rows, count_text, imported_rows, invalid_text, mean_sd_text, personas_text, shift_text,
     vs_human_text,
 )
 
-__all__ = ["FORECASTS_IMPORTED", "shift_text", "vs_human_text", "agreement_rows", "imported_rows", "invalid_text", "mean_sd_text", "personas_text", "Interval",
+__all__ = ["FORECASTS_IMPORTED", "count_text", "shift_text", "vs_human_text", "agreement_rows", "imported_rows", "invalid_text", "mean_sd_text", "personas_text", "Interval",
            "Reliability", "PopulationAttribute", "StrategyReport", "ConditioningAttribute", "ConditioningReport",
            "ArchetypeReport", "TrajectoryRound", "IndividualReport", "EndowmentSummary", "BehaviourAttribute",
            "BehaviourReport", "PlayReport", "PersonaSource", "AmountSummary", "AgreementClass", "ImportedEntry",
@@ -126,6 +126,8 @@ class ConditioningReport(BaseModel):
     mae_eta2: float | None
     mae_eta2_ci: Interval
     n_personas: int
+    #: Of its games' replies, those the reader left invalid (None in reports computed before it was counted).
+    invalid_transfers: Count | None = None
 
 
 class ArchetypeReport(BaseModel):
@@ -246,7 +248,8 @@ class PersonaSource(BaseModel):
 
 class AmountSummary(BaseModel):
     """Amounts sent in an imported configuration: of ``n`` personas the ``valid`` ones (``read_share``), their mean
-    (with its bound under 90 % read: every unread reply at $0 and at the endowment) and SD, and the count per dollar."""
+    (with its bound under 90 % read: every unread reply at $0 and at the endowment) and SD, and the count per $1 bin
+    [d, d + 1) (``behaviour.dollar_bins``)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -301,6 +304,8 @@ class ImportedEntry(BaseModel):
     reader_agreement: dict[str, AgreementClass]
     #: None for the base condition itself (and in reports computed before the shift existed).
     shift_from_base: ConditionShift | None = None
+    #: Of the condition's replies, those RoleScope's reader left invalid (None in reports computed before it was counted).
+    invalid_replies: Count | None = None
 
 
 class PerKind(BaseModel):

@@ -59,6 +59,10 @@ def forecast_mae(archetypes: Mapping[str, Mapping]) -> go.Figure:
     return _style(fig, height=380)
 
 
+#: The x axis of a histogram of amounts sent (``analysis.methods.trust.behaviour.dollar_bins``).
+BINS_TITLE = "$ sent, in bins [d, d+1)"
+
+
 def trust_behaviour(behaviour: Mapping[str, object]) -> go.Figure:
     """Play alone: how many personas sent each amount | η² of the send by each attribute's levels."""
     counts = behaviour.get("sent_counts") or {}
@@ -66,14 +70,14 @@ def trust_behaviour(behaviour: Mapping[str, object]) -> go.Figure:
     names = sorted(attrs, key=lambda a: -(attrs[a].get("eta2") or 0.0))
     fig = make_subplots(rows=1, cols=2, column_widths=[0.4, 0.6], horizontal_spacing=0.12,
                         subplot_titles=("Amount sent ($)", "Effect of each attribute on the send (η²)"))
-    fig.add_trace(go.Bar(x=[int(v) for v in counts], y=list(counts.values()), marker_color=PAIR[1],
+    fig.add_trace(go.Bar(x=list(counts), y=list(counts.values()), marker_color=PAIR[1],
                          hovertemplate="$%{x}: %{y} personas<extra></extra>"), row=1, col=1)
     fig.add_trace(go.Bar(x=names, y=[attrs[a].get("eta2") for a in names], marker_color=PAIR[1],
                          customdata=[_wrap(", ".join(f"{lv} {m:.1f} (n={attrs[a]['n'][lv]})"
                                                      for lv, m in attrs[a]["means"].items()), 50) for a in names],
                          hovertemplate="%{x}: η² = %{y:.2f}<br>mean sent by level:<br>%{customdata}<extra></extra>"),
                   row=1, col=2)
-    fig.update_xaxes(title="$ sent", dtick=1, row=1, col=1)
+    fig.update_xaxes(title=BINS_TITLE, type="category", row=1, col=1)
     fig.update_yaxes(title="personas", gridcolor=GRID, row=1, col=1)
     fig.update_yaxes(range=[0, 1], gridcolor=GRID, row=1, col=2)
     return _style(fig, height=400, legend=False)
@@ -99,9 +103,9 @@ def trust_imported_distribution(entry: Mapping[str, Mapping]) -> go.Figure:
     series = (("amount_sent", "the source's amounts", PAIR[1]), ("amount_sent_reader", "RoleScope's reading", PAIR[0]))
     for key, label, color in series:
         dist = (entry.get(key) or {}).get("distribution") or {}
-        fig.add_trace(go.Bar(x=[int(d) for d in dist], y=list(dist.values()), name=label, marker_color=color,
+        fig.add_trace(go.Bar(x=list(dist), y=list(dist.values()), name=label, marker_color=color,
                              hovertemplate="$%{x}: %{y} personas<extra>" + label + "</extra>"))
     fig.update_layout(barmode="group")
-    fig.update_xaxes(title="$ sent (a fraction counts for the dollar below)", dtick=1)
+    fig.update_xaxes(title=BINS_TITLE, type="category")
     fig.update_yaxes(title="personas", gridcolor=GRID, rangemode="tozero")
     return _style(fig, height=360)

@@ -5,7 +5,7 @@ import streamlit as st
 
 from analysis import published
 from analysis.methods.trust.report_types import (
-    FORECASTS_IMPORTED, agreement_rows, imported_rows, invalid_text, mean_sd_text, personas_text, vs_human_text,
+    FORECASTS_IMPORTED, agreement_rows, count_text, imported_rows, invalid_text, mean_sd_text, personas_text, vs_human_text,
 )
 from app import data, state, ui
 from app.methods.trust import charts as trust_charts
@@ -198,7 +198,9 @@ with tabs[1]:
                                                                     if "n_reached" in d else "—"),
                                     "median ρ with prompt prior, target reached": d.get("median_spearman_imposed_reached"),
                                     "MAE η² ↓": d.get("mae_eta2"),
-                                    "personas": d.get("n_personas")} for c, d in conditioning.items()]),
+                                    "personas": d.get("n_personas"),
+                                    "invalid transfers": count_text(d.get("invalid_transfers"))}
+                                   for c, d in conditioning.items()]),
                      hide_index=True, width="stretch")
         st.caption("Imposed priors aim at Spearman 0.8 (weak) / 0.2 (strong) with the original ranking; on 2- and "
                    "3-level attributes no ranking has that ρ and the closest one is imposed (often the original itself, "

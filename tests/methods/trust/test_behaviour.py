@@ -5,7 +5,9 @@ import json
 import pandas as pd
 import pytest
 
-from analysis.methods.trust.behaviour import invalid_reasons, play_by_round, population_behaviour, reason_kind
+from analysis.methods.trust.behaviour import (dollar_bins, invalid_reasons, play_by_round, population_behaviour,
+                                              reason_kind)
+from analysis.methods.trust.imported import amount_summary
 
 
 def _transfer(pid: str, sex: str, age: str, sent: int | None, valid: int = 1, order: float = 1.0) -> dict:
@@ -23,7 +25,7 @@ def test_population_behaviour_by_hand():
     doc = population_behaviour(transfers)
     assert doc["n_personas"] == 4
     assert doc["mean_sent"] == pytest.approx(5.0, abs=1e-9)
-    assert doc["sent_counts"] == {"2": 1, "4": 1, "6": 1, "8": 1}
+    assert doc["sent_counts"] == {"[2, 3)": 1, "[4, 5)": 1, "[6, 7)": 1, "[8, 9)": 1}
     sex = doc["attributes"]["sex"]
     # levels in the attribute's own order (Female, Male); means 7 and 3
     assert list(sex["means"]) == ["Female", "Male"]
@@ -32,6 +34,20 @@ def test_population_behaviour_by_hand():
     assert sex["eta2"] == pytest.approx(0.8, abs=1e-9)
     # age: 18-29 → (2, 6) mean 4, 65+ → (4, 8) mean 6; SS_between = 2·1 + 2·1 = 4 → η² = 0.2
     assert doc["attributes"]["age"]["eta2"] == pytest.approx(0.2, abs=1e-9)
+
+
+def test_dollar_bins_are_half_open_and_say_so():
+    """$7.00 and $7.50 fall in [7, 8), $8.00 in [8, 9); the endowment's own bin holds it alone. The mean keeps the
+    fraction; the bins' labels say what they hold, wherever amounts are binned."""
+    assert dollar_bins([7.5, 7.0, 8.0]) == {"[7, 8)": 2, "[8, 9)": 1}
+    every = dollar_bins([7.5, 7.0, 8.0, 10.0], 10, every=True)
+    assert list(every) == [f"[{d}, {d + 1})" for d in range(10)] + ["10"]
+    assert (every["[7, 8)"], every["[8, 9)"], every["10"], sum(every.values())) == (2, 1, 1, 4)
+    summary = amount_summary([7.5, 7.0, 8.0], 3, 10)
+    assert summary["distribution"] == every | {"10": 0} and summary["n_fractional"] == 1
+    assert summary["mean"]["value"] == pytest.approx(22.5 / 3)
+    played = pd.DataFrame([_transfer(p, "Male", "65+", s) for p, s in (("a", 7.5), ("b", 7.0), ("c", 8.0))])
+    assert population_behaviour(played.assign(endowment=10))["sent_counts"] == summary["distribution"]
 
 
 def test_population_behaviour_constant_and_empty():

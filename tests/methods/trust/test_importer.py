@@ -89,7 +89,8 @@ def test_gpt4_base_amount_sent_equals_numpy_on_the_source(results: Path, tmp_pat
     assert got["mean"]["value"] == pytest.approx(float(x.mean()), abs=1e-12)
     assert got["sd"]["value"] == pytest.approx(float(x.std(ddof=1)), abs=1e-12)
     assert sum(got["distribution"].values()) == x.size
-    assert got["distribution"] == {str(d): int((np.floor(x) == d).sum()) for d in range(11)}
+    assert got["distribution"] == {(f"[{d}, {d + 1})" if d < 10 else "10"): int((np.floor(x) == d).sum())
+                                   for d in range(11)}
     headline = doc["models"]["gpt-4"]["headlines"]["trust_spearman"]
     assert headline["value"] is None and "published amounts sent, not beliefs; the belief–behaviour ρ needs both" in headline["reason"]
 

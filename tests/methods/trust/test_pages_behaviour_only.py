@@ -64,7 +64,9 @@ def test_behaviour_only_views(at: AppTest):
     behaviour = next(s for s in specs if any(a.get("text") == "Amount sent ($)" for a in s["layout"].get("annotations", [])))
     play = next(s for s in specs if s["data"] and s["data"][0].get("name", "").startswith("Trustee returns"))
     assert behaviour["data"][1]["x"] == ["sex"] and behaviour["data"][1]["y"] == pytest.approx([0.8], abs=1e-6)
-    assert sorted(behaviour["data"][0]["x"]) == [2, 4, 6, 8]
+    bins = dict(zip(behaviour["data"][0]["x"], behaviour["data"][0]["y"]))  # every $1 bin [d, d+1), and the endowment
+    assert list(bins) == [f"[{d}, {d + 1})" for d in range(10)] + ["10"]
+    assert {b: n for b, n in bins.items() if n} == {"[2, 3)": 1, "[4, 5)": 1, "[6, 7)": 1, "[8, 9)": 1}
     assert play["data"][0]["y"] == [5.0, 5.0]
     reasons = at.dataframe[0].value
     assert set(zip(reasons["table"], reasons["reason"], reasons["replies"])) == {
