@@ -4,7 +4,8 @@
         "domains": {D: {"name", "score", "percentile", "alpha", "omega" (keyed, no flip), "keying": [{"item_id", "item",
                         "loading"}] (items loading against the key), "lambda6", "test_retest", "shaping_rho",
                         "drift", "shaping_d", "shaping_d_lo", "shaping_d_hi", "shaping_n_high", "shaping_n_low",
-                        "n_personas", "n_under_coverage" (personas with too few valid items to be scored), "n_items",
+                        "n_personas", "n_complete_sheets" (sheets answering every item of the domain; ω and λ6
+                        use pairwise-complete correlations as psych does), "n_under_coverage" (personas with too few valid items to be scored), "n_items",
                         "human_percentile" (the score's percentile among people's, with an imported human norm),
                         "<metric>_reason": why undefined, …}},   # the main inventory's
         "inventory": main inventory name,
@@ -133,6 +134,7 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
         frame = pm.domain_items(s.X, s.domain == d)
         omega, why, loadings = pm.omega_keyed(frame)
         entry |= reliability_entries(s, d, stats, (omega, why))
+        entry["n_complete_sheets"] = pm.complete_sheets(frame)  # ω and λ6 use pairwise correlations beyond these
         _entry(entry, "test_retest", stats[f"test_retest/{d}"])
         entry["keying"] = keying(s, d, loadings, answers)
         _entry(entry, "shaping_rho", stats[f"shaping/{d}"])

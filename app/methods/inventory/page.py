@@ -57,7 +57,8 @@ ui.readers_caption("inventory")
 st.subheader("Domains")
 st.caption("Score: mean keyed item score (1–k) over the personas. Percentile: five-factor-e's norm percentile, mean over "
            "the complete sheets. α, ω (one factor, minres, the inventory's key imposed: psych's flip = FALSE) and λ6 (G6, "
-           "smc) over the answer sheets, as R psych computes them. Against the key: items that still load negatively "
+           "smc) over the answer sheets, as R psych computes them (ω and λ6 on pairwise-complete correlations: 'complete sheets' "
+           "counts the sheets that answered every item, the others count in the pairs they answered). Against the key: items that still load negatively "
            "after keying (psych's default would silently reverse them and report a high ω). Test–retest: r across personas between the two option orders. Shaping ρ: Spearman of target level "
            "against score over the personas shaped on the domain; drift: mean |ρ| of that level with the other domains. "
            "Shaping d: Cohen's d of the score, units shaped high (level > 5) against low (< 5), pooled SD, on the "
@@ -102,7 +103,7 @@ for d, e in ((d, idoc["domains"][d]) for d in order):
     rows.append({"domain": f"{d} · {e['name']}", "score": e.get("score"), "percentile": e.get("percentile"),
                  "α": e.get("alpha"), **within, "α vs chance": ui.vs_chance(bands.get(f"alpha/{d}")), "ω": e.get("omega"),
                  "against the key": ", ".join(ui.plain(k["item_id"]) for k in e.get("keying") or []) or "—",
-                 "λ6": e.get("lambda6"), "λ6 vs chance": ui.vs_chance(bands.get(f"lambda6/{d}")),
+                 "complete sheets": e.get("n_complete_sheets"), "λ6": e.get("lambda6"), "λ6 vs chance": ui.vs_chance(bands.get(f"lambda6/{d}")),
                  "test–retest": e.get("test_retest"), "retest vs chance": ui.vs_chance(bands.get(f"test_retest/{d}")),
                  "shaping ρ": e.get("shaping_rho"), "ρ vs chance": ui.vs_chance(bands.get(f"shaping/{d}")),
                  "ρ 95 % CI": _ci(e, "shaping_rho"), "drift": e.get("drift"), "shaping d": e.get("shaping_d"),
