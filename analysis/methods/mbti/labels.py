@@ -13,7 +13,7 @@ def _ci(ci: Any) -> str:
 
 
 def decided_text(uncertainty: dict[str, Any] | None) -> str:
-    """'EN?J-T: 3 of 4 letters decided; T/F undecided: 95 % CI [43.1, 70.8] includes 50 …', or '' without one."""
+    """'EN[T/F]J-T: 3 of 4 letters decided; T/F undecided: 95 % CI [43.1, 70.8] includes 50 …', or '' without one."""
     if not uncertainty:
         return ""
     letters = uncertainty.get("letters") or {}
@@ -24,7 +24,7 @@ def decided_text(uncertainty: dict[str, Any] | None) -> str:
 
 
 def score_rows(scores: dict[str, Any], uncertainty: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """Per dimension: the score, its 95 % CI over statements, the statements it rests on and the letter ('?' / 'X'
+    """Per dimension: the score, its 95 % CI over statements, the statements it rests on and the letter ('T/F' / 'X'
     with the reason when undecided)."""
     u = uncertainty or {}
     return [{"dimension": "/".join(POLES[d]), "score": scores.get(d), "95 % CI (statements)": _ci((u.get("scores_ci") or {}).get(d)),

@@ -5,7 +5,7 @@
                                            "invalid": n,
                                            "uncertainty": {"scores_ci": {DIM: [lo, hi]}, "n_statements": {DIM: n},
                                                            "letters": {DIM: {"letter", "decided", "reason"}},
-                                                           "type": "EN?J-T", "n_decided": k, "n_boot": B}}},
+                                                           "type": "EN[T/F]J-T", "n_decided": k, "n_boot": B}}},
                        "robustness": {SUBJ: x},
                        "distributions": [{"subject", "order_mode", "statements": frame}],
                        "fairness": {"Men|Women": x, "Boys|Girls": x},
@@ -31,7 +31,7 @@ published ChatGPT-MBTI answers) it is undefined and says why in a sentence (``no
 
 ``uncertainty``, ``type_gaps`` and the headline ``mbti_decided`` (``analysis.methods.mbti.uncertainty``): a bootstrap
 over the statements (``n_boot`` resamples, seeded) gives each dimension score a 95 % CI; a letter whose CI includes 50
-is undecided ("?"); ``mbti_decided`` is the mean over subjects of the decided letters of the four (E/I, N/S, T/F, J/P),
+is undecided ("E/I"); ``mbti_decided`` is the mean over subjects of the decided letters of the four (E/I, N/S, T/F, J/P),
 the headline a single testing supports; ``type_gaps`` holds Men − Women (and Boys − Girls) per dimension with a paired
 CI over statements and whether the letters differ.
 """

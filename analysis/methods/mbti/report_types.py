@@ -21,7 +21,7 @@ __all__ = ["decided_text", "gap_rows", "score_rows", "DIMENSIONS", "DIMENSION_NA
 
 class Letter(BaseModel):
     """One dimension's letter of a subject's type with its uncertainty: the pole its 95 % CI over statements lies on
-    (``decided``), or "?" (its CI includes 50, or too few statements) / "X" (no valid answer) with the ``reason``."""
+    (``decided``), or both poles "E/I" (its CI includes 50, or too few statements) / "X" (no valid answer) with the ``reason``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -32,7 +32,7 @@ class Letter(BaseModel):
 
 class SubjectUncertainty(BaseModel):
     """A subject's statement bootstrap (``uncertainty.subject_uncertainty``): per dimension the 95 % CI of its score
-    ([lo, hi], None when undefined), the statements it rests on and the decided letter; the type with "?" for an
+    ([lo, hi], None when undefined), the statements it rests on and the decided letter; the type with "[E/I]" for an
     undecided letter, and how many of its four letters are decided."""
 
     model_config = ConfigDict(extra="forbid")

@@ -12,7 +12,7 @@ score. 95 % CI = the 2.5 and 97.5 percentiles.
 
 **Decided letters.** A dimension's letter is decided when its CI lies wholly on one side of the cut, 50:
 lo > 50 (first pole: E, N, T, J, A) or hi < 50 (second: I, S, F, P, T). A CI that includes 50 leaves the letter
-undecided, shown "?" with the reason, never as a letter; so are dimensions with fewer than ``MIN_STATEMENTS`` (5)
+undecided, shown as both poles ("E/I"; in the type string "[E/I]NTJ-A") with the reason, never as one letter; so are dimensions with fewer than ``MIN_STATEMENTS`` (5)
 answered statements (a percentile interval of 2–4 units says nothing) and runs not bootstrapped. "X": no valid answer.
 This matters most for a single testing (the published ChatGPT-MBTI answers): a type of four letters is reported
 whatever the answers, and the bootstrap says which of them the answers support.
@@ -79,29 +79,40 @@ def resampled_scores(w: np.ndarray, sums: np.ndarray, counts: np.ndarray) -> np.
 
 
 def letter(dimension: str, score: float, lo: float, hi: float, n_statements: int) -> dict[str, Any]:
-    """``{"letter", "decided", "reason"}``: the pole the CI [lo, hi] lies on, or "?" (undecided) / "X" (no valid
-    answer) with the reason (see the module docstring)."""
+    """``{"letter", "decided", "reason"}``: the pole the CI [lo, hi] lies on, or both poles "E/I" (undecided) / "X"
+    (no valid answer) with the reason (see the module docstring)."""
     first, second = POLES[dimension]
     if not math.isfinite(score):
         return {"letter": "X", "decided": False, "reason": "no valid answer on this dimension"}
+    both = f"{first}/{second}"
     if n_statements < MIN_STATEMENTS:
-        return {"letter": "?", "decided": False,
+        return {"letter": both, "decided": False,
                 "reason": f"{n_statements} statement{'' if n_statements == 1 else 's'} answered: too few for a CI "
                           f"(needs ≥ {MIN_STATEMENTS})"}
     if not (math.isfinite(lo) and math.isfinite(hi)):
-        return {"letter": "?", "decided": False, "reason": "not bootstrapped (n_boot = 0)"}
+        return {"letter": both, "decided": False, "reason": "not bootstrapped (n_boot = 0)"}
     if lo > CUT and score >= CUT:
         return {"letter": first, "decided": True, "reason": None}
     if hi < CUT and score < CUT:
         return {"letter": second, "decided": True, "reason": None}
-    return {"letter": "?", "decided": False,
+    return {"letter": both, "decided": False,
             "reason": f"95 % CI [{lo:.1f}, {hi:.1f}] includes 50, the cut between {first} and {second}"}
+
+
+def type_code(letters: dict[str, dict[str, Any]]) -> str:
+    """The type with each undecided letter as both poles in brackets: "[E/I]NT[J/P]-[A/T]"; "ENTJ-A" when all are
+    decided."""
+    def shown(d: str) -> str:
+        value = letters[d]["letter"]
+        return f"[{value}]" if "/" in value else value
+
+    return "".join(shown(d) for d in TYPE_DIMENSIONS) + "-" + shown(DIMENSIONS[4])
 
 
 def subject_uncertainty(answers: pd.DataFrame, *, n_boot: int, seed: int = 0) -> dict[str, Any]:
     """One subject's ``uncertainty``: per dimension the score and its 95 % CI over statements (``scores_ci``
-    [lo, hi]), the answered statements, the decided letter (``letters``), the type with "?" for undecided letters
-    (``type``), how many of the four type letters are decided (``n_decided``) and whether each of the four rests on
+    [lo, hi]), the answered statements, the decided letter (``letters``), the type with both poles in brackets for
+    each undecided letter (``type``, ``type_code``), how many of the four type letters are decided (``n_decided``) and whether each of the four rests on
     enough statements to be decided at all (``decidable``: ≥ ``MIN_STATEMENTS`` each)."""
     cis, letters, n_statements = {}, {}, {}
     for k, dim in enumerate(DIMENSIONS):
@@ -111,7 +122,7 @@ def subject_uncertainty(answers: pd.DataFrame, *, n_boot: int, seed: int = 0) ->
         lo, hi = (ci.lo, ci.hi) if n_boot > 0 and n >= MIN_STATEMENTS else (math.nan, math.nan)
         cis[dim], n_statements[dim] = [json_number(lo), json_number(hi)], n
         letters[dim] = letter(dim, ci.estimate, lo, hi, n)
-    code = "".join(letters[d]["letter"] for d in TYPE_DIMENSIONS) + "-" + letters[DIMENSIONS[4]]["letter"]
+    code = type_code(letters)
     return {"scores_ci": cis, "n_statements": n_statements, "letters": letters, "type": code,
             "n_decided": sum(letters[d]["decided"] for d in TYPE_DIMENSIONS),
             "decidable": all(n_statements[d] >= MIN_STATEMENTS for d in TYPE_DIMENSIONS), "n_boot": int(n_boot)}

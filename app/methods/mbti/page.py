@@ -75,7 +75,7 @@ ui.table(pd.DataFrame(score_rows(sdoc.get("scores") or {}, sdoc.get("uncertainty
          column_config={"score": st.column_config.NumberColumn("score", format="%.1f")})
 st.caption("95 % CI: a bootstrap over the statements (each dimension's answered statements drawn with replacement, "
            "every resample scored as the report scores). A letter is decided when its CI lies wholly on one side of 50; "
-           "a CI that includes 50 leaves it undecided (?), whatever the type code above says.")
+           "a CI that includes 50 leaves it undecided (both poles, e.g. [E/I]), whatever the type code above says.")
 
 st.subheader(f"Dimension scores — {subject}")
 st.caption("Score X ∈ [0, 100] per dimension: 50 + 50·Σ(direction × option weight)/(3n) over the valid answers "

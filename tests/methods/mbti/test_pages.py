@@ -112,7 +112,7 @@ def test_compare_across_two_stores(app_on_fixture, fixture_store, tmp_path):
 
 
 def test_mbti_page_shows_the_type_with_its_uncertainty_and_the_gender_gap(app_on_fixture, fixture_store):
-    """The subject's type with undecided letters as '?' and the Men vs Women gap, exactly as the report (at the app's
+    """The subject's type with undecided letters as both poles ('E/I') and the Men vs Women gap, exactly as the report (at the app's
     n_boot) holds them."""
     from analysis.methods.mbti.report_types import decided_text, gap_rows
 

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.methods.mbti import POLES
 from analysis.methods.mbti.answers import selected_answers
 from analysis.methods.mbti.importer import parse_files, store_parsed
 from analysis.methods.mbti.report import metrics_json
@@ -36,30 +37,30 @@ def answers(rows: list[tuple[str, str, int, int]], subject: str = "Men", testing
 
 def test_a_score_at_the_cut_is_undecided() -> None:
     """Six E statements: +3, −3, +3, −3, 0, 0 (a reversed statement answered Correct weighs −3): X_E = 50 exactly;
-    every resample is spread around 50, so the CI includes it and the letter is '?' with the reason, never 'E'."""
+    every resample is spread around 50, so the CI includes it and the letter is 'E/I' with the reason, never 'E'."""
     rows = [("1", "E", 1, C), ("2", "E", -1, C), ("3", "E", 1, C), ("4", "E", -1, C), ("5", "E", 1, NCNW),
             ("6", "E", -1, NCNW)]
     u = subject_uncertainty(answers(rows), n_boot=1000, seed=0)
     lo, hi = u["scores_ci"]["E"]
     assert lo < 50 < hi
-    assert u["letters"]["E"] == {"letter": "?", "decided": False,
+    assert u["letters"]["E"] == {"letter": "E/I", "decided": False,
                                  "reason": f"95 % CI [{lo:.1f}, {hi:.1f}] includes 50, the cut between E and I"}
-    assert u["type"].startswith("?") and u["n_decided"] == 0
+    assert u["type"].startswith("[E/I]") and u["n_decided"] == 0
     assert mean_scores(scores_by_testing(answers(rows)))["E"] == 50.0  # the report's type code would say "E"
 
 
 def test_clear_scores_decide_their_letters() -> None:
     """E: six statements agreeing with E (+3, +2, +3, +2, +3, +1): X_E = 50 + 50·14/18 ≈ 88.9 and no resample gets near
-    50 -> 'E'. N: six agreeing with S (−3 … −1) -> 'S'. T has three statements only -> '?' (too few); J none -> 'X'."""
+    50 -> 'E'. N: six agreeing with S (−3 … −1) -> 'S'. T has three statements only -> 'T/F' (too few); J none -> 'X'."""
     rows = [("1", "E", 1, C), ("2", "E", 1, GC), ("3", "E", -1, W), ("4", "E", 1, GC), ("5", "E", 1, C), ("6", "E", 1, PC),
             *((str(10 + k), "N", 1, o) for k, o in enumerate((W, GW, W, PW, GW, W))),
             ("20", "T", 1, C), ("21", "T", 1, C), ("22", "T", 1, C)]
     u = subject_uncertainty(answers(rows), n_boot=1000, seed=0)
     assert u["letters"]["E"] == {"letter": "E", "decided": True, "reason": None} and u["scores_ci"]["E"][0] > 50
     assert u["letters"]["N"]["letter"] == "S" and u["scores_ci"]["N"][1] < 50
-    assert u["letters"]["T"]["letter"] == "?" and f"needs ≥ {MIN_STATEMENTS}" in u["letters"]["T"]["reason"]
+    assert u["letters"]["T"]["letter"] == "T/F" and f"needs ≥ {MIN_STATEMENTS}" in u["letters"]["T"]["reason"]
     assert u["letters"]["J"] == {"letter": "X", "decided": False, "reason": "no valid answer on this dimension"}
-    assert u["type"] == "ES?X-X" and u["n_decided"] == 2 and not u["decidable"]
+    assert u["type"] == "ES[T/F]X-X" and u["n_decided"] == 2 and not u["decidable"]
     assert decided_headline({"s": u}, 1000)["value"] is None  # T and J could decide nothing: left out, never 0
     full = subject_uncertainty(answers(rows[:12] + [(str(30 + k), d, 1, C) for d in "TJ" for k in range(5)]),
                                n_boot=500, seed=0)
@@ -163,9 +164,10 @@ def test_real_headlines(real: tuple[dict, pd.DataFrame]) -> None:
                 lo, hi = u["scores_ci"][dim]
                 assert lo <= s["scores"][dim] <= hi
                 if u["letters"][dim]["decided"]:
-                    assert (lo > 50 or hi < 50) and u["type"][k] == s["type"][k]
+                    assert (lo > 50 or hi < 50) and u["letters"][dim]["letter"] == s["type"][k]
                 else:
-                    assert lo <= 50 <= hi and u["type"][k] == "?"
+                    assert lo <= 50 <= hi and u["letters"][dim]["letter"] == "/".join(POLES[dim])
+                    assert f"[{u['letters'][dim]['letter']}]" in u["type"]
             assert len(chosen_answers(rows[rows["model"] == model], subject)) == 60
 
 
