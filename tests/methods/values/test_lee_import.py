@@ -210,3 +210,26 @@ def test_numbers_only_keeps_no_text(parsed) -> None:
     full = {(r["model"], r["persona_id"], r["context"], r["item_id"]): r["score"] for m in parsed for r in m.rows}
     assert {(r["model"], r["persona_id"], r["context"], r["item_id"]): r["score"] for m in bare for r in m.rows} == full
     assert np.isfinite([v for v in full.values() if v is not None]).all()
+
+
+@needs_source
+def test_the_structure_page_draws_a_real_models_cfa_loadings(parsed, tmp_path, cache_dir, monkeypatch) -> None:
+    """75 personas are enough for the CFA (the app fixture's 12 are not): the Structure page shows a fitted group's
+    fit indices as text (never above 1) and, on request, its standardized loadings."""
+    from tests.app.conftest import _bind, open_app
+
+    path = tmp_path / "lee.db"
+    with Store(path) as store:
+        store_parsed(store, parsed)
+    _bind(monkeypatch, path, tmp_path / "user.db", cache_dir)
+    model = "gpt-3.5-turbo-0125" if "gpt-3.5-turbo-0125" in MODELS else MODELS[0]
+    at = open_app("structure", model=model, context=FIRST)
+    assert not at.exception
+    cfa = at.dataframe[0].value
+    fitted = cfa[cfa["cfi"] != "—"]
+    assert len(fitted) >= 1
+    assert all(text == "≥ 1 (over-fitted)" or float(text) <= 1 for text in [*fitted["cfi"], *fitted["tli"]])
+    at.toggle(key="loadings").set_value(True).run()
+    loadings = next(d.value for d in at.dataframe if "std_loading" in d.value.columns)
+    assert {"group", "latent", "item", "std_loading"} <= set(loadings.columns) and len(loadings) > 0
+    assert set(fitted["group"]) <= set(loadings["group"])
