@@ -72,11 +72,16 @@ def correlation_heatmap(matrix: pd.DataFrame, *, title: str | None = None, zmin:
 
 
 # -- comparison -----------------------------------------------------------------------------------
+def row_label(method: str, metric: str) -> str:
+    """"Method: metric", once: a headline's label already names its method ("Trust: sent − human ($)")."""
+    return metric if metric.casefold().startswith(f"{method.casefold()}:") else f"{method}: {metric}"
+
+
 def difference_forest(diffs: pd.DataFrame, a: str, b: str) -> go.Figure:
     """A − B per headline with its paired-bootstrap CI (where there is one); 0 = no difference. A row whose A − B is
     undefined (NaN: a side undefined, or the comparison says the two are on no common footing) is not plotted."""
     diffs = diffs[np.isfinite(diffs["diff"].astype(float))].reset_index(drop=True)
-    labels = [f"{m}: {t}" for m, t in zip(diffs["method"], diffs["metric"])]
+    labels = [row_label(m, t) for m, t in zip(diffs["method"], diffs["metric"])]
     has_ci = diffs["lo"].notna() & diffs["hi"].notna()
     fig = go.Figure(go.Scatter(
         x=diffs["diff"], y=labels, mode="markers", marker=dict(size=11, color=[PAIR[0] if c else NEUTRAL for c in has_ci]),

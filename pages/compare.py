@@ -102,6 +102,7 @@ if len(pair):
     wide = pair.assign(share=[ui.ci_text(100 * r, 100 * lo, 100 * hi, 1) + " %" if n else "—"
                               for r, lo, hi, n in zip(pair["rate"], pair["lo"], pair["hi"], pair["n"])])
     wide = wide.pivot_table(index=["method", "kind"], columns="model", values="share", aggfunc="first").reset_index()
+    wide = wide[["method", "kind", *dict.fromkeys(c for c in (la, lb) if c in wide.columns)]]  # A before B
     ui.table(wide, hide_index=True, width="stretch")
 
 pair = Pair(ref_a, a, ref_b, b, la, lb)

@@ -35,6 +35,14 @@ def test_difference_forest_whiskers_follow_the_ci():
     assert list(trace.error_x.array) == [0.3, 0.0] and list(trace.error_x.arrayminus) == [0.1, 0.0]
 
 
+def test_difference_forest_names_a_method_once():
+    """A headline's label already names its method ("Trust: sent − human ($)"): the row is not "Trust: Trust: …"."""
+    diffs = pd.DataFrame({"method": ["Trust", "inventory"], "metric": ["Trust: sent − human ($)", "α, mean over domains"],
+                          "diff": [1.0, 0.1], "lo": [None, None], "hi": [None, None]})
+    assert list(figures.difference_forest(diffs, "a", "b").data[0].y) == ["Trust: sent − human ($)",
+                                                                          "inventory: α, mean over domains"]
+
+
 def test_the_apps_chance_draws_are_the_ones_the_demo_caches(monkeypatch):
     """app.data keeps its default without importing analysis.chance (a warm start stays light): the two must agree."""
     import importlib

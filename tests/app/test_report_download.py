@@ -60,3 +60,17 @@ def test_compare_offers_the_report_of_its_two_models(app_on_fixture, deferred):
     build, _ = deferred["rolescope-report-fixture-all.html"]
     models = set(re.findall(r'data-model="([^"]+)"', build().decode("utf-8")))
     assert len(models) == 2 and models <= set(at.session_state["models"])
+
+
+def test_compare_puts_a_before_b_in_every_table(app_on_fixture):
+    """Model A's column stands before B's, whichever name sorts first (the invalid-answers table pivots by model)."""
+    at = app_on_fixture("compare")
+    options = list(at.selectbox(key="a").options)
+    last = max(options)  # the name that sorts last as A
+    at.selectbox(key="a").set_value(last).run()
+    assert not at.exception
+    a, b = at.selectbox(key="a").value, at.selectbox(key="b").value
+    name_a, name_b = a.split("::", 1)[1], b.split("::", 1)[1]
+    assert name_a > name_b
+    invalid = next(d.value for d in at.dataframe if "kind" in d.value.columns)
+    assert list(invalid.columns) == ["method", "kind", name_a, name_b]
