@@ -6,7 +6,8 @@ A **unit** is what is tested repeatedly: the rows' ``persona_type`` when set (Pe
 model itself (every sheet one unit). A **testing** is one ``administration`` of a unit; its domain score is the sheet's
 (``scoring.scale_scores``: the mean keyed answer over the domain's valid answers).
 
-- ``mean`` (per domain): the mean over units of the mean over the unit's testings of its domain score;
+- ``mean`` (per domain): the mean over units of the mean over the unit's testings of its domain score, with its 95 %
+  CI resampling units (several) or testings (one unit): ``mean_lo``, ``mean_hi``, ``mean_ci_unit`` (``mean_ci``);
 - ``sd`` (per domain): the mean over units of the sample SD (ddof = 1) over the unit's testings of its domain score:
   how far one testing's score strays from another's (one unit: simply the SD across testings);
 - ``icc`` (overall and per domain): test–retest agreement of the item answers, ICC(2,1) (Shrout & Fleiss 1979;
@@ -31,6 +32,7 @@ import pandas as pd
 from analysis.methods.inventory.human_norm import percentile
 from analysis.methods.inventory.scoring import Sheets, persona_scores, scale_scores
 from analysis.reliability import icc2
+from analysis.stats import percentile_ci, resample_indices
 
 NO_UNIT = "(the model, no persona)"
 
@@ -95,6 +97,25 @@ def profile_r(table: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
+#: Resamples behind a testings mean's CI.
+N_BOOT = 2000
+
+
+def mean_ci(frame: pd.DataFrame, per_unit: pd.DataFrame) -> dict[str, Any]:
+    """The 95 % percentile CI of a domain's ``mean`` (Efron & Tibshirani 1993, ch. 13; 2,000 resamples, seed 0): with
+    several units their means are resampled (a unit's testings are repeats of one prompt, not independent units),
+    with one unit its testings (Mei et al.'s 30 sessions of one model); ``mean_ci_unit`` names what was resampled."""
+    if len(per_unit) >= 2:
+        values, noun = per_unit["mean"].to_numpy(float), f"{len(per_unit)} units (each with its testings)"
+    else:
+        values, noun = frame["score"].to_numpy(float), f"{len(frame)} testings"
+    if len(values) < 2:
+        return {"mean_ci_reason": "needs ≥ 2 testings to resample"}
+    idx = resample_indices(len(values), N_BOOT, 0)
+    ci = percentile_ci(float(values.mean()), values[idx].mean(axis=1))
+    return {"mean_lo": _val(ci.lo), "mean_hi": _val(ci.hi), "mean_ci_unit": f"bootstrap over {noun}"}
+
+
 def domain_spread(s: Sheets, units: pd.DataFrame, domain: str) -> dict[str, Any]:
     """``mean`` and ``sd`` across testings of one domain's score (module docstring)."""
     score = persona_scores(scale_scores(s))[domain]
@@ -105,6 +126,8 @@ def domain_spread(s: Sheets, units: pd.DataFrame, domain: str) -> dict[str, Any]
                            "sd": _val(float(sds.mean())) if len(sds) else None}
     if out["mean"] is None:
         out["mean_reason"] = "no testing has a score on this domain"
+    else:
+        out |= mean_ci(frame, per_unit)
     if out["sd"] is None:
         out["sd_reason"] = "needs a unit scored in ≥ 2 testings"
     return out

@@ -136,7 +136,11 @@ if testings:
     t[0].metric("Test–retest ICC(2,1), every item", ui.fmt(testings.get("icc")))
     t[1].metric(f"Profile r, mean over {testings.get('profile_r_pairs') or 0:,} pairs of testings", ui.fmt(testings.get("profile_r")))
     ui.table(pd.DataFrame([{"domain": f"{d} · {idoc['domains'][d]['name']}" if d in idoc["domains"] else d,
-                            "mean over testings": e.get("mean"), "SD across testings": e.get("sd"),
+                            "mean over testings": e.get("mean"),
+                            "mean 95 % CI": (f"[{e['mean_lo']:.2f}, {e['mean_hi']:.2f}]" if e.get("mean_lo") is not None
+                                             else "—"),
+                            "CI over": e.get("mean_ci_unit") or e.get("mean_ci_reason") or "—",
+                            "SD across testings": e.get("sd"),
                             "ICC(2,1)": e.get("icc"), "why —": e.get("icc_reason") or ""}
                            for d, e in ((d, testings["domains"][d]) for d in order if d in testings["domains"])]),
              hide_index=True, width="stretch",

@@ -137,6 +137,12 @@ def test_metrics_give_test_retest_and_human_percentiles_for_both_models(metrics)
             spread = testings["domains"][d]
             assert spread["mean"] == pytest.approx(doc["domains"][d]["score"])
             assert spread["sd"] == pytest.approx(doc["domains"][d]["sd"])  # one unit: the SD across the 30 sessions
+            # the mean's CI resamples the 30 sessions; about mean ± 1.96 SD/√30 (a normal check, not the bootstrap)
+            assert spread["mean_ci_unit"] == "bootstrap over 30 testings"
+            half = 1.96 * spread["sd"] / np.sqrt(30)
+            if half > 0:
+                assert spread["mean_lo"] <= spread["mean"] <= spread["mean_hi"]
+                assert (spread["mean_hi"] - spread["mean_lo"]) == pytest.approx(2 * half, rel=0.25)
             assert spread["icc"] is not None or spread["icc_reason"]
             pct = doc["domains"][d]["human_percentile"]
             assert 0 <= pct <= 100
