@@ -1,6 +1,7 @@
 """MBTI numbers the pages show beyond the report, and comparing two models (paired over shared testing indices).
 
-- ``compare_mbti``: mean consistency over subjects with a paired bootstrap CI; robustness and fairness side by side;
+- ``compare_mbti``: mean consistency over subjects with a paired bootstrap CI over testing indices; letters decided,
+  robustness and fairness with paired CIs over the shared subjects (``analysis.methods.resampled``);
 - ``statement_gaps``: where two models' answers differ most; ``mbti_subject_spread``: SD over testings.
 """
 
@@ -17,6 +18,7 @@ from analysis import stats
 from analysis.methods.base import Difference, difference, too_few_units
 from analysis.methods.mbti import DIMENSIONS
 from analysis.methods.mbti.metrics import ALPHA
+from analysis.methods.resampled import Resampler, resampled_difference
 
 N_BOOT = 1000
 
@@ -81,7 +83,7 @@ def _consistency_stat(chosen: dict[str, pd.DataFrame], units: np.ndarray, alpha:
 def compare_mbti(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], testings_a: pd.DataFrame, testings_b: pd.DataFrame,
                  *, n_boot: int = N_BOOT, seed: int = 0) -> list[Difference]:
     """MBTI headlines: mean consistency over subjects (paired bootstrap over shared testing indices, which
-    share their option permutations), mean robustness and fairness (no CI)."""
+    share their option permutations); letters decided, mean robustness and fairness (paired over shared subjects)."""
     out: list[Difference] = []
     ca, cb = _chosen_testings(testings_a), _chosen_testings(testings_b)
     subjects = [s for s in ca if s in cb]
@@ -102,14 +104,45 @@ def compare_mbti(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], testings_a:
             ci = stats.bootstrap_counts(lambda w: sa(w) - sb(w), units.size, n_boot=n_boot, seed=seed)
             out.append(difference("MBTI", label, sa(ones)[0], sb(ones)[0], ci,
                                   f"paired bootstrap over {units.size} shared testing indices", key=key))
+    out.append(decided_difference(doc_a, doc_b, n_boot=n_boot, seed=seed))
     for key, label in (("robustness", "Robustness"), ("fairness", "Fairness")):
         da, db = doc_a.get(key) or {}, doc_b.get(key) or {}
         common = [k for k in da if k in db and math.isfinite(_f(da[k])) and math.isfinite(_f(db[k]))]
         if common:  # the same subjects (pairs) on both sides
-            what = "subjects" if key == "robustness" else "pairs"
-            out.append(difference("MBTI", f"{label}, mean over {len(common)} shared {what}",
-                                  np.mean([_f(da[k]) for k in common]), np.mean([_f(db[k]) for k in common])))
+            what = "subjects" if key == "robustness" else "pairs of subjects"
+            ra, rb = (_mean_resampler({k: _f(d[k]) for k in common}, what) for d in (da, db))
+            out.append(resampled_difference("MBTI", f"{label}, mean over {len(common)} shared {what}",
+                                            ra, rb, float(np.mean([_f(da[k]) for k in common])),
+                                            float(np.mean([_f(db[k]) for k in common])), n_boot=n_boot, seed=seed))
     return out
+
+
+def _mean_resampler(values: Mapping[str, float], noun: str) -> Resampler:
+    """The mean of per-unit ``values`` on resampled units (NaN where a resample holds none)."""
+    ids = list(values)
+    x = np.array([values[k] for k in ids], dtype=float)
+
+    def statistic(W: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (W * x).sum(axis=1) / W.sum(axis=1)
+
+    return Resampler(ids, noun, statistic)
+
+
+def decided_difference(doc_a: Mapping[str, Any], doc_b: Mapping[str, Any], *, n_boot: int = N_BOOT,
+                       seed: int = 0) -> Difference:
+    """``mbti_decided``, A − B: the mean decided letters over the decidable subjects (``uncertainty.decided_headline``),
+    paired over the subjects both have (a subject's letters are decided by its own bootstrap over statements, so the
+    subject is the unit here)."""
+    def per_subject(doc: Mapping[str, Any]) -> dict[str, float]:
+        return {s: float(d["uncertainty"]["n_decided"]) for s, d in (doc.get("subjects") or {}).items()
+                if (d.get("uncertainty") or {}).get("decidable")}
+
+    heads = [((d.get("headlines") or {}).get("mbti_decided") or {}).get("value") for d in (doc_a, doc_b)]
+    return resampled_difference("MBTI", "Letters decided (of 4), mean over subjects",
+                                _mean_resampler(per_subject(doc_a), "subjects"),
+                                _mean_resampler(per_subject(doc_b), "subjects"), heads[0], heads[1],
+                                key="mbti_decided", n_boot=n_boot, seed=seed)
 
 
 def signed_agreement(answers: pd.DataFrame) -> pd.DataFrame:

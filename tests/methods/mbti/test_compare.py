@@ -53,3 +53,22 @@ def test_two_testings_give_no_ci_and_robustness_uses_shared_subjects():
     doc_b = {"robustness": {"Men": 0.7, "Women": 0.2}}
     [r] = [x for x in views.compare_mbti(doc_a, doc_b, ta, tb, n_boot=0) if x.metric.startswith("Robustness")]
     assert r.metric == "Robustness, mean over 1 shared subjects" and (r.a, r.b) == pytest.approx((0.9, 0.7))
+
+
+def test_letters_decided_is_paired_over_shared_subjects():
+    """The decided-letters headline of two models that tested the same six subjects: A − B with a CI resampling the
+    subjects together (a subject not decidable on a side is left out there, as the headline leaves it out)."""
+    def doc(decided: dict[str, int]) -> dict:
+        subjects = {s: {"uncertainty": {"n_decided": n, "decidable": True}} for s, n in decided.items()}
+        return {"subjects": subjects, "headlines": {"mbti_decided": {"value": float(np.mean(list(decided.values())))}}}
+
+    names = ["Accountants", "Barbers", "Doctors", "Men", "Women", "People"]
+    a, b = doc(dict(zip(names, [4, 3, 4, 2, 3, 4]))), doc(dict(zip(names, [1, 1, 2, 0, 1, 1])))
+    [d] = [x for x in views.compare_mbti(a, b, _testings(1, 2.0, n=1), _testings(2, 2.0, n=1), n_boot=500)
+           if x.key == "mbti_decided"]
+    assert d.note == "paired over 6 shared subjects"
+    assert d.diff == pytest.approx(20 / 6 - 1.0) and 0 < d.lo <= d.diff <= d.hi <= 3
+    b["subjects"] = {f"other {s}": v for s, v in b["subjects"].items()}  # different subjects: not paired
+    [u] = [x for x in views.compare_mbti(a, b, _testings(1, 2.0, n=1), _testings(2, 2.0, n=1), n_boot=500)
+           if x.metric.startswith("Letters decided")]
+    assert u.note.startswith("not paired (0 shared subjects)") and u.lo < u.diff < u.hi
