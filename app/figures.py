@@ -73,7 +73,7 @@ def correlation_heatmap(matrix: pd.DataFrame, *, title: str | None = None, zmin:
 
 # -- comparison -----------------------------------------------------------------------------------
 def row_label(method: str, metric: str) -> str:
-    """"Method: metric", once: a headline's label already names its method ("Trust: sent − human ($)")."""
+    """"Method: metric", once: a headline's label that already starts with its method's name keeps only its own."""
     return metric if metric.casefold().startswith(f"{method.casefold()}:") else f"{method}: {metric}"
 
 

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.methods.values.cfa_batch import fit_cfa_fast
+from analysis.methods.values.report_types import CFA_MIN_PERSONAS as MIN_PERSONAS
 from analysis.methods.values.cfa_model import (
     CORRELATION_LIMIT,
     INDICES,
@@ -60,15 +61,6 @@ MAGNIFYING_GLASS: dict[str, tuple[str, ...]] = {
 
 FIT_COLUMNS = ["group", "n", "chi2", "df", "cfi", "tli", "rmsea", "srmr", "converged", "reason"]
 
-#: Fewest personas (rows with every item of the model answered) a magnifying-glass model is fitted on; below it the
-#: group is not fitted and has no indices, with the reason "needs ≥ 30 personas …" (``too_few_personas``). Source: the
-#: smallest sample size any model needed in the Monte Carlo study of Wolf, Harrington, Clark & Miller (2013, "Sample
-#: size requirements for structural equation models", Educational and Psychological Measurement 73(6), 913–934):
-#: their requirements ranged from 30 (the best-conditioned models: one factor, strong loadings) to 460 cases. The
-#: magnifying-glass models have 2–3 correlated latents and 6–18 items, so 30 is a floor below which no CFA of theirs
-#: was adequate, not a size that makes one adequate. On fewer (Lee et al.'s 15 re-asked personas) the fit indices
-#: are noise: a TLI of 1.5, χ² below its df.
-MIN_PERSONAS = 30
 
 
 def too_few_personas(n: int) -> str:

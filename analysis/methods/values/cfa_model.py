@@ -147,20 +147,6 @@ def fit_indices(sample_cov: np.ndarray, implied_cov: np.ndarray, n: int, n_free:
 
 
 #: What a fit index above 1 is shown as (the TLI is not capped: on few personas it reaches 1.5).
-OVER_FITTED = "≥ 1 (over-fitted)"
-
-
-def fit_index_text(x: float | None, digits: int = 3) -> str:
-    """How a CFI or TLI is shown wherever a fit is rendered: "—" when undefined, ``OVER_FITTED`` above 1 (a TLI > 1
-    means χ²/df < 1, the model fits better than its degrees of freedom expect: over-fitted, typically on few
-    personas, never "better than perfect"), else the number with ``digits`` decimals. The raw number stays in the
-    data (lavaan does not cap the TLI)."""
-    value = math.nan if x is None else float(x)
-    if not math.isfinite(value):
-        return "—"
-    return OVER_FITTED if value > 1.0 else f"{value:.{digits}f}"
-
-
 def _failure(n: int, df: int, reason: str, **extra: object) -> CFAResult:
     undefined = dict.fromkeys(INDICES, math.nan)
     return CFAResult(n=n, chi2=math.nan, df=df, converged=False, reason=reason, **undefined, **extra)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from analysis.doc_tables import fmt, table
-from analysis.methods.values.cfa_model import fit_index_text
+from analysis.methods.values.report_types import fit_index_text
 
 LEE = "brucewlee/values"
 FIRST = "first_asking"

@@ -7,6 +7,8 @@ not give are ``None`` (the reason beside them: ``error``, ``cfa_reason``), never
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -139,3 +141,28 @@ class ValuesReport(Report):
     models: dict[str, ValuesModelReport]
     leaderboard: Leaderboard
     item_texts: dict[str, dict[str, str]]
+
+
+OVER_FITTED = "≥ 1 (over-fitted)"
+
+
+def fit_index_text(x: float | None, digits: int = 3) -> str:
+    """How a CFI or TLI is shown wherever a fit is rendered: "—" when undefined, ``OVER_FITTED`` above 1 (a TLI > 1
+    means χ²/df < 1, the model fits better than its degrees of freedom expect: over-fitted, typically on few
+    personas, never "better than perfect"), else the number with ``digits`` decimals. The raw number stays in the
+    data (lavaan does not cap the TLI)."""
+    value = math.nan if x is None else float(x)
+    if not math.isfinite(value):
+        return "—"
+    return OVER_FITTED if value > 1.0 else f"{value:.{digits}f}"
+
+
+#: Fewest personas (rows with every item of the model answered) a magnifying-glass model is fitted on; below it the
+#: group is not fitted and has no indices, with the reason "needs ≥ 30 personas …" (``too_few_personas``). Source: the
+#: smallest sample size any model needed in the Monte Carlo study of Wolf, Harrington, Clark & Miller (2013, "Sample
+#: size requirements for structural equation models", Educational and Psychological Measurement 73(6), 913–934):
+#: their requirements ranged from 30 (the best-conditioned models: one factor, strong loadings) to 460 cases. The
+#: magnifying-glass models have 2–3 correlated latents and 6–18 items, so 30 is a floor below which no CFA of theirs
+#: was adequate, not a size that makes one adequate. On fewer (Lee et al.'s 15 re-asked personas) the fit indices
+#: are noise: a TLI of 1.5, χ² below its df.
+CFA_MIN_PERSONAS = 30

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.methods.base import doc_frame
-from analysis.methods.values.cfa_model import fit_index_text
+from analysis.methods.values.report_types import fit_index_text
 
 
 def leaderboard_rows(report: dict[str, Any]) -> pd.DataFrame:
@@ -58,7 +58,7 @@ def structure(report: dict[str, Any], model: str, key: str) -> dict[str, Any]:
 
 
 def cfa_shown(cfa: pd.DataFrame) -> pd.DataFrame:
-    """``structure``'s CFA table as the page shows it: CFI and TLI as text (``cfa_model.fit_index_text``: "—"
+    """``structure``'s CFA table as the page shows it: CFI and TLI as text (``report_types.fit_index_text``: "—"
     undefined, "≥ 1 (over-fitted)" above 1, never e.g. 1.500); the raw numbers stay in the report."""
     return cfa.assign(**{k: [fit_index_text(v) for v in cfa[k]] for k in ("cfi", "tli")})
 

@@ -4,8 +4,8 @@ import textwrap
 
 import streamlit as st
 
-from analysis.methods.values.cfa import MIN_PERSONAS as CFA_MIN_PERSONAS
-from analysis.methods.values.cfa_model import fit_index_text
+from analysis.methods.values.report_types import CFA_MIN_PERSONAS
+from analysis.methods.values.report_types import fit_index_text
 from app import data, samples, state, ui
 from app.methods.values import charts as values_charts
 from app.methods.values import data as values_data

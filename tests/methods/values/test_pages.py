@@ -11,7 +11,7 @@ import pytest
 from analysis.runs.store import Store
 from analysis.methods.values import leaderboard as lb
 from analysis.methods.values.metrics import values_leaderboard, values_metrics
-from analysis.methods.values.cfa_model import fit_index_text
+from analysis.methods.values.report_types import fit_index_text
 
 INDICES = ("cfi", "tli", "rmsea", "srmr")
 
