@@ -128,7 +128,7 @@ def test_a_keyed_comparison_row_is_the_headline_itself(fixture_store):
                 assert math.isclose(d.a, va, abs_tol=1e-6) and math.isclose(d.b, vb, abs_tol=1e-6), (d, va, vb)
                 keyed.add(d.key)
     assert {"values_cardinal", "values_rank_order", "mbti_consistency", "personagym_score", "trust_spearman",
-            "inventory_shaping", "inventory_alpha"} <= keyed
+            "trust_vs_human", "inventory_shaping", "inventory_alpha"} <= keyed
 
 
 def test_a_comparison_on_fewer_units_than_a_headline_is_not_keyed_to_it():

@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -469,6 +470,68 @@ def persona_transfers(rounds: pd.DataFrame, descriptions: dict[str, str]) -> dic
     return persona_scores_doc(frame, constructs)
 
 
+#: The cell a row answers, per table: of several runs' rows of one cell, the latest run's counts.
+CELLS = {BELIEFS.name: ["strategy", "attribute", "endowment"], TRANSFERS.name: ["persona_id", "conditioning", "endowment"],
+         PRIORS.name: ["attribute", "conditioning", "endowment"], ROUNDS.name: ["persona_id", "archetype", "round"],
+         FORECASTS.name: ["persona_id", "archetype"]}
+
+
+@dataclass(frozen=True)
+class ModelRows:
+    """The rows a model's report reads: its used configurations, their runs, each table's rows (latest run per cell,
+    with ``_order``), the imported configurations (``imported.imported_rows``) and the headline endowment (the
+    population configuration's, None when it names none)."""
+
+    used_pop: comparable.Configuration | None
+    used_ind: comparable.Configuration | None
+    pop_runs: list[str]
+    ind_runs: list[str]
+    tables: dict[str, pd.DataFrame]
+    imported: dict[str, tuple[comparable.Configuration, pd.DataFrame]]
+    endowment: int | None
+
+
+def model_rows(store: Store, pop: comparable.Selection, ind: comparable.Selection, name: str) -> ModelRows:
+    """``ModelRows`` of model ``name`` under the population and individual selections (``metrics_json``)."""
+    order = pop.order
+    used_pop, used_ind = pop.used.get(name), ind.used.get(name)
+    pop_runs = [*used_pop.run_ids, *_endowment_siblings(pop.found[name], used_pop)] if used_pop else []
+    ind_runs = list(used_ind.run_ids) if used_ind else []
+    mine = {}
+    for table, runs in ((BELIEFS, pop_runs), (TRANSFERS, pop_runs), (PRIORS, pop_runs), (ROUNDS, ind_runs),
+                        (FORECASTS, ind_runs)):
+        rows = store.table(table.name, run_ids=runs)
+        rows = comparable.latest_rows(rows, CELLS[table.name], order) if len(rows) else rows
+        mine[table.name] = _with_order(rows, order)
+    endowment = int(used_pop.signature["endowment"]) if used_pop and "endowment" in used_pop.signature else None
+    return ModelRows(used_pop, used_ind, pop_runs, ind_runs, mine,
+                     imported_rows(store, pop.found.get(name, []), order), endowment)
+
+
+def side_rows(store: Store, model: str, config: comparable.Chosen = None) -> ModelRows:
+    """``ModelRows`` of one model as its report (``metrics_json`` with this ``config``) selects them."""
+    pop = comparable.select(store, POPULATION, model=model, config=config, strict=False)
+    ind = comparable.select(store, INDIVIDUAL, model=model, config=config, strict=False)
+    return model_rows(store, pop, ind, model)
+
+
+def headline_endowment(rows: ModelRows) -> int | None:
+    """The endowment of a model's headline configuration, as ``model_metrics`` takes it: the population
+    configuration's, else $10 when its rows have it, else their most frequent."""
+    t = rows.tables
+    return rows.endowment if rows.endowment is not None else _main_endowment(t[BELIEFS.name], t[TRANSFERS.name])
+
+
+def population_inputs(rows: ModelRows, strategy: str,
+                      assumed_group_size: int = ASSUMED_GROUP_SIZE) -> tuple[dict[str, Belief], pd.DataFrame]:
+    """What ``population[strategy]`` of a model's report is computed from (``model_metrics``): the strategy's latest
+    valid belief per attribute and the unconditioned games, both at the headline endowment."""
+    e = headline_endowment(rows)
+    beliefs, transfers = rows.tables[BELIEFS.name], rows.tables[TRANSFERS.name]
+    plain = transfers[(transfers["endowment"] == e) & (transfers["conditioning"] == "none")]
+    return _latest_beliefs(beliefs[beliefs["endowment"] == e], strategy, assumed_group_size), plain
+
+
 def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, seed: int = 0,
                  assumed_group_size: int = ASSUMED_GROUP_SIZE, config: comparable.Chosen = None,
                  chance: int = 0) -> dict[str, Any]:
@@ -481,26 +544,14 @@ def metrics_json(store: Store, model: str | None = None, *, n_boot: int = 1000, 
     pop = comparable.select(store, POPULATION, model=model, config=config, strict=False)
     ind = comparable.select(store, INDIVIDUAL, model=model, config=config, strict=False)
     comparable.check_chosen([c for sel in (pop, ind) for cs in sel.found.values() for c in cs], config, "trust")
-    order = pop.order
-    cells = {BELIEFS.name: ["strategy", "attribute", "endowment"], TRANSFERS.name: ["persona_id", "conditioning", "endowment"],
-             PRIORS.name: ["attribute", "conditioning", "endowment"], ROUNDS.name: ["persona_id", "archetype", "round"],
-             FORECASTS.name: ["persona_id", "archetype"]}
     names = list(dict.fromkeys([*pop.used, *ind.used]))
     if model is not None and model not in names:
         raise InputError(f"no trust results for model '{model}' in {store.path}")
     models = {}
     for name in names:
-        used_pop, used_ind = pop.used.get(name), ind.used.get(name)
-        pop_runs = [*used_pop.run_ids, *_endowment_siblings(pop.found[name], used_pop)] if used_pop else []
-        ind_runs = list(used_ind.run_ids) if used_ind else []
-        mine = {}
-        for table, runs in ((BELIEFS, pop_runs), (TRANSFERS, pop_runs), (PRIORS, pop_runs), (ROUNDS, ind_runs),
-                            (FORECASTS, ind_runs)):
-            rows = store.table(table.name, run_ids=runs)
-            rows = comparable.latest_rows(rows, cells[table.name], order) if len(rows) else rows
-            mine[table.name] = _with_order(rows, order)
-        endowment = int(used_pop.signature["endowment"]) if used_pop and "endowment" in used_pop.signature else None
-        found = imported_rows(store, pop.found.get(name, []), order)
+        chosen = model_rows(store, pop, ind, name)
+        used_pop, mine, ind_runs, found = chosen.used_pop, chosen.tables, chosen.ind_runs, chosen.imported
+        endowment = chosen.endowment
         doc = model_metrics(mine[BELIEFS.name], mine[TRANSFERS.name], mine[PRIORS.name], mine[ROUNDS.name],
                             mine[FORECASTS.name], n_boot=n_boot, seed=seed, assumed_group_size=assumed_group_size,
                             endowment=endowment, chance=chance, store=store,
