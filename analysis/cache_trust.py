@@ -13,8 +13,11 @@ used only when every rule holds, and is computed again otherwise (never an error
   a BLOB (an older RoleScope's TEXT, a forged one) is a miss without loading it either;
 - **well-formed**: the caller parses it and checks its schema (``analysis.report_cache``, ``analysis.chance``).
 
-When the config folder cannot be written, a key made for this process only is used: entries it writes are believed
-by this process, and computed again by the next one (slower, never wrong). Standard library only: the bundled demo's
+When the config folder cannot be written, or the key file could have been read or written by someone else
+(``checked_key``: a regular file of this user's, mode 0600 or stricter, in a folder others cannot write; never a FIFO
+or a device, which would hang or grow without bound), a key made for this process only is used, with one line on
+stderr saying why: entries it writes are believed by this process, and computed again by the next one (slower, never
+wrong). Standard library only: the bundled demo's
 unpacking seals its entries too (``analysis.demo_store``).
 """
 
@@ -26,6 +29,8 @@ import json
 import os
 import secrets
 import sqlite3
+import stat
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -60,8 +65,45 @@ def secret() -> bytes:
 def _secret_at(path: str) -> bytes:
     try:
         return _read_or_create(Path(path))
+    except UntrustedKey as why:
+        print(f"rolescope: the cache key {path} is not used ({why}); cached reports are sealed for this process "
+              "only and computed again by the next one", file=sys.stderr)
     except (OSError, ValueError):
-        return secrets.token_bytes(32)  # an unwritable config folder: believed by this process only
+        pass  # an unwritable config folder
+    return secrets.token_bytes(32)  # believed by this process only
+
+
+class UntrustedKey(OSError):
+    """A key file another user could have written or read (``checked_key``)."""
+
+
+#: The most a key file may hold (a key is 64 hex digits and a newline): a larger file is no key of ours.
+MAX_KEY_BYTES = 256
+
+
+def checked_key(path: Path) -> bytes:
+    """The key in ``path``, only when no one else could have read or written it: a regular file (not a FIFO, a device
+    or a link to one: opened without blocking, checked on the open file), owned by this user, with no permission for
+    group or others (0600 or stricter), in a folder group and others cannot write; at most ``MAX_KEY_BYTES`` read.
+    ``UntrustedKey`` says which rule failed."""
+    folder = path.parent.stat()
+    if folder.st_mode & 0o022:
+        raise UntrustedKey(f"its folder is writable by others (mode {stat.S_IMODE(folder.st_mode):04o})")
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UntrustedKey("not a regular file")
+        if info.st_uid != os.getuid():
+            raise UntrustedKey("owned by another user")
+        if info.st_mode & 0o077:
+            raise UntrustedKey(f"mode {stat.S_IMODE(info.st_mode):04o}: readable or writable by others (needs 0600)")
+        raw = os.read(fd, MAX_KEY_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(raw) > MAX_KEY_BYTES:
+        raise UntrustedKey(f"larger than {MAX_KEY_BYTES} bytes")
+    return raw
 
 
 def _read_or_create(path: Path) -> bytes:
@@ -79,7 +121,7 @@ def _read_or_create(path: Path) -> bytes:
             pass
         finally:
             tmp.unlink(missing_ok=True)
-    key = bytes.fromhex(path.read_text().strip())
+    key = bytes.fromhex(checked_key(path).decode("ascii").strip())
     if len(key) < 16:
         raise OSError(f"{path}: too short to be a key")
     return key

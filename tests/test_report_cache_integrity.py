@@ -282,3 +282,57 @@ def test_the_bundled_demo_archive_is_sealed_for_its_user_when_unpacked(tmp_path:
         assert cache_trust.read_sealed(demo, "report_cache", "k") == data
     monkeypatch.setenv(cache_trust.KEY_ENV, str(tmp_path / "colleague" / "cache-key"))
     assert bundled_demo_store(tmp_path / "demo.db", tmp_path / "demo.db.xz", tmp_path / "unpacked") != opened
+
+
+def _fresh_process_key(monkeypatch: pytest.MonkeyPatch, path: Path) -> bytes:
+    cache_trust._secret_at.cache_clear()
+    monkeypatch.setenv(cache_trust.KEY_ENV, str(path))
+    return cache_trust.secret()
+
+
+@pytest.mark.parametrize("case", ["group-readable", "folder writable by others", "fifo", "device", "too large"])
+def test_a_key_file_others_could_touch_is_not_used_and_says_why(case: str, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    """A key at mode 0644, in a 0777 folder, a FIFO (which would hang), a link to /dev/zero (which would grow without
+    bound) or an oversized file: one line says why, and the key used is this process's own (nothing another user could
+    have forged is believed; the next process computes again). Never a hang."""
+    import os
+    import secrets as random
+
+    folder = tmp_path / "keys"
+    folder.mkdir(mode=0o700)
+    path = folder / "cache-key"
+    honest = random.token_hex(32)
+    if case == "group-readable":
+        path.write_text(honest)
+        path.chmod(0o644)
+    elif case == "folder writable by others":
+        path.write_text(honest)
+        path.chmod(0o600)
+        folder.chmod(0o777)
+    elif case == "fifo":
+        os.mkfifo(path, 0o600)
+    elif case == "device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text(honest * 100)
+        path.chmod(0o600)
+    first = _fresh_process_key(monkeypatch, path)
+    assert first != bytes.fromhex(honest)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"the cache key {path} is not used (" in err
+    assert _fresh_process_key(monkeypatch, path) != first  # the next process: another key, its entries recomputed
+    cache_trust._secret_at.cache_clear()
+
+
+def test_a_key_file_of_this_user_at_0600_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    import secrets as random
+
+    path = tmp_path / "keys" / "cache-key"
+    path.parent.mkdir(mode=0o700)
+    honest = random.token_hex(32)
+    path.write_text(honest)
+    path.chmod(0o600)
+    assert _fresh_process_key(monkeypatch, path) == bytes.fromhex(honest)
+    assert capsys.readouterr().err == ""
+    cache_trust._secret_at.cache_clear()
