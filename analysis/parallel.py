@@ -30,10 +30,29 @@ def default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def _worker_start(preload: Sequence[str] = ()) -> None:
-    """In each worker: no pool of pools, one BLAS thread (the workers already fill the CPUs; BLAS threads on top of
-    them only contend), and the modules its jobs will import (``preload``) imported at once."""
+def die_with_parent(parent: int) -> None:
+    """Ask Linux to kill this process when its parent dies (``prctl(PR_SET_PDEATHSIG, SIGKILL)``), and exit at once if
+    the parent ``parent`` is already gone (it died before the request): a ``metrics`` killed with SIGKILL leaves no
+    worker running on. Elsewhere (no prctl) nothing is asked."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def _worker_start(preload: Sequence[str] = (), parent: int | None = None) -> None:
+    """In each worker: dies with its parent (``die_with_parent``), no pool of pools, one BLAS thread (the workers
+    already fill the CPUs; BLAS threads on top of them only contend), and the modules its jobs will import
+    (``preload``) imported at once."""
     global _IN_WORKER
+    if parent is not None:
+        die_with_parent(parent)
     _IN_WORKER = True
     import importlib
 
@@ -56,7 +75,7 @@ def _new_pool(workers: int, preload: Sequence[str] = ()) -> ProcessPoolExecutor:
     import multiprocessing
 
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_start,
-                               initargs=(tuple(preload),))
+                               initargs=(tuple(preload), os.getpid()))
 
 
 @contextmanager
