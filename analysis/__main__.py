@@ -433,7 +433,7 @@ def cmd_export_requests(args: argparse.Namespace) -> int:
 
 def cmd_import_replies(args: argparse.Namespace) -> int:
     from analysis.importers.files import check_regular_file
-    from analysis.runs.batch_file import read_results
+    from analysis.runs.batch_file import file_lines, read_results
     from analysis.runs.runner import ImportedReplies
 
     if not args.store.exists():
@@ -441,7 +441,7 @@ def cmd_import_replies(args: argparse.Namespace) -> int:
 
     check_regular_file(args.replies)
     with open(args.replies, "rb") as handle:  # checked whole before the store is touched
-        results = read_results(handle, str(args.replies), compact=True)
+        results = read_results(file_lines(handle), str(args.replies), compact=True)
     if not results:
         raise InputError(f"{args.replies}: no result lines")
     args.replies_read = ImportedReplies(results, str(args.replies))

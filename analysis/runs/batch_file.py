@@ -92,7 +92,7 @@ def parse_result(raw: bytes | str, line: int, where: str) -> Result:
     return Result(custom_id, body, None, line)
 
 
-def read_results(lines: Iterable[bytes], where: str, problems: list[str] | None = None, *,
+def read_results(lines: Iterable[bytes | Oversized], where: str, problems: list[str] | None = None, *,
                  compact: bool = False) -> dict[str, Result]:
     """Every result of a file by ``custom_id``. A malformed or repeated line raises ``InputError`` naming it (a file
     the user hands over: nothing is used from it); with ``problems`` given (a provider's output, whose good lines are
@@ -103,8 +103,8 @@ def read_results(lines: Iterable[bytes], where: str, problems: list[str] | None 
         if not raw.strip():
             continue
         try:
-            if len(raw) > MAX_LINE_BYTES:
-                raise InputError(f"{where}: line {number}: {len(raw):,} bytes, more than a result may hold")
+            if isinstance(raw, Oversized) or len(raw) > MAX_LINE_BYTES:
+                raise InputError(f"{where}: line {number}: over {MAX_LINE_BYTES:,} bytes, more than a result may hold")
             result = parse_result(raw, number, where)
             if result.custom_id in results:
                 raise InputError(f"{where}: line {number}: custom_id {result.custom_id[:12]}… again (first on line "
@@ -120,7 +120,66 @@ def read_results(lines: Iterable[bytes], where: str, problems: list[str] | None 
     return results
 
 
-def split_lines(data: bytes) -> Iterator[bytes]:
-    """The lines of a downloaded file (``\\n``, ``\\r\\n``)."""
-    for raw in data.split(b"\n"):
-        yield raw.rstrip(b"\r")
+@dataclass(frozen=True)
+class Oversized:
+    """A line longer than ``MAX_LINE_BYTES``, never buffered: only its length so far is kept."""
+
+    n_bytes: int
+
+    def __len__(self) -> int:
+        return self.n_bytes
+
+    def strip(self) -> bytes:
+        return b"x"  # not blank
+
+
+class LineSplitter:
+    """Lines of a stream fed in chunks, each buffered only up to ``max_line`` bytes: a longer line comes out as
+    ``Oversized`` (the rest of it is skipped as it arrives, never held), so memory stays bounded by one line."""
+
+    def __init__(self, max_line: int = MAX_LINE_BYTES) -> None:
+        self.max_line = max_line
+        self._buffer = bytearray()
+        self._skipped = 0  # > 0: inside an oversized line, this many bytes of it seen
+
+    def feed(self, chunk: bytes) -> list[bytes | Oversized]:
+        out: list[bytes | Oversized] = []
+        start = 0
+        while start < len(chunk):
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            self._add(piece)
+            if end < 0:
+                break
+            out.append(self._take())
+            start = end + 1
+        return out
+
+    def close(self) -> list[bytes | Oversized]:
+        return [self._take()] if self._buffer or self._skipped else []
+
+    def _add(self, piece: bytes) -> None:
+        if self._skipped:
+            self._skipped += len(piece)
+        elif len(self._buffer) + len(piece) > self.max_line:
+            self._skipped = len(self._buffer) + len(piece)
+            self._buffer = bytearray()
+        else:
+            self._buffer += piece
+
+    def _take(self) -> bytes | Oversized:
+        line: bytes | Oversized = Oversized(self._skipped) if self._skipped else bytes(self._buffer).rstrip(b"\r")
+        self._buffer, self._skipped = bytearray(), 0
+        return line
+
+
+#: Bytes read at a time from a results file.
+CHUNK_BYTES = 1 << 20
+
+
+def file_lines(handle: Any, *, max_line: int = MAX_LINE_BYTES) -> Iterator[bytes | Oversized]:
+    """The lines of an open binary file, read in chunks through a ``LineSplitter`` (a 500 MB line is never held)."""
+    splitter = LineSplitter(max_line)
+    while chunk := handle.read(CHUNK_BYTES):
+        yield from splitter.feed(chunk)
+    yield from splitter.close()

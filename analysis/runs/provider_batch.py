@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from analysis.llm.client import CallError, classify_error
 from analysis.llm.keys import clip, redact
-from analysis.runs.batch_file import ENDPOINT, Result, read_results, request_line, split_lines
+from analysis.runs.batch_file import ENDPOINT, LineSplitter, Oversized, Result, read_results, request_line
 from analysis.runs.progress import ProgressTracker
 from analysis.runs.store import Store
 from analysis.runs.waves import Pending
@@ -60,6 +60,40 @@ def api_error(exc: BaseException) -> CallError:
     if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError)):
         return CallError(f"connection error: {type(exc).__name__}", retryable=True)
     return classify_error(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
+
+
+#: The most a provider's output or error file may hold; a larger one is not read on (its good lines are lost with
+#: it: the run's calls stay unanswered and say why). OpenAI's batch input files are capped at 200 MB; an output with
+#: logprobs is a few times its input.
+MAX_OUTPUT_BYTES = 2 * 2**30
+#: The longest a file's download may take as a whole (httpx's read timeout restarts with every chunk).
+MAX_DOWNLOAD_S = 30 * 60.0
+
+
+async def download_lines(client: LLMClient, file_id: str, *, max_bytes: int | None = None,
+                         deadline_s: float | None = None) -> list[bytes | Oversized]:
+    """The non-blank lines of a provider file, streamed: at most ``MAX_OUTPUT_BYTES`` read, within
+    ``MAX_DOWNLOAD_S`` overall, each line buffered only up to ``batch_file.MAX_LINE_BYTES`` (``LineSplitter``).
+    ``CallError`` (not retried) past a limit."""
+    max_bytes = MAX_OUTPUT_BYTES if max_bytes is None else max_bytes
+    deadline_s = MAX_DOWNLOAD_S if deadline_s is None else deadline_s
+    splitter, lines, total = LineSplitter(), [], 0
+
+    def keep(new: list[bytes | Oversized]) -> None:
+        lines.extend(line for line in new if isinstance(line, Oversized) or line.strip())
+
+    try:
+        async with asyncio.timeout(deadline_s):
+            async with client.openai.files.with_streaming_response.content(file_id) as response:
+                async for chunk in response.iter_bytes():
+                    total += len(chunk)
+                    if total > max_bytes:
+                        raise CallError(f"file {file_id}: more than {max_bytes:,} bytes: not read on", retryable=False)
+                    keep(splitter.feed(chunk))
+    except TimeoutError:
+        raise CallError(f"file {file_id}: download took more than {deadline_s:,.0f} s", retryable=False) from None
+    keep(splitter.close())
+    return lines
 
 
 class ProviderBatches:
@@ -142,12 +176,11 @@ class ProviderBatches:
             if not file_id:
                 continue
             try:
-                content = await self._retrying(lambda fid=file_id: client.openai.files.content(fid))
+                lines = await self._retrying(lambda fid=file_id: download_lines(client, fid))
             except CallError as exc:
                 problems.append(f"file {file_id} not downloaded: {exc}")
                 continue
-            for key, result in read_results(split_lines(content.content), f"batch {batch_id}", problems,
-                                            compact=True).items():
+            for key, result in read_results(lines, f"batch {batch_id}", problems, compact=True).items():
                 results.setdefault(key, result)
         missing = _missing_reason(batch, problems)
         for key, entry in by_key.items():
