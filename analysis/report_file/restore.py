@@ -37,7 +37,7 @@ def read_tables(path: Path) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read it as a report file ({exc})") from None
     try:
-        manifest = json.loads(block(html, MANIFEST_ID, str(path)).replace("<\\/", "</"))
+        manifest = json.loads(block(html, MANIFEST_ID, str(path)))  # \u003c and (older files) <\/ are JSON escapes
         tables = decode_tables(block(html, TABLES_ID, str(path)))
     except InputError:
         raise
