@@ -769,16 +769,14 @@ def cmd_parse(args: argparse.Namespace) -> int:
     """Every stdin line read first (a bad line is one error naming it, and nothing is printed), then one
     ``{"valid", "value", "reason"}`` line per reply, from the reader the runs use."""
     from analysis import methods
+    from analysis.importers.files import parse_json_line
 
     reader = next(r for m in methods.all_methods() for r in m.readers if r.kind == args.kind)
     given = []
     for n, line in enumerate(sys.stdin.read().splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"stdin line {n}: not JSON ({exc.msg})") from None
+        doc = parse_json_line(line, f"stdin line {n}", constants=float)  # a context's NaN: refused by its type
         if not isinstance(doc, dict) or not isinstance(doc.get("reply"), str):
             raise InputError(f'stdin line {n}: needs a "reply" string')
         missing = [f for f in reader.needs if f not in doc and f not in reader.defaults]

@@ -9,7 +9,9 @@ clear ``InputError`` naming it and the reason, never a traceback or a hang:
 - CSV is read through ``csv_rows``: a malformed record or a field longer than ``csv.field_size_limit()`` (131,072
   characters) names the file and the row;
 - JSON is parsed with NaN / Infinity refused (not JSON, and never a valid score), and a document nested too deeply
-  (Python's parser recurses) or holding a number too long to convert (Python caps int digits) is refused.
+  (Python's parser recurses) or holding a number too long to convert (Python caps int digits) is refused; one line
+  of a JSON-lines input (standard input, a batch results file) is read by ``parse_json_line``, which refuses the
+  same, naming the line.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import os
 import re
 import stat
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -117,6 +120,33 @@ def _surrogate_error(text: str, path: str | Path, bad: str) -> InputError:
                       "pair), not a character")
 
 
+def _refusal(exc: RecursionError | ValueError) -> str:
+    """Why ``json.loads`` refused a document, in a few words: nested past Python's stack, an integer longer than Python
+    converts (``sys.get_int_max_str_digits``), bytes that are not UTF-8, a refused NaN/Infinity."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start})"
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if "integer string conversion" in text:
+        return f"a number of more than {sys.get_int_max_str_digits():,} digits"
+    return text[:120]
+
+
+def parse_json_line(raw: str | bytes, where: str, *, constants: Callable[[str], Any] | None = None) -> Any:
+    """One line of a JSON-lines input (standard input, a batch results file), or an InputError ``"<where>: not JSON
+    (<why>)"``: malformed, nested too deeply, a number too long to convert, not UTF-8. Every reader of JSON lines from
+    outside goes through it, so none of these leaves as a RecursionError or a bare ValueError (exit 1).
+
+    ``constants``: as for ``parse_json`` (``float`` keeps NaN and Infinity as floats, for the caller to judge)."""
+    try:
+        return json.loads(raw, parse_constant=constants or _no_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not JSON ({exc.msg})") from None
+    except (RecursionError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        raise InputError(f"{where}: not JSON ({_refusal(exc)})") from None
+
+
 def parse_json(text: str, path: str | Path, *, constants: Callable[[str], Any] | None = None) -> Any:
     """A JSON document, or an InputError naming the file and the reason (line and column when known). A string
     holding a lone surrogate (``"\\ud800"``) is refused: it cannot be stored or written as UTF-8.
@@ -127,10 +157,8 @@ def parse_json(text: str, path: str | Path, *, constants: Callable[[str], Any] |
         doc = json.loads(text, parse_constant=constants or _no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})") from None
-    except RecursionError:
-        raise InputError(f"{path}: invalid JSON (nested too deeply)") from None
-    except ValueError as exc:  # NaN/Infinity, or an integer beyond Python's digit limit
-        raise InputError(f"{path}: invalid JSON ({str(exc).splitlines()[0][:120]})") from None
+    except (RecursionError, ValueError) as exc:
+        raise InputError(f"{path}: invalid JSON ({_refusal(exc)})") from None
     bad = _lone_surrogate(doc) if _SURROGATE.search(text) or "\\u" in text else None
     if bad is not None:
         raise _surrogate_error(text, path, bad)
