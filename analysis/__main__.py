@@ -239,7 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="one self-contained HTML file of a store's results: headlines with chance "
                                            "bands, figures, design, the replies behind the numbers, the tidy tables")
     _add_store(report)
-    report.add_argument("--out", type=Path, required=True, help="the HTML file to write")
+    report.add_argument("--out", type=Path, required=True, help="the HTML file to write (replaced whole, never written "
+                        "through a symbolic link)")
+    report.add_argument("--force", action="store_true",
+                        help="replace a symbolic link, FIFO, device or socket at --out (refused otherwise)")
     report.add_argument("--models", type=csv_list, default=None, help="only these models (comma-separated)")
     report.add_argument("--methods", type=csv_list, default=None, help="only these methods (comma-separated)")
     report.add_argument("--runs", type=csv_list, default=None, help="only these runs (comma-separated run ids)")
@@ -609,19 +612,17 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """Write the store's report file (``analysis.report_file``) to ``--out``; the figures are the dashboard's
     (each method view's ``figures``, when the app is importable)."""
+    from analysis.importers.files import check_out_file, write_atomically
     from analysis.report_file import report_html
 
-    out = args.out.expanduser()
-    if out.is_dir():
-        raise InputError(f"report --out {out}: is a folder, expected an .html file")
-    if not out.parent.is_dir():
-        raise InputError(f"report --out {out}: folder {out.parent} does not exist")
+    out = check_out_file(args.out, "report --out", force=args.force, expected="an .html file")
     started = time.perf_counter()
     with _cache_store(args.store) as store:
         text = report_html(store, models=args.models, methods=args.methods, runs=args.runs, figures=_app_figures(),
                            n_boot=args.n_boot, chance=args.chance)
+    out = check_out_file(out, "report --out", force=args.force, expected="an .html file")  # changed meanwhile?
     try:
-        out.write_text(text, encoding="utf-8")
+        write_atomically(out, [text.encode("utf-8")])
     except OSError as exc:
         raise InputError(f"report --out {out}: cannot write it ({exc.strerror})") from None
     print(f"{out}: {len(text.encode('utf-8')) / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s", file=sys.stderr)

@@ -12,6 +12,11 @@ clear ``InputError`` naming it and the reason, never a traceback or a hang:
   (Python's parser recurses) or holding a number too long to convert (Python caps int digits) is refused; one line
   of a JSON-lines input (standard input, a batch results file) is read by ``parse_json_line``, which refuses the
   same, naming the line.
+
+A file the user names for output (``report --out``, ``export-requests --out``) is checked by ``check_out_file`` (a
+folder, a missing folder, and unless forced a symbolic link, FIFO, device or socket are refused) and written by
+``write_atomically``: a temporary file in the target's folder renamed over the path, so a reader never sees half a
+file and what is at the path is replaced, never written through.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import os
 import re
 import stat
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,8 +55,7 @@ def check_regular_file(path: Path) -> os.stat_result:
     if stat.S_ISDIR(info.st_mode):
         raise InputError(f"{path}: is a folder, expected a file")
     if not stat.S_ISREG(info.st_mode):
-        kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "a device"
-        raise InputError(f"{path}: is {kind}, not a regular file")
+        raise InputError(f"{path}: is {_kind(info.st_mode)}, not a regular file")
     if info.st_size > MAX_BYTES:
         raise InputError(f"{path}: {info.st_size} bytes, more than the {MAX_BYTES} a RoleScope input may have")
     return info
@@ -230,3 +235,56 @@ def read_csv_rows(path: Path, required: Sequence[str]) -> list[dict[str, str]]:
     if not rows:
         raise InputError(f"{path}: CSV has a header but no rows")
     return rows
+
+
+def _kind(mode: int) -> str | None:
+    """What a non-regular file is, in words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return ("a symbolic link" if stat.S_ISLNK(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a folder" if stat.S_ISDIR(mode) else "a device")
+
+
+def check_out_file(path: Path, option: str, *, force: bool = False, expected: str = "a file") -> Path:
+    """``path`` (``~`` expanded) as a file to write, or an ``InputError`` naming ``option`` and the path: a folder, a
+    path whose folder does not exist, and unless ``force`` a symbolic link, a FIFO, a device or a socket (``force``
+    replaces them: the link itself, never its target)."""
+    path = path.expanduser()
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise InputError(f"{option} {path}: cannot use this path ({exc.strerror})") from None
+    kind = None if info is None else _kind(info.st_mode)
+    if kind == "a folder":
+        raise InputError(f"{option} {path}: is a folder, expected {expected}")
+    if kind is not None and not force:
+        raise InputError(f"{option} {path}: is {kind}, not a regular file; give --force to replace it (it is never "
+                         "written through)")
+    if not path.parent.is_dir():
+        raise InputError(f"{option} {path}: folder {path.parent} does not exist")
+    return path
+
+
+def _new_file_mode() -> int:
+    """The mode a file created now gets (0o666 less the umask); ``mkstemp`` makes its files 0o600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_atomically(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` to ``path`` through a temporary file in its folder (created if missing), renamed over ``path``
+    when complete: a reader never sees half a file, and whatever is at ``path`` is replaced, not written through."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+        os.chmod(tmp, _new_file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
