@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.errors import InputError
+from analysis.errors import InputError, one_line
 from analysis.importers.files import expand_paths, read_text
 from analysis.report_file.contents import decode_tables
 from analysis.report_file.html import MANIFEST_ID, TABLES_ID
@@ -89,7 +89,7 @@ def restore(paths: list[Path], store_path: Path, as_json: bool = False) -> int:
                             "runs_skipped": skipped})
     for r in reports:
         if not as_json:
-            print(f"{r['file']}: {r['runs_added']} run(s) imported, {r['runs_skipped']} already in the store",
+            print(f"{one_line(r['file'])}: {r['runs_added']} run(s) imported, {r['runs_skipped']} already in the store",
                   flush=True)
     if as_json:
         print(json.dumps(reports))
