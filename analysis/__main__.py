@@ -239,7 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="one self-contained HTML file of a store's results: headlines with chance "
                                            "bands, figures, design, the replies behind the numbers, the tidy tables")
     _add_store(report)
-    report.add_argument("--out", type=Path, required=True, help="the HTML file to write")
+    report.add_argument("--out", type=Path, required=True, help="the HTML file to write (replaced whole, never written "
+                        "through a symbolic link)")
+    report.add_argument("--force", action="store_true",
+                        help="replace a symbolic link, FIFO, device or socket at --out (refused otherwise)")
     report.add_argument("--models", type=csv_list, default=None, help="only these models (comma-separated)")
     report.add_argument("--methods", type=csv_list, default=None, help="only these methods (comma-separated)")
     report.add_argument("--runs", type=csv_list, default=None, help="only these runs (comma-separated run ids)")
@@ -312,7 +315,7 @@ def _progress_bar(quiet: bool):  # -> ProgressTracker
             bar.n = ev.done
             bar.set_postfix(cached=ev.cached, failed=ev.failed, tok_in=ev.tokens_in, tok_out=ev.tokens_out, refresh=False)
             if ev.message:  # a provider batch: its status and counts while the run waits for it
-                bar.set_description_str(ev.message[:80], refresh=False)
+                bar.set_description_str(one_line(ev.message)[:80], refresh=False)  # the provider's batch id
             bar.refresh()
 
     tracker.subscribe(on_event)
@@ -372,7 +375,7 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
               file=sys.stderr)
     if summary.status == "awaiting_replies":
         return _awaiting(store, shown, summary, args)
-    print(f"{told.title}. {told.detail}", file=sys.stderr)
+    print(one_line(f"{told.title}. {told.detail}"), file=sys.stderr)  # stored reasons: a provider's ids, names
     if summary.status == "cancelled":
         print(f"resume with: {_resume_hint(store, run_id, shown, args)}", file=sys.stderr)
         return 130
@@ -414,7 +417,7 @@ def _awaiting(store, shown: str, summary, args: argparse.Namespace) -> int:
     """After an export (or an import that left the plan unfinished): what was written, and the next command."""
     out = getattr(args, "out", None)
     where = f"written to {out}" if out is not None else "not written (no --out)"
-    print(f"run {shown}: awaiting {summary.awaiting:,} replies ({summary.awaiting_note}); their requests {where}",
+    print(f"run {shown}: awaiting {summary.awaiting:,} replies ({one_line(summary.awaiting_note)}); their requests {where}",
           file=sys.stderr)
     target = shlex.quote(str(out)) if out is not None else "requests.jsonl"
     if out is None:
@@ -497,7 +500,7 @@ def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.
         for suffix, plan in plans:
             run_id = create_run(store, method, spec, plan,
                                 f"{args.run_id}-{suffix}" if args.run_id and len(plans) > 1 else args.run_id)
-            print(f"run {run_id} created in {args.store}", file=sys.stderr)
+            print(f"run {one_line(run_id)} created in {args.store}", file=sys.stderr)
             codes.append(_execute(store, run_id, args))
             if codes[-1] == 130:
                 break
@@ -567,7 +570,7 @@ def cmd_models(args: argparse.Namespace) -> int:
         for form, what in forms.items():
             print(f"{form:24} {what}")
         for name, spec in named.items():
-            print(f"{name:24} {spec['backend']}:{spec['model']} {spec['base_url'] or ''} params={spec['params']}")
+            print(one_line(f"{name:24} {spec['backend']}:{spec['model']} {spec['base_url'] or ''} params={spec['params']}"))
     return 0
 
 
@@ -580,7 +583,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     with Store(args.store, read_only=True) as store:
         paths = export_store(store, args.out, args.format)
     for p in paths:
-        print(p, file=sys.stderr)
+        print(one_line(str(p)), file=sys.stderr)
     return 0
 
 
@@ -609,22 +612,21 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """Write the store's report file (``analysis.report_file``) to ``--out``; the figures are the dashboard's
     (each method view's ``figures``, when the app is importable)."""
+    from analysis.importers.files import check_out_file, write_atomically
     from analysis.report_file import report_html
 
-    out = args.out.expanduser()
-    if out.is_dir():
-        raise InputError(f"report --out {out}: is a folder, expected an .html file")
-    if not out.parent.is_dir():
-        raise InputError(f"report --out {out}: folder {out.parent} does not exist")
+    out = check_out_file(args.out, "report --out", force=args.force, expected="an .html file")
     started = time.perf_counter()
     with _cache_store(args.store) as store:
         text = report_html(store, models=args.models, methods=args.methods, runs=args.runs, figures=_app_figures(),
                            n_boot=args.n_boot, chance=args.chance)
+    out = check_out_file(out, "report --out", force=args.force, expected="an .html file")  # changed meanwhile?
     try:
-        out.write_text(text, encoding="utf-8")
+        write_atomically(out, [text.encode("utf-8")])
     except OSError as exc:
         raise InputError(f"report --out {out}: cannot write it ({exc.strerror})") from None
-    print(f"{out}: {len(text.encode('utf-8')) / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    print(f"{one_line(str(out))}: {len(text.encode('utf-8')) / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s",
+          file=sys.stderr)
     return 0
 
 
@@ -649,7 +651,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
         if missing:
             raise InputError(f"delete: no run {', '.join(missing)} in {args.store} (see `runs --store {args.store}`)")
         what = runs.set_index("run_id").loc[args.run_ids]
-        listing = "; ".join(f"{r} ({row['method']}, {row['model']}, {row['status']})" for r, row in what.iterrows())
+        listing = one_line("; ".join(f"{r} ({row['method']}, {row['model']}, {row['status']})" for r, row in what.iterrows()))
         if not args.yes:
             if not sys.stdin.isatty():
                 raise InputError("delete: not on a terminal; add --yes to confirm deleting " + listing)
@@ -737,7 +739,7 @@ def cmd_figure(args: argparse.Namespace) -> int:
     from app.export import write
 
     write(found[args.figure], out, scale=args.scale, width=args.width, height=args.height)
-    print(f"wrote {out}", file=sys.stderr)
+    print(f"wrote {one_line(str(out))}", file=sys.stderr)
     return 0
 
 
@@ -759,7 +761,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
 def cmd_reread(args: argparse.Namespace) -> int:
     from analysis.reread import reread
 
-    results = reread(args.store, args.run, log=print)
+    results = reread(args.store, args.run, log=lambda line: print(one_line(line)))
     counts = {s: sum(r.status == s for r in results) for s in ("changed", "unchanged", "skipped")}
     print(f"{len(results)} run(s): {counts['changed']} changed, {counts['unchanged']} unchanged, {counts['skipped']} skipped")
     return 0
@@ -769,16 +771,14 @@ def cmd_parse(args: argparse.Namespace) -> int:
     """Every stdin line read first (a bad line is one error naming it, and nothing is printed), then one
     ``{"valid", "value", "reason"}`` line per reply, from the reader the runs use."""
     from analysis import methods
+    from analysis.importers.files import parse_json_line
 
     reader = next(r for m in methods.all_methods() for r in m.readers if r.kind == args.kind)
     given = []
     for n, line in enumerate(sys.stdin.read().splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"stdin line {n}: not JSON ({exc.msg})") from None
+        doc = parse_json_line(line, f"stdin line {n}", constants=float)  # a context's NaN: refused by its type
         if not isinstance(doc, dict) or not isinstance(doc.get("reply"), str):
             raise InputError(f'stdin line {n}: needs a "reply" string')
         missing = [f for f in reader.needs if f not in doc and f not in reader.defaults]
@@ -827,10 +827,11 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     rows = pd.DataFrame([{k: v for k, v in row.items() if k != "chance"}
                          | ({"rank_order vs chance": vs_chance((row["chance"] or {}).get("rank_order"))}
                             if "chance" in row else {}) for row in board["rows"]])
+    rows = rows.map(lambda v: one_line(v) if isinstance(v, str) else v)  # stored model names print on one line each
     print(rows.to_string(index=False) if len(rows) else f"no {boards[0].name} results in this store")
     print(f"diversity (1 - Kendall's W): {board['diversity']}; sensitivity: {board['sensitivity']}")
     for gap in board.get("invalid_gaps") or []:
-        print(f"warning: not ranked on equal footing — {gap['text']}", file=sys.stderr)
+        print(f"warning: not ranked on equal footing — {one_line(gap['text'])}", file=sys.stderr)
     return 0
 
 

@@ -97,6 +97,16 @@ ENTRY_POINTS: dict[str, tuple[str, str, str | None, Callable[[Path], list[str]]]
     "import chatgpt-mbti": ("csv", ".csv", None, lambda p: ["import", "chatgpt-mbti", str(p)]),
     "import personagym": ("json-object", ".json", None, lambda p: ["import", "personagym", str(p)]),
     "import agent-trust": ("json-object", ".json", "Trust_Game_m.json", lambda p: ["import", "agent-trust", str(p)]),
+    "import rolescope-report": ("json-object", ".html", None, lambda p: ["import", "rolescope-report", str(p)]),
+    "import persona-llm": ("json-object", ".json", "istj_sfjp_pqrs_abcd_efgh_p1.json",
+                           lambda p: ["import", "persona-llm", str(p)]),
+    "import chatgpt-behavioral": ("json-object", ".json", None, lambda p: ["import", "chatgpt-behavioral", str(p)]),
+    "import lee-values": ("csv", ".csv", None, lambda p: ["import", "lee-values", str(p)]),
+    "import-replies": ("jsonl", ".jsonl", None, lambda p: ["import-replies", "existing", str(p)]),
+    "cross_method personas jsonl": ("jsonl", ".jsonl", None,
+                                    lambda p: ["run", "cross_method", "--model", MODEL, "--personas", str(p)]),
+    "cross_method personas json": ("json-list", ".json", None,
+                                   lambda p: ["run", "cross_method", "--model", MODEL, "--personas", str(p)]),
 }
 
 

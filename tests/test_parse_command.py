@@ -63,3 +63,47 @@ def test_bad_input_is_one_line_and_prints_nothing(lines: list[str], needle: str)
 def test_a_missing_context_field_is_named() -> None:
     done = _parse("trust-forecast-upfront", ['{"reply": "{}"}'])
     assert done.returncode == 2 and "needs rounds" in done.stderr
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+HUGE = "9" * 5000  # past Python's 4,300-digit limit on converting an integer
+
+
+@pytest.mark.parametrize("line, needle", [
+    ('{"reply": "Amount: $3", "x": ' + DEEP + "}", "stdin line 2: not JSON (nested too deeply)"),
+    ("[" * 100_000, "stdin line 2: not JSON (nested too deeply)"),
+    ('{"reply": "Amount: $3", "endowment": ' + HUGE + "}", "stdin line 2: not JSON (a number of more than 4,300 digits)"),
+    ('{"reply": "Amount: $3", "x": [' + HUGE + "]}", "stdin line 2: not JSON (a number of more than 4,300 digits)"),
+])
+def test_deep_nesting_and_huge_integers_are_bad_input(line: str, needle: str) -> None:
+    """Issue 58: a RecursionError and the integer-digits ValueError of the JSON parser were exit 1."""
+    done = _parse("trust-amount", ['{"reply": "Amount: $3"}', line])
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and needle in done.stderr, done.stderr[:300]
+
+
+def test_nesting_at_the_parsers_limit_is_read_or_refused_never_a_crash(monkeypatch: pytest.MonkeyPatch,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Depths around Python's recursion limit (1,000 frames, some already in use): each line is read (exit 0) or
+    refused in one line (exit 2), whatever the stack holds when it is read."""
+    import io
+    import sys as _sys
+
+    from analysis.__main__ import main
+
+    limit = _sys.getrecursionlimit()
+    codes = set()
+    for depth in range(limit - 150, limit + 10, 4):
+        line = json.dumps({"reply": "Amount: $3"})[:-1] + ', "x": ' + "[" * depth + "]" * depth + "}"
+        monkeypatch.setattr("sys.stdin", io.StringIO(line + "\n"))
+        code = main(["parse", "trust-amount"])
+        captured = capsys.readouterr()
+        assert code in (0, 2), (depth, captured.err)
+        if code == 2:
+            assert captured.err == "error: stdin line 1: not JSON (nested too deeply)\n" and captured.out == ""
+        codes.add(code)
+    assert codes == {0, 2}
+    for digits in (4300, 4301):
+        monkeypatch.setattr("sys.stdin", io.StringIO('{"reply": "Amount: $3", "x": ' + "9" * digits + "}\n"))
+        assert main(["parse", "trust-amount"]) == (0 if digits == 4300 else 2)
+        assert capsys.readouterr().err.count("\n") == (0 if digits == 4300 else 1)

@@ -5,9 +5,13 @@ the one of ``metrics --json``, whose numbers link to the replies behind them, wh
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import sqlite3
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -239,3 +243,70 @@ def test_the_demos_path_opens_its_archive(monkeypatch, tmp_path):
     assert _existing(other) == other
     shipped.touch()
     assert _existing(shipped) == shipped  # a local build is used as it is
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.app.fixture_store import build_tiny_store
+
+    return build_tiny_store(tmp_path_factory.mktemp("tiny") / "tiny.db")
+
+
+def _report(store: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``report`` in a process of its own: a write that blocks (a FIFO) fails the test on its timeout, not forever."""
+    return subprocess.run([sys.executable, "-m", "analysis", "report", "--store", str(store), "--out", str(out),
+                           "--n-boot", "0", "--chance", "0", *extra], cwd=Path(__file__).resolve().parents[1],
+                          capture_output=True, text=True, timeout=180)
+
+
+def _odd_paths(root: Path) -> dict[str, Path]:
+    """A symbolic link to a file that must stay as it is, a dangling link, a FIFO and (where it may be made) a device."""
+    victim = root / "victim.txt"
+    victim.write_text("keep me")
+    made = {"symlink": root / "link.html", "dangling symlink": root / "dangling.html", "fifo": root / "fifo.html"}
+    made["symlink"].symlink_to(victim)
+    made["dangling symlink"].symlink_to(root / "nowhere.html")
+    os.mkfifo(made["fifo"])
+    try:
+        os.mknod(root / "device.html", stat.S_IFCHR | 0o600, os.makedev(1, 3))  # as /dev/null
+        made["device"] = root / "device.html"
+    except (PermissionError, OSError):
+        pass
+    return made
+
+
+def test_report_out_refuses_links_fifos_and_devices_unless_forced(tiny: Path, tmp_path: Path):
+    """Issue 58: ``--out`` followed a symbolic link and overwrote its target, and blocked on a FIFO. Now each is
+    refused in one line, exit 2, before any work; ``--force`` replaces it (the link, never its target)."""
+    made = _odd_paths(tmp_path)
+    for what, path in made.items():
+        done = _report(tiny, path)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and len(lines) == 1, (what, done.stderr)
+        assert str(path) in lines[0] and "--force" in lines[0], (what, lines)
+    assert (tmp_path / "victim.txt").read_text() == "keep me" and made["symlink"].is_symlink()
+    assert not (tmp_path / "nowhere.html").exists()
+    for what, path in made.items():
+        done = _report(tiny, path, "--force")
+        assert done.returncode == 0, (what, done.stderr)
+        info = path.lstat()
+        assert stat.S_ISREG(info.st_mode) and "rolescope-manifest" in path.read_text(encoding="utf-8"), what
+    assert (tmp_path / "victim.txt").read_text() == "keep me"
+    assert not (tmp_path / "nowhere.html").exists()
+
+
+def test_report_out_is_replaced_whole_with_the_usual_mode(tiny: Path, tmp_path: Path):
+    """The report goes to a temporary file in the folder, renamed over ``--out``: an existing file is replaced (a hard
+    link to it keeps the old text), nothing is left beside it, and the file gets the mode a new file gets."""
+    out = tmp_path / "report.html"
+    out.write_text("old report")
+    os.link(out, tmp_path / "hard-link.html")
+    umask = os.umask(0o022)
+    try:
+        assert main(["report", "--store", str(tiny), "--out", str(out), "--n-boot", "0", "--chance", "0"]) == 0
+    finally:
+        os.umask(umask)
+    assert "rolescope-manifest" in out.read_text(encoding="utf-8")
+    assert (tmp_path / "hard-link.html").read_text() == "old report"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["hard-link.html", "report.html"]

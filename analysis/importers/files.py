@@ -9,7 +9,14 @@ clear ``InputError`` naming it and the reason, never a traceback or a hang:
 - CSV is read through ``csv_rows``: a malformed record or a field longer than ``csv.field_size_limit()`` (131,072
   characters) names the file and the row;
 - JSON is parsed with NaN / Infinity refused (not JSON, and never a valid score), and a document nested too deeply
-  (Python's parser recurses) or holding a number too long to convert (Python caps int digits) is refused.
+  (Python's parser recurses) or holding a number too long to convert (Python caps int digits) is refused; one line
+  of a JSON-lines input (standard input, a batch results file) is read by ``parse_json_line``, which refuses the
+  same, naming the line.
+
+A file the user names for output (``report --out``, ``export-requests --out``) is checked by ``check_out_file`` (a
+folder, a missing folder, and unless forced a symbolic link, FIFO, device or socket are refused) and written by
+``write_atomically``: a temporary file in the target's folder renamed over the path, so a reader never sees half a
+file and what is at the path is replaced, never written through.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ import json
 import os
 import re
 import stat
+import sys
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,8 +55,7 @@ def check_regular_file(path: Path) -> os.stat_result:
     if stat.S_ISDIR(info.st_mode):
         raise InputError(f"{path}: is a folder, expected a file")
     if not stat.S_ISREG(info.st_mode):
-        kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "a device"
-        raise InputError(f"{path}: is {kind}, not a regular file")
+        raise InputError(f"{path}: is {_kind(info.st_mode)}, not a regular file")
     if info.st_size > MAX_BYTES:
         raise InputError(f"{path}: {info.st_size} bytes, more than the {MAX_BYTES} a RoleScope input may have")
     return info
@@ -117,6 +125,33 @@ def _surrogate_error(text: str, path: str | Path, bad: str) -> InputError:
                       "pair), not a character")
 
 
+def _refusal(exc: RecursionError | ValueError) -> str:
+    """Why ``json.loads`` refused a document, in a few words: nested past Python's stack, an integer longer than Python
+    converts (``sys.get_int_max_str_digits``), bytes that are not UTF-8, a refused NaN/Infinity."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text (byte {exc.start})"
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if "integer string conversion" in text:
+        return f"a number of more than {sys.get_int_max_str_digits():,} digits"
+    return text[:120]
+
+
+def parse_json_line(raw: str | bytes, where: str, *, constants: Callable[[str], Any] | None = None) -> Any:
+    """One line of a JSON-lines input (standard input, a batch results file), or an InputError ``"<where>: not JSON
+    (<why>)"``: malformed, nested too deeply, a number too long to convert, not UTF-8. Every reader of JSON lines from
+    outside goes through it, so none of these leaves as a RecursionError or a bare ValueError (exit 1).
+
+    ``constants``: as for ``parse_json`` (``float`` keeps NaN and Infinity as floats, for the caller to judge)."""
+    try:
+        return json.loads(raw, parse_constant=constants or _no_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: not JSON ({exc.msg})") from None
+    except (RecursionError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        raise InputError(f"{where}: not JSON ({_refusal(exc)})") from None
+
+
 def parse_json(text: str, path: str | Path, *, constants: Callable[[str], Any] | None = None) -> Any:
     """A JSON document, or an InputError naming the file and the reason (line and column when known). A string
     holding a lone surrogate (``"\\ud800"``) is refused: it cannot be stored or written as UTF-8.
@@ -127,10 +162,8 @@ def parse_json(text: str, path: str | Path, *, constants: Callable[[str], Any] |
         doc = json.loads(text, parse_constant=constants or _no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno} ({exc.msg})") from None
-    except RecursionError:
-        raise InputError(f"{path}: invalid JSON (nested too deeply)") from None
-    except ValueError as exc:  # NaN/Infinity, or an integer beyond Python's digit limit
-        raise InputError(f"{path}: invalid JSON ({str(exc).splitlines()[0][:120]})") from None
+    except (RecursionError, ValueError) as exc:
+        raise InputError(f"{path}: invalid JSON ({_refusal(exc)})") from None
     bad = _lone_surrogate(doc) if _SURROGATE.search(text) or "\\u" in text else None
     if bad is not None:
         raise _surrogate_error(text, path, bad)
@@ -202,3 +235,56 @@ def read_csv_rows(path: Path, required: Sequence[str]) -> list[dict[str, str]]:
     if not rows:
         raise InputError(f"{path}: CSV has a header but no rows")
     return rows
+
+
+def _kind(mode: int) -> str | None:
+    """What a non-regular file is, in words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return ("a symbolic link" if stat.S_ISLNK(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a folder" if stat.S_ISDIR(mode) else "a device")
+
+
+def check_out_file(path: Path, option: str, *, force: bool = False, expected: str = "a file") -> Path:
+    """``path`` (``~`` expanded) as a file to write, or an ``InputError`` naming ``option`` and the path: a folder, a
+    path whose folder does not exist, and unless ``force`` a symbolic link, a FIFO, a device or a socket (``force``
+    replaces them: the link itself, never its target)."""
+    path = path.expanduser()
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise InputError(f"{option} {path}: cannot use this path ({exc.strerror})") from None
+    kind = None if info is None else _kind(info.st_mode)
+    if kind == "a folder":
+        raise InputError(f"{option} {path}: is a folder, expected {expected}")
+    if kind is not None and not force:
+        raise InputError(f"{option} {path}: is {kind}, not a regular file; give --force to replace it (it is never "
+                         "written through)")
+    if not path.parent.is_dir():
+        raise InputError(f"{option} {path}: folder {path.parent} does not exist")
+    return path
+
+
+def _new_file_mode() -> int:
+    """The mode a file created now gets (0o666 less the umask); ``mkstemp`` makes its files 0o600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def write_atomically(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write ``chunks`` to ``path`` through a temporary file in its folder (created if missing), renamed over ``path``
+    when complete: a reader never sees half a file, and whatever is at ``path`` is replaced, not written through."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            for chunk in chunks:
+                handle.write(chunk)
+        os.chmod(tmp, _new_file_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

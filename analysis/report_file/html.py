@@ -48,10 +48,21 @@ def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
+#: What a block embedded in a ``<script>`` element writes instead of ``<``, ``>`` and ``&``: JSON's own escapes, so the
+#: block reads back as the same document, and no name (``</script>``, ``<!--``, ``<script``, ``]]>``) can end the
+#: element early or make the HTML parser swallow the rest of the page.
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+def script_safe(text: str) -> str:
+    """JSON (or base64) text with every ``<``, ``>`` and ``&`` written as its ``\\u`` escape: safe inside a ``<script>``
+    element whatever its strings hold, and the same JSON document when parsed (base64 holds none of the three)."""
+    return text.translate(_SCRIPT_SAFE)
+
+
 def _json_block(block_id: str, payload: Any, kind: str = "application/json") -> str:
     text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, allow_nan=False)
-    safe = text.replace("</", "<" + "\\/")  # no "</script>" inside a script element
-    return f'<script type="{kind}" id="{block_id}">{safe}</script>'
+    return f'<script type="{escape(kind)}" id="{escape(block_id)}">{script_safe(text)}</script>'
 
 
 def _table(head: list[str], rows: list[list[str]], cls: str = "") -> str:
@@ -96,7 +107,7 @@ def _headlines(section: MethodSection) -> str:
         for label in labels:
             c = cells[(model, label)]
             value = repr(c.value) if c.value is not None else ""
-            shown = (f'<a class="number" href="#{c.anchor}" data-key="{c.key}" data-model="{escape(model)}" '
+            shown = (f'<a class="number" href="#{c.anchor}" data-key="{escape(c.key)}" data-model="{escape(model)}" '
                      f'data-value="{value}">{_number(c.value)}</a>')
             notes = []
             if c.value is None:
@@ -239,6 +250,6 @@ def render(contents: ReportContents, plotly_js: str) -> str:
         _json_block(REPORTS_ID, contents.reports, "application/gzip+base64"),
         _json_block(TABLES_ID, contents.tables, "application/gzip+base64"),
         _json_block(TEMPLATE_ID, template or {}) if has_figures else "",
-        f"<script>{PLOTS % (TEMPLATE_ID, json.dumps(PLOT_CONFIG))}</script>" if has_figures else "",
+        f"<script>{PLOTS % (TEMPLATE_ID, script_safe(json.dumps(PLOT_CONFIG)))}</script>" if has_figures else "",
         "</body></html>",
     ])

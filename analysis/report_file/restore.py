@@ -15,7 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.errors import InputError
+from analysis.errors import InputError, one_line
+from analysis.importers.files import expand_paths, read_text
 from analysis.report_file.contents import decode_tables
 from analysis.report_file.html import MANIFEST_ID, TABLES_ID
 
@@ -32,12 +33,9 @@ def block(html: str, block_id: str, where: str) -> str:
 
 def read_tables(path: Path) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
     """A report file's manifest and tables (table -> frame)."""
+    html = read_text(path, ("utf-8",))  # a regular file only: a FIFO would block, a folder is named
     try:
-        html = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read it as a report file ({exc})") from None
-    try:
-        manifest = json.loads(block(html, MANIFEST_ID, str(path)).replace("<\\/", "</"))
+        manifest = json.loads(block(html, MANIFEST_ID, str(path)))  # \u003c and (older files) <\/ are JSON escapes
         tables = decode_tables(block(html, TABLES_ID, str(path)))
     except InputError:
         raise
@@ -71,28 +69,27 @@ def restore(paths: list[Path], store_path: Path, as_json: bool = False) -> int:
     from analysis.runs.store import Store
 
     _register_tables(methods.all_methods())
+    files = expand_paths(paths, "*.html", what="report file (*.html)")  # a folder without one is named
+    read = [(file, *read_tables(file)) for file in files]  # every file read and checked before the store is opened
     reports = []
     with Store(store_path) as store:
-        for path in paths:
-            files = sorted(path.rglob("*.html")) if path.is_dir() else [path]
-            for file in files:
-                manifest, tables = read_tables(file)
-                runs = tables.pop("runs")
-                labels = tables.pop(LABELS.name, None)
-                added = skipped = 0
-                for run in _records(runs):
-                    rows = {name: _records(frame[frame["run_id"] == run["run_id"]])
-                            for name, frame in tables.items() if "run_id" in frame}
-                    mine = [] if labels is None else _records(labels[labels["run_id"] == run["run_id"]])
-                    if store.restore_run(run, {**rows, **({LABELS.name: mine} if mine else {})}):
-                        added += 1
-                    else:
-                        skipped += 1
-                reports.append({"file": str(file), "store": manifest.get("store"), "runs_added": added,
-                                "runs_skipped": skipped})
+        for file, manifest, tables in read:
+            runs = tables.pop("runs")
+            labels = tables.pop(LABELS.name, None)
+            added = skipped = 0
+            for run in _records(runs):
+                rows = {name: _records(frame[frame["run_id"] == run["run_id"]])
+                        for name, frame in tables.items() if "run_id" in frame}
+                mine = [] if labels is None else _records(labels[labels["run_id"] == run["run_id"]])
+                if store.restore_run(run, {**rows, **({LABELS.name: mine} if mine else {})}):
+                    added += 1
+                else:
+                    skipped += 1
+            reports.append({"file": str(file), "store": manifest.get("store"), "runs_added": added,
+                            "runs_skipped": skipped})
     for r in reports:
         if not as_json:
-            print(f"{r['file']}: {r['runs_added']} run(s) imported, {r['runs_skipped']} already in the store",
+            print(f"{one_line(r['file'])}: {r['runs_added']} run(s) imported, {r['runs_skipped']} already in the store",
                   flush=True)
     if as_json:
         print(json.dumps(reports))

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis.errors import InputError
+from analysis.importers.files import parse_json_line
 from analysis.llm.keys import clip
 
 ENDPOINT = "/v1/chat/completions"
@@ -49,10 +50,17 @@ class Result:
     raw: bytes | None = None
 
     def chat_completion(self) -> dict[str, Any] | None:
-        """The body (parsed again from ``raw`` when it was not kept)."""
+        """The body (parsed again from ``raw`` when it was not kept). A line read at the limit of Python's nesting
+        when the file was read may be nested too deeply to parse again deeper in the stack: that reply is unusable
+        (``CallError``, as a body of the wrong shape is), never a RecursionError."""
         if self.body is not None or self.raw is None:
             return self.body
-        return json.loads(self.raw)["response"]["body"]
+        try:
+            return json.loads(self.raw)["response"]["body"]
+        except RecursionError:
+            from analysis.llm.client import CallError
+
+            raise CallError("its JSON is nested too deeply", retryable=False) from None
 
 
 def _error_text(doc: Any) -> str:
@@ -69,10 +77,7 @@ def _error_text(doc: Any) -> str:
 
 def parse_result(raw: bytes | str, line: int, where: str) -> Result:
     """One output line, checked; ``InputError`` naming ``where`` and the line when it is not one."""
-    try:
-        doc = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{where}: line {line}: not JSON ({exc.msg if hasattr(exc, 'msg') else exc})") from None
+    doc = parse_json_line(raw, f"{where}: line {line}", constants=float)  # NaN logprobs: that reply's failure
     if not isinstance(doc, dict):
         raise InputError(f"{where}: line {line}: a result line is a JSON object, not {type(doc).__name__}")
     custom_id = doc.get("custom_id")

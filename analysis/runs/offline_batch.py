@@ -13,12 +13,11 @@ awaits the next wave, which is exported again (``--out``) or counted, until the 
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 from analysis.llm.client import CallError, ChatReply
+from analysis.importers.files import write_atomically
 from analysis.runs.batch_file import Result
 from analysis.runs.provider_batch import batch_lines
 from analysis.runs.waves import Pending, WaveStop
@@ -31,20 +30,6 @@ class ImportRefused(WaveStop):
         BaseException.__init__(self, message)
         self.message = message
         self.wave, self.n_requests, self.note = 0, 0, ""
-
-
-def write_atomically(path: Path, lines: list[bytes]) -> None:
-    """Write ``lines`` to ``path`` through a temporary file in its folder: a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            for line in lines:
-                handle.write(line)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def models_note(entries: list[Pending]) -> str:

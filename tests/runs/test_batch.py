@@ -237,6 +237,9 @@ def _exported(tmp_path: Path, server: StubServer) -> tuple[Path, Path, list[dict
     ("malformed", "line 3: not JSON"),
     ("bad_id", "is not a RoleScope call key"),
     ("bad_body", "line 2: not a usable chat completion"),
+    ("deep", "line 2: not JSON (nested too deeply)"),
+    ("deep_list", "line 2: not JSON (nested too deeply)"),
+    ("huge_int", "line 2: not JSON (a number of more than 4,300 digits)"),
 ])
 def test_a_bad_replies_file_is_named_and_nothing_is_stored(tmp_path: Path, capfd: pytest.CaptureFixture[str],
                                                           breakage: str, message: str) -> None:
@@ -255,6 +258,12 @@ def test_a_bad_replies_file_is_named_and_nothing_is_stored(tmp_path: Path, capfd
         texts[1] = json.dumps({**lines[1], "custom_id": "item-1"})
     elif breakage == "bad_body":
         texts[1] = json.dumps({**lines[1], "response": {"status_code": 200, "body": {"choices": []}}})
+    elif breakage == "deep":  # issue 58: a RecursionError, exit 1
+        texts[1] = texts[1][:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    elif breakage == "deep_list":
+        texts[1] = "[" * 100_000
+    elif breakage == "huge_int":  # issue 58: Python's integer-digits ValueError, exit 1
+        texts[1] = texts[1].replace('"prompt_tokens": ', '"prompt_tokens": ' + "9" * 5000, 1)
     replies.write_text("\n".join(texts) + "\n")
     before = store.read_bytes()
     capfd.readouterr()
@@ -266,6 +275,37 @@ def test_a_bad_replies_file_is_named_and_nothing_is_stored(tmp_path: Path, capfd
         assert s.query_one("SELECT COUNT(*) AS n FROM call_failures")["n"] == 0
         assert s.get_run("e")["status"] == "awaiting_replies"
     assert len(before) > 0
+
+
+def test_nesting_at_the_parsers_limit_is_imported_or_refused_never_a_crash(tmp_path: Path,
+                                                                          capfd: pytest.CaptureFixture[str]) -> None:
+    """A result line nested just below what the file reader parses is parsed again, deeper in the stack, when the run
+    uses it: each depth around Python's recursion limit is imported (exit 0) or refused in one line naming the file
+    and line (exit 2), never a RecursionError (exit 1); a refused file stores nothing."""
+    import shutil
+    import sys as _sys
+
+    with StubServer() as server:
+        store, replies, lines = _exported(tmp_path, server)
+    fresh = tmp_path / "fresh.db"
+    shutil.copy(store, fresh)
+    texts = [json.dumps(line) for line in lines]
+    limit = _sys.getrecursionlimit()
+    codes = set()
+    for depth in range(limit - 120, limit + 10, 6):
+        shutil.copy(fresh, store)
+        deep = texts[1][:-1] + ', "x": ' + "[" * depth + "]" * depth + "}"
+        replies.write_text("\n".join([texts[0], deep, *texts[2:]]) + "\n")
+        capfd.readouterr()
+        code = main(["import-replies", "e", str(replies), "--store", str(store), "--quiet"])
+        err = capfd.readouterr().err.strip().splitlines()
+        assert code in (0, 2), (depth, err)
+        if code == 2:
+            assert len(err) == 1 and f"{replies}: line 2: " in err[0] and "nested too deeply" in err[0], err
+            with Store(store, read_only=True) as s:
+                assert s.query_one("SELECT COUNT(*) AS n FROM calls")["n"] == 0
+        codes.add(code)
+    assert codes == {0, 2}
 
 
 def test_error_lines_are_stored_as_failures_and_asked_again(tmp_path: Path) -> None:

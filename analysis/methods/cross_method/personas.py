@@ -8,13 +8,12 @@ across methods: ``analysis.persona_scores.persona_key``). Every bad row is named
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from analysis.errors import InputError
-from analysis.importers.files import load_json, read_csv_rows
+from analysis.importers.files import load_json, parse_json_line, read_csv_rows, read_text
 from analysis.persona_scores import CampaignPersona
 from analysis.sources import DATA_DIR, existing_path
 from analysis.methods.cross_method.correlations import MIN_PERSONAS
@@ -44,12 +43,9 @@ def read_personas(path: Path) -> list[CampaignPersona]:
         where = [f"row {i + 2}" for i in range(len(entries))]
     elif path.suffix.lower() == ".jsonl":
         entries, where = [], []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        for n, line in enumerate(read_text(path).splitlines(), 1):
             if line.strip():
-                try:
-                    entries.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"personas {path}: line {n} is not JSON ({exc.msg})") from None
+                entries.append(parse_json_line(line, f"personas {path}: line {n}"))
                 where.append(f"line {n}")
     else:
         entries = load_json(path)
