@@ -20,6 +20,7 @@ from analysis import methods
 from analysis.__main__ import REPORT_KIND, main
 from analysis.llm.keys import REDACTED, register_secret
 from analysis.report_file.contents import EVIDENCE_PER_MODEL, decode_tables, unpack
+from analysis.errors import InputError
 from analysis.report_file.html import MANIFEST_ID, REPORTS_ID, TABLES_ID
 from analysis.report_file.restore import KIND, block
 from analysis.runs.labels import set_label
@@ -310,3 +311,28 @@ def test_report_out_is_replaced_whole_with_the_usual_mode(tiny: Path, tmp_path: 
     assert (tmp_path / "hard-link.html").read_text() == "old report"
     assert stat.S_IMODE(out.stat().st_mode) == 0o644
     assert sorted(p.name for p in tmp_path.iterdir()) == ["hard-link.html", "report.html"]
+
+
+def test_a_compression_bomb_in_the_tables_is_refused_at_the_cap(written, tmp_path, capsys, monkeypatch):
+    """A packed block is decompressed only up to ``MAX_UNPACKED_BYTES``: a block that unpacks to one byte more is
+    refused in one line (exit 2) having held at most the cap, and nothing is stored; one at the cap is read."""
+    import base64
+    import gzip
+
+    from analysis.report_file import contents
+
+    bomb = base64.b64encode(gzip.compress(b"[" + b" " * 4_000_000 + b"]", mtime=0)).decode("ascii")
+    assert contents.unpack(bomb, max_bytes=4_000_002) == []  # exactly at the cap: read
+    with pytest.raises(InputError, match="unpacks to more than 4,000,001 bytes"):
+        contents.unpack(bomb, max_bytes=4_000_001)
+    _, out, html = written
+    start = html.index(f'id="{TABLES_ID}">') + len(f'id="{TABLES_ID}">')
+    end = html.index("<", start)
+    bombed = tmp_path / "bomb.html"
+    bombed.write_text(html[:start] + bomb + html[end:], encoding="utf-8")
+    monkeypatch.setattr(contents, "MAX_UNPACKED_BYTES", 1_000_000)
+    capsys.readouterr()
+    assert main(["import", KIND, str(bombed), "--store", str(tmp_path / "s.db")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "unpacks to more than 1,000,000 bytes" in err and str(bombed) in err
+    assert not (tmp_path / "s.db").exists() or Store(tmp_path / "s.db", read_only=True).runs().empty

@@ -185,9 +185,27 @@ def pack(doc: Any) -> str:
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
-def unpack(text: str) -> Any:
-    """``pack`` read back."""
-    return json.loads(gzip.decompress(base64.b64decode(text)).decode("utf-8"))
+#: The most a packed block of a report file may unpack to: a gzip bomb (1 GB in a 1.4 MB file) stops here, having
+#: held at most this much. The bundled demo's whole store unpacks to well under it.
+MAX_UNPACKED_BYTES = 512 * 2**20
+
+
+def unpack(text: str, *, max_bytes: int | None = None) -> Any:
+    """``pack`` read back, decompressing at most ``max_bytes`` (default ``MAX_UNPACKED_BYTES``); ``InputError``
+    past it or when the block is not gzip + base64 JSON."""
+    import zlib
+
+    from analysis.errors import InputError
+
+    cap = MAX_UNPACKED_BYTES if max_bytes is None else max_bytes
+    try:
+        inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        data = inflate.decompress(base64.b64decode(text), cap + 1)
+        if len(data) > cap or inflate.unconsumed_tail:
+            raise InputError(f"a packed block unpacks to more than {cap:,} bytes: refused (a compression bomb?)")
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, zlib.error) as exc:
+        raise InputError(f"a packed block is not gzip + base64 JSON ({type(exc).__name__})") from None
 
 
 def encode_tables(frames: Mapping[str, pd.DataFrame]) -> str:

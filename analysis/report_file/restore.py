@@ -37,8 +37,9 @@ def read_tables(path: Path) -> tuple[dict[str, Any], dict[str, pd.DataFrame]]:
     try:
         manifest = json.loads(block(html, MANIFEST_ID, str(path)))  # \u003c and (older files) <\/ are JSON escapes
         tables = decode_tables(block(html, TABLES_ID, str(path)))
-    except InputError:
-        raise
+    except InputError as exc:
+        raise (exc if str(exc).startswith(str(path)) else
+               InputError(f"{path}: the report's embedded tables are damaged ({exc})")) from None
     except Exception as exc:  # noqa: BLE001 - any damage to the blocks is the file's, said in one line
         raise InputError(f"{path}: the report's embedded tables are damaged ({type(exc).__name__}: {exc})") from None
     if "runs" not in tables:
