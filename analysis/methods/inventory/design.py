@@ -78,18 +78,18 @@ def unit_means(s: Sheets, values: np.ndarray, levels: np.ndarray) -> tuple[np.nd
 
 def within_types(s: Sheets, domain: str, statistic: Callable[[list[int]], tuple[float, str | None]]) -> dict[str, Any]:
     """``statistic`` (positions of one type's personas → (value, why undefined)) per type, summarised:
-    ``{"median", "min", "max", "n_types" (defined), "of_types", "values": {type: value}, "reason"}`` (median etc.
+    ``{"median", "min", "max", "n_types" (defined), "of_types", "by_type": {type: value}, "reason"}`` (median etc.
     null with the first type's reason when no type has a defined value)."""
     types = persona_types(s, domain)
-    values: dict[str, float | None] = {}
+    by_type: dict[str, float | None] = {}
     reasons: list[str] = []
     for t in dict.fromkeys(types):
         value, why = statistic([p for p, u in enumerate(types) if u == t])
-        values[t] = float(value) if np.isfinite(value) else None
-        if values[t] is None:
+        by_type[t] = float(value) if np.isfinite(value) else None
+        if by_type[t] is None:
             reasons.append(why or "undefined")
-    defined = np.array([v for v in values.values() if v is not None], dtype=float)
-    summary: dict[str, Any] = {"n_types": int(defined.size), "of_types": len(values), "values": values}
+    defined = np.array([v for v in by_type.values() if v is not None], dtype=float)
+    summary: dict[str, Any] = {"n_types": int(defined.size), "of_types": len(by_type), "by_type": by_type}
     if defined.size:
         summary |= {"median": float(np.median(defined)), "min": float(defined.min()), "max": float(defined.max()),
                     "reason": None}

@@ -89,14 +89,13 @@ def alpha_resampler(s: Sheets, doc: Mapping[str, Any]) -> Resampler:
     """α, mean over domains as the report gives it (``measures.reliability``), on resampled units.
 
     Typed design with repeated units (PersonaLLM: a unit is a type): the units are the types and each resample's α of
-    a domain is the median of the report's within-type values (``doc``'s ``alpha_within.values``), a type drawn m times
+    a domain is the median of the report's within-type values (``doc``'s ``alpha_within.by_type``), a type drawn m times
     counting m times. Otherwise the design's units are drawn and α recomputed on their sheets (``weighted_alpha``):
     within each shaping level (or type) and its median where the domain is shaped, over every sheet where not."""
     if typed_design(s) and s.units is not None:
         ids = list(dict.fromkeys(s.units))
         type_of_unit = dict(zip(s.units, (json.dumps(t, sort_keys=True) for t in s.targets)))
-        per_domain = [np.array([np.nan if (e["alpha_within"]["values"].get(type_of_unit[u])) is None
-                                else e["alpha_within"]["values"][type_of_unit[u]] for u in ids], dtype=float)
+        per_domain = [np.array([e["alpha_within"]["by_type"].get(type_of_unit[u]) for u in ids], dtype=float)
                       for e in doc["domains"].values() if e.get("alpha_within")]
 
         def typed(W: np.ndarray) -> np.ndarray:

@@ -122,7 +122,7 @@ def test_reliability_is_within_persona_type_and_the_pooled_one_is_between_type(i
         e = entry[d]
         within = e["alpha_within"]
         assert within["of_types"] == 32 and 0 < within["n_types"] <= 32
-        values = [v for v in within["values"].values() if v is not None]
+        values = [v for v in within["by_type"].values() if v is not None]
         assert e["alpha"] == pytest.approx(float(np.median(values)), abs=1e-12)
         assert (within["min"], within["max"]) == (min(values), max(values))
         assert e["alpha_between"] > e["alpha"]  # shaping inflates the pooled coefficient
@@ -139,7 +139,7 @@ def test_alpha_within_one_type_is_pingouins_on_its_sheets(imported) -> None:
     store, doc, _ = imported
     rows = selected_answers(store, selection=comparable.select(store, FAMILY))
     rows = rows[(rows["model"] == "gpt-4-0613") & (rows["valid"] == 1) & (rows["domain"] == "N")]
-    within = doc["models"]["gpt-4-0613"]["domains"]["N"]["alpha_within"]["values"]
+    within = doc["models"]["gpt-4-0613"]["domains"]["N"]["alpha_within"]["by_type"]
     for code in sorted(rows["persona_type"].unique())[:6]:
         wide = rows[rows["persona_type"] == code].pivot_table(index="persona_id", columns="item_id", values="keyed")
         key = json.dumps(type_targets(code), sort_keys=True)

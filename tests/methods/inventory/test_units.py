@@ -56,7 +56,7 @@ def test_a_shaped_design_gives_alpha_within_type_and_labels_the_pooled_one_betwe
     doc = inventory_doc(s, "toy", answers_of(s))["domains"]["E"]
     by_hand = [cronbach_alpha(pm.domain_items(s.X[[p for p, t in enumerate(s.targets) if t == {"E": level}]],
                                               s.domain == "E")) for level in (7, 3)]
-    assert doc["alpha_within"]["values"] == {"7": pytest.approx(by_hand[0], abs=1e-12),
+    assert doc["alpha_within"]["by_type"] == {"7": pytest.approx(by_hand[0], abs=1e-12),
                                              "3": pytest.approx(by_hand[1], abs=1e-12)}
     assert doc["alpha"] == pytest.approx(np.median(by_hand), abs=1e-12)
     assert doc["alpha_between"] == pytest.approx(cronbach_alpha(pm.domain_items(s.X, s.domain == "E")), abs=1e-12)
