@@ -47,11 +47,13 @@ def type_centred(s: Sheets, X: np.ndarray, domain: str) -> pd.DataFrame:
     return frame - frame.groupby(types).transform("mean")
 
 
-def statistics(s: Sheets, X: np.ndarray | None = None, *, with_omega: bool = True) -> dict[str, tuple[float, str | None]]:
+def statistics(s: Sheets, X: np.ndarray | None = None, *, with_omega: bool = True,
+               within: dict[str, dict] | None = None) -> dict[str, tuple[float, str | None]]:
     """Every per-domain number of one inventory computed from keyed answers ``X`` (default the observed): the metrics
     the report shows and the chance draws re-compute on null answers. Keys ``metric/domain``; α, λ6 and ω on the
     design's unit (``reliability``), in a shaped design also the pooled ``alpha_between/…``, ``lambda6_between/…``
-    (inflated by shaping); the shaping d on the design's units' means (``shaping``)."""
+    (inflated by shaping); the shaping d on the design's units' means (``shaping``). ``within``, when given, receives
+    each shaped domain's within-type summaries (``reliability``) under the same keys."""
     X = s.X if X is None else X
     sheet = scale_scores(s, X=X)
     person = persona_scores(sheet)
@@ -60,8 +62,10 @@ def statistics(s: Sheets, X: np.ndarray | None = None, *, with_omega: bool = Tru
         typed = shaped_types(s, d)
         frame = pm.domain_items(X, s.domain == d)
         for metric in ("alpha", "lambda6", "omega") if with_omega else ("alpha", "lambda6"):
-            value, why, _ = reliability(s, X, d, metric)
+            value, why, summary = reliability(s, X, d, metric)
             out[f"{metric}/{d}"] = (value, why)
+            if within is not None and summary is not None:
+                within[f"{metric}/{d}"] = summary
             if typed and metric != "omega":
                 out[f"{metric}_between/{d}"] = RELIABILITY[metric](frame)
         if len(s.orders) == 2:

@@ -78,10 +78,11 @@ def keying(s: Sheets, domain: str, loadings: np.ndarray, answers: pd.DataFrame) 
 
 
 def reliability_entries(s: Sheets, domain: str, stats: dict[str, tuple[float, str | None]],
-                        pooled_omega: tuple[float, str | None]) -> dict[str, Any]:
+                        pooled_omega: tuple[float, str | None], within: dict[str, dict]) -> dict[str, Any]:
     """α, ω and λ6 of a domain on the design's unit (``design``): ``<m>`` the value, ``<m>_unit`` the unit said in
     words; in a shaped design also ``<m>_within`` (median, min, max, n_types, of_types, values per type) and the
-    pooled ``<m>_between`` labelled "between persona types (shaping levels), inflated by shaping"."""
+    pooled ``<m>_between`` labelled "between persona types (shaping levels), inflated by shaping". ``within``: the
+    summaries ``statistics`` already computed (α, λ6); ω's is computed here."""
     out: dict[str, Any] = {}
     if not shaped_types(s, domain):
         for metric, pair in (("alpha", stats[f"alpha/{domain}"]), ("omega", pooled_omega),
@@ -90,13 +91,17 @@ def reliability_entries(s: Sheets, domain: str, stats: dict[str, tuple[float, st
             out[f"{metric}_unit"] = "answer sheets (unshaped personas)"
         return out
     for metric in ("alpha", "omega", "lambda6"):
-        value, why, within = reliability(s, s.X, domain, metric)
+        key = f"{metric}/{domain}"
+        if key in within:
+            value, why, summary = *stats[key], within[key]
+        else:
+            value, why, summary = reliability(s, s.X, domain, metric)
         _entry(out, metric, (value, why))
-        out[f"{metric}_within"] = within
+        out[f"{metric}_within"] = summary
         group = grouping(s)
-        out[f"{metric}_unit"] = (f"within {group}: median of {within['n_types']} of {within['of_types']} {group}s "
-                                 f"(range {within['min']:.2f} to {within['max']:.2f})" if within["n_types"] else
-                                 f"within {group}: undefined in each of {within['of_types']} {group}s")
+        out[f"{metric}_unit"] = (f"within {group}: median of {summary['n_types']} of {summary['of_types']} {group}s "
+                                 f"(range {summary['min']:.2f} to {summary['max']:.2f})" if summary["n_types"] else
+                                 f"within {group}: undefined in each of {summary['of_types']} {group}s")
         between = pooled_omega if metric == "omega" else stats[f"{metric}_between/{domain}"]
         _entry(out, f"{metric}_between", between)
         out[f"{metric}_between_unit"] = f"between {group}s, inflated by shaping"
@@ -115,7 +120,8 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
     """One inventory's part of a model's document (observed numbers)."""
     from analysis.methods.inventory import BIG_FIVE
 
-    stats = statistics(s, with_omega=False)
+    within: dict[str, dict] = {}
+    stats = statistics(s, with_omega=False, within=within)
     sheet = scale_scores(s)
     person = persona_scores(sheet)
     short = under_coverage(s, scored=person)
@@ -133,7 +139,7 @@ def inventory_doc(s: Sheets, name: str, answers: pd.DataFrame) -> dict[str, Any]
         _entry(entry, "percentile", (float(np.mean(vals)) if vals else float("nan"), pct_reason))
         frame = pm.domain_items(s.X, s.domain == d)
         omega, why, loadings = pm.omega_keyed(frame)
-        entry |= reliability_entries(s, d, stats, (omega, why))
+        entry |= reliability_entries(s, d, stats, (omega, why), within)
         entry["n_complete_sheets"] = pm.complete_sheets(frame)  # ω and λ6 use pairwise correlations beyond these
         _entry(entry, "test_retest", stats[f"test_retest/{d}"])
         entry["keying"] = keying(s, d, loadings, answers)
