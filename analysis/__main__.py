@@ -153,6 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(imp)
     imp.add_argument("--json", action="store_true", help="print the per-file reports as JSON on stdout (a kind that "
                      "several methods import: one JSON line per method)")
+    imp.add_argument("--accept-edited", action="store_true",
+                     help=f"{REPORT_KIND}: import a report file whose seal does not match its data (edited, or written "
+                          "before reports were sealed); its runs are marked as edited on every page (every row is "
+                          "still checked)")
 
     delete = sub.add_parser("delete", help="delete runs and their rows (their cached calls are kept unless --calls)")
     delete.add_argument("run_ids", nargs="+", metavar="RUN_ID")
@@ -597,7 +601,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         missing = [str(p) for p in args.paths if not p.exists()]
         if missing:
             raise InputError(f"import {REPORT_KIND}: no such file {', '.join(missing)}")
-        return restore(args.paths, args.store, args.json)
+        return restore(args.paths, args.store, args.json, accept_edited=args.accept_edited)
     importers = import_kinds()[args.kind]
     if len(importers) == 1:
         return importers[0].run_import(args.kind, args.paths, args.store, args.json)

@@ -22,8 +22,16 @@ def real_first(models: Iterable[str], specs: Mapping[str, Mapping[str, Any] | No
 
 
 def store_specs(store: Any) -> dict[str, dict[str, Any]]:
-    """Model -> the spec of its newest run in ``store`` (an ``analysis.runs.store.Store``)."""
+    """Model -> the spec of its newest run in ``store`` (an ``analysis.runs.store.Store``), carrying the mark of a
+    run imported from an edited report file (``analysis.runs.provenance.EDITED``) when any of its runs has it."""
     import json
 
+    from analysis.runs.provenance import EDITED
+
     frame = store.frame("SELECT model, model_spec FROM runs ORDER BY created_at")
-    return {m: json.loads(s) if isinstance(s, str) else {} for m, s in zip(frame["model"], frame["model_spec"])}
+    specs: dict[str, dict[str, Any]] = {}
+    for model, text in zip(frame["model"], frame["model_spec"]):
+        spec = json.loads(text) if isinstance(text, str) else {}
+        mark = spec.get(EDITED) or (specs.get(model) or {}).get(EDITED)
+        specs[model] = {**spec, EDITED: mark} if mark else spec
+    return specs

@@ -193,11 +193,18 @@ TINY_MODEL_NOTE = (
 )
 
 
-def tiny_model_note(models: list[str], specs: dict[str, dict[str, Any]] | None = None) -> None:
-    """Warn when any shown model is the embedded 135M model."""
+def model_notes(models: list[str], specs: dict[str, dict[str, Any]] | None = None, *, embedded: bool = True) -> None:
+    """Warn when any shown model is the embedded 135M model (unless ``embedded`` is False: the page says it its own
+    way), and for each shown model with runs imported from an edited report file (``analysis.runs.provenance``)."""
+    from analysis.runs.provenance import edited_note
+
     specs = specs or {}
-    if any(m == "embedded" or (specs.get(m) or {}).get("backend") == "embedded" for m in models):
+    if embedded and any(m == "embedded" or (specs.get(m) or {}).get("backend") == "embedded" for m in models):
         st.warning(TINY_MODEL_NOTE, icon="⚠️")
+    for model in models:
+        note = edited_note(specs.get(model))
+        if note:
+            st.error(f"**{plain(model)}**: {plain(note)}.", icon="⚠️")
 
 
 # -- chance levels (``analysis.chance`` summaries: {"uniform": {...}, "permutation": {...}}) -------------

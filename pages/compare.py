@@ -58,7 +58,7 @@ la, lb = (_full_name(side_a), _full_name(side_b)) if key_a != key_b else (a, b)
 if ref_a.path != ref_b.path:
     st.info(f"Comparing across stores: **{la}** and **{lb}**. Paired CIs use the personas, contexts and testings both "
             "were asked; Ordinal win rates, which depend on each store's pool of models, are not compared.", icon="🔀")
-ui.tiny_model_note([a, b], data.model_specs(ref_a) | data.model_specs(ref_b))
+ui.model_notes([a, b], data.model_specs(ref_a) | data.model_specs(ref_b))
 # the report file of the two models: one file when they share a store, else one per store
 sides = [(ref_a, [a, b])] if ref_a.path == ref_b.path else [(ref_a, [a]), (ref_b, [b])]
 for k, (col, (side_ref, side_models)) in enumerate(zip(st.columns([1, 1, 4])[:len(sides)], sides)):

@@ -12,6 +12,7 @@ ref = ctx.ref
 ui.header("Which model plays personas best, by each method's own measure: a method's own board where "
           "it has one, then every other method's headline numbers ranked.")
 
+ui.model_notes(list(ctx.models), data.model_specs(ref), embedded=False)  # each board names the embedded model
 present = {m.name for m in data.present_methods(ref)}
 shown = [v for v in views() if v.name in present]
 if not shown:

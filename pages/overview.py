@@ -39,6 +39,7 @@ if imported:
             "and re-scored by RoleScope (the table below names each source). " + ui.TINY_MODEL_NOTE, icon="ℹ️")
 else:
     st.info(ui.TINY_MODEL_NOTE, icon="ℹ️")
+ui.model_notes(sorted(specs), specs, embedded=False)  # the embedded model's note is the one above
 sizes = data.table_sizes(ref)
 answer_rows = {name: sizes.get(name, 0) for view in views() for name in view.samples}
 answers = sum(answer_rows.values())

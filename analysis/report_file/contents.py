@@ -36,8 +36,8 @@ EVIDENCE_SEED = 20261128
 N_BOOT = 1000
 CHANCE_SIMS = 100
 #: Store tables that are caches or call records, not results: left out of the embedded tables.
-NOT_RESULTS = frozenset({"calls", "run_calls", "call_failures", "call_claims", "run_owners", "report_cache",
-                         "null_draws", "meta", "sqlite_sequence"})
+NOT_RESULTS = frozenset({"calls", "run_calls", "call_failures", "call_claims", "run_owners", "run_batches",
+                         "report_cache", "null_draws", "meta", "sqlite_sequence"})
 REPO = Path(__file__).resolve().parents[2]
 EMBEDDED_WARNING = ("produced by the embedded SmolLM2-135M-Instruct (135M parameters): near chance, a check that the "
                     "pipeline runs, not a measurement of a model")
@@ -77,6 +77,10 @@ class ModelEntry(Frozen):
 
 
 class Manifest(Frozen):
+    """What a report file says of itself. ``store_sha256`` names the store file it was made from (check it against
+    that file); ``tables_sha256`` and ``reports_sha256`` seal the embedded tables and reports: the SHA-256 of each
+    block's JSON document before packing, checked on import (files written before the seal have none)."""
+
     rolescope_version: str
     commit: str | None
     created: str
@@ -85,6 +89,8 @@ class Manifest(Frozen):
     options: dict[str, Any]
     runs: list[RunEntry]
     models: list[ModelEntry]
+    tables_sha256: str | None = None
+    reports_sha256: str | None = None
 
 
 class HeadlineCell(Frozen):
@@ -179,9 +185,23 @@ def scrubbed(value: Any, scrubber: Scrubber | None = None) -> Any:
     return value
 
 
+def document_bytes(doc: Any) -> bytes:
+    """A JSON document as the UTF-8 bytes a report file packs (and its seal hashes)."""
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def seal(raw: bytes) -> str:
+    """The seal of a packed block: the SHA-256 of its document's bytes (``document_bytes``)."""
+    return hashlib.sha256(raw).hexdigest()
+
+
 def pack(doc: Any) -> str:
     """A JSON document as gzip + base64 text (what a report file embeds; ``unpack`` reads it back)."""
-    raw = json.dumps(doc, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    return pack_bytes(document_bytes(doc))
+
+
+def pack_bytes(raw: bytes) -> str:
+    """``document_bytes`` as gzip + base64 text."""
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
@@ -193,6 +213,11 @@ MAX_UNPACKED_BYTES = 512 * 2**20
 def unpack(text: str, *, max_bytes: int | None = None) -> Any:
     """``pack`` read back, decompressing at most ``max_bytes`` (default ``MAX_UNPACKED_BYTES``); ``InputError``
     past it or when the block is not gzip + base64 JSON."""
+    return unpack_bytes_json(unpack_bytes(text, max_bytes=max_bytes))
+
+
+def unpack_bytes(text: str, *, max_bytes: int | None = None) -> bytes:
+    """The document bytes of a packed block (``unpack`` without parsing them), at most ``max_bytes``."""
     import zlib
 
     from analysis.errors import InputError
@@ -201,19 +226,38 @@ def unpack(text: str, *, max_bytes: int | None = None) -> Any:
     try:
         inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
         data = inflate.decompress(base64.b64decode(text), cap + 1)
-        if len(data) > cap or inflate.unconsumed_tail:
-            raise InputError(f"a packed block unpacks to more than {cap:,} bytes: refused (a compression bomb?)")
-        return json.loads(data.decode("utf-8"))
     except (ValueError, zlib.error) as exc:
         raise InputError(f"a packed block is not gzip + base64 JSON ({type(exc).__name__})") from None
+    if len(data) > cap or inflate.unconsumed_tail:
+        raise InputError(f"a packed block unpacks to more than {cap:,} bytes: refused (a compression bomb?)")
+    return data
+
+
+def unpack_bytes_json(data: bytes) -> Any:
+    """Document bytes parsed as JSON (NaN and Infinity refused: a report never writes them); ``InputError`` when
+    they are not."""
+    from analysis.errors import InputError
+
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    try:
+        return json.loads(data.decode("utf-8"), parse_constant=no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"a packed block is not JSON ({type(exc).__name__}: {str(exc)[:80]})") from None
+
+
+def tables_document(frames: Mapping[str, pd.DataFrame]) -> bytes:
+    """Tables as one JSON document ``{table: {"columns", "data"}}`` (``frame_doc``), every text scrubbed
+    (``scrub_frame``), as bytes (``document_bytes``: what ``encode_tables`` packs and the seal hashes)."""
+    from analysis.methods.base import frame_doc  # floats as Python writes them: exact, unlike pandas' to_json
+
+    return document_bytes({name: frame_doc(scrub_frame(frame)) for name, frame in frames.items()})
 
 
 def encode_tables(frames: Mapping[str, pd.DataFrame]) -> str:
-    """Tables packed (``pack``) as one JSON document ``{table: {"columns", "data"}}`` (``frame_doc``), every text
-    scrubbed (``scrub_frame``)."""
-    from analysis.methods.base import frame_doc  # floats as Python writes them: exact, unlike pandas' to_json
-
-    return pack({name: frame_doc(scrub_frame(frame)) for name, frame in frames.items()})
+    """Tables packed (``pack``) as one JSON document (``tables_document``)."""
+    return pack_bytes(tables_document(frames))
 
 
 def decode_tables(text: str) -> dict[str, pd.DataFrame]:
@@ -228,9 +272,14 @@ def _specs(runs: pd.DataFrame) -> dict[str, dict[str, Any]]:
 
 
 def _model_entries(runs: pd.DataFrame, usage: pd.DataFrame) -> list[ModelEntry]:
+    from analysis.runs.provenance import edited_note
+
     out: dict[str, ModelEntry] = {}
+    edited: dict[str, str] = {}  # model -> the note of its run imported from an edited report (any of its runs)
     for row in runs.sort_values("created_at").itertuples(index=False):
         spec = json.loads(row.model_spec) if isinstance(row.model_spec, str) else {}
+        if edited_note(spec):
+            edited[row.model] = edited_note(spec) or ""
         used = usage[usage["model"] == row.model]
         backend = str(spec.get("backend") or "")
         priced = spec.get("price_input_per_mtok") is not None or spec.get("price_output_per_mtok") is not None
@@ -241,7 +290,8 @@ def _model_entries(runs: pd.DataFrame, usage: pd.DataFrame) -> list[ModelEntry]:
             tokens_in=int(used["tokens_in"].sum()) if len(used) else None,
             tokens_out=int(used["tokens_out"].sum()) if len(used) else None,
             cost=float(used["cost"].sum()) if priced and len(used) else None, priced=priced,
-            warning=EMBEDDED_WARNING if backend == "embedded" else None)
+            warning="; ".join(w for w in (EMBEDDED_WARNING if backend == "embedded" else None, edited.get(row.model))
+                              if w) or None)
     return [out[m] for m in real_first(out, _specs(runs))]
 
 
@@ -396,9 +446,11 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
                  "methods": [m.name for m in present], "runs": run_ids, "configurations": dict(configs or {})},
         runs=run_entries, models=_model_entries(tables["runs"], _usage(store)))
     scrubber = Scrubber()  # the packed tables are scrubbed as they are encoded
+    tables_raw, reports_raw = tables_document(tables), document_bytes(scrubbed(reports, scrubber))
+    manifest = manifest.model_copy(update={"tables_sha256": seal(tables_raw), "reports_sha256": seal(reports_raw)})
     return ReportContents(manifest=scrubbed(manifest.model_dump(), scrubber),
                           methods=scrubbed([s.model_dump() for s in sections], scrubber),
-                          reports=pack(scrubbed(reports, scrubber)), tables=encode_tables(tables))
+                          reports=pack_bytes(reports_raw), tables=pack_bytes(tables_raw))
 
 
 def _method_samples(store: Any, method: Any, runs: pd.DataFrame) -> pd.DataFrame | None:

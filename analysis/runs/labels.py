@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -20,8 +20,29 @@ LABELS = register_table(Table(
     "run_labels",
     (("run_id", "TEXT"), ("name", "TEXT"), ("tags", "TEXT"), ("note", "TEXT"), ("updated_at", "REAL")),
     ("run_id",),
+    lambda row, run: label_rules(row),  # defined below: looked up when a row is checked
 ))
 MAX_NAME, MAX_TAG, MAX_TAGS, MAX_NOTE = 120, 40, 20, 4000
+
+
+def label_rules(row: Mapping[str, Any]) -> tuple[str, str] | None:
+    """A label row from outside (a report file) within the limits ``set_label`` keeps: a name and tags without
+    control characters, tags a JSON list (``analysis.runs.row_checks`` checks the types first)."""
+    from analysis.runs.row_checks import has_control
+
+    if row["name"] is not None and (len(row["name"]) > MAX_NAME or has_control(row["name"])):
+        return "name", f"longer than {MAX_NAME} characters or holds a control character"
+    if row["note"] is not None and len(row["note"]) > MAX_NOTE:
+        return "note", f"longer than {MAX_NOTE} characters"
+    if row["tags"] is not None:
+        try:
+            tags = json.loads(row["tags"])
+        except (ValueError, RecursionError):
+            return "tags", "not a JSON list"
+        if not isinstance(tags, list) or len(tags) > MAX_TAGS or \
+                any(not isinstance(t, str) or len(t) > MAX_TAG or has_control(t) for t in tags):
+            return "tags", f"not a list of at most {MAX_TAGS} tags of at most {MAX_TAG} characters each"
+    return None
 
 
 def parse_tags(text: str | Iterable[str]) -> list[str]:

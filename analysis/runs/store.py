@@ -27,7 +27,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,11 +84,16 @@ OPEN_BATCH = ("validating", "in_progress", "finalizing", "cancelling", "submitte
 
 @dataclass(frozen=True)
 class Table:
-    """A method's answer table: name, columns with SQL types, primary key columns."""
+    """A method's answer table: name, columns with SQL types, primary key columns, and the rules a row from outside
+    (a report file) must keep beyond its types (``rules``: ``analysis.runs.row_checks.RowRules``, ranges and allowed
+    values, which may depend on the row's run); ``own_model``: whether a row's ``model`` column is its run's model
+    (False where other models made the rows, such as a generator's questions)."""
 
     name: str
     columns: tuple[tuple[str, str], ...]
     key: tuple[str, ...]
+    rules: Callable[[Any, Any], Any] | None = None
+    own_model: bool = True
 
     def ddl(self) -> str:
         cols = ", ".join(f'"{c}" {t}' for c, t in self.columns)
@@ -111,6 +116,11 @@ def _ensure_table(conn: sqlite3.Connection | _ScrubbingConnection, table: Table)
 def registered_tables() -> frozenset[str]:
     """The names of the method tables registered so far (``register_table``)."""
     return frozenset(_TABLES)
+
+
+def registered_table(name: str) -> Table | None:
+    """The method table registered under ``name``, or None."""
+    return _TABLES.get(name)
 
 
 def register_table(table: Table) -> Table:

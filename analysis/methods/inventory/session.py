@@ -24,6 +24,7 @@ from analysis.methods.inventory.personas import Persona
 from analysis.methods.inventory.prompts import OrderMode, item_prompt, option_of_number
 from analysis.runs.executor import CallOutcome, Executor, run_units
 from analysis.runs.store import Store, Table, register_table
+from analysis.methods.inventory import row_rules
 
 ANSWERS = register_table(Table(
     "inventory_answers",
@@ -35,6 +36,7 @@ ANSWERS = register_table(Table(
      ("cache_key", "TEXT"), ("truncated", "INTEGER"), ("source", "TEXT"), ("administration", "INTEGER"),
      ("persona_type", "TEXT")),
     ("run_id", "persona_id", "order_mode", "item_id"),
+    row_rules.answer_rules,
 ))
 #: Text mode's reply limit (the paper scores the options' likelihood and generates nothing): a number comes first.
 TEXT_MAX_TOKENS = 32

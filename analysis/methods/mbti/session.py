@@ -31,6 +31,7 @@ from analysis.methods.mbti.statements import Statement, StatementSet
 from analysis.methods.mbti.subjects import Subject, replace_subject
 from analysis.runs.executor import CallOutcome, Executor, run_units
 from analysis.runs.store import Store, Table, register_table
+from analysis.methods.mbti import row_rules
 
 ANSWERS = register_table(Table(
     "mbti_answers",
@@ -40,6 +41,7 @@ ANSWERS = register_table(Table(
      ("option_index", "INTEGER"), ("weight", "INTEGER"), ("valid", "INTEGER"), ("reason", "TEXT"), ("raw", "TEXT"),
      ("logprob", "REAL"), ("cache_key", "TEXT"), ("source", "TEXT"), ("truncated", "INTEGER")),
     ("run_id", "subject", "order_mode", "testing", "statement_id"),
+    row_rules.answer_rules,
 ))
 
 

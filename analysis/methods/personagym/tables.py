@@ -17,6 +17,7 @@ set and the rubric's criteria). An answer's ``truncated`` is 1 when the reply st
 from __future__ import annotations
 
 from analysis.runs.store import Table, register_table
+from analysis.methods.personagym import row_rules
 
 _RUN = (("run_id", "TEXT"), ("model", "TEXT"))
 _PERSONA = (("persona_id", "TEXT"), ("persona", "TEXT"))
@@ -28,6 +29,7 @@ ENVIRONMENTS = register_table(Table(
                        ("n_unknown", "INTEGER"), ("n_duplicates", "INTEGER"), ("n_extra", "INTEGER"), ("form", "TEXT"))
     + _CALL,
     ("run_id", "persona_id", "attempt"),
+    row_rules.generated_rules, own_model=False,
 ))
 
 GENERATIONS = register_table(Table(
@@ -35,6 +37,7 @@ GENERATIONS = register_table(Table(
     _RUN + _PERSONA + (("task", "TEXT"), ("attempt", "INTEGER"), ("n_asked", "INTEGER"), ("n_parsed", "INTEGER"),
                        ("n_new", "INTEGER"), ("rejected", "TEXT"), ("form", "TEXT")) + _CALL,
     ("run_id", "persona_id", "task", "attempt"),
+    row_rules.generated_rules, own_model=False,
 ))
 
 QUESTIONS = register_table(Table(
@@ -42,6 +45,7 @@ QUESTIONS = register_table(Table(
     _RUN + _PERSONA + (("task", "TEXT"), ("q_index", "INTEGER"), ("question", "TEXT"), ("environments", "TEXT"),
                        ("attempt", "INTEGER"), ("status", "TEXT"), ("reason", "TEXT"), ("source", "TEXT")),
     ("run_id", "persona_id", "task", "q_index"),
+    row_rules.generated_rules, own_model=False,
 ))
 
 ANSWERS = register_table(Table(
@@ -50,6 +54,7 @@ ANSWERS = register_table(Table(
                        ("finish_reason", "TEXT"), ("refusal", "INTEGER"), ("refusal_marker", "TEXT"), ("truncated", "INTEGER"),
                        ("status", "TEXT"), ("reason", "TEXT"), ("cache_key", "TEXT")),
     ("run_id", "persona_id", "task", "q_index"),
+    row_rules.answer_rules,
 ))
 
 EXAMPLES = register_table(Table(
@@ -57,6 +62,7 @@ EXAMPLES = register_table(Table(
     _RUN + _PERSONA + (("task", "TEXT"), ("q_index", "INTEGER"), ("attempt", "INTEGER"), ("examples", "TEXT"),
                        ("n_examples", "INTEGER")) + _CALL,
     ("run_id", "persona_id", "task", "q_index", "attempt"),
+    row_rules.generated_rules, own_model=False,
 ))
 
 GRADES = register_table(Table(
@@ -64,6 +70,7 @@ GRADES = register_table(Table(
     _RUN + (("evaluator", "TEXT"),) + _PERSONA + (("task", "TEXT"), ("q_index", "INTEGER"), ("score", "REAL"),
                                                   ("n_examples", "INTEGER")) + _CALL,
     ("run_id", "persona_id", "task", "q_index", "evaluator"),
+    row_rules.grade_rules,
 ))
 
 # Published scores (an external reference leaderboard): one row per task plus one "PersonaScore" row,
@@ -73,4 +80,5 @@ PUBLISHED = register_table(Table(
     (("run_id", "TEXT"), ("model", "TEXT"), ("date", "TEXT"), ("task", "TEXT"), ("score", "REAL"),
      ("mean_of_tasks", "REAL"), ("consistent", "INTEGER"), ("note", "TEXT"), ("source", "TEXT")),
     ("run_id", "task"),
+    row_rules.published_rules,
 ))

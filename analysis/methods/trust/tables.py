@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from analysis.runs.store import Table, register_table
+from analysis.methods.trust import row_rules
 
 _RUN = (("run_id", "TEXT"), ("model", "TEXT"), ("endowment", "INTEGER"))
 _ANSWER = (("valid", "INTEGER"), ("reason", "TEXT"), ("raw", "TEXT"), ("finish_reason", "TEXT"), ("cache_key", "TEXT"))
@@ -26,6 +27,7 @@ BELIEFS = register_table(Table(
     _RUN + (("strategy", "TEXT"), ("attribute", "TEXT"), ("levels", "TEXT"), ("ranking", "TEXT"), ("effect_size", "REAL"),
             ("groups", "TEXT"), ("explanation", "TEXT")) + _ANSWER,
     ("run_id", "strategy", "attribute"),
+    row_rules.answer_flags,
 ))
 PRIORS = register_table(Table(
     "trust_priors",
@@ -40,12 +42,14 @@ TRANSFERS = register_table(Table(
             ("condition", "TEXT"), ("source_amount", "REAL"), ("source_valid", "INTEGER"), ("source_reason", "TEXT"),
             ("reply_note", "TEXT")),
     ("run_id", "persona_id"),
+    row_rules.transfer_rules,
 ))
 FORECASTS = register_table(Table(
     "trust_forecasts",
     _RUN + (("persona_id", "TEXT"), ("archetype", "INTEGER"), ("rounds", "INTEGER"), ("sends", "TEXT"),
             ("explanations", "TEXT")) + _ANSWER,
     ("run_id", "persona_id", "archetype"),
+    row_rules.answer_flags,
 ))
 ROUNDS = register_table(Table(
     "trust_rounds",
@@ -55,4 +59,5 @@ ROUNDS = register_table(Table(
             ("forecast_explanation", "TEXT"), ("forecast_valid", "INTEGER"), ("forecast_reason", "TEXT"),
             ("forecast_raw", "TEXT"), ("forecast_finish_reason", "TEXT"), ("forecast_cache_key", "TEXT")),
     ("run_id", "persona_id", "archetype", "round"),
+    row_rules.round_rules,
 ))

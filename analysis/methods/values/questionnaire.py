@@ -42,7 +42,7 @@ from analysis.llm.specs import ModelSpec
 from analysis.llm.structured import UnstatedTextFormat, read_structured
 from analysis.runs.executor import CallOutcome, Executor, run_units
 from analysis.runs.store import Store, Table, register_table
-from analysis.methods.values import prompts, schemas
+from analysis.methods.values import prompts, row_rules, schemas
 from analysis.methods.values.contexts import Context
 from analysis.methods.values.instruments import Instrument, Item
 from analysis.methods.values.populations import Persona
@@ -54,12 +54,14 @@ ANSWERS = register_table(Table(
      ("letter", "TEXT"), ("option_label", "TEXT"), ("score", "REAL"), ("valid", "INTEGER"), ("reason", "TEXT"),
      ("mode", "TEXT"), ("logprob", "REAL"), ("raw", "TEXT"), ("cache_key", "TEXT")),
     ("run_id", "persona_id", "context", "item_id", "sample"),
+    row_rules.answer_rules,
 ))
 CONVERSATIONS = register_table(Table(
     "values_conversations",
     (("run_id", "TEXT"), ("persona_id", "INTEGER"), ("context", "TEXT"), ("turn", "INTEGER"), ("speaker", "TEXT"),
      ("content", "TEXT"), ("valid", "INTEGER"), ("cache_key", "TEXT")),
     ("run_id", "persona_id", "context", "turn"),
+    row_rules.conversation_rules,
 ))
 
 

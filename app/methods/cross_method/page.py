@@ -26,7 +26,7 @@ if not models:
 ui.headlines(ref, "cross_method", models)
 model = state.selectbox("Model", models, key="model")
 mdoc = xm_data.doc(ref)["models"][model]
-ui.tiny_model_note([model], data.model_specs(ref))
+ui.model_notes([model], data.model_specs(ref))
 with st.spinner(f"Shuffling personas within each method ({data.CHANCE_SIMS} times; cached after)…"):
     bands = xm_data.bands(ref, model)
 labels = xm_figures.labels(mdoc)

@@ -29,7 +29,7 @@ mdoc = inv_data.doc(ref)["models"][model]
 inventories = list(mdoc["inventories"])
 inventory = state.selectbox("Inventory", inventories, key="inventory", container=right, default=mdoc["inventory"])
 idoc = mdoc["inventories"][inventory]
-ui.tiny_model_note([model], data.model_specs(ref))
+ui.model_notes([model], data.model_specs(ref))
 origin = idoc.get("provenance") or {}
 if origin.get("imported"):
     st.info(f"**Imported published answers** of {model}: {origin.get('citation') or origin.get('source')}. "

@@ -28,7 +28,7 @@ model = state.selectbox("Model", models, key="model", container=left)
 mdoc = mbti_data.mbti_doc(ref)["models"][model]
 subjects = list(mdoc["subjects"])
 subject = state.selectbox("Subject", subjects, key="subject", container=right, default="People")
-ui.tiny_model_note([model], data.model_specs(ref))
+ui.model_notes([model], data.model_specs(ref))
 sdoc = mdoc["subjects"][subject]
 
 fair_pairs = {pair: v for pair, v in (mdoc.get("fairness") or {}).items() if subject.lower() in pair.lower().split("|")}

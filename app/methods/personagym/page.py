@@ -133,7 +133,7 @@ if not models:
 st.subheader("Per persona")
 left, right = st.columns(2)
 model = state.selectbox("Model", models, key="model", container=left)
-ui.tiny_model_note([model], data.model_specs(ref))
+ui.model_notes([model], data.model_specs(ref))
 mdoc = doc["models"][model]
 personas = list(mdoc["personas"])
 if not personas:

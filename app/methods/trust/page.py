@@ -27,7 +27,7 @@ if not models:
 ui.headlines(ref, "trust", models)
 
 model = state.selectbox("Model", models, key="model")
-ui.tiny_model_note([model], data.model_specs(ref))
+ui.model_notes([model], data.model_specs(ref))
 mdoc = trust_data.trust_doc(ref)["models"][model]
 invalid = mdoc.get("invalid_replies") or mdoc.get("invalid") or {}
 st.caption(f"Endowment ${mdoc.get('endowment')}; unparseable replies kept and counted: " + invalid_text(mdoc) + ".")

@@ -28,7 +28,7 @@ def section(ctx: ui.PageContext) -> None:
     if not models:
         ui.empty("None of the models picked in the sidebar has values answers.")
         return
-    ui.tiny_model_note(models, data.model_specs(ref))
+    ui.model_notes(models, data.model_specs(ref))
     ui.headlines(ref, "values", models)
     rows, _ = ranking(ctx, doc, board, models)
     published_beside(doc, rows, models)

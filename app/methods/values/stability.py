@@ -23,7 +23,7 @@ if not models:
     st.stop()
 
 model = state.selectbox("Model", models, key="model")
-ui.tiny_model_note([model], data.model_specs(ref))
+ui.model_notes([model], data.model_specs(ref))
 with st.spinner("Computing stability with bootstrap CIs…"):
     stab = values_data.stability(ref, model)
     doc = values_data.values_doc(ref)["models"].get(model, {})

@@ -31,7 +31,7 @@ model = state.selectbox("Model", models, key="model", container=left)
 keys = list(values_data.context_keys(ref, model))
 key = state.selectbox("Context", keys, key="context", container=right, default="no_conv",
                       help="One MDS and CFA per context (and instrument).")
-ui.tiny_model_note([model], data.model_specs(ref))
+ui.model_notes([model], data.model_specs(ref))
 
 with st.spinner("Fitting MDS and the four CFA models…"):
     result = values_data.structure(ref, model, key)
