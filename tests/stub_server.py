@@ -25,7 +25,7 @@ header itself). Faults are rules matched in order (first match wins):
   anywhere around the 200-character cut of error text), ``echo_auth_ok`` (200 whose reply text and
   logprob tokens echo the header, as a leaky proxy could), malformed 200s with the right JSON but wrong
   types: ``content_int`` (content 123), ``content_null``, ``bad_logprobs`` (logprobs as a string),
-  ``bad_usage`` (token counts as strings);
+  ``bad_usage`` (token counts as strings); ``other_model`` (a good reply whose body names the model ``stub-other``);
 - selectors: ``hashes`` (explicit message hashes), ``modulo``/``residue`` (hashes with
   ``int(hash, 16) % modulo == residue``), ``ordinals`` (the n-th request received, 0-based);
 - ``times``: the fault hits the first ``times`` attempts of a hash and then the request succeeds
@@ -61,7 +61,9 @@ except ImportError:  # run as a script: python tests/stub_server.py
     from stub_batches import BatchAPI, BatchScript  # type: ignore[no-redef]
 
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "empty", "nonsense", "echo_auth", "echo_auth_ok", "content_int", "content_null",
-               "bad_logprobs", "bad_usage")
+               "bad_logprobs", "bad_usage", "other_model")
+#: The faults answered 200 with a body ``_broken_body`` changes.
+_BODY_FAULTS = ("echo_auth_ok", "content_int", "content_null", "bad_logprobs", "bad_usage", "other_model")
 _OPTION_LINE = re.compile(r"^([A-Z])\. (.*)$", re.MULTILINE)
 _PAREN_OPTION_LINE = re.compile(r"^\(([A-Z])\) (.+)$", re.MULTILINE)
 _NUMBERED_LINE = re.compile(r"^(\d{1,2})\. (.*)$", re.MULTILINE)
@@ -229,6 +231,8 @@ def _broken_body(doc: dict[str, Any], fault: str, auth: str) -> dict[str, Any]:
         choice["logprobs"] = "A: -0.1, B: -2.0"
     elif fault == "bad_usage":
         doc["usage"] = {"prompt_tokens": "12", "completion_tokens": "one"}
+    elif fault == "other_model":
+        doc["model"] = "stub-other"
     return doc
 
 
@@ -320,7 +324,7 @@ class StubApp:
         fault = rule.kind if rule else None
         if status != 200:
             return status, {"error": {"message": f"stub fault {fault}", "type": "server_error"}}
-        if fault in ("echo_auth_ok", "content_int", "content_null", "bad_logprobs", "bad_usage"):
+        if fault in _BODY_FAULTS:
             return 200, _broken_body(reply_body(body, digest), fault, (auth or b"").decode("latin-1"))
         return 200, reply_body(body, digest, empty=fault == "empty", nonsense=fault == "nonsense")
 
@@ -352,7 +356,7 @@ class StubApp:
         elif fault == "echo_auth":
             echoed = (auth or b"").decode("latin-1")
             await _respond_raw(send, 401, ("x" * rule.pad + f"invalid credentials: {echoed}").encode("latin-1"))
-        elif fault in ("echo_auth_ok", "content_int", "content_null", "bad_logprobs", "bad_usage"):
+        elif fault in _BODY_FAULTS:
             await _respond(send, 200, _broken_body(reply_body(body, digest), fault, (auth or b"").decode("latin-1")))
         elif fault == "malformed":
             await _respond_raw(send, 200, b'{"id": "chatcmpl-broken", "object": "chat.completion", "choices": [{"ind')

@@ -12,6 +12,8 @@ Ray Data's OpenAI-compatible processors, so one exported wave runs on any of the
 
 ``read_results`` checks a whole file before anything is used: a malformed line, a ``custom_id`` twice, or one that
 is not a 64-hex content key is named with its line number (``InputError``), so nothing is stored from a bad file.
+``reply_to`` turns a result into its request's reply, refusing a body that names another model than the one the
+request was sent to (``analysis.llm.model_ids``).
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analysis.errors import InputError
 from analysis.importers.files import parse_json_line
 from analysis.llm.keys import clip
+from analysis.llm.model_ids import other_model
+
+if TYPE_CHECKING:
+    from analysis.llm.client import ChatReply, ChatRequest, LLMClient
 
 ENDPOINT = "/v1/chat/completions"
 _CUSTOM_ID = re.compile(r"[0-9a-f]{64}")
@@ -61,6 +67,21 @@ class Result:
             from analysis.llm.client import CallError
 
             raise CallError("its JSON is nested too deeply", retryable=False) from None
+
+
+class OtherModel(Exception):
+    """A result whose body names another model than the one its request was sent to (``model_ids.other_model``)."""
+
+
+def reply_to(result: Result, client: LLMClient, request: ChatRequest) -> ChatReply:
+    """``result`` (a line without an error) as the reply to ``request`` sent through ``client``: ``OtherModel`` when
+    its body names another model than the request's, ``CallError`` when it is not a usable chat completion."""
+    body, params = client.request_body(request)
+    doc = result.chat_completion()
+    problem = other_model(doc, str(body["model"]))
+    if problem is not None:
+        raise OtherModel(problem)
+    return client.reply_from(doc, params)
 
 
 def _error_text(doc: Any) -> str:

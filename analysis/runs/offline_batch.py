@@ -5,8 +5,9 @@ replayed from the call cache, so their answers are stored too), writes that wave
 format (``analysis.runs.batch_file``) and stops: the file runs on ``vllm run_batch``, on a Ray Data cluster, or on
 any service that reads the format. ``import-replies`` reads the results, executes the run again, and answers the wave
 it awaits from them, checked as a whole first: a line that is not JSON, a ``custom_id`` twice, a result for a
-request the run does not await now (unknown, or answered already), a request it awaits that has no result, or a body
-that is not a chat completion is named, and nothing from the file is stored. A request's own error line is stored as
+request the run does not await now (unknown, or answered already), a request it awaits that has no result, a body
+that is not a chat completion, or one that names another model than its request was sent to
+(``analysis.llm.model_ids``) is named, and nothing from the file is stored. A request's own error line is stored as
 that call's failure (``resume`` or the next export asks it again). The run then goes on from the cache until it
 awaits the next wave, which is exported again (``--out``) or counted, until the plan is done.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from analysis.llm.client import CallError, ChatReply
 from analysis.importers.files import write_atomically
-from analysis.runs.batch_file import Result
+from analysis.runs.batch_file import OtherModel, Result, reply_to
 from analysis.runs.provider_batch import batch_lines
 from analysis.runs.waves import Pending, WaveStop
 
@@ -80,17 +81,23 @@ class ImportReplies:
             raise ImportRefused(f"{self.where}: no result for {len(missing)} of the {len(awaited)} requests the run "
                                 f"awaits (the first: {missing[0][:12]}…); nothing was stored")
         replies: dict[str, ChatReply | CallError] = {}
+        others: list[tuple[int, str]] = []  # (line, why): replies of another model than their request's
         for key, entry in awaited.items():
             result = self.results[key]
             if result.error is not None:
                 replies[key] = CallError(result.error, retryable=False)
                 continue
-            _, params = entry.client.request_body(entry.request)
             try:
-                replies[key] = entry.client.reply_from(result.chat_completion(), params)
+                replies[key] = reply_to(result, entry.client, entry.request)
+            except OtherModel as exc:
+                others.append((result.line, str(exc)))
             except CallError as exc:
                 raise ImportRefused(f"{self.where}: line {result.line}: not a usable chat completion ({exc}); "
                                     "nothing was stored") from None
+        if others:
+            line, why = min(others)
+            count = f"{len(others):,} such lines" if len(others) > 1 else "the only such line"
+            raise ImportRefused(f"{self.where}: line {line}: {why} ({count}); nothing was stored")
         for key, entry in awaited.items():
             outcome = replies[key]
             if isinstance(outcome, CallError):

@@ -4,7 +4,8 @@ For each model of the wave: write its requests as one batch file (``analysis.run
 the batch, keep its id in the store (``Store.record_batch``) before waiting, poll it with growing pauses (the
 provider's counts go to the progress message), then download its output and error files and answer every request:
 a reply (validated and bounded as a live reply is, priced at the batch price), or the reason it has none (the
-request's own error, the batch expired, was cancelled or failed, or its output had no line for it). The executor
+request's own error, the batch expired, was cancelled or failed, its output had no line for it, or that line's body
+names another model than the request was sent to: ``analysis.llm.model_ids``). The executor
 stores each as a live call would be stored; a request left without a reply is asked again by ``resume``.
 
 A process killed while it waits loses nothing: on ``resume`` the session asks the same requests, and a wave whose
@@ -24,7 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from analysis.llm.client import CallError, classify_error
 from analysis.llm.keys import clip, redact
-from analysis.runs.batch_file import ENDPOINT, LineSplitter, Oversized, Result, read_results, request_line
+from analysis.runs.batch_file import (ENDPOINT, LineSplitter, OtherModel, Oversized, Result, read_results, reply_to,
+                                      request_line)
 from analysis.runs.progress import ProgressTracker
 from analysis.runs.store import Store
 from analysis.runs.waves import Pending
@@ -190,9 +192,11 @@ class ProviderBatches:
             elif result.error is not None:
                 entry.fail(CallError(result.error, retryable=False))
             else:
-                _, params = client.request_body(entry.request)
                 try:
-                    reply = client.reply_from(result.chat_completion(), params)
+                    reply = reply_to(result, client, entry.request)
+                except OtherModel as exc:  # paid for, but not this model's reply: not stored as the run's answer
+                    entry.fail(CallError(f"batch {batch_id}: line {result.line}: {exc}", retryable=False))
+                    continue
                 except CallError as exc:
                     entry.fail(exc)
                     continue

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import signal
 import subprocess
@@ -275,6 +276,62 @@ def test_a_bad_replies_file_is_named_and_nothing_is_stored(tmp_path: Path, capfd
         assert s.query_one("SELECT COUNT(*) AS n FROM call_failures")["n"] == 0
         assert s.get_run("e")["status"] == "awaiting_replies"
     assert len(before) > 0
+
+
+def _rows(store: Path) -> tuple:
+    """What a refused import must leave as it was: the runs (but when they were last touched), the calls and the
+    failures."""
+    with Store(store, read_only=True) as s:
+        frames = [s.frame(f"SELECT * FROM {table} ORDER BY 1") for table in ("runs", "calls", "call_failures")]
+    return tuple(frame.drop(columns=["updated_at"], errors="ignore").to_json() for frame in frames)
+
+
+def test_a_reply_naming_another_model_is_refused_and_nothing_is_stored(tmp_path: Path,
+                                                                       capfd: pytest.CaptureFixture[str]) -> None:
+    """Issue 58 item 6: a results line whose body names another model than the run's (``stub``) is refused in one
+    line naming the file, the line and both models (escaped), exit 2; the store's runs and rows are as they were. The
+    same file with the run's model echoed as providers do (a prefix, capitals, a dated snapshot) imports."""
+    with StubServer() as server:
+        store, replies, lines = _exported(tmp_path, server)
+    lines[3]["response"]["body"]["model"] = "gpt-4o-mini\x1b[2J"
+    replies.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    before = _rows(store)
+    capfd.readouterr()
+    assert main(["import-replies", "e", str(replies), "--store", str(store), "--quiet"]) == 2
+    err = capfd.readouterr().err.strip().splitlines()
+    assert err == [f"error: {replies}: line 4: the reply names the model 'gpt-4o-mini\\x1b[2J', not 'stub' that its "
+                   "request was sent to (the only such line); nothing was stored"]
+    assert _rows(store) == before
+
+    for line in lines:
+        line["response"]["body"]["model"] = "vendor/STUB-2024-08-06"
+    del lines[5]["response"]["body"]["model"]  # a body naming no model is accepted
+    replies.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    assert main(["import-replies", "e", str(replies), "--store", str(store), "--quiet"]) == 0
+    with Store(store, read_only=True) as s:
+        assert s.query_one("SELECT COUNT(*) AS n FROM calls")["n"] == len(lines) == 18
+        assert s.get_run("e")["status"] == "completed"
+
+
+def test_provider_batch_replies_of_another_model_are_failures_asked_again(tmp_path: Path) -> None:
+    """``--via batch``: an output line whose body names another model is not stored as the run's answer; its call
+    fails naming the batch, the line and both models (the other lines, paid for, are kept), and resume asks it again."""
+    store = tmp_path / "s.db"
+    with StubServer() as server:
+        server.configure(faults=[FaultRule("other_model", modulo=3)])
+        assert _run("values", server.url, store, "x", *VALUES[:-4], "--contexts", "no_conv", "--answer-mode", "text",
+                    "--via", "batch", "--poll", "0.02") == 1
+        with Store(store, read_only=True) as s:
+            errors = s.frame("SELECT error FROM call_failures")["error"].tolist()
+            answered = s.query_one("SELECT COUNT(*) AS n FROM calls")["n"]
+        assert errors and answered == 18 - len(errors)
+        assert all(re.fullmatch(r"batch \S+: line \d+: the reply names the model 'stub-other', not 'stub' that its "
+                                r"request was sent to", e) for e in errors), errors
+        server.configure()
+        assert main(["resume", "x", "--store", str(store), "--quiet", "--via", "batch", "--poll", "0.02"]) == 0
+    with Store(store, read_only=True) as s:
+        assert s.query_one("SELECT COUNT(*) AS n FROM calls")["n"] == 18
+        assert s.get_run("x")["status"] == "completed"
 
 
 def test_nesting_at_the_parsers_limit_is_imported_or_refused_never_a_crash(tmp_path: Path,
