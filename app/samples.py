@@ -77,8 +77,13 @@ def selected_samples(event: Mapping[str, Any] | None, frame: pd.DataFrame, field
 # -- one sample ---------------------------------------------------------------------------------------
 def parsed(row: pd.Series) -> dict[str, Any]:
     """The parsed fields of a sample that are set (numpy scalars as Python ones, for ``st.json``)."""
-    out = {k: row[k] for k in PARSED if k in row and row[k] is not None and not (isinstance(row[k], float) and pd.isna(row[k]))}
+    out = {k: row[k] for k in PARSED if k in row and is_set(row[k])}
     return {k: (v.item() if hasattr(v, "item") else v) for k, v in out.items()}
+
+
+def is_set(value: Any) -> bool:
+    """Whether a cell holds a value: not None, NaN, NaT or pandas' NA (which ``st.json`` would print as "<NA>")."""
+    return value is not None and not (pd.api.types.is_scalar(value) and pd.isna(value))
 
 
 def is_valid(row: pd.Series) -> bool:

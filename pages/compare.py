@@ -79,7 +79,10 @@ else:
     table = table[["method", "metric", la, lb, "A − B", "95% CI of A − B", "note"]]
     config = {c: st.column_config.NumberColumn(c, format="%.3f") for c in (la, lb, "A − B")}
     ui.table(table, hide_index=True, width="stretch", column_config=config, height=36 * (len(table) + 1) + 4)
-    ui.plot(charts.difference_forest(ref_a, a, ref_b, b, (la, lb)), key="forest")
+    if pd.to_numeric(diffs["diff"], errors="coerce").notna().any():
+        ui.plot(charts.difference_forest(ref_a, a, ref_b, b, (la, lb)), key="forest")
+    else:  # an empty forest would draw only its axis
+        st.caption("No A − B is defined for this pair (each row's note says why): nothing to plot.")
     band_a, band_b = data.headline_chance(ref_a).get(a) or {}, data.headline_chance(ref_b).get(b) or {}
     heads = data.headlines(ref_a)
     keys = dict(zip(heads["key"], heads["label"]))

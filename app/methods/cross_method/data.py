@@ -46,6 +46,17 @@ def published_table(mdoc: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(list(rows.values()))
 
 
+def family_caption(fam: dict[str, Any]) -> str:
+    """The family-wise threshold of the heatmap's cells across methods, or why there is none (never "—" as a
+    threshold)."""
+    if fam.get("band") is not None and fam.get("n_sims"):
+        return (f"Family-wise: {fam['size']} cells across methods, |r| must exceed {fam['band']:.2f} "
+                f"({fam['n_sims']} shuffles).")
+    why = ("no cell has an r across methods to shuffle" if not fam.get("size") else
+           "no shuffle gave a defined r (too few personas scored by both methods)")
+    return f"Family-wise: {fam.get('size', 0)} cells across methods, no threshold: {why}."
+
+
 def pair_vs_chance(band: dict[str, Any] | None) -> str:
     """A pair's table cell: its own p, its Holm-adjusted p over the family of theory pairs and the verdict read from the
     adjusted p ('p = 0.005, Holm 0.070 of 15 · chance-like'); '—' without a band."""

@@ -72,9 +72,7 @@ st.caption("Pearson r across personas for every pair of constructs (an inventory
            "Click a cell for its scatter.")
 families = bands.get("families") or {}
 if families.get("cells"):
-    fam = families["cells"]
-    st.caption(f"Family-wise: {fam['size']} cells across methods, |r| must exceed {ui.fmt(fam.get('band'), 2)} "
-               f"({fam['n_sims']} shuffles).")
+    st.caption(xm_data.family_caption(families["cells"]))
 matrix = xm_data.matrix(mdoc, bands.get("cells") or {})
 order = xm_figures.order(matrix, labels)
 event = ui.plot(charts.heatmap(matrix, order, labels), key="xm_matrix", select=True)

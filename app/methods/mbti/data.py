@@ -31,11 +31,20 @@ def mbti_orders(ref: StoreRef, model: str, subject: str) -> list[str]:
 @st.cache_data(**CACHE)
 def mbti_distribution(ref: StoreRef, model: str, subject: str, order_mode: str) -> pd.DataFrame:
     """Option counts per statement over the testings of one subject × option order (statement_id, dimension,
-    statement, the options, invalid, mode ...), as the report holds them."""
+    statement, the options, invalid, mode ...), as the report holds them, statements in natural order (2 before 10)."""
     for d in mbti_doc(ref)["models"][model].get("distributions") or []:
         if d["subject"] == subject and d["order_mode"] == order_mode:
-            return doc_frame(d["statements"])
+            frame = doc_frame(d["statements"])
+            return frame.sort_values("statement_id", key=lambda ids: ids.map(natural_key), kind="stable",
+                                     ignore_index=True)
     return pd.DataFrame(columns=["statement_id", "dimension", "statement"])
+
+
+def natural_key(text: Any) -> tuple[tuple[int, Any], ...]:
+    """A sort key reading the digit runs of an id as numbers: '2' < '10', 'E2' < 'E10', 'a' after every number."""
+    import re
+
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.findall(r"\d+|\D+", str(text)))
 
 
 def mbti_models(ref: StoreRef) -> list[str]:

@@ -1,0 +1,64 @@
+"""Small defects a researcher's tour of the dashboard found (issue 60, item 6), each pinned by a test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from app.methods.mbti.data import natural_key
+from app.samples import is_set, parsed
+
+
+@pytest.mark.parametrize("ids, ordered", [
+    (["1", "10", "11", "2", "20", "3"], ["1", "2", "3", "10", "11", "20"]),
+    (["E10", "E2", "I1", "E1"], ["E1", "E2", "E10", "I1"]),
+    (["b", "10", "a", "9"], ["9", "10", "a", "b"]),
+])
+def test_statement_ids_sort_as_numbers(ids, ordered):
+    assert sorted(ids, key=natural_key) == ordered
+
+
+def test_mbti_answers_per_statement_in_natural_order(app_on_fixture):
+    """MBTI's "Answers per statement" table listed statements as text (1, 10, 11 … 2, 20)."""
+    at = app_on_fixture("mbti")
+    assert not at.exception
+    tables = [f.value for f in at.dataframe if "statement_id" in f.value.columns and "mode_count" in f.value.columns]
+    assert tables, "the answers-per-statement table is on the page"
+    ids = tables[0]["statement_id"].astype(str).tolist()
+    assert len(ids) >= 12 and ids == sorted(ids, key=natural_key) and ids != sorted(ids)
+
+
+def test_a_missing_value_is_left_out_of_a_samples_json_not_printed_as_na():
+    """A sample's parsed fields printed "<NA>" for pandas' NA."""
+    row = pd.Series({"score": pd.NA, "letter": "B", "option": None, "weight": np.nan, "valid": 1}, dtype=object)
+    shown = parsed(row)
+    assert "<NA>" not in str(shown) and all(is_set(v) for v in shown.values())
+    assert not is_set(pd.NA) and not is_set(np.nan) and not is_set(None) and not is_set(pd.NaT) and is_set(0)
+
+
+def test_cross_method_names_no_threshold_when_shuffles_gave_none():
+    """Cross-method printed "|r| must exceed — (0 shuffles)"."""
+    from app.methods.cross_method.data import family_caption
+
+    none = family_caption({"size": 12, "n_sims": 0, "band": None})
+    assert "—" not in none and "0 shuffles" not in none and "no threshold" in none
+    assert "no cell" in family_caption({"size": 0, "n_sims": 0, "band": None})
+    assert family_caption({"size": 12, "n_sims": 200, "band": 0.4123}).endswith("must exceed 0.41 (200 shuffles).")
+
+
+def test_compare_draws_no_empty_forest(app_on_fixture, monkeypatch):
+    """Compare's pair drew an empty chart from −1 to 1 when no A − B was defined: now a line says so instead."""
+    from app import data
+
+    real = data.compare
+
+    def undefined(*args):
+        frame = real(*args)
+        return frame.assign(diff=np.nan, lo=np.nan, hi=np.nan)
+
+    monkeypatch.setattr(data, "compare", undefined)
+    at = app_on_fixture("compare")
+    assert not at.exception
+    assert any("nothing to plot" in c.value for c in at.caption)
+    assert not any("forest" in str(c.proto.id) or "forest" in str(getattr(c, "key", "")) for c in at.get("plotly_chart"))
