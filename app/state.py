@@ -21,6 +21,7 @@ from app.markdown import plain
 
 _KEEP = "_url_keep"
 _REFUSED = "_url_refused"  # key -> (the value the field took instead, the refused parts)
+_ABSENT = "_url_absent"  # key -> the link's value this page's options do not have (shown once, then dropped)
 
 
 def _kept() -> dict[str, Any]:
@@ -35,6 +36,12 @@ def _refused() -> dict[str, tuple[Any, list[str]]]:
     return st.session_state[_REFUSED]
 
 
+def _absent() -> dict[str, list[str]]:
+    if _ABSENT not in st.session_state:
+        st.session_state[_ABSENT] = {}
+    return st.session_state[_ABSENT]
+
+
 def _initial(key: str, valid: Callable[[Any], bool], parse: Callable[[Any], Any], default: Any,
              link_filter: Callable[[Any], tuple[Any, list[str]]] | None = None) -> Any:
     kept = _kept().get(key)
@@ -44,6 +51,8 @@ def _initial(key: str, valid: Callable[[Any], bool], parse: Callable[[Any], Any]
             value = parse(raw)
         except (ValueError, TypeError):
             value = None
+        if value is None or not valid(value):
+            _absent()[key] = raw  # the link names what this page does not have: said beside the widget
         if value is not None and valid(value) and link_filter is not None and value != kept:
             value, refused = link_filter(value)  # from the link, not this session's own value
             if refused:
@@ -73,6 +82,16 @@ def _publish(key: str, value: Any, to_url: Callable[[Any], str | list[str]]) -> 
         st.query_params[key] = encoded
 
 
+def _say_absent(key: str, label: str, value: Any, container: Any, format_func: Callable[[Any], str] = str) -> None:
+    """One line beside a widget whose link value this page does not have, naming what it shows instead."""
+    raw = _absent().pop(key, None)
+    if raw:
+        asked = ", ".join(f"'{plain(r)}'" for r in raw)
+        shown = ", ".join(plain(format_func(v)) for v in value) if isinstance(value, list) else plain(format_func(value))
+        (container or st).caption(f"⚠ Not here: {plain(label)} {asked} (from the link) is not on this page; "
+                                  f"showing {shown or 'none'} instead.")
+
+
 def selectbox(label: str, options: Sequence[Any], *, key: str, default: Any = None, container: Any = None,
               format_func: Callable[[Any], str] = str, help: str | None = None) -> Any:
     """A selectbox bound to query parameter ``key`` (options compared as strings in the URL)."""
@@ -83,6 +102,7 @@ def selectbox(label: str, options: Sequence[Any], *, key: str, default: Any = No
     default = default if default in options else options[0]
     _prepare(key, lambda v: v in options, lambda raw: by_text.get(raw[-1]), default)
     value = (container or st).selectbox(label, options, key=key, format_func=format_func, help=help)
+    _say_absent(key, label, value, container, format_func)
     _publish(key, value, str)
     return value
 
@@ -99,6 +119,7 @@ def segmented(label: str, options: Sequence[str], *, key: str, default: str | No
                                                 selection_mode="single", disabled=disabled)
     if value is None:  # the user clicked the selected segment again
         value = default
+    _say_absent(key, label, value, container, format_func)
     _publish(key, value, str)
     return value
 
@@ -122,6 +143,7 @@ def multiselect(label: str, options: Sequence[Any], *, key: str, default: Sequen
     _prepare(key, lambda v: isinstance(v, list) and all(x in options for x in v), parse, default)
     value = (container or st).multiselect(label, options, key=key, format_func=format_func, help=help,
                                           max_selections=max_selections, accept_new_options=accept_new_options)
+    _say_absent(key, label, value, container, format_func)
     _publish(key, value, lambda v: [str(x) for x in v])
     return value
 

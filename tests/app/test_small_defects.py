@@ -62,3 +62,17 @@ def test_compare_draws_no_empty_forest(app_on_fixture, monkeypatch):
     assert not at.exception
     assert any("nothing to plot" in c.value for c in at.caption)
     assert not any("forest" in str(c.proto.id) or "forest" in str(getattr(c, "key", "")) for c in at.get("plotly_chart"))
+
+
+@pytest.mark.parametrize("page", ["structure", "inventory"])
+def test_a_link_to_a_model_the_page_lacks_says_so(app_on_fixture, page):
+    """Issue 60: `/structure?model=gpt-4` silently showed another model. Now one line names the link's model and the
+    one shown instead; a link naming a model the page has shows no such line."""
+    at = app_on_fixture(page, model="gpt-4-nonexistent")
+    assert not at.exception
+    said = [c.value for c in at.caption if "Not here" in c.value]
+    assert len(said) == 1 and "'gpt-4-nonexistent'" in said[0] and "showing" in said[0], said
+    shown = at.selectbox(key="model").value
+    assert shown in said[0]
+    at = app_on_fixture(page, model=shown)
+    assert not [c.value for c in at.caption if "Not here" in c.value]
