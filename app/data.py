@@ -227,10 +227,13 @@ def published(method: str | None = None) -> pd.DataFrame:
     return published_rows(method)
 
 
-def headline_chance(ref: StoreRef) -> dict[str, dict[str, Any]]:
-    """Per model, the null summary of each headline that has one (``Headline.null``), keyed by headline."""
+def headline_chance(ref: StoreRef, only: str | None = None) -> dict[str, dict[str, Any]]:
+    """Per model, the null summary of each headline that has one (``Headline.null``), keyed by headline (of method
+    ``only``'s headlines when given)."""
     out: dict[str, dict[str, Any]] = {}
     for method in present_methods(ref):
+        if only is not None and method.name != only:
+            continue
         rep, bands = report(ref, method.name), chance(ref, method.name)
         for model, band in bands.items():
             for h in method.headlines:

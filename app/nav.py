@@ -51,5 +51,5 @@ def navigation() -> tuple[Any, PageInfo]:
         made.append((st.Page(info.script, title=info.title, icon=info.icon, url_path=info.url,
                              default=info.url == HOME), info))
         sections.setdefault(info.section, []).append(made[-1][0])
-    chosen = st.navigation(sections)
+    chosen = st.navigation(sections, expanded=True)  # every page listed: no "View N more" hiding Run, Samples, Data
     return chosen, next(info for made_page, info in made if made_page is chosen)

@@ -245,7 +245,7 @@ def vs_chance(summaries: Any) -> str:
 def chance_caption(summaries: Any, digits: int = 3) -> None:
     """A caption under a metric: its chance band and verdict."""
     verdict = chance_verdict(summaries)
-    mark = {"beyond chance": "✅ beyond chance", "chance-like": "⚠️ indistinguishable from chance",
+    mark = {"beyond chance": ":green[beyond chance]", "chance-like": ":orange[indistinguishable from chance]",
             "not enough draws for a verdict": "not enough draws for a verdict"}.get(verdict, "")
     st.caption(f"Chance (95 % band) — {chance_text(summaries, digits)}" + (f" · **{mark}**" if mark else ""))
 
@@ -273,6 +273,11 @@ WRAP_METRIC_LABELS = ('<style>[data-testid="stMetricLabel"], [data-testid="stMet
                       'height: auto !important;}</style>')
 
 
+#: A headline card's chance verdict, in words and a colour (never an emoji alone): text, the metric's delta colour.
+CARD_VERDICTS = {"beyond chance": ("beyond chance", "green"), "chance-like": ("at chance", "orange"),
+                 "not enough draws for a verdict": ("not enough draws for a chance verdict", "gray")}
+
+
 def headline_label(label: str, model: str) -> str:
     """The label of one model's headline card: the headline's own label, then the model."""
     return f"{label} · {model}"
@@ -289,10 +294,13 @@ def headlines(ref: StoreRef, method: str, models: list[str]) -> None:
     long = long.sort_values("model", key=lambda m: m.map(order), kind="stable")
     st.html(WRAP_METRIC_LABELS)
     cells = st.columns(min(len(long), 4)) if len(long) else []
+    bands = data.headline_chance(ref, method)
     for k, row in enumerate(long.itertuples()):
         why = f"Undefined: {row.reason}" if isinstance(row.reason, str) and row.reason else None
+        verdict = CARD_VERDICTS.get(chance_verdict((bands.get(row.model) or {}).get(row.key)) or "") if not why else None
         cells[k % len(cells)].metric(headline_label(row.label, row.model), fmt(row.value, 3),
-                                     help=why or (row.note if isinstance(row.note, str) else None))
+                                     delta=verdict[0] if verdict else None, delta_color=verdict[1] if verdict else "off",
+                                     delta_arrow="off", help=why or (row.note if isinstance(row.note, str) else None))
         if why:  # the reason in a sentence under the "—", not only behind the help icon
             cells[k % len(cells)].caption(why)
         shown = [t for t in (row.coverage, row.note) if why is None and isinstance(t, str) and t]

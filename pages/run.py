@@ -275,7 +275,7 @@ def _what_it_will_show(method: str, plan: dict, n_runs: int = 1) -> None:
     (``Method.can_show``), and a warning when none."""
     shows = _shows(method, json.dumps(plan, sort_keys=True), n_runs)
     st.markdown(f"**This run can show** ({shows.design}): " + "; ".join(
-        f"{name} {'✅' if ok else '— ' + why}" for name, ok, why in shows.lines))
+        f"{name} :green[ok]" if ok else f"{name} :orange[cannot show] ({why})" for name, ok, why in shows.lines))
     if shows.nothing:
         st.warning("As planned, this run produces no metric any analysis page can show. Add personas, contexts or "
                    "testings first.", icon="⚠️")

@@ -206,8 +206,8 @@ def test_a_plan_that_can_show_nothing_says_so_before_it_starts(app_on_fixture):
     at = app_on_fixture("run")
     at.number_input(key="run_personas").set_value(1).run()
     shows = next(m.value for m in at.markdown if m.value.startswith("**This run can show**"))
-    assert "circumplex and Stress — value structure needs at least 5 personas, got 1" in shows
-    assert "stability — needs ≥ 2 contexts" in shows and "CFA fit — " in shows
+    assert "circumplex and Stress :orange[cannot show] (value structure needs at least 5 personas, got 1)" in shows
+    assert "stability :orange[cannot show] (needs ≥ 2 contexts" in shows and "CFA fit :orange[cannot show] (" in shows
     assert any("produces no metric" in w.value for w in at.warning)
 
 
@@ -268,9 +268,9 @@ def test_the_estimate_after_a_first_run_is_measured(app_on_fixture, stub_server)
 
 
 @pytest.mark.parametrize(("method", "query", "expected"), [
-    ("trust", {"run_trust_personas": "3"}, "split-half reliability of behaviour — needs ≥ 4 personas"),
-    ("trust", {"run_trust_level": "individual", "run_trust_rounds": "1"}, "forecasts vs actions over rounds — needs ≥ 2"),
-    ("personagym", {}, "judge agreement (ICC) — needs ≥ 2 evaluators"),
+    ("trust", {"run_trust_personas": "3"}, "split-half reliability of behaviour :orange[cannot show] (needs ≥ 4 personas"),
+    ("trust", {"run_trust_level": "individual", "run_trust_rounds": "1"}, "forecasts vs actions over rounds :orange[cannot show] (needs ≥ 2"),
+    ("personagym", {}, "judge agreement (ICC) :orange[cannot show] (needs ≥ 2 evaluators"),
 ])
 def test_trust_and_personagym_plans_say_what_they_can_show(app_on_fixture, method, query, expected):
     at = app_on_fixture("run", method=method, **query)
@@ -293,7 +293,7 @@ def test_trust_protocol_options_reach_the_stored_plans(app_on_fixture, stub_serv
     assert at.number_input(key="run_trust_endowment").disabled
     labels = [m.label for m in at.metric if m.label.startswith("LLM calls")]
     assert labels == ["LLM calls · $44", "LLM calls · $100", "LLM calls · $10"]
-    assert "the endowment ablation (Table 9) ✅" in next(m.value for m in at.markdown if m.value.startswith("**This run"))
+    assert "the endowment ablation (Table 9) :green[ok]" in next(m.value for m in at.markdown if m.value.startswith("**This run"))
     assert at.button(key="run_start").label == "Start 3 runs"
     at.button(key="run_start").click().run()
     started = at.session_state["run_jobs"]

@@ -76,3 +76,28 @@ def test_a_link_to_a_model_the_page_lacks_says_so(app_on_fixture, page):
     assert shown in said[0]
     at = app_on_fixture(page, model=shown)
     assert not [c.value for c in at.caption if "Not here" in c.value]
+
+
+EMOJI_MARKS = ("✅", "⚠️", "📥", "🛑", "❌")
+
+
+def test_headline_cards_carry_their_chance_verdict_in_words(app_on_fixture):
+    """Issue 60: a small run's α read 1.000 in large type with only a warning below; now each defined card with a
+    verdict carries it as words and a colour ("at chance", "beyond chance"), no emoji."""
+    from app.ui import CARD_VERDICTS
+
+    at = app_on_fixture("inventory")
+    assert not at.exception
+    deltas = [m.proto.delta for m in at.metric if m.proto.delta]
+    words = {text for text, _ in CARD_VERDICTS.values()}
+    assert deltas and set(deltas) <= words, deltas
+    assert not any(e in d for d in deltas for e in EMOJI_MARKS)
+
+
+def test_the_run_plan_marks_read_without_emoji(app_on_fixture):
+    """The Run page's "This run can show" line: each analysis "ok" or "cannot show (why)" in words."""
+    at = app_on_fixture("run")
+    assert not at.exception
+    line = next(m.value for m in at.markdown if m.value.startswith("**This run"))
+    assert ":green[ok]" in line or ":orange[cannot show]" in line
+    assert not any(e in line for e in EMOJI_MARKS)
