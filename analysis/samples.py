@@ -312,6 +312,30 @@ def matrix(frame: pd.DataFrame, *, limit: int = 200) -> tuple[pd.DataFrame, int]
     return table.reset_index(drop=True), n
 
 
+#: What the one-persona view can hold fixed: the persona, the subject / item / question, or the context.
+ACROSS = ("persona", "item", "context")
+
+
+def across_runs(frame: pd.DataFrame, by: str, value: str) -> pd.DataFrame:
+    """Inspect's one sample across runs: the samples whose ``by`` (one of ``ACROSS``) is ``value``, one row per
+    prompt (method, kind and the other two labels), one column per model and run ("model · run id"), each cell the
+    parsed answer or "invalid" (empty where that run has no sample of it)."""
+    if by not in ACROSS:
+        raise ValueError(f"across_runs: by is one of {', '.join(ACROSS)}, not {by!r}")
+    mine = frame[frame[by] == value]
+    index = ["method", "kind", *(c for c in ACROSS if c != by)]
+    if mine.empty:
+        return pd.DataFrame(columns=index)
+    rows = mine.assign(answer=_answer(mine), column=mine["model"] + " · " + mine["run_id"])
+    rows = rows.drop_duplicates([*PAIR_KEY, "column"])
+    order = list(dict.fromkeys(rows.sort_values(["model", "run_id"], kind="stable")["column"]))
+    table = rows.pivot_table(index=index, columns="column", values="answer", aggfunc="first", dropna=False,
+                             sort=False, observed=True).reindex(columns=order)
+    table = table.dropna(how="all").reset_index()
+    table.columns.name = None
+    return table
+
+
 # -- a run's outcome ----------------------------------------------------------------------------------
 def scorable(frame: pd.DataFrame) -> tuple[int, int]:
     """(scored samples, valid scored samples) of a run's samples: what its metrics could read."""

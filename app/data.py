@@ -183,6 +183,28 @@ def report(ref: StoreRef, method: str) -> dict[str, Any]:
     return methods.get(method).cached_report(_store(ref), config=ref.chosen(method), n_boot=N_BOOT)
 
 
+def persona_scores(ref: StoreRef, persona_ids: dict[str, list[str]]) -> pd.DataFrame:
+    """The scores each method's report gives the personas ``persona_ids`` (method -> its persona ids), per model: one
+    row per (method, construct), one column per model (``analysis.persona_scores``; nothing computed here)."""
+    from analysis import methods
+    from analysis.persona_scores import read_persona_scores
+
+    rows = []
+    for method, ids in persona_ids.items():
+        for model, doc in report(ref, method)["models"].items():
+            frame, constructs = read_persona_scores(doc.get("persona_scores"))
+            mine = frame[frame["persona_id"].astype(str).isin(ids)]
+            for _, persona in mine.iterrows():
+                rows += [{"method": methods.get(method).label, "construct": label, "model": model,
+                          "score": persona[c]} for c, label in constructs.items()]
+    if not rows:
+        return pd.DataFrame(columns=["method", "construct"])
+    table = pd.DataFrame(rows).pivot_table(index=["method", "construct"], columns="model", values="score",
+                                           aggfunc="first", sort=False, dropna=False).reset_index()
+    table.columns.name = None
+    return table
+
+
 @st.cache_data(**CACHE)
 def answers(ref: StoreRef, method: str, model: str | None = None) -> pd.DataFrame:
     """The answer rows ``method``'s report reads (``Method.answers``), for the samples panels under its figures: read

@@ -183,12 +183,13 @@ def samples_link(rows: pd.DataFrame) -> dict[str, list[str]]:
 
 def panel(ref: StoreRef, rows: pd.DataFrame, title: str, *, key: str, columns: Sequence[str] = (),
           labels: Sequence[str] = LABELS, split: str | None = None, split_label: str | None = None,
-          link: Mapping[str, str] | None = None,
+          link: Mapping[str, str] | None = None, persona: Mapping[str, str] | None = None,
           detail: Callable[[pd.Series], None] | None = None, limit: int = LIMIT) -> None:
     """The samples of one clicked unit in a bordered panel titled '<title> · <n> samples': a table of the first
     ``limit`` (``columns`` of them), a picker and the picked sample in full (``show_sample``); ``split`` lets the
     reader pick one value of that column first (a persona's answers per context; ``split_label`` names the picker);
-    ``link`` is the Data page's query for all of them."""
+    ``link`` is the Data page's query for all of them; ``persona``: the clicked persona's ``one_persona_link`` query
+    (its view across models and runs)."""
     with st.container(border=True):
         st.markdown(f"**{ui.plain(title)} · {len(rows)} sample{'s' * (len(rows) != 1)}**")
         if split and split in rows and rows[split].nunique() > 1:
@@ -214,3 +215,13 @@ def panel(ref: StoreRef, rows: pd.DataFrame, title: str, *, key: str, columns: S
                            query_params=dict(link))
             c[1].page_link(page("samples").script, label="These runs in the Samples view", icon=":material/list_alt:",
                            query_params=samples_link(rows))
+        if persona is not None:
+            st.page_link(page("samples").script, label="This persona across models and runs",
+                         icon=":material/person:", query_params=dict(persona))
+
+
+def one_persona_link(method: str, persona_id: str | None = None, *, label: str | None = None) -> dict[str, str]:
+    """The Samples view's query for one persona of ``method`` across models and runs: by its label as the samples
+    show it, or by its id (resolved to its label there: ``s_one_id``)."""
+    which = {"s_one": str(label)} if label is not None else {"s_one_id": str(persona_id)}
+    return {"s_view": "one", "s_one_by": "persona", "s_method": method, **which}

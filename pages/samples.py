@@ -15,7 +15,8 @@ from analysis import methods
 from analysis.errors import RoleScopeError
 from analysis.runs.labels import all_tags, parse_tags, set_label, tagged
 from analysis.sample_export import export_name, export_samples
-from analysis.samples import INVALID, agreement, filter_samples, matrix, page_of, side_by_side, sort_samples
+from analysis.samples import ACROSS, INVALID, across_runs, agreement, filter_samples, matrix, page_of, side_by_side, \
+    sort_samples
 from app import data, state, ui
 from app.methods import view, views
 from app.nav import page
@@ -65,9 +66,10 @@ def run_label(run_id: str) -> str:
 
 
 # -- which samples ------------------------------------------------------------------------------------
-view_of = state.segmented("View", ["list", "pair", "matrix", "runs"], key="s_view",
+view_of = state.segmented("View", ["list", "pair", "matrix", "one", "runs"], key="s_view",
                           format_func={"list": "Transcripts", "pair": "A vs B", "matrix": "Matrix",
-                                       "runs": "Name and tag runs"}.get)
+                                       "one": "One persona across models", "runs": "Name and tag runs"}.get)
+ACROSS_LABELS = {"persona": "Persona", "item": "Item / statement / question", "context": "Context / testing"}
 with st.container(border=True):
     c = st.columns(4)
     tags = state.multiselect("Run tags", all_tags(runs), key="s_tag", default=[], container=c[0],
@@ -121,8 +123,12 @@ def _export(rows: pd.DataFrame) -> None:
 
 
 def _chart_link(row: pd.Series) -> None:
-    """Links from a sample to its run (Data page) and to the page of the method it feeds."""
+    """Links from a sample to its run (Data page), to the page of the method it feeds, and to its persona across
+    models and runs."""
     v = view(str(row["method"]))
+    if pd.notna(row["persona"]):
+        st.page_link(page("samples").script, label="This persona across models and runs", icon=":material/person:",
+                     query_params={"s_view": "one", "s_one_by": "persona", "s_one": str(row["persona"])})
     c = st.columns(2)
     c[0].page_link(page("data").script, label=f"Its run {row['run_id']}", icon=":material/table_view:",
                    query_params={"view": "runs", "run": str(row["run_id"])})
@@ -275,6 +281,50 @@ def matrix_view() -> None:
     ui.table(_cell_colours(table, models), hide_index=True, width="stretch", height=min(38 + 35 * len(table), 600))
 
 
+def one_across() -> None:
+    """One persona (or item, or context) across models and runs: its answers side by side, the scores each method's
+    report gives it, and the replies behind them, with the filters above."""
+    c = st.columns([1, 3])
+    by = state.segmented("Hold fixed", list(ACROSS), key="s_one_by", container=c[0], format_func=ACROSS_LABELS.get)
+    options = sorted(shown[by].dropna().unique().tolist())
+    if not options:
+        ui.empty(f"No sample in the filters above names a {ACROSS_LABELS[by].lower()}.")
+        return
+    linked = st.query_params.get("s_one_id")  # a chart point's persona, by its id: resolved to its label once
+    if by == "persona" and linked and st.session_state.get("_s_one_id_seen") != linked:
+        st.session_state["_s_one_id_seen"] = linked
+        labels = shown.loc[shown["persona_id"] == linked, "persona"].dropna().unique().tolist()
+        if len(labels) == 1:
+            st.session_state["s_one"] = labels[0]
+    value = state.selectbox(ACROSS_LABELS[by], options, key="s_one", container=c[1])
+    mine = shown[shown[by] == value]
+    table = across_runs(shown, by, value)
+    columns = [col for col in table.columns if col not in ("method", "kind", *ACROSS)]
+    st.caption(f"**{len(mine):,}** samples of {ui.plain(value)} from {mine['model'].nunique()} models in "
+               f"{mine['run_id'].nunique()} runs: one row per prompt, one column per model · run (the parsed answer, "
+               "**invalid**, or empty where that run did not ask it).")
+    ui.table(_cell_colours(table, columns), hide_index=True, width="stretch", height=min(38 + 35 * len(table), 500))
+    if by == "persona":
+        ids = {m: sorted(mine.loc[mine["method"] == m, "persona_id"].dropna().unique().tolist())
+               for m in mine["method"].unique()}
+        scores = data.persona_scores(ref, ids)
+        if len(scores):
+            st.markdown("**Its scores**, as each method's report gives them (per model; empty where a model has none)")
+            number = {col: st.column_config.NumberColumn(col, format="%.3f")
+                      for col in scores.columns if col not in ("method", "construct")}
+            ui.table(scores, hide_index=True, width="stretch", column_config=number)
+    st.markdown("**The replies behind them**")
+    rows = mine.sort_values(["model", "run_id", "method", "kind"], kind="stable").head(PAGE_SIZE * 4)
+    listed = rows[["model", "run_id", "kind", "persona", "item", "context", "parsed", "valid", "reply"]]
+    ui.table(listed.assign(reply=listed["reply"].str.slice(0, 160)), hide_index=True, width="stretch",
+             height=min(38 + 35 * len(listed), 420), key="s_one_table", on_select="rerun", selection_mode="single-row")
+    ids_ = list(rows["sample_id"])
+    sid = _opener("s_one_table", ids_, {i: _label(r) for i, (_, r) in zip(ids_, rows.iterrows())}, "s_one_open",
+                  "Open a reply")
+    if sid is not None:
+        show_full(rows[rows["sample_id"] == sid].iloc[0])
+
+
 def run_labels() -> None:
     """Name, tag and annotate a run of this store (kept in it; a read-only store cannot be written)."""
     if runs.empty:
@@ -301,4 +351,4 @@ def run_labels() -> None:
                 st.rerun()
 
 
-{"list": transcripts, "pair": pair, "matrix": matrix_view, "runs": run_labels}[view_of]()
+{"list": transcripts, "pair": pair, "matrix": matrix_view, "one": one_across, "runs": run_labels}[view_of]()

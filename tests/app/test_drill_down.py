@@ -162,6 +162,8 @@ def test_personagym_click_opens_questions_replies_and_grades(app_on_fixture):
     at = click(at, "persona_tasks", [persona, task])
     assert not at.exception and samples.HINT not in captions(at)
     assert f"**{persona} · {task} · 2 samples**" in markdown(at)
+    across = [p for p in at.get("page_link") if "across models" in p.proto.label]  # issue 60: a point's persona
+    assert len(across) == 1 and "samples" in across[0].proto.page                    # opens in the one-persona view
     table = next(d.value for d in at.dataframe if "grade_status" in d.value)
     assert list(table["q_index"]) == [0, 1] and set(table["evaluator"]) == {"embedded"}
     assert table["question"].iloc[0] == f"As Bo, what would you do about task {task.lower()} #0?"

@@ -184,7 +184,8 @@ if profiles is not None and len(profiles):
         samples.panel(ref, rows_, f"{unit['persona_id']} · {unit['domain']}", key="profiles",
                       columns=("order_mode", "item_id", "item", "number", "option", "keyed", "valid", "reason", "raw"),
                       labels=("order_mode", "item_id"), split="order_mode", split_label="Option order",
-                      link=samples.data_link("inventory_answers", rows_, persona_id=unit["persona_id"]))
+                      link=samples.data_link("inventory_answers", rows_, persona_id=unit["persona_id"]),
+                      persona=samples.one_persona_link("inventory", str(unit["persona_id"])))
     else:
         samples.hint()
 

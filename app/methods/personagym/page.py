@@ -166,7 +166,8 @@ def question_samples(event: dict | None) -> dict | None:
     samples.panel(ref, rows, f"{unit['persona']} · {unit['task']}", key="persona_tasks", detail=judge,
                   columns=("q_index", "question", "answer", "refusal", "evaluator", "score", "grade_status"),
                   labels=("q_index", "evaluator"),
-                  link=samples.data_link("personagym_answers", rows, persona=unit["persona"], task=unit["task"]))
+                  link=samples.data_link("personagym_answers", rows, persona=unit["persona"], task=unit["task"]),
+                  persona=samples.one_persona_link("personagym", label=unit["persona"]))
     return unit
 
 
