@@ -73,6 +73,19 @@ def _add_exec(p: argparse.ArgumentParser) -> None:
                    help="--via batch: first pause between polls of a batch (grows to 60 s; default 10)")
 
 
+def _add_report_options(p: argparse.ArgumentParser) -> None:
+    """What ``report`` and ``table`` share: ``--force`` for their ``--out``, the methods and models shown, and the
+    options of ``metrics`` their numbers are read with."""
+    p.add_argument("--force", action="store_true",
+                   help="replace a symbolic link, FIFO, device or socket at --out (refused otherwise)")
+    p.add_argument("--models", type=csv_list, default=None, help="only these models (comma-separated)")
+    p.add_argument("--methods", type=csv_list, default=None, help="only these methods (comma-separated)")
+    p.add_argument("--n-boot", type=non_negative_int, default=1000,
+                   help="bootstrap resamples for CIs (default 1000, as metrics)")
+    p.add_argument("--chance", type=non_negative_int, default=100, metavar="N",
+                   help="simulations of each null model for the chance bands and verdicts (default 100, as metrics)")
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with the CLI's error contract: one line on stderr naming the option and the reason, exit 2 (argparse
     prints its usage first; ``--help`` still shows it). Sub-commands' parsers inherit the class."""
@@ -245,15 +258,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(report)
     report.add_argument("--out", type=Path, required=True, help="the HTML file to write (replaced whole, never written "
                         "through a symbolic link)")
-    report.add_argument("--force", action="store_true",
-                        help="replace a symbolic link, FIFO, device or socket at --out (refused otherwise)")
-    report.add_argument("--models", type=csv_list, default=None, help="only these models (comma-separated)")
-    report.add_argument("--methods", type=csv_list, default=None, help="only these methods (comma-separated)")
+    _add_report_options(report)
     report.add_argument("--runs", type=csv_list, default=None, help="only these runs (comma-separated run ids)")
-    report.add_argument("--n-boot", type=non_negative_int, default=1000,
-                        help="bootstrap resamples for CIs (default 1000, as metrics)")
-    report.add_argument("--chance", type=non_negative_int, default=100, metavar="N",
-                        help="simulations of each null model for the chance bands (default 100, as metrics)")
+
+    table = sub.add_parser("table", help="one table of every headline per model and configuration (value, CI, n, read "
+                                         "share, chance verdict, runs, code version) as CSV, Markdown or LaTeX")
+    _add_store(table)
+    table.add_argument("--format", choices=["csv", "markdown", "latex"], default="markdown",
+                       help="csv (full precision), markdown (GitHub table) or latex (booktabs; default: %(default)s)")
+    table.add_argument("--out", type=Path, default=None, metavar="FILE",
+                       help="the file to write (replaced whole, never written through a symbolic link; default: stdout)")
+    _add_report_options(table)
+    table.add_argument("--digits", type=non_negative_int, default=3,
+                       help="decimals of the numbers in markdown and latex (default 3; csv keeps every digit)")
+    table.add_argument("--label", default="tab:rolescope-results", help="latex: the table's \\label (default: %(default)s)")
 
     board = sub.add_parser("leaderboard", help="a method's leaderboard over every model in the store (default: the first "
                                                "method that has one, Stick to Your Role!)")
@@ -634,6 +652,28 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_table(args: argparse.Namespace) -> int:
+    """Print (or write to ``--out``) the results table (``analysis.results_table``): every headline per model and
+    configuration as ``metrics --json`` gives it with the same ``--n-boot`` and ``--chance``."""
+    from analysis.importers.files import check_out_file, write_atomically
+    from analysis.results_table import render, results_table
+
+    out = None if args.out is None else check_out_file(args.out, "table --out", force=args.force)
+    with _cache_store(args.store) as store:
+        text = render(results_table(store, models=args.models, methods=args.methods, n_boot=args.n_boot,
+                                    chance=args.chance), args.format, digits=args.digits, label=args.label)
+    if out is None:
+        sys.stdout.write(text)
+        return 0
+    out = check_out_file(out, "table --out", force=args.force)  # changed meanwhile?
+    try:
+        write_atomically(out, [text.encode("utf-8")])
+    except OSError as exc:
+        raise InputError(f"table --out {out}: cannot write it ({exc.strerror})") from None
+    print(f"wrote {one_line(str(out))}", file=sys.stderr)
+    return 0
+
+
 def _app_figures():  # -> analysis.report_file.Figures | None
     """Each method's figures as its dashboard view draws them (``app.report_file.figures``), or None without the app."""
     try:
@@ -860,7 +900,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 COMMANDS = {
     "run": cmd_run, "resume": cmd_resume, "export-requests": cmd_export_requests, "import-replies": cmd_import_replies, "runs": cmd_runs, "models": cmd_models, "export": cmd_export,
     "import": cmd_import, "metrics": cmd_metrics, "delete": cmd_delete, "leaderboard": cmd_leaderboard, "demo": cmd_demo,
-    "report": cmd_report, "parse": cmd_parse, "figure": cmd_figure,
+    "report": cmd_report, "table": cmd_table, "parse": cmd_parse, "figure": cmd_figure,
     "reread": cmd_reread, "docs": cmd_docs, "label": cmd_label,
 }
 

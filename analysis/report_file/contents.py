@@ -157,7 +157,8 @@ def _when(ts: Any) -> str | None:
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(float(ts)))
 
 
-def _commit() -> str | None:
+def code_commit() -> str | None:
+    """The git commit of the code (``git rev-parse HEAD`` in the repository), or None outside a checkout."""
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
@@ -353,26 +354,64 @@ def _evidence(samples: pd.DataFrame, order: Sequence[str] = ()) -> list[Sample]:
                    reason=text(r.reason), reply=text(r.reply)) for r in shown.itertuples(index=False)]
 
 
-def _headlines(method: Any, doc: Mapping[str, Any], models: Sequence[str]) -> list[HeadlineCell]:
+def headline_cell(method: Any, h: Any, doc: Mapping[str, Any], model: str) -> HeadlineCell:
+    """Headline ``h`` (a ``Headline`` of ``method``) of ``model`` as ``doc`` (the method's report) holds it, with its
+    chance verdict from the same report (``Headline.null``; or why there is none) and its CI (``Headline.ci``): read,
+    never recomputed. The report file and the results table (``analysis.results_table``) show these cells."""
     from analysis.chance import vs_chance
     from analysis.methods.base import coverage_text, headline, no_verdict_reason
 
-    cells = []
-    for h in method.headlines:
-        for model in models:
-            entry = headline(doc, model, h.key)
-            band = (doc["models"].get(model) or {}).get("chance") or {}
-            summaries = h.null(band, entry) if h.null is not None else None
-            why = no_verdict_reason(entry, summaries) if h.null is not None else "no null model for this number"
-            his = [s for s in (summaries or {}).values() if s and s.get("lo") is not None]
-            interval = h.ci(doc["models"].get(model) or {}) if h.ci is not None and entry.get("value") is not None else None
-            cells.append(HeadlineCell(
-                method=method.name, key=h.key, label=h.label, model=model, value=entry.get("value"),
-                reason=entry.get("reason"), coverage=coverage_text(entry), chance=None if why else vs_chance(summaries),
-                no_verdict=why, band=(min(s["lo"] for s in his), max(s["hi"] for s in his)) if his else None,
-                ci=(interval["lo"], interval["hi"]) if interval and interval.get("lo") is not None else None,
-                anchor=anchor("samples", method.name, model)))
-    return cells
+    entry = headline(doc, model, h.key)
+    mine = doc["models"].get(model) or {}
+    band = mine.get("chance") or {}
+    summaries = h.null(band, entry) if h.null is not None else None
+    why = no_verdict_reason(entry, summaries) if h.null is not None else "no null model for this number"
+    his = [s for s in (summaries or {}).values() if s and s.get("lo") is not None]
+    interval = h.ci(mine) if h.ci is not None and entry.get("value") is not None else None
+    return HeadlineCell(
+        method=method.name, key=h.key, label=h.label, model=model, value=entry.get("value"),
+        reason=entry.get("reason"), coverage=coverage_text(entry), chance=None if why else vs_chance(summaries),
+        no_verdict=why, band=(min(s["lo"] for s in his), max(s["hi"] for s in his)) if his else None,
+        ci=(interval["lo"], interval["hi"]) if interval and interval.get("lo") is not None else None,
+        anchor=anchor("samples", method.name, model))
+
+
+def _headlines(method: Any, doc: Mapping[str, Any], models: Sequence[str]) -> list[HeadlineCell]:
+    return [headline_cell(method, h, doc, model) for h in method.headlines for model in models]
+
+
+def chosen_methods(store: Any, methods: Sequence[str] | None, command: str) -> list[Any]:
+    """The methods with answers in ``store`` (``Method.has_data``), in registry order; only ``methods`` when given
+    (``InputError`` naming ``command``'s ``--methods`` for a name that is no method)."""
+    from analysis import methods as registry
+    from analysis.errors import InputError
+
+    sizes = store.table_sizes()
+    present = [m for m in registry.all_methods() if m.has_data(sizes)]
+    if methods:
+        unknown = sorted(set(methods) - {m.name for m in registry.all_methods()})
+        if unknown:
+            raise InputError(f"{command} --methods: no method {', '.join(unknown)}")
+        present = [m for m in present if m.name in set(methods)]
+    return present
+
+
+def check_models(store: Any, runs: pd.DataFrame, models: Sequence[str] | None, command: str) -> set[str] | None:
+    """``models`` as a set (None: every model), once each has runs among ``runs`` (``Store.runs``); ``InputError``
+    naming ``command``'s ``--models`` otherwise."""
+    from analysis.errors import InputError
+
+    chosen = set(models) if models else None
+    if chosen:
+        missing = sorted(chosen - set(runs["model"]))
+        if missing:
+            raise InputError(f"{command} --models: no model {', '.join(missing)} in {store.path}")
+    return chosen
+
+
+def shown_models(doc: Mapping[str, Any], chosen: set[str] | None, specs: Mapping[str, Any]) -> list[str]:
+    """The models of a report that a report file or table shows: ``chosen`` ones (None: all), real ones first."""
+    return real_first([m for m in doc["models"] if chosen is None or m in chosen], specs)
 
 
 def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence[str] | None = None,
@@ -384,27 +423,16 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
     method -> the configurations chosen instead of each model's latest (``Method.cached_report``'s ``config``), as a
     page shows them; by default each model's latest, as ``metrics --json`` does. ``n_boot`` and ``chance``: bootstrap
     resamples and null draws (``metrics``' ``--n-boot`` and ``--chance``)."""
-    from analysis import methods as registry
     from analysis.errors import InputError
 
-    sizes = store.table_sizes()
-    present = [m for m in registry.all_methods() if m.has_data(sizes)]
-    if methods:
-        unknown = sorted(set(methods) - {m.name for m in registry.all_methods()})
-        if unknown:
-            raise InputError(f"report --methods: no method {', '.join(unknown)}")
-        present = [m for m in present if m.name in set(methods)]
+    present = chosen_methods(store, methods, "report")
     run_ids = list(runs) if runs else None
     all_runs = store.runs()
     if run_ids:
         missing = sorted(set(run_ids) - set(all_runs["run_id"]))
         if missing:
             raise InputError(f"report --runs: no run {', '.join(missing)} in {store.path}")
-    chosen = set(models) if models else None
-    if chosen:
-        missing = sorted(chosen - set(all_runs["model"]))
-        if missing:
-            raise InputError(f"report --models: no model {', '.join(missing)} in {store.path}")
+    chosen = check_models(store, all_runs, models, "report")
 
     def keep(frame: pd.DataFrame) -> pd.Series:
         mask = frame["method"].isin([m.name for m in present])
@@ -421,7 +449,7 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
     for method in present:
         doc = method.cached_report(store, config=(configs or {}).get(method.name), n_boot=n_boot, chance=chance)
         reports[method.name] = doc
-        shown = real_first([m for m in doc["models"] if chosen is None or m in chosen], specs)
+        shown = shown_models(doc, chosen, specs)
         mine = _method_samples(store, method, run_frame)
         if mine is not None:
             mine = mine[mine["model"].isin(shown)]
@@ -439,7 +467,7 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
         frame = store.table(name)                                               # reads beside its main ones included
         tables[name] = frame[frame["run_id"].isin(kept)] if "run_id" in frame else frame
     manifest = Manifest(
-        rolescope_version=_version(), commit=_commit(), created=_when(time.time()) or "",
+        rolescope_version=code_version(), commit=code_commit(), created=_when(time.time()) or "",
         store=Path(store.path).name, store_sha256=file_sha256(Path(store.path)),
         options={"n_boot": n_boot, "chance_sims": chance, "evidence_per_model": EVIDENCE_PER_MODEL,
                  "evidence_seed": EVIDENCE_SEED, "models": sorted(chosen) if chosen else None,
@@ -470,7 +498,8 @@ def _published(method: str) -> list[dict[str, Any]]:
     return json.loads(rows.drop(columns=["method"]).to_json(orient="records"))
 
 
-def _version() -> str:
+def code_version() -> str:
+    """RoleScope's version (``analysis.__version__``)."""
     from analysis import __version__
 
     return __version__
