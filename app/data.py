@@ -183,6 +183,17 @@ def report(ref: StoreRef, method: str) -> dict[str, Any]:
     return methods.get(method).cached_report(_store(ref), config=ref.chosen(method), n_boot=N_BOOT)
 
 
+@st.cache_data(**CACHE)
+def results_table(ref: StoreRef, models: tuple[str, ...]) -> Any:
+    """The results table for the paper (``analysis.results_table``) of ``models``, each method at the configuration
+    its pages show, with the options the pages use (``N_BOOT`` resamples, ``CHANCE_SIMS`` null draws)."""
+    from analysis.results_table import results_table as table
+
+    present = [m.name for m in present_methods(ref)]
+    return table(_store(ref), models=list(models) or None, configs={m: ref.chosen(m) for m in present},
+                 n_boot=N_BOOT, chance=CHANCE_SIMS)
+
+
 def persona_scores(ref: StoreRef, persona_ids: dict[str, list[str]]) -> pd.DataFrame:
     """The scores each method's report gives the personas ``persona_ids`` (method -> its persona ids), per model: one
     row per (method, construct), one column per model (``analysis.persona_scores``; nothing computed here)."""

@@ -4,7 +4,7 @@ others are ranked by each of their headlines, as their reports hold them (undefi
 import streamlit as st
 
 from analysis import methods
-from app import data, ui
+from app import data, state, ui
 from app.methods import views
 
 ctx = ui.context()
@@ -65,3 +65,29 @@ for view in shown:
                "and reliability.")
     invalid_warning(view.name)
     ranked(view.name)
+
+
+# -- the results table for the paper -----------------------------------------------------------------
+st.subheader("Results table for the paper")
+st.caption("Every headline per model and configuration, as `metrics --json` gives it: value (— with its reason), 95 % "
+           "CI and what it resamples, n, read share, chance verdict, the runs and the code version; sortable here, "
+           "downloaded as CSV, Markdown or LaTeX (booktabs). `python -m analysis table` writes the same.")
+if state.toggle("Build the results table", key="lb_table", help="Computes each method's chance bands when not kept yet "
+                "(a few seconds to a minute on a large store)."):
+    from analysis.results_table import render
+
+    with st.spinner("Building the results table…"):
+        results = data.results_table(ref, tuple(ctx.models))
+    shown_columns = ["method_label", "headline", "model", "configuration", "value", "reason", "ci_lo", "ci_hi",
+                     "ci_unit", "n", "of", "n_unit", "read_share", "chance", "runs"]
+    frame = results.frame()
+    ui.table(frame[shown_columns].assign(runs=frame["runs"].map(", ".join)), hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in ("value", "ci_lo", "ci_hi")}
+             | {"read_share": st.column_config.NumberColumn("read share", format="percent")})
+    st.caption(ui.plain(results.caption()))
+    cols = st.columns(3)
+    for col, (form, label, mime, ext) in zip(cols, (("csv", "CSV", "text/csv", "csv"),
+                                                    ("markdown", "Markdown", "text/markdown", "md"),
+                                                    ("latex", "LaTeX", "application/x-tex", "tex"))):
+        col.download_button(f"Download as {label}", render(results, form), file_name=f"rolescope-results.{ext}",
+                            mime=mime, key=f"lb_table_{form}", icon=":material/download:", on_click="ignore")

@@ -267,3 +267,27 @@ def test_choices_and_bad_input(store, tmp_path, capsys):
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
     assert main(["table", "--store", str(tmp_path / "none.db")]) == 2
+
+
+def test_the_report_file_embeds_the_table(tiny, tmp_path, capsys):
+    """The report file holds the results table: one row per headline and model, each value as the table gives it
+    (undefined: "—" with its reason), with its caption and the table as Markdown and LaTeX."""
+    import html as html_lib
+    import re
+
+    from analysis.results_table import results_table
+    from analysis.runs.store import Store
+
+    out = tmp_path / "report.html"
+    assert main(["report", "--store", str(tiny), "--out", str(out), "--n-boot", "0", "--chance", "0"]) == 0
+    text = out.read_text(encoding="utf-8")
+    section = text[text.index('<section id="results">'):text.index("</section>", text.index('<section id="results">'))]
+    with Store(tiny, read_only=True) as store:
+        table = results_table(store, n_boot=0, chance=0)
+    body = section[section.index("<tbody>"):section.index("</tbody>")]
+    assert body.count("<tr>") == len(table.rows) > 0
+    for row in table.rows:
+        assert html_lib.escape(row.headline) in body and html_lib.escape(row.reason or "") in body
+    assert "As LaTeX (booktabs)" in section and "\\toprule" in html_lib.unescape(section)
+    assert html_lib.escape(table.caption()) in section
+    assert re.search(r'href="#results"', text)

@@ -219,6 +219,29 @@ def _without_templates(contents: ReportContents) -> tuple[dict[str, dict[str, st
     return figures, template
 
 
+def _results(doc: dict[str, Any]) -> str:
+    """The results table for the paper (``analysis.results_table``): every headline per model and configuration, its
+    caption, and the table as Markdown and LaTeX to copy."""
+    from analysis.results_table import ResultsTable, ci_text, fmt, share_text
+
+    table = ResultsTable.model_validate(doc)
+    rows = [[_td(escape(r.method_label)), _td(escape(r.headline)), _td(escape(r.model)),
+             _td(_text(r.configuration)),
+             _td(fmt(r.value) if r.value is not None else f'<span class="undefined">—</span> '
+                 f'<span class="why">{_text(r.reason)}</span>', num=r.value is not None),
+             _td(escape(ci_text(r.ci_lo, r.ci_hi)) + (f' <span class="why">{escape(r.ci_unit)}</span>'
+                                                       if r.ci_unit else ""), num=True),
+             _td(f"{r.n:,} of {r.of:,} {escape(r.n_unit or '')}" if r.n is not None and r.of is not None else "—"),
+             _td(escape(share_text(r.read_share)), num=True), _td(_text(r.chance or r.no_verdict)),
+             _td(escape(", ".join(r.runs)))] for r in table.rows]
+    head = ["Method", "Headline", "Model", "Configuration", "Value", "95 % CI", "n", "Read", "Chance", "Runs"]
+    return (f'<section id="results"><h2>Results table</h2><p class="muted">{escape(table.caption())}</p>'
+            f"{_table(head, rows)}"
+            f"<details><summary>As Markdown</summary><pre>{escape(table.to_markdown())}</pre></details>"
+            f"<details><summary>As LaTeX (booktabs)</summary><pre>{escape(table.to_latex())}</pre></details>"
+            "</section>")
+
+
 def render(contents: ReportContents, plotly_js: str) -> str:
     """The report file's HTML text."""
     m = contents.manifest
@@ -242,7 +265,9 @@ def render(contents: ReportContents, plotly_js: str) -> str:
         f"{' · commit <code>' + escape(m.commit[:12]) + '</code>' if m.commit else ''} · written {escape(m.created)} · "
         f"{m.options['n_boot']:,} bootstrap resamples, {m.options['chance_sims']:,} draws per null model.</p>"
         f"{warnings}</header>",
-        f"<nav><h2>Contents</h2><ul>{nav}<li><a href=\"#manifest\">Models and runs</a></li></ul></nav>",
+        f"<nav><h2>Contents</h2><ul><li><a href=\"#results\">Results table</a></li>{nav}"
+        "<li><a href=\"#manifest\">Models and runs</a></li></ul></nav>",
+        _results(contents.results),
         *(_section(s, specs[s.name]) for s in contents.methods),
         f'<section id="manifest"><h2>Models and runs</h2>{_models(m.models)}'
         f"<details><summary>{len(m.runs):,} runs</summary>{_runs(m.runs)}</details></section>",
