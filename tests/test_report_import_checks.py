@@ -250,3 +250,21 @@ def test_a_refused_file_among_good_ones_imports_none(report, tmp_path, capsys):
     assert main(["import", KIND, str(report), str(bad), "--store", str(target)]) == 2
     assert not target.exists()
     assert re.search(r"bad\.html: table values_answers, row 1, score", capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("method, rule", [("inventory", "lists no inventory options"),
+                                          ("cross_method", "is not a campaign plan")])
+def test_a_plan_the_report_cannot_read_is_refused(method, rule, tmp_path_factory, capsys):
+    """A JSON-object plan that lacks what the method's report reads (an inventory's options, a campaign's personas)
+    made every later ``metrics`` fail (KeyError, exit 1); now the import refuses it."""
+    from tests.app.fixture_store import build_fixture_store
+
+    root = tmp_path_factory.mktemp(f"plan-{method}")
+    store = build_fixture_store(root / "s.db", methods=(method,))
+    out = root / "report.html"
+    assert main(["report", "--store", str(store), "--out", str(out), "--n-boot", "0", "--chance", "0"]) == 0
+    assert _import(out, root / "fine.db", capsys)[0] == 0  # the control: the file as written imports
+    bad = edited(out, root / "bad.html", lambda t: [set_cell(t, "runs", "plan", "{}", row=i)
+                                                     for i in range(len(t["runs"]["data"]))])
+    code, err = _import(bad, root / "back.db", capsys)
+    assert code == 2 and rule in err and not (root / "back.db").exists()

@@ -26,12 +26,15 @@ def plotly_js() -> str:
 def report_html(store: Any, *, models: list[str] | None = None, methods: list[str] | None = None,
                 runs: list[str] | None = None, figures: Figures | None = None,
                 configs: dict[str, Any] | None = None, **options: int) -> str:
-    """The report file's text for ``store`` (``contents.gather`` then ``html.render``); ``options``: ``n_boot`` and
-    ``chance`` of ``gather``."""
+    """The report file's text for ``store`` (``contents.gather``, the results table for the paper of the same
+    methods, models and options, then ``html.render``); ``options``: ``n_boot`` and ``chance`` of ``gather``."""
     from analysis.report_file.html import render
+    from analysis.results_table import results_table
 
-    return render(gather(store, models=models, methods=methods, runs=runs, figures=figures, configs=configs,
-                         **options), plotly_js())
+    contents = gather(store, models=models, methods=methods, runs=runs, figures=figures, configs=configs, **options)
+    table = results_table(store, models=models, methods=[s.name for s in contents.methods], configs=configs,
+                          **options)  # the reports gather read, read again from their cache
+    return render(contents.model_copy(update={"results": table.model_dump()}), plotly_js())
 
 
 __all__ = ["Figures", "ReportContents", "gather", "plotly_js", "report_html"]

@@ -138,7 +138,8 @@ class MethodSection(Frozen):
 class ReportContents(Frozen):
     manifest: Manifest
     methods: list[MethodSection]
-    results: dict[str, Any]  # the results table for the paper (``analysis.results_table.ResultsTable``, dumped)
+    #: the results table for the paper (``analysis.results_table.ResultsTable``, dumped; ``report_html`` adds it)
+    results: dict[str, Any] | None = None
     reports: str  # method -> its report document as metrics --json prints it, packed (``pack``)
     tables: str  # the store's result tables: gzip + base64 of {"table": {"columns", "data"}} (``encode_tables``)
 
@@ -477,12 +478,8 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
     scrubber = Scrubber()  # the packed tables are scrubbed as they are encoded
     tables_raw, reports_raw = tables_document(tables), document_bytes(scrubbed(reports, scrubber))
     manifest = manifest.model_copy(update={"tables_sha256": seal(tables_raw), "reports_sha256": seal(reports_raw)})
-    from analysis.results_table import results_table
-
-    results = results_table(store, models=models, methods=[m.name for m in present], configs=configs, n_boot=n_boot,
-                            chance=chance)  # the reports above, read again from their cache
     return ReportContents(manifest=scrubbed(manifest.model_dump(), scrubber),
-                          methods=scrubbed([s.model_dump() for s in sections], scrubber), results=results.model_dump(),
+                          methods=scrubbed([s.model_dump() for s in sections], scrubber),
                           reports=pack_bytes(reports_raw), tables=pack_bytes(tables_raw))
 
 

@@ -219,11 +219,13 @@ def _without_templates(contents: ReportContents) -> tuple[dict[str, dict[str, st
     return figures, template
 
 
-def _results(doc: dict[str, Any]) -> str:
+def _results(doc: dict[str, Any] | None) -> str:
     """The results table for the paper (``analysis.results_table``): every headline per model and configuration, its
-    caption, and the table as Markdown and LaTeX to copy."""
+    caption, and the table as Markdown and LaTeX to copy (nothing when the contents hold none)."""
     from analysis.results_table import ResultsTable, ci_text, fmt, share_text
 
+    if doc is None:
+        return ""
     table = ResultsTable.model_validate(doc)
     rows = [[_td(escape(r.method_label)), _td(escape(r.headline)), _td(escape(r.model)),
              _td(_text(r.configuration)),
@@ -265,7 +267,8 @@ def render(contents: ReportContents, plotly_js: str) -> str:
         f"{' · commit <code>' + escape(m.commit[:12]) + '</code>' if m.commit else ''} · written {escape(m.created)} · "
         f"{m.options['n_boot']:,} bootstrap resamples, {m.options['chance_sims']:,} draws per null model.</p>"
         f"{warnings}</header>",
-        f"<nav><h2>Contents</h2><ul><li><a href=\"#results\">Results table</a></li>{nav}"
+        "<nav><h2>Contents</h2><ul>" + ('<li><a href="#results">Results table</a></li>' if contents.results else "")
+        + f"{nav}"
         "<li><a href=\"#manifest\">Models and runs</a></li></ul></nav>",
         _results(contents.results),
         *(_section(s, specs[s.name]) for s in contents.methods),

@@ -16,6 +16,7 @@ from typing import Any
 
 from analysis.llm.keys import redact
 from analysis.llm.specs import ModelSpec
+from analysis.methods.cross_method import row_rules
 from analysis.methods.cross_method.plan import CampaignPlan
 from analysis.runs.executor import CallOutcome, Executor
 from analysis.runs.store import Store, Table, register_table
@@ -25,6 +26,7 @@ PARTS = register_table(Table(
     "cross_method_parts",
     (("run_id", "TEXT"), ("model", "TEXT"), ("method", "TEXT"), ("part_run_id", "TEXT"), ("seq", "INTEGER")),
     ("run_id", "method"),
+    row_rules.part_rules,
 ))
 
 
