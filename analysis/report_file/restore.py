@@ -59,7 +59,7 @@ class RunRow(BaseModel):
     model_spec: str
     plan: str
     status: str
-    n_units: int | None = None
+    n_units: int | None = Field(default=None, ge=0)
     created_at: float = Field(allow_inf_nan=False)
     updated_at: float = Field(allow_inf_nan=False)
     finished_at: float | None = Field(default=None, allow_inf_nan=False)
