@@ -28,10 +28,17 @@ os.environ.setdefault("ROLESCOPE_CACHE_KEY_FILE", str(REPO / ".cache" / "test-ca
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    from tests.browser.harness import RUN_TEST_TIMEOUT_S, TEST_TIMEOUT_S
+
     for item in items:
         where = item.path.relative_to(REPO).as_posix()
-        if any(fnmatch(where, pattern) for pattern in SERIAL_PATHS):
+        serial = any(fnmatch(where, pattern) for pattern in SERIAL_PATHS)
+        if serial:
             item.add_marker(pytest.mark.serial)
+        # a browser test waits on the page with the harness's deadlines, which a loaded machine can need in full: its
+        # pytest-timeout limit is theirs (a test that runs the embedded model waits for the run too), not --timeout's
+        if any(fnmatch(where, pattern) for pattern in ONE_AT_A_TIME) and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(RUN_TEST_TIMEOUT_S if serial else TEST_TIMEOUT_S))
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:

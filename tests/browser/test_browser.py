@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.harness import (CHROMIUM, AppServer, browser_tab, exceptions, fixture_store_env, goto, title,
-                                   wait_idle)
+from tests.browser.harness import (CHROMIUM, AppServer, browser_tab, exceptions, fixture_store_env, goto, repaint,
+                                   title, wait_idle)
 
 pytestmark = [
     pytest.mark.slow,
@@ -50,7 +50,7 @@ def shot(page: Any, name: str) -> None:
     """A screenshot of the whole page (the viewport is stretched to the content's height)."""
     height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
     page.set_viewport_size({"width": 1400, "height": max(1000, min(int(height) + 40, 6000))})
-    page.wait_for_timeout(500)
+    repaint(page)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
     page.set_viewport_size({"width": 1400, "height": 1000})
 
@@ -100,7 +100,7 @@ def test_clicking_an_item_on_the_circumplex_opens_its_samples(server, page):
     box = point.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     panel = main.get_by_text(re.compile(r"^Item \d+ · '.+' · 12 samples$"))
-    panel.wait_for(timeout=60_000)
+    panel.wait_for()
     wait_idle(page)
     assert main.get_by_text("Click a point to see its samples.").count() == 0
     assert main.get_by_text("Parsed answer").count() == 1

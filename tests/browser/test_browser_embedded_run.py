@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from analysis.runs.store import Store
-from tests.browser.harness import CHROMIUM, AppServer, browser_tab, exceptions, fixture_store_env, goto, wait_idle
+from tests.browser.harness import (CHROMIUM, RUN_TIMEOUT_MS, AppServer, browser_tab, exceptions, fixture_store_env, goto,
+                                   wait_idle)
 from tests.browser.test_browser import ARTIFACTS, PAGES, shot
 
 pytestmark = [
@@ -54,7 +55,7 @@ def test_run_page_completes_an_embedded_run(server, page):
     page.get_by_role("button", name="Start run").click()
     page.get_by_text("Current run").wait_for()
     shot(page, "run-progress")
-    page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="Run completed").wait_for(timeout=900_000)
+    page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text="Run completed").wait_for(timeout=RUN_TIMEOUT_MS)
     assert exceptions(page) == []
     shot(page, "run-completed")
     with Store(server.env["ROLESCOPE_STORE"], read_only=True) as store:

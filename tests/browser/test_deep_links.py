@@ -15,7 +15,7 @@ import pytest
 
 from app.methods.base import PageInfo
 from app.nav import HOME, pages
-from tests.browser.harness import CHROMIUM, AppServer, chromium, exceptions, fixture_store_env, goto, title
+from tests.browser.harness import CHROMIUM, AppServer, chromium, exceptions, fixture_store_env, goto, new_context, title
 
 pytestmark = [
     pytest.mark.slow,
@@ -44,17 +44,16 @@ def browser() -> Iterator[Any]:
 @pytest.mark.parametrize("info", pages(), ids=lambda info: info.url)
 def test_a_cold_deep_link_opens_the_page(server: AppServer, browser: Any, info: PageInfo) -> None:
     path = "" if info.url == HOME else info.url  # the default page is served at the root
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = new_context(browser, (1400, 1000))
     try:
         tab = context.new_page()
-        tab.set_default_timeout(300_000)
         goto(tab, f"{server.url}/{path}")
         assert urlparse(tab.url).path == f"/{path}"
         assert tab.locator('[role="dialog"]').filter(has_text="Page not found").count() == 0
         nav = tab.locator('[data-testid="stSidebarNav"]')
         if nav.locator(CURRENT).count() == 0:  # a page past the first few: the menu shows it after "View more"
             nav.locator('[data-testid="stSidebarNavViewButton"]').click()
-        current = nav.locator(CURRENT).inner_text(timeout=30_000)
+        current = nav.locator(CURRENT).inner_text()
         assert current.strip().splitlines()[-1] == info.title  # after its icon's name
         assert title(tab) == info.h1  # drawn by the entry script, before the page runs
         assert exceptions(tab) == []

@@ -21,7 +21,7 @@ import pytest
 
 from analysis.demo import CONFIGS
 from analysis.demo_store import DEMO_ARCHIVE, DEMO_STORE, bundled_demo_store
-from tests.browser.harness import CHROMIUM, REPO, AppServer, browser_tab, exceptions, goto, title, wait_idle
+from tests.browser.harness import CHROMIUM, REPO, AppServer, browser_tab, exceptions, goto, repaint, title, wait_idle
 
 pytestmark = [
     pytest.mark.slow,
@@ -128,7 +128,7 @@ def test_other_pages_render(demo_server, page, path):
         page.wait_for_selector('[data-testid="stDataFrame"] >> visible=true')
         assert exceptions(page) == []
         page.set_viewport_size({"width": 1400, "height": 1800})
-        page.wait_for_timeout(500)
+        repaint(page)
         page.screenshot(path=str(SHOTS / "run.png"))
         page.set_viewport_size({"width": 1400, "height": 900})
 
@@ -145,14 +145,13 @@ def _demo_samples():
 def _pick(page: Any, label: str, option: str | re.Pattern[str], typed: str | None = None) -> None:
     """Pick ``option`` in the select box or multiselect labelled ``label`` (a click, else the arrow key, opens it).
     ``typed``: text typed first to filter the options (a long list renders only its first options)."""
-    page.locator('[data-testid="stMain"]').get_by_label(label, exact=True).click()
+    box = page.locator('[data-testid="stMain"]').get_by_label(label, exact=True)
+    box.click()
     if typed:
         page.keyboard.type(typed)
-    choice = page.get_by_role("option", name=option).first
-    try:
-        choice.wait_for(timeout=2_000)
-    except Exception:  # noqa: BLE001 - a focused combobox opens on the arrow key
+    if box.get_attribute("aria-expanded") != "true":  # the click focused the combobox without opening its list
         page.keyboard.press("ArrowDown")
+    choice = page.get_by_role("option", name=option).first
     choice.click()
     wait_idle(page)
     page.keyboard.press("Escape")
@@ -253,7 +252,7 @@ def test_every_page_opens_on_a_real_model(demo_server, page, path, method):
     goto(page, f"{demo_server.url}/{path}")
     main = page.locator('[data-testid="stMain"]')
     if main.locator('[data-testid="stMetric"]').count():
-        page.wait_for_selector('[data-testid="stMetricValue"] >> visible=true', timeout=120_000)
+        page.wait_for_selector('[data-testid="stMetricValue"] >> visible=true')
     page.screenshot(path=str(SHOTS / f"real-first-{path.replace('/', '-')}.png"))
     firsts = parse_qs(urlsplit(page.url).query).get("model", [])  # a page's "Model" picker publishes its choice
     card = main.locator('[data-testid="stMetric"]').first

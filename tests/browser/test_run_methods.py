@@ -17,8 +17,8 @@ import pytest
 from analysis import methods
 from analysis.runs.store import Store
 from analysis.samples import scorable
-from tests.browser.harness import (CHROMIUM, AppServer, browser_tab, dismiss_runs, exceptions, fixture_store_env, goto,
-                                   title, wait_idle, wait_title)
+from tests.browser.harness import (CHROMIUM, RUN_TIMEOUT_MS, AppServer, browser_tab, dismiss_runs, exceptions,
+                                   fixture_store_env, goto, title, wait_idle, wait_title)
 
 pytestmark = [
     pytest.mark.slow,
@@ -93,21 +93,27 @@ def _calls_planned(page: Any, suffix: str = "") -> int:
     return int(metric.splitlines()[-1].replace(",", ""))
 
 
+#: Records in ``window.__rolescopeProgress`` each text the first progress bar shows ("3 of 8 calls"), as the page
+#: draws it (a MutationObserver: every change is seen, however fast or slow the run).
+WATCH_PROGRESS = """() => {
+  const seen = window.__rolescopeProgress = [];
+  const note = () => {
+    const bar = document.querySelector('[data-testid="stProgress"]');
+    const text = bar === null ? '' : bar.innerText.trim();
+    if (text && seen[seen.length - 1] !== text) seen.push(text);
+  };
+  note();
+  new MutationObserver(note).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+OUTCOME = ('[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentError"], '
+           '[data-testid="stAlertContentWarning"]')
+
+
 def _watch_progress(page: Any) -> list[str]:
     """Progress texts seen while the run executes ("3 of 8 calls"), until its outcome box appears."""
-    seen: list[str] = []
-    bar = page.locator('[data-testid="stProgress"]')
-    outcome = page.locator('[data-testid="stAlertContentSuccess"], [data-testid="stAlertContentError"], '
-                           '[data-testid="stAlertContentWarning"]').filter(has_text=ENDED)
-    for _ in range(1800):  # up to ~15 min at 0.5 s
-        if outcome.count():
-            break
-        if bar.count():
-            text = bar.first.inner_text().strip()
-            if text and (not seen or seen[-1] != text):
-                seen.append(text)
-        page.wait_for_timeout(500)
-    return seen
+    page.evaluate(WATCH_PROGRESS)
+    page.locator(OUTCOME).filter(has_text=ENDED).first.wait_for(timeout=RUN_TIMEOUT_MS)
+    return page.evaluate("window.__rolescopeProgress")
 
 
 @pytest.mark.parametrize("method", ["values", "mbti", "trust", "personagym"])
@@ -144,7 +150,7 @@ def test_each_method_runs_from_the_run_page(server, page, method):
     page.get_by_role("button", name="Show the results").click()
     wait_title(page, RESULT_TITLES[method])
     assert title(page) == RESULT_TITLES[method]
-    page.locator('[data-testid="stMain"]').get_by_text("embedded").first.wait_for(timeout=120_000)  # the run's model
+    page.locator('[data-testid="stMain"]').get_by_text("embedded").first.wait_for()  # the run's model
     wait_idle(page)
     assert exceptions(page) == []
     page.screenshot(path=str(ARTIFACTS / f"{method}-results.png"))
@@ -153,6 +159,8 @@ def test_each_method_runs_from_the_run_page(server, page, method):
 def test_a_b_pair_lands_on_compare(server, page):
     """Values on smollm2-greedy (A) and smollm2-t07 (B), both embedded configurations from models.toml: two live
     panels, both complete, and the pair's button opens Compare on the two."""
+    from playwright.sync_api import expect
+
     goto(page, f"{server.url}/run?method=values&run_model=smollm2-greedy&run_ab=1&run_model_b=smollm2-t07")
     dismiss_runs(page)
     _number(page, "Personas", 3)
@@ -162,16 +170,13 @@ def test_a_b_pair_lands_on_compare(server, page):
     page.get_by_text("Current runs").wait_for()
     page.locator('[data-testid="stProgress"]').nth(1).wait_for()  # one live panel per model (drawn by fragments)
     compare = page.get_by_role("button", name="Compare smollm2-greedy and smollm2-t07")
-    compare.wait_for(timeout=900_000)
+    compare.wait_for(timeout=RUN_TIMEOUT_MS)
     # an element of an earlier script run stays on screen, marked data-stale, until the new run replaces it: count the
     # current ones only, once the app is idle (under load a panel's old and new outcome were both counted: 3, not 2)
     outcomes = page.locator('[data-testid="stMain"] [data-testid="stElementContainer"]:not([data-stale="true"]) '
                             '[data-testid^="stAlertContent"]').filter(has_text=ENDED)
-    for _ in range(120):  # each panel is a fragment redrawn on its own: the second outcome can lag the button by a tick
-        wait_idle(page)
-        if outcomes.count() == 2:
-            break
-        page.wait_for_timeout(500)
+    expect(outcomes).to_have_count(2)  # each panel is a fragment redrawn on its own: the second can lag the button
+    wait_idle(page)
     assert outcomes.count() == 2, page.locator('[data-testid="stMain"]').inner_text()
     compare.click()
     wait_idle(page)

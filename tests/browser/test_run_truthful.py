@@ -63,9 +63,7 @@ def context() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def page(context: Any) -> Iterator[Any]:
-    tab = context.new_page()
-    tab.set_default_timeout(300_000)
-    yield tab
+    yield context.new_page()
 
 
 def _main(page: Any) -> Any:
@@ -99,7 +97,7 @@ def test_a_run_with_failed_calls_and_unreadable_replies_is_told_apart(server, st
     _number(page, "Items (0 = all)", 4)
     page.get_by_role("button", name="Start run").click()
     page.get_by_text(re.compile("^Current run")).wait_for()
-    _main(page).locator(ALERTS).filter(has_text=ENDED).first.wait_for(timeout=600_000)
+    _main(page).locator(ALERTS).filter(has_text=ENDED).first.wait_for()
     wait_idle(page)
     page.screenshot(path=str(ARTIFACTS / "faulty-run.png"))
     with Store(server.env["ROLESCOPE_STORE"], read_only=True) as store:
@@ -123,12 +121,11 @@ def test_a_run_with_failed_calls_and_unreadable_replies_is_told_apart(server, st
 def test_a_finished_run_keeps_its_panel_and_links_in_a_new_tab(server, context):
     """A tab opened on the bare Run page (no run in its URL) shows the finished run with its links, until dismissed."""
     tab = context.new_page()
-    tab.set_default_timeout(300_000)
     goto(tab, f"{server.url}/run")
-    tab.get_by_text(re.compile("^Last run")).wait_for(timeout=60_000)
-    _main(tab).get_by_role("button", name="Show the results").wait_for(timeout=60_000)
+    tab.get_by_text(re.compile("^Last run")).wait_for()
+    _main(tab).get_by_role("button", name="Show the results").wait_for()
     samples = _main(tab).get_by_role("link", name="Its samples")
-    samples.wait_for(timeout=60_000)
+    samples.wait_for()
     samples.click()
     wait_idle(tab)
     assert title(tab) == "Samples" and exceptions(tab) == []
@@ -160,7 +157,7 @@ def test_an_a_b_pair_lands_on_compare(server, stub, page):
     dismiss_runs(page)
     page.get_by_role("button", name="Run on A and B").click()
     compare = _main(page).get_by_role("button", name=re.compile("^Compare stub-a@.* and stub-b@"))
-    compare.wait_for(timeout=600_000)
+    compare.wait_for()
     compare.click()
     wait_idle(page)
     assert title(page) == "Compare two models" and exceptions(page) == []
