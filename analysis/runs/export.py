@@ -76,7 +76,11 @@ def frame_bytes(frame: pd.DataFrame, fmt: ExportFormat) -> bytes:
 
 
 def export_store(store: Store, out_dir: str | Path, fmt: ExportFormat) -> list[Path]:
-    """Write every table to ``out_dir/<table>.<fmt>`` (``frame_bytes``: text scrubbed of secrets)."""
+    """Write every table to ``out_dir/<table>.<fmt>`` (``frame_bytes``: text scrubbed of secrets), each through a
+    temporary file renamed over its path (``write_atomically``): a symbolic link, FIFO or device there is replaced,
+    never written through or waited on."""
+    from analysis.importers.files import write_atomically
+
     if fmt not in ("csv", "json", "parquet"):
         raise InputError(f"export format '{fmt}': use csv, json or parquet")
     out = check_out_dir(out_dir)
@@ -84,7 +88,9 @@ def export_store(store: Store, out_dir: str | Path, fmt: ExportFormat) -> list[P
     for name in sorted(store.table_names()):
         path = out / f"{name}.{fmt}"
         try:
-            path.write_bytes(frame_bytes(store.table(name), fmt))
+            if path.is_dir() and not path.is_symlink():
+                raise IsADirectoryError(path)
+            write_atomically(path, [frame_bytes(store.table(name), fmt)])
         except IsADirectoryError:
             raise InputError(f"export --out {out}: {path.name} is a folder there, not a file") from None
         except OSError as exc:

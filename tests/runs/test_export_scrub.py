@@ -150,3 +150,33 @@ def test_csv_rows_survive_carriage_returns_inside_cells() -> None:
     frame = pd.DataFrame({"t": ["a\rb", "c\nd", "e\r\nf"], "n": [1, 2, 3]})
     rows = list(csv.reader(io.StringIO(frame_bytes(frame, "csv").decode(), newline="")))
     assert rows == [["t", "n"], ["a\rb", "1"], ["c\nd", "2"], ["e\r\nf", "3"]]
+
+
+def test_export_replaces_links_and_fifos_never_writing_through_them(tmp_path: Path) -> None:
+    """Issue 58: ``export --out`` wrote each table with ``write_bytes``, following a symbolic link at a table's path
+    (overwriting its target) and blocking on a FIFO there. Each file now goes through a temporary file renamed over
+    its path: the link or FIFO is replaced, its target untouched, nothing waits."""
+    import os
+    import stat
+    import subprocess
+    import sys
+
+    store = tmp_path / "s.db"
+    with Store(store) as s:
+        s.create_run("r1", "mbti", "m", {"name": "m"}, {"method": "mbti"})
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (out / "runs.csv").symlink_to(victim)
+    os.mkfifo(out / "meta.csv")
+    done = subprocess.run([sys.executable, "-m", "analysis", "export", "--store", str(store), "--format", "csv",
+                           "--out", str(out)], cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert victim.read_text() == "keep me"
+    for name in ("runs.csv", "meta.csv"):
+        info = (out / name).lstat()
+        assert stat.S_ISREG(info.st_mode), name
+    assert "r1" in (out / "runs.csv").read_text()
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left
