@@ -73,11 +73,12 @@ def _run_problem(table: Table, row: BaseModel, runs: Mapping[str, Mapping[str, A
     fields = type(row).model_fields
     if "run_id" not in fields:
         return None
-    run = runs.get(row.run_id)  # type: ignore[attr-defined]
+    run_id, model = getattr(row, "run_id"), getattr(row, "model", None)
+    run = runs.get(run_id)
     if not run:
-        return "run_id", f"{row.run_id!r} is not a run of this file"  # type: ignore[attr-defined]
-    if table.own_model and "model" in fields and row.model != run.get("model"):  # type: ignore[attr-defined]
-        return "model", f"{row.model!r} is not its run's model {run.get('model')!r}"  # type: ignore[attr-defined]
+        return "run_id", f"{run_id!r} is not a run of this file"
+    if table.own_model and "model" in fields and model != run.get("model"):
+        return "model", f"{model!r} is not its run's model {run.get('model')!r}"
     return None
 
 
