@@ -189,7 +189,10 @@ def test_an_edited_manifest_or_reports_block_is_refused(report, tmp_path, capsys
     renamed = edited(report, tmp_path / "renamed.html", lambda t: None,
                      manifest=lambda m: m["runs"][0].update(model="gpt-4"))
     code, err = _import(renamed, tmp_path / "a.db", capsys)
-    assert code == 2 and "the manifest's runs are not the runs table's" in err
+    assert code == 2 and "the manifest's runs are not the runs table's" in err and "--accept-edited" in err
+    assert _import(renamed, tmp_path / "a.db", capsys, "--accept-edited")[0] == 0  # then imported, marked
+    with Store(tmp_path / "a.db", read_only=True) as store:
+        assert all(EDITED in spec for spec in store_specs(store).values())
     html = report.read_text(encoding="utf-8")
     reports = unpack(block(html, REPORTS_ID, "report"))
     reports[next(iter(reports))]["edited"] = True

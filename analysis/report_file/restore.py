@@ -195,8 +195,7 @@ def _checked(path: Path) -> ReportRows:
         if len(set(ids)) != len(ids):
             raise InputError("table runs: a run id appears twice")
         listed = {(r.run_id, r.method, r.model) for r in manifest.runs}
-        if listed != {(r["run_id"], r["method"], r["model"]) for r in runs}:
-            raise InputError("the manifest's runs are not the runs table's (edited after it was written)")
+        relisted = listed != {(r["run_id"], r["method"], r["model"]) for r in runs}
         context = RowContext({r["run_id"]: {**r, "plan": json.loads(r["plan"]), "model_spec": json.loads(r["model_spec"])}
                               for r in runs})
         tables: dict[str, list[dict[str, Any]]] = {}
@@ -213,7 +212,9 @@ def _checked(path: Path) -> ReportRows:
             tables[name] = [dict(zip(columns, row)) for row in data]
     except InputError as exc:
         raise InputError(f"{path}: {exc}") from None
-    return ReportRows(path, manifest_doc, runs, tables, _unsealed(manifest, tables_raw, reports_raw))
+    edited = ("the manifest's runs are not the runs table's (edited after it was written)" if relisted
+              else _unsealed(manifest, tables_raw, reports_raw))
+    return ReportRows(path, manifest_doc, runs, tables, edited)
 
 
 def _register_tables(every: list[Any]) -> None:
