@@ -31,6 +31,14 @@ class RunFailure(RoleScopeError):
 _LINE_BREAKING = frozenset({"Cc", "Zl", "Zp"})
 
 
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a character ``one_line`` would escape (a control or line separator): not allowed in a
+    name read from outside."""
+    import unicodedata
+
+    return any(unicodedata.category(c) in _LINE_BREAKING for c in text)
+
+
 def one_line(text: str) -> str:
     """``text`` with every control character and line separator written as its escape (``\\n``, ``\\x1b``,
     ``\\u2028``), so that a name read from a file or typed as an option prints on one line and cannot forge lines

@@ -281,8 +281,9 @@ def _model_entries(runs: pd.DataFrame, usage: pd.DataFrame) -> list[ModelEntry]:
     edited: dict[str, str] = {}  # model -> the note of its run imported from an edited report (any of its runs)
     for row in runs.sort_values("created_at").itertuples(index=False):
         spec = json.loads(row.model_spec) if isinstance(row.model_spec, str) else {}
-        if edited_note(spec):
-            edited[row.model] = edited_note(spec) or ""
+        note = edited_note(spec)
+        if note:
+            edited[row.model] = note
         used = usage[usage["model"] == row.model]
         backend = str(spec.get("backend") or "")
         priced = spec.get("price_input_per_mtok") is not None or spec.get("price_output_per_mtok") is not None

@@ -25,27 +25,27 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from analysis.errors import InputError, one_line
+from analysis.errors import InputError, has_control, one_line
 from analysis.importers.files import expand_paths, read_text
 from analysis.report_file.contents import NOT_RESULTS, Manifest, seal, unpack_bytes, unpack_bytes_json
 from analysis.report_file.html import MANIFEST_ID, REPORTS_ID, TABLES_ID
-from analysis.runs.row_checks import RowContext, first_problem, has_control
+from analysis.runs.row_checks import Integer, Real, RowContext, first_problem
 
 KIND = "rolescope-report"
 #: A run's status as the store writes it: a lower-case word.
 STATUS = re.compile(r"[a-z_]{1,40}")
 
 
-def block(html: str, block_id: str, where: str) -> str:
-    """The text of the ``<script id=block_id>`` element of a report file."""
+def block(html: str, block_id: str, where: str, *, required: bool = True) -> str | None:
+    """The text of the ``<script id=block_id>`` element of a report file (None when absent and not ``required``)."""
     found = re.search(rf'<script type="[^"]*" id="{re.escape(block_id)}">(.*?)</script>', html, re.S)
-    if found is None:
+    if found is None and required:
         raise InputError(f"{where}: not a RoleScope report file (no {block_id} block)")
-    return found.group(1)
+    return None if found is None else found.group(1)
 
 
 class RunRow(BaseModel):
@@ -59,16 +59,11 @@ class RunRow(BaseModel):
     model_spec: str
     plan: str
     status: str
-    n_units: int | None = Field(default=None, ge=0)
-    created_at: float = Field(allow_inf_nan=False)
-    updated_at: float = Field(allow_inf_nan=False)
-    finished_at: float | None = Field(default=None, allow_inf_nan=False)
+    n_units: Annotated[Integer, Field(ge=0)] | None = None
+    created_at: Real
+    updated_at: Real
+    finished_at: Real | None = None
     error: str | None = None
-
-    @field_validator("n_units", mode="before")
-    @classmethod
-    def _integral(cls, value: Any) -> Any:
-        return int(value) if isinstance(value, float) and value.is_integer() else value
 
     @field_validator("run_id")
     @classmethod
@@ -167,8 +162,8 @@ def _checked(path: Path) -> ReportRows:
     try:
         manifest_doc = json.loads(block(html, MANIFEST_ID, str(path)))  # \u003c and (older files) <\/ are JSON escapes
         tables_raw = unpack_bytes(block(html, TABLES_ID, str(path)))
-        reports_text = re.search(rf'<script type="[^"]*" id="{REPORTS_ID}">(.*?)</script>', html, re.S)
-        reports_raw = unpack_bytes(reports_text.group(1)) if reports_text else None
+        reports_text = block(html, REPORTS_ID, str(path), required=False)
+        reports_raw = unpack_bytes(reports_text) if reports_text is not None else None
         docs = unpack_bytes_json(tables_raw)
     except InputError as exc:
         raise (exc if str(exc).startswith(str(path)) else

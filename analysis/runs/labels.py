@@ -28,7 +28,7 @@ MAX_NAME, MAX_TAG, MAX_TAGS, MAX_NOTE = 120, 40, 20, 4000
 def label_rules(row: Mapping[str, Any]) -> tuple[str, str] | None:
     """A label row from outside (a report file) within the limits ``set_label`` keeps: a name and tags without
     control characters, tags a JSON list (``analysis.runs.row_checks`` checks the types first)."""
-    from analysis.runs.row_checks import has_control
+    from analysis.errors import has_control
 
     if row["name"] is not None and (len(row["name"]) > MAX_NAME or has_control(row["name"])):
         return "name", f"longer than {MAX_NAME} characters or holds a control character"

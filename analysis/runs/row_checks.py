@@ -11,7 +11,6 @@ row with its run (``RowContext``). The first broken rule is reported as (table, 
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,6 +19,7 @@ from typing import Annotated, Any, Optional
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, create_model, \
     model_validator
 
+from analysis.errors import has_control
 from analysis.runs.store import Table
 
 
@@ -34,11 +34,6 @@ def _integral(value: Any) -> Any:
 Integer = Annotated[int, BeforeValidator(_integral)]
 Real = Annotated[float, Field(allow_inf_nan=False)]
 SQL_TYPES: dict[str, Any] = {"INTEGER": Integer, "REAL": Real, "TEXT": str}
-
-
-def has_control(text: str) -> bool:
-    """Whether ``text`` holds a control or line-separating character (C0, C1, DEL, U+2028/9): not allowed in a name."""
-    return any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in text)
 
 
 @dataclass(frozen=True)

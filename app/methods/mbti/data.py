@@ -4,6 +4,7 @@ computes a number)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -42,8 +43,6 @@ def mbti_distribution(ref: StoreRef, model: str, subject: str, order_mode: str) 
 
 def natural_key(text: Any) -> tuple[tuple[int, Any], ...]:
     """A sort key reading the digit runs of an id as numbers: '2' < '10', 'E2' < 'E10', 'a' after every number."""
-    import re
-
     return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.findall(r"\d+|\D+", str(text)))
 
 
