@@ -19,10 +19,12 @@ from app.launch import PAGE_ICON  # noqa: E402
 
 st.set_page_config(page_title="RoleScope", page_icon=PAGE_ICON, layout="wide")
 
-from app.nav import navigation  # noqa: E402  (set_page_config first)
+from app.history import one_entry_per_visit  # noqa: E402  (set_page_config first)
+from app.nav import navigation  # noqa: E402
 
 page, info = navigation()
 st.title(info.h1)  # first, so it paints before the sidebar's and the page's imports and reads
+one_entry_per_visit()  # before the page's widgets publish their values to the URL
 from app.ui import sidebar  # noqa: E402  (pandas, the store: after the heading)
 
 ctx = sidebar()
