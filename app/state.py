@@ -88,7 +88,7 @@ def _say_absent(key: str, label: str, value: Any, container: Any, format_func: C
     if raw:
         asked = ", ".join(f"'{plain(r)}'" for r in raw)
         shown = ", ".join(plain(format_func(v)) for v in value) if isinstance(value, list) else plain(format_func(value))
-        (container or st).caption(f"⚠ Not here: {plain(label)} {asked} (from the link) is not on this page; "
+        (container or st).caption(f":orange[**Not here**]: {plain(label)} {asked} (from the link) is not on this page; "
                                   f"showing {shown or 'none'} instead.")
 
 

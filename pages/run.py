@@ -22,7 +22,7 @@ from analysis.runs.limits import CONFIRM_CALLS
 from app.methods import view
 from app.nav import page
 from app import data, state, ui
-from analysis.runs.outcome import Counts, Outcome, live_counts, titled_run
+from analysis.runs.outcome import Counts, Outcome, live_counts, progress_title, titled_run
 from app.jobs import RunJob, registry
 from app.stores import USER_LABEL, demo_ref, user_ref
 
@@ -178,7 +178,7 @@ if live or earlier:
     st.subheader("Current runs" if len(live) + len(earlier) > 1 else "Current run" if running else "Last run")
     if running:
         snap = running[0].tracker.snapshot()
-        st.set_page_config(page_title=f"⏳ {snap.done}/{snap.total or '…'} · Run · RoleScope")
+        st.set_page_config(page_title=f"{progress_title(snap.done, snap.total)} · Run · RoleScope")
 for run_id in earlier:
     record = stored.loc[run_id]
     with st.container(border=True):

@@ -140,3 +140,9 @@ def titled_run(shown: list[str], linked: list[str]) -> str | None:
         in_url = [r for r in linked if r in shown]
         return in_url[-1] if in_url else None
     return shown[-1] if shown else None
+
+
+def progress_title(done: int, total: int) -> str:
+    """The browser tab's title while a run executes, in words ("Running 3/10"; "…" while the plan's size is not known):
+    an hourglass alone reads as an empty box where no emoji font is installed."""
+    return f"Running {done}/{total or '…'}"

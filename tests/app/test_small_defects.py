@@ -72,6 +72,7 @@ def test_a_link_to_a_model_the_page_lacks_says_so(app_on_fixture, page):
     assert not at.exception
     said = [c.value for c in at.caption if "Not here" in c.value]
     assert len(said) == 1 and "'gpt-4-nonexistent'" in said[0] and "showing" in said[0], said
+    assert said[0].startswith(":orange[**Not here**]: "), said  # the word first, in colour; no "⚠" before it
     shown = at.selectbox(key="model").value
     assert shown in said[0]
     at = app_on_fixture(page, model=shown)
@@ -101,3 +102,12 @@ def test_the_run_plan_marks_read_without_emoji(app_on_fixture):
     line = next(m.value for m in at.markdown if m.value.startswith("**This run"))
     assert ":green[ok]" in line or ":orange[cannot show]" in line
     assert not any(e in line for e in EMOJI_MARKS)
+
+
+def test_a_running_runs_tab_title_says_running_in_words():
+    """The browser tab of a run in progress read "⏳ 3/10 · Run · RoleScope": without an emoji font, a box and two
+    numbers. Now it says "Running 3/10"."""
+    from analysis.runs.outcome import progress_title
+
+    assert progress_title(3, 10) == "Running 3/10" and progress_title(0, 0) == "Running 0/…"
+    assert not any(e in progress_title(3, 10) for e in (*EMOJI_MARKS, "⏳"))
