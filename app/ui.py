@@ -267,8 +267,10 @@ def table(data: Any, **kwargs: Any) -> Any:
 
 
 
-#: A headline card's label wraps (the model's full name is part of it) instead of being cut with an ellipsis.
-WRAP_METRIC_LABELS = ('<style>[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * '
+#: A headline card's label (the model's full name is part of it) and its chance verdict wrap instead of being cut with an
+#: ellipsis.
+WRAP_METRIC_LABELS = ('<style>[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] *, '
+                      '[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] * '
                       '{white-space: normal !important; overflow: visible !important; text-overflow: clip !important; '
                       'height: auto !important;}</style>')
 

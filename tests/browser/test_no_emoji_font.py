@@ -140,6 +140,9 @@ def test_headline_cards_carry_their_verdict_in_words(server: AppServer, page: An
     deltas = [t.strip() for t in page.locator('[data-testid="stMetricDelta"]').all_inner_texts()]
     words = {text for text, _ in CARD_VERDICTS.values()}
     assert deltas and set(deltas) <= words, deltas
+    cut = page.evaluate("() => Array.from(document.querySelectorAll('[data-testid=\"stMetricDelta\"] *'))"
+                        ".filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)")
+    assert cut == [], f"verdicts cut off: {cut}"
     _assert_marks_read(page, "inventory")
 
 
