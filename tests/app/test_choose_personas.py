@@ -29,7 +29,7 @@ def _uploads(tmp_path):
 def test_ticked_personas_from_the_url_make_the_plan(app_on_fixture, tmp_path):
     """?run_pop_ids=0,3,5: those three personas (10 items each), their count shown in a disabled Personas field while
     the user's own N (4) waits for the untick, the ids kept in the URL."""
-    at = app_on_fixture("run", run_pop_ids="0,3,5", run_personas="4", **OFFLINE)
+    at = app_on_fixture("run", run_pop_ids="0,3,5", run_personas="4", run_contexts="no_conv", **OFFLINE)
     assert not at.exception
     assert _calls(at) == 3 * 10
     shown = at.number_input(key="run_personas_ticked")
@@ -82,7 +82,7 @@ def test_an_upload_with_an_empty_description_is_refused_whole(app_on_fixture, tm
 
 
 def test_a_valid_upload_is_kept_and_its_personas_asked(app_on_fixture, tmp_path):
-    at = app_on_fixture("run", run_pop_src="upload")
+    at = app_on_fixture("run", run_pop_src="upload", run_contexts="no_conv")
     at.file_uploader(key="run_pop_upload").set_value(("people.csv", GOOD_CSV, "text/csv")).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     kept = _uploads(tmp_path)

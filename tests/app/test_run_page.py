@@ -23,6 +23,7 @@ def _wait_for_job(run_id: str, timeout: float = 120.0) -> None:
 def _configure(at, stub_url: str, personas: int, items: int):
     at.selectbox(key="run_model").set_value("other").run()
     at.text_input(key="run_spec").input(f"stub-model@{stub_url}").run()
+    at.multiselect(key="run_contexts").set_value(["no_conv"]).run()  # one context: the calls are personas × items
     at.number_input(key="run_personas").set_value(personas).run()
     at.number_input(key="run_items").set_value(items).run()
     at.number_input(key="run_concurrency").set_value(1).run()
@@ -30,14 +31,16 @@ def _configure(at, stub_url: str, personas: int, items: int):
 
 
 def test_estimate_before_starting(app_on_fixture):
-    """The default embedded plan (2 personas x 10 items, no_conv) shows its 20 calls and no cost."""
-    at = app_on_fixture("run")
+    """The default embedded plan (3 personas x 10 items x 2 contexts: 60 answers and 3 x 3 conversation messages)
+    shows its 69 calls; on no_conv alone, 30 calls, tokens by prompt length, and no cost."""
+    assert {m.label: m.value for m in app_on_fixture("run").metric}["LLM calls"] == "69"
+    at = app_on_fixture("run", run_contexts="no_conv")
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["LLM calls"] == "20"
+    assert metrics["LLM calls"] == "30"
     assert metrics["Cost (est.)"] == "free"
     tokens_in, tokens_out = (int(x.replace(",", "")) for x in metrics["Tokens in / out (est.)"].split(" / "))
-    assert tokens_out == 40 and 20 * 150 < tokens_in < 20 * 600  # "(" + letter per logprob answer; prompts of ~150-600 tokens
+    assert tokens_out == 60 and 30 * 150 < tokens_in < 30 * 600  # "(" + letter per logprob answer; prompts of ~150-600 tokens
 
 
 def test_run_completes_in_background_and_shows_results(app_on_fixture, stub_server, tmp_path):
@@ -203,7 +206,7 @@ def test_trust_and_personagym_runs_start_from_the_page(app_on_fixture, stub_serv
 
 def test_a_plan_that_can_show_nothing_says_so_before_it_starts(app_on_fixture):
     """What the metrics say when run on placeholder answers of this design (1 persona): each reason is theirs."""
-    at = app_on_fixture("run")
+    at = app_on_fixture("run", run_contexts="no_conv")
     at.number_input(key="run_personas").set_value(1).run()
     shows = next(m.value for m in at.markdown if m.value.startswith("**This run can show**"))
     assert "circumplex and Stress :orange[cannot show] (value structure needs at least 5 personas, got 1)" in shows
@@ -373,7 +376,7 @@ def test_the_batch_api_choice_prices_and_runs_a_plan_in_waves(app_on_fixture, st
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setattr(keys, "_secrets_file_value", lambda name, path=None: None)
-    at = app_on_fixture("run")
+    at = app_on_fixture("run", run_contexts="no_conv")
     at.selectbox(key="run_model").set_value("gpt-4o-mini").run()
     live = float({m.label: m.value for m in at.metric}["Cost (est.)"][1:])
     at.segmented_control(key="run_via").set_value("batch").run()

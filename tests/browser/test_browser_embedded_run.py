@@ -48,7 +48,7 @@ def _set_number(page: Any, label: str, value: int) -> None:
 
 def test_run_page_completes_an_embedded_run(server, page):
     """1 persona x no_conv x 2 items on the embedded model: started from the page, polled to completion, stored."""
-    goto(page, f"{server.url}/run")
+    goto(page, f"{server.url}/run?run_contexts=no_conv")
     _set_number(page, "Personas", 1)
     _set_number(page, "Items (0 = all)", 2)
     assert page.locator('[data-testid="stMetric"]').filter(has_text="LLM calls").inner_text().endswith("2")

@@ -119,7 +119,7 @@ def _watch_progress(page: Any) -> list[str]:
 @pytest.mark.parametrize("method", ["values", "mbti", "trust", "personagym"])
 def test_each_method_runs_from_the_run_page(server, page, method):
     """Start a tiny embedded run, watch its progress bar move, see it complete, open its results page."""
-    goto(page, f"{server.url}/run?method={method}")
+    goto(page, f"{server.url}/run?method={method}" + ("&run_contexts=no_conv" if method == "values" else ""))
     dismiss_runs(page)
     assert title(page) == "Run" and exceptions(page) == []
     _tiny(page, method)
@@ -161,7 +161,8 @@ def test_a_b_pair_lands_on_compare(server, page):
     panels, both complete, and the pair's button opens Compare on the two."""
     from playwright.sync_api import expect
 
-    goto(page, f"{server.url}/run?method=values&run_model=smollm2-greedy&run_ab=1&run_model_b=smollm2-t07")
+    goto(page, f"{server.url}/run?method=values&run_model=smollm2-greedy&run_ab=1&run_model_b=smollm2-t07"
+               "&run_contexts=no_conv")
     dismiss_runs(page)
     _number(page, "Personas", 3)
     _number(page, "Items (0 = all)", 2)

@@ -85,7 +85,7 @@ def _metric(page: Any, label: str, nth: int = 0) -> str:
 
 def _run_url(server: AppServer, stub: StubServer, **query: str) -> str:
     params = {"method": "values", "run_model": "other", "run_spec": f"stub-model@{stub.url}", "run_concurrency": "2",
-              **query}
+              "run_contexts": "no_conv", **query}
     return f"{server.url}/run?" + "&".join(f"{k}={v}" for k, v in params.items())
 
 

@@ -55,6 +55,12 @@ def answer_length(mode: str) -> int | None:
     return cap
 
 
+#: The smallest default plan with a headline: rank-order stability needs two contexts and a rank over personas (two
+#: personas rank only as ±1, so three); the circumplex needs five personas and the CFA thirty (the page says so).
+DEFAULT_PERSONAS = 3
+DEFAULT_CONTEXTS = ("no_conv", "topics_a")
+
+
 def form() -> Callable[[ModelSpec], Any] | None:
     """The values options (``ValuesOptions``: the same model and plan builder as ``run values``)."""
     from analysis.methods.values.contexts import available_contexts
@@ -67,14 +73,15 @@ def form() -> Callable[[ModelSpec], Any] | None:
         return None
     population, ids = chosen
     c = st.columns(3)
-    personas = choose.persona_count("Personas", 1, 200, 2, key="run_personas", ids=ids, container=c[0],
+    personas = choose.persona_count("Personas", 1, 200, DEFAULT_PERSONAS, key="run_personas", ids=ids, container=c[0],
                                     help="The first N of the population (ticked personas replace this).")
     items = state.number_input("Items (0 = all)", 0, 100, 10, key="run_items", container=c[1])
     messages = state.number_input("Conversation messages", 1, 21, 3, key="run_messages", container=c[2],
                                   help="Messages generated after the opening: persona, interlocutor, persona... (odd, "
                                        "the persona speaks last; the leaderboard uses 3). no_conv: none.")
     c = st.columns([2, 1])
-    contexts = state.multiselect("Contexts", available_contexts(), default=["no_conv"], key="run_contexts", container=c[0],
+    contexts = state.multiselect("Contexts", available_contexts(), default=list(DEFAULT_CONTEXTS), key="run_contexts",
+                                 container=c[0],
                                  help="Stability needs at least two.")
     extra = state.text_input("More contexts (paths or hub references, comma-separated)", key="run_contexts_more",
                              container=c[1], help="A .jsonl chunk of conversation openings (one per persona), or "

@@ -32,3 +32,7 @@ def resolve_anchor(anchor: dict) -> tuple[str, dict] | None:
 #: The seed offset of this method's answers in the app fixture store (``tests/app/fixture_store.py``: model k's seed is
 #: k + FIXTURE_SEED; the store writes methods in this order).
 FIXTURE_SEED = 11
+
+#: The Run page's default plan on the stub (``tests/app/test_default_plans.py``): the stub picks among lettered options
+#: only, and the default text mode lists the options in words; the design (subjects, testings, statements) stays.
+STUB_QUERY = {"run_mbti_mode": "logprob"}

@@ -15,3 +15,7 @@ PARSE_SAMPLES = {
 #: The seed offset of this method's answers in the app fixture store (``tests/app/fixture_store.py``: model k's seed is
 #: k + FIXTURE_SEED; the store writes methods in this order).
 FIXTURE_SEED = 31
+
+#: Why ``tests/app/test_default_plans.py`` cannot run this method's default plan to a headline on the stub.
+STUB_CANNOT_ANSWER = ("the stub gives no rubric grade a PersonaGym reader can use; the plan's analyses are checked by "
+                      "can_show")
