@@ -50,6 +50,14 @@ def runs(ref: StoreRef) -> pd.DataFrame:
 
 
 @st.cache_data(**CACHE)
+def past_latency(ref: StoreRef, model: str):
+    """The median latency of ``model``'s past calls (``analysis.runs.estimate.past_latency``), or None."""
+    from analysis.runs.estimate import past_latency as median_latency
+
+    return median_latency(_store(ref), model)
+
+
+@st.cache_data(**CACHE)
 def throughput(ref: StoreRef, model: str, method: str):
     """What the newest earlier run of ``model`` measured (``analysis.runs.estimate.measured_throughput``), or None."""
     from analysis.runs.estimate import measured_throughput

@@ -295,20 +295,44 @@ def _connection_check(spec: ModelSpec, api_key: str | None, enabled: bool, suffi
             st.error("Connection failed: " + ui.plain(result.message))
 
 
-def _estimate(method: str, plan: Any, plan_dict: dict, spec: ModelSpec) -> RunEstimate:
+def _estimate(method: str, plan: Any, plan_dict: dict, spec: ModelSpec, concurrency: int = 1) -> RunEstimate:
     """The plan's calls; tokens and time measured on this model's newest earlier run of the method (your store, else the
-    demo's), else modelled. A composite plan (``Method.parts``): each part estimated on its own method, summed."""
+    demo's), else modelled: the embedded model's time at this machine's calibrated speed, a remote model's from its past
+    calls' latency. A composite plan (``Method.parts``): each part estimated on its own method, summed."""
     m = methods.get(method)
     if m.parts is not None:
         from analysis.runs.estimate import combine
 
-        return combine([(name, _estimate(name, part, part, spec)) for name, part in m.parts(plan_dict)])
-    measured = None
-    for ref_ in (user_ref(), *([demo_ref()] if demo_ref() is not None else [])):
+        return combine([(name, _estimate(name, part, part, spec, concurrency)) for name, part in m.parts(plan_dict)])
+    measured = latency = None
+    refs = (user_ref(), *([demo_ref()] if demo_ref() is not None else []))
+    for ref_ in refs:
         measured = data.throughput(ref_, spec.name, method)
         if measured is not None:
             break
-    return estimate_run(method, m.tokens(plan_dict), spec, m.n_calls(plan_dict), measured, m.waves(plan_dict))
+    for ref_ in refs if spec.backend != "embedded" else ():
+        latency = data.past_latency(ref_, spec.name)
+        if latency is not None:
+            break
+    from analysis.runs.calibration import kept_speed
+
+    return estimate_run(method, m.tokens(plan_dict), spec, m.n_calls(plan_dict), measured, m.waves(plan_dict),
+                        speed=kept_speed() if spec.backend == "embedded" else None, latency=latency,
+                        concurrency=concurrency)
+
+
+def _calibrate_button(spec: ModelSpec | None) -> None:
+    """For the embedded model not yet calibrated on this machine: measure its speed (about 20 s, kept)."""
+    from analysis.runs.calibration import calibrate, kept_speed
+
+    if spec is None or kept_speed() is not None:
+        return
+    if st.button("Measure this machine's speed (about 20 s, once)", key="run_calibrate", icon=":material/speed:",
+                 help="Six short calls to the embedded model: its per-call overhead, prompt and generation speed here. "
+                      "Kept for later estimates; until then the time is at assumed speeds."):
+        with st.spinner("Measuring the embedded model's speed on this machine…"):
+            calibrate(spec)
+        st.rerun()
 
 
 def _cost_text(cost: float | None, spec: ModelSpec, est: RunEstimate) -> str:
@@ -408,8 +432,9 @@ if plans:
     for (spec_, _, _), dump in zip(plans, dumps):
         per_model.setdefault(spec_.name, []).append(dump)
     for (spec_, plan_, _), dump in zip(plans, dumps):
-        _show_estimate(_estimate(method, plan_, dump, spec_), spec_,
+        _show_estimate(_estimate(method, plan_, dump, spec_, int(concurrency)), spec_,
                        _plan_label(spec_, dump, per_model[spec_.name], len(sides)), via)
+    _calibrate_button(next((s for s, _, _ in plans if s.backend == "embedded"), None))
     busy = bool(jobs.active())
     ready = all(ok for _, ok, _ in sides) and not pair_missing
     n_calls = sum(methods.get(method).n_calls(d) for d in dumps)

@@ -10,8 +10,10 @@ Two sources, the better one first:
   run's concurrency and load, which the estimate says.
 - **modelled**: each method's own model of its plan (``Method.tokens``: prompt characters / ``CHARS_PER_TOKEN``
   as the run builds the prompts, replies at ``REPLY_FILL`` of their token limit), or the reason it has none (prompts
-  that depend on replies not yet made); time only for the embedded model, at its measured speed on these machines
-  (~350 prompt and ~130 generated tokens/s on 2 threads).
+  that depend on replies not yet made). Time: for the embedded model at this machine's calibrated speed
+  (``analysis.runs.calibration``: per-call overhead, prompt and generated tokens/s), else at assumed speeds said as
+  such; for a remote model from the median latency of its past calls in the store (any method) at the run's
+  concurrency, else at an assumed ``DEFAULT_LATENCY_S`` per call, said as such.
 
 Calls already in the store's cache cost nothing; the estimate counts them as made (an upper bound).
 
@@ -34,6 +36,8 @@ EMBEDDED_PROMPT_TPS = 350.0
 EMBEDDED_GEN_TPS = 130.0
 #: Fewer calls than this measure start-up more than throughput.
 MIN_MEASURED_CALLS = 5
+#: A remote call's assumed latency when the store holds none of the model's calls (seconds).
+DEFAULT_LATENCY_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -91,11 +95,50 @@ def measured_throughput(store: Store, model: str, method: str) -> Throughput | N
                       float(tout) if tout == tout and tout is not None else float("nan"))
 
 
+@dataclass(frozen=True)
+class PastLatency:
+    """The median latency of a model's past calls in a store (any method), over ``n_calls`` calls."""
+
+    median_s: float
+    n_calls: int
+
+
+def past_latency(store: Store, model: str) -> PastLatency | None:
+    """The median ``latency_s`` of ``model``'s calls in ``store`` that reached the endpoint (at least
+    ``MIN_MEASURED_CALLS``), or None."""
+    rows = store.frame("SELECT latency_s FROM calls WHERE model = ? AND latency_s > 0", [model])
+    if len(rows) < MIN_MEASURED_CALLS:
+        return None
+    return PastLatency(float(rows["latency_s"].median()), len(rows))
+
+
+def _modelled_seconds(spec: Any, n_calls: int, tokens: tuple[float, float] | None, speed: Any,
+                      latency: PastLatency | None, concurrency: int) -> tuple[float | None, str]:
+    """(seconds, what they rest on) without a measured run of the method."""
+    if spec.backend == "embedded":
+        if tokens is None:
+            return None, ""
+        if speed is not None:
+            return speed.seconds(n_calls, *tokens), "time " + speed.basis()
+        return (tokens[0] / EMBEDDED_PROMPT_TPS + tokens[1] / EMBEDDED_GEN_TPS,
+                f"time at assumed speeds ({EMBEDDED_PROMPT_TPS:.0f} prompt, {EMBEDDED_GEN_TPS:.0f} generated tokens/s: "
+                "this machine not calibrated yet)")
+    lanes = max(1, concurrency)
+    if latency is not None:
+        return (n_calls * latency.median_s / lanes,
+                f"time from the median latency of this model's {latency.n_calls} past calls ({latency.median_s:.2f} s) "
+                f"at {lanes} concurrent")
+    return (n_calls * DEFAULT_LATENCY_S / lanes,
+            f"time at an assumed {DEFAULT_LATENCY_S:.0f} s per call at {lanes} concurrent (no past calls of this model)")
+
+
 def estimate_run(method: str, modelled: tuple[float, float] | str, spec: Any, n_calls: int,
-                 measured: Throughput | None = None, waves: int | None = None) -> RunEstimate:
+                 measured: Throughput | None = None, waves: int | None = None, *, speed: Any = None,
+                 latency: PastLatency | None = None, concurrency: int = 1) -> RunEstimate:
     """Tokens per call and calls per second from ``measured`` (a run of the same method), else ``modelled`` (the
-    method's model of its plan's tokens in and out, ``Method.tokens``; a string: why it has none); cost from the
-    spec's prices."""
+    method's model of its plan's tokens in and out, ``Method.tokens``; a string: why it has none); time without a
+    measured run from ``speed`` (the embedded model's calibration, ``analysis.runs.calibration.EmbeddedSpeed``) or
+    ``latency`` (a remote model's past calls) at ``concurrency``; cost from the spec's prices."""
     if measured is not None and measured.method != method:
         raise ValueError(f"a {measured.method} run cannot measure a {method} plan")
     tokens: tuple[float, float] | None = None
@@ -108,8 +151,11 @@ def estimate_run(method: str, modelled: tuple[float, float] | str, spec: Any, n_
     if measured is not None:
         seconds = n_calls / measured.calls_per_s
         basis = f"measured on run {measured.run_id} ({measured.n_calls} calls at {measured.calls_per_s:.2f} calls/s)"
-    elif tokens is not None and spec.backend == "embedded":
-        seconds = tokens[0] / EMBEDDED_PROMPT_TPS + tokens[1] / EMBEDDED_GEN_TPS
+    else:
+        seconds, timed = _modelled_seconds(spec, n_calls, tokens, speed, latency, concurrency)
+        if timed:
+            basis = f"{basis}; {timed}" if tokens is not None else timed
+            modelled = f"{modelled}; {timed}" if isinstance(modelled, str) else modelled
     if tokens is None:
         return RunEstimate(n_calls, None, None, None, seconds, basis if measured else str(modelled), waves=waves)
     tin, tout = (int(round(t)) for t in tokens)

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from analysis.llm.specs import ModelSpec, parse_model_spec
-from analysis.runs.estimate import MIN_MEASURED_CALLS, REPLY_FILL, estimate_run, measured_throughput
+from analysis.runs.estimate import (DEFAULT_LATENCY_S, MIN_MEASURED_CALLS, REPLY_FILL, PastLatency, estimate_run,
+                                     measured_throughput, past_latency)
 from analysis.methods import create_run, execute_run
 from analysis.runs.store import Store
 from analysis.methods.values.plan import build_values_plan
@@ -35,7 +36,11 @@ def test_modelled_estimate_counts_calls_tokens_and_cost():
     est2 = estimate_run("values", _tokens("values", plan2), priced, plan2.n_calls())
     assert est2.tokens_out == 20  # 2 personas x 5 items x 2 tokens
     assert est2.cost == pytest.approx((est2.tokens_in * 1.0 + 20 * 2.0) / 1e6)
-    assert est2.seconds is None  # an endpoint's speed is unknown until measured
+    assert est2.seconds == 10 * DEFAULT_LATENCY_S  # no past call of this endpoint: the stated default, said so
+    assert "assumed 2 s per call at 1 concurrent (no past calls of this model)" in est2.basis
+    est3 = estimate_run("values", _tokens("values", plan2), priced, plan2.n_calls(), latency=PastLatency(0.5, 40),
+                        concurrency=4)
+    assert est3.seconds == pytest.approx(10 * 0.5 / 4) and "median latency of this model's 40 past calls" in est3.basis
 
 
 def test_methods_without_a_token_model_say_so():
@@ -105,7 +110,10 @@ def test_only_a_run_of_the_same_method_measures(tmp_path, stub_server):
         measured = measured_throughput(store, spec.name, "mbti")
         assert measured.method == "mbti" and measured_throughput(store, spec.name, "trust") is None
         est = estimate_run("trust", _tokens("trust", {}), spec, 10, None)
-        assert est.tokens_in is None and est.seconds is None
+        assert est.tokens_in is None and est.seconds == 10 * DEFAULT_LATENCY_S
+        latency = past_latency(store, spec.name)  # the model's calls of any method
+        latencies = store.frame("SELECT latency_s FROM calls WHERE model = ?", [spec.name])["latency_s"]
+        assert latency.n_calls == 12 and latency.median_s == pytest.approx(float(latencies.median()))
         with pytest.raises(ValueError, match="cannot measure"):
             estimate_run("trust", _tokens("trust", {}), spec, 10, measured)
 
@@ -118,9 +126,33 @@ def test_uncapped_mbti_replies_are_not_modelled(stub_server):
     spec = _stub_spec(stub_server.url)
     uncapped = build_mbti_plan(spec, subjects=["People"], testings=1, order="fixed", limit_statements=6, answer_mode="text")
     est = estimate_run("mbti", _tokens("mbti", uncapped), spec, uncapped.n_calls())
-    assert est.n_calls == 6 and est.tokens_in is None and est.tokens_out is None and est.seconds is None
+    assert est.n_calls == 6 and est.tokens_in is None and est.tokens_out is None and est.seconds == 6 * DEFAULT_LATENCY_S
     assert "model's own length" in est.basis
     capped = build_mbti_plan(spec, subjects=["People"], testings=1, order="fixed", limit_statements=6, answer_mode="text",
                              text_max_tokens=20)
     est = estimate_run("mbti", _tokens("mbti", capped), spec, capped.n_calls())
     assert est.tokens_in > 0 and est.tokens_out == round(6 * 20 * REPLY_FILL)  # 6 replies, each modelled as 60 % of the cap
+
+
+def test_a_calibrated_machine_times_the_embedded_model_by_its_speed(tmp_path, monkeypatch):
+    """t = calls × overhead + tokens in / prompt tps + tokens out / gen tps (hand-worked), kept in the cache folder and
+    read back; the estimate says it is calibrated."""
+    import json
+
+    from analysis.runs.calibration import EmbeddedSpeed, kept_path, kept_speed
+
+    monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(tmp_path))
+    assert kept_speed() is None
+    speed = EmbeddedSpeed(overhead_s=0.5, prompt_tps=100.0, gen_tps=10.0, measured_at=0.0, load=0.3, cores=2, threads=2)
+    assert speed.seconds(60, 12_000, 240) == pytest.approx(60 * 0.5 + 120 + 24)
+    kept_path().parent.mkdir(parents=True, exist_ok=True)
+    kept_path().write_text(json.dumps(speed.__dict__))
+    assert kept_speed() == speed
+    spec = parse_model_spec("embedded")
+    est = estimate_run("inventory", (12_000.0, 240.0), spec, 60, speed=kept_speed())
+    assert est.seconds == pytest.approx(174.0) and "calibrated on this machine" in est.basis
+    assert "0.50 s per call, 100 prompt and 10 generated tokens/s" in est.basis
+    uncalibrated = estimate_run("inventory", (12_000.0, 240.0), spec, 60)
+    assert "this machine not calibrated yet" in uncalibrated.basis
+    kept_path().write_text("{not json")
+    assert kept_speed() is None  # an unreadable file is no calibration
