@@ -13,13 +13,30 @@ import plotly.graph_objects as go
 from app.palette import CORRELATION_SCALE, GRID, NEUTRAL, PAIR
 
 FONT = dict(size=13)
+#: Where every chart's legend goes: in rows under the plot, at the bottom of the figure's own canvas. Above the plot it
+#: sat under the chart's toolbar (drawn over the top right corner on hover), and beside the plot a legend taller than
+#: the plot scrolls, which an exported image cuts. In the canvas' coordinates (``yref`` "container") plotly.js reserves
+#: a bottom margin of the legend's height, every row it wraps into included (up to half the figure's height, its
+#: ``maxheight`` for a horizontal legend), and draws the x axis' title above it: the whole legend lies inside the
+#: figure's width × height, on screen and in an exported image of any width.
+LEGEND = dict(orientation="h", xanchor="left", x=0, yref="container", yanchor="bottom", y=0)
+#: The top margin of a figure with text along the top of its plots (subplots' titles): the text below the toolbar
+#: (about 30 px from the figure's top), which would hide the titles of the right-hand plots.
+BELOW_TOOLBAR = 60
 
 
-def _style(fig: go.Figure, *, height: int = 420, title: str | None = None, legend: bool = True) -> go.Figure:
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=50 if title else 20, b=10), font=FONT,
-                      showlegend=legend, title=dict(text=title, x=0, xanchor="left") if title else None,
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0))
-    return fig
+def legend_below(fig: go.Figure) -> go.Figure:
+    """Place ``fig``'s legend as ``LEGEND`` says (its title, font and other settings kept): every figure with a
+    legend goes through here, through ``_style`` or its builder."""
+    return fig.update_layout(legend=LEGEND)
+
+
+def _style(fig: go.Figure, *, height: int = 420, title: str | None = None, legend: bool = True,
+           top: int | None = None) -> go.Figure:
+    """The shared look: ``height``, margins (``top``: the top one, e.g. ``BELOW_TOOLBAR``), font, title, legend."""
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=top or (50 if title else 20), b=10), font=FONT,
+                      showlegend=legend, title=dict(text=title, x=0, xanchor="left") if title else None)
+    return legend_below(fig)
 
 
 def chance_band(fig: go.Figure, summary: Mapping[str, object] | None, *, axis: str = "y",

@@ -49,18 +49,27 @@ def _eta(seconds: float | None) -> str:
 LEVEL = {"success": (st.success, "✅"), "warning": (st.warning, "⚠️"), "error": (st.error, "🛑"), "info": (st.info, "⏳")}
 
 
+def _row() -> Any:
+    """A row of metrics or buttons, each as wide as its text, wrapping onto a next line where the page is narrow:
+    in equal columns (seven on a 1000 px window) a value such as the token counts, a label or a button's text was cut
+    with an ellipsis."""
+    return st.container(horizontal=True, gap="medium", vertical_alignment="center")
+
+
 def _counts_row(counts: Counts, tokens: str | None, clock: tuple[str, str]) -> None:
     """Planned, sent, answered, failed and not-asked calls apart (and tokens, ETA or time taken)."""
-    cols = st.columns(7)
-    cols[0].metric("Planned", counts.planned, help="Calls the plan makes: an upper bound where a step's output sets "
-                   "the next step's size (e.g. generated environments and questions may come out fewer)")
-    cols[1].metric("Sent", counts.sent, help="Requests that went to the endpoint (answers from the cache are not sent)")
-    cols[2].metric("Answered", counts.answered, help=f"Calls with a stored reply ({counts.cached} from the cache)")
-    cols[3].metric("Failed", counts.failed, help="No reply after the retries")
-    cols[4].metric("Not asked", counts.not_asked, help="Planned calls never made: a step they needed failed or came out "
-                   "smaller, or the run was cancelled")
-    cols[5].metric("Tokens in / out", tokens or "—")
-    cols[6].metric(*clock)
+    row = _row()
+    row.metric("Planned", counts.planned, width="content", help="Calls the plan makes: an upper bound where a step's "
+               "output sets the next step's size (e.g. generated environments and questions may come out fewer)")
+    row.metric("Sent", counts.sent, width="content",
+               help="Requests that went to the endpoint (answers from the cache are not sent)")
+    row.metric("Answered", counts.answered, width="content",
+               help=f"Calls with a stored reply ({counts.cached} from the cache)")
+    row.metric("Failed", counts.failed, width="content", help="No reply after the retries")
+    row.metric("Not asked", counts.not_asked, width="content", help="Planned calls never made: a step they needed "
+               "failed or came out smaller, or the run was cancelled")
+    row.metric("Tokens in / out", tokens or "—", width="content")
+    row.metric(*clock, width="content")
 
 
 def _show_outcome(result: Outcome, run_id: str) -> None:
@@ -134,15 +143,15 @@ def _run_links(run_id: str, method: str | None, result: Outcome | None) -> None:
     """Below a finished run: its results (when it has any to show), its samples, and dismiss."""
     if method is None:  # not in the store's run list yet: the next rerun shows the links
         return
-    c = st.columns([1, 1, 1, 3])
+    row = _row()
     if result is not None and result.has_results:
-        if c[0].button("Show the results", icon=":material/insights:", on_click=_show_user_store, key=f"results-{run_id}"):
+        if row.button("Show the results", icon=":material/insights:", on_click=_show_user_store, key=f"results-{run_id}"):
             st.switch_page(page(view(method).home_url).script)
     else:
-        c[0].caption("No results to show: nothing of this run could be scored.")
-    c[1].page_link(page("samples").script, label="Its samples", icon=":material/list_alt:",
-                   query_params={"store": "user", "s_run": run_id})
-    c[2].button("Dismiss", icon=":material/close:", key=f"dismiss-{run_id}", on_click=_dismiss, args=(run_id,))
+        row.caption("No results to show: nothing of this run could be scored.", width="content")
+    row.page_link(page("samples").script, label="Its samples", icon=":material/list_alt:",
+                  query_params={"store": "user", "s_run": run_id})
+    row.button("Dismiss", icon=":material/close:", key=f"dismiss-{run_id}", on_click=_dismiss, args=(run_id,))
 
 
 def _open_compare(models: list[str]) -> None:
@@ -342,26 +351,26 @@ def _cost_text(cost: float | None, spec: ModelSpec, est: RunEstimate) -> str:
 
 
 def _show_estimate(est: RunEstimate, spec: ModelSpec, label: str = "", via: str = "live") -> None:
-    cols = st.columns(4)
-    cols[0].metric(f"LLM calls{label}", f"{est.n_calls:,}",
-                   help="An upper bound where a step's output sets the next step's size (e.g. generated "
-                   "environments and questions may come out fewer)")
-    cols[1].metric("Tokens in / out (est.)", "—" if est.tokens_in is None else f"{est.tokens_in:,} / {est.tokens_out:,}",
-                   help=None if est.tokens_in is not None else "Prompts of this method depend on replies not yet made: "
-                   "known after a first run of this model")
+    row = _row()
+    row.metric(f"LLM calls{label}", f"{est.n_calls:,}", width="content",
+               help="An upper bound where a step's output sets the next step's size (e.g. generated "
+               "environments and questions may come out fewer)")
+    row.metric("Tokens in / out (est.)", "—" if est.tokens_in is None else f"{est.tokens_in:,} / {est.tokens_out:,}",
+               width="content", help=None if est.tokens_in is not None else "Prompts of this method depend on replies "
+               "not yet made: known after a first run of this model")
     if via == "batch":
-        cols[2].metric("Cost via batch (est.)", _cost_text(est.batch_cost, spec, est),
-                       help=f"Live: {_cost_text(est.cost, spec, est)}. Batch price = {spec.batch_price_factor:g} × the "
-                            "live price (models.toml: batch_price_factor)")
-        cols[3].metric("Batches (waves)", "—" if est.waves is None else f"{est.waves:,}",
-                       help="Batches one after another: a step that needs the previous step's replies waits for its "
-                            "batch to end (each can take up to the provider's 24 h window)")
+        row.metric("Cost via batch (est.)", _cost_text(est.batch_cost, spec, est), width="content",
+                   help=f"Live: {_cost_text(est.cost, spec, est)}. Batch price = {spec.batch_price_factor:g} × the "
+                        "live price (models.toml: batch_price_factor)")
+        row.metric("Batches (waves)", "—" if est.waves is None else f"{est.waves:,}", width="content",
+                   help="Batches one after another: a step that needs the previous step's replies waits for its "
+                        "batch to end (each can take up to the provider's 24 h window)")
     else:
-        cols[2].metric("Cost (est.)", _cost_text(est.cost, spec, est),
-                       help=None if est.batch_cost is None else f"Through the provider's batch API: "
-                       f"{_cost_text(est.batch_cost, spec, est)} in {est.waves or '?'} waves")
-        cols[3].metric("Time (est.)", "—" if est.seconds is None else _eta(est.seconds),
-                       help=None if est.seconds is not None else "Known after a first run of this model")
+        row.metric("Cost (est.)", _cost_text(est.cost, spec, est), width="content",
+                   help=None if est.batch_cost is None else f"Through the provider's batch API: "
+                   f"{_cost_text(est.batch_cost, spec, est)} in {est.waves or '?'} waves")
+        row.metric("Time (est.)", "—" if est.seconds is None else _eta(est.seconds), width="content",
+                   help=None if est.seconds is not None else "Known after a first run of this model")
     st.caption(f"Estimate {est.basis}" + (" — at that run's concurrency and load" if est.measured else
                "" if est.tokens_in is None else " (characters/4; replies at 60% of their limit)") +
                ". Cost from the model's prices in models.toml; calls already in the cache are free.")

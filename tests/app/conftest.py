@@ -37,6 +37,19 @@ def fixture_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def reports(fixture_store: Path) -> dict[str, dict]:
+    """Every method's report of the fixture store, as a plain JSON document (nothing but the dict reaches a view's
+    ``figures`` hook)."""
+    import json
+
+    from analysis import methods
+    from analysis.runs.store import Store
+
+    with Store(fixture_store, read_only=True) as store:
+        return {m.name: json.loads(json.dumps(m.cached_report(store, n_boot=50))) for m in methods.all_methods()}
+
+
+@pytest.fixture(scope="session")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("app-cache")
 

@@ -16,16 +16,6 @@ CHROMIUM = Path("/usr/bin/chromium")
 MODELS = ["smollm2-greedy", "smollm2-t07"]
 
 
-@pytest.fixture(scope="module")
-def reports(fixture_store: Path) -> dict[str, dict]:
-    """Every method's report of the fixture store, as a plain JSON document (nothing but the dict reaches a hook)."""
-    from analysis import methods
-    from analysis.runs.store import Store
-
-    with Store(fixture_store, read_only=True) as store:
-        return {m.name: json.loads(json.dumps(m.cached_report(store, n_boot=50))) for m in methods.all_methods()}
-
-
 @pytest.mark.parametrize("view", views(), ids=lambda v: v.name)
 def test_each_view_draws_its_figures_from_its_report_alone(view, reports, monkeypatch):
     """The hook returns named figures, each a plotly Figure that draws data, from the report dict alone (no store and

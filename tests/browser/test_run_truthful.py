@@ -19,7 +19,7 @@ from analysis.runs.outcome import store_counts
 from analysis.runs.store import Store
 from analysis.samples import scorable
 from tests.browser.harness import (CHROMIUM, AppServer, browser_context, dismiss_runs, exceptions, fixture_store_env,
-                                   goto, title, wait_idle)
+                                   goto, repaint, title, wait_idle)
 from tests.stub_server import FaultRule, StubConfig, StubServer
 
 pytestmark = [
@@ -116,6 +116,34 @@ def test_a_run_with_failed_calls_and_unreadable_replies_is_told_apart(server, st
     assert _main(page).get_by_role("button", name="Show the results").count() == 1
     assert "Run completed" in page.title()  # the browser tab says how it ended
     assert exceptions(page) == []
+
+
+#: Each metric card, button and page link of the page's main area whose text is cut: its text, where an element in it
+#: is narrower than its content (CSS ellipsis or hidden overflow), or it reaches past the main area's right edge.
+CUT_TEXTS = """() => {
+  const main = document.querySelector('[data-testid="stMain"] [data-testid="stMainBlockContainer"]');
+  const edge = main.getBoundingClientRect().right;
+  const shown = '[data-testid="stMetric"], [data-testid="stButton"] button, [data-testid="stPageLink"]';
+  return [...main.querySelectorAll(shown)].filter((el) => el.getBoundingClientRect().width > 0)
+    .filter((el) => [el, ...el.querySelectorAll('*')].some((e) => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+                    || el.getBoundingClientRect().right > edge + 1)
+    .map((el) => el.innerText.replace(/\\s+/g, ' ').trim());
+}"""
+
+
+def test_the_finished_panel_shows_its_numbers_and_buttons_whole(page):
+    """At a 1400 and a 1000 px wide window, no metric (the token counts, the estimate's cost) and no button or link
+    ("Show the results") of the Run page is cut: each is as wide as its text, the row wrapping where it must."""
+    try:
+        for width in (1400, 1000):
+            page.set_viewport_size({"width": width, "height": 1000})
+            repaint(page)
+            assert _main(page).get_by_role("button", name="Show the results").is_visible()
+            assert re.fullmatch(r"[\d,]+ / [\d,]+", _metric(page, "Tokens in / out"))
+            assert page.evaluate(CUT_TEXTS) == [], width
+            page.screenshot(path=str(ARTIFACTS / f"finished-panel-{width}.png"))
+    finally:
+        page.set_viewport_size({"width": 1400, "height": 1000})
 
 
 def test_a_finished_run_keeps_its_panel_and_links_in_a_new_tab(server, context):

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from app.figures import legend_below
 from app.palette import PAIR, model_colors
 
 
@@ -90,9 +91,8 @@ def pairs_chart(pairs: Sequence[Mapping[str, Any]], title: str) -> go.Figure:
                                  hovertemplate="%{y}: human r = %{x:.2f}<extra></extra>"))
     fig.add_vline(x=0, line_color="#999", line_width=1)
     fig.update_layout(title=title, height=max(260, 34 * len(pairs) + 110), barmode="overlay",
-                      xaxis={"range": [-1, 1], "title": "r across personas"}, margin={"t": 40, "l": 10, "r": 10, "b": 40},
-                      legend={"orientation": "h", "y": -0.25})
-    return fig
+                      xaxis={"range": [-1, 1], "title": "r across personas"}, margin={"t": 40, "l": 10, "r": 10, "b": 10})
+    return legend_below(fig)
 
 
 def scatter(scores: pd.DataFrame, a: str, b: str, labels: Mapping[str, str]) -> go.Figure:
@@ -123,5 +123,5 @@ def published_pairs_chart(pairs: Sequence[Mapping[str, Any]], mine: Mapping[str,
                                  hovertemplate=f"{model}, %{{y}}: r = %{{x:.2f}} (this store)<extra></extra>"))
     fig.add_vline(x=0, line_color="#999", line_width=1)
     fig.update_layout(height=max(240, 40 * len(pairs) + 150), xaxis={"range": [-1, 1], "title": "r"},
-                      margin={"t": 20, "l": 10, "r": 10, "b": 40}, legend={"orientation": "h", "y": -0.3})
-    return fig
+                      margin={"t": 20, "l": 10, "r": 10, "b": 10})
+    return legend_below(fig)

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import ui
+from app.figures import legend_below
 from app.methods.base import Pair
 from app.methods.cross_method import data as xm_data
 from app.palette import PAIR
@@ -44,5 +45,5 @@ def section(pair: Pair) -> None:
                                     for p in chosen]}))
     fig.add_vline(x=0, line_color="#999", line_width=1)
     fig.update_layout(height=max(280, 30 * len(shared) + 120), xaxis={"range": [-1, 1], "title": "r across personas"},
-                      margin={"t": 20, "l": 10, "r": 10, "b": 40})
-    ui.plot(fig, key="cross_method_pair")
+                      margin={"t": 20, "l": 10, "r": 10, "b": 10})
+    ui.plot(legend_below(fig), key="cross_method_pair")

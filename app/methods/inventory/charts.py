@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from app.figures import legend_below
 from app.palette import model_colors
 
 DOMAIN_COLORS = {"O": "#8e6bbf", "C": "#3b7dd8", "E": "#e0a030", "A": "#3aa876", "N": "#d0504a"}  # O, C, E, A, N
@@ -29,7 +30,7 @@ def profiles(frame: pd.DataFrame, personas: list[str], n_options: int) -> go.Fig
                                  hovertemplate="%{customdata[0]} · %{x}: %{y:.2f}<extra></extra>"))
     fig.update_layout(yaxis={"title": f"mean item score (1–{n_options})", "range": [0.8, n_options + 0.2]},
                       height=380, margin={"t": 30, "b": 30}, legend={"title": "persona"})
-    return fig
+    return legend_below(fig)
 
 
 def shaping(curve: pd.DataFrame, n_options: int) -> go.Figure:
@@ -45,7 +46,7 @@ def shaping(curve: pd.DataFrame, n_options: int) -> go.Figure:
     fig.update_layout(xaxis={"title": "target level (1 = extremely low … 9 = extremely high)", "dtick": 1},
                       yaxis={"title": "score of the shaped domain", "range": [0.8, n_options + 0.2]},
                       height=360, margin={"t": 30, "b": 30})
-    return fig
+    return legend_below(fig)
 
 
 def positions(shares: dict[str, float | None], chance_share: float) -> go.Figure:
@@ -103,5 +104,5 @@ def domains_beside_published(published: pd.DataFrame, mine: dict[str, dict[str, 
                                  hovertemplate=f"{model}, %{{y}}: r = %{{x:.2f}} (this store)<extra></extra>"))
     fig.update_layout(xaxis={"title": "convergent r per domain (same domain, two inventories)"},
                       yaxis={"title": "domain", "categoryorder": "array", "categoryarray": domains[::-1]},
-                      height=320, margin={"t": 30, "b": 30}, legend={"orientation": "h", "y": -0.25})
-    return fig
+                      height=320, margin={"t": 30, "b": 30})
+    return legend_below(fig)

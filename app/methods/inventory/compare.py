@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import ui
+from app.figures import legend_below
 from app.methods.base import Pair
 from app.methods.inventory import data as inv_data
 from app.palette import PAIR
@@ -35,4 +36,4 @@ def section(pair: Pair) -> None:
     fig = go.Figure([go.Bar(name=label, x=frame["domain"], y=frame[f"score · {label}"], marker_color=color)
                      for label, color in zip((la, lb), PAIR)])
     fig.update_layout(barmode="group", yaxis={"title": "mean item score"}, height=320, margin={"t": 30, "b": 30})
-    ui.plot(fig, key="inventory_pair")
+    ui.plot(legend_below(fig), key="inventory_pair")

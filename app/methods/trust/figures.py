@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from app.figures import _ci_whiskers, _style, _wrap
+from app.figures import BELOW_TOOLBAR, _ci_whiskers, _style, _wrap
 from app.palette import GRID, MODEL_SEQUENCE, PAIR
 
 def trust_attributes(attributes: Mapping[str, Mapping]) -> go.Figure:
@@ -27,9 +27,7 @@ def trust_attributes(attributes: Mapping[str, Mapping]) -> go.Figure:
     fig.update_yaxes(range=[-1, 1], gridcolor=GRID, zeroline=True, zerolinecolor="#999", row=1, col=1)
     fig.update_yaxes(range=[0, 1], gridcolor=GRID, row=1, col=2)
     fig.update_layout(barmode="group")
-    _style(fig, height=420)
-    fig.update_layout(margin=dict(t=80), legend=dict(y=1.0, yref="container", yanchor="top", x=0.55))
-    return fig
+    return _style(fig, height=420, top=BELOW_TOOLBAR)
 
 def trust_conditioning(conditioning: Mapping[str, Mapping]) -> go.Figure:
     """Per conditioning: median Spearman of behaviour with the prior in the prompt and with the original beliefs."""
@@ -80,7 +78,7 @@ def trust_behaviour(behaviour: Mapping[str, object]) -> go.Figure:
     fig.update_xaxes(title=BINS_TITLE, type="category", row=1, col=1)
     fig.update_yaxes(title="personas", gridcolor=GRID, row=1, col=1)
     fig.update_yaxes(range=[0, 1], gridcolor=GRID, row=1, col=2)
-    return _style(fig, height=400, legend=False)
+    return _style(fig, height=400, legend=False, top=BELOW_TOOLBAR)
 
 
 def trust_play(play: Mapping[str, Mapping]) -> go.Figure:

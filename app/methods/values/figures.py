@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from analysis.methods.values.report_types import THEORY_POINTS, VALUES
-from app.figures import _err, _style, _wrap
+from app.figures import BELOW_TOOLBAR, _err, _style, _wrap
 from app.methods.values.palette import value_color
 from app.palette import GRID, MODEL_SEQUENCE, NEUTRAL, PAIR
 
@@ -95,9 +95,7 @@ def persona_profiles(scores: pd.DataFrame, personas: Sequence[int], names: Mappi
                           row=k // cols + 1, col=k % cols + 1)
     fig.update_xaxes(tickangle=-45, tickfont=dict(size=10), categoryorder="array", categoryarray=list(VALUES))
     fig.update_yaxes(gridcolor=GRID, zeroline=True, zerolinecolor="#999")
-    _style(fig, height=340 * rows + 70)
-    fig.update_layout(margin=dict(t=80), legend=dict(y=1.0, yref="container", yanchor="top"))
-    return fig
+    return _style(fig, height=340 * rows + 70, top=BELOW_TOOLBAR)
 
 
 def mean_profiles(frame: pd.DataFrame, group: str, colors: Mapping[str, str], *, label: str) -> go.Figure:
