@@ -398,14 +398,18 @@ def _execute(store, run_id: str, args: argparse.Namespace) -> int:
     if summary.status == "awaiting_replies":
         return _awaiting(store, shown, summary, args)
     print(one_line(f"{told.title}. {told.detail}"), file=sys.stderr)  # stored reasons: a provider's ids, names
+    _print_logprob_limit(store, run_id, told.detail)
     if summary.status == "cancelled":
-        print(f"resume with: {_resume_hint(store, run_id, shown, args)}", file=sys.stderr)
+        print(_continue_hint(store, run_id, shown, args), file=sys.stderr)
         return 130
-    if c.failed:  # exit 1: some units failed (their failures are stored; resume asks again)
-        print(f"{c.failed} calls failed; resume with: {_resume_hint(store, run_id, shown, args)}", file=sys.stderr)
+    if c.failed:  # exit 1: some units failed (their failures are stored; resume or the next export asks again)
+        print(f"{c.failed} calls failed; {_continue_hint(store, run_id, shown, args)}", file=sys.stderr)
         return 1
     if told.level == "error":  # nothing to score: no valid answer of the kinds the method's metrics read
         return 1
+    if summary.status == "completed" and _answered_from_files(args):  # no wave left to export: read the numbers
+        print(f"run {shown} is complete; its numbers: python -m analysis metrics {store.get_run(run_id)['method']} "
+              f"--store {shlex.quote(str(store.path))}", file=sys.stderr)
     return 0
 
 
@@ -420,6 +424,33 @@ def _via(store, run_id: str, args: argparse.Namespace) -> str:
             print(f"run {one_line(run_id)} has a batch open at the provider: collecting it (--via batch)", file=sys.stderr)
             return "batch"
     return getattr(args, "via_forced", None) or via or "live"
+
+
+def _print_logprob_limit(store, run_id: str, detail: str) -> None:
+    """The setting to change when the run's first error is its server refusing the top logprobs asked: every such call
+    failed alike. Why here too: a run asking no more than endpoints serve by default is not probed before it is
+    created (``_refuse_unserved_logprobs``), and a server may be started below that."""
+    from analysis.llm.check import logprob_limit
+
+    limit = logprob_limit(detail)
+    if limit is not None:
+        print(one_line(limit.line(str(store.get_run(run_id)["model"]))), file=sys.stderr)
+
+
+def _answered_from_files(args: argparse.Namespace) -> bool:
+    """Whether this execution answers the run from batch files (``--via export``, ``export-requests``,
+    ``import-replies``): it goes on with ``export-requests``, never a live ``resume``."""
+    return getattr(args, "via_forced", None) in ("export", "import") or getattr(args, "via", None) == "export"
+
+
+def _continue_hint(store, run_id: str, shown: str, args: argparse.Namespace) -> str:
+    """The command that goes on with the run: for one answered from files, ``export-requests`` (the calls that failed
+    and the waves not asked yet are exported again; a ``resume`` would send them live), else ``resume``."""
+    if not _answered_from_files(args):
+        return f"resume with: {_resume_hint(store, run_id, shown, args)}"
+    out = shlex.quote(str(args.out)) if getattr(args, "out", None) is not None else "requests.jsonl"
+    return (f"continue with: python -m analysis export-requests {shlex.quote(shown)} --store "
+            f"{shlex.quote(str(store.path))} --out {out}")
 
 
 def _resume_hint(store, run_id: str, shown: str, args: argparse.Namespace) -> str:
@@ -495,6 +526,24 @@ def _confirm_size(method: str, plans: list[dict], args: argparse.Namespace) -> N
                          "options and pass --yes to run it")
 
 
+def _refuse_unserved_logprobs(spec, plans: list[dict], args: argparse.Namespace) -> None:
+    """Before any run is created: a remote model whose plans read more top logprobs than the usual endpoints serve by
+    default is asked once for that many (``probe_logprobs``). A server refusing them (vLLM below its --max-logprobs)
+    would refuse every logprob call of the run, so the command stops on one line naming the setting, nothing stored.
+    ``--via export`` sends nothing, so nothing is asked."""
+    from analysis.llm.check import SERVED_BY_DEFAULT, probe_logprobs
+    from analysis.runs.runner import logprobs_asked
+
+    if spec.backend == "embedded" or getattr(args, "via", None) == "export":
+        return
+    asked = min(max((logprobs_asked(plan) for plan in plans), default=0), spec.max_top_logprobs)
+    if asked <= SERVED_BY_DEFAULT:
+        return
+    limit = probe_logprobs(spec, asked, confirmed=tuple(getattr(args, "trust_endpoint", [])))
+    if limit is not None:
+        raise InputError(limit.line(spec.name))
+
+
 def _print_plan_cost(method: str, spec, plans: list[dict], via: str) -> None:
     """One line on stderr before a run: its calls and waves, and (a priced model) the live and the batch cost."""
     from analysis import methods
@@ -516,6 +565,7 @@ def _run_plans(method: str, spec, plans: list[tuple[str, dict]], args: argparse.
     from analysis.runs.store import Store
 
     _confirm_size(method, [plan for _, plan in plans], args)
+    _refuse_unserved_logprobs(spec, [plan for _, plan in plans], args)
     codes = []
     with Store(args.store) as store:
         _print_plan_cost(method, spec, [plan for _, plan in plans], getattr(args, "via", None) or "live")

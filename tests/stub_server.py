@@ -26,6 +26,8 @@ header itself). Faults are rules matched in order (first match wins):
   logprob tokens echo the header, as a leaky proxy could), malformed 200s with the right JSON but wrong
   types: ``content_int`` (content 123), ``content_null``, ``bad_logprobs`` (logprobs as a string),
   ``bad_usage`` (token counts as strings); ``other_model`` (a good reply whose body names the model ``stub-other``);
+  ``max_logprobs`` (a server started with ``--max-logprobs max_logprobs``: a request asking more ``top_logprobs`` gets
+  vLLM's HTTP 400 and its wording, any other is answered as usual);
 - selectors: ``hashes`` (explicit message hashes), ``modulo``/``residue`` (hashes with
   ``int(hash, 16) % modulo == residue``), ``ordinals`` (the n-th request received, 0-based);
 - ``times``: the fault hits the first ``times`` attempts of a hash and then the request succeeds
@@ -61,7 +63,7 @@ except ImportError:  # run as a script: python tests/stub_server.py
     from stub_batches import BatchAPI, BatchScript  # type: ignore[no-redef]
 
 FAULT_KINDS = ("429", "500", "timeout", "malformed", "empty", "nonsense", "echo_auth", "echo_auth_ok", "content_int", "content_null",
-               "bad_logprobs", "bad_usage", "other_model")
+               "bad_logprobs", "bad_usage", "other_model", "max_logprobs")
 #: The faults answered 200 with a body ``_broken_body`` changes.
 _BODY_FAULTS = ("echo_auth_ok", "content_int", "content_null", "bad_logprobs", "bad_usage", "other_model")
 _OPTION_LINE = re.compile(r"^([A-Z])\. (.*)$", re.MULTILINE)
@@ -89,6 +91,7 @@ class FaultRule:
     retry_after: float = 1.0
     hang_s: float = 3.0
     pad: int = 0
+    max_logprobs: int = 20
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -133,7 +136,7 @@ def parse_fault(text: str) -> FaultRule:
             fields[key] = [int(v) for v in value.split("+")]
         elif key == "times":
             fields[key] = None if value == "always" else int(value)
-        elif key in ("modulo", "residue"):
+        elif key in ("modulo", "residue", "max_logprobs"):
             fields[key] = int(value)
         else:
             fields[key] = float(value)
@@ -214,6 +217,17 @@ def reply_body(body: dict[str, Any], digest: str, *, empty: bool = False, nonsen
         "usage": {"prompt_tokens": prompt, "completion_tokens": _words(content) if content else 0,
                   "total_tokens": prompt + (_words(content) if content else 0)},
     }
+
+
+def logprobs_refusal(body: dict[str, Any], allowed: int) -> dict[str, Any] | None:
+    """vLLM's HTTP 400 body for a request asking more top logprobs than its ``--max-logprobs`` allows (``allowed``),
+    as ``SamplingParams._validate_logprobs`` words it (vllm/sampling_params.py); None when the request is served."""
+    asked = body.get("top_logprobs") if body.get("logprobs") else None
+    if not isinstance(asked, int) or asked <= allowed:
+        return None
+    message = (f"Requested sample logprobs of {asked}, which is greater than max allowed: {allowed} "
+               f"(parameter=logprobs, value={asked})")
+    return {"error": {"message": message, "type": "BadRequestError", "param": "logprobs", "code": 400}}
 
 
 def _broken_body(doc: dict[str, Any], fault: str, auth: str) -> dict[str, Any]:
@@ -303,8 +317,10 @@ class StubApp:
             attempt = self._attempts.get(digest, 0)
             self._attempts[digest] = attempt + 1
             rule = next((r for r in self.config.faults if r.hits(digest, ordinal, attempt)), None)
+        if rule is not None and rule.kind == "max_logprobs" and logprobs_refusal(body, rule.max_logprobs) is None:
+            rule = None  # asks no more logprobs than the server allows: answered as usual
         fault = rule.kind if rule else None
-        status = {"429": 429, "500": 500, "echo_auth": 401}.get(fault or "", 200)
+        status = {"429": 429, "500": 500, "echo_auth": 401, "max_logprobs": 400}.get(fault or "", 200)
         entry = {
             "ordinal": ordinal, "t": time.time(), "hash": digest, "attempt": attempt, "model": body.get("model"),
             "params": {k: v for k, v in body.items() if k not in ("messages", "model")}, "fault": fault,
@@ -322,6 +338,8 @@ class StubApp:
         """One request of a batch: (status, body) as the live route would answer it (no hangs, no raw bodies)."""
         digest, rule, status = self._admit(body, auth, batch)
         fault = rule.kind if rule else None
+        if fault == "max_logprobs":
+            return status, logprobs_refusal(body, rule.max_logprobs) or {}
         if status != 200:
             return status, {"error": {"message": f"stub fault {fault}", "type": "server_error"}}
         if fault in _BODY_FAULTS:
@@ -353,6 +371,8 @@ class StubApp:
                            [(b"retry-after", _seconds(rule.retry_after))])
         elif fault == "500":
             await _respond(send, 500, {"error": {"message": "internal error (stub)"}})
+        elif fault == "max_logprobs":
+            await _respond(send, 400, logprobs_refusal(body, rule.max_logprobs) or {})
         elif fault == "echo_auth":
             echoed = (auth or b"").decode("latin-1")
             await _respond_raw(send, 401, ("x" * rule.pad + f"invalid credentials: {echoed}").encode("latin-1"))
@@ -477,7 +497,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log", type=Path, help="append one JSON line per request to this file")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
     parser.add_argument("--fault", action="append", default=[], type=parse_fault,
-                        help="kind[,hashes=a+b][,modulo=M,residue=R][,ordinals=1+2][,times=K|always][,retry_after=S][,hang_s=S]")
+                        help="kind[,hashes=a+b][,modulo=M,residue=R][,ordinals=1+2][,times=K|always][,retry_after=S]"
+                             "[,hang_s=S][,max_logprobs=N]")
     args = parser.parse_args(argv)
     app = StubApp(StubConfig(args.latency, args.fault), args.log)
     sock = _listening_socket(args.port)

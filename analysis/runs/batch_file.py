@@ -85,6 +85,10 @@ def reply_to(result: Result, client: LLMClient, request: ChatRequest) -> ChatRep
 
 
 def _error_text(doc: Any) -> str:
+    """An error line's error as stored: an object's code and message, a plain string as its text (``vllm run_batch``
+    writes a failed request's exception as a string; JSON quotes around it are no part of the error)."""
+    if isinstance(doc, str):
+        return clip(doc, 300)
     if isinstance(doc, dict):
         inner = doc.get("error", doc)
         if isinstance(inner, dict):

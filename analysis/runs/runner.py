@@ -12,6 +12,7 @@ import asyncio
 import secrets
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, get_args
@@ -241,13 +242,31 @@ def _wave_handler(via: str, store: Store, run_id: str, progress: ProgressTracker
     raise InputError(f"--via {via}: one of {', '.join(VIAS)}")
 
 
+def plan_parts(plan: Any) -> Iterator[dict[str, Any]]:
+    """Every object of a plan, the plan first: a composite plan nests its parts' plans, whose options (prefix reuse,
+    answer mode) hold for the part only."""
+    if isinstance(plan, dict):
+        yield plan
+        values: Any = plan.values()
+    elif isinstance(plan, list):
+        values = plan
+    else:
+        return
+    for value in values:
+        if isinstance(value, (dict, list)):
+            yield from plan_parts(value)
+
+
 def _prefix_reuse(plan: Any) -> bool:
     """Whether a plan (or a part of a composite one) asks for prefix reuse."""
-    if isinstance(plan, dict):
-        return bool(plan.get("prefix_reuse")) or any(_prefix_reuse(v) for v in plan.values() if isinstance(v, (dict, list)))
-    if isinstance(plan, list):
-        return any(_prefix_reuse(v) for v in plan)
-    return False
+    return any(part.get("prefix_reuse") for part in plan_parts(plan))
+
+
+def logprobs_asked(plan: Any) -> int:
+    """The most top logprobs a plan's parts that answer by logprobs (``answer_mode`` logprob) ask for; 0 when none
+    does. Why: a server refusing that many refuses every such call, which is known before the run is created."""
+    asked = [part.get("top_logprobs") for part in plan_parts(plan) if part.get("answer_mode") == "logprob"]
+    return max((n for n in asked if isinstance(n, int) and not isinstance(n, bool)), default=0)
 
 
 class CacheOnlyClient:

@@ -382,6 +382,54 @@ def test_error_lines_are_stored_as_failures_and_asked_again(tmp_path: Path) -> N
         assert sorted(asked) == sorted([lines[0]["custom_id"], lines[1]["custom_id"]])
 
 
+def test_import_replies_names_the_command_that_continues(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """Issue 61 item 5: after an import that left calls failed, the printed command is ``export-requests`` (a
+    ``resume`` would send them live), and followed as printed it exports exactly them; a vLLM error line's plain
+    string is stored as its text; once the plan is done, the printed command reads the numbers (``metrics``)."""
+    import shlex
+
+    from analysis.__main__ import build_parser
+
+    with StubServer() as server:
+        store, replies, lines = _exported(tmp_path, server)
+    failed = {lines[0]["custom_id"], lines[1]["custom_id"]}
+    # vllm run_batch: an exception as a string; its ErrorResponse (Requested sample logprobs ...) as an object
+    lines[0] = {"id": "vllm-1", "custom_id": lines[0]["custom_id"],
+                "response": {"status_code": 400, "request_id": "vllm-batch-1", "body": None}, "error": "boom"}
+    lines[1] = {"id": "vllm-2", "custom_id": lines[1]["custom_id"],
+                "response": {"status_code": 400, "request_id": "vllm-batch-2", "body": None},
+                "error": {"error": {"message": "Requested sample logprobs of 20, which is greater than max allowed: 5",
+                                    "type": "BadRequestError", "param": "logprobs", "code": 400}}}
+    replies.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    capfd.readouterr()
+    assert main(["import-replies", "e", str(replies), "--store", str(store), "--quiet"]) == 1
+    err = capfd.readouterr().err
+    with Store(store, read_only=True) as s:
+        errors = sorted(s.frame("SELECT error FROM call_failures")["error"])
+    assert errors == ["batch error: 400: Requested sample logprobs of 20, which is greater than max allowed: 5",
+                      "batch error: boom"]
+    assert "resume with" not in err and "python -m analysis resume" not in err, err
+    hint = next(line for line in err.splitlines() if "2 calls failed; continue with: " in line)
+    argv = shlex.split(hint.split("continue with: ", 1)[1])
+    assert argv[:4] == ["python", "-m", "analysis", "export-requests"] and argv[argv.index("--store") + 1] == str(store)
+    again = tmp_path / "again.jsonl"
+    argv[argv.index("--out") + 1] = str(again)  # requests.jsonl, here in tmp_path
+    assert main([*argv[3:], "--quiet"]) == 0
+    asked = [json.loads(line) for line in again.read_text().splitlines()]
+    assert {line["custom_id"] for line in asked} == failed
+
+    answers = tmp_path / "answers.jsonl"
+    with StubServer() as server:
+        _stub_run_batch(server.app, again, answers)
+    capfd.readouterr()
+    assert main(["import-replies", "e", str(answers), "--store", str(store), "--quiet"]) == 0
+    err = capfd.readouterr().err
+    done = next(line for line in err.splitlines() if "is complete; its numbers: " in line)
+    argv = shlex.split(done.split("its numbers: ", 1)[1])
+    assert argv[:4] == ["python", "-m", "analysis", "metrics"] and build_parser().parse_args(argv[3:]).method == "values"
+    assert "continue with" not in err
+
+
 def test_export_waves_match_the_method_hook_for_every_method(tmp_path: Path) -> None:
     """Every method's contract plan, exported and imported wave by wave: as many waves as ``Method.waves`` says."""
     import importlib
