@@ -12,6 +12,9 @@ from tests.app.conftest import page_path
 REPO = Path(__file__).resolve().parents[2]
 GOOD_CSV = b"name,description,gender\nAda,A retired engineer who bakes bread.,F\nBo,A young farmer.,M\nCy,A nurse.,female\n"
 
+#: The Run page's default values plan: 3 personas × 10 items × 2 contexts, and 3 conversation messages per persona.
+DEFAULT_CALLS = 3 * 10 * 2 + 3 * 3
+
 
 def _calls(at) -> int | None:
     metrics = {m.label: m.value for m in at.metric}
@@ -39,23 +42,23 @@ def test_a_link_cannot_open_a_file_outside_uploads_and_bundled_data(app_on_fixtu
 
     at.text_input(key="run_pop_path").set_value(str(outside)).run()  # typed: the user's own act
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert read and _calls(at) == 2 * 10 and not _link_warnings(at)
+    assert read and _calls(at) == DEFAULT_CALLS and not _link_warnings(at)
     assert at.query_params["run_pop_path"] in (str(outside), [str(outside)])
     at.switch_page(page_path("overview")).run()
     at.switch_page(page_path("run")).run()  # back from another page: the typed path (now in the URL) is still opened
-    assert _calls(at) == 2 * 10 and not _link_warnings(at) and at.text_input(key="run_pop_path").value == str(outside)
+    assert _calls(at) == DEFAULT_CALLS and not _link_warnings(at) and at.text_input(key="run_pop_path").value == str(outside)
 
 
 def test_a_link_to_bundled_data_or_an_upload_is_opened(app_on_fixture, tmp_path):
     bundled = REPO / "data/values/personas.json"
     at = app_on_fixture("run", run_pop_src="path", run_pop_path=str(bundled))
     assert not at.exception and not at.error and not _link_warnings(at)
-    assert _calls(at) == 2 * 10
+    assert _calls(at) == DEFAULT_CALLS
     uploads = tmp_path / "uploads"
     uploads.mkdir()
     (uploads / "personas-abc.csv").write_bytes(GOOD_CSV)
     at = app_on_fixture("run", run_pop_src="path", run_pop_path=str(uploads / "personas-abc.csv"))
-    assert not at.exception and not at.error and not _link_warnings(at) and _calls(at) == 2 * 10
+    assert not at.exception and not at.error and not _link_warnings(at) and _calls(at) == DEFAULT_CALLS
     # a path that climbs out of the data folder is outside it
     at = app_on_fixture("run", run_pop_src="path", run_pop_path=str(REPO / "data/../README.md"))
     assert len(_link_warnings(at)) == 1 and _calls(at) is None
