@@ -20,8 +20,12 @@ import statistics
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from analysis.runs.side_store import cache_dir
+
+if TYPE_CHECKING:
+    from analysis.llm.specs import ModelSpec
 
 GEN_TOKENS = 48
 REPEATS = 2
@@ -73,8 +77,8 @@ def kept_speed() -> EmbeddedSpeed | None:
         return None
 
 
-def calibrate(spec) -> EmbeddedSpeed:  # noqa: ANN001  (a ModelSpec of the embedded backend)
-    """Measure this machine's speed on ``spec`` (the embedded model) and keep it (``kept_path``)."""
+def calibrate(spec: ModelSpec) -> EmbeddedSpeed:
+    """Measure this machine's speed on ``spec`` (the embedded model's) and keep it (``kept_path``)."""
     from analysis.llm.client import ChatRequest, LLMClient
 
     async def timed(client: LLMClient, text: str, max_tokens: int) -> tuple[float, int, int]:

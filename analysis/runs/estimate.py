@@ -25,9 +25,12 @@ calls that wait for one another), each taking up to the provider's completion wi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analysis.runs.store import Store
+
+if TYPE_CHECKING:
+    from analysis.runs.calibration import EmbeddedSpeed
 
 CHARS_PER_TOKEN = 4.0
 #: Share of a generation's max_tokens a reply is assumed to use (conversation turns, text answers).
@@ -112,7 +115,7 @@ def past_latency(store: Store, model: str) -> PastLatency | None:
     return PastLatency(float(rows["latency_s"].median()), len(rows))
 
 
-def _modelled_seconds(spec: Any, n_calls: int, tokens: tuple[float, float] | None, speed: Any,
+def _modelled_seconds(spec: Any, n_calls: int, tokens: tuple[float, float] | None, speed: EmbeddedSpeed | None,
                       latency: PastLatency | None, concurrency: int) -> tuple[float | None, str]:
     """(seconds, what they rest on) without a measured run of the method."""
     if spec.backend == "embedded":
@@ -133,7 +136,7 @@ def _modelled_seconds(spec: Any, n_calls: int, tokens: tuple[float, float] | Non
 
 
 def estimate_run(method: str, modelled: tuple[float, float] | str, spec: Any, n_calls: int,
-                 measured: Throughput | None = None, waves: int | None = None, *, speed: Any = None,
+                 measured: Throughput | None = None, waves: int | None = None, *, speed: EmbeddedSpeed | None = None,
                  latency: PastLatency | None = None, concurrency: int = 1) -> RunEstimate:
     """Tokens per call and calls per second from ``measured`` (a run of the same method), else ``modelled`` (the
     method's model of its plan's tokens in and out, ``Method.tokens``; a string: why it has none); time without a
@@ -147,17 +150,16 @@ def estimate_run(method: str, modelled: tuple[float, float] | str, spec: Any, n_
         tokens = (measured.tokens_in_per_call * n_calls, measured.tokens_out_per_call * n_calls)
     elif not isinstance(modelled, str):
         tokens = modelled
-    seconds = None
+    else:
+        basis = modelled  # why the method has no token model
     if measured is not None:
-        seconds = n_calls / measured.calls_per_s
+        seconds: float | None = n_calls / measured.calls_per_s
         basis = f"measured on run {measured.run_id} ({measured.n_calls} calls at {measured.calls_per_s:.2f} calls/s)"
     else:
         seconds, timed = _modelled_seconds(spec, n_calls, tokens, speed, latency, concurrency)
-        if timed:
-            basis = f"{basis}; {timed}" if tokens is not None else timed
-            modelled = f"{modelled}; {timed}" if isinstance(modelled, str) else modelled
+        basis = f"{basis}; {timed}" if timed else basis
     if tokens is None:
-        return RunEstimate(n_calls, None, None, None, seconds, basis if measured else str(modelled), waves=waves)
+        return RunEstimate(n_calls, None, None, None, seconds, basis, waves=waves)
     tin, tout = (int(round(t)) for t in tokens)
     return RunEstimate(n_calls, tin, tout, spec.cost(tin, tout), seconds, basis, spec.batch_cost(tin, tout), waves)
 
