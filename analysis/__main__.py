@@ -774,7 +774,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 def _figure_out(out: Path | None) -> Path:
     """The output file of ``figure``, checked before any report is read: a known extension, a writable folder."""
-    from app.export import FORMATS
+    from analysis.figures.export import FORMATS
 
     if out is None:
         raise InputError("figure: give --out FILE (.svg, .pdf or .png), or --list")
@@ -830,7 +830,7 @@ def cmd_figure(args: argparse.Namespace) -> int:
         have = ", ".join(found) or "none for these models"
         what = f"unknown figure '{args.figure}'" if args.figure else "give FIGURE"
         raise InputError(f"figure {args.method}: {what} (figures: {have})")
-    from app.export import write
+    from analysis.figures.export import write
 
     write(found[args.figure], out, scale=args.scale, width=args.width, height=args.height)
     print(f"wrote {one_line(str(out))}", file=sys.stderr)

@@ -12,7 +12,7 @@ from analysis import methods
 from analysis.errors import RoleScopeError
 from app import state
 from app.markdown import plain
-from app.palette import model_colors
+from analysis.figures.palette import model_colors
 from app.stores import DEMO_LABEL, USER_LABEL, StoreRef, ref_for, store_choices
 
 _CTX = "_page_context"

@@ -251,7 +251,7 @@ def pair() -> None:
 
 def _cell_colours(table: pd.DataFrame, models: list[str]) -> pd.io.formats.style.Styler:
     """Each distinct answer one colour (invalid red, no sample blank), the same in every model's column."""
-    from app.palette import model_colors
+    from analysis.figures.palette import model_colors
 
     answers = sorted({v for m in models for v in table[m].dropna().unique() if v != INVALID})
     colours = model_colors(answers)

@@ -11,7 +11,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import pytest
 
-from app.figures import BELOW_TOOLBAR, LEGEND, _style, legend_below
+from analysis.figures.style import BELOW_TOOLBAR, LEGEND, _style, legend_below
 from app.methods import views
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -76,7 +76,7 @@ def test_an_exported_image_holds_the_whole_legend(reports, tmp_path):
     legend wraps onto rows): the legend's box lies inside the image and nothing of it is scrolled away."""
     import plotly.io as pio
 
-    from app.export import use_system_chromium
+    from analysis.figures.export import use_system_chromium
 
     use_system_chromium()
     kinds: dict[str, go.Figure] = {}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 
 from analysis.methods.values import VALUES
-from app import figures
+from analysis.figures import style as figures
 from app.methods.values import figures as values_figures
 from app.methods.values.palette import VALUE_COLORS
-from app.palette import model_colors
+from analysis.figures.palette import model_colors
 
 
 def test_palette_covers_values_and_is_stable_per_model():

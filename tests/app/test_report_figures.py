@@ -41,7 +41,7 @@ def test_each_view_draws_its_figures_from_its_report_alone(view, reports, monkey
 
 
 def test_has_data_leaves_out_an_empty_chart():
-    from app.figures import drawn
+    from analysis.figures.style import drawn
 
     empty = go.Figure(go.Bar(x=["a", "b"], y=[None, None]))
     full = go.Figure(go.Bar(x=["a", "b"], y=[None, 1.0]))
@@ -79,7 +79,7 @@ def test_unknown_figure_is_one_line_with_the_names(cli_store, tmp_path, capsys, 
 def test_figure_is_written(suffix, magic, cli_store, tmp_path, capsys, monkeypatch):
     """One figure written in each format through kaleido and the system's chromium (found by the CLI itself)."""
     monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("BROWSER_PATH", "")  # unset for app.export, restored after the test
+    monkeypatch.setenv("BROWSER_PATH", "")  # unset for analysis.figures.export, restored after the test
     out = tmp_path / f"fig.{suffix}"
     code, err = _figure(["personagym", "tasks", "--store", str(cli_store), "--models", MODELS[0], "--out", str(out),
                          "--scale", "2"], capsys)

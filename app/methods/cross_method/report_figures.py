@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from analysis import methods
 from analysis.methods.base import doc_frame
-from app.figures import drawn
+from analysis.figures.style import drawn
 from app.methods.cross_method import charts
 
 #: The two kinds of theory pairs, each with its chart's title.

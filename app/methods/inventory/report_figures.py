@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis.methods.base import doc_frame
-from app.figures import drawn
+from analysis.figures.style import drawn
 from app.methods.inventory import charts
 
 #: The paper whose per-domain convergent r the report carries (``published_convergent``).

@@ -6,11 +6,11 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from app import data
-from app import figures as shared
+from analysis.figures import style as shared
 from app.charts import _memo
 from app.methods.mbti import data as mbti_data
 from app.methods.mbti import figures, report_figures
-from app.palette import PAIR, model_colors
+from analysis.figures.palette import PAIR, model_colors
 from app.stores import StoreRef
 
 @_memo

@@ -1,4 +1,4 @@
-"""Plotly figures of the MBTI pages (pure: frames in, figures out; styling from ``app.figures``)."""
+"""Plotly figures of the MBTI pages (pure: frames in, figures out; styling from ``analysis.figures.style``)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis.methods.mbti.report_types import DIMENSION_NAMES, DIMENSIONS, OPTIONS, POLES
-from app.figures import _style
+from analysis.figures.style import _style
 
 from app.methods.mbti.palette import MBTI_OPTION_COLORS
-from app.palette import GRID, MODEL_SEQUENCE
+from analysis.figures.palette import GRID, MODEL_SEQUENCE
 
 def mbti_dimensions(scores: Mapping[str, Mapping[str, float | None]], sd: Mapping[str, Mapping[str, float]] | None = None,
                     colors: Mapping[str, str] | None = None) -> go.Figure:

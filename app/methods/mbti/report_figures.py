@@ -8,9 +8,9 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from app.figures import drawn
+from analysis.figures.style import drawn
 from app.methods.mbti import figures
-from app.palette import model_colors
+from analysis.figures.palette import model_colors
 
 
 def subjects(report: dict[str, Any], model: str) -> go.Figure:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from app import data
-from app import figures as shared
+from analysis.figures import style as shared
 from app.charts import _memo
 from app.methods.personagym import data as personagym_data
 from app.methods.personagym import report_figures
-from app.palette import model_colors
+from analysis.figures.palette import model_colors
 from app.stores import StoreRef
 
 @_memo

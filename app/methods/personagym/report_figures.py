@@ -10,7 +10,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from analysis.methods.personagym.report_types import TASKS, figure4_frame, series_name
-from app.figures import drawn
+from analysis.figures.style import drawn
 from app.methods.personagym import figures
 
 #: Colours of published series beside a store's models (hatched bars).
@@ -44,7 +44,7 @@ def refusals(report: dict[str, Any], models: list[str]) -> go.Figure | None:
 def report_figures(report: dict[str, Any], models: list[str]) -> dict[str, go.Figure]:
     """The view's ``figures`` hook: the task scores of ``models`` ('tasks'), their refusals (Fig. 4, 'refusals'), then
     each model's task scores per persona ('personas:<model>')."""
-    from app.palette import model_colors
+    from analysis.figures.palette import model_colors
 
     present = [m for m in models if m in report["models"]]
     found = {"tasks": tasks(report, present, model_colors(list(report["models"]))) if present else None,

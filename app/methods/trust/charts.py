@@ -7,7 +7,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from app import data
-from app import figures as shared
+from analysis.figures import style as shared
 from app.charts import _memo
 from app.methods.trust import data as trust_data
 from app.methods.trust import figures, report_figures

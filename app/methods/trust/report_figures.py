@@ -7,7 +7,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from app.figures import drawn
+from analysis.figures.style import drawn
 from app.methods.trust import figures
 
 

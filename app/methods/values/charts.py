@@ -8,11 +8,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from app import data
-from app import figures as shared
+from analysis.figures import style as shared
 from app.charts import _memo
 from app.methods.values import data as values_data
 from app.methods.values import figures, reads, report_figures
-from app.palette import PAIR, model_colors
+from analysis.figures.palette import PAIR, model_colors
 from app.stores import StoreRef
 
 persona_names = reads.persona_names

@@ -1,4 +1,4 @@
-"""Plotly figures of the Stick to Your Role! pages (pure: frames in, figures out; styling from ``app.figures``)."""
+"""Plotly figures of the Stick to Your Role! pages (pure: frames in, figures out; styling from ``analysis.figures.style``)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from analysis.methods.values.report_types import THEORY_POINTS, VALUES
-from app.figures import BELOW_TOOLBAR, _err, _style, _wrap
+from analysis.figures.style import BELOW_TOOLBAR, _err, _style, _wrap
 from app.methods.values.palette import value_color
-from app.palette import GRID, MODEL_SEQUENCE, NEUTRAL, PAIR
+from analysis.figures.palette import GRID, MODEL_SEQUENCE, NEUTRAL, PAIR
 
 
 def circumplex(layout: pd.DataFrame, centroids: pd.DataFrame | None, item_text: Mapping[str, str] | None = None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.palette import NEUTRAL
+from analysis.figures.palette import NEUTRAL
 
 #: Openness greens, Self-enhancement oranges, Conservation blues, Self-transcendence purples;
 #: Hedonism (between Openness and Self-enhancement) in mustard. Order follows the circle.

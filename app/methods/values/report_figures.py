@@ -8,9 +8,9 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from app import figures as shared
+from analysis.figures import style as shared
 from app.methods.values import figures, reads
-from app.palette import model_colors
+from analysis.figures.palette import model_colors
 
 
 def leaderboard_bars(report: dict[str, Any], models: tuple[str, ...], score: str, with_ci: bool,
