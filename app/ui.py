@@ -10,9 +10,9 @@ import streamlit as st
 
 from analysis import methods
 from analysis.errors import RoleScopeError
+from analysis.figures.palette import model_colors
 from app import state
 from app.markdown import plain
-from analysis.figures.palette import model_colors
 from app.stores import DEMO_LABEL, USER_LABEL, StoreRef, ref_for, store_choices
 
 _CTX = "_page_context"

@@ -15,8 +15,7 @@ from analysis import methods
 from analysis.errors import RoleScopeError
 from analysis.runs.labels import all_tags, parse_tags, set_label, tagged
 from analysis.sample_export import export_name, export_samples
-from analysis.samples import ACROSS, INVALID, across_runs, agreement, filter_samples, matrix, page_of, side_by_side, \
-    sort_samples
+from analysis.samples import ACROSS, INVALID, across_runs, agreement, filter_samples, matrix, page_of, side_by_side, sort_samples
 from app import data, state, ui
 from app.methods import view, views
 from app.nav import page

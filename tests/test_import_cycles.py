@@ -83,3 +83,15 @@ def test_the_run_engine_imports_nothing_above_it() -> None:
             found += [f"{path.relative_to(REPO)}:{node.lineno} {m}" for m in modules
                       if m.startswith("analysis") and not m.startswith(allowed)]
     assert found == []
+
+
+def test_the_library_imports_nothing_from_the_app() -> None:
+    """``analysis/`` (the library and its CLI: ``figure``, ``report``, the report file) stands below the dashboard: no
+    import in it, inline ones included, reaches ``app`` or ``pages``."""
+    found = []
+    for path in sorted((REPO / "analysis").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                       else [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
+            found += [f"{path.relative_to(REPO)}:{node.lineno} {m}" for m in modules if m.split(".")[0] in ("app", "pages")]
+    assert found == []

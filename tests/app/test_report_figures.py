@@ -1,4 +1,4 @@
-"""Figures for a paper: every method view's ``figures`` hook on the fixture store's reports (one test over every view),
+"""Figures for a paper: every method's ``figures`` hook on the fixture store's reports (one test over every method),
 and ``python -m analysis figure`` writing SVG, PNG and PDF through kaleido (skipped without Debian's chromium)."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from pathlib import Path
 import plotly.graph_objects as go
 import pytest
 
-from app.methods import views
+from analysis.methods import all_methods
 
 CHROMIUM = Path("/usr/bin/chromium")
 MODELS = ["smollm2-greedy", "smollm2-t07"]
 
 
-@pytest.mark.parametrize("view", views(), ids=lambda v: v.name)
-def test_each_view_draws_its_figures_from_its_report_alone(view, reports, monkeypatch):
+@pytest.mark.parametrize("method", all_methods(), ids=lambda m: m.name)
+def test_each_method_draws_its_figures_from_its_report_alone(method, reports, monkeypatch):
     """The hook returns named figures, each a plotly Figure that draws data, from the report dict alone (no store and
     no cached read is touched, the report is not changed); for no model it draws nothing rather than empty charts."""
     import app.data
@@ -27,17 +27,17 @@ def test_each_view_draws_its_figures_from_its_report_alone(view, reports, monkey
 
     monkeypatch.setattr(app.data, "report", refuse)
     monkeypatch.setattr(app.data, "_store", refuse)
-    assert view.figures is not None, f"{view.name} declares no figures hook"
-    report = reports[view.name]
+    assert method.figures is not None, f"{method.name} declares no figures hook"
+    report = reports[method.name]
     before = json.dumps(report, sort_keys=True)
-    found = view.figures(report, MODELS)
-    assert found, f"{view.name}: no figure on the fixture store"
+    found = method.figures(report, MODELS)
+    assert found, f"{method.name}: no figure on the fixture store"
     for name, fig in found.items():
         assert isinstance(name, str) and name
         assert isinstance(fig, go.Figure), name
         assert fig.data, name
     assert json.dumps(report, sort_keys=True) == before
-    assert view.figures(report, []) == {}
+    assert method.figures(report, []) == {}
 
 
 def test_has_data_leaves_out_an_empty_chart():

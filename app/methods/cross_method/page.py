@@ -6,10 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from analysis import methods
+from analysis.methods.cross_method import figures as xm_figures
+from analysis.methods.cross_method import plots
 from app import data, samples, state, ui
-from app.methods.cross_method import charts
 from app.methods.cross_method import data as xm_data
-from app.methods.cross_method import report_figures as xm_figures
 
 ctx = ui.context()
 ref = ctx.ref
@@ -75,7 +75,7 @@ if families.get("cells"):
     st.caption(xm_data.family_caption(families["cells"]))
 matrix = xm_data.matrix(mdoc, bands.get("cells") or {})
 order = xm_figures.order(matrix, labels)
-event = ui.plot(charts.heatmap(matrix, order, labels), key="xm_matrix", select=True)
+event = ui.plot(plots.heatmap(matrix, order, labels), key="xm_matrix", select=True)
 picked = samples.units(event, ["a", "b"])
 if picked and (picked[0]["a"], picked[0]["b"]) != st.session_state.get("xm_cell_seen"):  # a new click picks the cell
     st.session_state["xm_cell_seen"] = (picked[0]["a"], picked[0]["b"])
@@ -92,7 +92,7 @@ if len(order) >= 2:
     st.markdown(f"**{ui.plain(labels[a])} × {ui.plain(labels[b])}**" + (
         f": r = {ui.ci_text(entry['r'].iloc[0], entry['lo'].iloc[0], entry['hi'].iloc[0])}, n = {entry['n'].iloc[0]}"
         if len(entry) and pd.notna(entry["r"].iloc[0]) else f": — {entry['reason'].iloc[0]}" if len(entry) else ""))
-    point = ui.plot(charts.scatter(scores, a, b, labels), key="xm_scatter", select=True)
+    point = ui.plot(plots.scatter(scores, a, b, labels), key="xm_scatter", select=True)
     clicked = samples.units(point, ["persona_id"])
     if clicked and clicked[0]["persona_id"] != st.session_state.get("xm_point_seen"):
         st.session_state["xm_point_seen"] = st.session_state["xm_persona"] = clicked[0]["persona_id"]
@@ -111,7 +111,7 @@ for kind, title in xm_figures.PAIR_KINDS:
     chosen = [p for p in pairs if p["kind"] == kind]
     if not chosen:
         continue
-    ui.plot(charts.pairs_chart(chosen, title), key=f"xm_pairs_{kind}")
+    ui.plot(plots.pairs_chart(chosen, title), key=f"xm_pairs_{kind}")
     table = pd.DataFrame([{"pair": p["label"], "r": p["r"], "CI": ui.ci_text(p["r"], p["lo"], p["hi"]) if p["r"] is not None else "—",
                            "n": p["n"], "vs chance (Holm)": xm_data.pair_vs_chance(p.get("chance")),
                            "human r": p.get("human_r"), "source": p["source"], "why —": p.get("reason") or ""}

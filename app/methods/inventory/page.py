@@ -4,10 +4,10 @@ published figures, all read from the inventory report."""
 import pandas as pd
 import streamlit as st
 
+from analysis.methods.inventory import figures as inv_figures
+from analysis.methods.inventory import plots
 from app import data, samples, state, ui
-from app.methods.inventory import charts
 from app.methods.inventory import data as inv_data
-from app.methods.inventory import report_figures as inv_figures
 
 ctx = ui.context()
 ref = ctx.ref
@@ -244,7 +244,7 @@ mine = {m: v for m, v in mine.items() if v is not None}
 if len(pub) and mine:
     st.caption("Convergent validity: the paper's models (grey) and this store's (dashed lines) on one axis — beside each "
                "other, not ranked together: the paper used IPIP-NEO-300 and BFI with 1,250 prompt variants per model.")
-    ui.plot(charts.beside_published(pub, mine), key="published")
+    ui.plot(plots.beside_published(pub, mine), key="published")
 if len(pub):
     wide = pub.pivot_table(index="model", columns="metric", values="value", aggfunc="first").reset_index()
     ui.table(wide, hide_index=True, width="stretch")

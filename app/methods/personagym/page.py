@@ -3,13 +3,17 @@
 import pandas as pd
 import streamlit as st
 
+from analysis.methods.personagym import figures as personagym_report_figures
 from analysis.methods.personagym.report_types import (
-    COLUMNS, TASKS, evaluator_frame, source_label, table1_frame,
+    COLUMNS,
+    TASKS,
+    evaluator_frame,
+    source_label,
+    table1_frame,
 )
 from app import data, samples, state, ui
 from app.methods.personagym import charts as personagym_charts
 from app.methods.personagym import data as personagym_data
-from app.methods.personagym import report_figures as personagym_report_figures
 
 ctx = ui.context()
 ref = ctx.ref

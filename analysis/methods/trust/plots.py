@@ -7,8 +7,9 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from analysis.figures.style import BELOW_TOOLBAR, _ci_whiskers, _style, _wrap
 from analysis.figures.palette import GRID, MODEL_SEQUENCE, PAIR
+from analysis.figures.style import BELOW_TOOLBAR, _ci_whiskers, _style, _wrap
+
 
 def trust_attributes(attributes: Mapping[str, Mapping]) -> go.Figure:
     """Per attribute: Spearman(belief ranking, behaviour ranking) with CI | η² of belief vs of behaviour."""

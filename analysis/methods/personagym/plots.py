@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from analysis.figures.style import _style, _wrap
 from analysis.figures.palette import GRID, MODEL_SEQUENCE, NEUTRAL
+from analysis.figures.style import _style, _wrap
 
 
 def task_scores(series: Mapping[str, Mapping[str, float | None]], colors: Mapping[str, str], tasks: Sequence[str]) -> go.Figure:
