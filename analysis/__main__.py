@@ -476,7 +476,8 @@ def _awaiting(store, shown: str, summary, args: argparse.Namespace) -> int:
     if out is None:
         print(f"write them with: python -m analysis export-requests {shlex.quote(shown)} --store "
               f"{shlex.quote(str(store.path))} --out {target}", file=sys.stderr)
-    print(f"then: vllm run_batch -i {target} -o replies.jsonl --model MODEL (or any OpenAI batch runner), and "
+    print(f"then: vllm run_batch -i {target} -o replies.jsonl --model MODEL (or on Ray: python -m analysis.runs.ray_driver "
+          f"{target} --base-url URL --out replies.jsonl; or any OpenAI batch runner), and "
           f"python -m analysis import-replies {shlex.quote(shown)} replies.jsonl --store {shlex.quote(str(store.path))} "
           "--out next-requests.jsonl", file=sys.stderr)
     return 0
