@@ -11,19 +11,14 @@ from analysis.methods.cross_method import plots
 from app import data, samples, state, ui
 from app.methods.cross_method import data as xm_data
 
-ctx = ui.context()
+ctx, models = ui.method_page(
+    "cross_method", "One persona set run through every method that takes one (values, inventory, trust game, "
+    "PersonaGym), each on its own protocol. If a model plays a persona faithfully, the methods should agree about that "
+    "persona the way people's answers agree: a persona high on Benevolence should score high on Agreeableness (Roccas "
+    "et al. 2002). A model that tailors each answer to each questionnaire will not.", xm_data.models,
+    nothing="cross-method campaign",
+    hint="Run one on the **Run** page (method Cross-method) or `python -m analysis run cross-method --model SPEC`.")
 ref = ctx.ref
-ui.header("One persona set run through every method that takes one (values, inventory, trust "
-          "game, PersonaGym), each on its own protocol. If a model plays a persona faithfully, the methods should "
-          "agree about that persona the way people's answers agree: a persona high on Benevolence should score high on "
-          "Agreeableness (Roccas et al. 2002). A model that tailors each answer to each questionnaire will not.", report=("cross_method",))
-
-models = ctx.pick(xm_data.models(ref))
-if not models:
-    ui.empty(f"No cross-method campaign in **{ref.name}**" + (" for the models picked in the sidebar." if xm_data.models(ref) else "."),
-             "Run one on the **Run** page (method Cross-method) or `python -m analysis run cross-method --model SPEC`.")
-    st.stop()
-ui.headlines(ref, "cross_method", models)
 model = state.selectbox("Model", models, key="model")
 mdoc = xm_data.doc(ref)["models"][model]
 ui.model_notes([model], data.model_specs(ref))

@@ -9,19 +9,13 @@ from analysis.methods.inventory import plots
 from app import data, samples, state, ui
 from app.methods.inventory import data as inv_data
 
-ctx = ui.context()
+ctx, models = ui.method_page(
+    "inventory", "Can a model play a persona's personality on a standard inventory? Each item is asked on its own with "
+    "the persona's description (Serapio-García et al. 2023); scores per domain against human norms, reliability (α, ω, "
+    "λ6), test–retest across option orders, and shaping: personas given a target level on one domain, recovered from "
+    "their answers.", inv_data.models, nothing="inventory answers",
+    hint="Run the inventory method on the **Run** page (or `python -m analysis run inventory --model SPEC`).")
 ref = ctx.ref
-ui.header("Can a model play a persona's personality on a standard inventory? Each item is "
-          "asked on its own with the persona's description (Serapio-García et al. 2023); scores per domain against "
-          "human norms, reliability (α, ω, λ6), test–retest across option orders, and shaping: personas given a target "
-          "level on one domain, recovered from their answers.", report=("inventory",))
-
-models = ctx.pick(inv_data.models(ref))
-if not models:
-    ui.empty(f"No inventory answers in **{ref.name}**" + (" for the models picked in the sidebar." if inv_data.models(ref) else "."),
-             "Run the inventory method on the **Run** page (or `python -m analysis run inventory --model SPEC`).")
-    st.stop()
-ui.headlines(ref, "inventory", models)
 
 left, right = st.columns(2)
 model = state.selectbox("Model", models, key="model", container=left)
