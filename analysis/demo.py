@@ -229,8 +229,7 @@ def precompute_reports(store_path: Path, n_sims: int, log: Callable[[str], None]
         record_stale_runs(store, log)
         for method in methods.all_methods():
             started = time.monotonic()
-            method.cached_chance(store, n_sims, config={}, n_boot=n_boot)
-            # the document `metrics --json` prints and a report file embeds (chance bands as a section of it)
+            # the document the pages read, `metrics --json` prints and a report file embeds, chance bands included
             method.cached_report(store, n_boot=n_boot, chance=n_sims)
             extra = getattr(_demo_module(method.name), "precompute", None)
             if extra is not None:

@@ -12,8 +12,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-#: Model-spec fields a plan may carry that change no request sent (prices): a difference only there is not stale.
-NOT_SENT = frozenset({"batch_price_factor", "price_input_per_mtok", "price_output_per_mtok"})
+from analysis.llm.specs import BATCH_LIMITS
+
+#: Model-spec fields a plan may carry that change no request sent (prices, how batches are cut): a difference only
+#: there is not stale.
+NOT_SENT = frozenset({"batch_price_factor", "price_input_per_mtok", "price_output_per_mtok", *BATCH_LIMITS})
 
 
 def plan_differences(stored: Any, today: Any, path: str = "") -> list[str]:

@@ -185,10 +185,11 @@ def models_in(ref: StoreRef) -> list[str]:
 # -- every method's report ------------------------------------------------------------------------
 @st.cache_data(**CACHE)
 def report(ref: StoreRef, method: str) -> dict[str, Any]:
-    """The method's report for this store (``Method.report``): every number its pages, the Overview and Compare show."""
+    """The method's report for this store (``Method.report``, ``N_BOOT`` resamples, ``CHANCE_SIMS`` draws per null):
+    every number its pages, the Overview and Compare show, and their chance bands (``chance``), computed once."""
     from analysis import methods  # the registry is light; a method's metrics (scipy & co.) load on a cache miss only
 
-    return methods.get(method).cached_report(_store(ref), config=ref.chosen(method), n_boot=N_BOOT)
+    return methods.get(method).cached_report(_store(ref), config=ref.chosen(method), n_boot=N_BOOT, chance=CHANCE_SIMS)
 
 
 @st.cache_data(**CACHE)
@@ -244,10 +245,11 @@ def present_methods(ref: StoreRef) -> list[Any]:
 # -- chance bands (``analysis.chance``): per method, {model: chance document} ------------------------
 @st.cache_data(**CACHE)
 def chance(ref: StoreRef, method: str) -> dict[str, Any]:
-    """Each model's null bands for ``method`` (``Method.chance``; observed numbers = its report's)."""
+    """Each model's null bands for ``method``, read from its report (``Method.chance``; kept apart so that a page
+    reading a band is not handed a copy of the whole report)."""
     from analysis import methods
 
-    return methods.get(method).cached_chance(_store(ref), CHANCE_SIMS, config=ref.chosen(method), n_boot=N_BOOT)
+    return methods.get(method).chance(report(ref, method))
 
 
 @st.cache_data(**CACHE)

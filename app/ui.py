@@ -149,12 +149,12 @@ def empty(message: str, hint: str | None = None) -> None:
 
 
 def method_page(method: str, question: str, available: Callable[[StoreRef], list[str]], *, nothing: str, hint: str,
-                headline_cards: bool = True, allow_empty: bool = False) -> tuple[PageContext, list[str]]:
+                allow_empty: bool = False) -> tuple[PageContext, list[str]]:
     """The opening every method page shares: the question the page answers under its heading (with the "Download
     report" button of ``method``), the sidebar's models that have data (``available(ref)``: the models of the store
-    with the method's answers), and the method's headline cards for them. Without such a model, an empty state (``nothing``: what the store lacks, e.g. "MBTI answers";
-    ``hint``: how to get them) stops the page, unless ``allow_empty`` (a page that shows more than the store's models,
-    such as published scores)."""
+    with the method's answers), and the method's headline cards for them. Without such a model, an empty state stops
+    the page (``nothing``: what the store lacks, such as "inventory answers"; ``hint``: how to get them), unless
+    ``allow_empty`` (a page that shows more than the store's models, such as published scores)."""
     ctx = context()
     header(question, report=(method,))
     have = available(ctx.ref)
@@ -162,8 +162,7 @@ def method_page(method: str, question: str, available: Callable[[StoreRef], list
     if not models and not allow_empty:
         empty(f"No {nothing} in **{ctx.ref.name}**" + (" for the models picked in the sidebar." if have else "."), hint)
         st.stop()
-    if headline_cards:
-        headlines(ctx.ref, method, models)
+    headlines(ctx.ref, method, models)
     return ctx, models
 
 

@@ -44,6 +44,10 @@ REQUEST_PARAMS = ("temperature", "top_p", "max_tokens", "seed", "logprobs", "top
 EXTRA_PARAMS = ("cache_prompt", "top_k")
 
 
+#: How ``--via batch`` cuts a wave into batch files for a model (``analysis.runs.batch_parts``).
+BATCH_LIMITS = ("batch_max_requests", "batch_max_bytes", "batch_max_enqueued_tokens")
+
+
 class ModelSpec(BaseModel):
     """One model endpoint. Holds the *name* of the key's environment variable, never the key."""
 
@@ -140,9 +144,14 @@ class ModelSpec(BaseModel):
         return None if live is None else live * self.batch_price_factor
 
     def public_dict(self) -> dict[str, Any]:
-        """The spec as stored with a run: no secret can be in it (keys live only in env/secrets)."""
+        """The spec as stored with a run: no secret can be in it (keys live only in env/secrets). The batch limits are
+        left out at their defaults: they change no request, and a plan embedding a spec (PersonaGym's evaluators)
+        stays the configuration it was before they existed."""
         data = self.model_dump()
         data["base_url"] = strip_url_credentials(self.base_url)
+        for name in BATCH_LIMITS:
+            if data[name] == type(self).model_fields[name].default:
+                del data[name]
         return data
 
 

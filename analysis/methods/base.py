@@ -303,8 +303,10 @@ class Method:
     #: (store, model=None, *, config=None, n_boot=..., chance=0) -> the report (see the module docstring); every
     #: model's document holds ``headlines`` (one ``number`` entry per ``Headline``) and ``counts``.
     report: Callable[..., dict[str, Any]]
-    #: (store, n_sims, *, config=None, report=None) -> {model: the null bands the pages show}.
-    chance: Callable[..., dict[str, Any]]
+    #: report (computed with ``chance`` > 0) -> {model: the null bands the pages show}: the report's own chance
+    #: sections in the shape its pages and ``Headline.null`` read them, never computed again (None where the report
+    #: holds none: computed without chance).
+    chance: Callable[[Mapping[str, Any]], dict[str, Any]]
     #: (plan, number of runs per model) -> Shows: what the plan's answers can produce.
     can_show: Callable[[dict[str, Any], int], Shows]
     #: (Side A, Side B, *, n_boot) -> [Difference]: the two models' numbers with paired CIs where both answered the
@@ -383,6 +385,7 @@ class Method:
         from analysis.methods.report_model import checked
         from analysis.report_cache import cached_report
 
+        config = config or None  # no configuration chosen (None, or the pages' empty choice): each model's latest
         options = {"model": model, "config": config, "n_boot": n_boot, "chance": chance}
         keys = tuple(h.key for h in self.headlines)
         typed = self.report_model.resolve() if self.report_model is not None else None
@@ -392,15 +395,9 @@ class Method:
                              sources=self.source_paths)
 
     def cached_chance(self, store: Any, n_sims: int, *, config: Any = None, n_boot: int = 1000) -> dict[str, Any]:
-        """``chance`` on the report ``cached_report`` gives for these options, kept beside it (the same cache, kind
-        ``chance-<method>``): {model: the null bands its pages show}."""
-        from analysis.report_cache import cached_report
-
-        options = {"config": config, "n_boot": n_boot, "n_sims": n_sims}
-        return cached_report(store, f"chance-{self.name}", options,
-                             lambda: self.chance(store, n_sims, config=config,
-                                                 report=self.cached_report(store, config=config, n_boot=n_boot)),
-                             sources=self.source_paths)
+        """{model: the null bands its pages show}, read from the report with ``n_sims`` draws per null
+        (``cached_report(..., chance=n_sims)``: the same document as the headlines, computed once)."""
+        return self.chance(self.cached_report(store, config=config, n_boot=n_boot, chance=n_sims))
 
     def build_session(self, plan: dict[str, Any], executor: Any, store: Any, run_id: str, spec: ModelSpec) -> Session:
         return self.session(plan, executor, store, run_id, spec)

@@ -364,7 +364,7 @@ def headline_cell(method: Any, h: Any, doc: Mapping[str, Any], model: str) -> He
 
     entry = headline(doc, model, h.key)
     mine = doc["models"].get(model) or {}
-    band = mine.get("chance") or {}
+    band = (method.chance(doc).get(model) if model in doc["models"] else None) or {}
     summaries = h.null(band, entry) if h.null is not None else None
     why = no_verdict_reason(entry, summaries) if h.null is not None else "no null model for this number"
     his = [s for s in (summaries or {}).values() if s and s.get("lo") is not None]

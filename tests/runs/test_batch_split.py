@@ -200,3 +200,9 @@ def test_limits_come_from_the_model_spec() -> None:
 
     spec = ModelSpec(name="m", backend="openai", model="m", base_url="http://localhost:1/v1")
     assert BatchLimits.of(spec) == BatchLimits(50_000, 190_000_000, None)
+    # stored with a run (and in the plans that embed a spec) only when set: a default spec is stored as before
+    from analysis.llm.specs import BATCH_LIMITS
+
+    assert not set(BATCH_LIMITS) & set(spec.public_dict())
+    custom = spec.model_copy(update={"batch_max_requests": 1000})
+    assert custom.public_dict()["batch_max_requests"] == 1000 and ModelSpec(**custom.public_dict()) == custom

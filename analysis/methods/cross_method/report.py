@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -355,13 +356,9 @@ def report(store: Store, model: str | None = None, *, config: comparable.Chosen 
     return metrics_json(store, model, config=config, n_boot=n_boot, chance=chance)
 
 
-def chance_bands(store: Store, n_sims: int, *, config: comparable.Chosen = None,
-                 report: dict[str, Any] | None = None) -> dict[str, Any]:
+def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
     """``Method.chance``, per model: the headlines' nulls (``convergent``, ``pattern``: ``{"permutation": summary}``) and
     every cross-method cell's band (``cells``: ``"a|b"`` -> band, verdict family-wise), each theory pair's (``pairs``,
-    Holm) and the families' sizes (``families``), from the report computed with ``n_sims`` draws."""
-    from analysis.methods.cross_method.method import METHOD
-
-    doc = METHOD.cached_report(store, config=config, n_boot=0, chance=n_sims)
+    Holm) and the families' sizes (``families``), read from the report's chance sections."""
     return {m: (d.get("chance") or {}) | {"cells": d.get("cells_chance") or {}, "pairs": d.get("pairs_chance") or {},
-                                          "families": d.get("families") or {}} for m, d in doc["models"].items()}
+                                          "families": d.get("families") or {}} for m, d in report["models"].items()}

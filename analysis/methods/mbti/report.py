@@ -38,6 +38,7 @@ CI over statements and whether the letters differ.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -137,10 +138,9 @@ def report(store: Store, model: str | None = None, *, config: comparable.Chosen 
     return metrics_json(store, model, config=config, chance=chance, n_boot=n_boot)
 
 
-def chance_bands(store: Store, n_sims: int, *, config: comparable.Chosen = None,
-                 report: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``Method.chance``: each model's null bands (the report's ``chance`` section at ``n_sims`` draws)."""
-    return {m: d.get("chance") for m, d in metrics_json(store, config=config, chance=n_sims, n_boot=0)["models"].items()}
+def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
+    """``Method.chance``: each model's null bands, its report's ``chance`` section."""
+    return {m: d.get("chance") for m, d in report["models"].items()}
 
 
 def where_they_differ(a: Any, b: Any) -> dict[str, dict[str, Any]]:

@@ -37,6 +37,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -309,7 +310,6 @@ def report(store: Store, model: str | None = None, *, config: Any = None, n_boot
     return metrics_json(store, model, config=config, chance=chance)
 
 
-def chance_bands(store: Store, n_sims: int, *, config: Any = None,
-                 report: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``Method.chance``: each model's null bands (the report's ``chance`` section at ``n_sims`` draws)."""
-    return {m: d.get("chance") for m, d in metrics_json(store, config=config, chance=n_sims)["models"].items()}
+def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
+    """``Method.chance``: each model's null bands, its report's ``chance`` section."""
+    return {m: d.get("chance") for m, d in report["models"].items()}

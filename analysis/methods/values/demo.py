@@ -52,10 +52,10 @@ def precompute(store: Any, n_sims: int, *, n_boot: int) -> None:
     from analysis.methods.values.fit_chance import cached_fit_chance
     from analysis.methods.values.method import METHOD
 
-    report = METHOD.cached_report(store, config={}, n_boot=n_boot)
+    report = METHOD.cached_report(store, n_boot=n_boot, chance=n_sims)
     for model, doc in sorted(report["models"].items()):
         for key in doc.get("contexts") or {}:
-            cached_fit_chance(store, model, key, n_sims, config={}, n_boot=n_boot)
+            cached_fit_chance(store, model, key, n_sims, n_boot=n_boot)
 
 
 PARTS = (DemoPart("values", "values", plan), DemoPart("values-svs", "values", svs_plan, needs="svs"))

@@ -18,10 +18,12 @@ KIND = "chance-values-fit"
 def cached_fit_chance(store: Any, model: str, key: str, n_sims: int, *, config: Any = None,
                       n_boot: int = 1000) -> dict[str, Any]:
     """``Method.part_chance``: ``{metric: {kind: summary}}`` for ``model`` × context ``key`` on the values report of
-    these options (the report is read only when the bands are not kept yet)."""
+    these options, the one the pages read (``n_sims`` draws per null; it is read only when the bands are not kept
+    yet)."""
+    config = config or None  # as ``Method.cached_report`` keys it
     options = {"model": model, "key": key, "n_sims": n_sims, "config": config, "n_boot": n_boot}
     return report_cache.cached_report(
         store, KIND, options,
-        lambda: values_fit_chance(store, METHOD.cached_report(store, config=config, n_boot=n_boot), model, key, n_sims,
-                                  config=config),
+        lambda: values_fit_chance(store, METHOD.cached_report(store, config=config, n_boot=n_boot, chance=n_sims), model,
+                                  key, n_sims, config=config),
         sources=METHOD.source_paths)

@@ -192,7 +192,9 @@ def values_metrics(store: Store, model: str | None = None, config: comparable.Ch
     """``{"models": {NAME: model_metrics | {"configuration", "configurations"}}}`` for every model in the store (or
     one), each on one configuration (``latest_answers``). ``chance`` > 0 adds each model's ``"chance"`` document
     (``analysis.methods.values.chance.model_chance`` with that many simulations; draws cached in a writable store):
-    every null (``chance_scope="all"``), or the stability nulls only (``"stability"``: what a leaderboard row shows)."""
+    every null (``chance_scope="all"``), those the pages show up front (``"fast"``: circumplex and stability; each
+    context's separability and CFA fit nulls are drawn on demand, ``analysis.methods.values.fit_chance``), or the
+    stability nulls only (``"stability"``: what a leaderboard row shows)."""
     from analysis.parallel import shared_pool, submit
 
     selection = comparable.select(store, FAMILY, model=model, config=config)
@@ -208,7 +210,7 @@ def values_metrics(store: Store, model: str | None = None, config: comparable.Ch
             waits = submit(structure_jobs(group, with_separability=with_separability))
             if chance > 0:
                 simulated[name] = chance_draws(group, _context_keys(group), n_sims=chance, store=store,
-                                               contexts=chance_scope == "all")
+                                               contexts=chance_scope != "stability", slow=chance_scope == "all")
             fitted[name] = [wait() for wait in waits]
     models = {}
     for name, group in groups:
@@ -304,13 +306,11 @@ def values_report(store: Store, model: str | None = None, *, config: comparable.
 
 def report(store: Store, model: str | None = None, *, config: comparable.Chosen = None, n_boot: int = N_BOOT,
            chance: int = 0) -> dict[str, Any]:
-    """``Method.report``: ``values_report``."""
-    return values_report(store, model, config=config, n_boot=n_boot, chance=chance)
+    """``Method.report``: ``values_report`` with the nulls the pages show up front (``chance_scope="fast"``)."""
+    return values_report(store, model, config=config, n_boot=n_boot, chance=chance, chance_scope="fast")
 
 
-def chance_bands(store: Store, n_sims: int, *, config: comparable.Chosen = None,
-                 report: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``Method.chance``: every model's circumplex and stability nulls, per context (the fit nulls are drawn per
-    context on demand: ``analysis.methods.values.fit_chance``)."""
-    report = report if report is not None else values_report(store, config=config, n_boot=0)
-    return values_chance(store, report, config, n_sims=n_sims, slow=False)
+def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
+    """``Method.chance``: every model's circumplex and stability nulls, per context, its report's ``chance`` section
+    (the fit nulls are drawn per context on demand: ``analysis.methods.values.fit_chance``)."""
+    return {m: d.get("chance") for m, d in report["models"].items()}
