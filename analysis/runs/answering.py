@@ -64,15 +64,21 @@ async def answer_in_chunks(store: Store, entries: list[Pending],
     answered = failed = 0
     for start in range(0, len(entries), CHUNK):
         chunk = entries[start:start + CHUNK]
-        outcomes = replies(chunk)
         with store.grouped():
-            for entry in chunk:
-                outcome = outcomes.pop(entry.key)
-                if isinstance(outcome, CallError):
-                    failed += 1
-                    entry.fail(outcome)
-                else:
-                    answered += 1
-                    entry.resolve(outcome)
+            failures = _hand_over(chunk, replies(chunk))
+            answered, failed = answered + len(chunk) - failures, failed + failures
             await until_idle()
     return answered, failed
+
+
+def _hand_over(chunk: list[Pending], outcomes: dict[str, Outcome]) -> int:
+    """Settle each entry of ``chunk`` with its outcome (nothing of them is kept here); returns how many failed."""
+    failures = 0
+    for entry in chunk:
+        outcome = outcomes.pop(entry.key)
+        if isinstance(outcome, CallError):
+            failures += 1
+            entry.fail(outcome)
+        else:
+            entry.resolve(outcome)
+    return failures
