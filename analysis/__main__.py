@@ -476,7 +476,8 @@ def _awaiting(store, shown: str, summary, args: argparse.Namespace) -> int:
     if out is None:
         print(f"write them with: python -m analysis export-requests {shlex.quote(shown)} --store "
               f"{shlex.quote(str(store.path))} --out {target}", file=sys.stderr)
-    print(f"then: vllm run_batch -i {target} -o replies.jsonl --model MODEL (or any OpenAI batch runner), and "
+    print(f"then: vllm run_batch -i {target} -o replies.jsonl --model MODEL (or on Ray: python -m analysis.runs.ray_driver "
+          f"{target} --base-url URL --out replies.jsonl; or any OpenAI batch runner), and "
           f"python -m analysis import-replies {shlex.quote(shown)} replies.jsonl --store {shlex.quote(str(store.path))} "
           "--out next-requests.jsonl", file=sys.stderr)
     return 0
@@ -684,14 +685,14 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Write the store's report file (``analysis.report_file``) to ``--out``; the figures are the dashboard's
-    (each method view's ``figures``, when the app is importable)."""
+    (``Method.figures``)."""
     from analysis.importers.files import check_out_file, write_atomically
     from analysis.report_file import report_html
 
     out = check_out_file(args.out, "report --out", force=args.force, expected="an .html file")
     started = time.perf_counter()
     with _cache_store(args.store) as store:
-        text = report_html(store, models=args.models, methods=args.methods, runs=args.runs, figures=_app_figures(),
+        text = report_html(store, models=args.models, methods=args.methods, runs=args.runs, 
                            n_boot=args.n_boot, chance=args.chance)
     out = check_out_file(out, "report --out", force=args.force, expected="an .html file")  # changed meanwhile?
     try:
@@ -723,15 +724,6 @@ def cmd_table(args: argparse.Namespace) -> int:
         raise InputError(f"table --out {out}: cannot write it ({exc.strerror})") from None
     print(f"wrote {one_line(str(out))}", file=sys.stderr)
     return 0
-
-
-def _app_figures():  # -> analysis.report_file.Figures | None
-    """Each method's figures as its dashboard view draws them (``app.report_file.figures``), or None without the app."""
-    try:
-        from app.report_file import figures
-    except ImportError:
-        return None
-    return figures
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
@@ -775,7 +767,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 def _figure_out(out: Path | None) -> Path:
     """The output file of ``figure``, checked before any report is read: a known extension, a writable folder."""
-    from app.export import FORMATS
+    from analysis.figures.export import FORMATS
 
     if out is None:
         raise InputError("figure: give --out FILE (.svg, .pdf or .png), or --list")
@@ -791,12 +783,12 @@ def _figure_out(out: Path | None) -> Path:
 def _method_figures(store: Any, name: str, models: list[str] | None, n_boot: int, *,
                     strict: bool = True) -> dict[str, Any]:
     """{figure name: figure} of method ``name`` on ``store`` for ``models`` (default: every model of its report), from
-    its report (``Method.cached_report``, the dashboard's options) and its view's ``figures`` hook. A model the report
+    its report (``Method.cached_report``, the dashboard's options) and its ``figures`` hook. A model the report
     lacks is an ``InputError`` when ``strict``, else left out (listing every method's figures)."""
     from analysis import methods
-    from app.report_file import figures
 
-    doc = methods.get(name).cached_report(store, n_boot=n_boot)
+    method = methods.get(name)
+    doc = method.cached_report(store, n_boot=n_boot)
     unknown = [m for m in models or [] if m not in doc["models"]]
     if unknown and not strict:
         models = [m for m in models or [] if m in doc["models"]]
@@ -805,11 +797,11 @@ def _method_figures(store: Any, name: str, models: list[str] | None, n_boot: int
     elif unknown:
         have = ", ".join(sorted(doc["models"])) or "none"
         raise InputError(f"figure --models: {', '.join(unknown)} has no {name} answers in this store (models: {have})")
-    return dict(figures(name, doc, models or sorted(doc["models"])))
+    return dict(method.figures(doc, models or sorted(doc["models"]))) if method.figures is not None else {}
 
 
 def cmd_figure(args: argparse.Namespace) -> int:
-    """Write one figure of a method (``MethodView.figures``) with Plotly's static export, or list the names."""
+    """Write one figure of a method (``Method.figures``) with Plotly's static export, or list the names."""
     from analysis import methods
 
     name = args.method.replace("-", "_") if args.method else None
@@ -831,7 +823,7 @@ def cmd_figure(args: argparse.Namespace) -> int:
         have = ", ".join(found) or "none for these models"
         what = f"unknown figure '{args.figure}'" if args.figure else "give FIGURE"
         raise InputError(f"figure {args.method}: {what} (figures: {have})")
-    from app.export import write
+    from analysis.figures.export import write
 
     write(found[args.figure], out, scale=args.scale, width=args.width, height=args.height)
     print(f"wrote {one_line(str(out))}", file=sys.stderr)

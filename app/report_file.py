@@ -1,21 +1,13 @@
 """The "Download report" button of the Overview, Compare and every method page: the report file
-(``analysis.report_file``) of what the page shows, drawn with each method view's own figures."""
+(``analysis.report_file``) of what the page shows, with each method's figures (``Method.figures``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the CLI's ``report`` imports ``figures`` without Streamlit
     from app.stores import StoreRef
-
-
-def figures(method: str, report: Mapping[str, Any], models: list[str]) -> Mapping[str, Any]:
-    """``method``'s figures as its view draws them from its report (``MethodView.figures``), or none."""
-    from app.methods import views
-
-    drawer = next((v.figures for v in views() if v.name == method), None)
-    return drawer(report, models) if drawer is not None else {}
 
 
 def report_bytes(ref: StoreRef, *, models: Sequence[str] | None = None, methods: Sequence[str] | None = None) -> bytes:
@@ -29,7 +21,7 @@ def report_bytes(ref: StoreRef, *, models: Sequence[str] | None = None, methods:
 
     configs = {m.name: ref.chosen(m.name) for m in registry.all_methods() if ref.chosen(m.name)}
     return report_html(ref.store, models=list(models) if models else None, methods=list(methods) if methods else None,
-                       figures=figures, configs=configs or None, n_boot=N_BOOT, chance=CHANCE_SIMS).encode("utf-8")
+                       configs=configs or None, n_boot=N_BOOT, chance=CHANCE_SIMS).encode("utf-8")
 
 
 def file_name(ref: StoreRef, methods: Sequence[str] | None) -> str:

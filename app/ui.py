@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,9 +11,9 @@ import streamlit as st
 
 from analysis import methods
 from analysis.errors import RoleScopeError
+from analysis.figures.palette import model_colors
 from app import state
 from app.markdown import plain
-from app.palette import model_colors
 from app.stores import DEMO_LABEL, USER_LABEL, StoreRef, ref_for, store_choices
 
 _CTX = "_page_context"
@@ -145,6 +146,25 @@ def header(caption: str, *, report: tuple[str, ...] | None = None) -> None:
 def empty(message: str, hint: str | None = None) -> None:
     """A friendly empty state: what is missing and how to get it."""
     st.info(message + (f"\n\n{hint}" if hint else ""), icon="ℹ️")
+
+
+def method_page(method: str, question: str, available: Callable[[StoreRef], list[str]], *, nothing: str, hint: str,
+                headline_cards: bool = True, allow_empty: bool = False) -> tuple[PageContext, list[str]]:
+    """The opening every method page shares: the question the page answers under its heading (with the "Download
+    report" button of ``method``), the sidebar's models that have data (``available(ref)``: the models of the store
+    with the method's answers), and the method's headline cards for them. Without such a model, an empty state (``nothing``: what the store lacks, e.g. "MBTI answers";
+    ``hint``: how to get them) stops the page, unless ``allow_empty`` (a page that shows more than the store's models,
+    such as published scores)."""
+    ctx = context()
+    header(question, report=(method,))
+    have = available(ctx.ref)
+    models = ctx.pick(have)
+    if not models and not allow_empty:
+        empty(f"No {nothing} in **{ctx.ref.name}**" + (" for the models picked in the sidebar." if have else "."), hint)
+        st.stop()
+    if headline_cards:
+        headlines(ctx.ref, method, models)
+    return ctx, models
 
 
 def plot(fig: Any, key: str | None = None, *, select: bool = False) -> Any:

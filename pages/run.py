@@ -364,7 +364,9 @@ def _show_estimate(est: RunEstimate, spec: ModelSpec, label: str = "", via: str 
                         "live price (models.toml: batch_price_factor)")
         row.metric("Batches (waves)", "—" if est.waves is None else f"{est.waves:,}", width="content",
                    help="Batches one after another: a step that needs the previous step's replies waits for its "
-                        "batch to end (each can take up to the provider's 24 h window)")
+                        "batch to end (each can take up to the provider's 24 h window). A wave over the model's "
+                        "batch limits (models.toml: batch_max_requests, batch_max_bytes, batch_max_enqueued_tokens) "
+                        "goes as several batch files")
     else:
         row.metric("Cost (est.)", _cost_text(est.cost, spec, est), width="content",
                    help=None if est.batch_cost is None else f"Through the provider's batch API: "

@@ -15,8 +15,7 @@ from analysis import methods
 from analysis.errors import RoleScopeError
 from analysis.runs.labels import all_tags, parse_tags, set_label, tagged
 from analysis.sample_export import export_name, export_samples
-from analysis.samples import ACROSS, INVALID, across_runs, agreement, filter_samples, matrix, page_of, side_by_side, \
-    sort_samples
+from analysis.samples import ACROSS, INVALID, across_runs, agreement, filter_samples, matrix, page_of, side_by_side, sort_samples
 from app import data, state, ui
 from app.methods import view, views
 from app.nav import page
@@ -251,7 +250,7 @@ def pair() -> None:
 
 def _cell_colours(table: pd.DataFrame, models: list[str]) -> pd.io.formats.style.Styler:
     """Each distinct answer one colour (invalid red, no sample blank), the same in every model's column."""
-    from app.palette import model_colors
+    from analysis.figures.palette import model_colors
 
     answers = sorted({v for m in models for v in table[m].dropna().unique() if v != INVALID})
     colours = model_colors(answers)

@@ -10,7 +10,11 @@ error file with that status, any other fault in the output with the live fault's
   script changes);
 - ``polls``: retrievals before it ends (``validating`` on the first, ``in_progress`` after);
 - ``garble``: output line numbers (0-based) written as broken JSON; ``drop``: output line numbers left out;
-- ``fail_uploads``: the next n uploads answer HTTP 500.
+- ``fail_uploads``: the next n uploads answer HTTP 500;
+- ``max_requests``: a batch of more lines fails at validation (as OpenAI fails a file over 50,000 requests);
+- ``token_budget``: the model's enqueued-token limit; a batch whose tokens (``request_tokens``: a rough count,
+  below RoleScope's estimate) would take the batches in progress past it fails with ``token_limit_exceeded``, as
+  OpenAI's does.
 
 Every request of a batch is logged like a live one, with ``"batch": <id>``; ``stats`` counts files and batches.
 """
@@ -33,6 +37,8 @@ class BatchScript:
     garble: list[int] = field(default_factory=list)
     drop: list[int] = field(default_factory=list)
     fail_uploads: int = 0
+    max_requests: int | None = None
+    token_budget: int | None = None
 
     @classmethod
     def from_json(cls, doc: dict[str, Any] | None) -> BatchScript:
@@ -54,12 +60,25 @@ class _Batch:
     error_file_id: str | None = None
     counts: dict[str, int] = field(default_factory=lambda: {"total": 0, "completed": 0, "failed": 0})
     errors: list[dict[str, str]] | None = None
+    tokens: int = 0
+    created_mono: float = field(default_factory=time.monotonic)
+    ended_at: float | None = None  # time.monotonic() when it reached a final state
+
+    @property
+    def in_progress(self) -> bool:
+        return self.status in ("validating", "in_progress", "finalizing", "cancelling")
 
     def doc(self) -> dict[str, Any]:
         return {"id": self.id, "object": "batch", "endpoint": self.endpoint, "input_file_id": self.input_file_id,
                 "completion_window": self.window, "status": self.status, "output_file_id": self.output_file_id,
                 "error_file_id": self.error_file_id, "created_at": self.created_at, "request_counts": self.counts,
                 "metadata": self.metadata, "errors": {"object": "list", "data": self.errors} if self.errors else None}
+
+
+def request_tokens(body: dict[str, Any]) -> int:
+    """The stub's count of a request's input tokens: its messages' JSON at 4 bytes a token (a provider counts with
+    the model's tokenizer; RoleScope's estimate, 3 bytes of the whole line, stays above this)."""
+    return len(json.dumps(body.get("messages", []), ensure_ascii=False).encode("utf-8")) // 4
 
 
 Answer = Callable[[dict[str, Any], bytes | None, str], tuple[int, dict[str, Any]]]
@@ -139,8 +158,23 @@ class BatchAPI:
                        doc.get("metadata") or {}, auth, int(time.time()))
         lines = [line for line in self.files[file_id][2].split(b"\n") if line.strip()]
         batch.counts["total"] = len(lines)
+        batch.tokens = sum(request_tokens(json.loads(line)["body"]) for line in lines)
+        enqueued = sum(b.tokens for b in self.batches.values() if b.in_progress)
+        script = self.script
+        if script.max_requests is not None and len(lines) > script.max_requests:
+            self._refuse(batch, "too_many_requests",
+                         f"the input file holds {len(lines)} requests, more than {script.max_requests} (stub)")
+        elif script.token_budget is not None and enqueued + batch.tokens > script.token_budget:
+            self._refuse(batch, "token_limit_exceeded",
+                         f"Enqueued token limit reached: limit {script.token_budget}, enqueued {enqueued}, "
+                         f"this batch {batch.tokens} (stub)")
         self.batches[batch.id] = batch
         return 200, batch.doc()
+
+    @staticmethod
+    def _refuse(batch: _Batch, code: str, message: str) -> None:
+        batch.status, batch.ended_at = "failed", time.monotonic()
+        batch.errors = [{"code": code, "message": message}]
 
     def _retrieve(self, batch: _Batch) -> dict[str, Any]:
         batch.polls += 1
@@ -151,7 +185,7 @@ class BatchAPI:
             elif script.outcome == "hold" or batch.polls < script.polls:
                 batch.status = "in_progress" if batch.polls > 1 else "validating"
             elif script.outcome == "failed":
-                batch.status = "failed"
+                batch.status, batch.ended_at = "failed", time.monotonic()
                 batch.errors = [{"code": "invalid_request", "message": "line 1: model not found (stub)"}]
             else:
                 share = 1.0 if script.outcome == "completed" else script.partial
@@ -172,7 +206,7 @@ class BatchAPI:
         batch.output_file_id = self._store_output(batch, "output", text)
         batch.error_file_id = self._store_output(batch, "errors", [json.dumps(r) for r in err]) if err else None
         batch.counts = {"total": len(lines), "completed": len(out), "failed": len(err)}
-        batch.status = status
+        batch.status, batch.ended_at = status, time.monotonic()
 
     def _store_output(self, batch: _Batch, kind: str, lines: list[str]) -> str:
         file_id = self._new_id("file")

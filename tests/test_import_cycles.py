@@ -73,8 +73,9 @@ def test_no_import_cycle_inline_imports_included() -> None:
 def test_the_run_engine_imports_nothing_above_it() -> None:
     """``analysis/runs/`` (store, runner, executor, progress, outcome) is the bottom layer under the methods: no import
     of it, inline ones included, reaches the registry, a method or any module outside ``runs``, ``llm`` and
-    ``errors`` (the run engine is handed its method by the caller: ``analysis.methods.create_run``)."""
-    allowed = ("analysis.runs", "analysis.llm", "analysis.errors", "analysis.importers.files")
+    ``errors`` (the run engine is handed its method by the caller: ``analysis.methods.create_run``), but for the leaves
+    ``importers.files`` and ``cli_types`` (the Ray driver's options)."""
+    allowed = ("analysis.runs", "analysis.llm", "analysis.errors", "analysis.importers.files", "analysis.cli_types")
     found = []
     for path in sorted((REPO / "analysis/runs").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -82,4 +83,16 @@ def test_the_run_engine_imports_nothing_above_it() -> None:
                        else [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
             found += [f"{path.relative_to(REPO)}:{node.lineno} {m}" for m in modules
                       if m.startswith("analysis") and not m.startswith(allowed)]
+    assert found == []
+
+
+def test_the_library_imports_nothing_from_the_app() -> None:
+    """``analysis/`` (the library and its CLI: ``figure``, ``report``, the report file) stands below the dashboard: no
+    import in it, inline ones included, reaches ``app`` or ``pages``."""
+    found = []
+    for path in sorted((REPO / "analysis").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            modules = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                       else [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
+            found += [f"{path.relative_to(REPO)}:{node.lineno} {m}" for m in modules if m.split(".")[0] in ("app", "pages")]
     assert found == []

@@ -60,6 +60,13 @@ class ModelSpec(BaseModel):
     batch_price_factor: float = Field(default=0.5, gt=0, le=1, allow_inf_nan=False,
                                       description="Batch API price as a share of the live price (OpenAI: half).")
     max_top_logprobs: int = Field(default=20, ge=0, description="Largest top_logprobs the endpoint accepts.")
+    batch_max_requests: int = Field(default=50_000, ge=1,
+                                    description="Most requests in one provider batch file (OpenAI: 50,000).")
+    batch_max_bytes: int = Field(default=190_000_000, ge=1024,
+                                 description="Most bytes in one provider batch file (OpenAI: 200 MB, less a margin).")
+    batch_max_enqueued_tokens: int | None = Field(
+        default=None, ge=1, description="Most input tokens enqueued at once in this model's provider batches (the "
+                                        "provider's batch queue limit for your account); None: no budget.")
     timeout_s: float = Field(default=120.0, gt=0, allow_inf_nan=False)
 
     @field_validator("name", "model")

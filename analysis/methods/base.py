@@ -360,6 +360,10 @@ class Method:
     #: [{"model", "model_id", "r", "measures", "source"}], [] when none is bundled: LLM figures a cross-method pair shows
     #: beside its own r (never pooled). None: the method bundles no such figures.
     external_validity: Callable[[str, str], list[dict[str, Any]]] | None = None
+    #: (report, models) -> its main charts for a paper, ``{name: plotly Figure}`` in reading order, drawn from its report
+    #: alone with the builders its pages use (``analysis/methods/<m>/figures.py``); a chart with no data for these
+    #: models is left out. ``python -m analysis figure`` writes one; the report file embeds them. None: no figures.
+    figures: Callable[[Mapping[str, Any], list[str]], dict[str, Any]] | None = None
 
     @property
     def source_paths(self) -> tuple[str, ...]:

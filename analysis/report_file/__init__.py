@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analysis.report_file.contents import Figures, ReportContents, gather
+from analysis.report_file.contents import ReportContents, gather
 
 
 def plotly_js() -> str:
@@ -24,7 +24,7 @@ def plotly_js() -> str:
 
 
 def report_html(store: Any, *, models: list[str] | None = None, methods: list[str] | None = None,
-                runs: list[str] | None = None, figures: Figures | None = None,
+                runs: list[str] | None = None, figures: bool = True,
                 configs: dict[str, Any] | None = None, **options: int) -> str:
     """The report file's text for ``store`` (``contents.gather``, the results table for the paper of the same
     methods, models and options, then ``html.render``); ``options``: ``n_boot`` and ``chance`` of ``gather``."""
@@ -37,4 +37,4 @@ def report_html(store: Any, *, models: list[str] | None = None, methods: list[st
     return render(contents.model_copy(update={"results": table.model_dump()}), plotly_js())
 
 
-__all__ = ["Figures", "ReportContents", "gather", "plotly_js", "report_html"]
+__all__ = ["ReportContents", "gather", "plotly_js", "report_html"]

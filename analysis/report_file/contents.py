@@ -144,8 +144,6 @@ class ReportContents(Frozen):
     tables: str  # the store's result tables: gzip + base64 of {"table": {"columns", "data"}} (``encode_tables``)
 
 
-Figures = Callable[[str, Mapping[str, Any], list[str]], Mapping[str, Any]]
-
 
 def anchor(*parts: str) -> str:
     """An HTML id from its parts: letters, digits and '-' only."""
@@ -418,14 +416,15 @@ def shown_models(doc: Mapping[str, Any], chosen: set[str] | None, specs: Mapping
 
 
 def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence[str] | None = None,
-           runs: Sequence[str] | None = None, figures: Figures | None = None,
+           runs: Sequence[str] | None = None, figures: bool = True,
            configs: Mapping[str, Any] | None = None, n_boot: int = N_BOOT,
            chance: int = CHANCE_SIMS) -> ReportContents:
     """Everything a report file shows, for the store's methods with answers (or ``methods``), its models (or
     ``models``), and its runs (or ``runs``: numbers are the store's, the runs listed and embedded those). ``configs``:
     method -> the configurations chosen instead of each model's latest (``Method.cached_report``'s ``config``), as a
     page shows them; by default each model's latest, as ``metrics --json`` does. ``n_boot`` and ``chance``: bootstrap
-    resamples and null draws (``metrics``' ``--n-boot`` and ``--chance``)."""
+    resamples and null draws (``metrics``' ``--n-boot`` and ``--chance``). ``figures``: each method's figures drawn
+    from its report (``Method.figures``) embedded."""
     from analysis.errors import InputError
 
     present = chosen_methods(store, methods, "report")
@@ -457,7 +456,7 @@ def gather(store: Any, *, models: Sequence[str] | None = None, methods: Sequence
         if mine is not None:
             mine = mine[mine["model"].isin(shown)]
         published = [] if method.published is None else _published(method.name)
-        drawn = figures(method.name, doc, shown) if figures is not None and shown else {}
+        drawn = method.figures(doc, shown) if figures and method.figures is not None and shown else {}
         sections.append(MethodSection(
             name=method.name, label=method.label, headlines=_headlines(method, doc, shown),
             counts=[{"model": m, **c} for m in shown for c in doc["models"][m].get("counts", [])],

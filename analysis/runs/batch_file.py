@@ -1,7 +1,7 @@
 """The OpenAI batch file format: one request a line in, one result a line out.
 
 It is shared by the provider batch APIs (OpenAI's ``/v1/batches`` and compatible services), ``vllm run_batch`` and
-Ray Data's OpenAI-compatible processors, so one exported wave runs on any of them:
+RoleScope's Ray driver (``analysis.runs.ray_driver``), so one exported wave runs on any of them:
 
 - **input line**: ``{"custom_id": KEY, "method": "POST", "url": "/v1/chat/completions", "body": {...}}``; RoleScope's
   ``custom_id`` is the call's content key (``ChatRequest.cache_key``), so a reply is matched to its request by
@@ -14,7 +14,7 @@ Ray Data's OpenAI-compatible processors, so one exported wave runs on any of the
 one that is not a 64-hex content key is named with its line number (``InputError``), so nothing is stored from a bad
 file (``analysis.runs.results_index`` keeps where each line is, not the line).
 ``reply_to`` turns a result into its request's reply, refusing a body that names another model than the one the
-request was sent to (``analysis.llm.model_ids``).
+request was sent to (``analysis.llm.model_ids``). ``parse_request`` checks an input line (the Ray driver reads them).
 """
 
 from __future__ import annotations
@@ -86,15 +86,38 @@ def _error_text(doc: Any) -> str:
     return clip(json.dumps(doc, ensure_ascii=False)[:400], 300)
 
 
+def _custom_id(doc: dict[str, Any], line: int, where: str) -> str:
+    custom_id = doc.get("custom_id")
+    if not isinstance(custom_id, str) or not _CUSTOM_ID.fullmatch(custom_id):
+        raise InputError(f"{where}: line {line}: custom_id {clip(json.dumps(custom_id), 80)} is not a RoleScope call "
+                         "key (64 hex digits)")
+    return custom_id
+
+
+def parse_request(raw: bytes | str, line: int, where: str) -> tuple[str, dict[str, Any]]:
+    """One input line, checked: its ``custom_id`` and ``body``; ``InputError`` naming ``where`` and the line when it
+    is not a chat-completions request line (a results file given instead, say)."""
+    doc = parse_json_line(raw, f"{where}: line {line}")
+    if not isinstance(doc, dict):
+        raise InputError(f"{where}: line {line}: a request line is a JSON object, not {type(doc).__name__}")
+    custom_id = _custom_id(doc, line, where)
+    body = doc.get("body")
+    if "body" not in doc and ("response" in doc or "error" in doc):
+        raise InputError(f"{where}: line {line}: a result line, not a request (give the file export-requests wrote)")
+    if doc.get("method") != "POST" or doc.get("url") != ENDPOINT:
+        raise InputError(f"{where}: line {line}: not a POST {ENDPOINT} request (method "
+                         f"{clip(json.dumps(doc.get('method')), 40)}, url {clip(json.dumps(doc.get('url')), 80)})")
+    if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not isinstance(body.get("model"), str):
+        raise InputError(f"{where}: line {line}: body is not a chat completion request (model and messages)")
+    return custom_id, body
+
+
 def parse_result(raw: bytes | str, line: int, where: str) -> Result:
     """One output line, checked; ``InputError`` naming ``where`` and the line when it is not one."""
     doc = parse_json_line(raw, f"{where}: line {line}", constants=float)  # NaN logprobs: that reply's failure
     if not isinstance(doc, dict):
         raise InputError(f"{where}: line {line}: a result line is a JSON object, not {type(doc).__name__}")
-    custom_id = doc.get("custom_id")
-    if not isinstance(custom_id, str) or not _CUSTOM_ID.fullmatch(custom_id):
-        raise InputError(f"{where}: line {line}: custom_id {clip(json.dumps(custom_id), 80)} is not a RoleScope call "
-                         "key (64 hex digits)")
+    custom_id = _custom_id(doc, line, where)
     response, error = doc.get("response"), doc.get("error")
     if error:
         return Result(custom_id, None, f"batch error: {_error_text(error)}", line)

@@ -1,16 +1,18 @@
 """A wave sent through a provider's batch API (``/v1/files`` + ``/v1/batches``: OpenAI and compatible services).
 
-For each model of the wave: write its requests as one batch file (``analysis.runs.batch_file``), upload it, create
-the batch, keep its id in the store (``Store.record_batch``) before waiting, poll it with growing pauses (the
-provider's counts go to the progress message), then download its output and error files and answer every request:
+For each model of the wave: cut its requests into batch files within the model's limits (requests and bytes a
+file; ``analysis.runs.batch_parts``), and for each file, once its estimated tokens fit the model's enqueued-token
+budget beside its batches in progress (else it waits for one to end), upload it, create the batch, keep its id in
+the store (``Store.record_batch``) before waiting, poll it with growing pauses (the provider's counts go to the
+progress message), then download its output and error files and answer every request:
 a reply (validated and bounded as a live reply is, priced at the batch price), or the reason it has none (the
 request's own error, the batch expired, was cancelled or failed, its output had no line for it, or that line's body
 names another model than the request was sent to: ``analysis.llm.model_ids``). The executor
 stores each as a live call would be stored; a request left without a reply is asked again by ``resume``.
 
 A process killed while it waits loses nothing: on ``resume`` the session asks the same requests, and a wave whose
-requests are in a batch still open at the provider polls that batch instead of creating another
-(``Store.open_batches``). Cancelling the run locally leaves the provider's batch running; its replies are collected
+requests are in batches still open at the provider polls those batches (counted in the token budget) and cuts only
+the requests no batch holds into new ones (``Store.open_batches``). Cancelling the run locally leaves the provider's batch running; its replies are collected
 on resume. Keys: the file holds the request bodies only; the key goes in the Authorization header, to the endpoint
 configured for it, as for a live call.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -28,7 +31,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 from analysis.llm.client import CallError, classify_error
 from analysis.llm.keys import clip, redact
 from analysis.runs.answering import answer_in_chunks, read_replies
-from analysis.runs.batch_file import ENDPOINT, request_line
+from analysis.runs.batch_file import ENDPOINT
+from analysis.runs.batch_parts import BatchLimits, TokenQueue, cut_wave, enqueued_tokens, sendable_lines
 from analysis.runs.progress import ProgressTracker
 from analysis.runs.results_index import ResultsIndex
 from analysis.runs.store import Store
@@ -36,6 +40,7 @@ from analysis.runs.waves import Pending
 
 if TYPE_CHECKING:
     from analysis.llm.client import LLMClient
+    from analysis.llm.specs import ModelSpec
 
 FINAL = ("completed", "expired", "cancelled", "failed")
 T = TypeVar("T")
@@ -107,6 +112,7 @@ class ProviderBatches:
         self.waves = 0
         self.created: list[str] = []  # batch ids this process created
         self.adopted: list[str] = []  # open batches it found in the store and polled
+        self.queues: dict[str, TokenQueue] = {}  # by model identity: its enqueued-token budget
 
     async def __call__(self, wave: list[Pending]) -> None:
         self.waves += 1
@@ -117,34 +123,55 @@ class ProviderBatches:
 
     async def _model_wave(self, entries: list[Pending]) -> None:
         client = entries[0].client
+        queue = self._queue(client.spec)
         by_key = {e.key: e for e in entries}
-        jobs: list[Awaitable[None]] = []
-        for batch in self.store.open_batches(client.spec.identity):
-            held = {key: by_key.pop(key) for key in batch["units"] if key in by_key}
-            if held:
-                self.adopted.append(batch["batch_id"])
-                jobs.append(self._collect(client, batch["batch_id"], held))
-        if by_key:
-            jobs.append(self._submit_and_collect(client, list(by_key.values())))
-        await asyncio.gather(*jobs)
+        async with asyncio.TaskGroup() as group:
+            for batch in self.store.open_batches(client.spec.identity):
+                held = {key: by_key.pop(key) for key in batch["units"] if key in by_key}
+                if held:
+                    self.adopted.append(batch["batch_id"])
+                    tokens = _adopted_tokens(held, int(batch["n_requests"]))
+                    queue.hold(tokens)
+                    group.create_task(self._collect_then_release(client, batch["batch_id"], held, queue, tokens))
+            if by_key:
+                await self._submit_parts(client, list(by_key.values()), queue, group)
 
-    async def _submit_and_collect(self, client: LLMClient, entries: list[Pending]) -> None:
-        lines, sendable = batch_lines(entries)
-        if not sendable:
-            return
+    def _queue(self, spec: ModelSpec) -> TokenQueue:
+        """The model's token queue, shared by every wave of this execution (its batches of one wave end before the
+        next wave starts, so it only ever counts batches in progress)."""
+        if spec.identity not in self.queues:
+            self.queues[spec.identity] = TokenQueue(spec.batch_max_enqueued_tokens)
+        return self.queues[spec.identity]
+
+    async def _submit_parts(self, client: LLMClient, entries: list[Pending], queue: TokenQueue,
+                            group: asyncio.TaskGroup) -> None:
+        """Cut the model's requests into batches within its limits (``batch_parts.cut_wave``); create each once its
+        tokens fit the budget beside the batches in progress, keep its id, and collect it (``group``)."""
+        for number, part in enumerate(cut_wave(entries, BatchLimits.of(client.spec)), start=1):
+            await queue.acquire(part.tokens)
+            try:
+                batch_id = await self._create(client, b"".join(part.lines), len(part.lines), number)
+            except CallError as exc:
+                await queue.release(part.tokens)
+                for entry in part.entries.values():
+                    entry.fail(CallError(f"batch not created: {exc}", retryable=False))
+                continue
+            finally:
+                part.lines.clear()  # uploaded (or not): only the entries are needed from here
+            self.store.record_batch(batch_id, self.run_id, client.spec.name, client.spec.identity, self.waves,
+                                    {k: e.units for k, e in part.entries.items()})
+            self.created.append(batch_id)
+            group.create_task(self._collect_then_release(client, batch_id, part.entries, queue, part.tokens))
+
+    async def _collect_then_release(self, client: LLMClient, batch_id: str, by_key: dict[str, Pending],
+                                    queue: TokenQueue, tokens: int) -> None:
         try:
-            batch_id = await self._create(client, b"".join(lines), len(lines))
-        except CallError as exc:
-            for entry in sendable.values():
-                entry.fail(CallError(f"batch not created: {exc}", retryable=False))
-            return
-        self.store.record_batch(batch_id, self.run_id, client.spec.name, client.spec.identity, self.waves,
-                                {k: e.units for k, e in sendable.items()})
-        self.created.append(batch_id)
-        await self._collect(client, batch_id, sendable)
+            await self._collect(client, batch_id, by_key)
+        finally:
+            await queue.release(tokens)
 
-    async def _create(self, client: LLMClient, data: bytes, n_requests: int) -> str:
-        self.progress.update(message=f"wave {self.waves}: uploading {n_requests:,} requests")
+    async def _create(self, client: LLMClient, data: bytes, n_requests: int, number: int = 1) -> str:
+        self.progress.update(message=f"wave {self.waves}: uploading batch {number} ({n_requests:,} requests)")
         uploaded = await self._retrying(lambda: client.openai.files.create(
             file=("rolescope-requests.jsonl", data, "application/jsonl"), purpose="batch"))
         batch = await self._retrying(lambda: client.openai.batches.create(
@@ -225,7 +252,11 @@ def _missing_reason(batch: Any, problems: list[str]) -> str:
         errors = getattr(getattr(batch, "errors", None), "data", None) or []
         first = "; ".join(clip(redact(": ".join(str(x) for x in (getattr(e, "code", None), getattr(e, "message", e)) if x)), 200)
                           for e in errors[:2])
-        return f"batch failed{': ' + first if first else ''}"
+        hint = ""
+        if any(getattr(e, "code", None) == "token_limit_exceeded" for e in errors):
+            hint = ("; the provider's enqueued-token limit for this model: set batch_max_enqueued_tokens in models.toml "
+                    "to your account's limit, and resume")
+        return f"batch failed{': ' + first if first else ''}{hint}"
     if status in ("expired", "cancelled"):
         return f"batch {status} before this request was answered"
     unreadable = f" ({len(problems)} output lines unreadable: {clip(problems[0], 200)})" if problems else ""
@@ -233,16 +264,17 @@ def _missing_reason(batch: Any, problems: list[str]) -> str:
 
 
 def batch_lines(entries: list[Pending]) -> tuple[list[bytes], dict[str, Pending]]:
-    """The request lines of ``entries`` (a provider batch, an exported wave) and the entries they hold; a request
-    that cannot be written (a NaN or inf parameter) is failed, never sent."""
+    """The request lines of ``entries`` (an exported wave) and the entries they hold; a request that cannot be
+    written (a NaN or inf parameter) is failed, never sent (``batch_parts.sendable_lines``)."""
     lines, written = [], {}
-    for entry in entries:
-        body, _ = entry.client.request_body(entry.request)
-        try:
-            line = request_line(entry.key, body)
-        except ValueError as exc:
-            entry.fail(CallError(f"request not sent: {exc}", retryable=False))
-            continue
-        lines.append(redact(line.decode("utf-8")).encode("utf-8"))  # a file kept on disk or uploaded: no secret in it
+    for entry, line in sendable_lines(entries):
+        lines.append(line)
         written[entry.key] = entry
     return lines, written
+
+
+def _adopted_tokens(held: dict[str, Pending], n_requests: int) -> int:
+    """An open batch's enqueued tokens, estimated from the requests of this wave it holds (scaled to all of its
+    ``n_requests``: a batch of the store may hold requests of other runs too)."""
+    tokens = sum(enqueued_tokens(line) for _, line in sendable_lines(held.values()))
+    return math.ceil(tokens * max(n_requests, len(held)) / len(held))

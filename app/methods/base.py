@@ -92,9 +92,6 @@ class MethodView:
       options in ``container`` and returns {option of its ``Options`` model: value}.
     - ``summary``: what the method asks of a persona, after whom, and what its headline numbers mean, in a researcher's
       words (Markdown, one or two sentences): the Overview lists every method with it.
-    - ``figures(report, models)``: the method's main charts for a paper, ``{name: plotly Figure}`` in reading order,
-      built from its report document alone (what ``Method.cached_report`` returns) with the builders its pages draw
-      with; a chart with no data for these models is left out. ``python -m analysis figure`` writes one of them.
     """
 
     name: str
@@ -112,7 +109,6 @@ class MethodView:
     inputs: Callable[[], None] | None = None
     imports: tuple[ImportKind, ...] = ()
     campaign_form: Callable[[Any], dict[str, Any]] | None = None
-    figures: Callable[[dict[str, Any], list[str]], dict[str, Any]] | None = None
 
     @property
     def home_url(self) -> str:

@@ -11,8 +11,8 @@ from pathlib import Path
 import plotly.graph_objects as go
 import pytest
 
-from app.figures import BELOW_TOOLBAR, LEGEND, _style, legend_below
-from app.methods import views
+from analysis.figures.style import BELOW_TOOLBAR, LEGEND, _style, legend_below
+from analysis.methods import all_methods
 
 CHROMIUM = Path("/usr/bin/chromium")
 MODELS = ["smollm2-greedy", "smollm2-t07"]
@@ -32,8 +32,8 @@ def _placed_below(fig: go.Figure) -> bool:
 
 
 def _legend_figures(reports: dict[str, dict]) -> dict[str, go.Figure]:
-    """Every view's figures on the fixture store that draw a legend, by '<method>:<figure name>'."""
-    return {f"{view.name}:{name}": fig for view in views() for name, fig in view.figures(reports[view.name], MODELS).items()
+    """Every method's figures on the fixture store that draw a legend, by '<method>:<figure name>'."""
+    return {f"{m.name}:{name}": fig for m in all_methods() for name, fig in m.figures(reports[m.name], MODELS).items()
             if _shows_legend(fig)}
 
 
@@ -55,7 +55,7 @@ def test_style_places_the_legend_and_keeps_titled_subplots_below_the_toolbar():
     assert _style(go.Figure(), top=BELOW_TOOLBAR).layout.margin.t == BELOW_TOOLBAR
 
 
-def test_every_views_figure_with_a_legend_places_it_below(reports):
+def test_every_methods_figure_with_a_legend_places_it_below(reports):
     """Each method's figures (the pages draw the same through their cached charts) with a legend: ``LEGEND``."""
     found = _legend_figures(reports)
     assert {name.split(":")[0] for name in found} >= {"values", "mbti", "trust", "personagym", "inventory", "cross_method"}
@@ -76,7 +76,7 @@ def test_an_exported_image_holds_the_whole_legend(reports, tmp_path):
     legend wraps onto rows): the legend's box lies inside the image and nothing of it is scrolled away."""
     import plotly.io as pio
 
-    from app.export import use_system_chromium
+    from analysis.figures.export import use_system_chromium
 
     use_system_chromium()
     kinds: dict[str, go.Figure] = {}

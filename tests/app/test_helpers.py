@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.methods.values import VALUES
-from app import figures
-from app.methods.values import figures as values_figures
-from app.methods.values.palette import VALUE_COLORS
-from app.palette import model_colors
+from analysis.figures import style as figures
+from analysis.figures.palette import model_colors
+from analysis.methods.values import VALUES, plots
+from analysis.methods.values.plots import VALUE_COLORS
 
 
 def test_palette_covers_values_and_is_stable_per_model():
@@ -20,7 +19,7 @@ def test_palette_covers_values_and_is_stable_per_model():
 def test_circumplex_draws_sectors_and_items():
     """Items keep their coordinates and value colour; axes are equal; each value is labelled once."""
     layout = pd.DataFrame({"item_id": ["1", "2"], "value": ["Power", "Universalism"], "x": [0.0, 0.3], "y": [-1.0, 0.9]})
-    fig = values_figures.circumplex(layout, None, {"1": "Likes to be in charge."})
+    fig = plots.circumplex(layout, None, {"1": "Likes to be in charge."})
     power = next(t for t in fig.data if t.name == "Power")
     assert list(power.y) == [-1.0] and power.marker.color == VALUE_COLORS["Power"]
     assert "Likes to be in charge." in power.hovertext[0]

@@ -1,4 +1,4 @@
-"""Figures for a paper: every method view's ``figures`` hook on the fixture store's reports (one test over every view),
+"""Figures for a paper: every method's ``figures`` hook on the fixture store's reports (one test over every method),
 and ``python -m analysis figure`` writing SVG, PNG and PDF through kaleido (skipped without Debian's chromium)."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from pathlib import Path
 import plotly.graph_objects as go
 import pytest
 
-from app.methods import views
+from analysis.methods import all_methods
 
 CHROMIUM = Path("/usr/bin/chromium")
 MODELS = ["smollm2-greedy", "smollm2-t07"]
 
 
-@pytest.mark.parametrize("view", views(), ids=lambda v: v.name)
-def test_each_view_draws_its_figures_from_its_report_alone(view, reports, monkeypatch):
+@pytest.mark.parametrize("method", all_methods(), ids=lambda m: m.name)
+def test_each_method_draws_its_figures_from_its_report_alone(method, reports, monkeypatch):
     """The hook returns named figures, each a plotly Figure that draws data, from the report dict alone (no store and
     no cached read is touched, the report is not changed); for no model it draws nothing rather than empty charts."""
     import app.data
@@ -27,21 +27,21 @@ def test_each_view_draws_its_figures_from_its_report_alone(view, reports, monkey
 
     monkeypatch.setattr(app.data, "report", refuse)
     monkeypatch.setattr(app.data, "_store", refuse)
-    assert view.figures is not None, f"{view.name} declares no figures hook"
-    report = reports[view.name]
+    assert method.figures is not None, f"{method.name} declares no figures hook"
+    report = reports[method.name]
     before = json.dumps(report, sort_keys=True)
-    found = view.figures(report, MODELS)
-    assert found, f"{view.name}: no figure on the fixture store"
+    found = method.figures(report, MODELS)
+    assert found, f"{method.name}: no figure on the fixture store"
     for name, fig in found.items():
         assert isinstance(name, str) and name
         assert isinstance(fig, go.Figure), name
         assert fig.data, name
     assert json.dumps(report, sort_keys=True) == before
-    assert view.figures(report, []) == {}
+    assert method.figures(report, []) == {}
 
 
 def test_has_data_leaves_out_an_empty_chart():
-    from app.figures import drawn
+    from analysis.figures.style import drawn
 
     empty = go.Figure(go.Bar(x=["a", "b"], y=[None, None]))
     full = go.Figure(go.Bar(x=["a", "b"], y=[None, 1.0]))
@@ -79,7 +79,7 @@ def test_unknown_figure_is_one_line_with_the_names(cli_store, tmp_path, capsys, 
 def test_figure_is_written(suffix, magic, cli_store, tmp_path, capsys, monkeypatch):
     """One figure written in each format through kaleido and the system's chromium (found by the CLI itself)."""
     monkeypatch.setenv("ROLESCOPE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("BROWSER_PATH", "")  # unset for app.export, restored after the test
+    monkeypatch.setenv("BROWSER_PATH", "")  # unset for analysis.figures.export, restored after the test
     out = tmp_path / f"fig.{suffix}"
     code, err = _figure(["personagym", "tasks", "--store", str(cli_store), "--models", MODELS[0], "--out", str(out),
                          "--scale", "2"], capsys)

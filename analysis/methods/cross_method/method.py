@@ -25,6 +25,7 @@ METHOD = Method(
     parts=Hook(f"{M}.plan:parts"),
     session=Hook(f"{M}.session:build_session"),
     report=Hook(f"{M}.report:report"),
+    figures=Hook(f"{M}.figures:report_figures"),
     report_model=Hook(f"{M}.report_types:CrossMethodReport"),
     chance=Hook(f"{M}.report:chance_bands"),
     can_show=Hook(f"{M}.can_show:can_show"),

@@ -25,6 +25,7 @@ METHOD = Method(
     tokens=Hook(f"{M}.tokens:tokens"),
     session=Hook(f"{M}.session:build_session"),
     report=Hook(f"{M}.report:report"),
+    figures=Hook(f"{M}.figures:report_figures"),
     chance=Hook(f"{M}.report:chance_bands"),
     can_show=Hook(f"{M}.can_show:can_show"),
     compare=Hook(f"{M}.report:compare_sides"),

@@ -26,6 +26,7 @@ METHOD = Method(
     tokens=Hook(f"{M}.session:tokens"),
     session=Hook(f"{M}.session:build_session"),
     report=Hook(f"{M}.cli:report"),
+    figures=Hook(f"{M}.figures:report_figures"),
     report_model=Hook(f"{M}.report_types:TrustReport"),
     chance=Hook(f"{M}.cli:chance_bands"),
     can_show=Hook(f"{M}.can_show:can_show"),

@@ -26,6 +26,7 @@ METHOD = Method(
     tokens=Hook(f"{M}.tokens:tokens"),
     session=Hook(f"{M}.questionnaire:build_session"),
     report=Hook(f"{M}.metrics:report"),
+    figures=Hook(f"{M}.figures:report_figures"),
     chance=Hook(f"{M}.metrics:chance_bands"),
     can_show=Hook(f"{M}.can_show:can_show"),
     compare=Hook(f"{M}.compare:compare_sides"),

@@ -13,5 +13,4 @@ VIEW = MethodView(
              "about each persona as people's answers do (RoleScope's own analysis)? *Convergent r*: the mean r of "
              "the pairs predicted to agree; *pattern r*: how well all pairs' r follow the prediction."),
     compare=Hook("app.methods.cross_method.compare:section"),
-    figures=Hook("app.methods.cross_method.report_figures:report_figures"),
 )

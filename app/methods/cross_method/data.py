@@ -8,8 +8,8 @@ from typing import Any
 import pandas as pd
 
 from analysis.methods.base import doc_frame
+from analysis.methods.cross_method import figures
 from app.data import chance, has_rows, report
-from app.methods.cross_method import report_figures
 from app.stores import StoreRef
 
 
@@ -32,8 +32,8 @@ def scores(mdoc: dict[str, Any]) -> pd.DataFrame:
     return doc_frame(mdoc["scores"])
 
 
-PUBLISHED_LABEL = report_figures.PUBLISHED_LABEL
-matrix = report_figures.matrix  # the report's matrix with the chance bands filled in
+PUBLISHED_LABEL = figures.PUBLISHED_LABEL
+matrix = figures.matrix  # the report's matrix with the chance bands filled in
 
 
 def published_table(mdoc: dict[str, Any]) -> pd.DataFrame:

@@ -6,24 +6,19 @@ import pandas as pd
 import streamlit as st
 
 from analysis import methods
+from analysis.methods.cross_method import figures as xm_figures
+from analysis.methods.cross_method import plots
 from app import data, samples, state, ui
-from app.methods.cross_method import charts
 from app.methods.cross_method import data as xm_data
-from app.methods.cross_method import report_figures as xm_figures
 
-ctx = ui.context()
+ctx, models = ui.method_page(
+    "cross_method", "One persona set run through every method that takes one (values, inventory, trust game, "
+    "PersonaGym), each on its own protocol. If a model plays a persona faithfully, the methods should agree about that "
+    "persona the way people's answers agree: a persona high on Benevolence should score high on Agreeableness (Roccas "
+    "et al. 2002). A model that tailors each answer to each questionnaire will not.", xm_data.models,
+    nothing="cross-method campaign",
+    hint="Run one on the **Run** page (method Cross-method) or `python -m analysis run cross-method --model SPEC`.")
 ref = ctx.ref
-ui.header("One persona set run through every method that takes one (values, inventory, trust "
-          "game, PersonaGym), each on its own protocol. If a model plays a persona faithfully, the methods should "
-          "agree about that persona the way people's answers agree: a persona high on Benevolence should score high on "
-          "Agreeableness (Roccas et al. 2002). A model that tailors each answer to each questionnaire will not.", report=("cross_method",))
-
-models = ctx.pick(xm_data.models(ref))
-if not models:
-    ui.empty(f"No cross-method campaign in **{ref.name}**" + (" for the models picked in the sidebar." if xm_data.models(ref) else "."),
-             "Run one on the **Run** page (method Cross-method) or `python -m analysis run cross-method --model SPEC`.")
-    st.stop()
-ui.headlines(ref, "cross_method", models)
 model = state.selectbox("Model", models, key="model")
 mdoc = xm_data.doc(ref)["models"][model]
 ui.model_notes([model], data.model_specs(ref))
@@ -75,7 +70,7 @@ if families.get("cells"):
     st.caption(xm_data.family_caption(families["cells"]))
 matrix = xm_data.matrix(mdoc, bands.get("cells") or {})
 order = xm_figures.order(matrix, labels)
-event = ui.plot(charts.heatmap(matrix, order, labels), key="xm_matrix", select=True)
+event = ui.plot(plots.heatmap(matrix, order, labels), key="xm_matrix", select=True)
 picked = samples.units(event, ["a", "b"])
 if picked and (picked[0]["a"], picked[0]["b"]) != st.session_state.get("xm_cell_seen"):  # a new click picks the cell
     st.session_state["xm_cell_seen"] = (picked[0]["a"], picked[0]["b"])
@@ -92,7 +87,7 @@ if len(order) >= 2:
     st.markdown(f"**{ui.plain(labels[a])} × {ui.plain(labels[b])}**" + (
         f": r = {ui.ci_text(entry['r'].iloc[0], entry['lo'].iloc[0], entry['hi'].iloc[0])}, n = {entry['n'].iloc[0]}"
         if len(entry) and pd.notna(entry["r"].iloc[0]) else f": — {entry['reason'].iloc[0]}" if len(entry) else ""))
-    point = ui.plot(charts.scatter(scores, a, b, labels), key="xm_scatter", select=True)
+    point = ui.plot(plots.scatter(scores, a, b, labels), key="xm_scatter", select=True)
     clicked = samples.units(point, ["persona_id"])
     if clicked and clicked[0]["persona_id"] != st.session_state.get("xm_point_seen"):
         st.session_state["xm_point_seen"] = st.session_state["xm_persona"] = clicked[0]["persona_id"]
@@ -111,7 +106,7 @@ for kind, title in xm_figures.PAIR_KINDS:
     chosen = [p for p in pairs if p["kind"] == kind]
     if not chosen:
         continue
-    ui.plot(charts.pairs_chart(chosen, title), key=f"xm_pairs_{kind}")
+    ui.plot(plots.pairs_chart(chosen, title), key=f"xm_pairs_{kind}")
     table = pd.DataFrame([{"pair": p["label"], "r": p["r"], "CI": ui.ci_text(p["r"], p["lo"], p["hi"]) if p["r"] is not None else "—",
                            "n": p["n"], "vs chance (Holm)": xm_data.pair_vs_chance(p.get("chance")),
                            "human r": p.get("human_r"), "source": p["source"], "why —": p.get("reason") or ""}

@@ -15,6 +15,5 @@ VIEW = MethodView(
              "the personas are shaped types: pooled over types it is inflated by shaping)."),
     campaign_form=Hook("app.methods.inventory.campaign_form:options"),
     compare=Hook("app.methods.inventory.compare:section"),
-    figures=Hook("app.methods.inventory.report_figures:report_figures"),
     samples={"inventory_answers": SampleTable("Inventory answers", ("persona_id", "inventory", "order_mode", "domain"))},
 )

@@ -8,10 +8,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app import ui
-from app.figures import legend_below
+from analysis.figures.style import legend_below
 from app.methods.base import Pair
 from app.methods.inventory import data as inv_data
-from app.palette import PAIR
+from analysis.figures.palette import PAIR
 
 
 def section(pair: Pair) -> None:

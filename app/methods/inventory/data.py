@@ -7,9 +7,9 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.methods.inventory import figures
 from app import data
 from app.data import has_rows, report
-from app.methods.inventory import report_figures
 from app.stores import StoreRef
 
 
@@ -26,13 +26,13 @@ def answers(ref: StoreRef, model: str) -> pd.DataFrame:
     return data.answers(ref, "inventory", model)
 
 
-PUBLISHED_LABEL = report_figures.PUBLISHED_LABEL
+PUBLISHED_LABEL = figures.PUBLISHED_LABEL
 
 
 def published_convergent(ref: StoreRef) -> pd.DataFrame:
     """The paper's IPIP-NEO vs BFI convergent r per model and domain, long (model, model_id, domain, value, source), in
     the source's model order, as the report carries it."""
-    return report_figures.published_convergent(doc(ref))
+    return figures.published_convergent(doc(ref))
 
 
 def published_convergent_table(ref: StoreRef) -> pd.DataFrame:

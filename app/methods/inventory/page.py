@@ -4,24 +4,18 @@ published figures, all read from the inventory report."""
 import pandas as pd
 import streamlit as st
 
+from analysis.methods.inventory import figures as inv_figures
+from analysis.methods.inventory import plots
 from app import data, samples, state, ui
-from app.methods.inventory import charts
 from app.methods.inventory import data as inv_data
-from app.methods.inventory import report_figures as inv_figures
 
-ctx = ui.context()
+ctx, models = ui.method_page(
+    "inventory", "Can a model play a persona's personality on a standard inventory? Each item is asked on its own with "
+    "the persona's description (Serapio-García et al. 2023); scores per domain against human norms, reliability (α, ω, "
+    "λ6), test–retest across option orders, and shaping: personas given a target level on one domain, recovered from "
+    "their answers.", inv_data.models, nothing="inventory answers",
+    hint="Run the inventory method on the **Run** page (or `python -m analysis run inventory --model SPEC`).")
 ref = ctx.ref
-ui.header("Can a model play a persona's personality on a standard inventory? Each item is "
-          "asked on its own with the persona's description (Serapio-García et al. 2023); scores per domain against "
-          "human norms, reliability (α, ω, λ6), test–retest across option orders, and shaping: personas given a target "
-          "level on one domain, recovered from their answers.", report=("inventory",))
-
-models = ctx.pick(inv_data.models(ref))
-if not models:
-    ui.empty(f"No inventory answers in **{ref.name}**" + (" for the models picked in the sidebar." if inv_data.models(ref) else "."),
-             "Run the inventory method on the **Run** page (or `python -m analysis run inventory --model SPEC`).")
-    st.stop()
-ui.headlines(ref, "inventory", models)
 
 left, right = st.columns(2)
 model = state.selectbox("Model", models, key="model", container=left)
@@ -244,7 +238,7 @@ mine = {m: v for m, v in mine.items() if v is not None}
 if len(pub) and mine:
     st.caption("Convergent validity: the paper's models (grey) and this store's (dashed lines) on one axis — beside each "
                "other, not ranked together: the paper used IPIP-NEO-300 and BFI with 1,250 prompt variants per model.")
-    ui.plot(charts.beside_published(pub, mine), key="published")
+    ui.plot(plots.beside_published(pub, mine), key="published")
 if len(pub):
     wide = pub.pivot_table(index="model", columns="metric", values="value", aggfunc="first").reset_index()
     ui.table(wide, hide_index=True, width="stretch")

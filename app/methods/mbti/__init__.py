@@ -13,7 +13,6 @@ VIEW = MethodView(
              "testings (Rao et al. 2023). *Consistency* s_c = 100/(100 + mean distance of the testings to their "
              "mean)."),
     compare=Hook("app.methods.mbti.compare:section"),
-    figures=Hook("app.methods.mbti.report_figures:report_figures"),
     samples={"mbti_answers": SampleTable("MBTI answers", ("subject", "order_mode", "testing"))},
     inputs=Hook("app.methods.mbti.inputs:tabs"),
     imports=(ImportKind("chatgpt-mbti", "ChatGPT-MBTI answer CSV", ("csv",), "Model name",

@@ -10,18 +10,13 @@ from app import data, samples, state, ui
 from app.methods.mbti import charts as mbti_charts
 from app.methods.mbti import data as mbti_data
 
-ctx = ui.context()
+ctx, models = ui.method_page(
+    "mbti", "Can a model assess people of a subject group through MBTI statements? Each statement is rated Correct … "
+    "Wrong for the subject (\"Men\", \"Doctors\"…); scores per dimension, consistency over independent testings, "
+    "robustness to option order and fairness between genders (Rao et al. 2023).",
+    mbti_data.mbti_models, nothing="MBTI answers",
+    hint="Run the MBTI method on the **Run** page, or import ChatGPT-MBTI answer CSVs on the **Data** page.")
 ref = ctx.ref
-ui.header("Can a model assess people of a subject group through MBTI statements? Each statement is "
-          "rated Correct … Wrong for the subject (\"Men\", \"Doctors\"…); scores per dimension, consistency over "
-          "independent testings, robustness to option order and fairness between genders (Rao et al. 2023).", report=("mbti",))
-
-models = ctx.pick(mbti_data.mbti_models(ref))
-if not models:
-    ui.empty(f"No MBTI answers in **{ref.name}**" + (" for the models picked in the sidebar." if mbti_data.mbti_models(ref) else "."),
-             "Run the MBTI method on the **Run** page, or import ChatGPT-MBTI answer CSVs on the **Data** page.")
-    st.stop()
-ui.headlines(ref, "mbti", models)
 
 left, right = st.columns(2)
 model = state.selectbox("Model", models, key="model", container=left)

@@ -11,7 +11,6 @@ VIEW = MethodView(
     summary=("Personas answer generated questions in environments, graded against rubrics on five tasks (Samuel et "
              "al. 2024). *PersonaScore*: the mean of the five task scores."),
     campaign_form=Hook("app.methods.personagym.campaign_form:options"),
-    figures=Hook("app.methods.personagym.report_figures:report_figures"),
     samples={"personagym_answers": SampleTable("PersonaGym answers", ("persona", "task")),
              "personagym_grades": SampleTable("PersonaGym grades", ("persona", "task", "evaluator"))},
     sample_detail=Hook("app.methods.personagym.detail:graded"),

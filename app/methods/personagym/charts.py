@@ -5,20 +5,21 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from analysis.figures import style as shared
+from analysis.figures.palette import model_colors
+from analysis.methods.personagym import figures
 from app import data
-from app import figures as shared
 from app.charts import _memo
 from app.methods.personagym import data as personagym_data
-from app.methods.personagym import report_figures
-from app.palette import model_colors
 from app.stores import StoreRef
+
 
 @_memo
 def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[str, ...]) -> go.Figure:
     from analysis.methods.personagym.report_types import TASKS
 
     scores = personagym_data.personagym_published(ref)
-    fig = report_figures.tasks(personagym_data.personagym_doc(ref), list(models), model_colors(data.models_in(ref)),
+    fig = figures.tasks(personagym_data.personagym_doc(ref), list(models), model_colors(data.models_in(ref)),
                                {name: scores.get(name, {}).get("tasks", {}) for name in published})
     bands = [((data.chance(ref, "personagym").get(m) or {}).get("metrics") or {}).get(f"task/{t}", {}).get("uniform")
              for m in models for t in TASKS]
@@ -28,4 +29,4 @@ def personagym_tasks(ref: StoreRef, models: tuple[str, ...], published: tuple[st
 
 @_memo
 def personagym_personas(ref: StoreRef, model: str) -> go.Figure:
-    return report_figures.personas(personagym_data.personagym_doc(ref), model)
+    return figures.personas(personagym_data.personagym_doc(ref), model)

@@ -3,30 +3,32 @@
 import pandas as pd
 import streamlit as st
 
+from analysis.methods.personagym import figures as personagym_report_figures
 from analysis.methods.personagym.report_types import (
-    COLUMNS, TASKS, evaluator_frame, source_label, table1_frame,
+    COLUMNS,
+    TASKS,
+    evaluator_frame,
+    source_label,
+    table1_frame,
 )
 from app import data, samples, state, ui
 from app.methods.personagym import charts as personagym_charts
 from app.methods.personagym import data as personagym_data
-from app.methods.personagym import report_figures as personagym_report_figures
 
-ctx = ui.context()
+HINT = ("Run it on the **Run** page, or from a shell: `python -m analysis run personagym --model embedded --personas 3 "
+        "--questions-per-task 2`; or import published scores on the **Data** page.")
+ctx, models = ui.method_page(
+    "personagym", "Does the agent act like its persona in situations the persona would meet? For each persona an LLM "
+    "picks relevant environments and writes questions for five tasks; the agent answers in character; evaluators grade "
+    "each answer 1–5 against a rubric (Samuel et al. 2024).", personagym_data.personagym_models,
+    nothing="PersonaGym results", hint=HINT, allow_empty=True)  # published scores alone are shown too
 ref = ctx.ref
-ui.header("Does the agent act like its persona in situations the persona would meet? For each persona an "
-          "LLM picks relevant environments and writes questions for five tasks; the agent answers in character; "
-          "evaluators grade each answer 1–5 against a rubric (Samuel et al. 2024).", report=("personagym",))
-
 doc = personagym_data.personagym_doc(ref)
-models = ctx.pick(personagym_data.personagym_models(ref))
 published_scores = personagym_data.personagym_published(ref)
 published = sorted(published_scores)
 if not models and not published:
-    ui.empty(f"No PersonaGym results in **{ref.name}**.",
-             "Run it from a shell: `python -m analysis run personagym --model embedded --personas 3 --questions-per-task 2 "
-             f"--store {ref.path}`, or import published scores on the **Data** page.")
+    ui.empty(f"No PersonaGym results in **{ref.name}**.", HINT)
     st.stop()
-ui.headlines(ref, "personagym", models)
 
 st.subheader("Task scores")
 st.caption("Task score = mean over personas of the mean grade of their questions (invalid grades left out); "

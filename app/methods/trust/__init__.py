@@ -12,7 +12,6 @@ VIEW = MethodView(
              "does what they do follow what they believe? *Belief–behaviour Spearman*: the median Spearman of "
              "belief vs behaviour rankings over attributes."),
     campaign_form=Hook("app.methods.trust.campaign_form:options"),
-    figures=Hook("app.methods.trust.report_figures:report_figures"),
     samples={"trust_transfers": SampleTable("Trust transfers", ("conditioning", "endowment")),
              "trust_beliefs": SampleTable("Trust beliefs", ("strategy", "endowment")),
              "trust_forecasts": SampleTable("Trust forecasts", ("archetype",)),

@@ -6,25 +6,26 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from analysis.figures import style as shared
+from analysis.methods.trust import figures, plots
 from app import data
-from app import figures as shared
 from app.charts import _memo
 from app.methods.trust import data as trust_data
-from app.methods.trust import figures, report_figures
 from app.stores import StoreRef
+
 
 @_memo
 def trust_attributes(ref: StoreRef, model: str, strategy: str) -> go.Figure:
-    return report_figures.attributes(trust_data.trust_doc(ref), model, strategy)
+    return figures.attributes(trust_data.trust_doc(ref), model, strategy)
 
 @_memo
 def trust_conditioning(ref: StoreRef, model: str) -> go.Figure:
-    return report_figures.conditioning(trust_data.trust_doc(ref), model)
+    return figures.conditioning(trust_data.trust_doc(ref), model)
 
 
 @_memo
 def forecast_mae(ref: StoreRef, model: str) -> go.Figure:
-    fig = report_figures.forecast_mae(trust_data.trust_doc(ref), model)
+    fig = figures.forecast_mae(trust_data.trust_doc(ref), model)
     bands = ((data.chance(ref, "trust").get(model) or {}).get("individual") or {})
     lower = [(b.get("mae") or {}).get("uniform") for b in bands.values()]
     lower = [b for b in lower if b and b.get("lo") is not None]
@@ -35,14 +36,14 @@ def forecast_mae(ref: StoreRef, model: str) -> go.Figure:
 
 @_memo
 def trust_behaviour(ref: StoreRef, model: str) -> go.Figure:
-    return report_figures.behaviour(trust_data.trust_doc(ref), model)
+    return figures.behaviour(trust_data.trust_doc(ref), model)
 
 
 @_memo
 def trust_play(ref: StoreRef, model: str) -> go.Figure:
-    return report_figures.play(trust_data.trust_doc(ref), model)
+    return figures.play(trust_data.trust_doc(ref), model)
 
 
 @_memo
 def trust_imported(ref: StoreRef, model: str, config_id: str) -> go.Figure:
-    return figures.trust_imported_distribution(trust_data.trust_doc(ref)["models"][model]["imported"][config_id])
+    return plots.trust_imported_distribution(trust_data.trust_doc(ref)["models"][model]["imported"][config_id])

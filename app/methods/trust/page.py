@@ -11,20 +11,13 @@ from app import data, state, ui
 from app.methods.trust import charts as trust_charts
 from app.methods.trust import data as trust_data
 
-ctx = ui.context()
+ctx, models = ui.method_page(
+    "trust", "Do role-playing agents practise what they preach? A persona states how much people like it would send in "
+    "a trust game (beliefs), then plays the game (behaviour); the two should agree (Mannekote et al. 2025). The Trustor "
+    "gets an endowment, sends part of it, the amount is tripled.", trust_data.trust_models, nothing="trust-game results",
+    hint="Run it on the **Run** page, or from a shell: `python -m analysis run trust --model embedded --limit-personas "
+         "10` (population level; add `--level individual` for repeated games).")
 ref = ctx.ref
-ui.header("Do role-playing agents practise what they preach? A persona states how much people like it "
-          "would send in a trust game (beliefs), then plays the game (behaviour); the two should agree "
-          "(Mannekote et al. 2025). The Trustor gets an endowment, sends part of it, the amount is tripled.", report=("trust",))
-
-models = ctx.pick(trust_data.trust_models(ref))
-if not models:
-    ui.empty(f"No trust-game results in **{ref.name}**"
-             + (" for the models picked in the sidebar." if trust_data.trust_models(ref) else "."),
-             "Run it from a shell: `python -m analysis run trust --model embedded --limit-personas 10 --store "
-             f"{ref.path}` (population level) or add `--level individual`.")
-    st.stop()
-ui.headlines(ref, "trust", models)
 
 model = state.selectbox("Model", models, key="model")
 ui.model_notes([model], data.model_specs(ref))

@@ -20,7 +20,6 @@ VIEW = MethodView(
     campaign_form=Hook("app.methods.values.campaign_form:options"),
     leaderboard=Hook("app.methods.values.leaderboard:section"),
     compare=Hook("app.methods.values.compare:section"),
-    figures=Hook("app.methods.values.report_figures:report_figures"),
     samples={"values_answers": SampleTable("Values answers", ("persona_id", "context"))},
     sample_detail=Hook("app.methods.values.inputs:conversation"),
     inputs=Hook("app.methods.values.inputs:tabs"),

@@ -10,9 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from analysis.methods.base import doc_frame
+from analysis.methods.values import reads
 from app.data import CACHE, answers, has_rows, part_chance, report
-from app.methods.values import reads
 from app.stores import StoreRef
+
 
 def values_doc(ref: StoreRef) -> dict[str, Any]:
     return report(ref, "values")

@@ -4,12 +4,11 @@ import textwrap
 
 import streamlit as st
 
-from analysis.methods.values.report_types import CFA_MIN_PERSONAS
-from analysis.methods.values.report_types import fit_index_text
+from analysis.methods.values import reads as values_reads
+from analysis.methods.values.report_types import CFA_MIN_PERSONAS, fit_index_text
 from app import data, samples, state, ui
 from app.methods.values import charts as values_charts
 from app.methods.values import data as values_data
-from app.methods.values import reads as values_reads
 
 ctx = ui.context()
 ref = ctx.ref

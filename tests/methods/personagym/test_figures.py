@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from app.methods.personagym.figures import refusal_bars
+from analysis.methods.personagym.plots import refusal_bars
 
 
 def test_refusals_are_rates_on_a_fixed_axis_labelled_with_counts():

@@ -486,8 +486,8 @@ def test_a_group_on_fewer_than_the_minimum_personas_is_not_fitted(v4_data: pd.Da
 def test_a_fit_index_above_one_is_shown_as_over_fitted() -> None:
     """A TLI of 1.5 (χ² below its df, as on 15 personas) is kept in the data but shown "≥ 1 (over-fitted)", never
     1.500; the CFA table the Structure page draws goes through the same formatter."""
+    from analysis.methods.values.reads import cfa_shown
     from analysis.methods.values.report_types import OVER_FITTED, fit_index_text
-    from app.methods.values.reads import cfa_shown
 
     assert OVER_FITTED == "≥ 1 (over-fitted)"
     assert fit_index_text(1.5) == OVER_FITTED and fit_index_text(1.0000001) == OVER_FITTED

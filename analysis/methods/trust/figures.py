@@ -1,5 +1,6 @@
-"""The trust-game figures drawn from a trust report alone (pure: report in, figures out). The pages draw them through
-``charts.py`` (cached per store, chance bands added there); ``report_figures`` is the view's hook for a paper."""
+"""The trust-game figures drawn from a trust report alone (pure: report in, figures out). The pages draw them
+through ``app/methods/trust/charts.py`` (cached per store, chance bands added there); ``report_figures`` is the
+method's ``figures`` hook for a paper."""
 
 from __future__ import annotations
 
@@ -7,34 +8,34 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from app.figures import drawn
-from app.methods.trust import figures
+from analysis.figures.style import drawn
+from analysis.methods.trust import plots
 
 
 def attributes(report: dict[str, Any], model: str, strategy: str) -> go.Figure:
     """Belief vs behaviour per attribute of one model's population games under one prompting strategy."""
-    return figures.trust_attributes(report["models"][model]["population"][strategy]["attributes"])
+    return plots.trust_attributes(report["models"][model]["population"][strategy]["attributes"])
 
 
 def conditioning(report: dict[str, Any], model: str) -> go.Figure:
     """Median Spearman with the prior in the prompt and with the original beliefs, per conditioning measured."""
     found = report["models"][model]["conditioning"]
-    return figures.trust_conditioning({c: d for c, d in found.items() if d.get("attributes")})
+    return plots.trust_conditioning({c: d for c, d in found.items() if d.get("attributes")})
 
 
 def forecast_mae(report: dict[str, Any], model: str) -> go.Figure:
     """Forecast error by round per Trustee archetype (the page adds the random-forecast band)."""
-    return figures.forecast_mae(report["models"][model]["individual"]["archetypes"])
+    return plots.forecast_mae(report["models"][model]["individual"]["archetypes"])
 
 
 def behaviour(report: dict[str, Any], model: str) -> go.Figure:
     """Play alone: the amounts sent and each attribute's effect on them."""
-    return figures.trust_behaviour(report["models"][model].get("behaviour") or {})
+    return plots.trust_behaviour(report["models"][model].get("behaviour") or {})
 
 
 def play(report: dict[str, Any], model: str) -> go.Figure:
     """Mean amount sent per round per Trustee archetype."""
-    return figures.trust_play(report["models"][model].get("play") or {})
+    return plots.trust_play(report["models"][model].get("play") or {})
 
 
 def report_figures(report: dict[str, Any], models: list[str]) -> dict[str, go.Figure]:

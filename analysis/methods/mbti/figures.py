@@ -1,5 +1,6 @@
-"""The MBTI figures drawn from an MBTI report alone (pure: report in, figures out). The pages draw them through
-``charts.py`` (cached per store, chance bands added there); ``report_figures`` is the view's hook for a paper."""
+"""The MBTI figures drawn from an MBTI report alone (pure: report in, figures out). The pages draw them
+through ``app/methods/mbti/charts.py`` (cached per store, chance bands added there); ``report_figures`` is the
+method's ``figures`` hook for a paper."""
 
 from __future__ import annotations
 
@@ -8,21 +9,21 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from app.figures import drawn
-from app.methods.mbti import figures
-from app.palette import model_colors
+from analysis.figures.palette import model_colors
+from analysis.figures.style import drawn
+from analysis.methods.mbti import plots
 
 
 def subjects(report: dict[str, Any], model: str) -> go.Figure:
     """One model's dimension scores, one series per subject it assessed."""
     found = report["models"][model]["subjects"]
-    return figures.mbti_dimensions({s: d["scores"] for s, d in found.items()})
+    return plots.mbti_dimensions({s: d["scores"] for s, d in found.items()})
 
 
 def subject_models(report: dict[str, Any], models: list[str], subject: str, colors: Mapping[str, str]) -> go.Figure:
     """One subject's dimension scores, one series per model that assessed it (whiskers: SD over the testings)."""
     docs = {m: report["models"][m]["subjects"][subject] for m in models if subject in report["models"][m]["subjects"]}
-    return figures.mbti_dimensions({m: d["scores"] for m, d in docs.items()}, {m: d.get("sd") or {} for m, d in docs.items()},
+    return plots.mbti_dimensions({m: d["scores"] for m, d in docs.items()}, {m: d.get("sd") or {} for m, d in docs.items()},
                                    colors)
 
 

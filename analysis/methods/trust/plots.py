@@ -1,4 +1,4 @@
-"""Plotly figures of the trust-game pages (pure: frames in, figures out; styling from ``app.figures``)."""
+"""Plotly figures of the trust-game pages (pure: frames in, figures out; styling from ``analysis.figures.style``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from app.figures import BELOW_TOOLBAR, _ci_whiskers, _style, _wrap
-from app.palette import GRID, MODEL_SEQUENCE, PAIR
+from analysis.figures.palette import GRID, MODEL_SEQUENCE, PAIR
+from analysis.figures.style import BELOW_TOOLBAR, _ci_whiskers, _style, _wrap
+
 
 def trust_attributes(attributes: Mapping[str, Mapping]) -> go.Figure:
     """Per attribute: Spearman(belief ranking, behaviour ranking) with CI | η² of belief vs of behaviour."""

@@ -1,6 +1,6 @@
 """The PersonaGym figures drawn from a PersonaGym report alone (pure: report in, figures out). The pages draw them
-through ``charts.py`` (cached per store; published scores and chance bands added there); ``report_figures`` is the
-view's hook for a paper."""
+through ``app/methods/personagym/charts.py`` (cached per store; published scores and chance bands added there);
+``report_figures`` is the method's ``figures`` hook for a paper."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from analysis.figures.style import drawn
+from analysis.methods.personagym import plots
 from analysis.methods.personagym.report_types import TASKS, figure4_frame, series_name
-from app.figures import drawn
-from app.methods.personagym import figures
 
 #: Colours of published series beside a store's models (hatched bars).
 PUBLISHED_COLORS = ("#bab0ac", "#9d755d", "#eeca3b", "#72b7b2")
@@ -26,25 +26,25 @@ def tasks(report: dict[str, Any], models: list[str], colors: Mapping[str, str],
     for k, (name, scores) in enumerate((published or {}).items()):
         series[f"{name} (published)"] = scores
         colors[f"{name} (published)"] = PUBLISHED_COLORS[k % len(PUBLISHED_COLORS)]
-    return figures.task_scores(series, colors, TASKS)
+    return plots.task_scores(series, colors, TASKS)
 
 
 def personas(report: dict[str, Any], model: str) -> go.Figure:
     """One model's task scores per persona."""
     found = report["models"][model]["personas"]
-    return figures.persona_task_scores({p: d.get("tasks") or {} for p, d in found.items()}, TASKS)
+    return plots.persona_task_scores({p: d.get("tasks") or {} for p, d in found.items()}, TASKS)
 
 
 def refusals(report: dict[str, Any], models: list[str]) -> go.Figure | None:
     """The paper's Fig. 4 as shares of each model's answers (None when no model has answers to count)."""
     frame = figure4_frame(report, models)
-    return figures.refusal_bars(frame) if len(frame) else None
+    return plots.refusal_bars(frame) if len(frame) else None
 
 
 def report_figures(report: dict[str, Any], models: list[str]) -> dict[str, go.Figure]:
     """The view's ``figures`` hook: the task scores of ``models`` ('tasks'), their refusals (Fig. 4, 'refusals'), then
     each model's task scores per persona ('personas:<model>')."""
-    from app.palette import model_colors
+    from analysis.figures.palette import model_colors
 
     present = [m for m in models if m in report["models"]]
     found = {"tasks": tasks(report, present, model_colors(list(report["models"]))) if present else None,

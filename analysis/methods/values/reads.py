@@ -1,5 +1,5 @@
-"""Pure reads of the Stick to Your Role! report (document in, frames out): what the cached reads of ``data.py`` return
-for a store and what the report figures (``report_figures.py``) draw from a report alone. Nothing here computes a
+"""Pure reads of the Stick to Your Role! report (document in, frames out): what the app's cached reads
+(``app/methods/values/data.py``) return for a store and what the figures (``figures.py``) draw from a report alone. Nothing here computes a
 number."""
 
 from __future__ import annotations

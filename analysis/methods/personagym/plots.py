@@ -1,4 +1,4 @@
-"""Plotly figures of the PersonaGym pages (pure: frames in, figures out; styling from ``app.figures``)."""
+"""Plotly figures of the PersonaGym pages (pure: frames in, figures out; styling from ``analysis.figures.style``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.figures import _style, _wrap
-from app.palette import GRID, MODEL_SEQUENCE, NEUTRAL
+from analysis.figures.palette import GRID, MODEL_SEQUENCE, NEUTRAL
+from analysis.figures.style import _style, _wrap
 
 
 def task_scores(series: Mapping[str, Mapping[str, float | None]], colors: Mapping[str, str], tasks: Sequence[str]) -> go.Figure:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.figures import legend_below
-from app.palette import model_colors
+from analysis.figures.palette import model_colors
+from analysis.figures.style import legend_below
 
 DOMAIN_COLORS = {"O": "#8e6bbf", "C": "#3b7dd8", "E": "#e0a030", "A": "#3aa876", "N": "#d0504a"}  # O, C, E, A, N
 

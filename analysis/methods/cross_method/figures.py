@@ -1,6 +1,6 @@
 """The cross-method figures drawn from a cross-method report alone (pure: report in, figures out; its chance bands are
-the report's own ``cells_chance`` and ``pairs_chance``): the pieces its page draws with, and the view's ``figures``
-hook for a paper."""
+the report's own ``cells_chance`` and ``pairs_chance``): the pieces its page draws with, and ``report_figures``,
+the method's ``figures`` hook for a paper."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from analysis import methods
+from analysis.figures.style import drawn
 from analysis.methods.base import doc_frame
-from app.figures import drawn
-from app.methods.cross_method import charts
+from analysis.methods.cross_method import plots
 
 #: The two kinds of theory pairs, each with its chart's title.
 PAIR_KINDS = (("convergent", "Convergent pairs (expected > 0)"), ("discriminant", "Discriminant pairs (expected ≈ 0)"))
@@ -54,7 +54,7 @@ def heatmap(mdoc: dict[str, Any]) -> go.Figure:
     """A model's MTMM matrix with the report's chance bands."""
     names = labels(mdoc)
     frame = matrix(mdoc, mdoc.get("cells_chance") or {})
-    return charts.heatmap(frame, order(frame, names), names)
+    return plots.heatmap(frame, order(frame, names), names)
 
 
 def published_pairs(report: dict[str, Any], models: list[str], model: str | None = None) -> go.Figure | None:
@@ -65,7 +65,7 @@ def published_pairs(report: dict[str, Any], models: list[str], model: str | None
     if not published:
         return None
     mine = {m: {p["label"]: p["r"] for p in report["models"][m]["pairs"]} for m in models}
-    return charts.published_pairs_chart(published, mine, PUBLISHED_LABEL)
+    return plots.published_pairs_chart(published, mine, PUBLISHED_LABEL)
 
 
 def report_figures(report: dict[str, Any], models: list[str]) -> dict[str, go.Figure]:
@@ -81,6 +81,6 @@ def report_figures(report: dict[str, Any], models: list[str]) -> dict[str, go.Fi
         for kind, title in PAIR_KINDS:
             chosen = [p for p in pairs if p["kind"] == kind]
             if chosen:
-                found[f"{kind}:{model}"] = charts.pairs_chart(chosen, title)
+                found[f"{kind}:{model}"] = plots.pairs_chart(chosen, title)
     found["published_pairs"] = published_pairs(report, present)
     return drawn(found)

@@ -1,5 +1,6 @@
 """The Stick to Your Role! figures drawn from a values report alone (pure: report in, figures out). The pages draw them
-through ``charts.py`` (cached per store, chance bands added there); ``figures`` is the view's hook for a paper."""
+through ``app/methods/values/charts.py`` (cached per store, chance bands added there); ``report_figures`` is the
+method's ``figures`` hook for a paper."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from app import figures as shared
-from app.methods.values import figures, reads
-from app.palette import model_colors
+from analysis.figures import style as shared
+from analysis.figures.palette import model_colors
+from analysis.methods.values import plots, reads
 
 
 def leaderboard_bars(report: dict[str, Any], models: tuple[str, ...], score: str, with_ci: bool,
@@ -26,7 +27,7 @@ def leaderboard_bars(report: dict[str, Any], models: tuple[str, ...], score: str
 def circumplex(report: dict[str, Any], model: str, key: str) -> go.Figure:
     """The MDS circumplex of one model × context, item texts in the hover where bundled."""
     result = reads.structure(report, model, key)
-    return figures.circumplex(result["layout"], result["centroids"], reads.item_texts(report, result["instrument"]))
+    return plots.circumplex(result["layout"], result["centroids"], reads.item_texts(report, result["instrument"]))
 
 
 def rank_order_heatmap(report: dict[str, Any], model: str) -> go.Figure:
@@ -36,7 +37,7 @@ def rank_order_heatmap(report: dict[str, Any], model: str) -> go.Figure:
 
 def rank_order_by_value(report: dict[str, Any], model: str) -> go.Figure:
     """Rank-order stability per value with its 95 % CI (the page adds the chance band)."""
-    return figures.value_bars(reads.stability(report, model)["by_value"], "rank_order", label="rank-order stability",
+    return plots.value_bars(reads.stability(report, model)["by_value"], "rank_order", label="rank-order stability",
                               lo="lo", hi="hi", reference=0.0)
 
 
@@ -44,7 +45,7 @@ def ipsative_bars(report: dict[str, Any], model: str, highlight: tuple[int, ...]
     """Ipsative stability per persona (``highlight``: persona ids drawn in the second colour)."""
     ips = reads.stability(report, model)["ipsative"]
     names = reads.persona_names(reads.personas_of(report, model))
-    return figures.persona_bars([names.get(int(p), str(p)) for p in ips["persona_id"]], ips["ipsative"],
+    return plots.persona_bars([names.get(int(p), str(p)) for p in ips["persona_id"]], ips["ipsative"],
                                 [p in highlight for p in ips["persona_id"]], label="ipsative stability",
                                 keys=[int(p) for p in ips["persona_id"]])
 

@@ -1,4 +1,4 @@
-"""Plotly figures of the Stick to Your Role! pages (pure: frames in, figures out; styling from ``app.figures``)."""
+"""Plotly figures of the Stick to Your Role! pages (pure: frames in, figures out; styling from ``analysis.figures.style``)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from analysis.figures.palette import GRID, MODEL_SEQUENCE, NEUTRAL, PAIR
+from analysis.figures.style import BELOW_TOOLBAR, _err, _style, _wrap
 from analysis.methods.values.report_types import THEORY_POINTS, VALUES
-from app.figures import BELOW_TOOLBAR, _err, _style, _wrap
-from app.methods.values.palette import value_color
-from app.palette import GRID, MODEL_SEQUENCE, NEUTRAL, PAIR
 
 
 def circumplex(layout: pd.DataFrame, centroids: pd.DataFrame | None, item_text: Mapping[str, str] | None = None,
@@ -133,3 +132,22 @@ def persona_bars(labels: Sequence[str], values: Sequence[float], highlight: Sequ
     fig.update_yaxes(title=label, gridcolor=GRID, range=list(yrange) if yrange else None)
     fig.update_xaxes(tickangle=-40)
     return _style(fig, height=380, legend=False)
+
+#: Openness greens, Self-enhancement oranges, Conservation blues, Self-transcendence purples;
+#: Hedonism (between Openness and Self-enhancement) in mustard. Order follows the circle.
+VALUE_COLORS: dict[str, str] = {
+    "Self-Direction": "#1b9e77",
+    "Stimulation": "#66c2a5",
+    "Hedonism": "#c9a400",
+    "Achievement": "#f28e2b",
+    "Power": "#c4400c",
+    "Security": "#1f5fa8",
+    "Conformity": "#6baed6",
+    "Tradition": "#0b2e63",
+    "Benevolence": "#d6409f",
+    "Universalism": "#8e5db5",
+}
+
+
+def value_color(value: str | None) -> str:
+    return VALUE_COLORS.get(value or "", NEUTRAL)

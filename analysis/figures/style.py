@@ -1,4 +1,4 @@
-"""Plotly figure builders the pages share (one palette: ``app.palette``; a method's own figures are in its folder).
+"""Plotly figure builders the pages share (one palette: ``analysis.figures.palette``; a method's own figures are in its folder).
 Pure: frames in, figures out."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.palette import CORRELATION_SCALE, GRID, NEUTRAL, PAIR
+from analysis.figures.palette import CORRELATION_SCALE, GRID, NEUTRAL, PAIR
 
 FONT = dict(size=13)
 #: Where every chart's legend goes: in rows under the plot, at the bottom of the figure's own canvas. Above the plot it

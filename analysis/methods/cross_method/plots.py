@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.figures import legend_below
-from app.palette import PAIR, model_colors
+from analysis.figures.palette import PAIR, model_colors
+from analysis.figures.style import legend_below
 
 
 def _fmt(x: Any, digits: int = 2) -> str:

@@ -1,5 +1,5 @@
 """The inventory figures drawn from an inventory report alone (pure: report in, figures out): what its page draws and
-the view's ``figures`` hook for a paper."""
+``report_figures``, the method's ``figures`` hook for a paper."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from analysis.figures.style import drawn
 from analysis.methods.base import doc_frame
-from app.figures import drawn
-from app.methods.inventory import charts
+from analysis.methods.inventory import plots
 
 #: The paper whose per-domain convergent r the report carries (``published_convergent``).
 PUBLISHED_LABEL = "published (Serapio-García et al. 2025, IPIP-NEO-300 × BFI)"
@@ -33,7 +33,7 @@ def profiles(report: dict[str, Any], model: str, personas: list[str] | None = No
     if frame is None or frame.empty:
         return None
     people = list(dict.fromkeys(frame["persona_id"]))
-    return charts.profiles(frame, personas or people[:3], n_options(report, model))
+    return plots.profiles(frame, personas or people[:3], n_options(report, model))
 
 
 def shaping(report: dict[str, Any], model: str) -> go.Figure | None:
@@ -41,20 +41,20 @@ def shaping(report: dict[str, Any], model: str) -> go.Figure | None:
     curve = doc_frame(report["models"][model]["figures"]["shaping"])
     if curve is None or curve.empty:
         return None
-    return charts.shaping(curve, n_options(report, model))
+    return plots.shaping(curve, n_options(report, model))
 
 
 def positions(report: dict[str, Any], model: str, inventory: str | None = None) -> go.Figure:
     """How often each number was given on one inventory (default: the model's main one), against no preference."""
     mdoc = report["models"][model]
     pos = mdoc["inventories"][inventory or mdoc["inventory"]]["position"]
-    return charts.positions(pos["shares"], pos["chance_share"])
+    return plots.positions(pos["shares"], pos["chance_share"])
 
 
 def mtmm(report: dict[str, Any], model: str) -> go.Figure | None:
     """The model's multitrait–multimethod heatmap across two inventories; None without one."""
     found = (report["models"][model].get("mtmm") or {}).get("matrix")
-    return charts.mtmm(doc_frame(found)) if found else None
+    return plots.mtmm(doc_frame(found)) if found else None
 
 
 def unshaped_mtmm(report: dict[str, Any], models: list[str]) -> dict[str, dict[str, Any]]:
@@ -73,7 +73,7 @@ def published_convergent(report: dict[str, Any]) -> pd.DataFrame:
 def domains_beside_published(report: dict[str, Any], models: list[str]) -> go.Figure:
     """Per domain, the paper's convergent r of its models beside the unshaped MTMM's of ``models``."""
     mine = {m: mt.get("convergent_domains") or {} for m, mt in unshaped_mtmm(report, models).items()}
-    return charts.domains_beside_published(published_convergent(report), {m: v for m, v in mine.items() if v},
+    return plots.domains_beside_published(published_convergent(report), {m: v for m, v in mine.items() if v},
                                            PUBLISHED_LABEL)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-
 #: Tableau 10, assigned to models in sorted-name order so a model keeps its colour on every page.
 MODEL_SEQUENCE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d",
                   "#bab0ac", "#eeca3b")

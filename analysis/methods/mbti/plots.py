@@ -1,4 +1,4 @@
-"""Plotly figures of the MBTI pages (pure: frames in, figures out; styling from ``app.figures``)."""
+"""Plotly figures of the MBTI pages (pure: frames in, figures out; styling from ``analysis.figures.style``)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from collections.abc import Mapping
 import pandas as pd
 import plotly.graph_objects as go
 
+from analysis.figures.palette import GRID, MODEL_SEQUENCE
+from analysis.figures.style import _style
 from analysis.methods.mbti.report_types import DIMENSION_NAMES, DIMENSIONS, OPTIONS, POLES
-from app.figures import _style
 
-from app.methods.mbti.palette import MBTI_OPTION_COLORS
-from app.palette import GRID, MODEL_SEQUENCE
 
 def mbti_dimensions(scores: Mapping[str, Mapping[str, float | None]], sd: Mapping[str, Mapping[str, float]] | None = None,
                     colors: Mapping[str, str] | None = None) -> go.Figure:
@@ -54,3 +53,6 @@ def answer_distribution(dist: pd.DataFrame, *, max_rows: int = 60) -> go.Figure:
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=10))
     fig.update_xaxes(title="testings", gridcolor=GRID)
     return _style(fig, height=120 + 22 * len(dist))
+
+#: The seven MBTI options, Correct (green) .. Wrong (red), neutral grey in the middle.
+MBTI_OPTION_COLORS = ("#1a9850", "#66bd63", "#a6d96a", "#bdbdbd", "#fdae61", "#f46d43", "#d73027")
