@@ -110,8 +110,8 @@ def main() -> None:
                                       "--population", str(population), "--answer-mode", "logprob",
                                       "--via", "export", "--out", str(requests), "--yes", "--quiet"])
         n = _answer(requests, replies)
-        import_s, import_cpu, import_mb = _timed([py, "-m", "analysis", "import-replies", "big", str(replies), "--store", str(store),
-                                      "--quiet"])
+        import_s, import_cpu, import_mb = _timed([py, "-m", "analysis", "import-replies", "big", str(replies),
+                                                  "--store", str(store), "--quiet"])
         sys.path.insert(0, str(REPO))
         from analysis.runs.store import Store
 

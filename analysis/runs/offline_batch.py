@@ -5,17 +5,18 @@ replayed from the call cache, so their answers are stored too), writes that wave
 format (``analysis.runs.batch_file``) and stops: the file runs on ``vllm run_batch``, on a Ray Data cluster, or on
 any service that reads the format. ``import-replies`` reads the results, executes the run again, and answers the wave
 it awaits from them, checked as a whole first: a line that is not JSON, a ``custom_id`` twice, a result for a
-request the run does not await now (unknown, or answered already), a request it awaits that has no result, a body
-that is not a chat completion, or one that names another model than its request was sent to
+request the run does not await now (not in its plan, or not asked yet), a request it awaits that has no result, a
+body that is not a chat completion, or one that names another model than its request was sent to
 (``analysis.llm.model_ids``) is named, and nothing from the file is stored. A request's own error line is stored as
 that call's failure (``resume`` or the next export asks it again). The run then goes on from the cache until it
 awaits the next wave, which is exported again (``--out``) or counted, until the plan is done.
 
 Bounded: the file is indexed (``analysis.runs.results_index``), not held; the awaited bodies are read back once and
 checked, each reply kept pickled (a fifth of its line), and the wave is answered a chunk at a time
-(``analysis.runs.answering``), each chunk stored by the sessions in one transaction before the next is unpacked. A process killed during an import keeps the
-chunks stored; the same file imported again skips the lines of calls stored already (the call cache) and answers the
-rest. An export writes its lines as they are made, to a temporary file renamed when complete.
+(``analysis.runs.answering``), each chunk stored by the sessions in one transaction before the next is unpacked. A
+process killed during an import keeps the chunks stored; the same file imported again skips the lines of calls
+stored already (the call cache) and answers the rest. An export writes its lines as they are made, to a temporary
+file renamed when complete.
 """
 
 from __future__ import annotations
