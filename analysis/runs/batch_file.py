@@ -156,15 +156,6 @@ def checked_results(lines: Iterable[tuple[int, bytes | Oversized]], where: str, 
         yield offset, len(raw), result
 
 
-def read_results(lines: Iterable[bytes | Oversized], where: str, problems: list[str] | None = None) -> dict[str, Result]:
-    """Every result of a few lines by ``custom_id``, checked as ``checked_results`` does (a file is indexed instead:
-    ``analysis.runs.results_index``)."""
-    results: dict[str, Result] = {}
-    for _, _, result in checked_results(((0, line) for line in lines), where, results, problems):
-        results[result.custom_id] = result
-    return results
-
-
 @dataclass(frozen=True)
 class Oversized:
     """A line longer than ``MAX_LINE_BYTES``, never buffered: only its length so far is kept."""

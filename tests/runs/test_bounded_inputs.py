@@ -13,7 +13,7 @@ import pytest
 from analysis.errors import InputError
 from analysis.llm.client import CallError
 from analysis.runs import provider_batch
-from analysis.runs.batch_file import LineSplitter, Oversized, file_lines, read_results
+from analysis.runs.batch_file import LineSplitter, Oversized, checked_results, file_lines
 
 
 def test_lines_split_across_chunks_and_an_oversized_one_is_never_held():
@@ -30,7 +30,7 @@ def test_a_line_at_the_limit_is_read_and_one_byte_past_it_is_refused_by_number()
     lines = list(file_lines(at, max_line=16))
     assert lines[0] == b"a" * 16 and isinstance(lines[1], Oversized)
     with pytest.raises(InputError, match=r"replies.jsonl: line 1: over .* bytes, more than a result may hold"):
-        read_results([Oversized(10**9)], "replies.jsonl")
+        list(checked_results([(0, Oversized(10**9))], "replies.jsonl", {}))
 
 
 class _Stream:
