@@ -490,20 +490,21 @@ def cmd_export_requests(args: argparse.Namespace) -> int:
 
 def cmd_import_replies(args: argparse.Namespace) -> int:
     from analysis.importers.files import check_regular_file
-    from analysis.runs.batch_file import file_lines, read_results
+    from analysis.runs.results_index import ResultsIndex
     from analysis.runs.runner import ImportedReplies
 
     if not args.store.exists():
         raise InputError(f"store {args.store}: file not found")
 
     check_regular_file(args.replies)
-    with open(args.replies, "rb") as handle:  # checked whole before the store is touched
-        results = read_results(file_lines(handle), str(args.replies), compact=True)
-    if not results:
-        raise InputError(f"{args.replies}: no result lines")
-    args.replies_read = ImportedReplies(results, str(args.replies))
-    args.via_forced = "import"
-    return cmd_resume(args)
+    with open(args.replies, "rb") as handle:  # checked whole before the store is touched; read back while it runs
+        results = ResultsIndex()
+        results.add(handle, str(args.replies))
+        if not len(results):
+            raise InputError(f"{args.replies}: no result lines")
+        args.replies_read = ImportedReplies(results, str(args.replies))
+        args.via_forced = "import"
+        return cmd_resume(args)
 
 
 def cmd_run(args: argparse.Namespace) -> int:

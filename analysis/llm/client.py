@@ -41,7 +41,7 @@ class ChatRequest:
         if unknown:
             raise ValueError(f"unknown generation params: {sorted(unknown)}")
         msgs = tuple((m["role"], m["content"]) for m in messages)
-        return cls(msgs, tuple(sorted((k, _freeze(v)) for k, v in params.items())), sample)
+        return cls(msgs, _shared(tuple(sorted((k, _freeze(v)) for k, v in params.items()))), sample)
 
     @property
     def message_dicts(self) -> list[dict[str, str]]:
@@ -62,6 +62,26 @@ class ChatRequest:
 
 def _freeze(value: Any) -> Any:
     return tuple(value) if isinstance(value, list) else value
+
+
+#: Params tuples seen, each kept once (by its repr: 0 and 0.0, 1 and True are equal tuples but other JSON, so
+#: other content keys): the requests of a run share a few, and a wave of 100,000 held ~50 MB of copies.
+_PARAMS: dict[str, tuple[tuple[str, Any], ...]] = {}
+
+
+def _shared(params: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]:
+    """The one kept tuple written as ``params`` is; a tuple holding a dict (mutable) is never shared."""
+    try:
+        hash(params)
+    except TypeError:
+        return params
+    key = repr(params)
+    shared = _PARAMS.get(key)
+    if shared is None:
+        if len(_PARAMS) >= 4096:
+            _PARAMS.clear()
+        shared = _PARAMS[key] = params
+    return shared
 
 
 @dataclass

@@ -10,8 +10,9 @@ RoleScope's Ray driver (``analysis.runs.ray_driver``), so one exported wave runs
   "error": null}``; a failed request has a ``status_code`` other than 200 (its ``body.error``), or an ``error``
   object (``code``, ``message``) and no response.
 
-``read_results`` checks a whole file before anything is used: a malformed line, a ``custom_id`` twice, or one that
-is not a 64-hex content key is named with its line number (``InputError``), so nothing is stored from a bad file.
+``checked_results`` checks every line of a file before anything is used: a malformed line, a ``custom_id`` twice, or
+one that is not a 64-hex content key is named with its line number (``InputError``), so nothing is stored from a bad
+file (``analysis.runs.results_index`` keeps where each line is, not the line).
 ``reply_to`` turns a result into its request's reply, refusing a body that names another model than the one the
 request was sent to (``analysis.llm.model_ids``). ``parse_request`` checks an input line (the Ray driver reads them).
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,27 +47,12 @@ def request_line(custom_id: str, body: dict[str, Any]) -> bytes:
 
 @dataclass(frozen=True)
 class Result:
-    """One output line: the chat.completion ``body`` (status 200) or the ``error`` that request ended with. A file of
-    100,000 results keeps each body as its line's bytes (``raw``) until it is used: parsed, they take ~10× the room."""
+    """One output line: the chat.completion ``body`` (status 200) or the ``error`` that request ended with."""
 
     custom_id: str
     body: dict[str, Any] | None
     error: str | None
     line: int
-    raw: bytes | None = None
-
-    def chat_completion(self) -> dict[str, Any] | None:
-        """The body (parsed again from ``raw`` when it was not kept). A line read at the limit of Python's nesting
-        when the file was read may be nested too deeply to parse again deeper in the stack: that reply is unusable
-        (``CallError``, as a body of the wrong shape is), never a RecursionError."""
-        if self.body is not None or self.raw is None:
-            return self.body
-        try:
-            return json.loads(self.raw)["response"]["body"]
-        except RecursionError:
-            from analysis.llm.client import CallError
-
-            raise CallError("its JSON is nested too deeply", retryable=False) from None
 
 
 class OtherModel(Exception):
@@ -77,7 +63,7 @@ def reply_to(result: Result, client: LLMClient, request: ChatRequest) -> ChatRep
     """``result`` (a line without an error) as the reply to ``request`` sent through ``client``: ``OtherModel`` when
     its body names another model than the request's, ``CallError`` when it is not a usable chat completion."""
     body, params = client.request_body(request)
-    doc = result.chat_completion()
+    doc = result.body
     problem = other_model(doc, str(body["model"]))
     if problem is not None:
         raise OtherModel(problem)
@@ -145,32 +131,29 @@ def parse_result(raw: bytes | str, line: int, where: str) -> Result:
     return Result(custom_id, body, None, line)
 
 
-def read_results(lines: Iterable[bytes | Oversized], where: str, problems: list[str] | None = None, *,
-                 compact: bool = False) -> dict[str, Result]:
-    """Every result of a file by ``custom_id``. A malformed or repeated line raises ``InputError`` naming it (a file
-    the user hands over: nothing is used from it); with ``problems`` given (a provider's output, whose good lines are
-    paid for), such a line is described there and skipped, and a repeated ``custom_id`` keeps its first result.
-    ``compact``: each body is kept as its line's bytes (``Result.chat_completion`` parses it again)."""
-    results: dict[str, Result] = {}
-    for number, raw in enumerate(lines, start=1):
+def checked_results(lines: Iterable[tuple[int, bytes | Oversized]], where: str, seen: Mapping[str, Any],
+                    problems: list[str] | None = None) -> Iterator[tuple[int, int, Result]]:
+    """Each result of a file's lines (``file_lines_at``) with its line's offset and length. A malformed line, or one
+    whose ``custom_id`` is in ``seen`` already (the caller adds each result it keeps), raises ``InputError`` naming it
+    (a file the user hands over: nothing is used from it); with ``problems`` given (a provider's output, whose good
+    lines are paid for), such a line is described there and skipped: a repeated ``custom_id`` keeps its first result.
+    Line numbers count blank lines too, as an editor does."""
+    for number, (offset, raw) in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
             if isinstance(raw, Oversized) or len(raw) > MAX_LINE_BYTES:
                 raise InputError(f"{where}: line {number}: over {MAX_LINE_BYTES:,} bytes, more than a result may hold")
             result = parse_result(raw, number, where)
-            if result.custom_id in results:
+            if result.custom_id in seen:
                 raise InputError(f"{where}: line {number}: custom_id {result.custom_id[:12]}… again (first on line "
-                                 f"{results[result.custom_id].line})")
+                                 f"{seen[result.custom_id].line})")
         except InputError as exc:
             if problems is None:
                 raise
             problems.append(str(exc))
             continue
-        if compact and result.body is not None:
-            result = Result(result.custom_id, None, None, result.line, bytes(raw))
-        results[result.custom_id] = result
-    return results
+        yield offset, len(raw), result
 
 
 @dataclass(frozen=True)
@@ -188,15 +171,25 @@ class Oversized:
 
 class LineSplitter:
     """Lines of a stream fed in chunks, each buffered only up to ``max_line`` bytes: a longer line comes out as
-    ``Oversized`` (the rest of it is skipped as it arrives, never held), so memory stays bounded by one line."""
+    ``Oversized`` (the rest of it is skipped as it arrives, never held), so memory stays bounded by one line. Each
+    line's byte offset in the stream is known too (``feed_at``): a file indexed once is read back a line at a time."""
 
     def __init__(self, max_line: int = MAX_LINE_BYTES) -> None:
         self.max_line = max_line
         self._buffer = bytearray()
         self._skipped = 0  # > 0: inside an oversized line, this many bytes of it seen
+        self._fed = 0  # bytes fed before the current chunk
+        self._start = 0  # offset of the line being gathered
 
     def feed(self, chunk: bytes) -> list[bytes | Oversized]:
-        out: list[bytes | Oversized] = []
+        return [line for _, line in self.feed_at(chunk)]
+
+    def close(self) -> list[bytes | Oversized]:
+        return [line for _, line in self.close_at()]
+
+    def feed_at(self, chunk: bytes) -> list[tuple[int, bytes | Oversized]]:
+        """The lines ``chunk`` completes, each with the offset where it starts."""
+        out: list[tuple[int, bytes | Oversized]] = []
         start = 0
         while start < len(chunk):
             end = chunk.find(b"\n", start)
@@ -204,12 +197,14 @@ class LineSplitter:
             self._add(piece)
             if end < 0:
                 break
-            out.append(self._take())
+            out.append((self._start, self._take()))
             start = end + 1
+            self._start = self._fed + start
+        self._fed += len(chunk)
         return out
 
-    def close(self) -> list[bytes | Oversized]:
-        return [self._take()] if self._buffer or self._skipped else []
+    def close_at(self) -> list[tuple[int, bytes | Oversized]]:
+        return [(self._start, self._take())] if self._buffer or self._skipped else []
 
     def _add(self, piece: bytes) -> None:
         if self._skipped:
@@ -232,7 +227,12 @@ CHUNK_BYTES = 1 << 20
 
 def file_lines(handle: Any, *, max_line: int = MAX_LINE_BYTES) -> Iterator[bytes | Oversized]:
     """The lines of an open binary file, read in chunks through a ``LineSplitter`` (a 500 MB line is never held)."""
+    return (line for _, line in file_lines_at(handle, max_line=max_line))
+
+
+def file_lines_at(handle: Any, *, max_line: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes | Oversized]]:
+    """``file_lines`` with each line's byte offset from where ``handle`` stood."""
     splitter = LineSplitter(max_line)
     while chunk := handle.read(CHUNK_BYTES):
-        yield from splitter.feed(chunk)
-    yield from splitter.close()
+        yield from splitter.feed_at(chunk)
+    yield from splitter.close_at()

@@ -13,8 +13,9 @@ import itertools
 import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from analysis.llm.client import CallError, ChatReply, ChatRequest, LLMClient
 from analysis.llm.keys import clip
@@ -119,15 +120,21 @@ class Executor:
         for other in others:
             await other.client.aclose()
 
-    async def call(self, unit: str, request: ChatRequest) -> CallOutcome:
-        """The reply for ``request`` (from cache or endpoint), persisted under ``unit``.
+    def call(self, unit: str, request: ChatRequest) -> Coroutine[Any, Any, CallOutcome]:
+        """The reply for ``request`` (from cache or endpoint), persisted under ``unit``, once awaited.
 
         Before sending, the request is claimed in the store (``Store.claim_call``): when another process (or unit)
         is sending the same request, this one waits for its reply instead of paying for it twice, and sends it
-        itself only if that claim is released (the call failed) or its lease runs out (the process died)."""
+        itself only if that claim is released (the call failed) or its lease runs out (the process died).
+
+        A plain function returning the coroutine that does it: a wave of 100,000 waiting calls holds one suspended
+        coroutine each, not two."""
         key = request.cache_key(self._identity)
         if self.waves is not None:
-            return await self._call_in_wave(unit, key, request)
+            return self._call_in_wave(unit, key, request)
+        return self._call_live(unit, key, request)
+
+    async def _call_live(self, unit: str, key: str, request: ChatRequest) -> CallOutcome:
         owner = f"{self._owner_prefix}-{next(self._owner_ids)}"  # one per call: duplicates in this process wait too
         while True:
             cached = await self._cached_or_claimed(key, owner)

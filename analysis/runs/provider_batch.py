@@ -20,17 +20,21 @@ configured for it, as for a live call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 from analysis.llm.client import CallError, classify_error
 from analysis.llm.keys import clip, redact
-from analysis.runs.batch_file import ENDPOINT, LineSplitter, OtherModel, Oversized, Result, read_results, reply_to
+from analysis.runs.answering import answer_in_chunks, read_replies
+from analysis.runs.batch_file import ENDPOINT
 from analysis.runs.batch_parts import BatchLimits, TokenQueue, cut_wave, enqueued_tokens, sendable_lines
 from analysis.runs.progress import ProgressTracker
+from analysis.runs.results_index import ResultsIndex
 from analysis.runs.store import Store
 from analysis.runs.waves import Pending
 
@@ -76,18 +80,16 @@ MAX_OUTPUT_BYTES = 2 * 2**30
 MAX_DOWNLOAD_S = 30 * 60.0
 
 
-async def download_lines(client: LLMClient, file_id: str, *, max_bytes: int | None = None,
-                         deadline_s: float | None = None) -> list[bytes | Oversized]:
-    """The non-blank lines of a provider file, streamed: at most ``MAX_OUTPUT_BYTES`` read, within
-    ``MAX_DOWNLOAD_S`` overall, each line buffered only up to ``batch_file.MAX_LINE_BYTES`` (``LineSplitter``).
-    ``CallError`` (not retried) past a limit."""
+async def download_file(client: LLMClient, file_id: str, into: BinaryIO, *, max_bytes: int | None = None,
+                        deadline_s: float | None = None) -> None:
+    """A provider file streamed into the open binary file ``into`` (from its start): at most ``MAX_OUTPUT_BYTES``
+    read, within ``MAX_DOWNLOAD_S`` overall; its lines are checked, and blank or oversized ones skipped, when it is
+    indexed (``analysis.runs.results_index``). ``CallError`` (not retried) past a limit."""
     max_bytes = MAX_OUTPUT_BYTES if max_bytes is None else max_bytes
     deadline_s = MAX_DOWNLOAD_S if deadline_s is None else deadline_s
-    splitter, lines, total = LineSplitter(), [], 0
-
-    def keep(new: list[bytes | Oversized]) -> None:
-        lines.extend(line for line in new if isinstance(line, Oversized) or line.strip())
-
+    into.seek(0)
+    into.truncate()
+    total = 0
     try:
         async with asyncio.timeout(deadline_s):
             async with client.openai.files.with_streaming_response.content(file_id) as response:
@@ -95,11 +97,10 @@ async def download_lines(client: LLMClient, file_id: str, *, max_bytes: int | No
                     total += len(chunk)
                     if total > max_bytes:
                         raise CallError(f"file {file_id}: more than {max_bytes:,} bytes: not read on", retryable=False)
-                    keep(splitter.feed(chunk))
+                    into.write(chunk)
     except TimeoutError:
         raise CallError(f"file {file_id}: download took more than {deadline_s:,.0f} s", retryable=False) from None
-    keep(splitter.close())
-    return lines
+    into.flush()
 
 
 class ProviderBatches:
@@ -199,37 +200,29 @@ class ProviderBatches:
                                      retryable=False))
             return
         problems: list[str] = []
-        results: dict[str, Result] = {}
-        for file_id in (getattr(batch, "output_file_id", None), getattr(batch, "error_file_id", None)):
-            if not file_id:
-                continue
-            try:
-                lines = await self._retrying(lambda fid=file_id: download_lines(client, fid))
-            except CallError as exc:
-                problems.append(f"file {file_id} not downloaded: {exc}")
-                continue
-            for key, result in read_results(lines, f"batch {batch_id}", problems, compact=True).items():
-                results.setdefault(key, result)
-        missing = _missing_reason(batch, problems)
-        for key, entry in by_key.items():
-            result = results.get(key)
-            if result is None:
-                entry.fail(CallError(missing, retryable=False))
-            elif result.error is not None:
-                entry.fail(CallError(result.error, retryable=False))
-            else:
+        with contextlib.ExitStack() as files:  # each file downloaded to a temporary file, indexed, read back
+            results = ResultsIndex()
+            for file_id in (getattr(batch, "output_file_id", None), getattr(batch, "error_file_id", None)):
+                if not file_id:
+                    continue
+                handle = files.enter_context(tempfile.TemporaryFile())
                 try:
-                    reply = reply_to(result, client, entry.request)
-                except OtherModel as exc:  # paid for, but not this model's reply: not stored as the run's answer
-                    entry.fail(CallError(f"batch {batch_id}: line {result.line}: {exc}", retryable=False))
-                    continue
+                    await self._retrying(lambda fid=file_id, into=handle: download_file(client, fid, into))
                 except CallError as exc:
-                    entry.fail(exc)
+                    problems.append(f"file {file_id} not downloaded: {exc}")
                     continue
-                reply.cost = client.spec.batch_cost(reply.tokens_in, reply.tokens_out)
-                entry.resolve(reply)
-        detail = _counts_text(batch) + (f"; {len(problems)} unreadable output lines" if problems else "")
-        self.store.set_batch_status(batch_id, f"{batch.status}, collected", detail)
+                results.add(handle, f"batch {batch_id}", problems)
+            missing = _missing_reason(batch, problems)
+            for key, entry in by_key.items():
+                if key not in results:
+                    entry.fail(CallError(missing, retryable=False))
+            try:
+                await answer_in_chunks(self.store, [e for k, e in by_key.items() if k in results],
+                                       lambda chunk: read_replies(results, chunk, label=f"batch {batch_id}: ",
+                                                                  batch_price=True))
+            finally:  # the last replies stored, the run may end at once: this task is then cancelled
+                detail = _counts_text(batch) + (f"; {len(problems)} unreadable output lines" if problems else "")
+                self.store.set_batch_status(batch_id, f"{batch.status}, collected", detail)
 
     async def _poll(self, client: LLMClient, batch_id: str) -> Any:
         pause, started = self.policy.poll_s, time.monotonic()

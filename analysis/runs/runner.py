@@ -21,11 +21,11 @@ from analysis.errors import InputError, RunFailure
 from analysis.llm.client import CallError, LLMClient, reply_from, request_body
 from analysis.llm.keys import redact, resolve_api_key
 from analysis.llm.specs import ModelSpec
-from analysis.runs.batch_file import Result
 from analysis.runs.executor import Executor, RetryPolicy
 from analysis.runs.offline_batch import ExportWave, ImportRefused, ImportReplies
 from analysis.runs.provider_batch import BatchPolicy, ProviderBatches
 from analysis.runs.progress import ProgressTracker
+from analysis.runs.results_index import ResultsIndex
 from analysis.runs.store import Store, claim_owner
 from analysis.runs.waves import Handler, WaveCollector, WaveStop
 
@@ -221,9 +221,10 @@ VIAS: tuple[str, ...] = get_args(Via)
 
 @dataclass(frozen=True)
 class ImportedReplies:
-    """A results file read and checked line by line (``analysis.runs.batch_file.read_results``) and its name."""
+    """A results file checked line by line and indexed (``analysis.runs.results_index``; the file stays open while
+    the run uses it) and its name."""
 
-    results: dict[str, Result]
+    results: ResultsIndex
     where: str
 
 
@@ -238,7 +239,7 @@ def _wave_handler(via: str, store: Store, run_id: str, progress: ProgressTracker
     if via == "import":
         if replies is None:
             raise InputError("--via import needs the replies file")
-        return ImportReplies(replies.results, replies.where, ExportWave(out))
+        return ImportReplies(replies.results, replies.where, ExportWave(out), store)
     raise InputError(f"--via {via}: one of {', '.join(VIAS)}")
 
 
