@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -356,9 +355,3 @@ def report(store: Store, model: str | None = None, *, config: comparable.Chosen 
     return metrics_json(store, model, config=config, n_boot=n_boot, chance=chance)
 
 
-def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
-    """``Method.chance``, per model: the headlines' nulls (``convergent``, ``pattern``: ``{"permutation": summary}``) and
-    every cross-method cell's band (``cells``: ``"a|b"`` -> band, verdict family-wise), each theory pair's (``pairs``,
-    Holm) and the families' sizes (``families``), read from the report's chance sections."""
-    return {m: (d.get("chance") or {}) | {"cells": d.get("cells_chance") or {}, "pairs": d.get("pairs_chance") or {},
-                                          "families": d.get("families") or {}} for m, d in report["models"].items()}

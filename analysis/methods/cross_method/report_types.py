@@ -10,6 +10,7 @@ campaign did not run) is ``None`` with its ``reason``, never 0; a chance entry i
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -189,3 +190,11 @@ class CrossMethodReport(Report):
 
     models: dict[str, CrossMethodModelReport]
     sources: dict[str, str]
+
+
+def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
+    """``Method.chance``, per model: the headlines' nulls (``convergent``, ``pattern``: ``{"permutation": summary}``) and
+    every cross-method cell's band (``cells``: ``"a|b"`` -> band, verdict family-wise), each theory pair's (``pairs``,
+    Holm) and the families' sizes (``families``), read from the report's chance sections."""
+    return {m: (d.get("chance") or {}) | {"cells": d.get("cells_chance") or {}, "pairs": d.get("pairs_chance") or {},
+                                          "families": d.get("families") or {}} for m, d in report["models"].items()}

@@ -31,7 +31,6 @@ Every number is null with its reason where undefined.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -333,8 +332,3 @@ def report(store: Store, model: str | None = None, *, config: comparable.Chosen 
     return metrics_json(store, model, config=config, chance=chance) | {"published_convergent": convergent_rows()}
 
 
-def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
-    """``Method.chance``: each model's null bands of its own inventory, and every inventory's under ``_all`` (its
-    report's ``chance`` section)."""
-    return {m: (d.get("chance") or {}).get(d["inventory"], {}) | {"_all": d.get("chance") or {}}
-            for m, d in report["models"].items()}

@@ -7,6 +7,7 @@ is ``None`` and its ``<name>_reason`` says why (``analysis.methods.inventory.rep
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -131,3 +132,10 @@ class InventoryReport(Report):
 
     models: dict[str, InventoryModelReport]
     published_convergent: list[dict[str, Any]]
+
+
+def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
+    """``Method.chance``: each model's null bands of its own inventory, and every inventory's under ``_all`` (its
+    report's ``chance`` section)."""
+    return {m: (d.get("chance") or {}).get(d["inventory"], {}) | {"_all": d.get("chance") or {}}
+            for m, d in report["models"].items()}

@@ -38,7 +38,6 @@ CI over statements and whether the letters differ.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -136,11 +135,6 @@ def report(store: Store, model: str | None = None, *, config: comparable.Chosen 
     """``Method.report``: ``metrics_json`` (``n_boot``: the statement bootstrap of each subject's scores and type gaps,
     ``analysis.methods.mbti.uncertainty``)."""
     return metrics_json(store, model, config=config, chance=chance, n_boot=n_boot)
-
-
-def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
-    """``Method.chance``: each model's null bands, its report's ``chance`` section."""
-    return {m: d.get("chance") for m, d in report["models"].items()}
 
 
 def where_they_differ(a: Any, b: Any) -> dict[str, dict[str, Any]]:

@@ -7,6 +7,7 @@ consistency from one testing, a fairness pair missing a subject) is ``None``, ne
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -117,3 +118,8 @@ class MbtiReport(Report):
     """The MBTI report: every model's document."""
 
     models: dict[str, MbtiModelReport]
+
+
+def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
+    """``Method.chance``: each model's null bands, its report's ``chance`` section."""
+    return {m: d.get("chance") for m, d in report["models"].items()}

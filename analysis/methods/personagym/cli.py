@@ -37,7 +37,6 @@ import json
 import math
 import sys
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -310,6 +309,3 @@ def report(store: Store, model: str | None = None, *, config: Any = None, n_boot
     return metrics_json(store, model, config=config, chance=chance)
 
 
-def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
-    """``Method.chance``: each model's null bands, its report's ``chance`` section."""
-    return {m: d.get("chance") for m, d in report["models"].items()}

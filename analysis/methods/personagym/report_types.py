@@ -9,14 +9,19 @@ task nobody was graded on, PersonaScore without a persona scored on all five tas
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from analysis.methods.personagym import TASKS
 from analysis.methods.personagym.report import (
-    COLUMNS, evaluator_frame, figure4_frame, series_name, source_label, table1_frame,
+    COLUMNS,
+    evaluator_frame,
+    figure4_frame,
+    series_name,
+    source_label,
+    table1_frame,
 )
 from analysis.methods.report_model import ModelReport, Report
 
@@ -235,3 +240,7 @@ class PersonaGymReport(Report):
     table1: Table1
     figure4: dict[str, Refusals]
 
+
+def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
+    """``Method.chance``: each model's null bands, its report's ``chance`` section."""
+    return {m: d.get("chance") for m, d in report["models"].items()}

@@ -64,7 +64,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -580,8 +580,3 @@ def report(store: Store, model: str | None = None, *, config: comparable.Chosen 
     return metrics_json(store, model, n_boot=n_boot, config=config, chance=chance)
 
 
-def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
-    """``Method.chance``: per model ``{"population": {strategy: null bands}, "individual": null bands}``, each its
-    report's ``chance`` section of that part."""
-    return {m: {"population": {s: p.get("chance") for s, p in d["population"].items()},
-                "individual": d["individual"].get("chance")} for m, d in report["models"].items()}

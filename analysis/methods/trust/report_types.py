@@ -8,13 +8,21 @@ interval is ``[lo, hi]``, both ``None`` without bootstrap replicates.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from analysis.methods.report_model import Count, ModelReport, Number, Report
 from analysis.methods.trust.labels import (
-    FORECASTS_IMPORTED, agreement_rows, count_text, imported_rows, invalid_text, mean_sd_text, personas_text, shift_text,
+    FORECASTS_IMPORTED,
+    agreement_rows,
+    count_text,
+    imported_rows,
+    invalid_text,
+    mean_sd_text,
+    personas_text,
+    shift_text,
     vs_human_text,
 )
 
@@ -344,3 +352,10 @@ class TrustReport(Report):
     """The trust report: every model's document."""
 
     models: dict[str, TrustModelReport]
+
+
+def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
+    """``Method.chance``: per model ``{"population": {strategy: null bands}, "individual": null bands}``, each its
+    report's ``chance`` section of that part."""
+    return {m: {"population": {s: p.get("chance") for s, p in d["population"].items()},
+                "individual": d["individual"].get("chance")} for m, d in report["models"].items()}

@@ -310,7 +310,3 @@ def report(store: Store, model: str | None = None, *, config: comparable.Chosen 
     return values_report(store, model, config=config, n_boot=n_boot, chance=chance, chance_scope="fast")
 
 
-def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
-    """``Method.chance``: every model's circumplex and stability nulls, per context, its report's ``chance`` section
-    (the fit nulls are drawn per context on demand: ``analysis.methods.values.fit_chance``)."""
-    return {m: d.get("chance") for m, d in report["models"].items()}

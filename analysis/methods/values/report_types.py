@@ -8,7 +8,7 @@ not give are ``None`` (the reason beside them: ``error``, ``cfa_reason``), never
 from __future__ import annotations
 
 import math
-
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -166,3 +166,9 @@ def fit_index_text(x: float | None, digits: int = 3) -> str:
 #: was adequate, not a size that makes one adequate. On fewer (Lee et al.'s 15 re-asked personas) the fit indices
 #: are noise: a TLI of 1.5, χ² below its df.
 CFA_MIN_PERSONAS = 30
+
+
+def chance_bands(report: Mapping[str, Any]) -> dict[str, Any]:
+    """``Method.chance``: every model's circumplex and stability nulls, per context, its report's ``chance`` section
+    (the fit nulls are drawn per context on demand: ``analysis.methods.values.fit_chance``)."""
+    return {m: d.get("chance") for m, d in report["models"].items()}
