@@ -46,10 +46,12 @@ def tab(server: AppServer) -> Iterator[Any]:
 
 
 def _switch(tab: Any, url: str) -> None:
-    """Click page ``url``'s entry in the sidebar menu and wait for it to be drawn."""
+    """Click page ``url``'s entry in the sidebar menu and wait for it to be drawn whole: its heading comes first, its
+    widgets (which publish their values to the URL) after; going back before they have would race them."""
     info = page_info(url)
     tab.locator(NAV).locator(f'a[href$="/{url}"]').click()
     wait_title(tab, info.h1)
+    wait_idle(tab)
 
 
 def test_back_returns_to_the_previous_page_in_one_press(server: AppServer, tab: Any) -> None:
