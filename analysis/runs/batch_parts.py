@@ -73,17 +73,23 @@ class Part:
                 and (budget is None or self.tokens + enqueued_tokens(line) <= budget))
 
 
+def scrubbed_line(entry: Pending) -> bytes:
+    """The request line of ``entry``, scrubbed of every secret in play (a file uploaded or kept on disk);
+    ``ValueError`` for a NaN or inf parameter."""
+    body, _ = entry.client.request_body(entry.request)
+    return redact(request_line(entry.key, body).decode("utf-8")).encode("utf-8")
+
+
 def sendable_lines(entries: Iterable[Pending]) -> Iterator[tuple[Pending, bytes]]:
-    """Each entry with its request line, scrubbed of every secret in play (a file uploaded or kept on disk); a request
-    that cannot be written (a NaN or inf parameter) is failed, never sent."""
+    """Each entry with its request line (``scrubbed_line``); a request that cannot be written (a NaN or inf
+    parameter) is failed, never sent."""
     for entry in entries:
-        body, _ = entry.client.request_body(entry.request)
         try:
-            line = request_line(entry.key, body)
+            line = scrubbed_line(entry)
         except ValueError as exc:
             entry.fail(CallError(f"request not sent: {exc}", retryable=False))
             continue
-        yield entry, redact(line.decode("utf-8")).encode("utf-8")
+        yield entry, line
 
 
 def cut_wave(entries: Iterable[Pending], limits: BatchLimits) -> Iterator[Part]:

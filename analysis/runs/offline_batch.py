@@ -32,7 +32,7 @@ from analysis.importers.files import write_atomically
 from analysis.llm.client import CallError
 from analysis.runs.answering import Outcome, answer_in_chunks
 from analysis.runs.batch_file import OtherModel, reply_to
-from analysis.runs.provider_batch import batch_lines
+from analysis.runs.batch_parts import sendable_lines
 from analysis.runs.results_index import ResultsIndex
 from analysis.runs.store import Store
 from analysis.runs.waves import Pending, WaveStop
@@ -41,6 +41,16 @@ from analysis.runs.waves import Pending, WaveStop
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 #: Requests of a wave written at a time (``batch_lines`` makes a list of their lines).
 EXPORT_CHUNK = 2000
+
+
+def batch_lines(entries: list[Pending]) -> tuple[list[bytes], dict[str, Pending]]:
+    """The request lines of ``entries`` (a part of an exported wave) and the entries they hold; a request that cannot
+    be written (a NaN or inf parameter) is failed, never sent (``batch_parts.sendable_lines``)."""
+    lines, written = [], {}
+    for entry, line in sendable_lines(entries):
+        lines.append(line)
+        written[entry.key] = entry
+    return lines, written
 
 
 class ImportRefused(WaveStop):

@@ -32,7 +32,7 @@ from analysis.llm.client import CallError, classify_error
 from analysis.llm.keys import clip, redact
 from analysis.runs.answering import answer_in_chunks, read_replies
 from analysis.runs.batch_file import ENDPOINT
-from analysis.runs.batch_parts import BatchLimits, TokenQueue, cut_wave, enqueued_tokens, sendable_lines
+from analysis.runs.batch_parts import BatchLimits, TokenQueue, cut_wave, enqueued_tokens, scrubbed_line
 from analysis.runs.progress import ProgressTracker
 from analysis.runs.results_index import ResultsIndex
 from analysis.runs.store import Store
@@ -263,18 +263,8 @@ def _missing_reason(batch: Any, problems: list[str]) -> str:
     return f"no result for this request in the batch's output{unreadable}"
 
 
-def batch_lines(entries: list[Pending]) -> tuple[list[bytes], dict[str, Pending]]:
-    """The request lines of ``entries`` (an exported wave) and the entries they hold; a request that cannot be
-    written (a NaN or inf parameter) is failed, never sent (``batch_parts.sendable_lines``)."""
-    lines, written = [], {}
-    for entry, line in sendable_lines(entries):
-        lines.append(line)
-        written[entry.key] = entry
-    return lines, written
-
-
 def _adopted_tokens(held: dict[str, Pending], n_requests: int) -> int:
     """An open batch's enqueued tokens, estimated from the requests of this wave it holds (scaled to all of its
     ``n_requests``: a batch of the store may hold requests of other runs too)."""
-    tokens = sum(enqueued_tokens(line) for _, line in sendable_lines(held.values()))
+    tokens = sum(enqueued_tokens(scrubbed_line(entry)) for entry in held.values())  # each was written once: no NaN
     return math.ceil(tokens * max(n_requests, len(held)) / len(held))
